@@ -1,0 +1,44 @@
+"""autogradlab: an educational reverse-mode autograd engine over NumPy (and CuPy).
+
+    import autogradlab as ag
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    x.grad            # tensor([2., 4., 6.])
+
+The API follows PyTorch's names and signatures, so lab code ports to ``torch``
+by changing the import.
+"""
+import numpy as _np
+
+from . import ops as _ops  # noqa: F401  (registers the ops and attaches the Tensor methods)
+from .creation import (arange, eye, full, full_like, linspace, manual_seed, ones, ones_like, rand, randint,
+                       randn, randperm, zeros, zeros_like)
+from .engine import backward
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .ops.elementwise import (abs, add, clamp, clone, cos, div, eq, exp, ge, gt, le, log, lt, maximum, minimum,
+                              mul, ne, neg, pow, relu, sigmoid, sign, sin, sqrt, sub, tanh, where)
+from .ops.linalg import dot, matmul, outer
+from .ops.reduce import amax, amin, log_softmax, logsumexp, max, mean, min, softmax, sum, var
+from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, permute, reshape, split, squeeze, stack,
+                        transpose, unbind, unsqueeze)
+from .tensor import Tensor, tensor
+from . import autograd  # noqa: E402
+
+float16, float32, float64 = _np.dtype("float16"), _np.dtype("float32"), _np.dtype("float64")
+int32, int64, bool_ = _np.dtype("int32"), _np.dtype("int64"), _np.dtype("bool")
+bool = bool_  # noqa: A001  (PyTorch's name: autogradlab.bool)
+
+clip = clamp
+
+
+def std(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
+    """Standard deviation: ``sqrt(var(a))``."""
+    return sqrt(var(a, dim, correction, keepdim, unbiased=unbiased))
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+__version__ = "0.1.0"

@@ -1,0 +1,16 @@
+"""``autogradlab.autograd``: the PyTorch-shaped autograd API.
+
+``backward`` and ``grad`` (the engine), ``Function`` (custom ops), grad-mode
+switches, anomaly mode, ``gradcheck`` / ``gradgradcheck``, and the submodules
+``graph`` and ``functional``.
+"""
+from ..anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from ..engine import backward, grad
+from ..function import Function, FunctionCtx
+from ..grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ..testing import GradcheckError, gradcheck, gradgradcheck
+from . import functional, graph
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
+           "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+           "gradcheck", "gradgradcheck", "GradcheckError", "functional", "graph"]

@@ -1,0 +1,100 @@
+"""The one module that knows about array libraries.
+
+Every op reaches NumPy or CuPy through :func:`xp_for`, never by importing
+``numpy`` for tensor data itself. CuPy is imported lazily, only when a CUDA
+device is asked for, so ``import autogradlab`` never touches it.
+
+A device is a string: ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
+"""
+from __future__ import annotations
+
+import numpy
+
+__all__ = ["normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray"]
+
+_cupy = None  # the cupy module, once loaded
+
+
+class DeviceError(RuntimeError):
+    """A device was asked for that this machine cannot provide."""
+
+
+def _load_cupy():
+    global _cupy
+    if _cupy is None:
+        try:
+            import cupy  # noqa: F401  (optional dependency)
+        except ImportError as exc:  # pragma: no cover - depends on the machine
+            raise DeviceError(
+                "device='cuda' needs CuPy, which is not installed. Install the GPU extra: "
+                "pip install 'autogradlab[gpu]' (needs an NVIDIA GPU with CUDA 12), "
+                "or use device='cpu'."
+            ) from exc
+        try:
+            if cupy.cuda.runtime.getDeviceCount() < 1:
+                raise DeviceError("device='cuda': CuPy is installed but no GPU is visible. Use device='cpu'.")
+        except cupy.cuda.runtime.CUDARuntimeError as exc:  # pragma: no cover
+            raise DeviceError(f"device='cuda': CuPy could not reach a GPU ({exc}). Use device='cpu'.") from exc
+        _cupy = cupy
+    return _cupy
+
+
+def normalize_device(device) -> str:
+    """Return the canonical device string: ``"cpu"`` or ``"cuda:N"``."""
+    if device is None:
+        return "cpu"
+    name = str(device).strip().lower()
+    if name == "cpu":
+        return "cpu"
+    if name == "cuda":
+        return "cuda:0"
+    if name.startswith("cuda:") and name[5:].isdigit():
+        return name
+    raise ValueError(f"unknown device {device!r}: use 'cpu', 'cuda' or 'cuda:N'")
+
+
+def xp_for(device: str):
+    """The array module for a (normalized) device: numpy for cpu, cupy for cuda."""
+    if device == "cpu":
+        return numpy
+    return _load_cupy()
+
+
+def xp_of(array):
+    """The array module an array belongs to."""
+    if isinstance(array, numpy.ndarray) or numpy.isscalar(array):
+        return numpy
+    if _cupy is not None and isinstance(array, _cupy.ndarray):
+        return _cupy
+    module = type(array).__module__.split(".")[0]
+    if module == "cupy":
+        return _load_cupy()
+    return numpy
+
+
+def device_of(array) -> str:
+    """The device string an array lives on."""
+    if _cupy is not None and isinstance(array, _cupy.ndarray):
+        return f"cuda:{array.device.id}"
+    return "cpu"
+
+
+def asarray(data, device: str, dtype=None):
+    """Put ``data`` (array, list, scalar) on ``device`` as an array of ``dtype``."""
+    xp = xp_for(device)
+    if device == "cpu":
+        return numpy.asarray(to_host(data), dtype=dtype)
+    with xp.cuda.Device(int(device.split(":")[1])):
+        return xp.asarray(data, dtype=dtype)
+
+
+def to_host(array):
+    """A host NumPy copy (or view) of an array, for display and ``.numpy()``."""
+    if isinstance(array, numpy.ndarray):
+        return array
+    if _cupy is not None and isinstance(array, _cupy.ndarray):
+        return _cupy.asnumpy(array)
+    get = getattr(array, "get", None)  # the strict test backend and cupy both offer .get()
+    if get is not None and not isinstance(array, (list, tuple, dict)):
+        return get()
+    return numpy.asarray(array)

@@ -1,0 +1,121 @@
+"""Factory functions (``zeros``, ``randn``, ...) with PyTorch's names and defaults.
+
+Random numbers come from one seeded NumPy generator on the host (then moved to
+the device), so ``manual_seed(0)`` gives the same values on CPU and GPU.
+"""
+from __future__ import annotations
+
+import numpy
+
+from . import backend
+from .tensor import DEFAULT_FLOAT, Tensor, _check_float
+
+__all__ = ["zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "rand", "randn", "randint",
+           "arange", "linspace", "eye", "manual_seed", "randperm"]
+
+_rng = numpy.random.default_rng(0)
+
+
+def manual_seed(seed: int):
+    """Seed the generator behind ``rand``, ``randn``, ``randint``, ``randperm`` and ``nn.init``."""
+    global _rng
+    _rng = numpy.random.default_rng(int(seed))
+    return _rng
+
+
+def generator():
+    return _rng
+
+
+def _sizes(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def _finish(host, dtype, device, requires_grad, name=None):
+    device = backend.normalize_device(device)
+    data = backend.asarray(host, device, dtype)
+    t = Tensor._make(data, False, None, device)
+    if requires_grad:
+        _check_float(data.dtype)
+        t._requires_grad = True
+    t.name = name
+    return t
+
+
+def _float(dtype):
+    return numpy.dtype(dtype) if dtype is not None else DEFAULT_FLOAT
+
+
+def zeros(*size, dtype=None, device="cpu", requires_grad=False):
+    return _finish(numpy.zeros(_sizes(size)), _float(dtype), device, requires_grad)
+
+
+def ones(*size, dtype=None, device="cpu", requires_grad=False):
+    return _finish(numpy.ones(_sizes(size)), _float(dtype), device, requires_grad)
+
+
+def full(size, fill_value, dtype=None, device="cpu", requires_grad=False):
+    if dtype is None:
+        dtype = numpy.dtype("int64") if isinstance(fill_value, (int, bool)) and not isinstance(fill_value, bool) \
+            else numpy.dtype("bool") if isinstance(fill_value, bool) else DEFAULT_FLOAT
+    return _finish(numpy.full(_sizes((size,)), fill_value), dtype, device, requires_grad)
+
+
+def _like(t, fill, dtype, device, requires_grad):
+    xp = backend.xp_for(t.device if device is None else backend.normalize_device(device))
+    dev = t.device if device is None else backend.normalize_device(device)
+    data = xp.full(t.shape, fill, dtype=t.dtype if dtype is None else numpy.dtype(dtype))
+    out = Tensor._make(data, False, None, dev)
+    if requires_grad:
+        _check_float(data.dtype)
+        out._requires_grad = True
+    return out
+
+
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    return _like(t, 0, dtype, device, requires_grad)
+
+
+def ones_like(t, dtype=None, device=None, requires_grad=False):
+    return _like(t, 1, dtype, device, requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    return _like(t, fill_value, dtype, device, requires_grad)
+
+
+def rand(*size, dtype=None, device="cpu", requires_grad=False):
+    """Uniform on [0, 1)."""
+    return _finish(_rng.random(_sizes(size)), _float(dtype), device, requires_grad)
+
+
+def randn(*size, dtype=None, device="cpu", requires_grad=False):
+    """Standard normal."""
+    return _finish(_rng.standard_normal(_sizes(size)), _float(dtype), device, requires_grad)
+
+
+def randint(low, high, size, dtype=None, device="cpu"):
+    return _finish(_rng.integers(low, high, size=tuple(size)), numpy.dtype(dtype or "int64"), device, False)
+
+
+def randperm(n, device="cpu"):
+    return _finish(_rng.permutation(n), numpy.dtype("int64"), device, False)
+
+
+def arange(start, end=None, step=1, dtype=None, device="cpu", requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    host = numpy.arange(start, end, step)
+    if dtype is None:
+        dtype = numpy.dtype("int64") if all(isinstance(v, int) for v in (start, end, step)) else DEFAULT_FLOAT
+    return _finish(host, dtype, device, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device="cpu", requires_grad=False):
+    return _finish(numpy.linspace(start, end, steps), _float(dtype), device, requires_grad)
+
+
+def eye(n, m=None, dtype=None, device="cpu", requires_grad=False):
+    return _finish(numpy.eye(n, m), _float(dtype), device, requires_grad)

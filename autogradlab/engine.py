@@ -1,0 +1,428 @@
+"""The backward engine: reverse-mode differentiation over the recorded graph.
+
+Four steps, in the order a reader meets them below:
+
+1. **Prepare and validate** (:func:`backward`, :func:`grad`): turn arguments
+   into tuples, check every root and seed, make implicit seeds. Nothing is
+   changed before this finishes, so a call with bad arguments leaves every
+   ``.grad`` as it was.
+2. **Count dependencies** (:func:`_plan`): walk the graph from the roots and
+   count, for every node, how many edges lead into it. With ``inputs=``, keep
+   only the nodes on a path to an input ("pruning").
+3. **Run** (:func:`_execute`): a node is *ready* when all its consumers have
+   sent their gradient; the ready node created last runs first (as in
+   PyTorch). Running a node is one chain-rule step: the summed incoming
+   gradient goes through the op's vector-Jacobian product, giving one
+   contribution per input.
+4. **Accumulate**: contributions meeting at a node (fan-in) are summed in a
+   pending buffer; at a leaf they are added into ``.grad``.
+
+The engine tells its story as events (:mod:`autogradlab.events`) only when a
+trace is active: every ``if tape is not None`` below is skipped otherwise.
+"""
+from __future__ import annotations
+
+import heapq
+import warnings
+
+from .grad_mode import state
+from .graph import FREED_MESSAGE, AccumulateGrad, GradientEdge
+from .tensor import FLOAT_DTYPES, Tensor
+
+__all__ = ["backward", "grad"]
+
+
+# ---------------------------------------------------------------------------------------
+# 1. Prepare and validate
+# ---------------------------------------------------------------------------------------
+
+def _as_tuple(value, argname, allow_edges=False):
+    if isinstance(value, (Tensor, GradientEdge)):
+        value = (value,)
+    elif not isinstance(value, (tuple, list)):
+        raise TypeError(f"{argname} must be a Tensor or a sequence of Tensors, got {type(value).__name__}")
+    for i, v in enumerate(value):
+        if isinstance(v, GradientEdge) and allow_edges:
+            continue
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{argname}[{i}] must be a Tensor, got {type(v).__name__}")
+    return tuple(value)
+
+
+def _shape(t):
+    return tuple(t.shape)
+
+
+def _make_seeds(roots, grad_tensors, create_graph, argname, rootname):
+    """One seed per root: the given gradient (checked) or ones for a one-element root."""
+    if grad_tensors is None:
+        grad_tensors = (None,) * len(roots)
+    elif isinstance(grad_tensors, Tensor):
+        grad_tensors = (grad_tensors,)
+    else:
+        grad_tensors = tuple(grad_tensors)
+    if len(grad_tensors) != len(roots):
+        raise RuntimeError(f"got {len(roots)} tensor(s) in {rootname} but {len(grad_tensors)} gradient(s) in "
+                           f"{argname}: give exactly one gradient (or None) per tensor")
+    seeds = []
+    for i, (root, g) in enumerate(zip(roots, grad_tensors)):
+        if g is None:
+            if root.requires_grad and root.numel() != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs: {rootname}[{i}] has shape "
+                    f"{_shape(root)} ({root.numel()} elements). Pass {argname}[{i}], a tensor of shape "
+                    f"{_shape(root)} (often ones_like), or reduce the output to a scalar first (e.g. .sum()).")
+            seeds.append(None)
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(f"{argname}[{i}] must be a Tensor or None, got {type(g).__name__}")
+        if _shape(g) != _shape(root):
+            raise RuntimeError(f"Mismatch in shape: {argname}[{i}] has a shape of {_shape(g)} and "
+                               f"{rootname}[{i}] has a shape of {_shape(root)}. The gradient must have "
+                               f"exactly the output's shape (it is not broadcast).")
+        if g.dtype not in FLOAT_DTYPES:
+            raise RuntimeError(f"{argname}[{i}] has dtype {g.dtype.name}, but a gradient must be floating "
+                               f"point (the output has dtype {root.dtype.name})")
+        if g.device != root.device:
+            raise RuntimeError(f"{argname}[{i}] is on device {g.device} but {rootname}[{i}] is on device "
+                               f"{root.device}: move the gradient with .to('{root.device}')")
+        seeds.append(g)
+    out = []
+    for root, g in zip(roots, seeds):
+        if g is None:
+            out.append(None)
+            continue
+        if g.dtype != root.dtype:  # PyTorch casts a float seed to the output's dtype
+            from .ops.elementwise import to_dtype
+            g = to_dtype(g.detach(), root.dtype)
+        out.append(g if create_graph else g.detach())
+    return out
+
+
+def _implicit_seed(root):
+    from .creation import ones_like
+    return ones_like(root)
+
+
+def _check_roots(roots, rootname):
+    for i, r in enumerate(roots):
+        if isinstance(r, Tensor) and not r.requires_grad:
+            raise RuntimeError(
+                f"element {i} of {rootname} does not require grad and does not have a grad_fn: nothing "
+                f"it depends on requires grad. Create the inputs with requires_grad=True.")
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves.
+
+    Computes sum_i grad_tensors[i]^T * d tensors[i] / d leaf (a vector-Jacobian
+    product) and adds it into each leaf's ``.grad`` (or only the ``inputs``'
+    ``.grad``). ``retain_graph`` defaults to ``create_graph``.
+    """
+    if grad_variables is not None:
+        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning,
+                      stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to "
+                               "backward(). Please only use 'grad_tensors'.")
+        grad_tensors = grad_variables
+    roots = _as_tuple(tensors, "tensors")
+    if inputs is not None:
+        inputs = _as_tuple(inputs, "inputs", allow_edges=True)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        _check_inputs(inputs)
+    seeds = _make_seeds(roots, grad_tensors, create_graph, "grad_tensors", "tensors")
+    _check_roots(roots, "tensors")
+    if retain_graph is None:
+        retain_graph = create_graph
+    seeds = [s if s is not None else _implicit_seed(r) for r, s in zip(roots, seeds)]
+    run = _execute(roots, seeds, bool(retain_graph), bool(create_graph), inputs, accumulate=True)
+    for _ in run:  # the engine is a generator so that autogradlab.steps() can pause it
+        pass
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, materialize_grads=False):
+    """Return d(outputs)/d(inputs) (weighted by ``grad_outputs``) without touching any ``.grad``."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    roots = _as_tuple(outputs, "outputs")
+    inputs = _as_tuple(inputs, "inputs", allow_edges=True)
+    if not inputs:
+        raise RuntimeError("grad requires at least one input: 'inputs' is empty")
+    for i, t in enumerate(inputs):
+        if isinstance(t, Tensor) and not t.requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors does not require grad: inputs[{i}] "
+                               f"(shape {_shape(t)}). Create it with requires_grad=True.")
+    seeds = _make_seeds(roots, grad_outputs, create_graph, "grad_outputs", "outputs")
+    _check_roots(roots, "outputs")
+    if retain_graph is None:
+        retain_graph = create_graph
+    seeds = [s if s is not None else _implicit_seed(r) for r, s in zip(roots, seeds)]
+    captured = [None] * len(inputs)
+    for _ in _execute(roots, seeds, bool(retain_graph), bool(create_graph), inputs,
+                      accumulate=False, captured=captured):
+        pass
+    result = []
+    for i, (t, g) in enumerate(zip(inputs, captured)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(f"One of the differentiated Tensors appears to not have been used in "
+                                   f"the graph (inputs[{i}]). Set allow_unused=True if this is the "
+                                   f"desired behavior.")
+            if materialize_grads and isinstance(t, Tensor):
+                from .creation import zeros_like
+                g = zeros_like(t)
+        result.append(g)
+    return tuple(result)
+
+
+def _check_inputs(inputs):
+    for i, t in enumerate(inputs):
+        if isinstance(t, Tensor) and not t.requires_grad:
+            raise RuntimeError(f"inputs[{i}] (shape {_shape(t)}) does not require grad, so no gradient "
+                               f"can be accumulated into it. Create it with requires_grad=True.")
+
+
+# ---------------------------------------------------------------------------------------
+# 2. Count dependencies (and prune to the paths that reach ``inputs``)
+# ---------------------------------------------------------------------------------------
+
+def _node_of(t):
+    if isinstance(t, GradientEdge):
+        return t.node
+    return t.grad_fn if t.grad_fn is not None else t._grad_accumulator()
+
+
+class _Plan:
+    """What one pass will do: which nodes it reaches, runs and prunes, and their dependency counts."""
+
+    __slots__ = ("nodes", "deps", "needed", "runs", "targets")
+
+
+def _plan(root_nodes, inputs):
+    """Walk the graph once from the roots; count each node's incoming edges.
+
+    ``needed``: nodes on a path to an input (all nodes without ``inputs=``).
+    ``runs``: needed nodes whose VJP must run: every op node when no inputs were
+    given, else only those with a needed node below them. (A non-leaf input's own
+    node is not run unless it leads to another input: unlike PyTorch.)
+    """
+    plan = _Plan()
+    nodes, parents = [], {}
+    seen = set()
+    stack = list(root_nodes)
+    for n in stack:
+        seen.add(n)
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        for child in node.edges:
+            if child is None:
+                continue
+            parents.setdefault(child, []).append(node)
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    plan.nodes = nodes
+    plan.targets = {}
+    if inputs is None:
+        plan.needed = seen
+        plan.runs = seen
+    else:
+        for i, t in enumerate(inputs):
+            plan.targets.setdefault(_node_of(t), []).append((i, t))
+        needed = set()
+        frontier = [n for n in plan.targets if n in seen]
+        while frontier:
+            n = frontier.pop()
+            if n in needed:
+                continue
+            needed.add(n)
+            frontier.extend(parents.get(n, ()))
+        plan.needed = needed
+        plan.runs = {n for n in needed if isinstance(n, AccumulateGrad)
+                     or any(c in needed for c in n.edges if c is not None)}
+    deps = dict.fromkeys(plan.needed, 0)
+    for node in plan.runs:
+        for child in node.edges:
+            if child is not None and child in deps:
+                deps[child] += 1
+    plan.deps = deps
+    return plan
+
+
+def _check_runnable(plan):
+    """Refuse before any work if a node to run was freed or a tensor it saved was modified in place."""
+    for node in plan.runs:
+        if node._freed:
+            raise RuntimeError(FREED_MESSAGE + f" (the freed node is {node.name()})")
+        if node._saved:
+            for name, saved in node._saved.items():
+                if saved is not None:
+                    saved.check_version(node, name)
+
+
+# ---------------------------------------------------------------------------------------
+# 3. Run, and 4. accumulate
+# ---------------------------------------------------------------------------------------
+
+def _run_tensor_hooks(hooks, grad, tape, where):
+    for fn in list(hooks.values()):
+        new = fn(grad)
+        if tape is not None:
+            tape.hook_ran("tensor", where, new is not None)
+        if new is not None:
+            grad = new
+    return grad
+
+
+def _accumulate_into(tensor, g, create_graph):
+    """``tensor.grad += g``; the first gradient is copied so ``.grad`` owns its memory."""
+    old = tensor._grad
+    if old is None:
+        tensor._grad = g if create_graph else Tensor._make(g.data.copy(), False, None, g.device)
+    elif create_graph or old._requires_grad:
+        tensor._grad = old + g
+    else:
+        old.data += g.data  # in place, as PyTorch does: references to .grad see the update
+        old._vc[0] += 1
+    return old
+
+
+def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captured=None):
+    """The backward pass, as a generator of events (it yields only while a trace is active)."""
+    tape = state.tape
+    root_nodes = [_node_of(r) for r in roots]
+    plan = _plan(root_nodes, inputs)
+    _check_runnable(plan)
+    needed, runs, deps, targets = plan.needed, plan.runs, plan.deps, plan.targets
+
+    if tape is not None:
+        yield tape.backward_started(roots, seeds, retain_graph, create_graph, inputs, plan)
+        for node in plan.nodes:
+            if node not in runs and node not in targets:
+                yield tape.node_pruned(node)
+
+    buffers = {}
+    for i, (node, seed) in enumerate(zip(root_nodes, seeds)):
+        if node not in needed:
+            continue
+        before = buffers.get(node)
+        buffers[node] = seed if before is None else before + seed
+        if tape is not None:
+            yield tape.seeded(i, roots[i], node, seed)
+    ready = [(n.priority, -n.seq, n) for n in set(root_nodes) if n in needed and deps[n] == 0]
+    heapq.heapify(ready)
+
+    prev_mode = state.grad_enabled
+    state.grad_enabled = create_graph
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            g = buffers.pop(node, None)
+            if tape is not None:
+                yield tape.node_started(node, g)
+
+            # tensor hooks, retain_grad and captures see the tensor's total gradient
+            is_leaf = isinstance(node, AccumulateGrad)
+            hooks = node.variable._hooks if is_leaf else node._tensor_pre_hooks
+            if hooks and g is not None:
+                g = _run_tensor_hooks(hooks, g, tape, node)
+            retained = node._retain_ref() if node._retain_ref is not None else None
+            if retained is not None and g is not None:
+                before = _accumulate_into(retained, g, create_graph)
+                if tape is not None:
+                    yield tape.accumulated("retained", node, retained, before, g)
+            for i, t in targets.get(node, ()):
+                if g is None:
+                    continue
+                if captured is not None:
+                    captured[i] = g if captured[i] is None else captured[i] + g
+                    if tape is not None:
+                        yield tape.accumulated("captured", node, t, None, g)
+                elif isinstance(t, Tensor) and not is_leaf and t is not retained:
+                    before = _accumulate_into(t, g, create_graph)
+                    if tape is not None:
+                        yield tape.accumulated("input", node, t, before, g)
+
+            if is_leaf:
+                if g is not None and accumulate and (inputs is None or node in targets):
+                    var = node.variable
+                    before = _accumulate_into(var, g, create_graph)
+                    if tape is not None:
+                        yield tape.accumulated("leaf", node, var, before, g)
+                    if var._post_acc_hooks:
+                        for fn in list(var._post_acc_hooks.values()):
+                            fn(var)
+                            if tape is not None:
+                                yield tape.hook_ran("post_accumulate", node, False)
+                continue
+            if node not in runs:
+                continue
+
+            # one chain-rule step: grad_inputs[i] = VJP_i(g)
+            grads_in = [None] * len(node.edges)
+            if g is not None:
+                if node._pre_hooks:
+                    for fn in list(node._pre_hooks.values()):
+                        new = fn((g,))
+                        if tape is not None:
+                            yield tape.hook_ran("node_pre", node, new is not None)
+                        if new is not None:
+                            g = new[0]
+                grads_in = node.apply(g)
+                if state.anomaly:
+                    _check_nan(node, grads_in)
+                if node._post_hooks:
+                    for fn in list(node._post_hooks.values()):
+                        new = fn(tuple(grads_in), (g,))
+                        if tape is not None:
+                            yield tape.hook_ran("node_post", node, new is not None)
+                        if new is not None:
+                            grads_in = list(new)
+                if tape is not None:
+                    for i, (child, gi) in enumerate(zip(node.edges, grads_in)):
+                        if child is not None and child in needed and gi is not None:
+                            yield tape.gradient_computed(node, i, child, g, gi)
+            if not retain_graph and node._saved:
+                names, nbytes = tuple(node._saved), node.free_saved()
+                if tape is not None:
+                    yield tape.saved_freed(node, names, nbytes)
+
+            # hand each contribution to the node that needs it; it is ready once all its consumers ran
+            for child, gi in zip(node.edges, grads_in):
+                if child is None or child not in needed:
+                    continue
+                if gi is not None:
+                    before = buffers.get(child)
+                    buffers[child] = gi if before is None else before + gi
+                    if tape is not None and before is not None:
+                        yield tape.accumulated("buffer", child, None, before, gi)
+                deps[child] -= 1
+                if deps[child] == 0:
+                    heapq.heappush(ready, (child.priority, -child.seq, child))
+    finally:
+        state.grad_enabled = prev_mode
+    if tape is not None:
+        yield tape.backward_finished()
+
+
+def _check_nan(node, grads):
+    for i, g in enumerate(grads):
+        if g is not None and g.dtype.kind == "f" and bool(_isnan_any(g)):
+            where = node._traceback or "(enable anomaly mode before the forward pass to see where the op was created)\n"
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.\n"
+                               f"Traceback of forward call that caused the error:\n{where}")
+
+
+def _isnan_any(g):
+    from .backend import xp_of
+    return xp_of(g.data).isnan(g.data).any()
+
+

@@ -1,0 +1,128 @@
+"""Custom differentiable ops: subclass :class:`Function` and write ``forward`` and ``backward``.
+
+    class Cube(Function):
+        @staticmethod
+        def forward(ctx, x):            # y = x^3
+            ctx.save_for_backward(x)
+            return x * x * x
+        @staticmethod
+        def backward(ctx, g):           # dx = g * 3x^2
+            (x,) = ctx.saved_tensors
+            return g * 3 * x * x
+
+    y = Cube.apply(x)
+
+``forward`` runs with grad mode off on Tensors; ``backward`` gets one gradient
+per output and returns one gradient (or None) per ``forward`` argument. The
+``ctx`` is the graph node itself, so ``y.grad_fn`` is where ``ctx`` lives.
+"""
+from __future__ import annotations
+
+from .grad_mode import no_grad, state
+from .graph import FREED_MESSAGE, Node, SavedTensor
+from .ops.registry import OpDef
+from .tensor import Tensor
+
+__all__ = ["Function", "FunctionCtx"]
+
+
+class FunctionCtx(Node):
+    """The node of a custom Function; also the ``ctx`` its forward and backward receive."""
+
+    # no __slots__: users may store anything on ctx (ctx.scale = 2)
+
+    def save_for_backward(self, *tensors):
+        """Keep tensors for backward; they are checked for in-place changes when read back."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save tensors (or None), but argument {i} "
+                                f"is a {type(t).__name__}; store other values as ctx attributes")
+        self._to_save = tensors
+
+    @property
+    def saved_tensors(self):
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        if not self._saved:
+            return ()
+        out = []
+        for name, saved in self._saved.items():
+            if saved is None:
+                out.append(None)
+                continue
+            saved.check_version(self, name)
+            out.append(saved.unpack_tensor())
+        return tuple(out)
+
+    @property
+    def needs_input_grad(self):
+        return self._needs_input_grad
+
+    def __getattr__(self, attr):  # plain attribute semantics for user data
+        raise AttributeError(f"ctx has no attribute {attr!r}")
+
+
+def _call_backward(g, ctx):
+    grads = ctx._fn_class.backward(ctx, g)
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    n_args = len(ctx._arg_is_tensor)
+    if len(grads) < n_args:
+        raise RuntimeError(f"function {ctx.name()} returned an incorrect number of gradients "
+                           f"(expected {n_args}, got {len(grads)}): return one gradient (or None) per "
+                           f"argument of forward")
+    return tuple(gr for gr, is_t in zip(grads, ctx._arg_is_tensor) if is_t)
+
+
+class Function:
+    """Base class for custom ops; call them with ``MyFunction.apply(*args)``."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("a Function subclass must implement forward(ctx, *args)")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("a Function subclass must implement backward(ctx, *grad_outputs) "
+                                  "to be differentiated")
+
+    @classmethod
+    def _op(cls):
+        op = cls.__dict__.get("_opdef")
+        if op is None:
+            op = OpDef(cls.__name__, ("input",), forward=None, vjp=_call_backward,
+                       math=f"custom Function {cls.__name__}", formulas=("custom",))
+            op.node_name = cls.__name__ + "Backward"
+            cls._opdef = op
+        return op
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        requires = state.grad_enabled and any(t._requires_grad for t in tensors)
+        ctx = FunctionCtx(cls._op(),
+                          tuple((t.grad_fn or t._grad_accumulator()) if t._requires_grad else None
+                                for t in tensors) if requires else tuple(None for _ in tensors),
+                          None, tuple(t.shape for t in tensors), tuple(t.dtype for t in tensors))
+        ctx._fn_class = cls
+        ctx._to_save = ()
+        ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        ctx._needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad and requires for a in args)
+        with no_grad():
+            out = cls.forward(ctx, *args, **kwargs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{cls.__name__}.forward must return a single Tensor (autogradlab custom "
+                            f"Functions have one output), got {type(out).__name__}")
+        if not requires:
+            return out
+        if out.grad_fn is not None or any(out is t for t in tensors):
+            out = Tensor._make(out.data, False, None, out.device)  # a fresh output tensor for the node
+        out._requires_grad = True
+        out.grad_fn = ctx
+        ctx._saved = {str(i): (None if t is None else SavedTensor(t, ctx) if t is out else SavedTensor(t))
+                      for i, t in enumerate(ctx._to_save)}
+        ctx._to_save = ()
+        tape = state.tape
+        if tape is not None:
+            tape.op_recorded(ctx, tensors, out)
+        return out

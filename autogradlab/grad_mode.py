@@ -1,0 +1,86 @@
+"""Grad mode: whether ops record a graph. Thread-local, like PyTorch's.
+
+``no_grad``, ``enable_grad`` and ``set_grad_enabled`` work as context managers
+and as decorators; ``set_grad_enabled(False)`` called as a plain function also
+switches the mode for the rest of the thread.
+"""
+from __future__ import annotations
+
+import functools
+import threading
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "state"]
+
+
+class _State(threading.local):
+    """Per-thread switches the engine and ops read on their hot paths."""
+
+    def __init__(self):
+        self.grad_enabled = True
+        self.anomaly = False        # autograd.detect_anomaly()
+        self.tape = None            # the active events.Tape, or None (nobody listens)
+        self.saved_hooks = []       # stack of (pack, unpack) from saved_tensors_hooks
+
+
+state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """True when new ops record a graph."""
+    return state.grad_enabled
+
+
+class _GradModeContext:
+    """Base for the three switches: a context manager that is also a decorator."""
+
+    _target = True
+
+    def __enter__(self):
+        self._prev = state.grad_enabled
+        state.grad_enabled = self._target
+
+    def __exit__(self, *exc):
+        state.grad_enabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__(*self._args()):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    def _args(self):
+        return ()
+
+
+class no_grad(_GradModeContext):
+    """Ops inside record no graph (results have ``requires_grad=False``)."""
+
+    _target = False
+
+
+class enable_grad(_GradModeContext):
+    """Re-enable recording inside a ``no_grad`` block."""
+
+    _target = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """``set_grad_enabled(mode)``: as a function it sets the mode now; as a context it restores on exit."""
+
+    def __init__(self, mode: bool):
+        self._prev = state.grad_enabled
+        self._target = bool(mode)
+        state.grad_enabled = self._target
+
+    def __enter__(self):
+        pass  # already switched in __init__
+
+    def _args(self):
+        return (self._target,)
+
+    def __call__(self, fn):
+        state.grad_enabled = self._prev  # used as a decorator: undo the switch made by __init__
+        return super().__call__(fn)

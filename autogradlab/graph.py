@@ -1,0 +1,280 @@
+"""The recorded graph: nodes, saved tensors, hooks and gradient edges.
+
+A *node* is the backward of one op. It knows where gradients go next
+(``next_functions``: one edge per input), what the op saved for its
+vector-Jacobian product, and the hooks users attached. Leaves that require
+grad get an :class:`AccumulateGrad` node whose job is to add into ``.grad``.
+
+Nodes are numbered by a creation counter (``seq``), never by ``id()``: the
+engine runs later-created nodes first among those ready, as PyTorch does, and
+events name nodes by this number.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections import namedtuple
+
+from .grad_mode import state
+
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "GradientEdge",
+           "get_gradient_edge", "saved_tensors_hooks", "FREED_MESSAGE"]
+
+_node_counter = itertools.count()
+_handle_counter = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+GradientEdge = namedtuple("GradientEdge", ["node", "output_nr"])
+GradientEdge.__doc__ = "Where a tensor's gradient enters the graph: a node and which of its outputs."
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """The edge of ``tensor``: its ``grad_fn`` (or its leaf accumulator) and output number 0."""
+    if not tensor.requires_grad:
+        raise RuntimeError("get_gradient_edge: the tensor does not require grad, so it has no gradient edge.")
+    return GradientEdge(tensor.grad_fn if tensor.grad_fn is not None else tensor._grad_accumulator(), 0)
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``; ``handle.remove()`` detaches the hook."""
+
+    __slots__ = ("_hooks", "id")
+
+    def __init__(self, hooks: dict):
+        self.id = next(_handle_counter)
+        self._hooks = hooks
+
+    def remove(self):
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _add_hook(hooks: dict, fn) -> RemovableHandle:
+    if not callable(fn):
+        raise TypeError(f"a hook must be callable, got {type(fn).__name__}")
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+class saved_tensors_hooks:
+    """Context manager: ops recorded inside pass each saved tensor through ``pack``
+    when saving and through ``unpack`` when the backward reads it back."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        state.saved_hooks.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        state.saved_hooks.pop()
+        return False
+
+
+class SavedTensor:
+    """One tensor a node keeps for its backward, with the version it had when saved.
+
+    An op's *result* is kept without a strong reference to the result tensor
+    (which owns the node: that would be a cycle). Reading it back gives the
+    original tensor while it lives, else a new tensor over the same data and
+    with the same ``grad_fn``, so higher-order gradients still flow through it.
+    """
+
+    __slots__ = ("tensor", "result_ref", "data", "node_ref", "version", "vc", "packed", "unpack")
+
+    def __init__(self, tensor, node=None):
+        self.vc = tensor._vc
+        self.version = tensor._vc[0]
+        self.tensor = self.result_ref = self.data = self.node_ref = None
+        self.packed = self.unpack = None
+        if state.saved_hooks:
+            pack, self.unpack = state.saved_hooks[-1]
+            self.packed = pack(tensor)
+        elif node is not None:  # the op's own output
+            self.result_ref = weakref.ref(tensor)
+            self.data = tensor.data
+            self.node_ref = weakref.ref(node)
+        else:
+            self.tensor = tensor
+
+    def nbytes(self) -> int:
+        t = self.tensor if self.tensor is not None else None
+        data = t.data if t is not None else self.data
+        return int(getattr(data, "nbytes", 0))
+
+    def check_version(self, node, name):
+        if self.vc[0] != self.version:
+            shape = "x".join(map(str, node._input_shapes[0])) if node._input_shapes else "?"
+            raise RuntimeError(
+                f"one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: the tensor saved as '{name}' by {node.name()} (shape [{shape}]) "
+                f"is at version {self.vc[0]}; expected version {self.version} instead. "
+                f"Use an out-of-place op (x = x + y instead of x += y), or clone the tensor before "
+                f"modifying it."
+            )
+
+    def unpack_tensor(self):
+        if self.unpack is not None:
+            return self.unpack(self.packed)
+        if self.tensor is not None:
+            return self.tensor
+        t = self.result_ref()
+        if t is not None:
+            return t
+        from .tensor import Tensor
+        node = self.node_ref()
+        return Tensor._make(self.data, node is not None, node)
+
+
+class Node:
+    """The backward of one recorded op.
+
+    ``edges[i]`` is the node that receives the gradient of input ``i`` (``None``
+    when that input needs no gradient); ``next_functions`` shows the same as
+    PyTorch's ``(node, 0)`` pairs. ``apply(grad)`` returns one gradient per input.
+    """
+
+    __slots__ = ("seq", "op", "edges", "params", "_saved", "_input_shapes", "_input_dtypes",
+                 "_pre_hooks", "_post_hooks", "_tensor_pre_hooks", "_retain_ref", "_traceback",
+                 "_freed", "_out_meta", "__weakref__")
+
+    priority = 1  # ready queue: lower priority first, then later-created (higher seq) first
+
+    def __init__(self, op, edges, params, input_shapes, input_dtypes):
+        self.seq = next(_node_counter)
+        self.op = op
+        self.edges = edges
+        self.params = params
+        self._saved = None
+        self._input_shapes = input_shapes
+        self._input_dtypes = input_dtypes
+        self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = None
+        self._retain_ref = None
+        self._traceback = None
+        self._freed = False
+        self._out_meta = None
+
+    # -- identity -----------------------------------------------------------
+    def name(self) -> str:
+        """PyTorch-style name, e.g. ``MulBackward``."""
+        return self.op.node_name
+
+    def __repr__(self):
+        return f"<{self.name()} #{self.seq}>"
+
+    @property
+    def next_functions(self):
+        return tuple((edge, 0) if edge is not None else (None, 0) for edge in self.edges)
+
+    @property
+    def needs_input_grad(self):
+        return tuple(edge is not None for edge in self.edges)
+
+    # -- saved tensors --------------------------------------------------------
+    def saved_names(self):
+        return self.op.save
+
+    def saved_tensor(self, name):
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        saved = self._saved[name]
+        saved.check_version(self, name)
+        return saved.unpack_tensor()
+
+    def __getattr__(self, attr):
+        # ctx.self / ctx.other / ctx.result inside a vjp, node._saved_self for introspection,
+        # and op parameters (ctx.dim, ctx.keepdim, ...).
+        if attr.startswith("_saved_"):
+            attr = attr[7:]
+        try:
+            saved = object.__getattribute__(self, "_saved")
+        except AttributeError:
+            raise AttributeError(attr) from None
+        if saved is not None and attr in saved:
+            return self.saved_tensor(attr)
+        params = object.__getattribute__(self, "params")
+        if params and attr in params:
+            return params[attr]
+        if attr in object.__getattribute__(self, "op").save and object.__getattribute__(self, "_freed"):
+            raise RuntimeError(FREED_MESSAGE)
+        raise AttributeError(f"{self.name()} has no saved tensor or parameter {attr!r}")
+
+    def free_saved(self) -> int:
+        """Drop the saved tensors (``retain_graph=False``); returns the bytes released."""
+        if not self._saved:
+            return 0
+        freed = sum(s.nbytes() for s in self._saved.values() if s is not None)
+        self._saved = None
+        self._freed = True
+        return freed
+
+    # -- the chain rule step ----------------------------------------------------
+    def apply(self, grad):
+        """One gradient per input: the op's vjp, then broadcasting and dtype undone."""
+        grads = self.op.vjp(grad, self)
+        out = []
+        for g, shape, dtype, edge in zip(grads, self._input_shapes, self._input_dtypes, self.edges):
+            if g is None or edge is None:
+                out.append(None)
+                continue
+            if g.shape != shape:
+                g = g.sum_to_size(shape)
+            if g.dtype != dtype:
+                g = g.to(dtype)
+            out.append(g)
+        return out
+
+    # -- hooks -----------------------------------------------------------------
+    def register_prehook(self, fn) -> RemovableHandle:
+        """``fn(grad_outputs) -> new grad_outputs or None`` runs before this node."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return _add_hook(self._pre_hooks, fn)
+
+    def register_hook(self, fn) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs) -> new grad_inputs or None`` runs after this node."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return _add_hook(self._post_hooks, fn)
+
+    def _register_tensor_hook(self, fn) -> RemovableHandle:
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        return _add_hook(self._tensor_pre_hooks, fn)
+
+
+class _AccumulateOp:
+    node_name = "AccumulateGrad"
+    save = ()
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf that requires grad: the engine adds what reaches it into ``variable.grad``.
+
+    It outranks every op node in the ready queue (``priority`` 0), so a leaf
+    accumulates as soon as its gradient is complete (PyTorch does the same).
+    """
+
+    __slots__ = ("variable",)
+    priority = 0
+
+    def __init__(self, variable):
+        super().__init__(_AccumulateOp, (), None, (variable.shape,), (variable.dtype,))
+        self.variable = variable
+
+    def __repr__(self):
+        return f"<AccumulateGrad of t{self.variable._id}>"

@@ -1,0 +1,303 @@
+"""Elementwise ops. Each entry: forward on arrays, then its vector-Jacobian product.
+
+``g`` is the gradient flowing in (same shape as the output); ``ctx`` reads
+back what the op saved (``ctx.self``, ``ctx.other``, ``ctx.result``) and the
+op's parameters. A VJP returns one gradient per input, in the output's
+(broadcast) shape: :meth:`Node.apply` sums it back to the input's shape.
+"""
+from __future__ import annotations
+
+import numpy
+
+from ..backend import asarray
+from ..tensor import DEFAULT_FLOAT, Tensor
+from .registry import apply, defop
+
+
+# -- coercion of Python numbers and mixed dtypes (PyTorch's rules) ----------------------
+
+def as_tensor_like(value, like: Tensor) -> Tensor:
+    """A constant tensor for a Python number / array operand, on ``like``'s device.
+
+    Python numbers follow the tensor: ``float32_tensor * 2.0`` stays float32,
+    ``int_tensor * 0.5`` becomes float32 (PyTorch's default dtype).
+    """
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float)):
+        kind = like.dtype.kind
+        if isinstance(value, bool):
+            dtype = like.dtype
+        elif isinstance(value, float) and kind != "f":
+            dtype = DEFAULT_FLOAT
+        elif isinstance(value, int) and kind == "b":
+            dtype = numpy.dtype("int64")
+        else:
+            dtype = like.dtype
+        return Tensor._make(asarray(value, like.device, dtype), False, None, like.device)
+    if hasattr(value, "dtype") and hasattr(value, "shape"):
+        return Tensor._make(asarray(value, like.device), False, None, like.device)
+    raise TypeError(f"unsupported operand type {type(value).__name__}: use a Tensor or a number")
+
+
+def promote(a, b):
+    """Coerce two operands: numbers follow the tensor; int/bool meets float -> that float dtype."""
+    if not isinstance(a, Tensor):
+        a = as_tensor_like(a, b)
+    elif not isinstance(b, Tensor):
+        b = as_tensor_like(b, a)
+    ka, kb = a.dtype.kind, b.dtype.kind
+    if ka != kb:
+        if ka == "f" and kb != "f":
+            b = to_dtype(b, a.dtype)
+        elif kb == "f" and ka != "f":
+            a = to_dtype(a, b.dtype)
+    return a, b
+
+
+def _binary(op):
+    def fn(a, b):
+        a, b = promote(a, b)
+        return apply(op, (a, b))
+    fn.__name__ = op.name
+    fn.__doc__ = op.__doc__
+    return fn
+
+
+def _unary(op):
+    def fn(a):
+        return apply(op, (a,))
+    fn.__name__ = op.name
+    fn.__doc__ = op.__doc__
+    return fn
+
+
+# -- arithmetic ------------------------------------------------------------------------
+
+ADD = defop("add", ("self", "other"), math="a + b;  da = g, db = g",
+            forward=lambda xp, a, b: a + b,
+            vjp=lambda g, ctx: (g, g),
+            formulas=("1", "1"))
+
+SUB = defop("sub", ("self", "other"), math="a - b;  da = g, db = -g",
+            forward=lambda xp, a, b: a - b,
+            vjp=lambda g, ctx: (g, -g),
+            formulas=("1", "-1"))
+
+MUL = defop("mul", ("self", "other"), save=("self", "other"), math="a * b;  da = g*b, db = g*a",
+            forward=lambda xp, a, b: a * b,
+            vjp=lambda g, ctx: (g * ctx.other if ctx.needs_input_grad[0] else None,
+                                g * ctx.self if ctx.needs_input_grad[1] else None),
+            formulas=("b", "a"))
+
+DIV = defop("div", ("self", "other"), save=("self", "other"), math="a / b;  da = g/b, db = -g*a/b^2",
+            forward=lambda xp, a, b: a / b,
+            vjp=lambda g, ctx: (g / ctx.other if ctx.needs_input_grad[0] else None,
+                                -g * ctx.self / (ctx.other * ctx.other) if ctx.needs_input_grad[1] else None),
+            formulas=("1/b", "-a/b^2"))
+
+
+def _pow_vjp(g, ctx):
+    a, b = ctx.self, ctx.other
+    da = g * b * a ** (b - 1) if ctx.needs_input_grad[0] else None
+    db = g * ctx.result * log(a) if ctx.needs_input_grad[1] else None
+    return da, db
+
+
+POW = defop("pow", ("self", "other"), save=("self", "other", "result"),
+            math="a ** b;  da = g*b*a^(b-1), db = g*a^b*log(a)",
+            forward=lambda xp, a, b: a ** b,
+            vjp=_pow_vjp,
+            formulas=("b*a^(b-1)", "a^b*log(a)"))
+
+NEG = defop("neg", ("self",), math="-a;  da = -g",
+            forward=lambda xp, a: -a,
+            vjp=lambda g, ctx: (-g,),
+            formulas=("-1",))
+
+# -- transcendental and activation functions -------------------------------------------
+
+EXP = defop("exp", ("self",), save=("result",), math="e^a;  da = g*e^a",
+            forward=lambda xp, a: xp.exp(a),
+            vjp=lambda g, ctx: (g * ctx.result,),
+            formulas=("exp(a)",))
+
+LOG = defop("log", ("self",), save=("self",), math="ln a;  da = g/a",
+            forward=lambda xp, a: xp.log(a),
+            vjp=lambda g, ctx: (g / ctx.self,),
+            formulas=("1/a",))
+
+SQRT = defop("sqrt", ("self",), save=("result",), math="sqrt(a);  da = g/(2*sqrt(a))",
+             forward=lambda xp, a: xp.sqrt(a),
+             vjp=lambda g, ctx: (g / (2 * ctx.result),),
+             formulas=("1/(2*sqrt(a))",))
+
+SIN = defop("sin", ("self",), save=("self",), math="sin a;  da = g*cos(a)",
+            forward=lambda xp, a: xp.sin(a),
+            vjp=lambda g, ctx: (g * cos(ctx.self),),
+            formulas=("cos(a)",))
+
+COS = defop("cos", ("self",), save=("self",), math="cos a;  da = -g*sin(a)",
+            forward=lambda xp, a: xp.cos(a),
+            vjp=lambda g, ctx: (-g * sin(ctx.self),),
+            formulas=("-sin(a)",))
+
+TANH = defop("tanh", ("self",), save=("result",), math="tanh a;  da = g*(1 - tanh(a)^2)",
+             forward=lambda xp, a: xp.tanh(a),
+             vjp=lambda g, ctx: (g * (1 - ctx.result * ctx.result),),
+             formulas=("1 - tanh(a)^2",))
+
+
+def _sigmoid_forward(xp, a):
+    # 1/(1+e^-a) for a >= 0 and e^a/(1+e^a) for a < 0: never overflows
+    e = xp.exp(-xp.abs(a))
+    return xp.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+
+
+SIGMOID = defop("sigmoid", ("self",), save=("result",), math="s = 1/(1+e^-a);  da = g*s*(1-s)",
+                forward=_sigmoid_forward,
+                vjp=lambda g, ctx: (g * ctx.result * (1 - ctx.result),),
+                formulas=("s*(1-s)",))
+
+RELU = defop("relu", ("self",), save=("result",), math="max(a, 0);  da = g*[a > 0]",
+             forward=lambda xp, a: xp.maximum(a, 0),
+             vjp=lambda g, ctx: (g * (ctx.result > 0),),
+             formulas=("[a > 0]",))
+
+ABS = defop("abs", ("self",), save=("self",), math="|a|;  da = g*sign(a)",
+            forward=lambda xp, a: xp.abs(a),
+            vjp=lambda g, ctx: (g * sign(ctx.self),),
+            formulas=("sign(a)",))
+
+# ties send half the gradient to each side, as PyTorch does
+MAXIMUM = defop("maximum", ("self", "other"), save=("self", "other"),
+                math="max(a, b);  da = g*([a > b] + [a = b]/2), db = g*([b > a] + [a = b]/2)",
+                forward=lambda xp, a, b: xp.maximum(a, b),
+                vjp=lambda g, ctx: (g * ((ctx.self > ctx.other) + (ctx.self == ctx.other) * 0.5),
+                                    g * ((ctx.other > ctx.self) + (ctx.self == ctx.other) * 0.5)),
+                formulas=("[a >= b]", "[b >= a]"))
+
+MINIMUM = defop("minimum", ("self", "other"), save=("self", "other"),
+                math="min(a, b);  da = g*([a < b] + [a = b]/2), db = g*([b < a] + [a = b]/2)",
+                forward=lambda xp, a, b: xp.minimum(a, b),
+                vjp=lambda g, ctx: (g * ((ctx.self < ctx.other) + (ctx.self == ctx.other) * 0.5),
+                                    g * ((ctx.other < ctx.self) + (ctx.self == ctx.other) * 0.5)),
+                formulas=("[a <= b]", "[b <= a]"))
+
+
+def _clamp_forward(xp, a, min=None, max=None):
+    return xp.clip(a, min, max)
+
+
+def _clamp_vjp(g, ctx):
+    a, inside = ctx.self, None
+    if ctx.min is not None:
+        inside = a >= ctx.min
+    if ctx.max is not None:
+        upper = a <= ctx.max
+        inside = upper if inside is None else inside * upper
+    return (g * inside,)
+
+
+CLAMP = defop("clamp", ("self",), save=("self",), math="min(max(a, lo), hi);  da = g*[lo <= a <= hi]",
+              forward=_clamp_forward, vjp=_clamp_vjp, formulas=("[lo <= a <= hi]",))
+
+WHERE = defop("where", ("condition", "self", "other"), save=("condition",),
+              math="c ? a : b;  da = g*[c], db = g*[not c]",
+              forward=lambda xp, c, a, b: xp.where(c, a, b),
+              vjp=lambda g, ctx: (None, where(ctx.condition, g, 0.0), where(ctx.condition, 0.0, g)),
+              formulas=("", "[c]", "[not c]"))
+
+# -- casts and moves (their VJP is the identity; Node.apply casts the gradient back) ------
+
+TO_DTYPE = defop("to_dtype", ("self",), math="cast(a);  da = cast_back(g)",
+                 forward=lambda xp, a, dtype: a.astype(dtype),
+                 vjp=lambda g, ctx: (g,), formulas=("1",))
+
+TO_DEVICE = defop("to_device", ("self",), math="move(a);  da = move_back(g)",
+                  forward=lambda xp, a, device: a,  # replaced below: the data changes device
+                  vjp=lambda g, ctx: (g.to(ctx.source),), formulas=("1",))
+
+# -- not differentiable: results never require grad --------------------------------------
+
+SIGN = defop("sign", ("self",), forward=lambda xp, a: xp.sign(a), vjp=None, math="sign(a)")
+_COMPARE = {
+    name: defop(name, ("self", "other"), forward=f, vjp=None, math=sym)
+    for name, f, sym in [
+        ("lt", lambda xp, a, b: a < b, "a < b"), ("le", lambda xp, a, b: a <= b, "a <= b"),
+        ("gt", lambda xp, a, b: a > b, "a > b"), ("ge", lambda xp, a, b: a >= b, "a >= b"),
+        ("eq", lambda xp, a, b: a == b, "a == b"), ("ne", lambda xp, a, b: a != b, "a != b"),
+    ]
+}
+
+# -- the public functions ----------------------------------------------------------------
+
+add, sub, mul, div, maximum, minimum = map(_binary, (ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM))
+neg, exp, log, sqrt, sin, cos, tanh, sigmoid, relu, abs, sign = map(
+    _unary, (NEG, EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RELU, ABS, SIGN))
+lt, le, gt, ge, eq, ne = (_binary(_COMPARE[n]) for n in ("lt", "le", "gt", "ge", "eq", "ne"))
+
+
+def pow(a, exponent):
+    """``a ** exponent`` (either may be a number)."""
+    a, exponent = promote(a, exponent)
+    return apply(POW, (a, exponent))
+
+
+def clamp(a, min=None, max=None):
+    """Limit values to ``[min, max]`` (either bound may be None)."""
+    if min is None and max is None:
+        raise ValueError("clamp: at least one of min and max must be given")
+    return apply(CLAMP, (a,), {"min": min, "max": max})
+
+
+def where(condition, a, b):
+    """Pick ``a`` where ``condition`` holds, else ``b``."""
+    like = next((t for t in (a, b, condition) if isinstance(t, Tensor)), None)
+    if like is None:
+        raise TypeError("where: at least one of condition, a, b must be a Tensor")
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        a = as_tensor_like(a, like) if like.dtype.kind == "f" else as_tensor_like(float(a), like)
+    a, b = promote(a, b)
+    condition = as_tensor_like(condition, like)
+    if condition.dtype.kind != "b":
+        raise TypeError(f"where: condition must be a bool tensor, got dtype {condition.dtype.name}")
+    return apply(WHERE, (condition, a, b))
+
+
+def to_dtype(a, dtype):
+    """Cast to ``dtype``; the gradient is cast back to ``a``'s dtype."""
+    if a.dtype == dtype:
+        return a
+    return apply(TO_DTYPE, (a,), {"dtype": dtype})
+
+
+def to_device(a, device):
+    """Copy to ``device``; the gradient is copied back."""
+    from ..backend import asarray as _asarray, to_host
+    from ..graph import Node
+    from ..grad_mode import state
+    if device == "cpu":
+        data = to_host(a.data).copy()
+    else:
+        data = _asarray(a.data if a.device == "cpu" else to_host(a.data), device)
+    requires = state.grad_enabled and a._requires_grad
+    out = Tensor._make(data, requires, None, device)
+    if requires:
+        node = Node(TO_DEVICE, (a.grad_fn or a._grad_accumulator(),), {"source": a.device},
+                    (a.shape,), (a.dtype,))
+        out.grad_fn = node
+        tape = state.tape
+        if tape is not None:
+            tape.op_recorded(node, (a,), out)
+    return out
+
+
+CLONE = defop("clone", ("self",), math="copy of a;  da = g",
+              forward=lambda xp, a: a.copy(),
+              vjp=lambda g, ctx: (g,), formulas=("1",))
+
+
+def clone(a):
+    """A copy with its own memory (differentiable)."""
+    return apply(CLONE, (a,))

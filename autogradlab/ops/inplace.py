@@ -1,0 +1,89 @@
+"""In-place ops (``add_``, ``x += y``, ...): compute out of place, write the result back
+into the same memory, bump the version counter, and move the tensor's history on.
+
+A node that saved this tensor before the change will see the new version and
+refuse to run its backward (see :class:`graph.SavedTensor`).
+"""
+from __future__ import annotations
+
+from ..grad_mode import no_grad, state
+from ..tensor import Tensor
+from . import elementwise as E
+
+
+def _check(self, opname):
+    if not state.grad_enabled:
+        return
+    if self._requires_grad and self.grad_fn is None:
+        raise RuntimeError(
+            f"{opname}: a leaf Variable that requires grad is being used in an in-place operation. "
+            f"Wrap parameter updates in `with autogradlab.no_grad():`, or use an out-of-place op.")
+    if self.grad_fn is not None and self.grad_fn.op.view:
+        raise RuntimeError(
+            f"{opname}: in-place modification of the output of the view op "
+            f"'{self.grad_fn.op.name}' (shape {tuple(self.shape)}) is not supported by autogradlab "
+            f"while recording a graph; use the out-of-place op, or .clone() the view first.")
+
+
+def inplace(self: Tensor, opname: str, fn, *args):
+    """Run ``fn(self, *args)`` out of place and write its result into ``self``."""
+    _check(self, opname)
+    records = state.grad_enabled and (self._requires_grad or any(
+        isinstance(a, Tensor) and a._requires_grad for a in args))
+    if records:
+        # the history continues from a snapshot of the old value, so nodes that need the
+        # old value (mul_, div_) keep a correct copy of it
+        old = Tensor._make(self.data.copy(), self._requires_grad, self.grad_fn, self.device)
+        result = fn(old, *args)
+    else:
+        with no_grad():
+            result = fn(self, *args)
+    if result.dtype != self.dtype and not (result.dtype.kind == self.dtype.kind):
+        raise RuntimeError(f"{opname}: result type {result.dtype.name} can't be cast to the desired "
+                           f"output type {self.dtype.name}")
+    self.data[...] = result.data
+    self._vc[0] += 1
+    if records:
+        self.grad_fn = result.grad_fn
+        self._requires_grad = result._requires_grad
+        if self.grad_fn is not None and self._retains_grad:
+            import weakref
+            self.grad_fn._retain_ref = weakref.ref(self)
+    return self
+
+
+def add_(self, other, alpha=1):
+    return inplace(self, "add_", lambda a, b: E.add(a, b if alpha == 1 else E.mul(b, alpha)), other)
+
+
+def sub_(self, other, alpha=1):
+    return inplace(self, "sub_", lambda a, b: E.sub(a, b if alpha == 1 else E.mul(b, alpha)), other)
+
+
+def mul_(self, other):
+    return inplace(self, "mul_", E.mul, other)
+
+
+def div_(self, other):
+    return inplace(self, "div_", E.div, other)
+
+
+def pow_(self, other):
+    return inplace(self, "pow_", E.pow, other)
+
+
+def clamp_(self, min=None, max=None):
+    return inplace(self, "clamp_", lambda a: E.clamp(a, min, max))
+
+
+def zero_(self):
+    return fill_(self, 0)
+
+
+def fill_(self, value):
+    """Set every element to ``value``; the gradient to the old value is zero."""
+    def filled(a):
+        everywhere = Tensor._make(a.data == a.data, False, None, a.device)
+        everywhere.data[...] = True
+        return E.where(everywhere, E.as_tensor_like(value, a), a)
+    return inplace(self, "fill_", filled)

@@ -1,0 +1,64 @@
+"""Linear algebra: ``matmul`` (1-D, 2-D and batched, NumPy's rules), ``dot`` and ``outer``."""
+from __future__ import annotations
+
+from .elementwise import promote
+from .registry import apply, defop
+
+
+def _matmul_vjp(g, ctx):
+    """dA = g @ B^T, dB = A^T @ g, after lifting 1-D operands to matrices (batch dims are
+    summed away by the shared unbroadcast in Node.apply)."""
+    a, b = ctx.self, ctx.other
+    a2 = a.unsqueeze(0) if a.ndim == 1 else a
+    b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+    g2 = g.unsqueeze(-2) if a.ndim == 1 else g
+    g2 = g2.unsqueeze(-1) if b.ndim == 1 else g2
+    da = db = None
+    if ctx.needs_input_grad[0]:
+        da = g2 @ b2.mT
+        da = da.squeeze(-2) if a.ndim == 1 else da
+    if ctx.needs_input_grad[1]:
+        db = a2.mT @ g2
+        db = db.squeeze(-1) if b.ndim == 1 else db
+    return da, db
+
+
+MATMUL = defop("matmul", ("self", "other"), save=("self", "other"),
+               math="A @ B;  dA = g @ B^T, dB = A^T @ g",
+               forward=lambda xp, a, b: xp.matmul(a, b),
+               vjp=_matmul_vjp, formulas=("g @ B^T", "A^T @ g"))
+
+DOT = defop("dot", ("self", "other"), save=("self", "other"), math="sum_i a_i b_i;  da = g*b, db = g*a",
+            forward=lambda xp, a, b: xp.dot(a, b),
+            vjp=lambda g, ctx: (g * ctx.other, g * ctx.self), formulas=("b", "a"))
+
+
+def matmul(a, b):
+    """Matrix product with NumPy's rules for 1-D and batched operands."""
+    a, b = promote(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(f"matmul: both arguments need at least 1 dimension, got shapes "
+                           f"{tuple(a.shape)} and {tuple(b.shape)} (use * for scalars)")
+    k_a = a.shape[-1]
+    k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if k_a != k_b:
+        raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied: "
+                         f"the last dim of the first ({k_a}) must equal the "
+                         f"{'only' if b.ndim == 1 else 'second-to-last'} dim of the second ({k_b})")
+    return apply(MATMUL, (a, b))
+
+
+def dot(a, b):
+    """Inner product of two 1-D tensors of the same length."""
+    a, b = promote(a, b)
+    if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
+        raise RuntimeError(f"dot: expected two 1-D tensors of the same length, got shapes "
+                           f"{tuple(a.shape)} and {tuple(b.shape)}")
+    return apply(DOT, (a, b))
+
+
+def outer(a, b):
+    """``a[:, None] * b[None, :]`` (composite)."""
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"outer: expected two 1-D tensors, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
+    return a.unsqueeze(1) * b.unsqueeze(0)

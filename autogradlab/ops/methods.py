@@ -1,0 +1,75 @@
+"""Attach the ops to :class:`Tensor` as methods and operators: one explicit table,
+so a reader can see what ``a + b`` or ``a.sum(1)`` calls."""
+from __future__ import annotations
+
+from ..tensor import Tensor
+from . import elementwise as E, inplace as I, linalg as L, reduce as R, shape as S
+
+
+def _reflected(fn):
+    return lambda self, other: fn(other, self)
+
+
+def _std(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
+    return E.sqrt(R.var(a, dim, correction, keepdim, unbiased=unbiased))
+
+
+def _T(a):
+    return a if a.ndim < 2 else S.permute(a, tuple(reversed(range(a.ndim))))
+
+
+def _mT(a):
+    if a.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices, got a "
+                           f"{a.ndim}-D tensor of shape {tuple(a.shape)}")
+    return S.transpose(a, -2, -1)
+
+
+def _setitem(self, index, value):
+    from ..grad_mode import state
+    if state.grad_enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
+        raise RuntimeError("item assignment (t[i] = v) is not recorded by autogradlab; build the new "
+                           "tensor out of place (e.g. with where or cat), or do it under no_grad()")
+    index, _ = S._canonical_index(index)
+    self.data[index] = value.data if isinstance(value, Tensor) else value
+    self._vc[0] += 1
+
+
+METHODS = {
+    # arithmetic operators (Python numbers allowed on either side)
+    "__add__": E.add, "__radd__": _reflected(E.add), "__sub__": E.sub, "__rsub__": _reflected(E.sub),
+    "__mul__": E.mul, "__rmul__": _reflected(E.mul), "__truediv__": E.div,
+    "__rtruediv__": _reflected(E.div), "__pow__": E.pow, "__rpow__": _reflected(E.pow),
+    "__matmul__": L.matmul, "__rmatmul__": _reflected(L.matmul), "__neg__": E.neg, "__abs__": E.abs,
+    "__lt__": E.lt, "__le__": E.le, "__gt__": E.gt, "__ge__": E.ge, "__eq__": E.eq, "__ne__": E.ne,
+    "__getitem__": S.getitem, "__setitem__": _setitem,
+    # in-place
+    "__iadd__": I.add_, "__isub__": I.sub_, "__imul__": I.mul_, "__itruediv__": I.div_,
+    "add_": I.add_, "sub_": I.sub_, "mul_": I.mul_, "div_": I.div_, "pow_": I.pow_,
+    "clamp_": I.clamp_, "zero_": I.zero_, "fill_": I.fill_,
+    # named methods
+    "add": E.add, "sub": E.sub, "mul": E.mul, "div": E.div, "pow": E.pow, "neg": E.neg,
+    "abs": E.abs, "exp": E.exp, "log": E.log, "sqrt": E.sqrt, "sin": E.sin, "cos": E.cos,
+    "tanh": E.tanh, "sigmoid": E.sigmoid, "relu": E.relu, "sign": E.sign, "clamp": E.clamp,
+    "clip": E.clamp, "maximum": E.maximum, "minimum": E.minimum, "clone": E.clone,
+    "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge, "eq": E.eq, "ne": E.ne,
+    "sum": R.sum, "mean": R.mean, "max": R.max, "min": R.min, "amax": R.amax, "amin": R.amin,
+    "var": R.var, "std": _std, "logsumexp": R.logsumexp, "softmax": R.softmax,
+    "log_softmax": R.log_softmax,
+    "reshape": S.reshape, "view": S.view, "flatten": S.flatten, "transpose": S.transpose,
+    "permute": S.permute, "expand": S.expand, "broadcast_to": S.broadcast_to,
+    "sum_to_size": S.sum_to_size, "squeeze": S.squeeze, "unsqueeze": S.unsqueeze,
+    "split": S.split, "chunk": S.chunk, "unbind": S.unbind,
+    "matmul": L.matmul, "dot": L.dot, "outer": L.outer,
+    "expand_as": lambda a, other: S.expand(a, other.shape),
+    "reshape_as": lambda a, other: S.reshape(a, other.shape),
+    "contiguous": lambda a: a,
+}
+
+
+def attach():
+    for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)
+    Tensor.T = property(_T)
+    Tensor.mT = property(_mT)
+    Tensor.__hash__ = lambda self: self._id  # __eq__ is elementwise, so hash by creation number

@@ -1,0 +1,192 @@
+"""Reductions (``dim`` may be an int, a tuple or None for all; ``keepdim`` as in PyTorch)
+and the softmax family. The VJP of a reduction puts the reduced axes back and expands."""
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+
+from ..tensor import Tensor
+from .registry import apply, defop
+
+
+def normalize_dims(dim, ndim, op="reduction"):
+    """``dim`` (int, tuple or None) as a sorted tuple of non-negative axes."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    out, size = [], builtins.max(ndim, 1)  # (this module defines its own max, min and sum)
+    for d in dims:
+        if not -size <= d < size:
+            raise IndexError(f"{op}: dim {d} is out of range for a tensor with {ndim} dimension(s) "
+                             f"(expected a dim in [{-size}, {size - 1}])")
+        out.append(d % size)
+    return tuple(sorted(set(out)))
+
+
+def expand_back(g, shape, dims, keepdim):
+    """Undo a reduction over ``dims``: put size-1 axes back (if dropped) and expand to ``shape``."""
+    if not keepdim:
+        g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(shape)))
+    return g.expand(shape)
+
+
+def _count(shape, dims):
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+SUM = defop("sum", ("self",), math="sum_i a_i;  da = g (expanded)",
+            forward=lambda xp, a, dims, keepdim: a.sum(axis=dims, keepdims=keepdim),
+            vjp=lambda g, ctx: (expand_back(g, ctx._input_shapes[0], ctx.dims, ctx.keepdim),),
+            formulas=("1",))
+
+MEAN = defop("mean", ("self",), math="sum_i a_i / n;  da = g/n (expanded)",
+             forward=lambda xp, a, dims, keepdim: a.mean(axis=dims, keepdims=keepdim),
+             vjp=lambda g, ctx: (expand_back(g, ctx._input_shapes[0], ctx.dims, ctx.keepdim)
+                                 / _count(ctx._input_shapes[0], ctx.dims),),
+             formulas=("1/n",))
+
+
+def _extreme_vjp(g, ctx):
+    # the gradient is shared equally among tied extreme elements (PyTorch's amax/amin rule)
+    shape, dims = ctx._input_shapes[0], ctx.dims
+    result = expand_back(ctx.result.detach(), shape, dims, ctx.keepdim)
+    mask = (ctx.self.detach() == result).to(g.dtype)
+    return (mask * expand_back(g, shape, dims, ctx.keepdim) / mask.sum(dims, keepdim=True),)
+
+
+AMAX = defop("amax", ("self",), save=("self", "result"),
+             math="max_i a_i;  da = g*[a = max]/(number of ties)",
+             forward=lambda xp, a, dims, keepdim: a.max(axis=dims, keepdims=keepdim),
+             vjp=_extreme_vjp, formulas=("[a = max]",))
+
+AMIN = defop("amin", ("self",), save=("self", "result"),
+             math="min_i a_i;  da = g*[a = min]/(number of ties)",
+             forward=lambda xp, a, dims, keepdim: a.min(axis=dims, keepdims=keepdim),
+             vjp=_extreme_vjp, formulas=("[a = min]",))
+
+
+def _logsumexp_forward(xp, a, dims, keepdim):
+    m = a.max(axis=dims, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, 0)
+    out = xp.log(xp.exp(a - m).sum(axis=dims, keepdims=True)) + m
+    return out if keepdim else out.squeeze(axis=dims)
+
+
+LOGSUMEXP = defop("logsumexp", ("self",), save=("self", "result"),
+                  math="log sum_i e^(a_i);  da = g*softmax(a)",
+                  forward=_logsumexp_forward,
+                  vjp=lambda g, ctx: (expand_back(g, ctx._input_shapes[0], ctx.dims, ctx.keepdim)
+                                      * (ctx.self - expand_back(ctx.result, ctx._input_shapes[0],
+                                                                ctx.dims, ctx.keepdim)).exp(),),
+                  formulas=("softmax(a)",))
+
+
+def _softmax_forward(xp, a, dim):
+    e = xp.exp(a - a.max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
+
+
+SOFTMAX = defop("softmax", ("self",), save=("result",),
+                math="y = e^a / sum e^a;  da = y*(g - sum(g*y))",
+                forward=_softmax_forward,
+                vjp=lambda g, ctx: (ctx.result * (g - (g * ctx.result).sum(ctx.dim, keepdim=True)),),
+                formulas=("y*(I - y^T)",))
+
+LOG_SOFTMAX = defop("log_softmax", ("self",), save=("result",),
+                    math="y = a - logsumexp(a);  da = g - e^y*sum(g)",
+                    forward=lambda xp, a, dim: a - _logsumexp_forward(xp, a, (dim,), True),
+                    vjp=lambda g, ctx: (g - ctx.result.exp() * g.sum(ctx.dim, keepdim=True),),
+                    formulas=("I - softmax(a)",))
+
+
+def _reduce(op, a, dim, keepdim):
+    return apply(op, (a,), {"dims": normalize_dims(dim, a.ndim, op.name), "keepdim": bool(keepdim)})
+
+
+def sum(a, dim=None, keepdim=False):
+    """Sum over ``dim`` (all axes by default)."""
+    return _reduce(SUM, a, dim, keepdim)
+
+
+def mean(a, dim=None, keepdim=False):
+    """Mean over ``dim`` (all axes by default)."""
+    if a.dtype.kind != "f":
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be floating point, "
+                           f"got {a.dtype.name}; use a.to(float32).mean()")
+    return _reduce(MEAN, a, dim, keepdim)
+
+
+def amax(a, dim=None, keepdim=False):
+    return _reduce(AMAX, a, dim, keepdim)
+
+
+def amin(a, dim=None, keepdim=False):
+    return _reduce(AMIN, a, dim, keepdim)
+
+
+MaxResult = namedtuple("max", ["values", "indices"])
+MinResult = namedtuple("min", ["values", "indices"])
+
+
+def _extreme_with_indices(a, dim, keepdim, reduce_fn, arg, result_type):
+    (d,) = normalize_dims(dim, a.ndim, result_type.__name__)
+    values = reduce_fn(a, d, keepdim)
+    xp_idx = getattr(a.data, arg)(axis=d)
+    if keepdim:
+        xp_idx = xp_idx.reshape(values.shape)
+    return result_type(values, Tensor._make(xp_idx.astype("int64"), False, None, a.device))
+
+
+def max(a, dim=None, keepdim=False):
+    """``max(a)``: the largest element. ``max(a, dim)``: ``(values, indices)`` along ``dim``.
+    (Ties share the gradient equally; PyTorch's ``max(dim)`` gives it to the first index.)"""
+    if isinstance(dim, Tensor):
+        from .elementwise import maximum
+        return maximum(a, dim)
+    if dim is None:
+        return amax(a)
+    return _extreme_with_indices(a, dim, keepdim, amax, "argmax", MaxResult)
+
+
+def min(a, dim=None, keepdim=False):
+    """``min(a)``: the smallest element. ``min(a, dim)``: ``(values, indices)`` along ``dim``."""
+    if isinstance(dim, Tensor):
+        from .elementwise import minimum
+        return minimum(a, dim)
+    if dim is None:
+        return amin(a)
+    return _extreme_with_indices(a, dim, keepdim, amin, "argmin", MinResult)
+
+
+def var(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
+    """Variance: ``sum((a - mean)^2) / (n - correction)`` (composite: its gradient comes from its parts)."""
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    dims = normalize_dims(dim, a.ndim, "var")
+    n = _count(a.shape, dims)
+    centered = a - mean(a, dims, keepdim=True)
+    return sum(centered * centered, dims, keepdim) / _maxzero(n - correction)
+
+
+def _maxzero(n):
+    return n if n > 0 else 0
+
+
+def logsumexp(a, dim, keepdim=False):
+    """``log(sum(exp(a), dim))`` computed stably."""
+    return _reduce(LOGSUMEXP, a, dim, keepdim)
+
+
+def softmax(a, dim):
+    """``exp(a) / sum(exp(a), dim)`` computed stably."""
+    (d,) = normalize_dims(dim, a.ndim, "softmax")
+    return apply(SOFTMAX, (a,), {"dim": d})
+
+
+def log_softmax(a, dim):
+    """``a - logsumexp(a, dim)``."""
+    (d,) = normalize_dims(dim, a.ndim, "log_softmax")
+    return apply(LOG_SOFTMAX, (a,), {"dim": d})

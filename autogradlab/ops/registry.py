@@ -1,0 +1,124 @@
+"""How an op is declared, and how applying it records a graph node.
+
+An op is one :class:`OpDef`: its *forward* on raw arrays (through the array
+module ``xp`` the backend chose) and its *vector-Jacobian product* written in
+Tensor ops, side by side. Because the VJP uses Tensor ops, running it with
+grad mode on (``create_graph=True``) records the backward itself, which is all
+higher-order derivatives need.
+
+    mul = defop("mul", ("self", "other"), save=("self", "other"),
+                forward=lambda xp, a, b: a * b,
+                vjp=lambda g, ctx: (g * ctx.other, g * ctx.self),
+                formulas=("b", "a"), math="a * b")
+
+Broadcasting is undone for every op in one place (:meth:`graph.Node.apply`
+sums each gradient back to its input's shape), never inside a VJP.
+"""
+from __future__ import annotations
+
+import traceback
+
+from ..backend import xp_for
+from ..grad_mode import state
+from ..graph import Node, SavedTensor
+
+__all__ = ["OpDef", "defop", "apply", "REGISTRY"]
+
+REGISTRY: dict[str, "OpDef"] = {}
+
+
+class OpDef:
+    """A differentiable op: forward on arrays + VJP in Tensor ops + its math in words.
+
+    ``save`` names what the VJP reads back: input names and/or ``"result"``.
+    ``formulas`` gives, per input, the local derivative as a short string
+    (events and the player show ``d(a*b)/da = b``). ``view`` marks ops whose
+    output may share memory with input 0 (they share its version counter).
+    """
+
+    __slots__ = ("name", "node_name", "inputs", "save", "forward", "vjp", "formulas", "math",
+                 "view", "differentiable", "save_inputs", "save_result")
+
+    def __init__(self, name, inputs, forward, vjp, save=(), formulas=None, math="", view=False):
+        self.name = name
+        self.node_name = "".join(p.capitalize() for p in name.split("_")) + "Backward"
+        self.inputs = tuple(inputs)
+        self.save = tuple(save)
+        self.forward = forward
+        self.vjp = vjp
+        self.differentiable = vjp is not None
+        self.formulas = tuple(formulas) if formulas else ("",) * len(self.inputs)
+        self.math = math
+        self.view = view
+        self.save_inputs = tuple((n, self.inputs.index(n)) for n in self.save if n != "result")
+        self.save_result = "result" in self.save
+
+    @property
+    def __doc__(self):
+        return f"{self.name}: {self.math}"
+
+    def __repr__(self):
+        return f"<op {self.name}: {self.math}>"
+
+
+def defop(name, inputs, forward, vjp, **kwargs) -> OpDef:
+    """Declare an op and put it in :data:`REGISTRY` (the gradient checks iterate over it)."""
+    if name in REGISTRY:
+        raise ValueError(f"op {name!r} is already registered")
+    op = OpDef(name, inputs, forward, vjp, **kwargs)
+    REGISTRY[name] = op
+    return op
+
+
+def _device_error(op, inputs):
+    where = ", ".join(f"{n} on {t.device}" for n, t in zip(op.inputs or ("input",) * len(inputs), inputs))
+    return RuntimeError(
+        f"{op.name}: expected all tensors to be on the same device, but got {where}. "
+        f"Move them with .to(device) first."
+    )
+
+
+def _shape_error(op, inputs, exc):
+    shapes = " and ".join(f"{tuple(t.shape)}" for t in inputs)
+    return ValueError(f"{op.name}: cannot combine tensors of shapes {shapes}: {exc}")
+
+
+def apply(op: OpDef, inputs, params=None):
+    """Run ``op`` forward; if any input requires grad (and grad mode is on), record a node."""
+    from ..tensor import Tensor  # noqa: PLC0415  (tensor imports ops; ops need Tensor here)
+
+    device = inputs[0].device
+    for t in inputs:
+        if t.device != device:
+            raise _device_error(op, inputs)
+    xp = xp_for(device)
+    try:
+        if params:
+            data = op.forward(xp, *[t.data for t in inputs], **params)
+        else:
+            data = op.forward(xp, *[t.data for t in inputs])
+    except ValueError as exc:
+        raise _shape_error(op, inputs, exc) from None
+
+    if not (state.grad_enabled and op.differentiable and any(t._requires_grad for t in inputs)):
+        out = Tensor._make(data, False, None, device)
+        if op.view and len(inputs) == 1:
+            out._vc = inputs[0]._vc
+        return out
+
+    edges = tuple((t.grad_fn or t._grad_accumulator()) if t._requires_grad else None for t in inputs)
+    node = Node(op, edges, params, tuple(t.shape for t in inputs), tuple(t.dtype for t in inputs))
+    out = Tensor._make(data, True, node, device)
+    if op.view:
+        out._vc = inputs[0]._vc
+    if op.save:
+        saved = {name: SavedTensor(inputs[i]) for name, i in op.save_inputs}
+        if op.save_result:
+            saved["result"] = SavedTensor(out, node)
+        node._saved = saved
+    if state.anomaly:
+        node._traceback = "".join(traceback.format_stack()[:-2])
+    tape = state.tape
+    if tape is not None:
+        tape.op_recorded(node, inputs, out)
+    return out

@@ -1,0 +1,288 @@
+"""Shape ops: the data is rearranged, never changed, so each VJP rearranges ``g`` back."""
+from __future__ import annotations
+
+import numpy
+
+from ..tensor import Tensor
+from .reduce import normalize_dims
+from .registry import apply, defop
+
+
+def _size_args(sizes):
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    return tuple(int(s) for s in sizes)
+
+
+def _reshape_forward(xp, a, shape):
+    return a.reshape(shape)
+
+
+RESHAPE = defop("reshape", ("self",), math="reshape(a);  da = reshape_back(g)", view=True,
+                forward=_reshape_forward,
+                vjp=lambda g, ctx: (g.reshape(ctx._input_shapes[0]),), formulas=("1",))
+
+TRANSPOSE = defop("transpose", ("self",), math="swap axes i, j;  da = swap_back(g)", view=True,
+                  forward=lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1),
+                  vjp=lambda g, ctx: (g.transpose(ctx.dim0, ctx.dim1),), formulas=("1",))
+
+PERMUTE = defop("permute", ("self",), math="permute axes;  da = inverse_permute(g)", view=True,
+                forward=lambda xp, a, dims: xp.transpose(a, dims),
+                vjp=lambda g, ctx: (g.permute(tuple(numpy.argsort(ctx.dims))),), formulas=("1",))
+
+EXPAND = defop("expand", ("self",), math="broadcast a to a shape;  da = g summed over broadcast axes",
+               view=True,
+               forward=lambda xp, a, shape: xp.broadcast_to(a, shape),
+               vjp=lambda g, ctx: (g,), formulas=("1",))  # Node.apply sums g back to a's shape
+
+SUM_TO_SIZE = defop("sum_to_size", ("self",), math="sum a down to a shape;  da = g expanded",
+                    forward=lambda xp, a, shape: _sum_to(a, shape),
+                    vjp=lambda g, ctx: (g.expand(ctx._input_shapes[0]),), formulas=("1",))
+
+
+def _sum_to(a, shape):
+    """Sum the broadcast axes of ``a`` away so that it has ``shape`` (the unbroadcast rule)."""
+    lead = a.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and a.shape[i + lead] != 1)
+    out = a.sum(axis=axes, keepdims=True) if axes else a
+    return out.reshape(shape)
+
+
+def _getitem_vjp(g, ctx):
+    return (index_add_into(g, ctx._input_shapes[0], ctx.index),)
+
+
+GETITEM = defop("getitem", ("self",), math="a[index];  da = zeros with g added at index", view=True,
+                forward=lambda xp, a, index, advanced: a[index],
+                vjp=_getitem_vjp, formulas=("1 at index",))
+
+
+def _scatter_forward(xp, g, shape, index, advanced):
+    out = xp.zeros(shape, dtype=g.dtype)
+    if advanced:
+        if xp is numpy:
+            numpy.add.at(out, index, g)       # repeated indices accumulate
+        else:  # pragma: no cover - cupy
+            import cupyx
+            cupyx.scatter_add(out, index, g)
+    else:
+        out[index] = g
+    return out
+
+
+SCATTER_ADD = defop("index_add_into", ("self",), math="zeros(shape) with a added at index;  da = g[index]",
+                    forward=_scatter_forward,
+                    vjp=lambda g, ctx: (g[ctx.index],), formulas=("1 at index",))
+
+CAT = defop("cat", ("tensors",), math="concatenate along dim;  da_i = slice i of g",
+            forward=lambda xp, *arrays, dim, bounds: xp.concatenate(arrays, axis=dim),
+            vjp=lambda g, ctx: tuple(g[(slice(None),) * ctx.dim + (slice(lo, hi),)]
+                                     for lo, hi in ctx.bounds),
+            formulas=("1",))
+
+STACK = defop("stack", ("tensors",), math="stack along a new dim;  da_i = g[..., i, ...]",
+              forward=lambda xp, *arrays, dim, count: xp.stack(arrays, axis=dim),
+              vjp=lambda g, ctx: tuple(g[(slice(None),) * ctx.dim + (i,)] for i in range(ctx.count)),
+              formulas=("1",))
+
+
+# -- the public functions -------------------------------------------------------------------
+
+def reshape(a, *shape):
+    """Same data, new shape (one dim may be -1)."""
+    shape = _size_args(shape)
+    known = 1
+    for n in shape:
+        known *= n if n != -1 else 1
+    target = shape
+    if shape.count(-1) == 1 and known and a.numel() % known == 0:
+        target = tuple(a.numel() // known if n == -1 else n for n in shape)
+    if shape.count(-1) > 1 or int(numpy.prod(target)) != a.numel() or -1 in target:
+        raise RuntimeError(f"shape {list(shape)} is invalid for input of size {a.numel()} "
+                           f"(shape {tuple(a.shape)})")
+    return apply(RESHAPE, (a,), {"shape": target})
+
+
+view = reshape
+
+
+def flatten(a, start_dim=0, end_dim=-1):
+    """Merge dims ``start_dim..end_dim`` into one."""
+    if a.ndim == 0:
+        return reshape(a, 1)
+    s, e = normalize_dims(start_dim, a.ndim, "flatten")[0], normalize_dims(end_dim, a.ndim, "flatten")[0]
+    if s > e:
+        raise ValueError(f"flatten: start_dim ({start_dim}) must not come after end_dim ({end_dim})")
+    merged = int(numpy.prod(a.shape[s:e + 1]))
+    return reshape(a, a.shape[:s] + (merged,) + a.shape[e + 1:])
+
+
+def transpose(a, dim0, dim1):
+    """Swap two dims."""
+    d0, d1 = (normalize_dims(d, a.ndim, "transpose")[0] for d in (dim0, dim1))
+    return apply(TRANSPOSE, (a,), {"dim0": d0, "dim1": d1})
+
+
+def permute(a, *dims):
+    """Reorder all dims."""
+    dims = _size_args(dims)
+    norm = tuple(d % a.ndim if a.ndim else 0 for d in dims)
+    if sorted(norm) != list(range(a.ndim)):
+        raise RuntimeError(f"permute: dims {list(dims)} must be a permutation of 0..{a.ndim - 1} "
+                           f"for a tensor of shape {tuple(a.shape)}")
+    return apply(PERMUTE, (a,), {"dims": norm})
+
+
+def expand(a, *sizes):
+    """Broadcast to ``sizes`` (-1 keeps a dim) without copying."""
+    sizes = _size_args(sizes)
+    lead = len(sizes) - a.ndim
+    if lead < 0:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or "
+                           f"equal to the number of dimensions in the tensor ({a.ndim}), shape {tuple(a.shape)}")
+    shape = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    for i, n in enumerate(a.shape):
+        if n != 1 and n != shape[i + lead]:
+            raise RuntimeError(f"expand: the expanded size of the tensor ({shape[i + lead]}) must match the "
+                               f"existing size ({n}) at non-singleton dimension {i + lead}. Target sizes: "
+                               f"{list(sizes)}. Tensor sizes: {list(a.shape)}")
+    if shape == a.shape:
+        return a
+    return apply(EXPAND, (a,), {"shape": shape})
+
+
+def broadcast_to(a, shape):
+    return expand(a, tuple(shape))
+
+
+def sum_to_size(a, *shape):
+    """Sum broadcast dims away until ``a`` has ``shape`` (the shared unbroadcast helper)."""
+    shape = _size_args(shape)
+    if tuple(shape) == a.shape:
+        return a
+    try:
+        numpy.broadcast_shapes(shape, a.shape)
+        ok = len(shape) <= a.ndim and numpy.broadcast_shapes(shape, a.shape) == a.shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(f"sum_to_size: size {list(shape)} is not expandable to size {list(a.shape)}")
+    return apply(SUM_TO_SIZE, (a,), {"shape": shape})
+
+
+def squeeze(a, dim=None):
+    """Drop size-1 dims (all, or just ``dim``)."""
+    if dim is None:
+        shape = tuple(n for n in a.shape if n != 1)
+    else:
+        dims = normalize_dims(dim, a.ndim, "squeeze")
+        shape = tuple(n for i, n in enumerate(a.shape) if not (i in dims and n == 1))
+    return reshape(a, shape) if shape != a.shape else a
+
+
+def unsqueeze(a, dim):
+    """Insert a size-1 dim at ``dim``."""
+    if not -(a.ndim + 1) <= dim <= a.ndim:
+        raise IndexError(f"unsqueeze: dim {dim} is out of range for a tensor with {a.ndim} dims "
+                         f"(expected a dim in [{-(a.ndim + 1)}, {a.ndim}])")
+    d = dim % (a.ndim + 1)
+    return reshape(a, a.shape[:d] + (1,) + a.shape[d:])
+
+
+def _canonical_index(index):
+    """Turn Tensor / list parts of an index into arrays; report whether it is 'advanced'."""
+    parts = index if isinstance(index, tuple) else (index,)
+    out, advanced = [], False
+    for p in parts:
+        if isinstance(p, Tensor):
+            if p.requires_grad:
+                p = p.detach()
+            p, advanced = p.data, True
+        elif isinstance(p, (list, numpy.ndarray)):
+            p, advanced = numpy.asarray(p), True
+        elif hasattr(p, "shape") and hasattr(p, "dtype"):
+            advanced = True
+        out.append(p)
+    return (tuple(out) if isinstance(index, tuple) or len(out) != 1 else out[0]), advanced
+
+
+def getitem(a, index):
+    """``a[index]``: basic slicing, and integer/bool array indexing (repeated indices accumulate in backward)."""
+    index, advanced = _canonical_index(index)
+    try:
+        a.data[index]
+    except IndexError as exc:
+        raise IndexError(f"index {index!r} is invalid for a tensor of shape {tuple(a.shape)}: {exc}") from None
+    return apply(GETITEM, (a,), {"index": index, "advanced": advanced})
+
+
+def index_add_into(g, shape, index):
+    """A zero tensor of ``shape`` with ``g`` added at ``index`` (the VJP of ``getitem``)."""
+    _, advanced = _canonical_index(index)
+    return apply(SCATTER_ADD, (g,), {"shape": tuple(shape), "index": index, "advanced": advanced})
+
+
+def cat(tensors, dim=0):
+    """Concatenate along an existing dim."""
+    tensors = _check_sequence(tensors, "cat")
+    d = normalize_dims(dim, tensors[0].ndim, "cat")[0]
+    for i, t in enumerate(tensors):
+        if t.ndim != tensors[0].ndim or t.shape[:d] + t.shape[d + 1:] != tensors[0].shape[:d] + tensors[0].shape[d + 1:]:
+            raise RuntimeError(f"cat: sizes of tensors must match except in dimension {d}: tensor 0 has "
+                               f"shape {tuple(tensors[0].shape)} but tensor {i} has shape {tuple(t.shape)}")
+    bounds, lo = [], 0
+    for t in tensors:
+        bounds.append((lo, lo + t.shape[d]))
+        lo += t.shape[d]
+    return apply(CAT, tuple(tensors), {"dim": d, "bounds": tuple(bounds)})
+
+
+def stack(tensors, dim=0):
+    """Join along a new dim."""
+    tensors = _check_sequence(tensors, "stack")
+    for i, t in enumerate(tensors):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {tuple(tensors[0].shape)} "
+                               f"at entry 0 and {tuple(t.shape)} at entry {i}")
+    d = dim % (tensors[0].ndim + 1)
+    return apply(STACK, tuple(tensors), {"dim": d, "count": len(tensors)})
+
+
+def split(a, split_size_or_sections, dim=0):
+    """Pieces of ``a`` along ``dim``: equal pieces of a size, or a list of sizes (views via slicing)."""
+    d = normalize_dims(dim, a.ndim, "split")[0]
+    n = a.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0:
+            raise ValueError(f"split: split_size must be positive, got {step}")
+        sizes = [min(step, n - lo) for lo in range(0, n, step)]
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != n:
+            raise RuntimeError(f"split: sizes {sizes} add up to {sum(sizes)}, but dim {d} has size {n} "
+                               f"(shape {tuple(a.shape)})")
+    out, lo = [], 0
+    for s in sizes:
+        out.append(getitem(a, (slice(None),) * d + (slice(lo, lo + s),)))
+        lo += s
+    return tuple(out)
+
+
+def chunk(a, chunks, dim=0):
+    n = a.shape[normalize_dims(dim, a.ndim, "chunk")[0]]
+    return split(a, -(-n // chunks), dim)
+
+
+def unbind(a, dim=0):
+    d = normalize_dims(dim, a.ndim, "unbind")[0]
+    return tuple(getitem(a, (slice(None),) * d + (i,)) for i in range(a.shape[d]))
+
+
+def _check_sequence(tensors, name):
+    if isinstance(tensors, Tensor) or not tensors:
+        raise TypeError(f"{name}() expects a non-empty list or tuple of tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): expected a Tensor at position {i}, got {type(t).__name__}")
+    return list(tensors)

@@ -1,0 +1,333 @@
+"""Tensor: an array plus what autograd needs to know about it.
+
+``data`` is a NumPy or CuPy array; ``grad_fn`` is the node that made the
+tensor (``None`` for leaves); ``requires_grad`` says whether gradients flow to
+it; ``grad`` is where ``backward`` accumulates them for leaves. Every tensor
+gets a creation number (``_id``) for stable naming, and a version counter
+(``_vc``, shared with views) that in-place ops bump so a node can tell when a
+tensor it saved was changed behind its back.
+
+Ops themselves live in :mod:`autogradlab.ops`; :mod:`autogradlab.ops.methods`
+attaches them here as methods and operators (``a + b``, ``a.sum()``, ...).
+"""
+from __future__ import annotations
+
+import itertools
+import warnings
+import weakref
+
+import numpy
+
+from . import backend
+from .grad_mode import state
+
+__all__ = ["Tensor", "tensor"]
+
+_tensor_counter = itertools.count()
+
+FLOAT_DTYPES = (numpy.dtype("float16"), numpy.dtype("float32"), numpy.dtype("float64"))
+DEFAULT_FLOAT = numpy.dtype("float32")
+
+
+def _check_float(dtype, what="only floating point tensors can require gradients"):
+    if numpy.dtype(dtype) not in FLOAT_DTYPES:
+        raise RuntimeError(f"{what}, but this tensor has dtype {numpy.dtype(dtype).name}. "
+                           f"Create it with dtype=float32 (or float64), e.g. tensor([1.0, 2.0]).")
+
+
+class Tensor:
+    """An n-dimensional array that can record the ops applied to it."""
+
+    __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "name", "device", "_id", "_vc",
+                 "_retains_grad", "_hooks", "_post_acc_hooks", "_acc_ref", "__weakref__")
+
+    __array_priority__ = 1000  # numpy_array * tensor -> Tensor.__rmul__
+
+    def __init__(self, data, dtype=None, device=None, requires_grad=False, name=None):
+        t = tensor(data, dtype=dtype, device=device, requires_grad=requires_grad, name=name)
+        for slot in Tensor.__slots__[:-1]:
+            setattr(self, slot, getattr(t, slot))
+
+    @classmethod
+    def _make(cls, data, requires_grad=False, grad_fn=None, device=None):
+        """Wrap an array already on its device (the fast constructor ops use)."""
+        t = object.__new__(cls)
+        t.data = data
+        t._grad = None
+        t._requires_grad = requires_grad
+        t.grad_fn = grad_fn
+        t.name = None
+        t.device = device if device is not None else backend.device_of(data)
+        t._id = next(_tensor_counter)
+        t._vc = [0]
+        t._retains_grad = False
+        t._hooks = t._post_acc_hooks = t._acc_ref = None
+        return t
+
+    # -- properties --------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        """Switch gradient tracking on a leaf (in place); returns ``self``."""
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if requires_grad:
+            _check_float(self.dtype)
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors made by the user (no ``grad_fn``) or that don't require grad."""
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                "non-leaf Tensor.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad must be a Tensor or None, got {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: grad shape "
+                                   f"{tuple(value.shape)}, tensor shape {tuple(self.shape)}")
+            if value.dtype != self.dtype:
+                raise RuntimeError(f"assigned grad has dtype {value.dtype.name}, tensor has {self.dtype.name}")
+            if value.device != self.device:
+                raise RuntimeError(f"assigned grad is on {value.device}, tensor is on {self.device}")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def shape(self):
+        return self.data.shape
+
+    def size(self, dim=None):
+        return self.data.shape if dim is None else self.data.shape[dim]
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    def dim(self) -> int:
+        return self.data.ndim
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    def numel(self) -> int:
+        return int(self.data.size)
+
+    def __len__(self):
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.data.shape[0]
+
+    # -- conversion --------------------------------------------------------------
+    def item(self):
+        if self.data.size != 1:
+            raise ValueError(f"item(): only a one-element tensor can be converted to a Python scalar, "
+                             f"this one has shape {tuple(self.shape)} ({self.numel()} elements)")
+        return backend.to_host(self.data).reshape(()).item()
+
+    def numpy(self):
+        """The data as a host NumPy array (a copy for CUDA tensors)."""
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on a Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return backend.to_host(self.data)
+
+    def tolist(self):
+        return backend.to_host(self.data).tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __bool__(self):
+        if self.data.size != 1:
+            raise RuntimeError(f"Boolean value of a tensor with {self.numel()} elements is ambiguous")
+        return bool(self.item())
+
+    def __index__(self):
+        if self.data.dtype.kind not in "iu" or self.data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def detach(self):
+        """A new leaf over the same data, cut from the graph (shares the version counter)."""
+        t = Tensor._make(self.data, False, None, self.device)
+        t._vc = self._vc
+        return t
+
+    def detach_(self):
+        """Cut this tensor from the graph in place."""
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def to(self, target):
+        """``to(device)`` moves the data; ``to(dtype)`` casts (differentiable)."""
+        from .ops import elementwise
+        if isinstance(target, str) or target is None:
+            device = backend.normalize_device(target)
+            if device == self.device:
+                return self
+            return elementwise.to_device(self, device)
+        return elementwise.to_dtype(self, numpy.dtype(target))
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else f"cuda:{device}")
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    # -- autograd entry points (the engine does the work) -------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into each leaf's ``.grad``; see ``autograd.backward``."""
+        from .engine import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf tensor during backward (no-op on leaves)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is not None and not self._retains_grad:
+            self.grad_fn._retain_ref = weakref.ref(self)
+        self._retains_grad = self.grad_fn is not None or self._retains_grad
+        return None
+
+    def zero_grad(self):
+        """Set ``.grad`` to None (as ``optimizer.zero_grad(set_to_none=True)`` does)."""
+        self._grad = None
+
+    def register_hook(self, hook):
+        """``hook(grad) -> new grad or None`` runs when this tensor's gradient is computed."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._register_tensor_hook(hook)
+        from .graph import _add_hook
+        if self._hooks is None:
+            self._hooks = {}
+        return _add_hook(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after the gradient was accumulated into this leaf's ``.grad``."""
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from .graph import _add_hook
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+        return _add_hook(self._post_acc_hooks, hook)
+
+    def _grad_accumulator(self):
+        """The leaf's AccumulateGrad node, made on first use and shared while the graph lives."""
+        node = self._acc_ref() if self._acc_ref is not None else None
+        if node is None:
+            from .graph import AccumulateGrad
+            node = AccumulateGrad(self)
+            self._acc_ref = weakref.ref(node)
+        return node
+
+    # -- display -------------------------------------------------------------------
+    def __repr__(self):
+        host = backend.to_host(self.data)
+        body = numpy.array2string(host, separator=", ", precision=4, prefix="tensor(")
+        extras = []
+        if host.dtype not in (DEFAULT_FLOAT, numpy.dtype("int64"), numpy.dtype("bool")):
+            extras.append(f"dtype={host.dtype.name}")
+        if self.device != "cpu":
+            extras.append(f"device='{self.device}'")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self._requires_grad:
+            extras.append("requires_grad=True")
+        if self.name:
+            extras.append(f"name='{self.name}'")
+        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+    def __hash__(self):
+        return self._id
+
+    def __iter__(self):
+        if self.data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.data.shape[0]))
+
+
+def _infer_dtype(data):
+    """PyTorch's defaults: Python floats -> float32, ints -> int64, bools -> bool; arrays keep theirs."""
+    if hasattr(data, "dtype"):
+        return None
+    flat = data
+    while isinstance(flat, (list, tuple)) and flat:
+        flat = flat[0]
+    if isinstance(data, (list, tuple)):
+        host = numpy.asarray(data)
+        kind = host.dtype.kind
+    else:
+        kind = numpy.asarray(flat).dtype.kind
+    if kind == "f":
+        return DEFAULT_FLOAT
+    if kind in "iu":
+        return numpy.dtype("int64")
+    if kind == "b":
+        return numpy.dtype("bool")
+    raise TypeError(f"tensor(): unsupported data of type {type(data).__name__} (dtype kind {kind!r}); "
+                    f"pass numbers, nested lists of numbers, or a numeric array")
+
+
+def tensor(data, dtype=None, device="cpu", requires_grad=False, name=None) -> Tensor:
+    """Make a leaf tensor from a number, a nested list or an array (the data is copied)."""
+    if isinstance(data, Tensor):
+        data = data.data
+    device = backend.normalize_device(device)
+    if dtype is None:
+        dtype = _infer_dtype(data)
+    if dtype is not None:
+        dtype = numpy.dtype(dtype)
+        if dtype.kind not in "fiub":
+            raise TypeError(f"tensor(): unsupported dtype {dtype.name}; use float32, float64, int64 or bool")
+    arr = backend.asarray(data, device, dtype)
+    if arr.dtype.kind not in "fiub":
+        raise TypeError(f"tensor(): unsupported dtype {arr.dtype.name}; use float32, float64, int64 or bool")
+    arr = arr.copy()
+    t = Tensor._make(arr, False, None, device)
+    if requires_grad:
+        _check_float(arr.dtype)
+        t._requires_grad = True
+    t.name = name
+    return t

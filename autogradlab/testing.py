@@ -1,0 +1,114 @@
+"""Numerical checks of analytic gradients: ``gradcheck`` and ``gradgradcheck``.
+
+Both compare the engine's vector-Jacobian products against central finite
+differences, (f(x + eps) - f(x - eps)) / (2 eps), one input element at a time.
+Use float64 inputs: float32 finite differences are too noisy to be an oracle.
+"""
+from __future__ import annotations
+
+import numpy
+
+from . import backend
+from .tensor import Tensor
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """An analytic gradient disagrees with the finite-difference one."""
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _outputs(func, inputs):
+    return _as_tuple(func(*inputs))
+
+
+def _numerical_jacobian(func, inputs, out_index, eps):
+    """J[i] has shape (numel(output), numel(inputs[i])) for each differentiable input i."""
+    jacobians = []
+    # grad mode stays on: func may itself differentiate (gradgradcheck)
+    out0 = _outputs(func, inputs)[out_index]
+    for t in inputs:
+        if not (isinstance(t, Tensor) and t.requires_grad):
+            jacobians.append(None)
+            continue
+        flat = t.data.reshape(-1)  # a view: perturb in place, restore after
+        jac = numpy.zeros((out0.numel(), t.numel()))
+        for j in range(t.numel()):
+            orig = flat[j].item()
+            flat[j] = orig + eps
+            plus = backend.to_host(_outputs(func, inputs)[out_index].data).astype(numpy.float64)
+            flat[j] = orig - eps
+            minus = backend.to_host(_outputs(func, inputs)[out_index].data).astype(numpy.float64)
+            flat[j] = orig
+            jac[:, j] = ((plus - minus) / (2 * eps)).reshape(-1)
+        jacobians.append(jac)
+    return jacobians
+
+
+def _analytic_jacobian(func, inputs, out_index):
+    from .engine import grad
+    diff = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
+    out = _outputs(func, inputs)[out_index]
+    jac = [numpy.zeros((out.numel(), t.numel())) for t in diff]
+    for k in range(out.numel()):
+        seed = numpy.zeros(out.numel(), dtype=out.dtype)
+        seed[k] = 1
+        v = Tensor._make(backend.asarray(seed.reshape(out.shape), out.device), False, None, out.device)
+        grads = grad(out, diff, v, retain_graph=True, allow_unused=True)
+        for j, gr in enumerate(grads):
+            if gr is not None:
+                jac[j][k] = backend.to_host(gr.data).reshape(-1)
+    return jac
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+    """True if every analytic Jacobian of ``func`` at ``inputs`` matches finite differences."""
+    inputs = _as_tuple(inputs)
+    diff_inputs = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
+    for i, t in enumerate(diff_inputs):
+        if t.dtype != numpy.float64:
+            import warnings
+            warnings.warn(f"gradcheck: input {i} is {t.dtype.name}, not float64; finite differences "
+                          f"may be too imprecise for the check to be meaningful", UserWarning, stacklevel=2)
+    n_out = len(_outputs(func, inputs))
+    for o in range(n_out):
+        numerical = [j for j in _numerical_jacobian(func, inputs, o, eps) if j is not None]
+        analytic = _analytic_jacobian(func, inputs, o)
+        for i, (num, ana) in enumerate(zip(numerical, analytic)):
+            if not numpy.allclose(ana, num, atol=atol, rtol=rtol):
+                bad = numpy.unravel_index(numpy.argmax(numpy.abs(ana - num)), ana.shape)
+                msg = (f"Jacobian mismatch for output {o} with respect to input {i}: at (output element "
+                       f"{bad[0]}, input element {bad[1]}) analytic {ana[bad]:.6g} vs numerical "
+                       f"{num[bad]:.6g}\nnumerical:\n{num}\nanalytic:\n{ana}")
+                if raise_exception:
+                    raise GradcheckError(msg)
+                return False
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  raise_exception=True):
+    """Check second derivatives: gradcheck of (inputs, v) -> VJP of ``func`` with ``create_graph=True``."""
+    from .creation import randn
+    from .engine import grad
+    inputs = _as_tuple(inputs)
+    outs = _outputs(func, inputs)
+    if grad_outputs is None:
+        grad_outputs = tuple(randn(o.shape, dtype=o.dtype, device=o.device, requires_grad=True) for o in outs)
+    grad_outputs = _as_tuple(grad_outputs)
+    n_in = len(inputs)
+    diff_positions = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+
+    def vjp_fn(*args):
+        xs, vs = args[:n_in], args[n_in:]
+        ys = _outputs(func, xs)
+        diff = [xs[i] for i in diff_positions]
+        gs = grad(ys, diff, vs, create_graph=True, allow_unused=True, materialize_grads=True)
+        return tuple(gs)
+
+    return gradcheck(vjp_fn, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

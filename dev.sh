@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# autogradlab developer entry point.
+#
+#   bash dev.sh lab   [jupyter args...]  set everything up, then open lessons/ in JupyterLab
+#   bash dev.sh test  [pytest args...]   same set-up (plus chromium), then run the whole test suite
+#   bash dev.sh setup                    only the set-up
+#
+# Idempotent and needs no stdin. Set-up: graphviz's `dot` (apt when root), a .venv with the
+# package installed editable with its lab/test/browser extras; for `test` also Debian's
+# chromium + fonts-liberation and torch (for the comparison tests). pip is skipped when
+# pyproject.toml has not changed since the last install (stamp files in .venv/).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+ROOT=$PWD
+VENV=$ROOT/.venv
+PY=$VENV/bin/python
+EXTRAS="lab,test,browser"
+TORCH_SPEC="torch==2.13.0"   # pinned: an unpinned torch pulls GBs of CUDA wheels
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+export DEBIAN_FRONTEND=noninteractive
+
+say()  { printf '[dev.sh] %s\n' "$*"; }
+warn() { printf '[dev.sh] WARNING: %s\n' "$*" >&2; }
+die()  { printf '[dev.sh] ERROR: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+    cat <<'EOF'
+usage: bash dev.sh COMMAND [args...]
+
+  lab   [args]   set up (venv, package, graphviz) and open lessons/ in JupyterLab;
+                 extra args go to `jupyter lab`
+  test  [args]   same set-up plus chromium, then run the whole test suite (what CI runs):
+                 pytest over tests/ and --nbval over notebooks/ and lessons/;
+                 extra args go to pytest
+  setup          only the set-up
+EOF
+}
+
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+APT_UPDATED=0
+apt_install() {  # apt_install PKG... (root only)
+    command -v apt-get >/dev/null 2>&1 || return 1
+    if [ "$APT_UPDATED" -eq 0 ]; then
+        apt-get update -qq
+        APT_UPDATED=1
+    fi
+    apt-get install -y -qq --no-install-recommends "$@"
+}
+
+have_deb() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+# (a) graphviz's `dot`; (b) for `test`, chromium + fonts-liberation
+ensure_system_packages() {
+    local mode=$1 missing=()
+    command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+    if [ "$mode" = test ]; then
+        [ -x /usr/bin/chromium ] || missing+=(chromium)
+        if command -v dpkg-query >/dev/null 2>&1 && ! have_deb fonts-liberation; then
+            missing+=(fonts-liberation)
+        fi
+    fi
+    [ "${#missing[@]}" -eq 0 ] && return 0
+
+    if is_root && command -v apt-get >/dev/null 2>&1; then
+        say "installing system packages: ${missing[*]}"
+        apt_install "${missing[@]}"
+        command -v dot >/dev/null 2>&1 || die "graphviz was installed but \`dot\` is still not on PATH"
+        return 0
+    fi
+
+    local p
+    for p in "${missing[@]}"; do
+        case $p in
+            graphviz)
+                warn "graphviz's \`dot\` is missing (needed to draw computation graphs)."
+                warn "  install it with:  sudo apt-get install graphviz"
+                warn "  (or: conda install -c conda-forge graphviz   /   brew install graphviz)"
+                warn "  continuing: tests that need dot will skip or fail with a clear message." ;;
+            chromium)
+                warn "/usr/bin/chromium is missing (the browser tests need it)."
+                warn "  install it with:  sudo apt-get install chromium fonts-liberation"
+                warn "  continuing: the browser tests will skip or fail." ;;
+            fonts-liberation)
+                warn "fonts-liberation is missing (browser screenshots need it):  sudo apt-get install fonts-liberation" ;;
+        esac
+    done
+}
+
+# (c) the virtual environment
+ensure_venv() {
+    if [ -x "$PY" ] && "$PY" -c 'import sys' >/dev/null 2>&1; then
+        return 0
+    fi
+    if [ -e "$VENV" ]; then
+        warn ".venv exists but its python does not run; recreating it"
+        rm -rf "$VENV"
+    fi
+    command -v python3 >/dev/null 2>&1 || die "python3 not found; install Python >= 3.10"
+    python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
+        || die "autogradlab needs Python >= 3.10; python3 is $(python3 -V 2>&1)"
+    if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+        if is_root && command -v apt-get >/dev/null 2>&1; then
+            say "python3's venv module is missing; installing python3-venv"
+            apt_install python3-venv
+        else
+            die "python3's venv module is missing; install it with:  sudo apt-get install python3-venv"
+        fi
+    fi
+    say "creating .venv with $(python3 -V 2>&1)"
+    python3 -m venv "$VENV" || die "python3 -m venv failed; on Debian/Ubuntu: sudo apt-get install python3-venv"
+}
+
+# (d) the package and its extras (+ torch for `test`), skipped when nothing changed
+ensure_python_packages() {
+    local mode=$1 hash stamp=$VENV/.autogradlab-stamp torch_stamp=$VENV/.autogradlab-torch-stamp
+    hash="$(cat pyproject.toml <(printf '%s' "$EXTRAS") | sha256sum | cut -d' ' -f1)"
+    if [ "$(cat "$stamp" 2>/dev/null)" != "$hash" ]; then
+        say "installing autogradlab[$EXTRAS] into .venv (quiet; takes a minute the first time)"
+        "$PY" -m pip install -q -e ".[$EXTRAS]"
+        printf '%s\n' "$hash" > "$stamp"
+    fi
+    if [ "$mode" = test ]; then
+        local state
+        state="$(cat "$torch_stamp" 2>/dev/null || true)"
+        if [ "$state" != "ok $TORCH_SPEC" ] && [ "$state" != "failed $TORCH_SPEC" ]; then
+            say "installing $TORCH_SPEC (for the torch-comparison tests)"
+            if "$PY" -m pip install -q "$TORCH_SPEC"; then
+                printf 'ok %s\n' "$TORCH_SPEC" > "$torch_stamp"
+            else
+                printf 'failed %s\n' "$TORCH_SPEC" > "$torch_stamp"
+                warn "could not install $TORCH_SPEC; continuing: the torch-comparison tests will skip."
+                warn "  to retry: rm $torch_stamp"
+            fi
+        fi
+    fi
+}
+
+setup() {
+    local mode=$1
+    ensure_system_packages "$mode"
+    ensure_venv
+    ensure_python_packages "$mode"
+}
+
+has_notebooks() {  # has_notebooks DIR: any .ipynb under DIR, checkpoints excluded
+    [ -d "$1" ] && [ -n "$(find "$1" -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -print -quit)" ]
+}
+
+run_lab() {
+    local args=(lab lessons/)
+    is_root && args+=(--allow-root)
+    exec "$VENV/bin/jupyter" "${args[@]}" "$@"
+}
+
+run_tests() {
+    local targets=() nbval=()
+    [ -d tests ] && targets+=(tests)
+    local d
+    for d in notebooks lessons; do
+        if has_notebooks "$d"; then
+            targets+=("$d")
+            nbval=("${AUTOGRADLAB_NBVAL:---nbval}")
+        fi
+    done
+    # ${a[@]+"${a[@]}"}: empty arrays are safe under `set -u` on old bash (macOS) too
+    local cmd=("$PY" -m pytest ${targets[@]+"${targets[@]}"} ${nbval[@]+"${nbval[@]}"} "$@")
+    say "running: .venv/bin/python -m pytest ${cmd[*]:3}"
+    local rc=0
+    "${cmd[@]}" || rc=$?
+    if [ "$rc" -eq 5 ]; then
+        # One pytest run covers tests/ and every notebook, so 5 means nothing at all ran.
+        printf '[dev.sh] ERROR: pytest collected no tests at all (exit 5): nothing ran.\n' >&2
+    fi
+    return "$rc"
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case $cmd in
+    lab)   setup lab;  run_lab "$@" ;;
+    test)  setup test; run_tests "$@" ;;
+    setup) setup test; say "set-up done" ;;
+    -h|--help|help) usage ;;
+    *)     usage >&2; exit 2 ;;
+esac
