@@ -15,6 +15,7 @@ from . import ops as _ops  # noqa: F401  (registers the ops and attaches the Ten
 from .creation import (arange, eye, full, full_like, linspace, manual_seed, ones, ones_like, rand, randint,
                        randn, randperm, zeros, zeros_like)
 from .engine import backward
+from .events import Tape, explain, steps, trace
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops.elementwise import (abs, add, clamp, clone, cos, div, eq, exp, ge, gt, le, log, lt, maximum, minimum,
                               mul, ne, neg, pow, relu, sigmoid, sign, sin, sqrt, sub, tanh, where)

@@ -120,6 +120,16 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     product) and adds it into each leaf's ``.grad`` (or only the ``inputs``'
     ``.grad``). ``retain_graph`` defaults to ``create_graph``.
     """
+    for _ in backward_steps(tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs):
+        pass
+
+
+def backward_steps(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+                   grad_variables=None, inputs=None):
+    """Validate and seed now, then return the pass as a generator (run it to do the work).
+
+    ``backward`` exhausts it at once; ``autogradlab.steps`` advances it one event at a time.
+    """
     if grad_variables is not None:
         warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning,
                       stacklevel=2)
@@ -137,10 +147,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     _check_roots(roots, "tensors")
     if retain_graph is None:
         retain_graph = create_graph
+    implicit = tuple(s is None for s in seeds)
     seeds = [s if s is not None else _implicit_seed(r) for r, s in zip(roots, seeds)]
-    run = _execute(roots, seeds, bool(retain_graph), bool(create_graph), inputs, accumulate=True)
-    for _ in run:  # the engine is a generator so that autogradlab.steps() can pause it
-        pass
+    return _execute(roots, seeds, bool(retain_graph), bool(create_graph), inputs, accumulate=True,
+                    implicit=implicit)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -163,10 +173,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     _check_roots(roots, "outputs")
     if retain_graph is None:
         retain_graph = create_graph
+    implicit = tuple(s is None for s in seeds)
     seeds = [s if s is not None else _implicit_seed(r) for r, s in zip(roots, seeds)]
     captured = [None] * len(inputs)
     for _ in _execute(roots, seeds, bool(retain_graph), bool(create_graph), inputs,
-                      accumulate=False, captured=captured):
+                      accumulate=False, captured=captured, implicit=implicit):
         pass
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
@@ -272,16 +283,6 @@ def _check_runnable(plan):
 # 3. Run, and 4. accumulate
 # ---------------------------------------------------------------------------------------
 
-def _run_tensor_hooks(hooks, grad, tape, where):
-    for fn in list(hooks.values()):
-        new = fn(grad)
-        if tape is not None:
-            tape.hook_ran("tensor", where, new is not None)
-        if new is not None:
-            grad = new
-    return grad
-
-
 def _accumulate_into(tensor, g, create_graph):
     """``tensor.grad += g``; the first gradient is copied so ``.grad`` owns its memory."""
     old = tensor._grad
@@ -292,10 +293,9 @@ def _accumulate_into(tensor, g, create_graph):
     else:
         old.data += g.data  # in place, as PyTorch does: references to .grad see the update
         old._vc[0] += 1
-    return old
 
 
-def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captured=None):
+def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captured=None, implicit=None):
     """The backward pass, as a generator of events (it yields only while a trace is active)."""
     tape = state.tape
     root_nodes = [_node_of(r) for r in roots]
@@ -304,7 +304,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
     needed, runs, deps, targets = plan.needed, plan.runs, plan.deps, plan.targets
 
     if tape is not None:
-        yield tape.backward_started(roots, seeds, retain_graph, create_graph, inputs, plan)
+        yield tape.backward_started(roots, retain_graph, create_graph, inputs, captured is not None)
         for node in plan.nodes:
             if node not in runs and node not in targets:
                 yield tape.node_pruned(node)
@@ -316,7 +316,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
         before = buffers.get(node)
         buffers[node] = seed if before is None else before + seed
         if tape is not None:
-            yield tape.seeded(i, roots[i], node, seed)
+            yield tape.seeded(i, roots[i], node, seed, implicit[i] if implicit else False)
     ready = [(n.priority, -n.seq, n) for n in set(root_nodes) if n in needed and deps[n] == 0]
     heapq.heapify(ready)
 
@@ -333,28 +333,37 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
             is_leaf = isinstance(node, AccumulateGrad)
             hooks = node.variable._hooks if is_leaf else node._tensor_pre_hooks
             if hooks and g is not None:
-                g = _run_tensor_hooks(hooks, g, tape, node)
+                for fn in list(hooks.values()):
+                    new = fn(g)
+                    if tape is not None:
+                        yield tape.hook_ran("tensor", node, new is not None)
+                    if new is not None:
+                        g = new
             retained = node._retain_ref() if node._retain_ref is not None else None
             if retained is not None and g is not None:
-                before = _accumulate_into(retained, g, create_graph)
+                before = tape.snapshot_grad(retained) if tape is not None else None
+                _accumulate_into(retained, g, create_graph)
                 if tape is not None:
                     yield tape.accumulated("retained", node, retained, before, g)
             for i, t in targets.get(node, ()):
                 if g is None:
                     continue
                 if captured is not None:
-                    captured[i] = g if captured[i] is None else captured[i] + g
+                    before = captured[i]
+                    captured[i] = g if before is None else before + g
                     if tape is not None:
-                        yield tape.accumulated("captured", node, t, None, g)
+                        yield tape.accumulated("captured", node, t, before, g, captured[i])
                 elif isinstance(t, Tensor) and not is_leaf and t is not retained:
-                    before = _accumulate_into(t, g, create_graph)
+                    before = tape.snapshot_grad(t) if tape is not None else None
+                    _accumulate_into(t, g, create_graph)
                     if tape is not None:
                         yield tape.accumulated("input", node, t, before, g)
 
             if is_leaf:
                 if g is not None and accumulate and (inputs is None or node in targets):
                     var = node.variable
-                    before = _accumulate_into(var, g, create_graph)
+                    before = tape.snapshot_grad(var) if tape is not None else None
+                    _accumulate_into(var, g, create_graph)
                     if tape is not None:
                         yield tape.accumulated("leaf", node, var, before, g)
                     if var._post_acc_hooks:
@@ -402,8 +411,8 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
                 if gi is not None:
                     before = buffers.get(child)
                     buffers[child] = gi if before is None else before + gi
-                    if tape is not None and before is not None:
-                        yield tape.accumulated("buffer", child, None, before, gi)
+                    if tape is not None:
+                        yield tape.accumulated("buffer", child, None, before, gi, buffers[child])
                 deps[child] -= 1
                 if deps[child] == 0:
                     heapq.heappush(ready, (child.priority, -child.seq, child))

@@ -18,6 +18,8 @@ per output and returns one gradient (or None) per ``forward`` argument. The
 """
 from __future__ import annotations
 
+import weakref
+
 from .grad_mode import no_grad, state
 from .graph import FREED_MESSAGE, Node, SavedTensor
 from .ops.registry import OpDef
@@ -119,6 +121,7 @@ class Function:
             out = Tensor._make(out.data, False, None, out.device)  # a fresh output tensor for the node
         out._requires_grad = True
         out.grad_fn = ctx
+        ctx._out_meta = (weakref.ref(out), out.shape, out.dtype, out.device)
         ctx._saved = {str(i): (None if t is None else SavedTensor(t, ctx) if t is out else SavedTensor(t))
                       for i, t in enumerate(ctx._to_save)}
         ctx._to_save = ()

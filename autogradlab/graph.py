@@ -166,7 +166,7 @@ class Node:
         self._retain_ref = None
         self._traceback = None
         self._freed = False
-        self._out_meta = None
+        self._out_meta = None  # (weakref to the output tensor, its shape, dtype, device)
 
     # -- identity -----------------------------------------------------------
     def name(self) -> str:

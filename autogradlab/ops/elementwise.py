@@ -7,6 +7,10 @@ op's parameters. A VJP returns one gradient per input, in the output's
 """
 from __future__ import annotations
 
+import weakref
+
+import numbers
+
 import numpy
 
 from ..backend import asarray
@@ -98,9 +102,14 @@ DIV = defop("div", ("self", "other"), save=("self", "other"), math="a / b;  da =
 
 
 def _pow_vjp(g, ctx):
+    # PyTorch's conventions at the edges: da = 0 where b = 0 (even at a = 0, where
+    # b*a^(b-1) would be 0*inf), and db = 0 where a = 0 and b >= 0 (a^b*log(a) would be 0*-inf).
     a, b = ctx.self, ctx.other
-    da = g * b * a ** (b - 1) if ctx.needs_input_grad[0] else None
-    db = g * ctx.result * log(a) if ctx.needs_input_grad[1] else None
+    da = db = None
+    if ctx.needs_input_grad[0]:
+        da = g * b * a ** where(b == 0, 1.0, b - 1)
+    if ctx.needs_input_grad[1]:
+        db = g * ctx.result * log(where((a == 0) * (b >= 0), 1.0, a))
     return da, db
 
 
@@ -232,10 +241,18 @@ _COMPARE = {
 
 # -- the public functions ----------------------------------------------------------------
 
-add, sub, mul, div, maximum, minimum = map(_binary, (ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM))
+add, sub, mul, maximum, minimum = map(_binary, (ADD, SUB, MUL, MAXIMUM, MINIMUM))
 neg, exp, log, sqrt, sin, cos, tanh, sigmoid, relu, abs, sign = map(
     _unary, (NEG, EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RELU, ABS, SIGN))
 lt, le, gt, ge, eq, ne = (_binary(_COMPARE[n]) for n in ("lt", "le", "gt", "ge", "eq", "ne"))
+
+
+def div(a, b):
+    """``a / b``: true division; integer or bool operands give PyTorch's default float (float32)."""
+    a, b = promote(a, b)
+    if a.dtype.kind != "f" and b.dtype.kind != "f":
+        a, b = to_dtype(a, DEFAULT_FLOAT), to_dtype(b, DEFAULT_FLOAT)
+    return apply(DIV, (a, b))
 
 
 def pow(a, exponent):
@@ -245,9 +262,24 @@ def pow(a, exponent):
 
 
 def clamp(a, min=None, max=None):
-    """Limit values to ``[min, max]`` (either bound may be None)."""
+    """Limit values to ``[min, max]`` (either bound may be None).
+
+    Number bounds use the ``clamp`` op; Tensor bounds (which may require grad and
+    broadcast) are composed of ``where``: ``a`` gets ``g`` inside the bounds, a bound
+    gets ``g`` where it was the value picked.
+    """
     if min is None and max is None:
         raise ValueError("clamp: at least one of min and max must be given")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = a
+        if min is not None:
+            out = where(lt(out, min), min, out)
+        if max is not None:
+            out = where(gt(out, max), max, out)
+        return out
+    for name, bound in (("min", min), ("max", max)):
+        if bound is not None and not isinstance(bound, numbers.Real):
+            raise TypeError(f"clamp: {name} must be a number, a Tensor or None, got {type(bound).__name__}")
     return apply(CLAMP, (a,), {"min": min, "max": max})
 
 
@@ -267,8 +299,11 @@ def where(condition, a, b):
 
 def to_dtype(a, dtype):
     """Cast to ``dtype``; the gradient is cast back to ``a``'s dtype."""
+    dtype = numpy.dtype(dtype)
     if a.dtype == dtype:
         return a
+    if dtype.kind != "f":  # integer / bool results are not differentiable (as in PyTorch)
+        a = a.detach()
     return apply(TO_DTYPE, (a,), {"dtype": dtype})
 
 
@@ -287,6 +322,7 @@ def to_device(a, device):
         node = Node(TO_DEVICE, (a.grad_fn or a._grad_accumulator(),), {"source": a.device},
                     (a.shape,), (a.dtype,))
         out.grad_fn = node
+        node._out_meta = (weakref.ref(out), out.shape, out.dtype, device)
         tape = state.tape
         if tape is not None:
             tape.op_recorded(node, (a,), out)

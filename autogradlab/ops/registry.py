@@ -17,6 +17,9 @@ sums each gradient back to its input's shape), never inside a VJP.
 from __future__ import annotations
 
 import traceback
+import weakref
+
+import numpy
 
 from ..backend import xp_for
 from ..grad_mode import state
@@ -70,17 +73,47 @@ def defop(name, inputs, forward, vjp, **kwargs) -> OpDef:
     return op
 
 
+def _input_names(op, inputs):
+    """A name per input: the op's own names, or ``tensors[i]`` for variadic ops (cat, stack)."""
+    if len(op.inputs) == len(inputs):
+        return op.inputs
+    return tuple(f"{op.inputs[0] if op.inputs else 'input'}[{i}]" for i in range(len(inputs)))
+
+
 def _device_error(op, inputs):
-    where = ", ".join(f"{n} on {t.device}" for n, t in zip(op.inputs or ("input",) * len(inputs), inputs))
+    where = ", ".join(f"{n} on {t.device}" for n, t in zip(_input_names(op, inputs), inputs))
     return RuntimeError(
         f"{op.name}: expected all tensors to be on the same device, but got {where}. "
         f"Move them with .to(device) first."
     )
 
 
-def _shape_error(op, inputs, exc):
-    shapes = " and ".join(f"{tuple(t.shape)}" for t in inputs)
-    return ValueError(f"{op.name}: cannot combine tensors of shapes {shapes}: {exc}")
+def _broadcast_error(op, inputs):
+    """A ValueError naming the shapes and the first dim where they cannot be broadcast."""
+    names, shapes = _input_names(op, inputs), [tuple(t.shape) for t in inputs]
+    listing = " and ".join(f"{n} {s}" for n, s in zip(names, shapes))
+    detail = ""
+    for k in range(1, max(len(s) for s in shapes) + 1):  # compared from the last dim
+        sizes = {(n, s[-k]) for n, s in zip(names, shapes) if len(s) >= k and s[-k] != 1}
+        if len({size for _, size in sizes}) > 1:
+            sizes = sorted(sizes, key=lambda p: names.index(p[0]))
+            detail = (f": in dim {-k} the sizes "
+                      + " vs ".join(f"{size} ({n})" for n, size in sizes) + " differ and none is 1")
+            break
+    return ValueError(
+        f"{op.name}: the shapes of {listing} cannot be broadcast together{detail}. Sizes are compared "
+        f"from the last dim and must be equal or 1; reshape or unsqueeze an operand so they line up.")
+
+
+def _forward_error(op, inputs, exc):
+    """Explain a failing forward: a broadcasting mismatch, or the array library's message with the shapes."""
+    if len(inputs) > 1:
+        try:
+            numpy.broadcast_shapes(*(tuple(t.shape) for t in inputs))
+        except ValueError:
+            return _broadcast_error(op, inputs)
+    shapes = ", ".join(f"{n} {tuple(t.shape)} {t.dtype.name}" for n, t in zip(_input_names(op, inputs), inputs))
+    return ValueError(f"{op.name}: {exc} (inputs: {shapes})")
 
 
 def apply(op: OpDef, inputs, params=None):
@@ -98,7 +131,9 @@ def apply(op: OpDef, inputs, params=None):
         else:
             data = op.forward(xp, *[t.data for t in inputs])
     except ValueError as exc:
-        raise _shape_error(op, inputs, exc) from None
+        raise _forward_error(op, inputs, exc) from None
+    if isinstance(data, numpy.generic):  # NumPy reductions / scalar indexing give scalars: keep 0-d arrays
+        data = numpy.asarray(data)
 
     if not (state.grad_enabled and op.differentiable and any(t._requires_grad for t in inputs)):
         out = Tensor._make(data, False, None, device)
@@ -109,6 +144,7 @@ def apply(op: OpDef, inputs, params=None):
     edges = tuple((t.grad_fn or t._grad_accumulator()) if t._requires_grad else None for t in inputs)
     node = Node(op, edges, params, tuple(t.shape for t in inputs), tuple(t.dtype for t in inputs))
     out = Tensor._make(data, True, node, device)
+    node._out_meta = (weakref.ref(out), data.shape, data.dtype, device)
     if op.view:
         out._vc = inputs[0]._vc
     if op.save:

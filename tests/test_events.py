@@ -1,0 +1,314 @@
+"""Step events: what the engine tells, and that telling it is free when nobody listens."""
+import json
+
+import numpy as np
+import pytest
+
+import autogradlab as ag
+from autogradlab import events as ev
+from autogradlab.autograd import Function
+
+
+def program(seed=0):
+    """A small graph with fan-out, fan-in, broadcasting and a named leaf."""
+    ag.manual_seed(seed)
+    x = ag.randn(3, requires_grad=True)
+    x.name = "x"
+    w = ag.randn(2, 3, requires_grad=True)
+    b = ag.tensor(0.5, requires_grad=True, name="b")
+    h = (w * x).tanh()           # broadcasting x over rows
+    y = (h.sum(1) * x[:2]).sum() + b * b
+    return x, w, b, y
+
+
+def traced_program(seed=0, **kw):
+    with ag.trace() as tape:
+        x, w, b, y = program(seed)
+        y.backward(**kw)
+    return tape, (x, w, b)
+
+
+def of(tape, cls):
+    return [e for e in tape.events if isinstance(e, cls)]
+
+
+def test_events_are_frozen_and_slotted_and_hold_no_live_objects():
+    tape, _ = traced_program()
+    kinds = {type(e) for e in tape.events}
+    assert {ev.OpRecorded, ev.BackwardStarted, ev.Seeded, ev.NodeStarted, ev.GradientComputed,
+            ev.Accumulated, ev.SavedFreed, ev.BackwardFinished} <= kinds
+    for e in tape.events:
+        assert not hasattr(e, "__dict__")
+        with pytest.raises(AttributeError):
+            e.step = 99
+        for value in vars_of(e):
+            assert not isinstance(value, (ag.Tensor, ag.autograd.graph.Node))
+    assert [e.step for e in tape.events] == list(range(len(tape.events)))
+
+
+def vars_of(e):
+    for name in e.__slots__:
+        v = getattr(e, name)
+        yield from (v if isinstance(v, tuple) else (v,))
+
+
+def test_each_node_starts_exactly_once_per_pass():
+    tape, _ = traced_program()
+    started = [e.node_id for e in of(tape, ev.NodeStarted)]
+    assert len(started) == len(set(started))
+    recorded = {e.node_id for e in of(tape, ev.OpRecorded)}
+    assert recorded <= set(started)
+
+
+def test_leaf_contributions_sum_to_final_grad_and_replay_reproduces_grads():
+    tape, leaves = traced_program()
+    names = {e.tensor.tensor_id: e.tensor for e in of(tape, ev.Accumulated) if e.tensor is not None}
+    final = tape.replay()
+    for leaf in leaves:
+        tid = next(i for i, r in names.items() if r.name == (leaf.name or r.name) and r.shape == leaf.shape)
+        total = sum(e.contribution.array() for e in of(tape, ev.Accumulated)
+                    if e.where == "leaf" and e.tensor.tensor_id == tid)
+        np.testing.assert_allclose(total, leaf.grad.numpy(), rtol=1e-6)
+        np.testing.assert_array_equal(final.grads[tid].array(), leaf.grad.numpy())
+
+
+def test_saved_freed_exactly_when_retain_graph_is_false():
+    tape, _ = traced_program()
+    saving = {e.node_id for e in of(tape, ev.OpRecorded) if e.saved}
+    assert {e.node_id for e in of(tape, ev.SavedFreed)} == saving
+    tape2, _ = traced_program(retain_graph=True)
+    assert of(tape2, ev.SavedFreed) == []
+
+
+def test_node_pruned_exactly_for_nodes_off_the_paths_to_inputs():
+    with ag.trace() as tape:
+        a = ag.tensor([1.0, 2.0], requires_grad=True, name="a")
+        b = ag.tensor([3.0, 4.0], requires_grad=True, name="b")
+        pa = a.exp()              # only on a's path
+        pb = b.sin()              # only on b's path
+        loss = (pa * pb).sum()
+        loss.backward(inputs=[a])
+    ids = {e.output.name: e.node_id for e in of(tape, ev.OpRecorded)}
+    by_node = {e.node_id: e.output.name for e in of(tape, ev.OpRecorded)}
+    pruned = {e.node_id for e in of(tape, ev.NodePruned)}
+    sin_node = next(e.node_id for e in of(tape, ev.OpRecorded) if e.op == "sin")
+    b_acc = {e.node_id for e in of(tape, ev.NodePruned)} - {sin_node}
+    assert sin_node in pruned and len(b_acc) == 1      # sin and b's accumulator
+    assert ids and by_node
+    assert b.grad is None and a.grad is not None
+    ran = {e.node_id for e in of(tape, ev.NodeStarted)}
+    assert not (ran & pruned)
+
+
+def test_two_runs_give_byte_identical_json():
+    t1, _ = traced_program(seed=4)
+    t2, _ = traced_program(seed=4)
+    assert t1.to_json() == t2.to_json()
+    assert t1.table() == t2.table()
+
+
+def test_json_round_trip_is_exact_and_plain():
+    tape, _ = traced_program()
+    text = tape.to_json()
+    json.loads(text)  # plain JSON
+    back = ag.Tape.from_json(text)
+    assert back.events == tape.events and back.to_json() == text
+    assert back.table() == tape.table()
+
+
+def test_json_round_trip_keeps_nan_and_inf():
+    with ag.trace() as tape:
+        x = ag.tensor([0.0, 1.0], requires_grad=True)
+        y = x.log()
+        y.backward(ag.tensor([1.0, float("nan")]))
+    back = ag.Tape.from_json(tape.to_json())
+    assert back.to_json() == tape.to_json()
+    assert "NaN" not in tape.to_json()
+
+
+@pytest.mark.parametrize("text, match", [
+    ("not json", "not valid JSON"),
+    ("[]", "not an autogradlab tape"),
+    ('{"format": "autogradlab-tape", "version": 7, "events": []}', "unsupported tape version"),
+    ('{"format": "autogradlab-tape", "version": 1, "events": [{"kind": "Boom"}]}', "event 0 is malformed"),
+    ('{"format": "autogradlab-tape", "version": 1, "events": [{"kind": "NodePruned", "step": 0}]}',
+     "lacks field"),
+])
+def test_malformed_json_raises_a_clear_error(text, match):
+    with pytest.raises(ValueError, match=match):
+        ag.Tape.from_json(text)
+
+
+def test_no_trace_means_no_events_and_no_snapshots(monkeypatch):
+    def forbidden(*a, **k):
+        raise AssertionError("event work without a trace")
+    for cls in ev.EVENT_TYPES.values():
+        monkeypatch.setattr(cls, "__init__", forbidden)
+    monkeypatch.setattr(ev, "snapshot", forbidden)
+    x, w, b, y = program()
+    y.backward(retain_graph=True)
+    g, = ag.autograd.grad(y, [b], create_graph=True)
+    g.backward()
+    assert x.grad is not None
+
+
+def test_create_graph_records_backward_ops_as_op_recorded():
+    with ag.trace() as tape:
+        x = ag.tensor(2.0, requires_grad=True, name="x")
+        y = x * x * x
+        n_forward = len(of(tape, ev.OpRecorded))
+        (g,) = ag.autograd.grad(y, x, create_graph=True)
+    backward_ops = of(tape, ev.OpRecorded)[n_forward:]
+    assert backward_ops, "the VJPs run as recorded ops under create_graph"
+    start = next(e.step for e in tape.events if isinstance(e, ev.BackwardStarted))
+    assert all(e.step > start for e in backward_ops)
+    assert g.item() == 12.0
+
+
+def test_events_for_autograd_grad_are_captured_not_accumulated():
+    with ag.trace() as tape:
+        x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+        (g,) = ag.autograd.grad((x * x).sum(), x)
+    started = of(tape, ev.BackwardStarted)[0]
+    assert started.api == "grad"
+    acc = of(tape, ev.Accumulated)
+    assert {e.where for e in acc} == {"buffer", "captured"}
+    assert x.grad is None
+    np.testing.assert_array_equal(tape.replay().captured[acc[-1].tensor.tensor_id].array(), g.numpy())
+
+
+def test_events_for_multiple_roots_hooks_and_custom_functions():
+    class Square(Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return 2 * a * g
+
+    with ag.trace() as tape:
+        x = ag.tensor([1.0, 3.0], requires_grad=True, name="x")
+        y = Square.apply(x)
+        y.register_hook(lambda g: g * 10)
+        z = x.exp()
+        ag.autograd.backward([y.sum(), z.sum()])
+    seeds = of(tape, ev.Seeded)
+    assert [s.root_index for s in seeds] == [0, 1]
+    assert any(e.node_name == "SquareBackward" for e in of(tape, ev.NodeStarted))
+    hooks = of(tape, ev.HookRan)
+    assert hooks and hooks[0].hook == "tensor" and hooks[0].changed
+    np.testing.assert_allclose(x.grad.numpy(), 20 * np.array([1.0, 3.0]) + np.exp([1.0, 3.0]), rtol=1e-6)
+    leaf_total = sum(e.contribution.array() for e in of(tape, ev.Accumulated) if e.where == "leaf")
+    np.testing.assert_allclose(leaf_total, x.grad.numpy(), rtol=1e-6)
+
+
+def test_gradient_computed_names_the_local_derivative():
+    with ag.trace() as tape:
+        a = ag.tensor(2.0, requires_grad=True, name="a")
+        b = ag.tensor(5.0, requires_grad=True, name="b")
+        (a * b).backward()
+    formulas = [e.formula for e in of(tape, ev.GradientComputed)]
+    assert formulas == ["d(a * b)/da = b", "d(a * b)/db = a"]
+    contributions = [e.contribution.array().item() for e in of(tape, ev.GradientComputed)]
+    assert contributions == [5.0, 2.0]
+
+
+def test_accumulation_across_repeated_backward_calls_shows_before_and_after():
+    x = ag.tensor(1.0, requires_grad=True, name="x")
+    with ag.trace() as tape:
+        for _ in range(2):
+            (x * 3).backward()
+    leaf = [e for e in of(tape, ev.Accumulated) if e.where == "leaf"]
+    assert [(e.before and e.before.array().item(), e.after.array().item()) for e in leaf] == [(None, 3.0),
+                                                                                            (3.0, 6.0)]
+    assert [e.pass_index for e in of(tape, ev.BackwardStarted)] == [0, 1]
+
+
+def test_large_values_are_summarised():
+    with ag.trace(max_elements=4) as tape:
+        x = ag.ones(10, requires_grad=True)
+        (x * 2).sum().backward()
+    value = of(tape, ev.OpRecorded)[0].value
+    assert value.data is None and value.shape == (10,) and value.max == 2.0
+    assert value.norm == pytest.approx(np.sqrt(40))
+    assert "<10: min 2 max 2 norm 6.325>" in tape.table()
+
+
+def test_table_is_fixed_width_and_rounded():
+    tape, _ = traced_program()
+    lines = tape.table().splitlines()
+    assert lines[0].split() == ["step", "event", "node", "tensor", "detail"]
+    assert len(lines) == len(tape.events) + 1
+    assert all("e-0" not in ln or "e-0" in ln for ln in lines)  # rounding never prints long floats
+    assert not any(len(tok) > 12 and tok.replace(".", "").isdigit() for ln in lines for tok in ln.split())
+
+
+def test_replay_midway_shows_pending_buffers_and_partial_grads():
+    with ag.trace() as tape:
+        x = ag.tensor(2.0, requires_grad=True, name="x")
+        y = x * x + x           # x receives three contributions
+        y.backward()
+    pending = [e for e in of(tape, ev.Accumulated) if e.where == "buffer" and e.before is not None]
+    assert pending, "fan-in at x"
+    mid = tape.replay(pending[0].step)
+    assert mid.buffers and x.grad.item() == 5.0
+    assert tape.replay(pending[0].step - 1).grads == {}
+    assert mid.current is not None and mid.ran
+
+
+def test_steps_drives_the_real_engine_one_event_at_a_time():
+    x = ag.tensor(2.0, requires_grad=True, name="x")
+    y = (x * x).exp()
+    it = ag.steps(y)
+    seen = []
+    for e in it:
+        seen.append((type(e).__name__, None if x.grad is None else x.grad.item()))
+        if isinstance(e, ev.Accumulated) and e.where == "leaf":
+            assert x.grad is not None          # the engine really wrote it at this step
+    assert seen[0] == ("BackwardStarted", None)
+    assert seen[-1][1] == pytest.approx(4 * np.exp(4), rel=1e-5)
+    assert ag.is_grad_enabled()
+
+
+def test_steps_closed_early_leaves_state_as_it_is():
+    x = ag.tensor(2.0, requires_grad=True)
+    y = (x * 3).sin()
+    it = ag.steps(y)
+    for e in it:
+        if isinstance(e, ev.SavedFreed):
+            break
+    it.close()
+    assert x.grad is None                      # never reached the leaf
+    assert y.grad_fn._freed                    # the node that ran freed its saved tensors
+    assert ag.is_grad_enabled()
+    with pytest.raises(RuntimeError, match="second time"):
+        y.backward()
+
+
+def test_steps_validates_at_once():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="implicitly created only for scalar"):
+        ag.steps(x * 2)
+
+
+def test_user_code_between_steps_runs_in_the_users_grad_mode():
+    x = ag.tensor(2.0, requires_grad=True)
+    it = ag.steps((x * x).sum())
+    next(it)
+    next(it)
+    assert (x * 2).requires_grad               # the engine's no-grad mode does not leak out
+    it.run()
+
+
+def test_explain_prints_the_chain_rule_story(capsys):
+    x = ag.tensor(3.0, requires_grad=True, name="x")
+    tape = ag.explain(x * x)
+    out = capsys.readouterr().out
+    assert "seed: dt0/dt0 = 1" in out
+    assert "upstream 1 x local [d(a * b)/da = b] = 3, sent to x" in out
+    assert "accumulate into the pending sum for node 1: 3 + 3 = 6" in out   # fan-in: x used twice
+    assert "accumulate into x.grad: - + 6 = 6" in out
+    assert isinstance(tape, ag.Tape) and x.grad.item() == 6.0
