@@ -8,11 +8,20 @@ A device is a string: ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
 """
 from __future__ import annotations
 
+import os
+
 import numpy
 
-__all__ = ["normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray"]
+__all__ = ["normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add"]
 
 _cupy = None  # the cupy module, once loaded
+
+# Tests set AUTOGRADLAB_STRICT_BACKEND=1 to run "cpu" tensors on arrays that, like CuPy's,
+# refuse implicit conversion to NumPy (see strict_backend.py).
+if os.environ.get("AUTOGRADLAB_STRICT_BACKEND") == "1":
+    from .strict_backend import StrictArray as _StrictArray, xp as _cpu_xp
+else:
+    _StrictArray, _cpu_xp = None, numpy
 
 
 class DeviceError(RuntimeError):
@@ -56,12 +65,14 @@ def normalize_device(device) -> str:
 def xp_for(device: str):
     """The array module for a (normalized) device: numpy for cpu, cupy for cuda."""
     if device == "cpu":
-        return numpy
+        return _cpu_xp
     return _load_cupy()
 
 
 def xp_of(array):
     """The array module an array belongs to."""
+    if _StrictArray is not None and isinstance(array, _StrictArray):
+        return _cpu_xp
     if isinstance(array, numpy.ndarray) or numpy.isscalar(array):
         return numpy
     if _cupy is not None and isinstance(array, _cupy.ndarray):
@@ -83,9 +94,19 @@ def asarray(data, device: str, dtype=None):
     """Put ``data`` (array, list, scalar) on ``device`` as an array of ``dtype``."""
     xp = xp_for(device)
     if device == "cpu":
-        return numpy.asarray(to_host(data), dtype=dtype)
+        host = numpy.asarray(to_host(data), dtype=dtype)
+        return host if _StrictArray is None else _StrictArray(host)
     with xp.cuda.Device(int(device.split(":")[1])):
         return xp.asarray(data, dtype=dtype)
+
+
+def scatter_add(out, index, values):
+    """``out[index] += values`` where repeated indices accumulate (NumPy's ``add.at``)."""
+    if _cupy is not None and isinstance(out, _cupy.ndarray):  # pragma: no cover - needs a GPU
+        import cupyx
+        cupyx.scatter_add(out, index, values)
+    else:
+        xp_of(out).add.at(out, index, values)
 
 
 def to_host(array):

@@ -30,7 +30,7 @@ def _setitem(self, index, value):
     if state.grad_enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
         raise RuntimeError("item assignment (t[i] = v) is not recorded by autogradlab; build the new "
                            "tensor out of place (e.g. with where or cat), or do it under no_grad()")
-    index, _ = S._canonical_index(index)
+    index, _ = S._canonical_index(index, self.device)
     self.data[index] = value.data if isinstance(value, Tensor) else value
     self._vc[0] += 1
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy
 
+from ..backend import asarray, scatter_add
 from ..tensor import Tensor
 from .reduce import normalize_dims
 from .registry import apply, defop
@@ -48,23 +49,26 @@ def _sum_to(a, shape):
     return out.reshape(shape)
 
 
-def _getitem_vjp(g, ctx):
+def _index_vjp(g, ctx):
     return (index_add_into(g, ctx._input_shapes[0], ctx.index),)
 
 
-GETITEM = defop("getitem", ("self",), math="a[index];  da = zeros with g added at index", view=True,
+GETITEM = defop("getitem", ("self",), math="a[index] (ints, slices, None, ...: a view);  da = zeros with g at index",
+                view=True,
                 forward=lambda xp, a, index, advanced: a[index],
-                vjp=_getitem_vjp, formulas=("1 at index",))
+                vjp=_index_vjp, formulas=("1 at index",))
+
+# integer / bool array indexing copies (not a view, as in PyTorch), and an index may repeat
+INDEX = defop("index", ("self",),
+              math="a[index] (integer/bool arrays: a copy);  da = zeros with g added at index (repeats add up)",
+              forward=lambda xp, a, index, advanced: a[index],
+              vjp=_index_vjp, formulas=("1 at index",))
 
 
 def _scatter_forward(xp, g, shape, index, advanced):
     out = xp.zeros(shape, dtype=g.dtype)
     if advanced:
-        if xp is numpy:
-            numpy.add.at(out, index, g)       # repeated indices accumulate
-        else:  # pragma: no cover - cupy
-            import cupyx
-            cupyx.scatter_add(out, index, g)
+        scatter_add(out, index, g)   # repeated indices accumulate, as numpy.add.at does
     else:
         out[index] = g
     return out
@@ -126,8 +130,13 @@ def transpose(a, dim0, dim1):
 def permute(a, *dims):
     """Reorder all dims."""
     dims = _size_args(dims)
-    norm = tuple(d % a.ndim if a.ndim else 0 for d in dims)
-    if sorted(norm) != list(range(a.ndim)):
+    size = max(a.ndim, 1)
+    bad = [d for d in dims if not -size <= d < size]
+    if bad:
+        raise IndexError(f"permute: dim {bad[0]} is out of range for a tensor of shape {tuple(a.shape)} "
+                         f"(expected dims in [{-size}, {size - 1}])")
+    norm = tuple(d % size for d in dims) if a.ndim else ()
+    if len(dims) != a.ndim or sorted(norm) != list(range(a.ndim)):
         raise RuntimeError(f"permute: dims {list(dims)} must be a permutation of 0..{a.ndim - 1} "
                            f"for a tensor of shape {tuple(a.shape)}")
     return apply(PERMUTE, (a,), {"dims": norm})
@@ -140,6 +149,11 @@ def expand(a, *sizes):
     if lead < 0:
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or "
                            f"equal to the number of dimensions in the tensor ({a.ndim}), shape {tuple(a.shape)}")
+    for i, s in enumerate(sizes):
+        if s < -1 or (s == -1 and i < lead):
+            raise RuntimeError(f"expand: the expanded size {s} is not allowed at dim {i} of target sizes "
+                               f"{list(sizes)} for a tensor of shape {tuple(a.shape)}: sizes must be >= 0, "
+                               f"and -1 (keep the size) only in dims the tensor already has")
     shape = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
     for i, n in enumerate(a.shape):
         if n != 1 and n != shape[i + lead]:
@@ -189,8 +203,8 @@ def unsqueeze(a, dim):
     return reshape(a, a.shape[:d] + (1,) + a.shape[d:])
 
 
-def _canonical_index(index):
-    """Turn Tensor / list parts of an index into arrays; report whether it is 'advanced'."""
+def _canonical_index(index, device="cpu"):
+    """Turn Tensor / list parts of an index into arrays on ``device``; report whether it is 'advanced'."""
     parts = index if isinstance(index, tuple) else (index,)
     out, advanced = [], False
     for p in parts:
@@ -199,7 +213,7 @@ def _canonical_index(index):
                 p = p.detach()
             p, advanced = p.data, True
         elif isinstance(p, (list, numpy.ndarray)):
-            p, advanced = numpy.asarray(p), True
+            p, advanced = asarray(p, device), True
         elif hasattr(p, "shape") and hasattr(p, "dtype"):
             advanced = True
         out.append(p)
@@ -208,12 +222,12 @@ def _canonical_index(index):
 
 def getitem(a, index):
     """``a[index]``: basic slicing, and integer/bool array indexing (repeated indices accumulate in backward)."""
-    index, advanced = _canonical_index(index)
+    index, advanced = _canonical_index(index, a.device)
     try:
         a.data[index]
     except IndexError as exc:
         raise IndexError(f"index {index!r} is invalid for a tensor of shape {tuple(a.shape)}: {exc}") from None
-    return apply(GETITEM, (a,), {"index": index, "advanced": advanced})
+    return apply(INDEX if advanced else GETITEM, (a,), {"index": index, "advanced": advanced})
 
 
 def index_add_into(g, shape, index):
@@ -244,7 +258,11 @@ def stack(tensors, dim=0):
         if t.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {tuple(tensors[0].shape)} "
                                f"at entry 0 and {tuple(t.shape)} at entry {i}")
-    d = dim % (tensors[0].ndim + 1)
+    n = tensors[0].ndim + 1
+    if not -n <= dim < n:
+        raise IndexError(f"stack: dim {dim} is out of range for stacking tensors of shape {tuple(tensors[0].shape)} "
+                         f"(the result has {n} dims: expected a dim in [{-n}, {n - 1}])")
+    d = dim % n
     return apply(STACK, tuple(tensors), {"dim": d, "count": len(tensors)})
 
 
@@ -270,11 +288,15 @@ def split(a, split_size_or_sections, dim=0):
 
 
 def chunk(a, chunks, dim=0):
+    """At most ``chunks`` pieces of equal size (the last may be smaller) along ``dim``."""
+    if chunks <= 0:
+        raise ValueError(f"chunk: chunks must be a positive number, got {chunks}")
     n = a.shape[normalize_dims(dim, a.ndim, "chunk")[0]]
     return split(a, -(-n // chunks), dim)
 
 
 def unbind(a, dim=0):
+    """The slices of ``a`` along ``dim``, with that dim removed."""
     d = normalize_dims(dim, a.ndim, "unbind")[0]
     return tuple(getitem(a, (slice(None),) * d + (i,)) for i in range(a.shape[d]))
 

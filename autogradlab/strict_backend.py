@@ -1,0 +1,185 @@
+"""A strict stand-in for CuPy, for testing on machines without a GPU.
+
+Its arrays behave like CuPy's in the one way that matters for portability:
+they refuse implicit conversion to host NumPy (``numpy.asarray(a)`` raises,
+as it does for a CuPy array) and only ``.get()`` copies them to the host. The
+array module that goes with them (:data:`xp`) wraps NumPy's functions the way
+CuPy mirrors them. With ``AUTOGRADLAB_STRICT_BACKEND=1`` in the environment,
+``backend.xp_for("cpu")`` hands out this module, so running the op and engine
+test suites that way catches any code path that would call NumPy directly on
+device data.
+"""
+from __future__ import annotations
+
+import numpy
+
+__all__ = ["StrictArray", "xp", "wrap", "unwrap"]
+
+
+def unwrap(v):
+    if isinstance(v, StrictArray):
+        return v.a
+    if isinstance(v, tuple):
+        return tuple(unwrap(x) for x in v)
+    if isinstance(v, list):
+        return [unwrap(x) for x in v]
+    return v
+
+
+def wrap(v):
+    if isinstance(v, numpy.ndarray):
+        return StrictArray(v)
+    if isinstance(v, numpy.generic):  # CuPy returns 0-d arrays where NumPy returns scalars
+        return StrictArray(numpy.asarray(v))
+    if isinstance(v, tuple):
+        return tuple(wrap(x) for x in v)
+    return v
+
+
+def _binary(name):
+    def method(self, other):
+        return wrap(getattr(self.a, name)(unwrap(other)))
+    method.__name__ = name
+    return method
+
+
+def _unary(name):
+    def method(self):
+        return wrap(getattr(self.a, name)())
+    method.__name__ = name
+    return method
+
+
+def _inplace(name):
+    def method(self, other):
+        getattr(self.a, name)(unwrap(other))
+        return self
+    method.__name__ = name
+    return method
+
+
+class StrictArray:
+    """An array that, like a CuPy array, will not silently become a NumPy array."""
+
+    __slots__ = ("a",)
+    __array_priority__ = 2000
+
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("Implicit conversion to a NumPy array is not allowed (strict backend, as with "
+                        "CuPy). Please use .get() to construct a NumPy array explicitly.")
+
+    def __array_ufunc__(self, *args, **kwargs):
+        raise TypeError("a NumPy ufunc was called on a strict (device) array: go through the backend's "
+                        "array module (xp) instead of numpy")
+
+    def __array_function__(self, *args, **kwargs):
+        raise TypeError("a NumPy function was called on a strict (device) array: go through the "
+                        "backend's array module (xp) instead of numpy")
+
+    def get(self):
+        return self.a.copy()
+
+    # attributes and methods CuPy arrays have
+    shape = property(lambda self: self.a.shape)
+    dtype = property(lambda self: self.a.dtype)
+    ndim = property(lambda self: self.a.ndim)
+    size = property(lambda self: self.a.size)
+    nbytes = property(lambda self: self.a.nbytes)
+    T = property(lambda self: StrictArray(self.a.T))
+    mT = property(lambda self: StrictArray(numpy.swapaxes(self.a, -1, -2)))
+
+    def __getattr__(self, name):  # sum, max, reshape, astype, copy, squeeze, argmax, any, ...
+        if name.startswith("__"):   # never leak __array_interface__ and friends to NumPy
+            raise AttributeError(name)
+        attr = getattr(self.a, name)
+        if callable(attr):
+            return lambda *args, **kwargs: wrap(attr(*unwrap(args), **{k: unwrap(v) for k, v in kwargs.items()}))
+        return wrap(attr)
+
+    def __getitem__(self, index):
+        return wrap(self.a[unwrap(index)])
+
+    def __setitem__(self, index, value):
+        self.a[unwrap(index)] = unwrap(value)
+
+    def __len__(self):
+        return len(self.a)
+
+    def __bool__(self):
+        return bool(self.a)
+
+    def __float__(self):
+        return float(self.a)
+
+    def __int__(self):
+        return int(self.a)
+
+    def __index__(self):
+        return self.a.__index__()
+
+    def __repr__(self):
+        return f"StrictArray({self.a!r})"
+
+    def item(self):
+        return self.a.item()
+
+    def tolist(self):
+        return self.a.tolist()
+
+
+for _n in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "pow", "rpow", "matmul",
+           "rmatmul", "lt", "le", "gt", "ge", "eq", "ne", "and", "rand", "or", "ror", "xor", "mod", "floordiv"):
+    setattr(StrictArray, f"__{_n}__", _binary(f"__{_n}__"))
+for _n in ("neg", "abs", "invert", "pos"):
+    setattr(StrictArray, f"__{_n}__", _unary(f"__{_n}__"))
+for _n in ("iadd", "isub", "imul", "itruediv", "ipow", "iand", "ior"):
+    setattr(StrictArray, f"__{_n}__", _inplace(f"__{_n}__"))
+StrictArray.__hash__ = None
+
+
+class _Ufunc:
+    """A NumPy ufunc seen through the strict module (keeps ``.at`` for scatter-add)."""
+
+    def __init__(self, ufunc):
+        self._u = ufunc
+
+    def __call__(self, *args, **kwargs):
+        return wrap(self._u(*unwrap(args), **{k: unwrap(v) for k, v in kwargs.items()}))
+
+    def at(self, a, index, b):
+        self._u.at(unwrap(a), unwrap(index), unwrap(b))
+
+    def reduce(self, *args, **kwargs):
+        return wrap(self._u.reduce(*unwrap(args), **kwargs))
+
+
+class _StrictModule:
+    """The array module of strict arrays: NumPy's functions, taking and returning StrictArrays."""
+
+    __name__ = "autogradlab.strict_backend.xp"
+    ndarray = StrictArray
+
+    def __getattr__(self, name):
+        attr = getattr(numpy, name)
+        if isinstance(attr, numpy.ufunc):
+            return _Ufunc(attr)
+        if callable(attr) and not isinstance(attr, type):
+            def fn(*args, **kwargs):
+                return wrap(attr(*unwrap(args), **{k: unwrap(v) for k, v in kwargs.items()}))
+            fn.__name__ = name
+            return fn
+        return attr
+
+    def asarray(self, data, dtype=None):
+        if isinstance(data, StrictArray):
+            return data if dtype is None else StrictArray(data.a.astype(dtype))
+        return StrictArray(numpy.array(data, dtype=dtype))
+
+    def asnumpy(self, a):
+        return a.get() if isinstance(a, StrictArray) else numpy.asarray(a)
+
+
+xp = _StrictModule()

@@ -1,0 +1,68 @@
+"""The strict backend: CuPy-like arrays that refuse implicit conversion to NumPy.
+
+CI runs the op, engine and events suites a second time with
+AUTOGRADLAB_STRICT_BACKEND=1 (see dev.sh); these tests check the backend itself.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from autogradlab.strict_backend import StrictArray, xp
+
+
+def test_strict_arrays_refuse_implicit_numpy_conversion():
+    a = xp.asarray([1.0, 2.0])
+    with pytest.raises(TypeError, match="Implicit conversion"):
+        np.asarray(a)
+    with pytest.raises(TypeError, match="array module"):
+        np.exp(a)
+    np.testing.assert_array_equal(a.get(), [1.0, 2.0])
+
+
+def test_strict_module_mirrors_numpy_and_returns_strict_arrays():
+    a = xp.asarray([[1.0, -2.0]])
+    out = xp.exp(a) + a * 2
+    assert isinstance(out, StrictArray) and out.shape == (1, 2)
+    assert isinstance(a.sum(), StrictArray) and a.sum().ndim == 0   # 0-d arrays, as CuPy gives
+    z = xp.zeros((3,))
+    xp.add.at(z, xp.asarray([0, 0, 2]), xp.asarray([1.0, 1.0, 5.0]))
+    np.testing.assert_array_equal(z.get(), [2.0, 0.0, 5.0])
+
+
+def _run_strict(code):
+    env = dict(os.environ, AUTOGRADLAB_STRICT_BACKEND="1")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+
+
+def test_env_var_puts_cpu_tensors_on_strict_arrays_and_the_engine_still_works():
+    code = """
+import numpy as np, autogradlab as ag
+from autogradlab.strict_backend import StrictArray
+x = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+y = (x @ x.T).tanh().sum() + x[[0, 0]].sum() + ag.log_softmax(x, 1).mean()
+y.backward()
+assert isinstance(x.data, StrictArray) and isinstance(x.grad.data, StrictArray)
+print(np.round(x.grad.numpy(), 4).tolist())
+"""
+    strict = _run_strict(code)
+    assert strict.returncode == 0, strict.stderr
+    plain = subprocess.run([sys.executable, "-c", code.replace("assert isinstance(x.data", "assert not isinstance(x.data").replace(
+        " and isinstance(x.grad.data, StrictArray)", "")],
+                           capture_output=True, text=True, env={k: v for k, v in os.environ.items()
+                                                                if k != "AUTOGRADLAB_STRICT_BACKEND"})
+    assert plain.returncode == 0, plain.stderr
+    assert strict.stdout == plain.stdout
+
+
+def test_an_op_that_calls_numpy_directly_is_caught():
+    code = """
+import numpy, autogradlab as ag
+from autogradlab.ops.registry import defop, apply
+BAD = defop("bad_exp", ("self",), forward=lambda xp, a: numpy.exp(a), vjp=lambda g, ctx: (g,))
+apply(BAD, (ag.tensor([1.0]),))
+"""
+    result = _run_strict(code)
+    assert result.returncode != 0 and "instead of numpy" in result.stderr
