@@ -28,6 +28,11 @@ class DeviceError(RuntimeError):
     """A device was asked for that this machine cannot provide."""
 
 
+def _from_environment():
+    if os.environ.get("AUTOGRADLAB_DEFAULT_DEVICE"):
+        set_default_device(os.environ["AUTOGRADLAB_DEFAULT_DEVICE"])
+
+
 def _load_cupy():
     global _cupy
     if _cupy is None:
@@ -48,10 +53,24 @@ def _load_cupy():
     return _cupy
 
 
+_default_device = "cpu"
+
+
+def set_default_device(device) -> None:
+    """Where factory functions put tensors when no ``device=`` is given (PyTorch's name).
+    ``AUTOGRADLAB_DEFAULT_DEVICE=cuda`` in the environment sets it at import (the test suites use this)."""
+    global _default_device
+    _default_device = normalize_device(device if device is not None else "cpu")
+
+
+def get_default_device() -> str:
+    return _default_device
+
+
 def normalize_device(device) -> str:
-    """Return the canonical device string: ``"cpu"`` or ``"cuda:N"``."""
+    """Return the canonical device string: ``"cpu"`` or ``"cuda:N"`` (None: the default device)."""
     if device is None:
-        return "cpu"
+        return _default_device
     name = str(device).strip().lower()
     if name == "cpu":
         return "cpu"
@@ -119,3 +138,6 @@ def to_host(array):
     if get is not None and not isinstance(array, (list, tuple, dict)):
         return get()
     return numpy.asarray(array)
+
+
+_from_environment()

@@ -48,15 +48,15 @@ def _float(dtype):
     return numpy.dtype(dtype) if dtype is not None else DEFAULT_FLOAT
 
 
-def zeros(*size, dtype=None, device="cpu", requires_grad=False):
+def zeros(*size, dtype=None, device=None, requires_grad=False):
     return _finish(numpy.zeros(_sizes(size)), _float(dtype), device, requires_grad)
 
 
-def ones(*size, dtype=None, device="cpu", requires_grad=False):
+def ones(*size, dtype=None, device=None, requires_grad=False):
     return _finish(numpy.ones(_sizes(size)), _float(dtype), device, requires_grad)
 
 
-def full(size, fill_value, dtype=None, device="cpu", requires_grad=False):
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = numpy.dtype("int64") if isinstance(fill_value, (int, bool)) and not isinstance(fill_value, bool) \
             else numpy.dtype("bool") if isinstance(fill_value, bool) else DEFAULT_FLOAT
@@ -86,25 +86,25 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     return _like(t, fill_value, dtype, device, requires_grad)
 
 
-def rand(*size, dtype=None, device="cpu", requires_grad=False):
+def rand(*size, dtype=None, device=None, requires_grad=False):
     """Uniform on [0, 1)."""
     return _finish(_rng.random(_sizes(size)), _float(dtype), device, requires_grad)
 
 
-def randn(*size, dtype=None, device="cpu", requires_grad=False):
+def randn(*size, dtype=None, device=None, requires_grad=False):
     """Standard normal."""
     return _finish(_rng.standard_normal(_sizes(size)), _float(dtype), device, requires_grad)
 
 
-def randint(low, high, size, dtype=None, device="cpu"):
+def randint(low, high, size, dtype=None, device=None):
     return _finish(_rng.integers(low, high, size=tuple(size)), numpy.dtype(dtype or "int64"), device, False)
 
 
-def randperm(n, device="cpu"):
+def randperm(n, device=None):
     return _finish(_rng.permutation(n), numpy.dtype("int64"), device, False)
 
 
-def arange(start, end=None, step=1, dtype=None, device="cpu", requires_grad=False):
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
     host = numpy.arange(start, end, step)
@@ -113,9 +113,9 @@ def arange(start, end=None, step=1, dtype=None, device="cpu", requires_grad=Fals
     return _finish(host, dtype, device, requires_grad)
 
 
-def linspace(start, end, steps, dtype=None, device="cpu", requires_grad=False):
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     return _finish(numpy.linspace(start, end, steps), _float(dtype), device, requires_grad)
 
 
-def eye(n, m=None, dtype=None, device="cpu", requires_grad=False):
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _finish(numpy.eye(n, m), _float(dtype), device, requires_grad)

@@ -310,7 +310,7 @@ def _infer_dtype(data):
                     f"pass numbers, nested lists of numbers, or a numeric array")
 
 
-def tensor(data, dtype=None, device="cpu", requires_grad=False, name=None) -> Tensor:
+def tensor(data, dtype=None, device=None, requires_grad=False, name=None) -> Tensor:
     """Make a leaf tensor from a number, a nested list or an array (the data is copied)."""
     if isinstance(data, Tensor):
         data = data.data
