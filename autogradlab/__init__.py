@@ -12,6 +12,7 @@ by changing the import.
 import numpy as _np
 
 from . import ops as _ops  # noqa: F401  (registers the ops and attaches the Tensor methods)
+from .backend import get_default_device, set_default_device
 from .creation import (arange, eye, full, full_like, linspace, manual_seed, ones, ones_like, rand, randint,
                        randn, randperm, zeros, zeros_like)
 from .engine import backward
