@@ -154,7 +154,24 @@ run_lab() {
     exec "$VENV/bin/jupyter" "${args[@]}" "$@"
 }
 
+# The op, engine and events suites once more on the strict backend: CuPy-like arrays that refuse
+# implicit conversion to NumPy, so a code path that would break on a GPU fails here too.
+STRICT_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/test_ops_torch.py
+               tests/test_ops_errors.py tests/test_engine_contract.py tests/test_engine_vs_torch.py
+               tests/test_events.py tests/test_strict_backend.py)
+
+run_strict_suites() {
+    local suites=() f
+    for f in "${STRICT_SUITES[@]}"; do [ -f "$f" ] && suites+=("$f"); done
+    [ "${#suites[@]}" -eq 0 ] && return 0
+    say "running the op/engine/events suites on the strict backend (AUTOGRADLAB_STRICT_BACKEND=1)"
+    AUTOGRADLAB_STRICT_BACKEND=1 "$PY" -m pytest -q -p no:cacheprovider "${suites[@]}"
+}
+
 run_tests() {
+    if [ "$#" -eq 0 ]; then
+        run_strict_suites   # the full run (no pytest args): strict pass first, main summary last
+    fi
     local targets=() nbval=()
     [ -d tests ] && targets+=(tests)
     local d
