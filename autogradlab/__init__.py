@@ -44,3 +44,6 @@ def is_tensor(obj):
 
 
 __version__ = "0.1.0"
+
+from . import data, nn, optim, training  # noqa: E402  (the course toolkit; matplotlib/ipywidgets load lazily)
+from .serialization import load, save  # noqa: E402

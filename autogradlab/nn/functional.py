@@ -1,0 +1,157 @@
+"""Layers and losses as plain functions (``import autogradlab.nn.functional as F``).
+
+Each one is a few differentiable ops, so its gradient comes from the engine;
+the docstrings give the math. Losses take ``reduction``: ``'mean'`` (default),
+``'sum'`` or ``'none'`` (one loss per element / sample).
+"""
+from __future__ import annotations
+
+import numpy
+
+from .. import backend
+from ..creation import arange
+from ..ops import elementwise as E
+from ..ops import reduce as R
+from ..tensor import Tensor
+
+__all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "mse_loss", "cross_entropy",
+           "nll_loss", "binary_cross_entropy_with_logits", "one_hot"]
+
+
+def linear(input, weight, bias=None):
+    """y = x @ W^T + b, with W of shape (out_features, in_features)."""
+    if input.shape[-1] != weight.shape[-1]:
+        raise ValueError(f"linear: input has {input.shape[-1]} features (shape {tuple(input.shape)}) but "
+                         f"the weight expects {weight.shape[-1]} (weight shape {tuple(weight.shape)}, "
+                         f"i.e. (out_features, in_features))")
+    out = input @ weight.T
+    return out if bias is None else out + bias
+
+
+def relu(input):
+    """max(x, 0)."""
+    return E.relu(input)
+
+
+def tanh(input):
+    """(e^x - e^-x) / (e^x + e^-x)."""
+    return E.tanh(input)
+
+
+def sigmoid(input):
+    """1 / (1 + e^-x)."""
+    return E.sigmoid(input)
+
+
+def softmax(input, dim):
+    """e^x_i / sum_j e^x_j along ``dim``."""
+    return R.softmax(input, dim)
+
+
+def log_softmax(input, dim):
+    """x_i - log sum_j e^x_j along ``dim`` (stable)."""
+    return R.log_softmax(input, dim)
+
+
+def _reduce(loss, reduction, name):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{name}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def _check_float(t, what, name):
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{name}: {what} must be a Tensor, got {type(t).__name__}")
+    if t.dtype.kind != "f":
+        raise TypeError(f"{name}: {what} must be floating point, got dtype {t.dtype.name} "
+                        f"(shape {tuple(t.shape)}); convert it with .to(autogradlab.float32)")
+
+
+def mse_loss(input, target, reduction="mean"):
+    """(x - y)^2, averaged (or summed) over all elements.
+
+    ``input`` and ``target`` must have the same shape: a (N, 1) prediction against a (N,)
+    target would silently broadcast to (N, N), so that is an error here.
+    """
+    _check_float(input, "input", "mse_loss")
+    _check_float(target, "target", "mse_loss")
+    if input.shape != target.shape:
+        raise ValueError(f"mse_loss: input shape {tuple(input.shape)} and target shape {tuple(target.shape)} "
+                         f"differ; reshape one of them (e.g. target.reshape({', '.join(map(str, input.shape))}))"
+                         f" so they match")
+    diff = input - target
+    return _reduce(diff * diff, reduction, "mse_loss")
+
+
+def nll_loss(input, target, reduction="mean"):
+    """-logp[n, y_n] for log-probabilities ``input`` (N, C) and class indices ``target`` (N,)."""
+    _check_class_targets(input, target, "nll_loss")
+    picked = input[arange(input.shape[0], device=input.device), target]
+    return _reduce(-picked, reduction, "nll_loss")
+
+
+def cross_entropy(input, target, reduction="mean"):
+    """-log softmax(x)[n, y_n] = logsumexp(x_n) - x[n, y_n]: logits (N, C), class indices (N,).
+
+    Computed through ``log_softmax`` (never ``log(softmax(x))``), so huge logits stay finite.
+    A float ``target`` of the same shape as ``input`` is read as class probabilities:
+    -sum_c p[n, c] * log softmax(x)[n, c].
+    """
+    _check_float(input, "input (the logits)", "cross_entropy")
+    if not isinstance(target, Tensor):
+        raise TypeError(f"cross_entropy: target must be a Tensor, got {type(target).__name__}")
+    if input.ndim != 2:
+        raise ValueError(f"cross_entropy: input must be logits of shape (N, C), got shape {tuple(input.shape)}"
+                         + ("; for a single sample use input.unsqueeze(0)" if input.ndim == 1 else ""))
+    logp = log_softmax(input, 1)
+    if target.dtype.kind == "f" and target.shape == input.shape:
+        return _reduce(-(target * logp).sum(1), reduction, "cross_entropy")
+    return nll_loss(logp, target, reduction)
+
+
+def _check_class_targets(input, target, name):
+    if input.ndim != 2:
+        raise ValueError(f"{name}: input must have shape (N, C), got {tuple(input.shape)}")
+    n, c = input.shape
+    if target.dtype.kind not in "iu":
+        raise TypeError(f"{name}: target must hold integer class indices (dtype int64) of shape ({n},), "
+                        f"got dtype {target.dtype.name} with shape {tuple(target.shape)}. Convert labels with "
+                        f"y.to(autogradlab.int64); class probabilities need the input's shape {tuple(input.shape)}")
+    if target.shape != (n,):
+        raise ValueError(f"{name}: target shape {tuple(target.shape)} does not fit input shape {(n, c)}: "
+                         f"expected one class index per sample, shape ({n},)")
+    if n:
+        labels = target.data
+        lo, hi = int(labels.min()), int(labels.max())
+        if lo < 0 or hi >= c:
+            bad = lo if lo < 0 else hi
+            raise IndexError(f"{name}: target {bad} is out of bounds: with {c} classes (input shape {(n, c)}) "
+                             f"targets must be in [0, {c - 1}]")
+
+
+def binary_cross_entropy_with_logits(input, target, reduction="mean"):
+    """-[y log s(x) + (1 - y) log(1 - s(x))] with s = sigmoid, written in the stable form
+    max(x, 0) - x*y + log(1 + e^-|x|), which never overflows; its gradient is s(x) - y."""
+    _check_float(input, "input (the logits)", "binary_cross_entropy_with_logits")
+    _check_float(target, "target (0/1 labels or probabilities)", "binary_cross_entropy_with_logits")
+    if input.shape != target.shape:
+        raise ValueError(f"binary_cross_entropy_with_logits: target shape {tuple(target.shape)} must equal "
+                         f"input shape {tuple(input.shape)}")
+    # maximum() splits the gradient at a tie, so x = 0 gets d/dx = 1/2 - y, like sigmoid(0) - y
+    loss = E.maximum(input, 0.0) - input * target + E.log(1 + E.exp(-E.abs(input)))
+    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
+
+
+def one_hot(tensor, num_classes=-1):
+    """Integer labels (N,) -> a (N, num_classes) int64 tensor of 0s with a 1 at each label."""
+    if tensor.dtype.kind not in "iu":
+        raise TypeError(f"one_hot: expected integer class indices, got dtype {tensor.dtype.name}")
+    labels = backend.to_host(tensor.data)
+    if num_classes == -1:
+        num_classes = int(labels.max()) + 1 if labels.size else 0
+    host = numpy.eye(num_classes, dtype="int64")[labels]
+    return Tensor._make(backend.asarray(host, tensor.device), False, None, tensor.device)

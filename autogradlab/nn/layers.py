@@ -1,0 +1,189 @@
+"""Layers: ``Linear``, the activations, ``Sequential``, ``MLP``, and the losses as modules."""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+from .. import creation
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "Identity", "Softmax", "LogSoftmax", "Sequential", "MLP",
+           "MSELoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]
+
+
+class Linear(Module):
+    """y = x @ W^T + b with W of shape (out_features, in_features).
+
+    Initialised as PyTorch does: ``kaiming_uniform_(W, a=sqrt(5))``, which is
+    U(-1/sqrt(in_features), 1/sqrt(in_features)), and b from the same range.
+    """
+
+    def __init__(self, in_features, out_features, bias=True, device="cpu", dtype=None):
+        super().__init__()
+        self.in_features, self.out_features = int(in_features), int(out_features)
+        self.weight = Parameter(creation.zeros(out_features, in_features, dtype=dtype, device=device))
+        if bias:
+            self.bias = Parameter(creation.zeros(out_features, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class ReLU(Module):
+    """max(x, 0)."""
+
+    def forward(self, input):
+        return F.relu(input)
+
+
+class Tanh(Module):
+    """tanh(x)."""
+
+    def forward(self, input):
+        return F.tanh(input)
+
+
+class Sigmoid(Module):
+    """1 / (1 + e^-x)."""
+
+    def forward(self, input):
+        return F.sigmoid(input)
+
+
+class Identity(Module):
+    """x."""
+
+    def forward(self, input):
+        return input
+
+
+class Softmax(Module):
+    """e^x_i / sum_j e^x_j along ``dim``."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    """x_i - log sum_j e^x_j along ``dim``."""
+
+    def forward(self, input):
+        return F.log_softmax(input, self.dim)
+
+
+class Sequential(Module):
+    """Modules applied one after another: ``Sequential(a, b, c)(x) == c(b(a(x)))``.
+
+    Also takes an ``OrderedDict`` of named modules; ``seq[i]`` and ``len(seq)`` work.
+    """
+
+    def __init__(self, *modules):
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, m in modules[0].items():
+                self.add_module(name, m)
+        else:
+            for i, m in enumerate(modules):
+                self.add_module(str(i), m)
+
+    def forward(self, input):
+        for m in self._modules.values():
+            input = m(input)
+        return input
+
+    def __getitem__(self, index):
+        items = list(self._modules.values())
+        if isinstance(index, slice):
+            return Sequential(*items[index])
+        return items[index]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+
+_ACTIVATIONS = {"relu": ReLU, "tanh": Tanh, "sigmoid": Sigmoid}
+
+
+class MLP(Sequential):
+    """A multi-layer perceptron: ``MLP([2, 32, 32, 2])`` is
+    Linear(2, 32), act, Linear(32, 32), act, Linear(32, 2); no activation after the last layer,
+    so the output is logits (for cross_entropy) or raw values (for mse_loss).
+
+    ``activation``: "relu", "tanh", "sigmoid", or a Module class such as ``nn.ReLU``.
+    """
+
+    def __init__(self, sizes, activation="relu", bias=True):
+        sizes = [int(s) for s in sizes]
+        if len(sizes) < 2:
+            raise ValueError(f"MLP needs at least an input and an output size, got sizes={sizes}")
+        if isinstance(activation, str):
+            if activation.lower() not in _ACTIVATIONS:
+                raise ValueError(f"MLP: unknown activation {activation!r}; use one of {sorted(_ACTIVATIONS)} "
+                                 f"or pass a Module class")
+            activation = _ACTIVATIONS[activation.lower()]
+        layers = []
+        for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+            layers.append(Linear(n_in, n_out, bias=bias))
+            if i < len(sizes) - 2:
+                layers.append(activation())
+        super().__init__(*layers)
+        self.sizes = sizes
+
+
+class _Loss(Module):
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def extra_repr(self):
+        return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
+
+
+class MSELoss(_Loss):
+    """mean (x - y)^2 (see ``functional.mse_loss``)."""
+
+    def forward(self, input, target):
+        return F.mse_loss(input, target, self.reduction)
+
+
+class CrossEntropyLoss(_Loss):
+    """mean -log softmax(x)[y] for logits (N, C) and class indices (N,) (see ``functional.cross_entropy``)."""
+
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """mean of -[y log s(x) + (1-y) log(1 - s(x))], computed stably from logits x."""
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.reduction)

@@ -1,0 +1,292 @@
+"""``Module``: the base class of layers and models (PyTorch's bookkeeping, in plain Python).
+
+Assigning a :class:`Parameter` or a ``Module`` to an attribute registers it::
+
+    class TwoLayer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(2, 16)      # a child module
+            self.fc2 = nn.Linear(16, 1)
+        def forward(self, x):
+            return self.fc2(self.fc1(x).relu())
+
+    model = TwoLayer()
+    [name for name, _ in model.named_parameters()]   # ['fc1.weight', 'fc1.bias', 'fc2.weight', 'fc2.bias']
+
+``model(x)`` calls ``model.forward(x)``.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+
+import numpy
+
+from .. import backend
+from ..tensor import Tensor
+from .parameter import Parameter
+
+__all__ = ["Module"]
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class Module:
+    """Base class for every layer and model: holds parameters and child modules, in order."""
+
+    def __init__(self):
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+
+    # -- registration --------------------------------------------------------------------
+    def __setattr__(self, name, value):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot assign {name!r} before Module.__init__() call: "
+                                 f"call super().__init__() first in {type(self).__name__}.__init__")
+        params, modules = self.__dict__["_parameters"], self.__dict__["_modules"]
+        if isinstance(value, Parameter):
+            self.__dict__.pop(name, None)
+            modules.pop(name, None)
+            params[name] = value  # a re-assigned name keeps its place in the order
+        elif name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                                f"(nn.Parameter or None expected)")
+            params[name] = None  # an optional parameter that is absent (Linear(bias=False))
+        elif isinstance(value, Module):
+            self.__dict__.pop(name, None)
+            params.pop(name, None)
+            modules[name] = value
+        elif name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
+                                f"(nn.Module or None expected)")
+            modules[name] = None
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):  # only called when normal lookup fails
+        d = self.__dict__
+        if "_parameters" in d and name in d["_parameters"]:
+            return d["_parameters"][name]
+        if "_modules" in d and name in d["_modules"]:
+            return d["_modules"][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for table in (self._parameters, self._modules):
+            if name in table:
+                del table[name]
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name, param):
+        """Same as ``self.name = param`` (``param`` may be None)."""
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' as parameter '{name}' "
+                            f"(nn.Parameter or None expected)")
+        if param is None:
+            self.__dict__.pop(name, None)
+            self._modules.pop(name, None)
+            self._parameters[name] = None
+        else:
+            self.__setattr__(name, param)
+
+    def add_module(self, name, module):
+        """Same as ``self.name = module``."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self.__setattr__(name, module)
+
+    # -- the forward pass ------------------------------------------------------------------
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"Module [{type(self).__name__}] is missing the required \"forward\" function")
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # -- walking the tree ------------------------------------------------------------------
+    def named_modules(self, memo=None, prefix=""):
+        """``(name, module)`` for this module and all descendants, depth first; each module once."""
+        memo = set() if memo is None else memo
+        if id(self) in memo:
+            return
+        memo.add(id(self))
+        yield prefix, self
+        for name, child in self._modules.items():
+            if child is not None:
+                yield from child.named_modules(memo, f"{prefix}.{name}" if prefix else name)
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        """``(name, module)`` for the direct children, in registration order."""
+        seen = set()
+        for name, child in self._modules.items():
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                yield name, child
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def named_parameters(self, prefix="", recurse=True):
+        """``(dotted.name, parameter)`` in registration order; a shared parameter appears once."""
+        seen = set()
+        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mod_prefix, module in modules:
+            for name, p in module._parameters.items():
+                if p is None or id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (f"{mod_prefix}.{name}" if mod_prefix else name), p
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    # -- training helpers --------------------------------------------------------------------
+    def zero_grad(self, set_to_none=True):
+        """Clear every parameter's ``.grad``: set it to None, or (``set_to_none=False``) fill it with 0 in place."""
+        for p in self.parameters():
+            if p._grad is None:
+                continue
+            if set_to_none:
+                p._grad = None
+            else:
+                p._grad.detach_()
+                p._grad.data[...] = 0
+
+    def train(self, mode=True):
+        """Set ``training = mode`` on this module and all descendants (layers like dropout read it)."""
+        if not isinstance(mode, bool):
+            raise ValueError(f"training mode is expected to be a bool, got {type(mode).__name__}")
+        for m in self.modules():
+            object.__setattr__(m, "training", mode)
+        return self
+
+    def eval(self):
+        """Same as ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def to(self, target):
+        """Move (``"cpu"``, ``"cuda"``) or cast (``float64``) every parameter in place; returns ``self``.
+
+        The Parameter objects stay the same, so an optimizer made before ``to`` still holds them.
+        """
+        dtype = _as_float_dtype(target)
+        device = None if dtype is not None else backend.normalize_device(target)
+        for p in self.parameters():
+            if dtype is not None:
+                if dtype == p.dtype:
+                    continue
+                p.data = p.data.astype(dtype)
+            else:
+                if device == p.device:
+                    continue
+                host = backend.to_host(p.data)
+                p.data = host.copy() if device == "cpu" else backend.asarray(host, device)
+                p.device = device
+            p._vc = [0]  # new memory, new version counter
+            if p._grad is not None:
+                p._grad = p._grad.detach().to(target)
+        return self
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else f"cuda:{device}")
+
+    def double(self):
+        return self.to("float64")
+
+    def float(self):
+        return self.to("float32")
+
+    # -- saving and loading --------------------------------------------------------------------
+    def state_dict(self):
+        """An ordered ``{name: tensor}`` of detached copies of every parameter."""
+        return OrderedDict((name, Tensor._make(p.data.copy(), False, None, p.device))
+                           for name, p in self.named_parameters())
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copy values from ``state_dict`` into the parameters, in place.
+
+        Everything is checked before anything is copied: mis-shaped entries, and with
+        ``strict=True`` missing or unexpected names, raise a RuntimeError that names them all
+        and leave the model unchanged. Returns ``(missing_keys, unexpected_keys)``.
+        """
+        if not hasattr(state_dict, "items"):
+            raise TypeError(f"load_state_dict expects a dict of name -> tensor, got {type(state_dict).__name__}")
+        params = OrderedDict(self.named_parameters())
+        missing = [k for k in params if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in params]
+        problems = []
+        if strict and unexpected:
+            problems.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
+        if strict and missing:
+            problems.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
+        for name, p in params.items():
+            if name not in state_dict:
+                continue
+            value = state_dict[name]
+            shape = tuple(value.shape) if hasattr(value, "shape") else None
+            if shape != tuple(p.shape):
+                problems.append(f"size mismatch for {name}: copying a param with shape {shape} from "
+                                f"checkpoint, the shape in current model is {tuple(p.shape)}.")
+        if problems:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(problems) + "\nThe model was not changed.")
+        for name, p in params.items():
+            if name in state_dict:
+                value = state_dict[name]
+                host = backend.to_host(value.data if isinstance(value, Tensor) else value)
+                p.data[...] = backend.asarray(host, p.device, p.dtype)
+                p._vc[0] += 1
+        return IncompatibleKeys(missing, unexpected)
+
+    # -- display ----------------------------------------------------------------------------------
+    def extra_repr(self):
+        """The text inside the parentheses of this module's repr (layers override it)."""
+        return ""
+
+    def __repr__(self):
+        lines = []
+        for name, child in self._modules.items():
+            child_repr = repr(child).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {child_repr}")
+        extra = self.extra_repr()
+        if not lines:
+            return f"{type(self).__name__}({extra})"
+        head = f"{type(self).__name__}(" + (extra + "\n" if extra else "\n")
+        return head + "\n".join(lines) + "\n)"
+
+    def __dir__(self):
+        return list(super().__dir__()) + list(self._parameters) + list(self._modules)
+
+
+_DTYPE_NAMES = {"float": "float32", "float32": "float32", "double": "float64", "float64": "float64",
+                "half": "float16", "float16": "float16"}
+
+
+def _as_float_dtype(target):
+    """``target`` as a float dtype, or None if it names a device; other dtypes are an error."""
+    if target is None:
+        return None
+    if isinstance(target, str):
+        if target.lower() not in _DTYPE_NAMES:
+            return None
+        return numpy.dtype(_DTYPE_NAMES[target.lower()])
+    dtype = numpy.dtype(target)
+    if dtype.kind != "f":
+        raise TypeError(f"Module.to: only floating point dtypes are allowed, got {dtype.name}")
+    return dtype

@@ -1,0 +1,13 @@
+"""Optimizers with PyTorch's names, options and update formulas.
+
+    opt = optim.Adam(model.parameters(), lr=0.01)
+    for xb, yb in loader:
+        opt.zero_grad()
+        F.cross_entropy(model(xb), yb).backward()
+        opt.step()
+"""
+from .adam import Adam, AdamW
+from .optimizer import Optimizer
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]

@@ -1,0 +1,85 @@
+"""Adam and AdamW (PyTorch's formulas, including ``amsgrad``)."""
+from __future__ import annotations
+
+import math
+
+from ..backend import xp_of
+from .optimizer import Optimizer
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """For each parameter p with gradient g, at step t = 1, 2, ...:
+
+        g <- g + weight_decay * p              (Adam: L2 penalty in the gradient)
+        p <- p * (1 - lr * weight_decay)       (AdamW instead: decoupled weight decay)
+        m <- beta1*m + (1 - beta1)*g           v <- beta2*v + (1 - beta2)*g^2
+        v_hat <- max(v_hat, v) (amsgrad)  or  v_hat <- v
+        p <- p - lr / (1 - beta1^t) * m / (sqrt(v_hat) / sqrt(1 - beta2^t) + eps)
+    """
+
+    _decoupled = False
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 maximize=False):
+        if lr < 0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta} (must be in [0, 1))")
+        if weight_decay < 0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                                      amsgrad=amsgrad, maximize=maximize))
+
+    def step(self, closure=None):
+        loss = closure() if closure is not None else None
+        for group in self.param_groups:
+            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+            weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
+            for p, param, grad in self._params_with_grad(group):
+                xp = xp_of(param)
+                if group["maximize"]:
+                    grad = -grad
+                state = self.state.setdefault(p, {})
+                if not state:
+                    state["step"] = 0
+                    state["exp_avg"] = xp.zeros_like(param)
+                    state["exp_avg_sq"] = xp.zeros_like(param)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = xp.zeros_like(param)
+                state["step"] += 1
+                t, m, v = state["step"], state["exp_avg"], state["exp_avg_sq"]
+
+                if weight_decay != 0:
+                    if self._decoupled:
+                        param *= 1 - lr * weight_decay
+                    else:
+                        grad = grad + weight_decay * param
+                m += (1 - beta1) * (grad - m)          # = beta1*m + (1 - beta1)*g
+                v *= beta2
+                v += (1 - beta2) * grad * grad
+                if amsgrad:
+                    v_hat = state["max_exp_avg_sq"]
+                    xp.maximum(v_hat, v, out=v_hat)
+                else:
+                    v_hat = v
+                step_size = lr / (1 - beta1 ** t)
+                denom = xp.sqrt(v_hat) / math.sqrt(1 - beta2 ** t) + eps
+                param -= step_size * (m / denom)
+                self._updated(p)
+        return loss
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: ``p <- p * (1 - lr * weight_decay)`` before the Adam step
+    (Loshchilov & Hutter), instead of adding ``weight_decay * p`` to the gradient."""
+
+    _decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)

@@ -1,0 +1,545 @@
+"""nn: Module bookkeeping, Parameter, Linear, nn.init distributions, functional losses vs torch,
+state_dict / load_state_dict, and save / load (npz, no pickle)."""
+import math
+import zipfile
+
+import numpy as np
+import pytest
+
+import autogradlab as ag
+import autogradlab.nn.functional as F
+from autogradlab import nn
+from autogradlab.nn import init
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(3, 4)
+        self.act = nn.Tanh()
+        self.fc2 = nn.Linear(4, 2, bias=False)
+        self.scale = nn.Parameter(ag.ones(1))
+        self.note = "not a parameter"
+
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x))) * self.scale
+
+
+# -- Parameter and Module bookkeeping ------------------------------------------------------
+
+def test_parameter_is_a_leaf_tensor_that_requires_grad():
+    p = nn.Parameter(ag.tensor([1.0, 2.0]))
+    assert isinstance(p, nn.Parameter) and isinstance(p, ag.Tensor)
+    assert p.requires_grad and p.is_leaf and p.grad_fn is None
+    y = p * 2
+    assert type(y) is ag.Tensor and not isinstance(y, nn.Parameter)
+    assert type(p.detach()) is ag.Tensor
+    (p * p).sum().backward()
+    np.testing.assert_allclose(p.grad.numpy(), [2.0, 4.0])
+    assert repr(p).startswith("Parameter containing:\ntensor([1., 2.]")
+    assert not nn.Parameter(ag.zeros(2), requires_grad=False).requires_grad
+
+
+def test_parameter_shares_memory_with_the_tensor_it_wraps():
+    t = ag.zeros(3)
+    p = nn.Parameter(t)
+    with ag.no_grad():
+        p.data[0] = 5
+    assert t.tolist() == [5.0, 0.0, 0.0]
+
+
+def test_parameter_of_integer_tensor_is_refused():
+    with pytest.raises(RuntimeError, match="int64"):
+        nn.Parameter(ag.tensor([1, 2]))
+
+
+def test_named_parameters_follow_registration_order_with_dotted_names():
+    net = Net()
+    # PyTorch lists a module's own parameters first, then its children's: same here
+    assert [n for n, _ in net.named_parameters()] == ["scale", "fc1.weight", "fc1.bias", "fc2.weight"]
+    assert [n for n, _ in net.named_parameters(recurse=False)] == ["scale"]
+    assert all(isinstance(p, nn.Parameter) for p in net.parameters())
+    assert [n for n, _ in net.named_children()] == ["fc1", "act", "fc2"]
+    assert list(net.children()) == [net.fc1, net.act, net.fc2]
+    assert [n for n, _ in net.named_modules()] == ["", "fc1", "act", "fc2"]
+    assert len(list(net.modules())) == 4
+    assert net.note == "not a parameter" and net.fc2.bias is None
+
+
+def test_named_parameters_matches_torch_order():
+    torch = pytest.importorskip("torch")
+
+    class TNet(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(3, 4)
+            self.act = torch.nn.Tanh()
+            self.fc2 = torch.nn.Linear(4, 2, bias=False)
+            self.scale = torch.nn.Parameter(torch.ones(1))
+
+    assert [n for n, _ in Net().named_parameters()] == [n for n, _ in TNet().named_parameters()]
+
+
+def test_shared_parameters_and_modules_are_listed_once():
+    lin = nn.Linear(2, 2)
+    seq = nn.Sequential(lin, nn.ReLU(), lin)
+    assert len(list(seq.parameters())) == 2
+    assert [n for n, _ in seq.named_parameters()] == ["0.weight", "0.bias"]
+    assert len(list(seq.modules())) == 3  # seq, lin, relu
+
+
+def test_reassigning_an_attribute_replaces_the_registration():
+    net = Net()
+    net.fc1 = nn.Linear(3, 4, bias=False)
+    assert "fc1.bias" not in dict(net.named_parameters())
+    assert [n for n, _ in net.named_children()] == ["fc1", "act", "fc2"]  # same place as before
+    with pytest.raises(TypeError, match="cannot assign 'float' as parameter 'scale'"):
+        net.scale = 3.0  # as in PyTorch: a parameter's name only takes a Parameter or None
+    with pytest.raises(TypeError, match="child module 'act'"):
+        net.act = ag.tanh
+    del net.scale
+    net.scale = 3.0  # a plain attribute now
+    assert "scale" not in dict(net.named_parameters()) and net.scale == 3.0
+    del net.act
+    assert [n for n, _ in net.named_children()] == ["fc1", "fc2"]
+
+
+def test_assigning_before_super_init_explains():
+    class Bad(nn.Module):
+        def __init__(self):
+            self.fc = nn.Linear(1, 1)
+
+    with pytest.raises(AttributeError, match="super\\(\\).__init__"):
+        Bad()
+
+
+def test_call_runs_forward_and_missing_forward_is_explained():
+    net = Net()
+    x = ag.randn(5, 3)
+    assert net(x).shape == (5, 2)
+    with pytest.raises(NotImplementedError, match="forward"):
+        nn.Module()(x)
+
+
+def test_zero_grad_to_none_and_in_place():
+    net = Net()
+    net(ag.randn(5, 3)).sum().backward()
+    grads = {n: p.grad for n, p in net.named_parameters()}
+    assert all(g is not None for g in grads.values())
+    net.zero_grad(set_to_none=False)
+    for n, p in net.named_parameters():
+        assert p.grad is grads[n] and not p.grad.data.any()
+    net.zero_grad()
+    assert all(p.grad is None for p in net.parameters())
+
+
+def test_train_and_eval_set_the_flag_everywhere():
+    net = Net()
+    assert net.training and net.fc1.training
+    assert net.eval() is net
+    assert not any(m.training for m in net.modules())
+    net.train()
+    assert all(m.training for m in net.modules())
+
+
+def test_repr_is_pytorch_like():
+    model = nn.MLP([2, 8, 3], activation="tanh")
+    assert repr(model) == ("MLP(\n"
+                           "  (0): Linear(in_features=2, out_features=8, bias=True)\n"
+                           "  (1): Tanh()\n"
+                           "  (2): Linear(in_features=8, out_features=3, bias=True)\n"
+                           ")")
+    assert repr(Net()) == ("Net(\n"
+                           "  (fc1): Linear(in_features=3, out_features=4, bias=True)\n"
+                           "  (act): Tanh()\n"
+                           "  (fc2): Linear(in_features=4, out_features=2, bias=False)\n"
+                           ")")
+    assert repr(nn.ReLU()) == "ReLU()"
+
+
+def test_mlp_and_sequential_structure():
+    model = nn.MLP([2, 32, 32, 2])
+    assert len(model) == 5 and isinstance(model[0], nn.Linear) and isinstance(model[1], nn.ReLU)
+    assert isinstance(model[-1], nn.Linear) and model[-1].out_features == 2
+    assert isinstance(model[1:3], nn.Sequential) and len(model[1:3]) == 2
+    assert model(ag.randn(7, 2)).shape == (7, 2)
+    assert isinstance(nn.MLP([1, 4, 1], activation=nn.Sigmoid)[1], nn.Sigmoid)
+    with pytest.raises(ValueError, match="activation"):
+        nn.MLP([2, 2, 2], activation="swish")
+
+
+def test_to_casts_and_keeps_the_parameter_objects():
+    net = Net()
+    before = list(net.parameters())
+    assert net.to("cpu") is net
+    net.to(ag.float64)
+    after = list(net.parameters())
+    assert all(a is b for a, b in zip(before, after))
+    assert all(p.dtype == np.float64 for p in after)
+    assert net(ag.randn(2, 3, dtype=ag.float64)).dtype == np.float64
+    net.to("float32")
+    assert all(p.dtype == np.float32 for p in net.parameters())
+    with pytest.raises(ValueError, match="device"):
+        net.to("tpu")
+
+
+def test_to_cuda_moves_parameters_when_a_gpu_is_there():
+    pytest.importorskip("cupy")
+    try:
+        net = Net().to("cuda")
+    except ag.backend.DeviceError:
+        pytest.skip("no GPU")
+    assert all(p.device == "cuda:0" for p in net.parameters())
+    out = net(ag.randn(4, 3, device="cuda"))
+    out.sum().backward()
+    assert net.fc1.weight.grad.device == "cuda:0"
+    net.to("cpu")
+    assert all(p.device == "cpu" for p in net.parameters())
+
+
+# -- Linear and nn.init ---------------------------------------------------------------------
+
+def test_linear_shapes_forward_and_default_init_bound():
+    ag.manual_seed(0)
+    lin = nn.Linear(400, 300)
+    assert lin.weight.shape == (300, 400) and lin.bias.shape == (300,)
+    bound = 1 / math.sqrt(400)
+    w = lin.weight.detach().numpy()
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.99 * bound
+    assert abs(w.std() - bound / math.sqrt(3)) < 0.01 * bound
+    b = lin.bias.detach().numpy()
+    assert np.abs(b).max() <= bound
+    x = ag.randn(5, 400)
+    np.testing.assert_allclose(lin(x).detach().numpy(), x.numpy() @ w.T + b, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="400"):
+        lin(ag.randn(5, 3))
+
+
+def test_init_is_deterministic_under_manual_seed():
+    ag.manual_seed(3)
+    a = nn.Linear(5, 4).weight.detach().numpy()
+    ag.manual_seed(3)
+    b = nn.Linear(5, 4).weight.detach().numpy()
+    np.testing.assert_array_equal(a, b)
+
+
+def _big(*shape):
+    return nn.Parameter(ag.zeros(*shape))
+
+
+def test_uniform_normal_constant():
+    ag.manual_seed(0)
+    t = init.uniform_(_big(500, 400), -2.0, 3.0)
+    v = t.detach().numpy()
+    assert v.min() >= -2 and v.max() < 3 and abs(v.mean() - 0.5) < 0.02
+    v = init.normal_(_big(500, 400), 1.5, 0.5).detach().numpy()
+    assert abs(v.mean() - 1.5) < 0.01 and abs(v.std() - 0.5) < 0.01
+    assert (init.constant_(_big(3, 2), 0.25).detach().numpy() == 0.25).all()
+    assert (init.zeros_(init.ones_(_big(3))).detach().numpy() == 0).all()
+    assert (init.ones_(_big(3)).detach().numpy() == 1).all()
+
+
+@pytest.mark.parametrize("gain", [1.0, 5 / 3])
+def test_xavier(gain):
+    ag.manual_seed(1)
+    fan_out, fan_in = 300, 500
+    std = gain * math.sqrt(2 / (fan_in + fan_out))
+    v = init.xavier_uniform_(_big(fan_out, fan_in), gain=gain).detach().numpy()
+    assert np.abs(v).max() <= math.sqrt(3) * std and np.abs(v).max() > 0.99 * math.sqrt(3) * std
+    assert abs(v.std() - std) < 0.01 * std
+    v = init.xavier_normal_(_big(fan_out, fan_in), gain=gain).detach().numpy()
+    assert abs(v.std() - std) < 0.01 * std and abs(v.mean()) < 0.01 * std
+
+
+@pytest.mark.parametrize("mode, nonlinearity, a", [("fan_in", "relu", 0), ("fan_out", "relu", 0),
+                                                    ("fan_in", "leaky_relu", math.sqrt(5)),
+                                                    ("fan_in", "tanh", 0), ("fan_out", "linear", 0)])
+def test_kaiming(mode, nonlinearity, a):
+    ag.manual_seed(2)
+    shape = (200, 300, 3)  # fan_in = 300*3, fan_out = 200*3 (the receptive field counts)
+    fan = 900 if mode == "fan_in" else 600
+    std = init.calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    v = init.kaiming_uniform_(_big(*shape), a=a, mode=mode, nonlinearity=nonlinearity).detach().numpy()
+    assert np.abs(v).max() <= math.sqrt(3) * std and np.abs(v).max() > 0.99 * math.sqrt(3) * std
+    assert abs(v.std() - std) < 0.01 * std
+    v = init.kaiming_normal_(_big(*shape), a=a, mode=mode, nonlinearity=nonlinearity).detach().numpy()
+    assert abs(v.std() - std) < 0.01 * std
+
+
+def test_calculate_gain_matches_torch():
+    torch = pytest.importorskip("torch")
+    for name, param in [("linear", None), ("sigmoid", None), ("tanh", None), ("relu", None),
+                        ("leaky_relu", None), ("leaky_relu", 0.2), ("selu", None), ("conv2d", None)]:
+        assert init.calculate_gain(name, param) == pytest.approx(torch.nn.init.calculate_gain(name, param))
+    with pytest.raises(ValueError, match="nonlinearity"):
+        init.calculate_gain("swish")
+
+
+def test_init_writes_in_place_on_parameters_even_under_no_grad_and_bumps_version():
+    p = _big(4, 5)
+    data, version = p.data, p._version
+    init.kaiming_uniform_(p)
+    assert p.data is data and p._version == version + 1 and p.requires_grad and p.is_leaf
+    with ag.no_grad():
+        init.normal_(p)
+    assert p.data is data and p.grad_fn is None
+    with pytest.raises(ValueError, match="fewer than 2 dimensions"):
+        init.xavier_uniform_(_big(5))
+    with pytest.raises(ValueError, match="fan_in, fan_out"):
+        init.kaiming_normal_(_big(3, 3), mode="fan_middle")
+
+
+def test_init_keeps_dtype():
+    p = nn.Parameter(ag.zeros(3, 3, dtype=ag.float64))
+    assert init.xavier_normal_(p).dtype == np.float64
+
+
+# -- functional vs torch ----------------------------------------------------------------------
+
+@pytest.fixture
+def torch():
+    return pytest.importorskip("torch")
+
+
+def _pair(torch, array, requires_grad=True):
+    a = ag.tensor(array, requires_grad=requires_grad)
+    t = torch.tensor(array, requires_grad=requires_grad)
+    return a, t
+
+
+def _check(out, ref, inputs, refs, tol=1e-10):
+    """Same values, and the same gradients for a random upstream gradient."""
+    import torch
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=tol, atol=tol)
+    seed = np.random.default_rng(0).standard_normal(ref.shape)
+    out.backward(ag.tensor(seed, dtype=out.dtype))
+    ref.backward(torch.tensor(seed, dtype=ref.dtype))
+    for a, t in zip(inputs, refs):
+        np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
+
+
+def test_activations_and_softmaxes_match_torch(torch):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 5)) * 3
+    for ours, theirs in [(F.relu, torch.nn.functional.relu), (F.tanh, torch.tanh), (F.sigmoid, torch.sigmoid),
+                         (lambda v: F.softmax(v, 1), lambda v: torch.softmax(v, 1)),
+                         (lambda v: F.log_softmax(v, 0), lambda v: torch.log_softmax(v, 0))]:
+        a, t = _pair(torch, x)
+        _check(ours(a), theirs(t), [a], [t])
+
+
+def test_linear_matches_torch(torch):
+    rng = np.random.default_rng(1)
+    (x, tx), (w, tw), (b, tb) = (_pair(torch, rng.standard_normal(s)) for s in [(6, 3), (4, 3), (4,)])
+    _check(F.linear(x, w, b), torch.nn.functional.linear(tx, tw, tb), [x, w, b], [tx, tw, tb])
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_loss_matches_torch(torch, reduction):
+    rng = np.random.default_rng(2)
+    (x, tx), (y, ty) = _pair(torch, rng.standard_normal((5, 3))), _pair(torch, rng.standard_normal((5, 3)))
+    _check(F.mse_loss(x, y, reduction=reduction), torch.nn.functional.mse_loss(tx, ty, reduction=reduction),
+           [x, y], [tx, ty])
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_matches_torch(torch, reduction):
+    rng = np.random.default_rng(3)
+    x, tx = _pair(torch, rng.standard_normal((6, 4)) * 2)
+    labels = np.array([0, 3, 1, 1, 2, 3])
+    ref = torch.nn.functional.cross_entropy(tx, torch.tensor(labels), reduction=reduction)
+    _check(F.cross_entropy(x, ag.tensor(labels), reduction=reduction), ref, [x], [tx])
+
+
+def test_cross_entropy_with_class_probabilities_matches_torch(torch):
+    rng = np.random.default_rng(4)
+    x, tx = _pair(torch, rng.standard_normal((3, 4)))
+    p = rng.dirichlet(np.ones(4), size=3)
+    _check(F.cross_entropy(x, ag.tensor(p)), torch.nn.functional.cross_entropy(tx, torch.tensor(p)), [x], [tx])
+
+
+def test_cross_entropy_is_stable_for_huge_logits(torch):
+    logits = np.array([[1e4, -1e4, 0.0], [-1e4, 1e4, 5e3], [0.0, 0.0, 1e4]], dtype=np.float32)
+    labels = np.array([1, 1, 2])
+    x = ag.tensor(logits, requires_grad=True)
+    loss = F.cross_entropy(x, ag.tensor(labels))
+    loss.backward()
+    assert np.isfinite(loss.item()) and np.isfinite(x.grad.numpy()).all()
+    tx = torch.tensor(logits, requires_grad=True)
+    ref = torch.nn.functional.cross_entropy(tx, torch.tensor(labels))
+    ref.backward()
+    np.testing.assert_allclose(loss.item(), ref.item(), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_with_logits_matches_torch_including_large_and_zero_logits(torch, reduction):
+    x_np = np.array([[-800.0, -3.0, 0.0], [0.0, 2.5, 800.0]])
+    y_np = np.array([[0.0, 1.0, 1.0], [0.0, 0.3, 1.0]])
+    (x, tx), (y, ty) = _pair(torch, x_np), _pair(torch, y_np)
+    ref = torch.nn.functional.binary_cross_entropy_with_logits(tx, ty, reduction=reduction)
+    _check(F.binary_cross_entropy_with_logits(x, y, reduction=reduction), ref, [x, y], [tx, ty])
+
+
+def test_loss_modules_call_the_functions():
+    x, y = ag.randn(4, 3), ag.tensor([0, 2, 1, 1])
+    assert nn.CrossEntropyLoss()(x, y).item() == pytest.approx(F.cross_entropy(x, y).item())
+    assert nn.MSELoss(reduction="sum")(x, x * 0).item() == pytest.approx((x * x).sum().item(), rel=1e-6)
+    assert repr(nn.MSELoss(reduction="sum")) == "MSELoss(reduction='sum')"
+    z = ag.zeros(4)
+    assert nn.BCEWithLogitsLoss()(z, z).item() == pytest.approx(math.log(2))
+
+
+def test_loss_errors_name_dtypes_and_shapes():
+    x = ag.randn(4, 3)
+    with pytest.raises(TypeError, match=r"integer class indices.*float32.*\(4,\)"):
+        F.cross_entropy(x, ag.tensor([0.0, 1.0, 2.0, 1.0]))
+    with pytest.raises(ValueError, match=r"target shape \(4, 1\).*\(4, 3\)"):
+        F.cross_entropy(x, ag.tensor([[0], [1], [2], [1]]))
+    with pytest.raises(IndexError, match="3 is out of bounds.*3 classes"):
+        F.cross_entropy(x, ag.tensor([0, 1, 3, 1]))
+    with pytest.raises(ValueError, match=r"\(N, C\).*\(3,\)"):
+        F.cross_entropy(ag.randn(3), ag.tensor(1))
+    with pytest.raises(ValueError, match=r"input shape \(4, 1\) and target shape \(4,\)"):
+        F.mse_loss(ag.randn(4, 1), ag.randn(4))
+    with pytest.raises(ValueError, match=r"\(4,\).*\(4, 1\)"):
+        F.binary_cross_entropy_with_logits(ag.randn(4, 1), ag.randn(4))
+    with pytest.raises(ValueError, match="reduction"):
+        F.mse_loss(x, x, reduction="avg")
+    with pytest.raises(TypeError, match="floating point"):
+        F.mse_loss(ag.tensor([1, 2]), ag.tensor([1, 2]))
+
+
+def test_one_hot():
+    np.testing.assert_array_equal(F.one_hot(ag.tensor([2, 0])).numpy(), [[0, 0, 1], [1, 0, 0]])
+    assert F.one_hot(ag.tensor([1]), num_classes=4).shape == (1, 4)
+
+
+# -- state_dict, load_state_dict, save/load ------------------------------------------------------
+
+def test_state_dict_is_ordered_and_holds_detached_copies():
+    net = Net()
+    sd = net.state_dict()
+    assert list(sd) == [n for n, _ in net.named_parameters()]
+    assert all(type(v) is ag.Tensor and not v.requires_grad for v in sd.values())
+    sd["fc1.weight"].data[...] = 7
+    assert not (net.fc1.weight.detach().numpy() == 7).any()
+
+
+def test_state_dict_round_trip_through_save_and_load(tmp_path):
+    ag.manual_seed(0)
+    a, b = Net(), Net()
+    path = tmp_path / "net.pt"
+    ag.save(a.state_dict(), path)
+    assert path.exists() and not (tmp_path / "net.pt.npz").exists()
+    loaded = ag.load(path)
+    assert list(loaded) == list(a.state_dict())
+    result = b.load_state_dict(loaded)
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    x = ag.randn(3, 3)
+    np.testing.assert_array_equal(a(x).detach().numpy(), b(x).detach().numpy())
+    for (_, p), (_, q) in zip(a.named_parameters(), b.named_parameters()):
+        assert p.dtype == q.dtype and (p.detach().numpy() == q.detach().numpy()).all()
+
+
+def test_save_writes_an_npz_without_pickle(tmp_path):
+    path = tmp_path / "w.npz"
+    sd = {"w": ag.randn(2, 3), "steps": ag.tensor([1, 2, 3]), "mask": ag.tensor([True, False])}
+    ag.save(sd, path)
+    with np.load(path, allow_pickle=False) as z:  # would raise on any object (pickled) array
+        arrays = {k: z[k] for k in z.files}
+    assert all(a.dtype != object for a in arrays.values())
+    with zipfile.ZipFile(path) as zf:
+        assert all(name.endswith(".npy") for name in zf.namelist())
+    back = ag.load(path)
+    assert back["steps"].dtype == np.int64 and back["mask"].dtype == np.bool_
+    np.testing.assert_array_equal(back["w"].numpy(), sd["w"].numpy())
+
+
+def test_save_and_load_a_single_tensor(tmp_path):
+    t = ag.randn(3, 2, dtype=ag.float64)
+    ag.save(t, tmp_path / "t.npz")
+    back = ag.load(tmp_path / "t.npz")
+    assert isinstance(back, ag.Tensor) and back.dtype == np.float64
+    np.testing.assert_array_equal(back.numpy(), t.numpy())
+
+
+def test_load_reads_a_plain_numpy_savez_file(tmp_path):
+    np.savez(tmp_path / "plain.npz", a=np.arange(3.0))
+    assert ag.load(tmp_path / "plain.npz")["a"].tolist() == [0.0, 1.0, 2.0]
+
+
+def test_malformed_files_raise_clear_errors(tmp_path):
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"definitely not a zip file")
+    with pytest.raises(ValueError, match="not an autogradlab save file"):
+        ag.load(bad)
+    ag.save({"w": ag.randn(100, 100)}, tmp_path / "ok.npz")
+    truncated = tmp_path / "trunc.npz"
+    truncated.write_bytes((tmp_path / "ok.npz").read_bytes()[:5000])
+    with pytest.raises(ValueError, match="autogradlab save file|malformed"):
+        ag.load(truncated)
+    np.savez(tmp_path / "obj.npz", a=np.array([{"x": 1}], dtype=object))
+    with pytest.raises(ValueError):
+        ag.load(tmp_path / "obj.npz")
+    with pytest.raises(TypeError, match="state_dict"):
+        ag.save({"model": Net()}, tmp_path / "x.npz")
+
+
+def _snapshot(net):
+    return {n: p.detach().numpy().copy() for n, p in net.named_parameters()}
+
+
+def _unchanged(net, snap):
+    return all((p.detach().numpy() == snap[n]).all() for n, p in net.named_parameters())
+
+
+def test_load_state_dict_with_missing_extra_or_misshaped_entries_raises_and_changes_nothing():
+    ag.manual_seed(0)
+    net, other = Net(), Net()
+    snap = _snapshot(net)
+    sd = other.state_dict()
+    del sd["fc2.weight"]
+    sd["fc3.weight"] = ag.zeros(2, 2)
+    with pytest.raises(RuntimeError, match=r'(?s)Unexpected key.*"fc3.weight".*Missing key.*"fc2.weight"'):
+        net.load_state_dict(sd)
+    assert _unchanged(net, snap)
+
+    sd = other.state_dict()
+    sd["fc1.bias"] = ag.zeros(5)  # fc1.weight comes first and is fine: it must not be copied either
+    with pytest.raises(RuntimeError, match=r"size mismatch for fc1.bias.*\(5,\).*\(4,\)"):
+        net.load_state_dict(sd)
+    assert _unchanged(net, snap)
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        net.load_state_dict(sd, strict=False)
+    assert _unchanged(net, snap)
+
+
+def test_load_state_dict_non_strict_reports_keys_and_copies_the_rest():
+    net, other = Net(), Net()
+    sd = other.state_dict()
+    del sd["scale"]
+    sd["extra"] = ag.zeros(1)
+    result = net.load_state_dict(sd, strict=False)
+    assert result.missing_keys == ["scale"] and result.unexpected_keys == ["extra"]
+    np.testing.assert_array_equal(net.fc1.weight.detach().numpy(), other.fc1.weight.detach().numpy())
+
+
+def test_load_state_dict_writes_in_place_and_casts_to_the_parameter_dtype():
+    net = Net()
+    weight = net.fc1.weight
+    data = weight.data
+    sd = {k: v.to(ag.float64) for k, v in Net().state_dict().items()}
+    net.load_state_dict(sd)
+    assert net.fc1.weight is weight and weight.data is data and weight.dtype == np.float32
+
+
+def test_deepcopy_makes_an_independent_model():
+    import copy
+    net = Net()
+    twin = copy.deepcopy(net)
+    assert isinstance(twin.fc1.weight, nn.Parameter) and twin.fc1.weight is not net.fc1.weight
+    with ag.no_grad():
+        net.fc1.weight.data[...] = 0
+    assert twin.fc1.weight.detach().numpy().any()
+    assert [n for n, _ in twin.named_parameters()] == [n for n, _ in net.named_parameters()]
