@@ -312,10 +312,8 @@ def to_device(a, device):
     from ..backend import asarray as _asarray, to_host
     from ..graph import Node
     from ..grad_mode import state
-    if device == "cpu":
-        data = to_host(a.data).copy()
-    else:
-        data = _asarray(a.data if a.device == "cpu" else to_host(a.data), device)
+    host = to_host(a.data)  # through the host: works for any pair of devices (and the strict backend)
+    data = _asarray(host.copy() if device == "cpu" else host, device)
     requires = state.grad_enabled and a._requires_grad
     out = Tensor._make(data, requires, None, device)
     if requires:

@@ -38,12 +38,19 @@ def inplace(self: Tensor, opname: str, fn, *args):
     else:
         with no_grad():
             result = fn(self, *args)
+    if result.shape != self.shape:
+        raise RuntimeError(f"{opname}: the result has shape {tuple(result.shape)}, but an in-place op must keep "
+                           f"the shape {tuple(self.shape)} of the tensor it writes into (the other operand may "
+                           f"only broadcast to it); use the out-of-place op instead")
     if result.dtype != self.dtype and not (result.dtype.kind == self.dtype.kind):
         raise RuntimeError(f"{opname}: result type {result.dtype.name} can't be cast to the desired "
-                           f"output type {self.dtype.name}")
+                           f"output type {self.dtype.name}; use the out-of-place op, or convert the "
+                           f"tensor first (x.to(float32))")
     self.data[...] = result.data
     self._vc[0] += 1
     if records:
+        if self._retains_grad and self.grad_fn is not None:
+            self.grad_fn._retain_ref = None  # .grad now belongs to the new value (as in PyTorch)
         self.grad_fn = result.grad_fn
         self._requires_grad = result._requires_grad
         if self.grad_fn is not None and self._retains_grad:
@@ -52,12 +59,18 @@ def inplace(self: Tensor, opname: str, fn, *args):
     return self
 
 
+def _scaled(b, alpha):
+    if alpha == 1:
+        return b
+    return E.mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+
+
 def add_(self, other, alpha=1):
-    return inplace(self, "add_", lambda a, b: E.add(a, b if alpha == 1 else E.mul(b, alpha)), other)
+    return inplace(self, "add_", lambda a, b: E.add(a, _scaled(b, alpha)), other)
 
 
 def sub_(self, other, alpha=1):
-    return inplace(self, "sub_", lambda a, b: E.sub(a, b if alpha == 1 else E.mul(b, alpha)), other)
+    return inplace(self, "sub_", lambda a, b: E.sub(a, _scaled(b, alpha)), other)
 
 
 def mul_(self, other):
@@ -77,13 +90,18 @@ def clamp_(self, min=None, max=None):
 
 
 def zero_(self):
-    return fill_(self, 0)
+    """Set every element to 0; the gradient to the old value is zero."""
+    return _fill(self, 0, "zero_")
 
 
 def fill_(self, value):
     """Set every element to ``value``; the gradient to the old value is zero."""
+    return _fill(self, value, "fill_")
+
+
+def _fill(self, value, opname):
     def filled(a):
         everywhere = Tensor._make(a.data == a.data, False, None, a.device)
         everywhere.data[...] = True
         return E.where(everywhere, E.as_tensor_like(value, a), a)
-    return inplace(self, "fill_", filled)
+    return inplace(self, opname, filled)

@@ -1,6 +1,8 @@
 """Linear algebra: ``matmul`` (1-D, 2-D and batched, NumPy's rules), ``dot`` and ``outer``."""
 from __future__ import annotations
 
+import numpy
+
 from .elementwise import promote
 from .registry import apply, defop
 
@@ -9,10 +11,11 @@ def _matmul_vjp(g, ctx):
     """dA = g @ B^T, dB = A^T @ g, after lifting 1-D operands to matrices (batch dims are
     summed away by the shared unbroadcast in Node.apply)."""
     a, b = ctx.self, ctx.other
-    a2 = a.unsqueeze(0) if a.ndim == 1 else a
-    b2 = b.unsqueeze(-1) if b.ndim == 1 else b
-    g2 = g.unsqueeze(-2) if a.ndim == 1 else g
-    g2 = g2.unsqueeze(-1) if b.ndim == 1 else g2
+    a2 = a.unsqueeze(0) if a.ndim == 1 else a            # (k,) -> (1, k)
+    b2 = b.unsqueeze(-1) if b.ndim == 1 else b           # (k,) -> (k, 1)
+    # g lacks the dims the 1-D operands dropped: put them back, b's first (g is 0-d for vector @ vector)
+    g2 = g.unsqueeze(-1) if b.ndim == 1 else g           # (..., m) -> (..., m, 1)
+    g2 = g2.unsqueeze(-2) if a.ndim == 1 else g2         # (..., n) -> (..., 1, n)
     da = db = None
     if ctx.needs_input_grad[0]:
         da = g2 @ b2.mT
@@ -45,6 +48,13 @@ def matmul(a, b):
         raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied: "
                          f"the last dim of the first ({k_a}) must equal the "
                          f"{'only' if b.ndim == 1 else 'second-to-last'} dim of the second ({k_b})")
+    batch_a, batch_b = a.shape[:-2], b.shape[:-2]
+    try:
+        numpy.broadcast_shapes(batch_a, batch_b)
+    except ValueError:
+        raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied: their "
+                         f"batch dims {tuple(batch_a)} and {tuple(batch_b)} cannot be broadcast together "
+                         f"(sizes must be equal or 1, compared from the right)") from None
     return apply(MATMUL, (a, b))
 
 

@@ -3,6 +3,7 @@ and the softmax family. The VJP of a reduction puts the reduced axes back and ex
 from __future__ import annotations
 
 import builtins
+import operator
 from collections import namedtuple
 
 from ..tensor import Tensor
@@ -13,14 +14,27 @@ def normalize_dims(dim, ndim, op="reduction"):
     """``dim`` (int, tuple or None) as a sorted tuple of non-negative axes."""
     if dim is None:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     out, size = [], builtins.max(ndim, 1)  # (this module defines its own max, min and sum)
     for d in dims:
+        try:
+            d = operator.index(d)
+        except TypeError:
+            raise TypeError(f"{op}: dim must be an int or a tuple of ints, got {dim!r}") from None
         if not -size <= d < size:
             raise IndexError(f"{op}: dim {d} is out of range for a tensor with {ndim} dimension(s) "
                              f"(expected a dim in [{-size}, {size - 1}])")
+        if d % size in out:
+            raise RuntimeError(f"{op}: dim {d % size} appears more than once in dims {dims}; list each dim once")
         out.append(d % size)
-    return tuple(sorted(set(out)))
+    return tuple(sorted(out))
+
+
+def single_dim(dim, ndim, op):
+    """``dim`` (one int, possibly negative) as a non-negative axis, for ops along one dim."""
+    if isinstance(dim, (bool, tuple, list)) or dim is None:
+        raise TypeError(f"{op}: dim must be a single int, got {dim!r}")
+    return normalize_dims(dim, ndim, op)[0]
 
 
 def expand_back(g, shape, dims, keepdim):
@@ -103,7 +117,10 @@ LOG_SOFTMAX = defop("log_softmax", ("self",), save=("result",),
 
 
 def _reduce(op, a, dim, keepdim):
-    return apply(op, (a,), {"dims": normalize_dims(dim, a.ndim, op.name), "keepdim": bool(keepdim)})
+    dims = normalize_dims(dim, a.ndim, op.name)
+    if a.ndim == 0:
+        dims = ()  # a 0-d tensor accepts dim 0 / -1, as in PyTorch; there is nothing to reduce
+    return apply(op, (a,), {"dims": dims, "keepdim": bool(keepdim)})
 
 
 def sum(a, dim=None, keepdim=False):
@@ -132,7 +149,7 @@ MinResult = namedtuple("min", ["values", "indices"])
 
 
 def _extreme_with_indices(a, dim, keepdim, reduce_fn, arg, result_type):
-    (d,) = normalize_dims(dim, a.ndim, result_type.__name__)
+    d = single_dim(dim, a.ndim, result_type.__name__)
     values = reduce_fn(a, d, keepdim)
     xp_idx = getattr(a.data, arg)(axis=d)
     if keepdim:
@@ -166,6 +183,8 @@ def var(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
     if unbiased is not None:
         correction = 1 if unbiased else 0
     dims = normalize_dims(dim, a.ndim, "var")
+    if a.ndim == 0:
+        dims = ()  # dim 0 / -1 of a 0-d tensor: nothing to reduce
     n = _count(a.shape, dims)
     centered = a - mean(a, dims, keepdim=True)
     return sum(centered * centered, dims, keepdim) / _maxzero(n - correction)
@@ -182,11 +201,11 @@ def logsumexp(a, dim, keepdim=False):
 
 def softmax(a, dim):
     """``exp(a) / sum(exp(a), dim)`` computed stably."""
-    (d,) = normalize_dims(dim, a.ndim, "softmax")
+    d = single_dim(dim, a.ndim, "softmax")
     return apply(SOFTMAX, (a,), {"dim": d})
 
 
 def log_softmax(a, dim):
     """``a - logsumexp(a, dim)``."""
-    (d,) = normalize_dims(dim, a.ndim, "log_softmax")
+    d = single_dim(dim, a.ndim, "log_softmax")
     return apply(LOG_SOFTMAX, (a,), {"dim": d})

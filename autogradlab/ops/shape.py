@@ -101,9 +101,13 @@ def reshape(a, *shape):
     target = shape
     if shape.count(-1) == 1 and known and a.numel() % known == 0:
         target = tuple(a.numel() // known if n == -1 else n for n in shape)
-    if shape.count(-1) > 1 or int(numpy.prod(target)) != a.numel() or -1 in target:
-        raise RuntimeError(f"shape {list(shape)} is invalid for input of size {a.numel()} "
-                           f"(shape {tuple(a.shape)})")
+    if shape.count(-1) > 1:
+        raise RuntimeError(f"reshape: only one dim can be -1 (inferred), got shape {list(shape)} for a tensor "
+                           f"of shape {tuple(a.shape)}")
+    if int(numpy.prod(target)) != a.numel() or -1 in target or any(n < -1 for n in shape):
+        raise RuntimeError(f"reshape: shape {list(shape)} is invalid for input of size {a.numel()} (shape "
+                           f"{tuple(a.shape)}): the new shape must have {a.numel()} elements in all; "
+                           f"write -1 for one dim to have it inferred")
     return apply(RESHAPE, (a,), {"shape": target})
 
 
@@ -232,7 +236,7 @@ def getitem(a, index):
 
 def index_add_into(g, shape, index):
     """A zero tensor of ``shape`` with ``g`` added at ``index`` (the VJP of ``getitem``)."""
-    _, advanced = _canonical_index(index)
+    index, advanced = _canonical_index(index, g.device)  # (a no-op for the index getitem saved)
     return apply(SCATTER_ADD, (g,), {"shape": tuple(shape), "index": index, "advanced": advanced})
 
 
@@ -241,7 +245,11 @@ def cat(tensors, dim=0):
     tensors = _check_sequence(tensors, "cat")
     d = normalize_dims(dim, tensors[0].ndim, "cat")[0]
     for i, t in enumerate(tensors):
-        if t.ndim != tensors[0].ndim or t.shape[:d] + t.shape[d + 1:] != tensors[0].shape[:d] + tensors[0].shape[d + 1:]:
+        if t.ndim != tensors[0].ndim:
+            raise RuntimeError(f"cat: tensors must have the same number of dims: tensor 0 has shape "
+                               f"{tuple(tensors[0].shape)} but tensor {i} has shape {tuple(t.shape)}; "
+                               f"unsqueeze or reshape one of them")
+        if t.shape[:d] + t.shape[d + 1:] != tensors[0].shape[:d] + tensors[0].shape[d + 1:]:
             raise RuntimeError(f"cat: sizes of tensors must match except in dimension {d}: tensor 0 has "
                                f"shape {tuple(tensors[0].shape)} but tensor {i} has shape {tuple(t.shape)}")
     bounds, lo = [], 0

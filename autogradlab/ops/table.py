@@ -1,0 +1,64 @@
+"""The op table: every registered op with its forward and gradient, as markdown.
+
+    python -m autogradlab.ops.table        # prints it (README's "Op table" section is this output)
+
+One row per op in :data:`REGISTRY` (in registration order), taken from its
+:class:`OpDef` (``math`` is written ``"forward;  gradient"``), then the
+composite ops, which have no node of their own: their gradient comes from the
+ops they are built of.
+"""
+from __future__ import annotations
+
+from . import REGISTRY
+
+__all__ = ["op_table", "COMPOSITES"]
+
+# public functions that record other ops' nodes, as markdown cells:
+# (name, built from, forward, gradient)
+COMPOSITES = (
+    ("`var`", "sub, mean, mul, sum, div", "`sum((a - mean(a))^2) / (n - correction)`",
+     "`da = g*2*(a - mean(a))/(n - correction)`"),
+    ("`std`", "var, sqrt", "`sqrt(var(a))`", "`da = g*(a - mean(a))/((n - correction)*std(a))`"),
+    ("`max(dim)`, `min(dim)`", "amax / amin, plus argmax / argmin for the indices",
+     "`(values, indices)` along dim",
+     "as `amax` / `amin`: tied elements share `g` equally (PyTorch gives it all to one index)"),
+    ("`clamp` (Tensor bounds)", "lt, gt, where", "`where(a < lo, lo, a)`, then `where(. > hi, hi, .)`",
+     "`da = g*[lo <= a <= hi], dlo = g*[a < lo], dhi = g*[a > hi]`"),
+    ("`flatten`", "reshape", "merge dims `start_dim..end_dim`", "`da = reshape_back(g)`"),
+    ("`view`", "reshape", "`reshape(a)` (copies when needed: never fails on a non-contiguous input)",
+     "`da = reshape_back(g)`"),
+    ("`squeeze`, `unsqueeze`", "reshape", "drop / insert size-1 dims", "`da = reshape_back(g)`"),
+    ("`split`, `chunk`", "getitem", "slices along dim", "`da` = the pieces of `g` put back in place"),
+    ("`unbind`", "getitem", "`a[..., i, ...]` for each `i` along dim", "`da` = the pieces of `g` stacked"),
+    ("`outer`", "unsqueeze, mul", "`a[:, None] * b[None, :]`", "`da = g @ b, db = g^T @ a`"),
+)
+
+
+def _cell(text: str) -> str:
+    """A table cell as inline code (``*`` and ``_`` stay literal; ``|`` is escaped for the table)."""
+    return "`" + text.strip().replace("|", "\\|") + "`" if text.strip() else ""
+
+
+def _split_math(op):
+    forward, _, gradient = op.math.partition(";")
+    if not op.differentiable:
+        return forward, "not differentiable (the result never requires grad)"
+    return forward, gradient
+
+
+def op_table() -> str:
+    """The op table as markdown (one row per registered op, then the composite ops)."""
+    rows = ["| op | backward node | forward | gradient (g = incoming gradient) |",
+            "| --- | --- | --- | --- |"]
+    for name, op in REGISTRY.items():
+        forward, gradient = _split_math(op)
+        gradient_cell = _cell(gradient) if op.differentiable else gradient
+        rows.append(f"| {_cell(name)} | {_cell(op.node_name) if op.differentiable else '-'} | "
+                    f"{_cell(forward)} | {gradient_cell} |")
+    for name, parts, forward, gradient in COMPOSITES:
+        rows.append(f"| {name} | composite of {parts} | {forward} | {gradient} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(op_table())

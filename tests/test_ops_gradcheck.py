@@ -1,0 +1,503 @@
+"""Generic gradient checks over ``autogradlab.ops.REGISTRY`` itself.
+
+``CASES`` maps every registered differentiable op to one or more cases (a call
+and its input builders); ``COMPOSITE_CASES`` does the same for composite and
+in-place ops. Registering a differentiable op without adding a case here fails
+the suite, and each case must record a node of its op. Each case runs three
+checks, in float64 (one cast case starts from float32):
+
+(a) ``gradcheck``: the engine's Jacobian against central finite differences;
+(b) an inner-product test: <v, J u> from a finite difference along one random
+    direction u, against <J^T v, u> from the engine (catches a wrong VJP with a
+    single backward pass, and works on any output shape);
+(c) ``gradgradcheck`` (cases marked ``smooth``, all but the float32 one):
+    second derivatives through the VJP recorded with ``create_graph=True``. For
+    piecewise-linear ops (relu, abs, max, clamp, ...) away from their kinks it
+    checks that double backward runs and gives the local second derivative, 0.
+
+Inputs avoid the points where an op is not differentiable: no ties for
+max / maximum, nothing at 0 for relu / abs, nothing near a clamp bound.
+Case functions take the array library ``m`` first (``autogradlab`` or
+``torch``) so ``test_ops_torch.py`` runs the same table against PyTorch.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+import zlib
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis.extra.numpy import mutually_broadcastable_shapes
+
+import autogradlab as ag
+from autogradlab.autograd import grad, gradcheck, gradgradcheck
+from autogradlab.ops import REGISTRY
+from autogradlab.ops import elementwise as E, shape as S
+
+# -- input builders: each takes a numpy Generator and returns a float64 array ---------------
+
+
+def normal(*shape, scale=1.0):
+    return lambda rng: rng.standard_normal(shape) * scale
+
+
+def positive(*shape, lo=0.5, hi=2.0):
+    return lambda rng: rng.uniform(lo, hi, shape)
+
+
+def nonzero(*shape, lo=0.3, hi=2.0):
+    """Values away from 0 (for relu, abs and denominators)."""
+    return lambda rng: rng.choice([-1.0, 1.0], shape) * rng.uniform(lo, hi, shape)
+
+
+def distinct(*shape):
+    """No two values closer than 0.3: no ties for max / min along any dim."""
+    n = math.prod(shape)
+    return lambda rng: ((rng.permutation(n) - n / 2) * 0.5 + rng.uniform(-0.1, 0.1, n)).reshape(shape)
+
+
+def off_grid(*shape, offset=0.25):
+    """Multiples of 0.5 plus ``offset``: at least 0.25 away from any multiple of 0.5 with offset 0
+    (``off_grid(offset=0.25)`` vs ``off_grid(offset=0)`` never tie, whatever the broadcasting)."""
+    return lambda rng: rng.integers(-4, 4, shape) * 0.5 + offset
+
+
+def away_from_bounds(*shape):
+    """Values in [-0.95, 0.95], at least 0.05 away from the clamp bounds -0.5 and 0.5 used below."""
+    return lambda rng: rng.integers(-10, 10, shape) * 0.1 + 0.05
+
+
+@dataclass
+class Case:
+    """One way of calling an op: ``fn(m, *inputs)`` with one builder per differentiable input."""
+
+    fn: Callable
+    inputs: tuple
+    id: str
+    smooth: bool = True          # run gradgradcheck (float64 and twice differentiable at the inputs)
+    torch: bool = True           # also compared with PyTorch (False: autogradlab-only API)
+    dtype: str = "float64"
+    eps: float = 1e-6
+    atol: float = 1e-5
+
+    def arrays(self, salt=""):
+        rng = np.random.default_rng(zlib.crc32((self.id + salt).encode()))
+        return [np.asarray(mk(rng), dtype=self.dtype) for mk in self.inputs]
+
+    def tensors(self, salt=""):
+        return tuple(ag.tensor(a, requires_grad=True) for a in self.arrays(salt))
+
+    def __call__(self, *xs):
+        return self.fn(ag, *xs)
+
+
+def C(fn, *inputs, id, **kw):
+    return Case(fn, inputs, id, **kw)
+
+
+# constants the case functions close over (fixed, so repeated calls see the same ones)
+_rng = np.random.default_rng(1234)
+COND = _rng.random((2, 3)) > 0.5
+COND_ROW = np.array([True, False, True])
+MASK = np.array([[True, False, True], [False, False, True]])
+REPEATED = [0, 2, 0, 0]
+
+
+def _inplace(method, *args):
+    """``t = x * 1; t.<method>(*args); return t``: an in-place op on a non-leaf."""
+    def fn(m, x, *others):
+        t = x * 1
+        getattr(t, method)(*(others or args))
+        return t
+    return fn
+
+
+def _iadd(m, x, y):
+    t = x * 1
+    t += y
+    return t
+
+
+def _isub(m, x, y):
+    t = x * 1
+    t -= y
+    return t
+
+
+def _imul(m, x, y):
+    t = x * 1
+    t *= y
+    return t
+
+
+def _idiv(m, x, y):
+    t = x * 1
+    t /= y
+    return t
+
+
+def _add_alpha(m, x, y):
+    t = x * 1
+    t.add_(y, alpha=2)
+    return t
+
+
+def _fill(m, x, y):
+    t = x * 1
+    t.fill_(2.0)
+    return t * y
+
+
+def _zero(m, x, y):
+    t = x * 1
+    t.zero_()
+    return t + y
+
+
+CASES: dict[str, list[Case]] = {
+    # -- elementwise arithmetic (hypothesis covers random broadcasting separately) --
+    "add": [C(lambda m, a, b: a + b, normal(2, 3), normal(3), id="bcast"),
+            C(lambda m, a: a + 2.5, normal(2, 3), id="scalar"),
+            C(lambda m, a: 2.5 + a, normal(2, 3), id="reflected"),
+            C(lambda m, a, b: a + b, normal(), normal(2, 1), id="0d")],
+    "sub": [C(lambda m, a, b: a - b, normal(3, 1), normal(1, 4), id="bcast"),
+            C(lambda m, a: a - 1.5, normal(4), id="scalar"),
+            C(lambda m, a: 2 - a, normal(4), id="reflected")],
+    "mul": [C(lambda m, a, b: a * b, normal(2, 3), normal(2, 1), id="bcast"),
+            C(lambda m, a: a * 3, normal(2, 3), id="scalar"),
+            C(lambda m, a: 3.0 * a, normal(2, 3), id="reflected"),
+            C(lambda m, a: a * a, normal(3), id="same-input")],
+    "div": [C(lambda m, a, b: a / b, normal(2, 3), nonzero(3), id="bcast"),
+            C(lambda m, a: a / 4, normal(3), id="scalar"),
+            C(lambda m, a: 2 / a, nonzero(3), id="reflected")],
+    "pow": [C(lambda m, a, b: a ** b, positive(2, 3), normal(3), id="tensor-exponent"),
+            C(lambda m, a: a ** 3, normal(2, 3), id="int-exponent"),
+            C(lambda m, a: a ** 0.5, positive(4), id="sqrt"),
+            C(lambda m, a: a ** -2, nonzero(4), id="negative-exponent"),
+            C(lambda m, a: 2 ** a, normal(4), id="reflected"),
+            C(lambda m, a, b: a.pow(b), positive(3), normal(), id="method")],
+    "neg": [C(lambda m, a: -a, normal(2, 3), id="operator"),
+            C(lambda m, a: a.neg(), normal(), id="0d")],
+    "exp": [C(lambda m, a: a.exp(), normal(2, 3), id="method"),
+            C(lambda m, a: m.exp(a), normal(), id="0d")],
+    "log": [C(lambda m, a: a.log(), positive(2, 3), id="method")],
+    "sqrt": [C(lambda m, a: m.sqrt(a), positive(2, 3), id="fn")],
+    "sin": [C(lambda m, a: a.sin(), normal(2, 3), id="method")],
+    "cos": [C(lambda m, a: a.cos(), normal(2, 3), id="method")],
+    "tanh": [C(lambda m, a: a.tanh(), normal(2, 3), id="method")],
+    "sigmoid": [C(lambda m, a: a.sigmoid(), normal(2, 3, scale=4.0), id="method")],
+    "relu": [C(lambda m, a: a.relu(), nonzero(2, 3), id="method")],
+    "abs": [C(lambda m, a: a.abs(), nonzero(2, 3), id="method"),
+            C(lambda m, a: abs(a), nonzero(4), id="builtin")],
+    "maximum": [C(lambda m, a, b: m.maximum(a, b), off_grid(2, 3), off_grid(3, offset=0.0), id="bcast"),
+                C(lambda m, a, b: a.max(b), off_grid(3), off_grid(3, offset=0.0), id="max-of-tensors")],
+    "minimum": [C(lambda m, a, b: m.minimum(a, b), off_grid(2, 3), off_grid(2, 1, offset=0.0), id="bcast"),
+                C(lambda m, a, b: a.min(b), off_grid(3), off_grid(3, offset=0.0), id="min-of-tensors")],
+    "clamp": [C(lambda m, a: a.clamp(-0.5, 0.5), away_from_bounds(3, 4), id="both"),
+              C(lambda m, a: m.clamp(a, min=-0.5), away_from_bounds(3, 4), id="min"),
+              C(lambda m, a: a.clamp(max=0.5), away_from_bounds(3, 4), id="max")],
+    "where": [C(lambda m, a, b: m.where(m.tensor(COND), a, b), normal(2, 3), normal(3), id="bcast"),
+              C(lambda m, a: m.where(m.tensor(COND_ROW), a, 0.0), normal(2, 3), id="scalar-other"),
+              C(lambda m, b: m.where(m.tensor(COND), 1.5, b), normal(2, 3), id="scalar-self")],
+    # casts: float32 input (linear function, so a coarse step is exact enough)
+    "to_dtype": [C(lambda m, a: a.to(m.float64) * 1.5, normal(2, 3), id="f32-to-f64", dtype="float32",
+                   eps=1e-3, atol=1e-4, smooth=False)],
+    "to_device": [C(lambda m, a: E.to_device(a, "cpu") * 2, normal(2, 3), id="cpu-copy", torch=False)],
+    "clone": [C(lambda m, a: a.clone() * 2, normal(2, 3), id="method")],
+    # -- linear algebra --
+    "matmul": [C(lambda m, a, b: a @ b, normal(4), normal(4), id="1d-1d"),
+               C(lambda m, a, b: a @ b, normal(3), normal(3, 2), id="1d-2d"),
+               C(lambda m, a, b: a @ b, normal(2, 3), normal(3), id="2d-1d"),
+               C(lambda m, a, b: a @ b, normal(2, 3), normal(3, 4), id="2d-2d"),
+               C(lambda m, a, b: m.matmul(a, b), normal(2, 1, 3, 2), normal(3, 2, 2), id="batched-bcast"),
+               C(lambda m, a, b: a @ b, normal(3), normal(2, 3, 2), id="1d-batched"),
+               C(lambda m, a, b: a.matmul(b), normal(2, 2, 3), normal(3), id="batched-1d")],
+    "dot": [C(lambda m, a, b: m.dot(a, b), normal(4), normal(4), id="fn"),
+            C(lambda m, a, b: a.dot(b), normal(3), normal(3), id="method")],
+    # -- reductions --
+    "sum": [C(lambda m, a: a.sum(), normal(2, 3), id="all"),
+            C(lambda m, a: a.sum(1), normal(2, 3), id="dim"),
+            C(lambda m, a: a.sum((0, 2), keepdim=True), normal(2, 3, 2), id="dims-keepdim"),
+            C(lambda m, a: m.sum(a, -1), normal(2, 3), id="negative-dim"),
+            C(lambda m, a: a.sum(0), normal(), id="0d")],
+    "mean": [C(lambda m, a: a.mean(), normal(2, 3), id="all"),
+             C(lambda m, a: a.mean(0), normal(2, 3), id="dim"),
+             C(lambda m, a: a.mean((1, 2), keepdim=True), normal(2, 3, 2), id="dims-keepdim")],
+    "amax": [C(lambda m, a: a.amax(1), distinct(2, 3), id="dim"),
+             C(lambda m, a: a.amax((0, 2), keepdim=True), distinct(2, 3, 2), id="dims-keepdim"),
+             C(lambda m, a: a.max(), distinct(2, 3), id="max-all"),
+             C(lambda m, a: a.max(1).values, distinct(3, 4), id="max-dim"),
+             C(lambda m, a: m.max(a, 0, keepdim=True)[0], distinct(3, 4), id="max-dim-keepdim")],
+    "amin": [C(lambda m, a: a.amin(0), distinct(2, 3), id="dim"),
+             C(lambda m, a: a.min(), distinct(2, 3), id="min-all"),
+             C(lambda m, a: a.min(-1, keepdim=True).values, distinct(3, 4), id="min-dim-keepdim")],
+    "logsumexp": [C(lambda m, a: a.logsumexp(1), normal(2, 3), id="dim"),
+                  C(lambda m, a: m.logsumexp(a, (0, 1), keepdim=True), normal(2, 3), id="dims-keepdim"),
+                  C(lambda m, a: a.logsumexp(0), normal(3, 2, scale=30.0), id="large-values")],
+    "softmax": [C(lambda m, a: a.softmax(1), normal(2, 3), id="dim1"),
+                C(lambda m, a: m.softmax(a, 0), normal(3, 2), id="dim0"),
+                C(lambda m, a: a.softmax(-1), normal(2, 4, scale=20.0), id="large-values")],
+    "log_softmax": [C(lambda m, a: a.log_softmax(-1), normal(2, 3), id="dim-1"),
+                    C(lambda m, a: m.log_softmax(a, 0), normal(3, 2), id="dim0")],
+    # -- shape ops --
+    "reshape": [C(lambda m, a: a.reshape(3, -1) * 2, normal(2, 3, 2), id="infer"),
+                C(lambda m, a: a.reshape((6,)) @ a.reshape(6), normal(2, 3), id="tuple")],
+    "transpose": [C(lambda m, a: a.transpose(0, 2), normal(2, 3, 4), id="dims"),
+                  C(lambda m, a: a.mT @ a, normal(2, 3, 2), id="mT")],
+    "permute": [C(lambda m, a: a.permute(2, 0, 1), normal(2, 3, 4), id="dims"),
+                C(lambda m, a: a.permute((1, 0)) * 2, normal(2, 3), id="tuple"),
+                C(lambda m, a: a.T @ a, normal(3, 2), id="T")],
+    "expand": [C(lambda m, a: a.expand(2, 3, 4) * 2, normal(3, 1), id="sizes"),
+               C(lambda m, a: a.expand(-1, 4), normal(3, 1), id="minus-one"),
+               C(lambda m, a: a.broadcast_to((2, 3)), normal(3), id="broadcast_to")],
+    "sum_to_size": [C(lambda m, a: a.sum_to_size(3, 1), normal(2, 3, 4), id="sizes"),
+                    C(lambda m, a: a.sum_to_size((1, 4)), normal(3, 4), id="tuple")],
+    "getitem": [C(lambda m, a: a[1:, ::2], normal(3, 4), id="slices"),
+                C(lambda m, a: a[0], normal(3, 4), id="int"),
+                C(lambda m, a: a[..., None, 1], normal(2, 3, 4), id="ellipsis-newaxis"),
+                C(lambda m, a: a[:, -1], normal(3, 4), id="negative-int"),
+                C(lambda m, a: a[1, 2], normal(3, 4), id="element"),
+                C(lambda m, a: a[::-1], normal(4), id="negative-step", torch=False)],
+    "index": [C(lambda m, a: a[REPEATED], normal(3, 2), id="repeated"),
+              C(lambda m, a: a[m.tensor(MASK)], normal(2, 3), id="bool-mask"),
+              C(lambda m, a: a[[0, 0, 1], [2, 2, 0]], normal(2, 3), id="two-arrays"),
+              C(lambda m, a: a[:, [1, 1, 0]], normal(2, 3), id="slice-and-array"),
+              C(lambda m, a: a[m.tensor([2, 2])] * 3, normal(3), id="int-tensor")],
+    "index_add_into": [C(lambda m, g: S.index_add_into(g, (3, 2), (np.array(REPEATED),)), normal(4, 2),
+                         id="repeated", torch=False),
+                       C(lambda m, g: S.index_add_into(g, (4, 3), (slice(1, 3),)), normal(2, 3), id="slice",
+                         torch=False)],
+    "cat": [C(lambda m, a, b: m.cat([a, b], 1), normal(2, 3), normal(2, 1), id="dim1"),
+            C(lambda m, a, b, c: m.cat((a, b, c)), normal(1, 2), normal(2, 2), normal(3, 2), id="three"),
+            C(lambda m, a, b: m.cat([a, b], -1), normal(2, 2), normal(2, 3), id="negative-dim")],
+    "stack": [C(lambda m, a, b, c: m.stack([a, b, c], 1), normal(2, 3), normal(2, 3), normal(2, 3), id="dim1"),
+              C(lambda m, a, b: m.stack((a, b)), normal(3), normal(3), id="dim0"),
+              C(lambda m, a, b: m.stack([a, b], -1), normal(2), normal(2), id="negative-dim")],
+}
+
+# composite ops (no node of their own) and in-place ops: checked the same way
+COMPOSITE_CASES: dict[str, list[Case]] = {
+    "var": [C(lambda m, a: a.var(), normal(3, 4), id="all"),
+            C(lambda m, a: a.var(1), normal(3, 4), id="dim"),
+            C(lambda m, a: m.var(a, 0, correction=0, keepdim=True), normal(3, 4), id="correction0"),
+            C(lambda m, a: a.var((0, 1), unbiased=False), normal(3, 4), id="unbiased-false")],
+    "std": [C(lambda m, a: a.std(), normal(3, 4), id="all"),
+            C(lambda m, a: m.std(a, 1, keepdim=True), normal(3, 4), id="dim")],
+    "flatten": [C(lambda m, a: a.flatten(), normal(2, 3, 2), id="all"),
+                C(lambda m, a: a.flatten(1), normal(2, 3, 2), id="start"),
+                C(lambda m, a: m.flatten(a, 0, 1), normal(2, 3, 2), id="range")],
+    "view": [C(lambda m, a: a.view(2, 6), normal(3, 4), id="sizes")],
+    "squeeze": [C(lambda m, a: a.squeeze() * 2, normal(3, 1, 2), id="all"),
+                C(lambda m, a: a.squeeze(1), normal(3, 1, 2), id="dim")],
+    "unsqueeze": [C(lambda m, a: a.unsqueeze(1), normal(3, 2), id="dim"),
+                  C(lambda m, a: m.unsqueeze(a, -1), normal(3, 2), id="negative-dim")],
+    "split": [C(lambda m, a: a.split(2, 1), normal(2, 5), id="size"),
+              C(lambda m, a: m.split(a, [1, 3], 0), normal(4, 2), id="sections")],
+    "chunk": [C(lambda m, a: a.chunk(3, 1), normal(2, 7), id="uneven"),
+              C(lambda m, a: m.chunk(a, 2), normal(4, 2), id="dim0")],
+    "unbind": [C(lambda m, a: a.unbind(1), normal(2, 3), id="dim1"),
+               C(lambda m, a: m.unbind(a), normal(3, 2), id="dim0")],
+    "outer": [C(lambda m, a, b: m.outer(a, b), normal(3), normal(4), id="fn"),
+              C(lambda m, a, b: a.outer(b), normal(2), normal(3), id="method")],
+    # bounds on grids apart from a's and from each other: no ties, and lo > hi happens too
+    "clamp(Tensor)": [C(lambda m, a, lo, hi: m.clamp(a, min=lo, max=hi), off_grid(2, 3), off_grid(3, offset=0.0),
+                        off_grid(2, 1, offset=0.1), id="tensor-bounds"),
+                      C(lambda m, a, lo: a.clamp(min=lo), off_grid(2, 3), off_grid(3, offset=0.0), id="tensor-min")],
+    "inplace": [C(_iadd, normal(2, 3), normal(3), id="iadd"),
+                C(_isub, normal(2, 3), normal(2, 1), id="isub"),
+                C(_imul, normal(2, 3), normal(3), id="imul"),
+                C(_idiv, normal(2, 3), nonzero(3), id="idiv"),
+                C(_inplace("add_"), normal(2, 3), normal(3), id="add_"),
+                C(_add_alpha, normal(3), normal(3), id="add_-alpha"),
+                C(_inplace("sub_"), normal(2, 3), normal(2, 3), id="sub_"),
+                C(_inplace("mul_"), normal(2, 3), normal(3), id="mul_"),
+                C(_inplace("div_"), normal(2, 3), nonzero(2, 3), id="div_"),
+                C(_inplace("mul_", 3.0), normal(2, 3), id="mul_-number"),
+                C(_inplace("clamp_", -0.5, 0.5), away_from_bounds(3, 4), id="clamp_"),
+                C(_fill, normal(2, 3), normal(2, 3), id="fill_"),
+                C(_zero, normal(2, 3), normal(2, 3), id="zero_")],
+}
+
+NONDIFFERENTIABLE_CASES: dict[str, Callable] = {
+    "sign": lambda a, b: a.sign(),
+    "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
+}
+
+
+def _all_cases():
+    for name, cases in list(CASES.items()) + list(COMPOSITE_CASES.items()):
+        for case in cases:
+            yield pytest.param(name, case, id=f"{name}-{case.id}")
+
+
+ALL = list(_all_cases())
+SMOOTH = [p for p in ALL if p.values[1].smooth]
+
+
+# -- the table covers the registry ------------------------------------------------------------
+
+def test_every_differentiable_op_has_a_case():
+    missing = [n for n, op in REGISTRY.items() if op.differentiable and n not in CASES]
+    assert not missing, (f"ops without a gradient-check case: {missing}; add input builders for them to "
+                         f"CASES in tests/test_ops_gradcheck.py")
+    stale = [n for n in CASES if n not in REGISTRY or not REGISTRY[n].differentiable]
+    assert not stale, f"CASES names ops that are not registered as differentiable: {stale}"
+
+
+def test_every_nondifferentiable_op_has_a_case():
+    names = {n for n, op in REGISTRY.items() if not op.differentiable}
+    assert names == set(NONDIFFERENTIABLE_CASES)
+
+
+def _op_names(outputs):
+    """The names of every op recorded in the graph behind ``outputs``."""
+    seen, stack, names = set(), [o.grad_fn for o in outputs if o.grad_fn is not None], set()
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        names.add(getattr(node.op, "name", None))
+        stack.extend(e for e in node.edges if e is not None)
+    return names
+
+
+def _tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+@pytest.mark.parametrize("name", [n for n in CASES])
+def test_each_case_records_its_op(name):
+    for case in CASES[name]:
+        outs = _tuple(case(*case.tensors()))
+        assert name in _op_names(outs), f"case {case.id!r} of {name!r} does not record a {name} node"
+
+
+@pytest.mark.parametrize("name", sorted(NONDIFFERENTIABLE_CASES))
+def test_nondifferentiable_ops_never_require_grad(name):
+    a = ag.tensor([[-1.0, 0.0, 2.0]], dtype=ag.float64, requires_grad=True)
+    b = ag.tensor([[0.5], [2.0]], dtype=ag.float64, requires_grad=True)
+    out = NONDIFFERENTIABLE_CASES[name](a, b)
+    assert out.requires_grad is False and out.grad_fn is None
+    if name != "sign":
+        assert out.dtype == np.dtype(bool) and out.shape == (2, 3)
+
+
+# -- (a) finite differences, (b) VJP vs JVP, (c) second order ---------------------------------
+
+def _gradcheck(fn, xs, case=None):
+    eps, atol = (case.eps, case.atol) if case else (1e-6, 1e-5)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="gradcheck: input", category=UserWarning)
+        assert gradcheck(fn, xs, eps=eps, atol=atol)
+
+
+def _vjp_vs_jvp(fn, xs, seed, h=1e-6, rtol=1e-5, atol=1e-7):
+    """<v, J u> by a central difference along u, against <J^T v, u> from one backward pass."""
+    rng = np.random.default_rng(seed)
+    outs = _tuple(fn(*xs))
+    vs = [rng.standard_normal(o.shape) for o in outs]
+    us = [rng.standard_normal(x.shape) for x in xs]
+
+    def along(t):
+        shifted = [ag.tensor(x.detach().numpy() + t * u, dtype=x.dtype, device=x.device) for x, u in zip(xs, us)]
+        with ag.no_grad():
+            return [o.detach().numpy().astype(np.float64) for o in _tuple(fn(*shifted))]
+
+    plus, minus = along(h), along(-h)
+    numerical = sum(float(np.sum(v * (p - q) / (2 * h))) for v, p, q in zip(vs, plus, minus))
+    diff = [(o, ag.tensor(v, dtype=o.dtype, device=o.device)) for o, v in zip(outs, vs) if o.requires_grad]
+    gs = grad([o for o, _ in diff], xs, [v for _, v in diff], allow_unused=True)
+    analytic = sum(float(np.sum(g.numpy() * u)) for g, u in zip(gs, us) if g is not None)
+    assert math.isclose(analytic, numerical, rel_tol=rtol, abs_tol=atol), (analytic, numerical)
+
+
+@pytest.mark.parametrize("name, case", ALL)
+def test_gradcheck(name, case):
+    _gradcheck(case, case.tensors(), case)
+
+
+@pytest.mark.parametrize("name, case", ALL)
+def test_vjp_matches_jvp(name, case):
+    h = case.eps if case.dtype == "float64" else 1e-3
+    _vjp_vs_jvp(case, case.tensors("jvp"), zlib.crc32(case.id.encode()), h=h,
+                rtol=1e-5 if case.dtype == "float64" else 1e-3)
+
+
+@pytest.mark.parametrize("name, case", SMOOTH)
+def test_gradgradcheck(name, case):
+    ag.manual_seed(zlib.crc32(case.id.encode()))
+    assert gradgradcheck(case, case.tensors("gg"))
+
+
+# -- hypothesis: random shapes and broadcasting for the binary elementwise ops ------------------
+
+def _values(name, rng, shapes):
+    """Inputs for one binary op, away from the points where it is not differentiable."""
+    a_shape, b_shape = shapes[0], shapes[1]
+    if name == "div":
+        return rng.standard_normal(a_shape), nonzero(*b_shape)(rng)
+    if name == "pow":
+        return rng.uniform(0.5, 2.0, a_shape), rng.uniform(-2.0, 2.0, b_shape)
+    if name in ("maximum", "minimum"):
+        return off_grid(*a_shape)(rng), off_grid(*b_shape, offset=0.0)(rng)
+    return rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+
+
+BINARY = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b, "pow": lambda a, b: a ** b,
+    "maximum": ag.maximum, "minimum": ag.minimum,
+}
+
+HYPOTHESIS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+broadcastable = mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=1, max_side=3)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@HYPOTHESIS
+@given(shapes=broadcastable, seed=st.integers(0, 2**32 - 1))
+def test_binary_ops_broadcast_random_shapes(name, shapes, seed):
+    rng = np.random.default_rng(seed)
+    a, b = (ag.tensor(v, dtype=ag.float64, requires_grad=True) for v in _values(name, rng, shapes.input_shapes))
+    fn = BINARY[name]
+    out = fn(a, b)
+    assert out.shape == shapes.result_shape and name in _op_names([out])
+    _gradcheck(fn, (a, b))
+    _vjp_vs_jvp(fn, (a, b), seed)
+
+
+@HYPOTHESIS
+@given(shapes=mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, min_side=1, max_side=3),
+       seed=st.integers(0, 2**32 - 1))
+def test_where_broadcasts_random_shapes(shapes, seed):
+    rng = np.random.default_rng(seed)
+    c_shape, a_shape, b_shape = shapes.input_shapes
+    cond = ag.tensor(rng.random(c_shape) > 0.5)
+    a = ag.tensor(rng.standard_normal(a_shape), requires_grad=True)
+    b = ag.tensor(rng.standard_normal(b_shape), requires_grad=True)
+
+    def fn(x, y):
+        return ag.where(cond, x, y)
+
+    assert fn(a, b).shape == shapes.result_shape
+    _gradcheck(fn, (a, b))
+    _vjp_vs_jvp(fn, (a, b), seed)
+
+
+@HYPOTHESIS
+@given(shapes=mutually_broadcastable_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3,
+                                            signature="(m?,n),(n,p?)->(m?,p?)"),
+       seed=st.integers(0, 2**32 - 1))
+def test_matmul_random_shapes(shapes, seed):
+    rng = np.random.default_rng(seed)
+    a, b = (ag.tensor(rng.standard_normal(s), requires_grad=True) for s in shapes.input_shapes)
+    out = a @ b
+    assert out.shape == shapes.result_shape
+    _gradcheck(lambda x, y: x @ y, (a, b))
+    _vjp_vs_jvp(lambda x, y: x @ y, (a, b), seed)

@@ -1,0 +1,273 @@
+"""Every op against PyTorch: forward values, dtypes and gradients (with a random upstream gradient).
+
+The cases are the gradient-check table (``test_ops_gradcheck.CASES``): each case
+function takes the array library first, so it runs unchanged on ``torch``.
+Known, deliberate differences are tested (and documented) at the end.
+"""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import autogradlab as ag
+from autogradlab.autograd import grad
+
+from test_ops_gradcheck import ALL, BINARY, HYPOTHESIS, _values, broadcastable
+
+torch = pytest.importorskip("torch")
+
+TORCH_CASES = [p for p in ALL if p.values[1].torch]
+
+
+def _tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _dtype_name(t):
+    return str(t.dtype).removeprefix("torch.") if isinstance(t, torch.Tensor) else t.dtype.name
+
+
+def _host(t):
+    return t.detach().numpy()
+
+
+def assert_same(ours, theirs, rtol=1e-10, atol=1e-12):
+    """Same shape, same dtype, same values (NaN where the other has NaN)."""
+    assert tuple(ours.shape) == tuple(theirs.shape), (tuple(ours.shape), tuple(theirs.shape))
+    assert _dtype_name(ours) == _dtype_name(theirs)
+    np.testing.assert_allclose(_host(ours), _host(theirs), rtol=rtol, atol=atol)
+
+
+def compare(fn_ours, fn_torch, arrays, seed=0, requires_grad=None):
+    """Run both on the same inputs; compare outputs, then gradients for one random upstream gradient."""
+    requires_grad = requires_grad or [True] * len(arrays)
+    xs = [ag.tensor(a, requires_grad=r) for a, r in zip(arrays, requires_grad)]
+    ts = [torch.tensor(a, requires_grad=r) for a, r in zip(arrays, requires_grad)]
+    outs, touts = _tuple(fn_ours(*xs)), _tuple(fn_torch(*ts))
+    assert len(outs) == len(touts)
+    for o, t in zip(outs, touts):
+        assert_same(o, t)
+        assert o.requires_grad == t.requires_grad
+    pairs = [(o, t) for o, t in zip(outs, touts) if t.requires_grad]
+    if not pairs:
+        return
+    rng = np.random.default_rng(seed)
+    vs = [rng.standard_normal(o.shape).astype(_dtype_name(o)) for o, _ in pairs]
+    wrt = [(x, t) for x, t, r in zip(xs, ts, requires_grad) if r]
+    seeds = [ag.tensor(v, device=o.device) for v, (o, _) in zip(vs, pairs)]
+    ours = grad([o for o, _ in pairs], [x for x, _ in wrt], seeds, allow_unused=True)
+    theirs = torch.autograd.grad([t for _, t in pairs], [t for _, t in wrt], [torch.tensor(v) for v in vs],
+                                 allow_unused=True)
+    for i, (g, tg) in enumerate(zip(ours, theirs)):
+        shape = wrt[i][0].shape
+        g = _host(g) if g is not None else np.zeros(shape)
+        tg = _host(tg) if tg is not None else np.zeros(shape)
+        np.testing.assert_allclose(g, tg, rtol=1e-10, atol=1e-12, err_msg=f"gradient of input {i}")
+
+
+@pytest.mark.parametrize("name, case", TORCH_CASES)
+def test_matches_torch(name, case):
+    compare(lambda *xs: case.fn(ag, *xs), lambda *ts: case.fn(torch, *ts), case.arrays("torch"),
+            seed=zlib.crc32(case.id.encode()))
+
+
+TORCH_BINARY = {"maximum": torch.maximum, "minimum": torch.minimum}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@HYPOTHESIS
+@given(shapes=broadcastable, seed=st.integers(0, 2**32 - 1))
+def test_binary_ops_match_torch_on_random_broadcast_shapes(name, shapes, seed):
+    arrays = _values(name, np.random.default_rng(seed), shapes.input_shapes)
+    compare(BINARY[name], TORCH_BINARY.get(name, BINARY[name]), [np.asarray(a) for a in arrays], seed)
+
+
+# -- scalars on either side and the reflected operators ------------------------------------------
+
+SCALAR_EXPRS = {
+    "x + 2": lambda x: x + 2, "2 + x": lambda x: 2 + x, "x - 2": lambda x: x - 2, "2 - x": lambda x: 2 - x,
+    "x * 2.5": lambda x: x * 2.5, "2.5 * x": lambda x: 2.5 * x, "x / 3": lambda x: x / 3,
+    "3 / x": lambda x: 3 / x, "x ** 2": lambda x: x ** 2, "2 ** x": lambda x: 2 ** x,
+    "x ** 0.5": lambda x: x ** 0.5, "0.5 ** x": lambda x: 0.5 ** x, "-x": lambda x: -x,
+    "abs(x)": lambda x: abs(x), "x.pow(3)": lambda x: x.pow(3),
+}
+
+
+@pytest.mark.parametrize("expr", SCALAR_EXPRS)
+def test_scalar_operands_match_torch(expr):
+    compare(SCALAR_EXPRS[expr], SCALAR_EXPRS[expr], [np.array([[0.5, 1.5, 2.0], [0.7, 3.0, 1.1]])])
+
+
+# -- dtype rules ---------------------------------------------------------------------------------
+
+DTYPE_EXPRS = {
+    "f32 * 2.0": (lambda m: m.ones(3, dtype=m.float32) * 2.0),
+    "f32 * 2": (lambda m: m.ones(3, dtype=m.float32) * 2),
+    "2.0 - f32": (lambda m: 2.0 - m.ones(3, dtype=m.float32)),
+    "f64 * 2.0": (lambda m: m.ones(3, dtype=m.float64) * 2.0),
+    "int * 0.5": (lambda m: m.arange(3) * 0.5),
+    "int * 2": (lambda m: m.arange(3) * 2),
+    "int / 2": (lambda m: m.arange(3) / 2),
+    "int / int": (lambda m: m.arange(3) / m.arange(1, 4)),
+    "int ** 2": (lambda m: m.arange(3) ** 2),
+    "int ** 0.5": (lambda m: m.arange(3) ** 0.5),
+    "f32 + f64": (lambda m: m.ones(3, dtype=m.float32) + m.ones(3, dtype=m.float64)),
+    "f64 - f32": (lambda m: m.ones(3, dtype=m.float64) - m.ones(3, dtype=m.float32)),
+    "int + f32": (lambda m: m.arange(3) + m.ones(3, dtype=m.float32)),
+    "bool + int": (lambda m: m.tensor([True, False]) + m.tensor([1, 2])),
+    "bool * 1.5": (lambda m: m.tensor([True, False]) * 1.5),
+    "f32.sum()": (lambda m: m.ones(2, 3, dtype=m.float32).sum()),
+    "int.sum()": (lambda m: m.arange(3).sum()),
+    "f32.mean(0)": (lambda m: m.ones(2, 3, dtype=m.float32).mean(0)),
+    "where(c, 1.0, 0.0)": (lambda m: m.where(m.tensor([True, False]), 1.0, 0.0)),
+    "f32.to(f64)": (lambda m: m.ones(2, dtype=m.float32).to(m.float64)),
+}
+
+
+@pytest.mark.parametrize("expr", DTYPE_EXPRS)
+def test_dtype_rules_match_torch(expr):
+    ours, theirs = DTYPE_EXPRS[expr](ag), DTYPE_EXPRS[expr](torch)
+    assert_same(ours, theirs, rtol=1e-6)
+
+
+def test_float32_grad_stays_float32_and_mixed_grads_come_back_in_each_inputs_dtype():
+    a = ag.tensor([1.0, 2.0], requires_grad=True)
+    b = ag.tensor([3.0, 4.0], dtype=ag.float64, requires_grad=True)
+    (a * 2.0).sum().backward()
+    assert a.grad.dtype == np.float32
+    (a * b).sum().backward()
+    assert a.grad.dtype == np.float32 and b.grad.dtype == np.float64
+
+
+def test_cast_to_int_does_not_require_grad():
+    x = ag.tensor([1.5, 2.5], requires_grad=True)
+    tx = torch.tensor([1.5, 2.5], requires_grad=True)
+    assert x.to(ag.int64).requires_grad is tx.to(torch.int64).requires_grad is False
+
+
+# -- comparisons: bool tensors that never require grad ---------------------------------------------
+
+COMPARISONS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+               ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+               "< scalar": lambda a, b: a < 0.5, "2.0 >= x": lambda a, b: 2.0 >= a}
+ARRAYS = [np.array([[0.0, 1.0, -2.0], [3.0, 1.0, 0.5]]), np.array([1.0, 1.0, 0.0])]
+
+
+@pytest.mark.parametrize("op", COMPARISONS)
+def test_comparisons_give_bool_without_grad(op):
+    compare(COMPARISONS[op], COMPARISONS[op], ARRAYS)
+    out = COMPARISONS[op](*(ag.tensor(a, requires_grad=True) for a in ARRAYS))
+    assert out.dtype == np.dtype(bool) and out.grad_fn is None and not out.requires_grad
+
+
+def test_sign_values_match_torch_but_it_never_requires_grad():
+    """Documented difference: torch.sign's result requires grad (its gradient is always zero);
+    autogradlab marks sign not differentiable, so its result is a constant."""
+    x = ag.tensor(ARRAYS[0], requires_grad=True)
+    tx = torch.tensor(ARRAYS[0], requires_grad=True)
+    assert_same(x.sign(), tx.sign())
+    assert x.sign().requires_grad is False
+    assert not torch.autograd.grad(tx.sign().sum(), tx)[0].any()
+
+
+# -- indexing ---------------------------------------------------------------------------------------
+
+def test_repeated_integer_indices_accumulate_like_add_at():
+    arrays = [np.arange(12.0).reshape(4, 3)]
+    index = [0, 3, 0, 0, 2]
+    compare(lambda x: x[index] * 2, lambda x: x[index] * 2, arrays, seed=3)
+    x = ag.tensor(arrays[0], requires_grad=True)
+    x[index].sum().backward()
+    expected = np.zeros((4, 3))
+    np.add.at(expected, index, 1.0)
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+@pytest.mark.parametrize("kind", ["int-tensor", "bool-mask", "bool-rows", "mixed", "2d-int"])
+def test_advanced_indexing_matches_torch(kind):
+    mask = np.array([[True, False, True], [False, True, True], [False, False, False], [True, True, False]])
+    index = {"int-tensor": lambda m: (m.tensor([[1, 1], [3, 0]]),),
+             "bool-mask": lambda m: (m.tensor(mask),),
+             "bool-rows": lambda m: (m.tensor([True, False, True, True]),),
+             "mixed": lambda m: (slice(1, None), m.tensor([2, 2, 0])),
+             "2d-int": lambda m: (m.tensor([0, 0, 3]), m.tensor([1, 1, 2]))}[kind]
+    compare(lambda x: x[index(ag)], lambda x: x[index(torch)], [np.arange(12.0).reshape(4, 3) / 7], seed=5)
+
+
+def test_advanced_indexing_copies_so_in_place_on_its_result_is_allowed():
+    def fn(m, x):
+        y = x.exp()[[0, 0, 1]]
+        y.mul_(2)
+        return y
+    compare(lambda x: fn(ag, x), lambda x: fn(torch, x), [np.array([0.1, 0.2, 0.3])])
+
+
+# -- in-place ops on non-leaf tensors -----------------------------------------------------------------
+
+def test_retain_grad_then_in_place_keeps_the_new_values_gradient():
+    def fn(m, x):
+        y = x * 2
+        y.retain_grad()
+        y.mul_(3)
+        (y * y).sum().backward()
+        return y.grad
+    ours = fn(ag, ag.tensor([1.0, 2.0], dtype=ag.float64, requires_grad=True))
+    theirs = fn(torch, torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True))
+    assert_same(ours, theirs)
+
+
+def test_in_place_chain_matches_torch():
+    def fn(x, y):
+        t = x * 1
+        t += y
+        t *= y
+        t -= 1.5
+        t /= 2
+        t.add_(y, alpha=0.5).sub_(x).mul_(x).clamp_(-3.0, 3.0)
+        return t
+    rng = np.random.default_rng(7)
+    compare(fn, fn, [rng.uniform(0.1, 0.9, (2, 3)), rng.uniform(0.1, 0.9, 3)], seed=7)
+
+
+# -- edge cases where both libraries define the gradient by convention --------------------------------
+
+def test_pow_gradients_at_zero_match_torch():
+    def fn(a, b):
+        return a ** b
+    compare(fn, fn, [np.array([0.0, 0.0, 0.0, 2.0]), np.array([0.0, 1.0, 2.0, 0.0])])
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_ties_in_maximum_minimum_split_the_gradient_like_torch(op):
+    compare(getattr(ag, op), getattr(torch, op), [np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0, 3.0])])
+
+
+def test_full_max_shares_ties_equally_like_torch():
+    compare(lambda x: x.max(), lambda x: x.max(), [np.array([[3.0, 1.0], [3.0, 3.0]])])
+    compare(lambda x: x.amax(1), lambda x: x.amax(1), [np.array([[3.0, 1.0, 3.0], [0.0, 2.0, 2.0]])])
+
+
+def test_max_along_dim_with_ties_differs_from_torch_by_design():
+    """Documented difference: autogradlab's max(dim) shares the gradient equally among tied
+    elements (as amax does); PyTorch's max(dim) gives all of it to the index it returns."""
+    data = np.array([[2.0, 5.0, 5.0], [1.0, 0.0, 1.0]])
+    x = ag.tensor(data, requires_grad=True)
+    tx = torch.tensor(data, requires_grad=True)
+    values, indices = x.max(1)
+    tvalues, _ = tx.max(1)
+    assert_same(values, tvalues)
+    np.testing.assert_array_equal(indices.numpy(), [1, 0])   # the first of the tied maxima, as NumPy
+    values.sum().backward()
+    tvalues.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 0.5, 0.5], [0.5, 0, 0.5]])
+    assert tx.grad.sum(1).tolist() == [1.0, 1.0] and set(tx.grad.numpy().ravel()) == {0.0, 1.0}
+
+
+def test_clamp_with_tensor_bounds_matches_torch_even_when_min_exceeds_max():
+    lo = np.array([-0.5, 0.5, 2.0, 0.0])
+    hi = np.array([0.5, 1.5, 1.0, 0.25])
+    compare(lambda a, b, c: ag.clamp(a, b, c), lambda a, b, c: torch.clamp(a, b, c),
+            [np.array([-1.0, 1.0, 1.5, 0.75]), lo, hi])
