@@ -282,10 +282,20 @@ class Tensor:
     def __hash__(self):
         return self._id
 
+    def __reduce__(self):
+        """Pickling keeps data, dtype, device, requires_grad and name; never the graph."""
+        if self.grad_fn is not None and self._requires_grad:
+            raise RuntimeError("Can't pickle a non-leaf tensor that requires grad: pickle t.detach() instead")
+        return (_rebuild, (backend.to_host(self.data), self.device, self._requires_grad, self.name))
+
     def __iter__(self):
         if self.data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self.data.shape[0]))
+
+
+def _rebuild(host, device, requires_grad, name):
+    return tensor(host, dtype=host.dtype, device=device, requires_grad=requires_grad, name=name)
 
 
 def _infer_dtype(data):

@@ -35,16 +35,21 @@ def _numerical_jacobian(func, inputs, out_index, eps):
         if not (isinstance(t, Tensor) and t.requires_grad):
             jacobians.append(None)
             continue
-        flat = t.data.reshape(-1)  # a view: perturb in place, restore after
+        original = t.data
+        t.data = original.copy()      # contiguous, so reshape(-1) is a view we can perturb in place
+        flat = t.data.reshape(-1)
         jac = numpy.zeros((out0.numel(), t.numel()))
-        for j in range(t.numel()):
-            orig = flat[j].item()
-            flat[j] = orig + eps
-            plus = backend.to_host(_outputs(func, inputs)[out_index].data).astype(numpy.float64)
-            flat[j] = orig - eps
-            minus = backend.to_host(_outputs(func, inputs)[out_index].data).astype(numpy.float64)
-            flat[j] = orig
-            jac[:, j] = ((plus - minus) / (2 * eps)).reshape(-1)
+        try:
+            for j in range(t.numel()):
+                orig = flat[j].item()
+                flat[j] = orig + eps
+                plus = backend.to_host(_outputs(func, inputs)[out_index].data).astype(numpy.float64)
+                flat[j] = orig - eps
+                minus = backend.to_host(_outputs(func, inputs)[out_index].data).astype(numpy.float64)
+                flat[j] = orig
+                jac[:, j] = ((plus - minus) / (2 * eps)).reshape(-1)
+        finally:
+            t.data = original
         jacobians.append(jac)
     return jacobians
 
@@ -93,12 +98,14 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
                   raise_exception=True):
     """Check second derivatives: gradcheck of (inputs, v) -> VJP of ``func`` with ``create_graph=True``."""
-    from .creation import randn
     from .engine import grad
     inputs = _as_tuple(inputs)
     outs = _outputs(func, inputs)
-    if grad_outputs is None:
-        grad_outputs = tuple(randn(o.shape, dtype=o.dtype, device=o.device, requires_grad=True) for o in outs)
+    if grad_outputs is None:  # a private generator: the user's random stream is left alone
+        rng = numpy.random.default_rng(0)
+        grad_outputs = tuple(
+            Tensor._make(backend.asarray(rng.standard_normal(o.shape), o.device, o.dtype), True, None, o.device)
+            for o in outs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
     diff_positions = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]

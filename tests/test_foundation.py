@@ -80,3 +80,42 @@ def test_cuda_without_cupy_or_gpu_raises_naming_the_gpu_extra():
 def test_unknown_device_is_rejected():
     with pytest.raises(ValueError, match="unknown device 'tpu'"):
         ag.tensor([1.0], device="tpu")
+
+
+def test_pickle_keeps_leaf_data_and_flags_but_never_the_graph():
+    import pickle
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    (x * x).sum().backward()
+    y = pickle.loads(pickle.dumps(x))
+    assert y.tolist() == [1.0, 2.0] and y.requires_grad and y.name == "x" and y.grad is None
+    with pytest.raises(RuntimeError, match="non-leaf"):
+        pickle.dumps(x * 2)
+
+
+def test_gradcheck_handles_non_contiguous_inputs():
+    base = ag.tensor(np.arange(6.0).reshape(2, 3))
+    x = base.T.detach().requires_grad_()          # data is a transposed (non-contiguous) view
+    assert not x.data.flags["C_CONTIGUOUS"]
+    assert ag.autograd.gradcheck(lambda t: (t * t).sum(1), (x,))
+    bad = ag.autograd.gradcheck(lambda t: ZeroGrad.apply(t), (x,), raise_exception=False)
+    assert bad is False                            # a wrong gradient is still caught
+
+
+class ZeroGrad(ag.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        return t * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 0
+
+
+def test_gradgradcheck_leaves_the_users_random_stream_alone():
+    ag.manual_seed(1)
+    a = ag.randn(2, dtype=ag.float64, requires_grad=True)
+    assert ag.autograd.gradgradcheck(lambda t: (t * t * t).sum(), (a,))
+    after = ag.randn(3).tolist()
+    ag.manual_seed(1)
+    ag.randn(2, dtype=ag.float64)
+    assert after == ag.randn(3).tolist()
