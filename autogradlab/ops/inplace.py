@@ -30,6 +30,12 @@ def inplace(self: Tensor, opname: str, fn, *args):
     _check(self, opname)
     records = state.grad_enabled and (self._requires_grad or any(
         isinstance(a, Tensor) and a._requires_grad for a in args))
+    if records and not self._requires_grad and getattr(self.data, "base", None) is not None:
+        raise RuntimeError(
+            f"{opname}: this tensor (shape {tuple(self.shape)}) is a view into another tensor's memory "
+            f"(made by slicing, reshape, ...). Writing a result that requires grad into it would hide that "
+            f"gradient from the other tensor, and autogradlab does not track views through in-place ops. "
+            f"Build the result out of place (e.g. with cat or where), or .clone() the view first.")
     if records:
         # the history continues from a snapshot of the old value, so nodes that need the
         # old value (mul_, div_) keep a correct copy of it

@@ -1,0 +1,29 @@
+"""In-place ops and views: where autogradlab refuses rather than silently losing a gradient."""
+import pytest
+
+import autogradlab as ag
+
+
+def test_inplace_into_a_slice_of_a_constant_with_a_grad_requiring_operand_raises():
+    base = ag.zeros(4)
+    w = ag.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"add_: this tensor \(shape \(2,\)\) is a view into another tensor"):
+        base[0:2].add_(w)
+    assert base.tolist() == [0, 0, 0, 0] and w.grad is None
+
+
+def test_inplace_into_a_slice_without_grad_is_allowed():
+    base = ag.zeros(4)
+    base[0:2].add_(ag.tensor([1.0, 2.0]))
+    assert base.tolist() == [1, 2, 0, 0]
+    with ag.no_grad():
+        base[2:].mul_(ag.tensor([3.0, 3.0], requires_grad=True))
+    assert base.tolist() == [1, 2, 0, 0]
+
+
+def test_inplace_on_a_fresh_non_leaf_records_the_history():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1
+    y.mul_(3)
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0] and y.grad_fn.name() == "MulBackward"
