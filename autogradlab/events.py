@@ -126,6 +126,7 @@ class OpRecorded:
     saved: tuple           # names of the tensors the node keeps for backward
     formulas: tuple        # local derivative per input, e.g. "d(a * b)/da = b"
     value: Value
+    input_values: tuple    # Value per input, as it was when the op ran
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +206,7 @@ class NodePruned:
     step: int
     node_id: int
     node_name: str
+    output: TensorRef      # the tensor whose gradient is not computed (for AccumulateGrad: its leaf)
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,7 +323,8 @@ class Tape:
         formulas = tuple(_formula(op, i) for i in range(len(inputs))) if op.formulas else ()
         return self._emit(OpRecorded, node_id=self.node_id(node), op=op.name, node_name=node.name(),
                           inputs=ins, output=ref, saved=tuple(op.save) or tuple(node._saved or ()),
-                          formulas=formulas, value=self.value(out))
+                          formulas=formulas, value=self.value(out),
+                          input_values=tuple(self.value(t) for t in inputs))
 
     def backward_started(self, roots, retain_graph, create_graph, inputs, is_grad):
         self._pass_counts = [0, 0, 0]
@@ -338,8 +341,8 @@ class Tape:
                           seed=self.value(seed), implicit=bool(implicit))
 
     def node_pruned(self, node):
-        self._output_of(node)
-        return self._emit(NodePruned, node_id=self.node_id(node), node_name=node.name())
+        return self._emit(NodePruned, node_id=self.node_id(node), node_name=node.name(),
+                          output=self._output_of(node))
 
     def node_started(self, node, g):
         self._pass_counts[0] += 1
@@ -533,7 +536,7 @@ def _row(e, d):
     if isinstance(e, SavedFreed):
         return (node, "", f"freed {', '.join(e.names)} ({e.nbytes} bytes)")
     if isinstance(e, NodePruned):
-        return (node, "", "pruned: not on a path to inputs")
+        return (node, e.output.name, "pruned: not on a path to inputs")
     if isinstance(e, HookRan):
         return (node, "", f"{e.hook} hook ran" + (", changed the gradient" if e.changed else ""))
     if isinstance(e, BackwardFinished):
@@ -571,7 +574,8 @@ def describe(e, digits=4) -> str:
     if isinstance(e, SavedFreed):
         return f"  node {e.node_id} frees its saved {', '.join(e.names)} ({e.nbytes} bytes): retain_graph is False"
     if isinstance(e, NodePruned):
-        return f"node {e.node_id} ({e.node_name}) is skipped: it does not lead to any of inputs="
+        return (f"node {e.node_id} ({e.node_name}) is skipped: the gradient of {e.output.name} "
+                f"does not lead to any of inputs=")
     if isinstance(e, HookRan):
         return f"  a {e.hook} hook on node {e.node_id} ran" + (" and replaced the gradient" if e.changed else "")
     if isinstance(e, BackwardFinished):

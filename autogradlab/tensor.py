@@ -286,7 +286,20 @@ class Tensor:
         """Pickling keeps data, dtype, device, requires_grad and name; never the graph."""
         if self.grad_fn is not None and self._requires_grad:
             raise RuntimeError("Can't pickle a non-leaf tensor that requires grad: pickle t.detach() instead")
-        return (_rebuild, (backend.to_host(self.data), self.device, self._requires_grad, self.name))
+        return (_rebuild, (type(self), backend.to_host(self.data), self.device, self._requires_grad, self.name))
+
+    def __deepcopy__(self, memo):
+        """A copy of a leaf: new memory, same class, flags, name and (copied) ``.grad``."""
+        if self.grad_fn is not None and self._requires_grad:
+            raise RuntimeError("Only tensors created explicitly by the user (graph leaves) support deepcopy; "
+                               "copy t.detach() instead")
+        new = Tensor._make(self.data.copy(), self._requires_grad, None, self.device)
+        new.__class__ = type(self)
+        new.name = self.name
+        memo[id(self)] = new
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        return new
 
     def __iter__(self):
         if self.data.ndim == 0:
@@ -294,8 +307,10 @@ class Tensor:
         return (self[i] for i in range(self.data.shape[0]))
 
 
-def _rebuild(host, device, requires_grad, name):
-    return tensor(host, dtype=host.dtype, device=device, requires_grad=requires_grad, name=name)
+def _rebuild(cls, host, device, requires_grad, name):
+    t = tensor(host, dtype=host.dtype, device=device, requires_grad=requires_grad, name=name)
+    t.__class__ = cls  # Parameter and other subclasses add no slots
+    return t
 
 
 def _infer_dtype(data):

@@ -312,3 +312,14 @@ def test_explain_prints_the_chain_rule_story(capsys):
     assert "accumulate into the pending sum for node 1: 3 + 3 = 6" in out   # fan-in: x used twice
     assert "accumulate into x.grad: - + 6 = 6" in out
     assert isinstance(tape, ag.Tape) and x.grad.item() == 6.0
+
+
+def test_op_recorded_keeps_input_values_and_node_pruned_names_its_tensor():
+    with ag.trace() as tape:
+        a = ag.tensor([1.0, 2.0], requires_grad=True, name="a")
+        b = ag.tensor([3.0, 4.0], requires_grad=True, name="b")
+        (a * b).sum().backward(inputs=[a])
+    mul = of(tape, ev.OpRecorded)[0]
+    assert [v.array().tolist() for v in mul.input_values] == [[1.0, 2.0], [3.0, 4.0]]
+    pruned = of(tape, ev.NodePruned)
+    assert [(e.node_name, e.output.name) for e in pruned] == [("AccumulateGrad", "b")]

@@ -1,0 +1,162 @@
+"""Pictures of autograd: graph drawings, a step-by-step player, an offline HTML export, and plots.
+
+    import autogradlab as ag
+    from autogradlab import viz
+
+    a = ag.tensor(2.0, requires_grad=True, name="a")
+    b = ag.tensor(3.0, requires_grad=True, name="b")
+    with ag.trace() as tape:
+        y = a * b + a
+        y.backward()
+
+    viz.draw(tape)              # graphviz.Digraph: the graph after the last step
+    viz.draw(tape, step=9)      # ... as it was at step 9 (gradients on the edges, the active node marked)
+    p = tape.play()             # the player widget (same as viz.play(tape))
+    p.save_html("backward.html")  # one file, works offline
+
+The viz layer reads events only (a :class:`~autogradlab.events.Tape`); ``draw(tensor)`` and
+``play_backward(root)`` are the exceptions: they walk a live graph through the public
+introspection API (``grad_fn.name()``, ``next_functions``, ``AccumulateGrad.variable``).
+
+Importing this package is cheap: graphviz, ipywidgets and matplotlib load on first use.
+"""
+from __future__ import annotations
+
+from . import layout
+from .layout import DotNotFoundError
+
+__all__ = [
+    "DotNotFoundError",
+    "draw",
+    "grad_flow",
+    "grad_timeline",
+    "layout",
+    "play",
+    "play_backward",
+    "training_curves",
+]
+
+_GRAPH_CLS = None
+
+
+def _graph_cls():
+    """``graphviz.Digraph`` whose rendering turns a missing ``dot`` into :class:`DotNotFoundError`."""
+    global _GRAPH_CLS
+    if _GRAPH_CLS is None:
+        import graphviz
+
+        class AutogradGraph(graphviz.Digraph):
+            """A ``graphviz.Digraph``; rendering it without Graphviz installed says how to install it."""
+
+            def pipe(self, *args, **kwargs):
+                try:
+                    return super().pipe(*args, **kwargs)
+                except graphviz.ExecutableNotFound as exc:
+                    raise DotNotFoundError() from exc
+
+            def render(self, *args, **kwargs):
+                try:
+                    return super().render(*args, **kwargs)
+                except graphviz.ExecutableNotFound as exc:
+                    raise DotNotFoundError() from exc
+
+            def _repr_mimebundle_(self, *args, **kwargs):
+                try:
+                    return super()._repr_mimebundle_(*args, **kwargs)
+                except graphviz.ExecutableNotFound as exc:
+                    raise DotNotFoundError() from exc
+
+        _GRAPH_CLS = AutogradGraph
+    return _GRAPH_CLS
+
+
+def draw(source, step: int | None = None, *, show_values: bool = True, max_nodes: int = 200, rankdir: str = "BT",
+         legend: bool = True, title: str | None = None):
+    """The graph of a tape (at ``step``) or of a tensor, as a ``graphviz.Digraph``.
+
+    Tensors are boxes, ops are ellipses. Leaves that require grad: sky blue, bold border,
+    "(leaf)"; constants: grey, dotted border, "(constant)"; computed tensors: white, plain
+    border; the root: orange, double border, "(root)". Each tensor shows its name, dtype, shape,
+    value and gradient (``Value.short()``, large arrays summarised). Each op shows what it saves
+    ("freed: ..." on grey once freed) and, during a backward pass, whether it ran or was pruned
+    (dashed). Edges carry the gradient sent along them in the current pass (``GradientComputed``
+    events up to ``step``); the step's active node has a thick vermillion border and a ▶.
+    Ops recorded by a ``create_graph=True`` backward sit in a dashed cluster.
+
+    ``step``: None draws the state after the last event. Graphs with more than ``max_nodes``
+    nodes collapse runs of one repeated op into a "×N" node, then fold the nodes farthest from
+    the output into one summary node; the graph's title says so. DOT node ids are stable
+    (``id="agl-node-tensor-3"``, ``agl-node-op-2``, ...), and the DOT source is deterministic.
+    """
+    from .model import Fold, as_model
+    from .render import Display, to_dot
+
+    model = as_model(source)
+    n = len(model.events)
+    if step is not None:
+        step = int(step)
+        if not -1 <= step < max(n, 0):
+            raise IndexError(f"step {step} is outside this tape's steps 0..{n - 1}")
+    fold = Fold.at(model, step)
+    display = Display(model, max_nodes)
+    return to_dot(display, fold, show_values=show_values, rankdir=rankdir, legend_on=legend, title=title,
+                  graph_cls=_graph_cls())
+
+
+def play(source, *, phase: str | None = None, error=None, width="100%", speed: float = 2.0, show_values: bool = True,
+         max_nodes: int = 200, rankdir: str = "BT", legend: bool = True, graph_height=None):
+    """An ipywidgets player stepping through a tape (``Tape.play()`` calls this).
+
+    ``phase``: "backward" (default when the tape has a backward pass), "forward" (watch the graph
+    being recorded) or "all". ``error``: an exception shown as one last frame (for example the
+    RuntimeError of a second backward without ``retain_graph``). ``speed``: steps per second when
+    playing (also adjustable in the widget). Graphviz runs once; each step restyles the same SVG.
+    """
+    from .frames import Frames
+    from .player import Player
+
+    frames = Frames(source, phase=phase, error=error, show_values=show_values, max_nodes=max_nodes, rankdir=rankdir,
+                    legend=legend)
+    return Player(frames, width=width, speed=speed, graph_height=graph_height)
+
+
+def play_backward(root, gradient=None, retain_graph=None, create_graph=False, inputs=None, *,
+                  max_elements: int | None = None, **player_kwargs):
+    """Run ``root.backward(...)`` under a trace and return a player of that pass.
+
+    The graph is walked from ``root`` first (so ops recorded before the trace are drawn too). If
+    the call raises, for example a second backward without ``retain_graph=True``, the error is
+    the player's last frame instead of a traceback.
+    """
+    from .. import events as ev
+    from .model import model_of_backward, prepare_backward
+
+    tracer = ev.trace() if max_elements is None else ev.trace(max_elements)
+    prepared = prepare_backward(root, tracer.tape)
+    error = None
+    with tracer:
+        try:
+            root.backward(gradient=gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+        except Exception as exc:  # noqa: BLE001  (any error of the call becomes the last frame)
+            error = exc
+    model = model_of_backward(root, tracer.tape, prepared)
+    player_kwargs.setdefault("phase", "backward" if model.pass_starts else "all")
+    return play(model, error=error, **player_kwargs)
+
+
+def grad_timeline(tape, **kwargs):
+    """Gradient magnitude (L2 norm) of each tensor over the steps of a tape: a matplotlib Figure."""
+    from .plots import grad_timeline as impl
+    return impl(tape, **kwargs)
+
+
+def grad_flow(named_parameters, **kwargs):
+    """Mean and max |grad| per parameter (layer) of a model: a matplotlib Figure."""
+    from .plots import grad_flow as impl
+    return impl(named_parameters, **kwargs)
+
+
+def training_curves(history, **kwargs):
+    """Curves from a dict of lists (``{"loss": [...], "accuracy": [...]}``): a matplotlib Figure."""
+    from .plots import training_curves as impl
+    return impl(history, **kwargs)

@@ -1,0 +1,282 @@
+"""Captions: each step in words, with the chain rule filled in with its numbers.
+
+:func:`caption` gives two HTML forms of the same text: one with LaTeX between ``$...$`` for the
+widget (``ipywidgets.HTMLMath`` typesets it with MathJax), and one with plain HTML formulas for
+the exported file (which must work offline, where MathJax cannot load).
+
+    $\\bar{a} = \\bar{y} \\cdot b = 1 \\cdot 3 = 3$        # widget
+    ā = ȳ · b = 1 · 3 = 3                              # export
+"""
+from __future__ import annotations
+
+import html
+import re
+
+import numpy
+
+from .. import events as ev
+
+__all__ = ["caption", "error_caption"]
+
+_ELEMENTWISE = {"add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid",
+                "relu", "abs", "maximum", "minimum", "clamp", "where", "clone", "to_dtype"}
+_FUNCS = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sign", "softmax", "logsumexp", "sum", "max", "min")
+_FORMULA = re.compile(r"^d\((.*)\)/d(\w+) = (.*)$")
+_SAFE = re.compile(r"^[\w\s.+\-*/^(),]+$")
+
+
+# -- names and values ---------------------------------------------------------------------
+
+def _tex_name(name: str) -> str:
+    clean = re.sub(r"[^\w.]", "", name) or "?"
+    if len(clean) == 1 and clean.isalpha():
+        return clean
+    return r"\mathrm{" + clean.replace("_", r"\_") + "}"
+
+
+def _tex_bar(name: str) -> str:
+    inner = _tex_name(name)
+    return rf"\bar{{{inner}}}" if len(inner) == 1 else rf"\overline{{{inner}}}"
+
+
+def _plain_bar(name: str) -> str:
+    return f'<span style="text-decoration: overline">{html.escape(name)}</span>'
+
+
+def _short(v) -> str:
+    return "None" if v is None else v.short()
+
+
+def _tex_value(v) -> str:
+    if v is None:
+        return r"\text{None}"
+    text = v.short()
+    if text.startswith("<"):
+        return r"\text{" + html.escape(text.replace("{", "(").replace("}", ")")) + "}"
+    text = re.sub(r"(\d(?:\.\d+)?)e([+-])0*(\d+)",
+                  lambda m: rf"{m.group(1)}\times 10^{{{'-' if m.group(2) == '-' else ''}{m.group(3)}}}", text)
+    return text.replace("nan", r"\text{nan}").replace("inf", r"\infty")
+
+
+def _plain_value(v) -> str:
+    return html.escape(_short(v))
+
+
+# -- local derivatives -------------------------------------------------------------------------
+
+def _parse(formula: str):
+    m = _FORMULA.match(formula or "")
+    return (m.group(1), m.group(2), m.group(3)) if m else None
+
+
+def _substitute(local: str, names: list) -> str:
+    """Letters ``a``, ``b`` -> the tensors bound to them, each between two \\x01 marks (ops of 1-2 inputs)."""
+    if not names or len(names) > 2:
+        return local
+    letters = "ab"[:len(names)]
+    return re.sub(rf"(?<![\w^\x01])[{letters}](?![\w(\x01])",
+                  lambda m: "\x01" + names["ab".index(m.group(0))] + "\x01", local)
+
+
+def _tex_expr(local: str) -> str:
+    """A local derivative as LaTeX when it is simple arithmetic, else as upright text."""
+    plain = local.replace("\x01", "")
+    if not _SAFE.match(plain):
+        return r"\text{" + html.escape(plain.replace("{", "(").replace("}", ")").replace("\\", "/")) + "}"
+    out = local.replace("**", "^")
+    parts = out.split("\x01")   # odd positions are tensor names
+    for i in range(0, len(parts), 2):
+        seg = parts[i]
+        for fn in _FUNCS:
+            seg = re.sub(rf"(?<![\w\\]){fn}(?=\()", rf"\\operatorname{{{fn}}}", seg)
+        seg = re.sub(r"\^\(([^()]*)\)", r"^{(\1)}", seg)
+        parts[i] = seg.replace("*", r" \cdot ")
+    for i in range(1, len(parts), 2):
+        parts[i] = _tex_name(parts[i])
+    return "".join(parts)
+
+
+def _plain_expr(local: str) -> str:
+    return html.escape(local.replace("\x01", "")).replace("*", "·")
+
+
+def _tex_grad(name: str) -> str:
+    clean = re.sub(r"[^\w.]", "", name) or "?"
+    return r"\mathrm{" + clean.replace("_", r"\_") + ".grad}"
+
+
+def _local_value(e, op_name):
+    """The local derivative's numbers, as contribution / upstream, when that is what they are."""
+    up, c = e.upstream, e.contribution
+    if up.data is None or c.data is None:
+        return None
+    u, cv = numpy.asarray(up.data, dtype=float), numpy.asarray(c.data, dtype=float)
+    if u.size == 1:
+        if u[0] == 0:
+            return None
+        ratio = cv / u[0]
+    elif op_name in _ELEMENTWISE and u.shape == cv.shape and tuple(up.shape) == tuple(c.shape) and numpy.all(u != 0):
+        ratio = cv / u
+    else:
+        return None
+    shape = tuple(c.shape)
+    return ev.snapshot(ratio.reshape(shape) if shape else ratio.reshape(()), max(ratio.size, 1))
+
+
+# -- the captions ----------------------------------------------------------------------------
+
+def _node(model, nid, name):
+    return f"node #{nid} ({name})"
+
+
+def _out_name(model, nid, fallback):
+    tid = model.node_tensor.get(nid)
+    if tid is None and nid in model.ops:
+        tid = model.ops[nid].output
+    return model.name(tid) if tid is not None else fallback
+
+
+def caption(model, e) -> tuple[str, str]:
+    """``(html with $LaTeX$, html with plain formulas)`` describing event ``e``."""
+    head = f"<b>Step {e.step} &middot; {type(e).__name__}</b>: "
+    words, tex, plain = _explain(model, e)
+    math_html = head + words + (f"<br>${tex}$" if tex else "")
+    plain_html = head + words + (f'<br><span class="agl-formula">{plain}</span>' if plain else "")
+    return math_html, plain_html
+
+
+def error_caption(step, error) -> tuple[str, str]:
+    text = f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error)
+    msg = html.escape(text)
+    text = (f"<b>Step {step} &middot; Error</b>: the next call raised, so the pass stops here.<br>"
+            f'<span class="agl-error-message" style="white-space: pre-wrap">{msg}</span>')
+    return text, text
+
+
+def _explain(model, e):
+    kind = type(e)
+    esc = html.escape
+    if kind is ev.OpRecorded:
+        ins = [r.name for r in e.inputs]
+        op = model.ops.get(e.node_id)
+        where = "create_graph=True records the backward itself: " if op is not None and op.backward else "Forward: "
+        words = (f"{where}<code>{esc(e.output.name)} = {esc(e.op)}({esc(', '.join(ins))})</code> creates "
+                 f"{_node(model, e.node_id, e.node_name)}"
+                 + (f", which saves {esc(', '.join(e.saved))} for the backward pass." if e.saved else "."))
+        tex = (rf"{_tex_name(e.output.name)} = \mathrm{{{e.op.replace('_', chr(92) + '_')}}}"
+               rf"({', '.join(_tex_name(n) for n in ins)}) = {_tex_value(e.value)}")
+        plain = f"{esc(e.output.name)} = {esc(e.op)}({esc(', '.join(ins))}) = {_plain_value(e.value)}"
+        return words, tex, plain
+    if kind is ev.BackwardStarted:
+        roots = ", ".join(r.name for r in e.roots)
+        words = (f"<code>{e.api}()</code> pass {e.pass_index} starts from {esc(roots)} "
+                 f"(retain_graph={e.retain_graph}, create_graph={e.create_graph}"
+                 + (f", inputs=[{esc(', '.join(r.name for r in e.inputs))}]" if e.inputs is not None else "") + ")."
+                 + (" Nodes on no path to inputs= are pruned." if e.inputs is not None else "")
+                 + (" The backward ops will be recorded as a new graph (drawn in the dashed cluster)."
+                    if e.create_graph else ""))
+        return words, "", ""
+    if kind is ev.Seeded:
+        n = e.tensor.name
+        how = "ones, because it has one element" if e.implicit else "the gradient you passed"
+        words = f"Seed root {e.root_index}: the gradient of {esc(n)} with respect to itself starts as {how}."
+        tex = rf"{_tex_bar(n)} = \frac{{\partial {_tex_name(n)}}}{{\partial {_tex_name(n)}}} = {_tex_value(e.seed)}"
+        plain = f"{_plain_bar(n)} = ∂{esc(n)}/∂{esc(n)} = {_plain_value(e.seed)}"
+        return words, tex, plain
+    if kind is ev.NodeStarted:
+        out = e.output.name
+        if e.grad is None:
+            return f"{_node(model, e.node_id, e.node_name)} runs, but no gradient reached {esc(out)}.", "", ""
+        if e.node_name == "AccumulateGrad":
+            words = (f"{_node(model, e.node_id, e.node_name)} runs: all of leaf {esc(out)}'s gradient has arrived; "
+                     f"next it is added into {esc(out)}.grad.")
+        else:
+            words = (f"{_node(model, e.node_id, e.node_name)} runs: every contribution to {esc(out)}'s gradient "
+                     f"has arrived, so the chain rule can go on below it.")
+        return words, f"{_tex_bar(out)} = {_tex_value(e.grad)}", f"{_plain_bar(out)} = {_plain_value(e.grad)}"
+    if kind is ev.GradientComputed:
+        return _chain_rule(model, e)
+    if kind is ev.Accumulated:
+        return _accumulated(model, e)
+    if kind is ev.SavedFreed:
+        words = (f"{_node(model, e.node_id, e.node_name)} frees its saved {esc(', '.join(e.names))} "
+                 f"({e.nbytes} bytes) because retain_graph=False: a second backward through it would fail.")
+        return words, "", ""
+    if kind is ev.NodePruned:
+        return (f"{_node(model, e.node_id, e.node_name)} is pruned: no path from it leads to inputs=, "
+                f"so it does not run."), "", ""
+    if kind is ev.HookRan:
+        return (f"A {esc(e.hook)} hook on node #{e.node_id} ran"
+                + (" and replaced the gradient." if e.changed else ".")), "", ""
+    if kind is ev.BackwardFinished:
+        return (f"Pass {e.pass_index} done: {e.nodes_run} nodes ran, {e.contributions} contributions, "
+                f"{e.bytes_freed} bytes of saved tensors freed."), "", ""
+    return esc(ev.describe(e)), "", ""
+
+
+def _chain_rule(model, e):
+    esc = html.escape
+    op = model.ops.get(e.node_id)
+    out = _out_name(model, e.node_id, e.node_name)
+    inp = e.input.name if e.input is not None else f"input {e.input_index}"
+    names = []
+    if op is not None and sorted(op.inputs) == list(range(len(op.inputs))):
+        names = [model.name(op.inputs[i]) for i in range(len(op.inputs))]
+    parsed = _parse(e.formula)
+    scalar = e.upstream.data is not None and len(e.upstream.data) == 1 and \
+        (e.contribution.data is not None and len(e.contribution.data) == 1)
+    dot_tex, dot_plain = (r"\cdot", "·") if scalar else (r"\odot", "⊙")
+    words = (f"Chain rule at {_node(model, e.node_id, e.node_name)}, input {e.input_index} ({esc(inp)}): "
+             f"this edge's contribution = upstream gradient {dot_plain} local derivative"
+             + (f" <code>{esc(e.formula)}</code>" if e.formula else "") + f", sent to {esc(inp)}.")
+    if parsed is None:
+        tex = (rf"{_tex_bar(inp)} = \mathrm{{vjp}}({_tex_bar(out)}) = \mathrm{{vjp}}({_tex_value(e.upstream)}) "
+               rf"= {_tex_value(e.contribution)}")
+        plain = (f"{_plain_bar(inp)} = vjp({_plain_bar(out)}) = vjp({_plain_value(e.upstream)}) "
+                 f"= {_plain_value(e.contribution)}")
+        return words, tex, plain
+    local = _substitute(parsed[2], names)
+    ltex, lplain = _tex_expr(local), _plain_expr(local)
+    lv = _local_value(e, op.op if op is not None else "")
+    tex = rf"{_tex_bar(inp)} = {_tex_bar(out)} {dot_tex} {ltex} = {_tex_value(e.upstream)} {dot_tex} "
+    plain = f"{_plain_bar(inp)} = {_plain_bar(out)} {dot_plain} {lplain} = {_plain_value(e.upstream)} {dot_plain} "
+    if lv is not None:
+        tex += rf"{_tex_value(lv)} = {_tex_value(e.contribution)}"
+        plain += f"{_plain_value(lv)} = {_plain_value(e.contribution)}"
+    else:
+        tex += rf"({ltex}) = {_tex_value(e.contribution)}"
+        plain += f"({lplain}) = {_plain_value(e.contribution)}"
+    return words, tex, plain
+
+
+def _accumulated(model, e):
+    esc = html.escape
+    c, b, a = e.contribution, e.before, e.after
+    if e.where == "buffer":
+        name = _out_name(model, e.node_id, f"node {e.node_id}")
+        if b is None:
+            words = (f"Accumulate at node #{e.node_id}: the first contribution to {esc(name)}'s gradient "
+                     f"waits in its pending sum until every consumer of {esc(name)} has sent one.")
+            tex, plain = f"{_tex_bar(name)} = {_tex_value(c)}", f"{_plain_bar(name)} = {_plain_value(c)}"
+        else:
+            words = (f"Accumulate at a fan-in: {esc(name)} is used more than once, so its gradient is the sum "
+                     f"of the contributions; this one is added to the pending sum.")
+            tex = rf"{_tex_bar(name)} = {_tex_value(b)} + {_tex_value(c)} = {_tex_value(a)}"
+            plain = f"{_plain_bar(name)} = {_plain_value(b)} + {_plain_value(c)} = {_plain_value(a)}"
+        return words, tex, plain
+    name = e.tensor.name if e.tensor is not None else model.name(model.node_tensor.get(e.node_id))
+    target = {"leaf": f"{name}.grad", "retained": f"{name}.grad (retain_grad)", "input": f"{name}.grad (inputs=)",
+              "captured": f"the autograd.grad result for {name}"}[e.where]
+    if b is None:
+        words = f"Accumulate into {esc(target)}: it was None, so it becomes this gradient (before → after)."
+        tex = rf"{_tex_grad(name)}: \text{{None}} \to {_tex_value(a)}"
+        plain = f"{esc(name)}.grad: None → {_plain_value(a)}"
+    else:
+        words = (f"Accumulate into {esc(target)}: gradients add up (before + contribution → after)"
+                 + (", across backward calls too." if e.where == "leaf" else "."))
+        tex = rf"{_tex_grad(name)}: {_tex_value(b)} + {_tex_value(c)} \to {_tex_value(a)}"
+        plain = f"{esc(name)}.grad: {_plain_value(b)} + {_plain_value(c)} → {_plain_value(a)}"
+    if e.where == "captured":
+        tex = tex.replace(".grad", "")
+        plain = plain.replace(".grad", "")
+    return words, tex, plain
