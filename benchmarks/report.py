@@ -1,0 +1,400 @@
+"""Turn the runner's JSON bundle into the markdown of RESULTS.md (tables, checks, targets)."""
+from __future__ import annotations
+
+import math
+
+FRAMEWORK_ORDER = ["torch", "autogradlab", "numpy", "autograd", "mygrad", "micrograd"]
+REFERENCE = "torch"
+MEMORY_NOISE_MIB = 8.0       # no ratio printed when torch's figure is below this (RSS noise)
+MEMORY_ALLOWANCE_MIB = 4.0   # W4 target: <= torch + one 1e6-element float32 array (3.8 MiB)
+
+#: (workload, metric key, label) for the main table
+ROWS = [
+    ("W1", "fwd_us_per_node", "W1 chain: forward, µs/op"),
+    ("W1", "bwd_us_per_node", "W1 chain: backward, µs/op"),
+    ("W2", "step_ms", "W2 MLP: fwd+bwd step, ms"),
+    ("W2", "fwd_ms", "W2 MLP: forward, ms"),
+    ("W2", "bwd_ms", "W2 MLP: backward, ms"),
+    ("W3", "fwd_ms", "W3 fan-in: forward, ms"),
+    ("W3", "bwd_ms", "W3 fan-in: backward, ms"),
+    ("W4", "free_graph_mb", "W4 memory: graph held after forward, MiB"),
+    ("W4", "free_bwd_peak_mb", "W4 memory: peak of one backward, retain_graph=False, MiB"),
+    ("W4", "retain_bwd_peak_mb", "W4 memory: peak of one backward, retain_graph=True, MiB"),
+    ("W4", "free_after_bwd_mb", "W4 memory: still held after backward, retain_graph=False, MiB"),
+    ("W4", "retain_after_bwd_mb", "W4 memory: still held after backward, retain_graph=True, MiB"),
+    ("W4", "free_loop_peak_mb", "W4 memory: peak of a 2-step loop, retain_graph=False, MiB"),
+    ("W4", "retain_loop_peak_mb", "W4 memory: peak of a 2-step loop, retain_graph=True, MiB"),
+    ("W5", "hvp_ms", "W5 Hessian-vector product (create_graph), ms"),
+]
+
+
+def fmt(v):
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "—"
+    a = abs(v)
+    if a == 0:
+        return "0"
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    if a >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3g}"
+
+
+def fmt_ratio(r):
+    if r is None or not math.isfinite(r):
+        return "—"
+    return f"{r:.2f}×" if r < 10 else f"{r:.0f}×"
+
+
+def frameworks_in(bundle):
+    fws = bundle["frameworks"]
+    return [f for f in FRAMEWORK_ORDER if f in fws] + [f for f in fws if f not in FRAMEWORK_ORDER]
+
+
+def entry(bundle, fw, wid):
+    r = bundle["frameworks"].get(fw)
+    if not r or not r.get("available"):
+        return None
+    return r.get("workloads", {}).get(wid)
+
+
+def median(bundle, fw, wid, key):
+    e = entry(bundle, fw, wid)
+    if not e or e.get("status") != "ok":
+        return None
+    m = e.get("metrics", {}).get(key)
+    return m["median"] if m else None
+
+
+def compute_checks(bundle, tol):
+    """{wid: {fw: {"ok": bool|None, "rel_err": float|None, "ref": name|None}}} against torch
+    (or the NumPy floor for a workload torch did not produce)."""
+    out = {}
+    wids = sorted({w for r in bundle["frameworks"].values() for w in r.get("workloads", {})})
+    for wid in wids:
+        ref_name, ref = None, None
+        for cand in (REFERENCE, "numpy"):
+            e = entry(bundle, cand, wid)
+            if e and e.get("status") == "ok" and e.get("check"):
+                ref_name, ref = cand, e["check"]
+                break
+        row = {}
+        for fw in bundle["frameworks"]:
+            e = entry(bundle, fw, wid)
+            if not e or e.get("status") != "ok" or not e.get("check"):
+                continue
+            if fw == ref_name:
+                row[fw] = {"ok": True, "rel_err": 0.0, "ref": None, "is_ref": True}
+                continue
+            if ref is None:
+                row[fw] = {"ok": None, "rel_err": None, "ref": None}
+                continue
+            c = e["check"]
+            if c.get("shapes") != ref.get("shapes"):
+                row[fw] = {"ok": False, "rel_err": float("inf"), "ref": ref_name}
+                continue
+            err = abs(c["checksum"] - ref["checksum"]) / max(ref["scale"], 1e-30)
+            row[fw] = {"ok": err <= tol, "rel_err": err, "ref": ref_name}
+        out[wid] = row
+    return out
+
+
+def _check_word(chk):
+    if chk is None or chk.get("ok") is None:
+        return "unchecked"
+    if chk.get("is_ref"):
+        return "ref"
+    return "ok" if chk["ok"] else "**MISMATCH**"
+
+
+def _cell(bundle, checks, fw, wid, key, notes):
+    e = entry(bundle, fw, wid)
+    if e is None:
+        return "—"
+    if e.get("status") != "ok":
+        why = e.get("reason", "")
+        notes.setdefault((fw, wid), why if e.get("status") == "unsupported" else f"**{e.get('status')}**: {why}")
+        return "n/a" if e.get("status") == "unsupported" else "error"
+    v = median(bundle, fw, wid, key)
+    if v is None:
+        return "n/a"
+    ref = median(bundle, REFERENCE, wid, key)
+    word = _check_word(checks.get(wid, {}).get(fw))
+    if fw == REFERENCE:
+        return f"{fmt(v)} ({word})"
+    small_mem = key.endswith("_mb") and (ref is None or abs(ref) < MEMORY_NOISE_MIB)
+    ratio = "" if ref in (None, 0) or small_mem else f" ({fmt_ratio(v / ref)})"
+    return f"{fmt(v)}{ratio} {word}"
+
+
+def _ratio(a, b):
+    if a is None or b in (None, 0):
+        return None
+    return a / b
+
+
+def targets(bundle, checks):
+    """[(target text, autogradlab value, reference value, ratio, status)] for RESULTS.md."""
+    A = "autogradlab"
+    rows = []
+
+    def wrong(wid):
+        c = checks.get(wid, {}).get(A)
+        return c is not None and c.get("ok") is False
+
+    def ratio_target(text, wid, key, ref_fw, limit, unit):
+        a, r = median(bundle, A, wid, key), median(bundle, ref_fw, wid, key)
+        ratio = _ratio(a, r)
+        if ratio is None:
+            why = entry(bundle, A, wid) or entry(bundle, ref_fw, wid) or {}
+            status = f"n/a ({why.get('reason', 'not run')})" if why.get("status") != "ok" else "n/a (not run)"
+        elif wrong(wid):
+            status = "**missed** (gradient MISMATCH)"
+        else:
+            status = ("met" if ratio <= limit else "**missed**") + f" ({fmt_ratio(ratio)})"
+        rows.append((text, f"{fmt(a)} {unit}", f"{fmt(r)} {unit} ({ref_fw})", fmt_ratio(ratio), status))
+
+    ratio_target("W1 forward ≤ 1.0× torch", "W1", "fwd_us_per_node", REFERENCE, 1.0, "µs/op")
+    ratio_target("W1 backward ≤ 1.0× torch", "W1", "bwd_us_per_node", REFERENCE, 1.0, "µs/op")
+    ratio_target("W2 step ≤ 1.1× numpy floor", "W2", "step_ms", "numpy", 1.1, "ms")
+    ratio_target("W2 step ≤ 0.8× torch", "W2", "step_ms", REFERENCE, 0.8, "ms")
+    ratio_target("W3 forward ≤ 1.0× torch", "W3", "fwd_ms", REFERENCE, 1.0, "ms")
+    ratio_target("W3 backward ≤ 1.0× torch", "W3", "bwd_ms", REFERENCE, 1.0, "ms")
+    for wid, key, label in ROWS:
+        if wid != "W4":
+            continue
+        a, r = median(bundle, A, wid, key), median(bundle, REFERENCE, wid, key)
+        short = label.replace("W4 memory: ", "").replace(", MiB", "")
+        if a is None or r is None:
+            status = "n/a (not run)"
+        elif wrong(wid):
+            status = "**missed** (gradient MISMATCH)"
+        else:
+            status = "met" if a <= r + MEMORY_ALLOWANCE_MIB else "**missed**"
+            status += f" ({fmt(abs(a - r))} MiB {'over' if a > r else 'under'})" if abs(a - r) >= 0.05 else " (equal)"
+        rows.append((f"W4 {short} ≤ torch", f"{fmt(a)} MiB", f"{fmt(r)} MiB (torch)",
+                     fmt_ratio(_ratio(a, r)) if r is not None and r >= MEMORY_NOISE_MIB else "—", status))
+    ratio_target("W5 HVP ≤ 1.0× torch", "W5", "hvp_ms", REFERENCE, 1.0, "ms")
+    w6 = entry(bundle, A, "W6")
+    for case, name in (("w1", "W1"), ("w2", "W2")):
+        text = f"W6 {name} traced ≤ 2× untraced"
+        if not w6 or w6.get("status") != "ok":
+            reason = (w6 or {}).get("reason", "not run")
+            rows.append((text, "—", "—", "—", reason if reason.startswith("n/a") else f"n/a ({reason})"))
+            continue
+        m = w6["metrics"]
+        unit = "µs/op" if case == "w1" else "ms"
+        key = f"{case}_step_{'us_per_node' if case == 'w1' else 'ms'}"
+        t, u = m[f"{key}_traced"]["median"], m[f"{key}_untraced"]["median"]
+        ratio = m[f"{case}_ratio"]["median"]
+        bad = w6.get("trace_checks", {}).get(case, {}).get("traced_equals_untraced") is False
+        status = "**missed** (traced gradients differ)" if bad else \
+            ("met" if ratio <= 2.0 else "**missed**") + f" ({fmt_ratio(ratio)})"
+        rows.append((text, f"{fmt(t)} {unit} traced", f"{fmt(u)} {unit} untraced", fmt_ratio(ratio), status))
+    return rows
+
+
+HOW_TO_READ = """\
+* Every figure is a **median** over many repetitions (the count is listed below; quartiles,
+  min, max and n are in `results/latest.json`). Lower is better in every row.
+* In parentheses: the ratio to the **torch** column (CPU build, 1 thread). Memory rows print no
+  ratio when torch's figure is under {noise:g} MiB (RSS noise).
+* After each figure: the **gradient check** of that framework on that workload. `ok` means the
+  checksum of all its gradients (a fixed pseudo-random weighted sum of every entry) agrees with
+  torch's within a relative error of {tol:g} (of the sum of absolute terms); `MISMATCH` means it
+  computed something else, so its time means nothing. `ref` marks the reference.
+* **numpy floor** is not an autograd engine: it is a hand-written NumPy forward+backward of the same
+  computation (W1-W3), i.e. what an engine over NumPy could reach with zero graph overhead.
+* W1 and W3 are per-node overhead (1-element tensors: the time is Python/dispatch/graph
+  bookkeeping); W2 is kernel-bound (BLAS at 1 thread: extra copies and temporaries show here);
+  W5 is double backward.
+* W4 is RSS in MiB relative to just before the first forward (see the method notes):
+  "peak of one backward" is set by the forward graph either way; what `retain_graph=False` buys
+  shows in "still held after backward" and in the 2-step loop, where the first loss is still bound
+  while the second forward runs. Frameworks without `retain_graph` (HIPS autograd, mygrad) show
+  their only behaviour in the `retain_graph=False` rows.
+* Run to run: on the shared 2-core development machine (other sessions' test suites kept the load
+  average at 4-6, see the Frameworks table), two full runs with the CPU clock agreed within about
+  5% for torch and 5-15% for the Python engines; compare ratios within one run rather than figures
+  across runs, and distrust differences under ~15%. Memory (W4) figures repeat to within 1 MiB.
+"""
+
+METHOD = """\
+* `benchmarks/run.py` starts one subprocess per framework (`benchmarks/worker.py`), one after the
+  other, so frameworks never share an interpreter, allocator or thread pool. BLAS/OpenMP thread
+  variables (`OMP_NUM_THREADS`, `MKL_NUM_THREADS`, `OPENBLAS_NUM_THREADS`, ...) are set before NumPy
+  is imported; torch also gets `set_num_threads`.
+* Each timed workload first runs once untimed to record the gradient checksum, then warm-up runs,
+  then repetitions until a minimum count and a time budget are both reached. `gc.collect()` runs
+  before every repetition, outside the timed region (the collector stays enabled inside it).
+  Before the first workload, `gc.freeze()` moves the interpreter's and the framework's import-time
+  objects out of the collector's reach, so collections scan only what the workloads create (the
+  same for every column; without it a full collection's cost depends on how big a framework's
+  module heap is).
+* Clock: by default the timed regions read the worker process's **CPU time**
+  (`time.process_time`, `--clock cpu`). With BLAS pinned to 1 thread this equals wall time on an
+  idle machine, but it does not count the time the worker waits while other processes hold the
+  cores: on the shared 2-core development machine, wall-clock medians of a ~2 ms step were seen
+  inflated 2-4× (a 10 ms scheduler slice lands inside the region). `--clock wall` measures
+  `perf_counter` instead. Cache and memory-bandwidth contention still show in either.
+* Timed regions: forward = building the graph; backward = `backward()` plus reading the leaves'
+  gradients (zero-copy NumPy views), then clearing them. HIPS autograd: forward = `make_vjp`
+  trace, backward = calling the vjp.
+* W4 reads `VmRSS`/`VmHWM` from `/proc/self/status`, resets the peak by writing `5` to
+  `/proc/self/clear_refs`, and first pins glibc's mmap threshold to 128 KiB
+  (`mallopt(M_MMAP_THRESHOLD)`) so every array is its own mapping and freed arrays leave RSS at
+  once. That makes allocations slower for the rest of the process, so W4 runs last.
+"""
+
+
+def render(bundle):
+    meta = bundle["meta"]
+    tol = meta.get("tolerance", 1e-3)
+    checks = compute_checks(bundle, tol)
+    fws = frameworks_in(bundle)
+    cols = [f for f in fws if bundle["frameworks"][f].get("available")]
+    labels = {f: bundle["frameworks"][f].get("label", f) for f in fws}
+    out = []
+    w = out.append
+    m = meta.get("machine", {})
+    w("# Benchmark results\n")
+    w(f"Generated by `{meta.get('command', 'python benchmarks/run.py')}` on {meta.get('date', '?')} "
+      f"({meta.get('mode', 'full')} mode, {meta.get('wall_s', 0):.0f} s wall). "
+      "Regenerate with `bash benchmarks/run.sh` (see `benchmarks/README.md`); raw numbers with quartiles "
+      "are in `benchmarks/results/latest.json`.\n")
+    if meta.get("mode") == "quick":
+        w("**Quick mode: small sizes and 3 repetitions; a smoke test, not a measurement.**\n")
+    w("## Machine\n")
+    git = meta.get("git", {})
+    w(f"- CPU: {m.get('cpu', '?')}, {m.get('cores', '?')} cores ({m.get('cores_usable', '?')} usable by "
+      f"this process), {m.get('mem_gib', '?')} GiB RAM")
+    w(f"- {m.get('platform', '?')}; Python {meta.get('python', '?')}; NumPy {meta.get('numpy', '?')}")
+    clock = meta.get("clock", "wall")
+    w(f"- BLAS/OpenMP threads per worker: {meta.get('threads', '?')}; timed regions read "
+      + ("the worker's **CPU time** (`time.process_time`)" if clock == "cpu" else "**wall time** (`perf_counter`)")
+      + f"; load average (1 min) at start: {meta.get('loadavg_start', '?')}")
+    w(f"- autogradlab from the working tree at commit `{git.get('commit', '?')}`"
+      + (" with uncommitted changes under `autogradlab/`" if git.get("dirty") else "") + "\n")
+
+    w("## Frameworks\n")
+    w("| column | version | dtype | load avg (start → end) | notes |")
+    w("|---|---|---|---|---|")
+    for f in fws:
+        r = bundle["frameworks"][f]
+        if not r.get("available"):
+            w(f"| {labels[f]} | — | — | — | **skipped**: {r.get('reason', '?')} |")
+            continue
+        env = r.get("environment", {})
+        la = f"{env.get('loadavg_start', 0):.2f} → {env.get('loadavg_end', 0):.2f}" if env.get("loadavg_start") \
+            is not None and env.get("loadavg_end") is not None else "—"
+        w(f"| {labels[f]} | {r.get('version', '?')} | {r.get('dtype', '?')} | {la} | {r.get('notes', '')} |")
+    w("")
+
+    w("## Results\n")
+    w("Medians; in parentheses the ratio to torch (lower is better); then the gradient check "
+      "(`ok` / `MISMATCH` against torch).\n")
+    w("| metric | " + " | ".join(labels[f] for f in cols) + " |")
+    w("|---|" + "---:|" * len(cols))
+    notes = {}
+    present = {wid for f in cols for wid in bundle["frameworks"][f].get("workloads", {})}
+    for wid, key, label in ROWS:
+        if wid not in present:
+            continue
+        w(f"| {label} | " + " | ".join(_cell(bundle, checks, f, wid, key, notes) for f in cols) + " |")
+    w("")
+    if notes:
+        w("Not run (n/a) or failed:\n")
+        for (f, wid), why in sorted(notes.items(), key=lambda kv: (kv[0][1], cols.index(kv[0][0]))):
+            w(f"- {labels[f]} {wid}: {why}")
+        w("")
+
+    w("### Gradient checks\n")
+    w(f"Relative error of each checksum against the reference (torch; the NumPy floor where torch did not "
+      f"run), tolerance {tol:g}:\n")
+    wids = [x for x in sorted(checks) if any(checks[x].values())]
+    w("| workload | " + " | ".join(labels[f] for f in cols) + " |")
+    w("|---|" + "---|" * len(cols))
+    for wid in wids:
+        cells = []
+        for f in cols:
+            c = checks[wid].get(f)
+            if c is None:
+                cells.append("n/a")
+            elif c.get("is_ref"):
+                cells.append("reference")
+            elif c.get("ok") is None:
+                cells.append("unchecked")
+            else:
+                cells.append(f"{'ok' if c['ok'] else '**MISMATCH**'} ({c['rel_err']:.0e})")
+        w(f"| {wid} | " + " | ".join(cells) + " |")
+    w("")
+
+    w("### autogradlab only: W6 event tracing, W7 viz player\n")
+    e6, e7 = entry(bundle, "autogradlab", "W6"), entry(bundle, "autogradlab", "W7")
+    if e6 and e6.get("status") == "ok":
+        mm = e6["metrics"]
+        w("| W6 case | untraced | traced (`with autogradlab.trace():`) | traced / untraced | gradients |")
+        w("|---|---:|---:|---:|---|")
+        for case, name, unit, k in (("w1", "W1 chain", "µs/op", "us_per_node"), ("w2", "W2 MLP", "ms", "ms")):
+            same = e6.get("trace_checks", {}).get(case, {}).get("traced_equals_untraced")
+            for ph, phname in (("fwd", "forward"), ("bwd", "backward"), ("step", "fwd+bwd")):
+                u, t = mm[f"{case}_{ph}_{k}_untraced"]["median"], mm[f"{case}_{ph}_{k}_traced"]["median"]
+                w(f"| {name} {phname}, {unit} | {fmt(u)} | {fmt(t)} | {fmt_ratio(t / u if u else None)} | "
+                  f"{'same' if same else '**differ**' if same is False else '?'} |")
+        w("")
+    else:
+        w(f"- W6 (trace): {(e6 or {}).get('reason', 'not run')}")
+    if e7 and e7.get("status") == "ok":
+        mm, info = e7["metrics"], e7.get("info", {})
+        w(f"W7, the viz player on a W3-style graph of {e7['params'].get('autograd_nodes', '?')} autograd nodes "
+          f"({info.get('drawn_nodes', '?')} drawn nodes), medians:\n")
+        w("| W7 step | ms |")
+        w("|---|---:|")
+        for key, what in (("draw_ms", "`viz.draw(out)`: build the graphviz.Digraph and its DOT text"),
+                          ("render_svg_ms", "render it to SVG with Graphviz's `dot` (wall time, a child process)"),
+                          ("player_build_ms", f"`viz.play_backward(out)`: backward under a trace, one layout, "
+                                              f"{info.get('frames', '?')} frames (wall time)"),
+                          ("step_ms", "`player.go(step + 1)`: step the player one frame")):
+            if key in mm:
+                w(f"| {what} | {fmt(mm[key]['median'])} |")
+        if info.get("render_svg"):
+            w(f"| render to SVG | {info['render_svg']} |")
+        w("")
+    else:
+        w(f"- W7 (viz): {(e7 or {}).get('reason', 'not run')}")
+    w("")
+
+    w("## Targets for autogradlab\n")
+    w("Ratios of the autogradlab column to the reference (lower is better). A target whose workload's "
+      f"gradients MISMATCH is missed whatever the time. W4 allows {MEMORY_ALLOWANCE_MIB:g} MiB of RSS noise "
+      "(about one 1e6-element float32 array).\n")
+    w("| target | autogradlab | reference | ratio | status |")
+    w("|---|---:|---:|---:|---|")
+    for row in targets(bundle, checks):
+        w("| " + " | ".join(row) + " |")
+    w("")
+
+    w("## How to read it\n")
+    w(HOW_TO_READ.format(noise=MEMORY_NOISE_MIB, tol=tol))
+    w("## Method\n")
+    w(METHOD)
+    reps = []
+    for f in cols:
+        parts = []
+        for wid, e in bundle["frameworks"][f].get("workloads", {}).items():
+            if e.get("status") != "ok" or not e.get("metrics"):
+                continue
+            n = next(iter(e["metrics"].values())).get("n")
+            parts.append(f"{wid}×{n}")
+        total = sum(e.get("wall_s", 0) for e in bundle["frameworks"][f].get("workloads", {}).values())
+        reps.append(f"{labels[f]}: {', '.join(parts)} ({total:.0f} s)")
+    w("Repetitions behind each median: " + "; ".join(reps) + ".\n")
+    sizes = meta.get("sizes")
+    if sizes:
+        w("Sizes: " + ", ".join(f"{k}={v}" for k, v in sizes.items()) + ".\n")
+    w("Where autogradlab's time goes: `python benchmarks/profile_autogradlab.py` (cProfile of W1 and W2, "
+      "top functions by own time) writes `benchmarks/results/profile_W*.txt`.\n")
+    return "\n".join(out)

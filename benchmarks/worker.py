@@ -1,0 +1,149 @@
+"""Run the workloads for ONE framework in this process and write JSON.
+
+``run.py`` starts one of these per framework, so frameworks never share an
+interpreter, an allocator or a thread pool. By hand (e.g. under a profiler):
+
+    python benchmarks/worker.py --framework autogradlab --workloads W1,W2 --quick --json-out -
+
+BLAS/OpenMP threads are pinned (default 1) *before* NumPy is imported: set the
+variables yourself (or pass ``--threads``) to change that.
+"""
+import os
+import sys
+
+THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "BLIS_NUM_THREADS",
+               "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+if __name__ == "__main__":  # before numpy (imported by frameworks/workloads) reads them
+    _t = None
+    for _i, _a in enumerate(sys.argv):
+        if _a == "--threads" and _i + 1 < len(sys.argv):
+            _t = sys.argv[_i + 1]
+        elif _a.startswith("--threads="):
+            _t = _a.split("=", 1)[1]
+    for _v in THREAD_VARS:
+        if _t is not None:
+            os.environ[_v] = _t
+        else:
+            os.environ.setdefault(_v, "1")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+for _p in (HERE, ROOT):  # this folder's modules, and the working tree's autogradlab before any installed one
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import frameworks  # noqa: E402
+import workloads as W  # noqa: E402
+from frameworks import Unavailable, Unsupported  # noqa: E402
+
+
+def environment():
+    return {"python": platform.python_version(), "numpy": np.__version__, "executable": sys.executable,
+            "threads": {v: os.environ.get(v) for v in THREAD_VARS if v in os.environ},
+            "loadavg_start": os.getloadavg()[0] if hasattr(os, "getloadavg") else None}
+
+
+def run(framework, workloads=None, quick=False, progress=None, on_partial=None, clock="cpu"):
+    """Run ``workloads`` (ids, default all) for ``framework``; returns the result dict (also in-process)."""
+    W.set_clock(clock)
+    mode = "quick" if quick else "full"
+    sizes, budgets = W.SIZES[mode], W.BUDGETS[mode]
+    wanted = [w for w in W.RUN_ORDER if workloads is None or w in workloads]
+    result = {"framework": framework, "label": frameworks.LABELS.get(framework, framework), "mode": mode,
+              "clock": clock, "environment": environment(), "workloads": {}}
+    try:
+        ad = frameworks.load(framework)
+    except Unavailable as exc:
+        result.update(available=False, reason=str(exc))
+        return result
+    result.update(available=True, version=ad.version(), dtype=ad.dtype, notes=ad.notes)
+    # Move everything alive now (the interpreter, the framework's modules; in-process: the test
+    # runner's heap) to gc's permanent generation, so collections -- ours between repetitions and
+    # the automatic ones inside timed regions -- scan only what the workloads make.
+    gc.collect()
+    gc.freeze()
+    try:
+        _run_workloads(framework, ad, wanted, sizes, budgets, result, progress, on_partial)
+    finally:
+        gc.unfreeze()
+    if hasattr(os, "getloadavg"):
+        result["environment"]["loadavg_end"] = os.getloadavg()[0]
+    return result
+
+
+def _run_workloads(framework, ad, wanted, sizes, budgets, result, progress, on_partial):
+    for wid in wanted:
+        name, func, numpy_func = W.WORKLOADS[wid]
+        t0 = time.perf_counter()
+        try:
+            if wid in W.AUTOGRADLAB_ONLY and framework != "autogradlab":
+                raise Unsupported("autogradlab-only workload")
+            if framework == "numpy":
+                if numpy_func is None:
+                    raise Unsupported("no hand-written NumPy version")
+                entry = {"status": "ok", **numpy_func(sizes, budgets[wid])}
+            else:
+                entry = {"status": "ok", **func(ad, sizes, budgets[wid])}
+        except Unsupported as exc:
+            entry = {"status": "unsupported", "reason": str(exc)}
+        except Exception as exc:  # noqa: BLE001  (one broken workload must not hide the others)
+            entry = {"status": "error", "reason": f"{type(exc).__name__}: {exc}",
+                     "traceback": traceback.format_exc(limit=8)}
+        entry["name"] = name
+        entry["wall_s"] = time.perf_counter() - t0
+        result["workloads"][wid] = entry
+        if progress:
+            progress(f"[{framework}] {wid} {name}: {entry['status']} ({entry['wall_s']:.1f} s)"
+                     + (f" - {entry['reason']}" if entry["status"] != "ok" else ""))
+        if on_partial:
+            on_partial(result)
+        gc.collect()
+
+
+def _write(path, data):
+    if path in (None, "-"):
+        return
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1, allow_nan=True)
+    os.replace(tmp, path)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--framework", required=True, choices=list(frameworks.REGISTRY))
+    ap.add_argument("--workloads", default=",".join(W.WORKLOADS), help="comma list, e.g. W1,W3")
+    ap.add_argument("--quick", action="store_true", help="few repetitions, small sizes (smoke test)")
+    ap.add_argument("--threads", default=None, help="BLAS/OpenMP threads (read before NumPy is imported)")
+    ap.add_argument("--clock", choices=list(W.CLOCKS), default="cpu",
+                    help="timed regions read process CPU time (default) or wall time")
+    ap.add_argument("--json-out", default="-", help="file for the JSON ('-': stdout)")
+    args = ap.parse_args(argv)
+    wanted = [w.strip().upper() for w in args.workloads.split(",") if w.strip()]
+    unknown = set(wanted) - set(W.WORKLOADS)
+    if unknown:
+        ap.error(f"unknown workloads {sorted(unknown)}; known: {', '.join(W.WORKLOADS)}")
+    result = run(args.framework, wanted, args.quick, clock=args.clock,
+                 progress=lambda m: print(m, file=sys.stderr, flush=True),
+                 on_partial=lambda r: _write(args.json_out, r))  # partial results survive a timeout
+    _write(args.json_out, result)
+    if args.json_out == "-":
+        print(json.dumps(result, indent=1))
+    if not result.get("available"):
+        print(f"[{args.framework}] unavailable: {result.get('reason')}", file=sys.stderr)
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

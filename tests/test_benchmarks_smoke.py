@@ -1,0 +1,94 @@
+"""Smoke test of the benchmark harness (benchmarks/): quick mode, no peer venv needed, no timing assertions.
+
+The autogradlab worker runs W1-W3 in-process at the quick sizes; its gradient checksums must
+agree with the hand-written NumPy forward+backward of the same workloads (the "numpy floor").
+One tiny end-to-end run of benchmarks/run.py checks the subprocess/JSON/markdown plumbing.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
+sys.path.insert(0, BENCH)
+
+import report  # noqa: E402
+import worker  # noqa: E402
+import workloads  # noqa: E402
+
+TIMED = {"W1": ("fwd_us_per_node", "bwd_us_per_node"), "W2": ("step_ms", "fwd_ms", "bwd_ms"),
+         "W3": ("fwd_ms", "bwd_ms")}
+
+
+@pytest.fixture(scope="module")
+def quick_results():
+    ours = worker.run("autogradlab", ["W1", "W2", "W3"], quick=True)
+    ref = worker.run("numpy", ["W1", "W2", "W3"], quick=True)
+    return ours, ref
+
+
+@pytest.mark.parametrize("wid", ["W1", "W2", "W3"])
+def test_autogradlab_worker_produces_numbers(quick_results, wid):
+    ours, _ = quick_results
+    assert ours["available"], ours.get("reason")
+    e = ours["workloads"][wid]
+    assert e["status"] == "ok", e.get("traceback") or e.get("reason")
+    for key in TIMED[wid]:
+        m = e["metrics"][key]
+        assert m["n"] >= 3
+        assert math.isfinite(m["median"]) and m["median"] > 0
+        assert m["min"] <= m["q1"] <= m["median"] <= m["q3"] <= m["max"]
+
+
+@pytest.mark.parametrize("wid", ["W1", "W2", "W3"])
+def test_autogradlab_gradients_match_numpy_reference(quick_results, wid):
+    ours, ref = quick_results
+    mine, theirs = ours["workloads"][wid]["check"], ref["workloads"][wid]["check"]
+    assert ref["workloads"][wid]["status"] == "ok"
+    assert mine["shapes"] == theirs["shapes"]
+    assert math.isclose(mine["output"], theirs["output"], rel_tol=1e-4, abs_tol=1e-6)
+    ok, err = workloads.compare(mine, theirs, 1e-3)
+    assert ok, f"{wid}: checksum {mine['checksum']} vs NumPy {theirs['checksum']} (rel err {err:.2e})"
+
+
+def test_checksum_catches_a_wrong_gradient():
+    grads = [[1.0, 2.0, 3.0], [0.5]]
+    good = workloads.checksum(grads)
+    assert workloads.compare(workloads.checksum([[1.0, 2.0, 3.0], [0.5000001]]), good, 1e-3)[0]
+    assert not workloads.compare(workloads.checksum([[1.0, 2.0, 3.1], [0.5]]), good, 1e-3)[0]
+    assert not workloads.compare(workloads.checksum([[1.0, 2.0, 3.0]]), good, 1e-3)[0]
+
+
+def test_report_marks_mismatch_and_targets(quick_results):
+    ours, ref = quick_results
+    bad = json.loads(json.dumps(ours))
+    bad["framework"] = bad["label"] = "broken"
+    bad["workloads"]["W1"]["check"]["checksum"] *= 1.5
+    bundle = {"meta": {"mode": "quick", "tolerance": 1e-3},
+              "frameworks": {"numpy": ref, "autogradlab": ours, "broken": bad}}
+    checks = report.compute_checks(bundle, 1e-3)
+    assert checks["W1"]["autogradlab"]["ok"] and checks["W1"]["autogradlab"]["ref"] == "numpy"
+    assert checks["W1"]["broken"]["ok"] is False and checks["W2"]["broken"]["ok"]
+    md = report.render(bundle)
+    assert "MISMATCH" in md and "## Targets for autogradlab" in md
+    assert "W2 step ≤ 1.1× numpy floor" in md
+
+
+def test_runner_end_to_end_quick(tmp_path):
+    """run.py -> worker subprocesses -> bundle JSON -> markdown; peers that are absent are skipped."""
+    out, md = tmp_path / "bundle.json", tmp_path / "RESULTS.md"
+    proc = subprocess.run(
+        [sys.executable, os.path.join(BENCH, "run.py"), "--quick", "--frameworks", "autogradlab,numpy",
+         "--workloads", "W1", "--json-out", str(out), "--raw-dir", str(tmp_path), "--markdown", str(md)],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    bundle = json.loads(out.read_text())
+    assert bundle["meta"]["threads"] == 1 and bundle["meta"]["machine"]["cores"]
+    assert bundle["frameworks"]["autogradlab"]["workloads"]["W1"]["status"] == "ok"
+    assert bundle["checks"]["W1"]["autogradlab"]["ok"]
+    assert bundle["frameworks"]["autogradlab"]["environment"]["threads"]["OMP_NUM_THREADS"] == "1"
+    text = md.read_text()
+    assert "| W1 chain: forward, µs/op |" in text and "Quick mode" in text
