@@ -143,6 +143,7 @@ def backward_steps(tensors, grad_tensors=None, retain_graph=None, create_graph=F
         if not inputs:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         _check_inputs(inputs)
+        inputs = tuple({id(t): t for t in inputs}.values())  # an input named twice accumulates once
     seeds = _make_seeds(roots, grad_tensors, create_graph, "grad_tensors", "tensors")
     _check_roots(roots, "tensors")
     if retain_graph is None:
@@ -186,9 +187,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(f"One of the differentiated Tensors appears to not have been used in "
                                    f"the graph (inputs[{i}]). Set allow_unused=True if this is the "
                                    f"desired behavior.")
-            if materialize_grads and isinstance(t, Tensor):
+            if materialize_grads:
+                if not isinstance(t, Tensor):
+                    raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
                 from .creation import zeros_like
-                g = zeros_like(t)
+                g = zeros_like(t, requires_grad=create_graph)  # as PyTorch
         result.append(g)
     return tuple(result)
 
@@ -286,9 +289,9 @@ def _check_runnable(plan):
 def _accumulate_into(tensor, g, create_graph):
     """``tensor.grad += g``; the first gradient is copied so ``.grad`` owns its memory."""
     old = tensor._grad
-    if old is None:
-        tensor._grad = g if create_graph else Tensor._make(g.data.copy(), False, None, g.device)
-    elif create_graph or old._requires_grad:
+    if old is None:  # (a clone with create_graph too: .grad never aliases a seed or another .grad)
+        tensor._grad = g.clone() if create_graph else Tensor._make(g.data.copy(), False, None, g.device)
+    elif create_graph or tensor.grad_fn is not None:  # a retained non-leaf: out of place, as PyTorch
         tensor._grad = old + g
     else:
         old.data += g.data  # in place, as PyTorch does: references to .grad see the update
@@ -320,11 +323,12 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
     ready = [(n.priority, -n.seq, n) for n in set(root_nodes) if n in needed and deps[n] == 0]
     heapq.heapify(ready)
 
+    pop, push = heapq.heappop, heapq.heappush
     prev_mode = state.grad_enabled
     state.grad_enabled = create_graph
     try:
         while ready:
-            node = heapq.heappop(ready)[2]
+            node = pop(ready)[2]
             g = buffers.pop(node, None)
             if tape is not None:
                 yield tape.node_started(node, g)
@@ -345,7 +349,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
                 _accumulate_into(retained, g, create_graph)
                 if tape is not None:
                     yield tape.accumulated("retained", node, retained, before, g)
-            for i, t in targets.get(node, ()):
+            for i, t in (targets.get(node, ()) if targets else ()):
                 if g is None:
                     continue
                 if captured is not None:
@@ -400,9 +404,11 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
                         if child is not None and child in needed and gi is not None:
                             yield tape.gradient_computed(node, i, child, g, gi)
             if not retain_graph and node._saved:
-                names, nbytes = tuple(node._saved), node.free_saved()
-                if tape is not None:
-                    yield tape.saved_freed(node, names, nbytes)
+                if tape is None:
+                    node.free_saved()
+                else:
+                    names = tuple(node._saved)
+                    yield tape.saved_freed(node, names, node.free_saved(count_bytes=True))
 
             # hand each contribution to the node that needs it; it is ready once all its consumers ran
             for child, gi in zip(node.edges, grads_in):
@@ -415,9 +421,13 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
                         yield tape.accumulated("buffer", child, None, before, gi, buffers[child])
                 deps[child] -= 1
                 if deps[child] == 0:
-                    heapq.heappush(ready, (child.priority, -child.seq, child))
+                    push(ready, (child.priority, -child.seq, child))
     finally:
         state.grad_enabled = prev_mode
+    if accumulate and inputs is not None:  # as PyTorch: a non-leaf input keeps its .grad from now on
+        for t in inputs:
+            if isinstance(t, Tensor) and t.grad_fn is not None:
+                t.retain_grad()
     if tape is not None:
         yield tape.backward_finished()
 

@@ -91,10 +91,12 @@ def snapshot(array, max_elements=MAX_ELEMENTS) -> Value:
     host = backend.to_host(array)
     shape, dtype = tuple(int(n) for n in host.shape), host.dtype.name
     if host.size <= max_elements:
-        return Value(shape, dtype, tuple(v.item() for v in host.reshape(-1)))
-    as_float = host.astype(numpy.float64)
-    return Value(shape, dtype, None, float(as_float.min()), float(as_float.max()),
-                 float(numpy.sqrt((as_float * as_float).sum())))
+        return Value(shape, dtype, tuple(host.reshape(-1).tolist()))
+    flat = host.reshape(-1)
+    if flat.dtype.kind != "f":
+        flat = flat.astype(numpy.float64)
+    return Value(shape, dtype, None, float(flat.min()), float(flat.max()),
+                 float(numpy.sqrt(numpy.dot(flat, flat, out=None).astype(numpy.float64))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +261,7 @@ class Tape:
         self._leaves = self._computed = 0
         self._passes = 0
         self._pass_counts = [0, 0, 0]  # nodes run, contributions, bytes freed
+        self._values: dict = {}        # (tensor creation number, version) -> Value
 
     # -- ids, names and snapshots --------------------------------------------------------
     def _emit(self, cls, **fields):
@@ -267,8 +270,21 @@ class Tape:
         return event
 
     def value(self, tensor_or_array) -> Value:
+        """A snapshot; a tensor seen again at the same version reuses its snapshot (the same
+        gradient shows up in NodeStarted, GradientComputed and Accumulated)."""
+        key = None
+        if hasattr(tensor_or_array, "_vc"):
+            key = (tensor_or_array._id, tensor_or_array._vc[0])
+            hit = self._values.get(key)
+            if hit is not None:
+                return hit
         data = getattr(tensor_or_array, "data", tensor_or_array)
-        return snapshot(data, self.max_elements)
+        value = snapshot(data, self.max_elements)
+        if key is not None:
+            if len(self._values) > 4096:
+                self._values.clear()
+            self._values[key] = value
+        return value
 
     def tensor_ref(self, t) -> TensorRef:
         local = self._tensor_ids.get(t._id)

@@ -94,11 +94,12 @@ class SavedTensor:
     with the same ``grad_fn``, so higher-order gradients still flow through it.
     """
 
-    __slots__ = ("tensor", "result_ref", "data", "node_ref", "version", "vc", "packed", "unpack")
+    __slots__ = ("tensor", "result_ref", "data", "node_ref", "version", "vc", "packed", "unpack", "shape")
 
     def __init__(self, tensor, node=None):
         self.vc = tensor._vc
         self.version = tensor._vc[0]
+        self.shape = tuple(tensor.shape)
         self.tensor = self.result_ref = self.data = self.node_ref = None
         self.packed = self.unpack = None
         if state.saved_hooks:
@@ -118,7 +119,7 @@ class SavedTensor:
 
     def check_version(self, node, name):
         if self.vc[0] != self.version:
-            shape = "x".join(map(str, node._input_shapes[0])) if node._input_shapes else "?"
+            shape = "x".join(map(str, self.shape))  # the saved tensor's own shape
             raise RuntimeError(
                 f"one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: the tensor saved as '{name}' by {node.name()} (shape [{shape}]) "
@@ -197,27 +198,23 @@ class Node:
 
     def __getattr__(self, attr):
         # ctx.self / ctx.other / ctx.result inside a vjp, node._saved_self for introspection,
-        # and op parameters (ctx.dim, ctx.keepdim, ...).
-        if attr.startswith("_saved_"):
-            attr = attr[7:]
-        try:
-            saved = object.__getattribute__(self, "_saved")
-        except AttributeError:
-            raise AttributeError(attr) from None
-        if saved is not None and attr in saved:
-            return self.saved_tensor(attr)
-        params = object.__getattribute__(self, "params")
-        if params and attr in params:
-            return params[attr]
-        if attr in object.__getattribute__(self, "op").save and object.__getattribute__(self, "_freed"):
+        # and op parameters (ctx.dim, ctx.keepdim, ...). Only called for names that are not slots.
+        name = attr[7:] if attr.startswith("_saved_") else attr
+        saved = self._saved
+        if saved is not None and name in saved:
+            return self.saved_tensor(name)
+        params = self.params
+        if params and name in params:
+            return params[name]
+        if name in self.op.save and self._freed:
             raise RuntimeError(FREED_MESSAGE)
         raise AttributeError(f"{self.name()} has no saved tensor or parameter {attr!r}")
 
-    def free_saved(self) -> int:
-        """Drop the saved tensors (``retain_graph=False``); returns the bytes released."""
+    def free_saved(self, count_bytes=False) -> int:
+        """Drop the saved tensors (``retain_graph=False``); returns the bytes released if asked."""
         if not self._saved:
             return 0
-        freed = sum(s.nbytes() for s in self._saved.values() if s is not None)
+        freed = sum(s.nbytes() for s in self._saved.values() if s is not None) if count_bytes else 0
         self._saved = None
         self._freed = True
         return freed

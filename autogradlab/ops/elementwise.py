@@ -38,7 +38,10 @@ def as_tensor_like(value, like: Tensor) -> Tensor:
             dtype = numpy.dtype("int64")
         else:
             dtype = like.dtype
-        return Tensor._make(asarray(value, like.device, dtype), False, None, like.device)
+        device = like.device
+        data = numpy.array(value, dtype=dtype) if device == "cpu" and type(like.data) is numpy.ndarray \
+            else asarray(value, device, dtype)
+        return Tensor._make(data, False, None, device)
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         return Tensor._make(asarray(value, like.device), False, None, like.device)
     raise TypeError(f"unsupported operand type {type(value).__name__}: use a Tensor or a number")
@@ -50,6 +53,8 @@ def promote(a, b):
         a = as_tensor_like(a, b)
     elif not isinstance(b, Tensor):
         b = as_tensor_like(b, a)
+    if a.data.dtype is b.data.dtype:
+        return a, b
     ka, kb = a.dtype.kind, b.dtype.kind
     if ka != kb:
         if ka == "f" and kb != "f":
@@ -61,6 +66,8 @@ def promote(a, b):
 
 def _binary(op):
     def fn(a, b):
+        if type(a) is Tensor and type(b) is Tensor and a.data.dtype is b.data.dtype:
+            return apply(op, (a, b))  # the common case needs no coercion
         a, b = promote(a, b)
         return apply(op, (a, b))
     fn.__name__ = op.name

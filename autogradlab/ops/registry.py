@@ -24,10 +24,12 @@ import numpy
 from ..backend import xp_for
 from ..grad_mode import state
 from ..graph import Node, SavedTensor
+from ..tensor import Tensor
 
 __all__ = ["OpDef", "defop", "apply", "REGISTRY"]
 
 REGISTRY: dict[str, "OpDef"] = {}
+_CPU_XP = xp_for("cpu")  # numpy (or the strict test backend): looked up once
 
 
 class OpDef:
@@ -118,13 +120,12 @@ def _forward_error(op, inputs, exc):
 
 def apply(op: OpDef, inputs, params=None):
     """Run ``op`` forward; if any input requires grad (and grad mode is on), record a node."""
-    from ..tensor import Tensor  # noqa: PLC0415  (tensor imports ops; ops need Tensor here)
-
     device = inputs[0].device
-    for t in inputs:
-        if t.device != device:
-            raise _device_error(op, inputs)
-    xp = xp_for(device)
+    if len(inputs) > 1:
+        for t in inputs:
+            if t.device != device:
+                raise _device_error(op, inputs)
+    xp = _CPU_XP if device == "cpu" else xp_for(device)
     try:
         if params:
             data = op.forward(xp, *[t.data for t in inputs], **params)
@@ -135,14 +136,20 @@ def apply(op: OpDef, inputs, params=None):
     if isinstance(data, numpy.generic):  # NumPy reductions / scalar indexing give scalars: keep 0-d arrays
         data = numpy.asarray(data)
 
-    if not (state.grad_enabled and op.differentiable and any(t._requires_grad for t in inputs)):
+    records = False
+    if state.grad_enabled and op.differentiable:
+        for t in inputs:
+            if t._requires_grad:
+                records = True
+                break
+    if not records:
         out = Tensor._make(data, False, None, device)
         if op.view and len(inputs) == 1:
             out._vc = inputs[0]._vc
         return out
 
-    edges = tuple((t.grad_fn or t._grad_accumulator()) if t._requires_grad else None for t in inputs)
-    node = Node(op, edges, params, tuple(t.shape for t in inputs), tuple(t.dtype for t in inputs))
+    edges = tuple([(t.grad_fn or t._grad_accumulator()) if t._requires_grad else None for t in inputs])
+    node = Node(op, edges, params, tuple([t.data.shape for t in inputs]), tuple([t.data.dtype for t in inputs]))
     out = Tensor._make(data, True, node, device)
     node._out_meta = (weakref.ref(out), data.shape, data.dtype, device)
     if op.view:
