@@ -18,6 +18,7 @@ per output and returns one gradient (or None) per ``forward`` argument. The
 """
 from __future__ import annotations
 
+import traceback
 import weakref
 
 from .grad_mode import no_grad, state
@@ -73,6 +74,10 @@ def _call_backward(g, ctx):
         raise RuntimeError(f"function {ctx.name()} returned an incorrect number of gradients "
                            f"(expected {n_args}, got {len(grads)}): return one gradient (or None) per "
                            f"argument of forward")
+    for i, (gr, is_t) in enumerate(zip(grads, ctx._arg_is_tensor)):
+        if gr is not None and not is_t:  # as PyTorch: a non-tensor argument gets no gradient
+            raise RuntimeError(f"function {ctx.name()} returned a gradient different than None at position "
+                               f"{i + 1}, but the corresponding forward input was not a Tensor")
     return tuple(gr for gr, is_t in zip(grads, ctx._arg_is_tensor) if is_t)
 
 
@@ -121,6 +126,8 @@ class Function:
             out = Tensor._make(out.data, False, None, out.device)  # a fresh output tensor for the node
         out._requires_grad = True
         out.grad_fn = ctx
+        if state.anomaly:  # where the op was made, for anomaly mode's NaN report (as for built-in ops)
+            ctx._traceback = "".join(traceback.format_stack()[:-1])
         ctx._out_meta = (weakref.ref(out), out.shape, out.dtype, out.device)
         ctx._saved = {str(i): (None if t is None else SavedTensor(t, ctx) if t is out else SavedTensor(t))
                       for i, t in enumerate(ctx._to_save)}
