@@ -178,7 +178,7 @@ run_tests() {
     for d in notebooks lessons; do
         if has_notebooks "$d"; then
             targets+=("$d")
-            nbval=("${AUTOGRADLAB_NBVAL:---nbval}")
+            nbval=("${AUTOGRADLAB_NBVAL:---nbval}" --nbval-sanitize-with nbval_sanitize.cfg)
         fi
     done
     # ${a[@]+"${a[@]}"}: empty arrays are safe under `set -u` on old bash (macOS) too

@@ -178,7 +178,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     seeds = [s if s is not None else _implicit_seed(r) for r, s in zip(roots, seeds)]
     captured = [None] * len(inputs)
     for _ in _execute(roots, seeds, bool(retain_graph), bool(create_graph), inputs,
-                      accumulate=False, captured=captured, implicit=implicit):
+                      accumulate=False, captured=captured, implicit=implicit, allow_unused=allow_unused):
         pass
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
@@ -198,6 +198,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 def _check_inputs(inputs):
     for i, t in enumerate(inputs):
+        if isinstance(t, GradientEdge) and not isinstance(t.node, AccumulateGrad):
+            raise TypeError(f"inputs[{i}] is the GradientEdge of a computed tensor: backward() has no .grad to "
+                            f"put its gradient in. Pass the tensor itself, or use autograd.grad(outputs, "
+                            f"[edge]) to get the gradient returned.")
         if isinstance(t, Tensor) and not t.requires_grad:
             raise RuntimeError(f"inputs[{i}] (shape {_shape(t)}) does not require grad, so no gradient "
                                f"can be accumulated into it. Create it with requires_grad=True.")
@@ -273,7 +277,9 @@ def _plan(root_nodes, inputs):
 
 def _check_runnable(plan):
     """Refuse before any work if a node to run was freed or a tensor it saved was modified in place."""
-    for node in plan.runs:
+    for node in plan.nodes:          # walk order, so the node an error names is deterministic
+        if node not in plan.runs:
+            continue
         if node._freed:
             raise RuntimeError(FREED_MESSAGE + f" (the freed node is {node.name()})")
         if node._saved:
@@ -298,12 +304,19 @@ def _accumulate_into(tensor, g, create_graph):
         old._vc[0] += 1
 
 
-def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captured=None, implicit=None):
+def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captured=None, implicit=None,
+             allow_unused=True):
     """The backward pass, as a generator of events (it yields only while a trace is active)."""
     tape = state.tape
     root_nodes = [_node_of(r) for r in roots]
     plan = _plan(root_nodes, inputs)
     _check_runnable(plan)
+    if not allow_unused:  # an input no root reaches: say so before any work (and before freeing)
+        for i, t in enumerate(inputs):
+            if _node_of(t) not in plan.needed:
+                raise RuntimeError(f"One of the differentiated Tensors appears to not have been used in "
+                                   f"the graph (inputs[{i}]). Set allow_unused=True if this is the "
+                                   f"desired behavior.")
     needed, runs, deps, targets = plan.needed, plan.runs, plan.deps, plan.targets
 
     if tape is not None:

@@ -338,7 +338,7 @@ class Tape:
         op = node.op
         formulas = tuple(_formula(op, i) for i in range(len(inputs))) if op.formulas else ()
         return self._emit(OpRecorded, node_id=self.node_id(node), op=op.name, node_name=node.name(),
-                          inputs=ins, output=ref, saved=tuple(op.save) or tuple(node._saved or ()),
+                          inputs=ins, output=ref, saved=tuple(node._saved or ()),
                           formulas=formulas, value=self.value(out),
                           input_values=tuple(self.value(t) for t in inputs))
 
@@ -699,10 +699,11 @@ class steps:
         next(it)          # Seeded ... inspect x.grad, it.state() between calls
 
     Validation happens at once (bad arguments raise here). Between two ``next``
-    calls, leaf ``.grad`` values are the engine's partial results. Closing the
-    iterator early (``it.close()`` or leaving a ``for`` loop) stops the pass
-    where it is: gradients accumulated so far stay, nodes that already ran have
-    freed their saved tensors (without ``retain_graph``), the rest are untouched.
+    calls, leaf ``.grad`` values are the engine's partial results. Leaving a
+    ``for`` loop with ``break`` only pauses the pass (``next`` resumes it);
+    ``it.close()`` stops it where it is: gradients accumulated so far stay,
+    nodes that already ran have freed their saved tensors (without
+    ``retain_graph``), the rest are untouched.
     """
 
     def __init__(self, root, gradient=None, retain_graph=None, create_graph=False, inputs=None,

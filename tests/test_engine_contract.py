@@ -1620,3 +1620,37 @@ def test_max_and_min_ties_share_the_gradient_equally():
     y = leaf([[2.0, 1.0, 1.0], [0.0, 5.0, 0.0]])
     y.amin(dim=1).sum().backward()
     close(y.grad, [[0.0, 0.5, 0.5], [0.5, 0.0, 0.5]])
+
+
+def test_backward_refuses_gradient_edge_of_a_computed_tensor_as_input():
+    from autogradlab.autograd.graph import get_gradient_edge
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    with pytest.raises(TypeError, match="GradientEdge of a computed tensor"):
+        y.sum().backward(inputs=[get_gradient_edge(y)])
+    assert x.grad is None and not y.grad_fn._freed
+    y.sum().backward(inputs=[get_gradient_edge(x)])      # a leaf's edge accumulates into the leaf
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_unused_input_in_grad_raises_before_the_graph_is_freed():
+    x = ag.tensor(1.0, requires_grad=True)
+    unused = ag.tensor(2.0, requires_grad=True)
+    y = x.exp()
+    with pytest.raises(RuntimeError, match="not have been used"):
+        ag.autograd.grad(y, [x, unused])
+    assert not y.grad_fn._freed                          # nothing ran: the graph is intact
+    (g,) = ag.autograd.grad(y, [x])
+    assert g.item() == pytest.approx(np.e)
+
+
+def test_freed_graph_error_names_the_first_node_in_walk_order():
+    x = ag.tensor(1.0, requires_grad=True)
+    y = (x.sin() * 2).exp()
+    y.backward()
+    messages = set()
+    for _ in range(5):
+        with pytest.raises(RuntimeError, match="second time") as info:
+            y.backward()
+        messages.add(str(info.value))
+    assert len(messages) == 1 and "ExpBackward" in messages.pop()

@@ -520,6 +520,9 @@ def run_differential(prog):
             if "second time" in str(te):
                 assert "second time" in str(ge)
                 return  # PyTorch may have accumulated part of the pass before raising: stop here
+            if "not have been used" in str(te):
+                assert "not have been used" in str(ge)
+                return  # PyTorch runs the pass (retained grads fill) before raising; autogradlab refuses first
             ts, gs = tw.snapshot(), gw.snapshot()
             _compare_snapshots(dict(ts, retained=[]), dict(gs, retained=[]), where)
             if [r[0] for r in ts["retained"]] != [r[0] for r in gs["retained"]]:

@@ -191,6 +191,7 @@ CASES: dict[str, list[Case]] = {
     "tanh": [C(lambda m, a: a.tanh(), normal(2, 3), id="method")],
     "sigmoid": [C(lambda m, a: a.sigmoid(), normal(2, 3, scale=4.0), id="method")],
     "relu": [C(lambda m, a: a.relu(), nonzero(2, 3), id="method")],
+    "sign": [C(lambda m, a: a.sign() * a, nonzero(2, 3), id="times-input")],   # flat: derivative 0
     "abs": [C(lambda m, a: a.abs(), nonzero(2, 3), id="method"),
             C(lambda m, a: abs(a), nonzero(4), id="builtin")],
     "maximum": [C(lambda m, a, b: m.maximum(a, b), off_grid(2, 3), off_grid(3, offset=0.0), id="bcast"),
@@ -323,7 +324,6 @@ COMPOSITE_CASES: dict[str, list[Case]] = {
 }
 
 NONDIFFERENTIABLE_CASES: dict[str, Callable] = {
-    "sign": lambda a, b: a.sign(),
     "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
     "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
 }
@@ -384,8 +384,7 @@ def test_nondifferentiable_ops_never_require_grad(name):
     b = ag.tensor([[0.5], [2.0]], dtype=ag.float64, requires_grad=True)
     out = NONDIFFERENTIABLE_CASES[name](a, b)
     assert out.requires_grad is False and out.grad_fn is None
-    if name != "sign":
-        assert out.dtype == np.dtype(bool) and out.shape == (2, 3)
+    assert out.dtype == np.dtype(bool) and out.shape == (2, 3)
 
 
 # -- (a) finite differences, (b) VJP vs JVP, (c) second order ---------------------------------

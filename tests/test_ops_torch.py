@@ -163,14 +163,19 @@ def test_comparisons_give_bool_without_grad(op):
     assert out.dtype == np.dtype(bool) and out.grad_fn is None and not out.requires_grad
 
 
-def test_sign_values_match_torch_but_it_never_requires_grad():
-    """Documented difference: torch.sign's result requires grad (its gradient is always zero);
-    autogradlab marks sign not differentiable, so its result is a constant."""
+def test_sign_is_flat_like_torch_so_relu_and_abs_have_second_derivatives():
+    """sign's derivative is 0 (not undefined): its result requires grad, as torch's does, so the
+    gradients of relu and abs stay connected to their input and grad-of-grad is 0, not an error."""
     x = ag.tensor(ARRAYS[0], requires_grad=True)
     tx = torch.tensor(ARRAYS[0], requires_grad=True)
     assert_same(x.sign(), tx.sign())
-    assert x.sign().requires_grad is False
-    assert not torch.autograd.grad(tx.sign().sum(), tx)[0].any()
+    assert x.sign().requires_grad and tx.sign().requires_grad
+    for op in ("relu", "abs"):
+        (g,) = ag.autograd.grad(getattr(x, op)().sum(), x, create_graph=True)
+        (tg,) = torch.autograd.grad(getattr(tx, op)().sum(), tx, create_graph=True)
+        (gg,) = ag.autograd.grad(g.sum(), x)
+        (tgg,) = torch.autograd.grad(tg.sum(), tx)
+        np.testing.assert_array_equal(gg.numpy(), tgg.numpy(force=True))
 
 
 # -- indexing ---------------------------------------------------------------------------------------

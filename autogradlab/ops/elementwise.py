@@ -95,13 +95,15 @@ SUB = defop("sub", ("self", "other"), math="a - b;  da = g, db = -g",
             vjp=lambda g, ctx: (g, -g),
             formulas=("1", "-1"))
 
-MUL = defop("mul", ("self", "other"), save=("self", "other"), math="a * b;  da = g*b, db = g*a",
+MUL = defop("mul", ("self", "other"), save=("self", "other"), save_if={"self": 1, "other": 0},
+            math="a * b;  da = g*b, db = g*a",
             forward=lambda xp, a, b: a * b,
             vjp=lambda g, ctx: (g * ctx.other if ctx.needs_input_grad[0] else None,
                                 g * ctx.self if ctx.needs_input_grad[1] else None),
             formulas=("b", "a"))
 
-DIV = defop("div", ("self", "other"), save=("self", "other"), math="a / b;  da = g/b, db = -g*a/b^2",
+DIV = defop("div", ("self", "other"), save=("self", "other"), save_if={"self": 1},
+            math="a / b;  da = g/b, db = -g*a/b^2",
             forward=lambda xp, a, b: a / b,
             vjp=lambda g, ctx: (g / ctx.other if ctx.needs_input_grad[0] else None,
                                 -g * ctx.self / (ctx.other * ctx.other) if ctx.needs_input_grad[1] else None),
@@ -177,7 +179,7 @@ SIGMOID = defop("sigmoid", ("self",), save=("result",), math="s = 1/(1+e^-a);  d
 
 RELU = defop("relu", ("self",), save=("result",), math="max(a, 0);  da = g*[a > 0]",
              forward=lambda xp, a: xp.maximum(a, 0),
-             vjp=lambda g, ctx: (g * (ctx.result > 0),),
+             vjp=lambda g, ctx: (g * sign(ctx.result),),  # sign: 0/1 here, with derivative 0
              formulas=("[a > 0]",))
 
 ABS = defop("abs", ("self",), save=("self",), math="|a|;  da = g*sign(a)",
@@ -236,7 +238,11 @@ TO_DEVICE = defop("to_device", ("self",), math="move(a);  da = move_back(g)",
 
 # -- not differentiable: results never require grad --------------------------------------
 
-SIGN = defop("sign", ("self",), forward=lambda xp, a: xp.sign(a), vjp=None, math="sign(a)")
+# sign is flat: its derivative is 0 (not undefined), so relu/abs gradients stay connected to their
+# input and a second derivative through them is 0, as in PyTorch
+SIGN = defop("sign", ("self",), math="sign(a);  da = 0",
+             forward=lambda xp, a: xp.sign(a),
+             vjp=lambda g, ctx: (g * 0,), formulas=("0",))
 _COMPARE = {
     name: defop(name, ("self", "other"), forward=f, vjp=None, math=sym)
     for name, f, sym in [

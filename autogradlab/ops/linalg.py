@@ -9,31 +9,35 @@ from .registry import apply, defop
 
 def _matmul_vjp(g, ctx):
     """dA = g @ B^T, dB = A^T @ g, after lifting 1-D operands to matrices (batch dims are
-    summed away by the shared unbroadcast in Node.apply)."""
-    a, b = ctx.self, ctx.other
-    a2 = a.unsqueeze(0) if a.ndim == 1 else a            # (k,) -> (1, k)
-    b2 = b.unsqueeze(-1) if b.ndim == 1 else b           # (k,) -> (k, 1)
+    summed away by the shared unbroadcast in Node.apply). Only the operand each gradient
+    needs was saved (A for dB, B for dA); the input shapes say which operands were 1-D."""
+    a_1d, b_1d = len(ctx._input_shapes[0]) == 1, len(ctx._input_shapes[1]) == 1
     # g lacks the dims the 1-D operands dropped: put them back, b's first (g is 0-d for vector @ vector)
-    g2 = g.unsqueeze(-1) if b.ndim == 1 else g           # (..., m) -> (..., m, 1)
-    g2 = g2.unsqueeze(-2) if a.ndim == 1 else g2         # (..., n) -> (..., 1, n)
+    g2 = g.unsqueeze(-1) if b_1d else g                  # (..., m) -> (..., m, 1)
+    g2 = g2.unsqueeze(-2) if a_1d else g2                # (..., n) -> (..., 1, n)
     da = db = None
     if ctx.needs_input_grad[0]:
+        b = ctx.other
+        b2 = b.unsqueeze(-1) if b_1d else b              # (k,) -> (k, 1)
         da = g2 @ b2.mT
-        da = da.squeeze(-2) if a.ndim == 1 else da
+        da = da.squeeze(-2) if a_1d else da
     if ctx.needs_input_grad[1]:
+        a = ctx.self
+        a2 = a.unsqueeze(0) if a_1d else a               # (k,) -> (1, k)
         db = a2.mT @ g2
-        db = db.squeeze(-1) if b.ndim == 1 else db
+        db = db.squeeze(-1) if b_1d else db
     return da, db
 
 
-MATMUL = defop("matmul", ("self", "other"), save=("self", "other"),
+MATMUL = defop("matmul", ("self", "other"), save=("self", "other"), save_if={"self": 1, "other": 0},
                math="A @ B;  dA = g @ B^T, dB = A^T @ g",
                forward=lambda xp, a, b: xp.matmul(a, b),
                vjp=_matmul_vjp, formulas=("g @ B^T", "A^T @ g"))
 
-DOT = defop("dot", ("self", "other"), save=("self", "other"), math="sum_i a_i b_i;  da = g*b, db = g*a",
+DOT = defop("dot", ("self", "other"), save=("self", "other"), save_if={"self": 1, "other": 0}, math="sum_i a_i b_i;  da = g*b, db = g*a",
             forward=lambda xp, a, b: xp.dot(a, b),
-            vjp=lambda g, ctx: (g * ctx.other, g * ctx.self), formulas=("b", "a"))
+            vjp=lambda g, ctx: (g * ctx.other if ctx.needs_input_grad[0] else None,
+                                g * ctx.self if ctx.needs_input_grad[1] else None), formulas=("b", "a"))
 
 
 def matmul(a, b):

@@ -35,7 +35,9 @@ _CPU_XP = xp_for("cpu")  # numpy (or the strict test backend): looked up once
 class OpDef:
     """A differentiable op: forward on arrays + VJP in Tensor ops + its math in words.
 
-    ``save`` names what the VJP reads back: input names and/or ``"result"``.
+    ``save`` names what the VJP reads back: input names and/or ``"result"``;
+    ``save_if={"self": 1}`` keeps ``self`` only when input 1 needs a gradient
+    (``a * b`` needs ``a`` only for ``db``), as PyTorch saves only what it needs.
     ``formulas`` gives, per input, the local derivative as a short string
     (events and the player show ``d(a*b)/da = b``). ``view`` marks ops whose
     output may share memory with input 0 (they share its version counter).
@@ -44,7 +46,7 @@ class OpDef:
     __slots__ = ("name", "node_name", "inputs", "save", "forward", "vjp", "formulas", "math",
                  "view", "differentiable", "save_inputs", "save_result")
 
-    def __init__(self, name, inputs, forward, vjp, save=(), formulas=None, math="", view=False):
+    def __init__(self, name, inputs, forward, vjp, save=(), formulas=None, math="", view=False, save_if=None):
         self.name = name
         self.node_name = "".join(p.capitalize() for p in name.split("_")) + "Backward"
         self.inputs = tuple(inputs)
@@ -55,7 +57,9 @@ class OpDef:
         self.formulas = tuple(formulas) if formulas else ("",) * len(self.inputs)
         self.math = math
         self.view = view
-        self.save_inputs = tuple((n, self.inputs.index(n)) for n in self.save if n != "result")
+        # (name, input position, the input whose gradient needs it or None for "always")
+        save_if = save_if or {}
+        self.save_inputs = tuple((n, self.inputs.index(n), save_if.get(n)) for n in self.save if n != "result")
         self.save_result = "result" in self.save
 
     @property
@@ -155,7 +159,8 @@ def apply(op: OpDef, inputs, params=None):
     if op.view:
         out._vc = inputs[0]._vc
     if op.save:
-        saved = {name: SavedTensor(inputs[i]) for name, i in op.save_inputs}
+        saved = {name: SavedTensor(inputs[i]) for name, i, needed_by in op.save_inputs
+                 if needed_by is None or inputs[needed_by]._requires_grad}
         if op.save_result:
             saved["result"] = SavedTensor(out, node)
         node._saved = saved
