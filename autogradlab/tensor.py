@@ -265,7 +265,11 @@ class Tensor:
     # -- display -------------------------------------------------------------------
     def __repr__(self):
         host = backend.to_host(self.data)
-        body = numpy.array2string(host, separator=", ", precision=4, prefix="tensor(")
+        # PyTorch's style: whole numbers as "1.", anything else with 4 fixed decimals
+        finite = host[numpy.isfinite(host)] if host.dtype.kind == "f" else host
+        fixed = host.dtype.kind == "f" and finite.size and not (finite == numpy.round(finite)).all()
+        body = numpy.array2string(host, separator=", ", precision=4, prefix="tensor(",
+                                  floatmode="fixed" if fixed else "maxprec")
         extras = []
         if host.dtype not in (DEFAULT_FLOAT, numpy.dtype("int64"), numpy.dtype("bool")):
             extras.append(f"dtype={host.dtype.name}")

@@ -51,6 +51,8 @@ def test_repr_shows_values_grad_fn_and_requires_grad():
     assert repr(x) == "tensor([1., 2.], requires_grad=True)"
     assert repr(x * 2) == "tensor([2., 4.], grad_fn=<MulBackward>)"
     assert "dtype=float64" in repr(ag.tensor([1.0], dtype=ag.float64))
+    assert repr(ag.tensor([0.39317, 0.21])) == "tensor([0.3932, 0.2100])"   # 4 fixed decimals, as torch
+    assert repr(ag.tensor(3.5)) == "tensor(3.5000)"
 
 
 def test_factories_and_seed_are_reproducible():
