@@ -21,7 +21,7 @@ from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops.elementwise import (abs, add, clamp, clone, cos, div, eq, exp, ge, gt, le, log, lt, maximum, minimum,
                               mul, ne, neg, pow, relu, sigmoid, sign, sin, sqrt, sub, tanh, where)
 from .ops.linalg import dot, matmul, outer
-from .ops.reduce import amax, amin, log_softmax, logsumexp, max, mean, min, softmax, sum, var
+from .ops.reduce import amax, amin, log_softmax, logsumexp, max, mean, min, softmax, std, sum, var
 from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, permute, reshape, split, squeeze, stack,
                         transpose, unbind, unsqueeze)
 from .tensor import Tensor, tensor
@@ -32,11 +32,6 @@ int32, int64, bool_ = _np.dtype("int32"), _np.dtype("int64"), _np.dtype("bool")
 bool = bool_  # noqa: A001  (PyTorch's name: autogradlab.bool)
 
 clip = clamp
-
-
-def std(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
-    """Standard deviation: ``sqrt(var(a))``."""
-    return sqrt(var(a, dim, correction, keepdim, unbiased=unbiased))
 
 
 def is_tensor(obj):

@@ -59,8 +59,12 @@ def _make_seeds(roots, grad_tensors, create_graph, argname, rootname):
         grad_tensors = (None,) * len(roots)
     elif isinstance(grad_tensors, Tensor):
         grad_tensors = (grad_tensors,)
-    else:
+    elif isinstance(grad_tensors, (tuple, list)):
         grad_tensors = tuple(grad_tensors)
+    else:
+        raise TypeError(f"{argname} must be a Tensor, a sequence of Tensors (or None), or None; got "
+                        f"{type(grad_tensors).__name__}. For a scalar output just call backward(); "
+                        f"otherwise pass e.g. ones_like(output).")
     if len(grad_tensors) != len(roots):
         raise RuntimeError(f"got {len(roots)} tensor(s) in {rootname} but {len(grad_tensors)} gradient(s) in "
                            f"{argname}: give exactly one gradient (or None) per tensor")
@@ -184,9 +188,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
             if not allow_unused:
-                raise RuntimeError(f"One of the differentiated Tensors appears to not have been used in "
-                                   f"the graph (inputs[{i}]). Set allow_unused=True if this is the "
-                                   f"desired behavior.")
+                raise _unused_input_error(i)
             if materialize_grads:
                 if not isinstance(t, Tensor):
                     raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
@@ -194,6 +196,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 g = zeros_like(t, requires_grad=create_graph)  # as PyTorch
         result.append(g)
     return tuple(result)
+
+
+def _unused_input_error(i):
+    return RuntimeError(f"One of the differentiated Tensors appears to not have been used in the graph "
+                        f"(inputs[{i}]). Set allow_unused=True if this is the desired behavior.")
 
 
 def _check_inputs(inputs):
@@ -282,6 +289,12 @@ def _check_runnable(plan):
             continue
         if node._freed:
             raise RuntimeError(FREED_MESSAGE + f" (the freed node is {node.name()})")
+        if node._watch is not None and node._watch[0][0] != node._watch[1]:
+            raise RuntimeError(
+                f"{node.name()}: this view's base was modified in place after the view was taken "
+                f"(its memory is at version {node._watch[0][0]}, the view was taken at version "
+                f"{node._watch[1]}), so the view's recorded history is stale. autogradlab does not rebase "
+                f"views: take the view after the in-place op, or .clone() the base or the view first.")
         if node._saved:
             for name, saved in node._saved.items():
                 if saved is not None:
@@ -291,6 +304,20 @@ def _check_runnable(plan):
 # ---------------------------------------------------------------------------------------
 # 3. Run, and 4. accumulate
 # ---------------------------------------------------------------------------------------
+
+def _checked_hook_result(fn, new, g):
+    """A tensor hook may replace the gradient, but not change what kind of thing it is."""
+    name = getattr(fn, "__name__", type(fn).__name__)
+    if not isinstance(new, Tensor):
+        raise TypeError(f"hook '{name}' returned a {type(new).__name__}: a tensor hook must return a Tensor "
+                        f"(the new gradient) or None")
+    for what, old_v, new_v in (("size", g.shape, new.shape), ("dtype", g.dtype, new.dtype),
+                               ("device", g.device, new.device)):
+        if old_v != new_v:
+            raise RuntimeError(f"hook '{name}' has changed the {what} of the gradient: it got {old_v} and "
+                               f"returned {new_v}; return a gradient of the same {what}")
+    return new
+
 
 def _accumulate_into(tensor, g, create_graph):
     """``tensor.grad += g``; the first gradient is copied so ``.grad`` owns its memory."""
@@ -314,9 +341,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
     if not allow_unused:  # an input no root reaches: say so before any work (and before freeing)
         for i, t in enumerate(inputs):
             if _node_of(t) not in plan.needed:
-                raise RuntimeError(f"One of the differentiated Tensors appears to not have been used in "
-                                   f"the graph (inputs[{i}]). Set allow_unused=True if this is the "
-                                   f"desired behavior.")
+                raise _unused_input_error(i)
     needed, runs, deps, targets = plan.needed, plan.runs, plan.deps, plan.targets
 
     if tape is not None:
@@ -355,7 +380,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
                     if tape is not None:
                         yield tape.hook_ran("tensor", node, new is not None)
                     if new is not None:
-                        g = new
+                        g = _checked_hook_result(fn, new, g)
             retained = node._retain_ref() if node._retain_ref is not None else None
             if retained is not None and g is not None:
                 before = tape.snapshot_grad(retained) if tape is not None else None

@@ -70,15 +70,39 @@ def _call_backward(g, ctx):
     if not isinstance(grads, tuple):
         grads = (grads,)
     n_args = len(ctx._arg_is_tensor)
-    if len(grads) < n_args:
+    if len(grads) < n_args:  # (more than n_args is fine only if the extras are None; checked below)
         raise RuntimeError(f"function {ctx.name()} returned an incorrect number of gradients "
                            f"(expected {n_args}, got {len(grads)}): return one gradient (or None) per "
                            f"argument of forward")
+    if any(gr is not None for gr in grads[n_args:]):
+        raise RuntimeError(f"function {ctx.name()} returned an incorrect number of gradients (expected "
+                           f"{n_args}, got {len(grads)}): return one gradient (or None) per argument of forward")
+    out, k = [], 0
     for i, (gr, is_t) in enumerate(zip(grads, ctx._arg_is_tensor)):
         if gr is not None and not is_t:  # as PyTorch: a non-tensor argument gets no gradient
             raise RuntimeError(f"function {ctx.name()} returned a gradient different than None at position "
                                f"{i + 1}, but the corresponding forward input was not a Tensor")
-    return tuple(gr for gr, is_t in zip(grads, ctx._arg_is_tensor) if is_t)
+        if not is_t:
+            continue
+        if gr is not None:
+            if not isinstance(gr, Tensor):
+                raise TypeError(f"function {ctx.name()} returned a {type(gr).__name__} as the gradient at index "
+                                f"{i}: return a Tensor (wrap arrays with autogradlab.tensor) or None")
+            shape = tuple(ctx._input_shapes[k])
+            if not _sums_to(tuple(gr.shape), shape):
+                raise RuntimeError(f"function {ctx.name()} returned an invalid gradient at index {i} - got "
+                                   f"{list(gr.shape)} but expected shape compatible with {list(shape)}")
+        out.append(gr)
+        k += 1
+    return tuple(out)
+
+
+def _sums_to(got, shape):
+    """True when a gradient of shape ``got`` can be summed down to ``shape`` (broadcasting undone)."""
+    if len(got) < len(shape):
+        return False
+    tail = got[len(got) - len(shape):]
+    return all(n == m or m == 1 for n, m in zip(tail, shape))
 
 
 class Function:

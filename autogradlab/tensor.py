@@ -88,7 +88,8 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
-        """True for tensors made by the user (no ``grad_fn``) or that don't require grad."""
+        """True when no op made this tensor (``grad_fn is None``): tensors made by the user, and results
+        computed without recording (no grad mode, or no input requiring grad)."""
         return self.grad_fn is None
 
     @property

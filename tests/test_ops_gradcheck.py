@@ -192,6 +192,9 @@ CASES: dict[str, list[Case]] = {
     "sigmoid": [C(lambda m, a: a.sigmoid(), normal(2, 3, scale=4.0), id="method")],
     "relu": [C(lambda m, a: a.relu(), nonzero(2, 3), id="method")],
     "sign": [C(lambda m, a: a.sign() * a, nonzero(2, 3), id="times-input")],   # flat: derivative 0
+    "std": [C(lambda m, a: a.std(), normal(3, 4), id="all"),
+            C(lambda m, a: m.std(a, 1, keepdim=True), normal(3, 4), id="dim"),
+            C(lambda m, a: a.std((0, 1), correction=0), normal(3, 4), id="correction0")],
     "abs": [C(lambda m, a: a.abs(), nonzero(2, 3), id="method"),
             C(lambda m, a: abs(a), nonzero(4), id="builtin")],
     "maximum": [C(lambda m, a, b: m.maximum(a, b), off_grid(2, 3), off_grid(3, offset=0.0), id="bcast"),
@@ -286,8 +289,6 @@ COMPOSITE_CASES: dict[str, list[Case]] = {
             C(lambda m, a: a.var(1), normal(3, 4), id="dim"),
             C(lambda m, a: m.var(a, 0, correction=0, keepdim=True), normal(3, 4), id="correction0"),
             C(lambda m, a: a.var((0, 1), unbiased=False), normal(3, 4), id="unbiased-false")],
-    "std": [C(lambda m, a: a.std(), normal(3, 4), id="all"),
-            C(lambda m, a: m.std(a, 1, keepdim=True), normal(3, 4), id="dim")],
     "flatten": [C(lambda m, a: a.flatten(), normal(2, 3, 2), id="all"),
                 C(lambda m, a: a.flatten(1), normal(2, 3, 2), id="start"),
                 C(lambda m, a: m.flatten(a, 0, 1), normal(2, 3, 2), id="range")],

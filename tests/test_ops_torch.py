@@ -276,3 +276,11 @@ def test_clamp_with_tensor_bounds_matches_torch_even_when_min_exceeds_max():
     hi = np.array([0.5, 1.5, 1.0, 0.25])
     compare(lambda a, b, c: ag.clamp(a, b, c), lambda a, b, c: torch.clamp(a, b, c),
             [np.array([-1.0, 1.0, 1.5, 0.75]), lo, hi])
+
+
+def test_std_of_constant_data_has_zero_gradient_like_torch():
+    x = ag.tensor([1.0, 1.0, 1.0], requires_grad=True)
+    tx = torch.tensor([1.0, 1.0, 1.0], requires_grad=True)
+    x.std().backward()
+    tx.std().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())

@@ -84,7 +84,10 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         vs, _ = _tuple(v)
     us = tuple(zeros_like(o).requires_grad_(True) for o in outs)
     gu = _grads(outs, xs, us, True, strict, "jvp")
-    jv = grad(gu, us, vs, create_graph=create_graph, allow_unused=True, retain_graph=True)
+    # inputs the outputs do not depend on contribute nothing to J v: leave their terms out
+    pairs = [(g, v) for g, v in zip(gu, vs) if g.requires_grad]
+    jv = grad([g for g, _ in pairs], us, [v for _, v in pairs], create_graph=create_graph, allow_unused=True,
+              retain_graph=True) if pairs else (None,) * len(us)
     jv = tuple(zeros_like(o) if g is None else (g if create_graph else g.detach()) for o, g in zip(outs, jv))
     outs = tuple(o if create_graph else o.detach() for o in outs)
     return _unpack(outs, out_tuple), _unpack(jv, out_tuple)

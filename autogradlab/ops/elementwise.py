@@ -193,14 +193,14 @@ MAXIMUM = defop("maximum", ("self", "other"), save=("self", "other"),
                 forward=lambda xp, a, b: xp.maximum(a, b),
                 vjp=lambda g, ctx: (g * ((ctx.self > ctx.other) + (ctx.self == ctx.other) * 0.5),
                                     g * ((ctx.other > ctx.self) + (ctx.self == ctx.other) * 0.5)),
-                formulas=("[a >= b]", "[b >= a]"))
+                formulas=("[a > b] + [a = b]/2", "[b > a] + [a = b]/2"))
 
 MINIMUM = defop("minimum", ("self", "other"), save=("self", "other"),
                 math="min(a, b);  da = g*([a < b] + [a = b]/2), db = g*([b < a] + [a = b]/2)",
                 forward=lambda xp, a, b: xp.minimum(a, b),
                 vjp=lambda g, ctx: (g * ((ctx.self < ctx.other) + (ctx.self == ctx.other) * 0.5),
                                     g * ((ctx.other < ctx.self) + (ctx.self == ctx.other) * 0.5)),
-                formulas=("[a <= b]", "[b <= a]"))
+                formulas=("[a < b] + [a = b]/2", "[b < a] + [a = b]/2"))
 
 
 def _clamp_forward(xp, a, min=None, max=None):
@@ -236,13 +236,14 @@ TO_DEVICE = defop("to_device", ("self",), math="move(a);  da = move_back(g)",
                   forward=lambda xp, a, device: a,  # replaced below: the data changes device
                   vjp=lambda g, ctx: (g.to(ctx.source),), formulas=("1",))
 
-# -- not differentiable: results never require grad --------------------------------------
-
 # sign is flat: its derivative is 0 (not undefined), so relu/abs gradients stay connected to their
 # input and a second derivative through them is 0, as in PyTorch
 SIGN = defop("sign", ("self",), math="sign(a);  da = 0",
              forward=lambda xp, a: xp.sign(a),
              vjp=lambda g, ctx: (g * 0,), formulas=("0",))
+
+# -- not differentiable: results never require grad --------------------------------------
+
 _COMPARE = {
     name: defop(name, ("self", "other"), forward=f, vjp=None, math=sym)
     for name, f, sym in [
@@ -304,6 +305,8 @@ def where(condition, a, b):
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         a = as_tensor_like(a, like) if like.dtype.kind == "f" else as_tensor_like(float(a), like)
     a, b = promote(a, b)
+    if isinstance(condition, bool) or (hasattr(condition, "dtype") and not isinstance(condition, Tensor)):
+        condition = Tensor._make(asarray(condition, like.device, bool), False, None, like.device)
     condition = as_tensor_like(condition, like)
     if condition.dtype.kind != "b":
         raise TypeError(f"where: condition must be a bool tensor, got dtype {condition.dtype.name}")

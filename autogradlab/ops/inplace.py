@@ -6,6 +6,7 @@ refuse to run its backward (see :class:`graph.SavedTensor`).
 """
 from __future__ import annotations
 
+from ..backend import xp_of
 from ..grad_mode import no_grad, state
 from ..tensor import Tensor
 from . import elementwise as E
@@ -52,6 +53,11 @@ def inplace(self: Tensor, opname: str, fn, *args):
         raise RuntimeError(f"{opname}: result type {result.dtype.name} can't be cast to the desired "
                            f"output type {self.dtype.name}; use the out-of-place op, or convert the "
                            f"tensor first (x.to(float32))")
+    flags = getattr(self.data, "flags", None)
+    if flags is not None and not getattr(flags, "writeable", True):
+        raise RuntimeError(f"{opname}: this tensor (shape {tuple(self.shape)}) is a read-only view: expand() "
+                           f"and broadcast_to() repeat memory instead of copying it, so it cannot be written "
+                           f"in place. Use the out-of-place op, or .clone() it first.")
     self.data[...] = result.data
     self._vc[0] += 1
     if records:
@@ -107,7 +113,6 @@ def fill_(self, value):
 
 def _fill(self, value, opname):
     def filled(a):
-        everywhere = Tensor._make(a.data == a.data, False, None, a.device)
-        everywhere.data[...] = True
+        everywhere = Tensor._make(xp_of(a.data).ones(a.shape, dtype=bool), False, None, a.device)
         return E.where(everywhere, E.as_tensor_like(value, a), a)
     return inplace(self, opname, filled)

@@ -10,10 +10,6 @@ def _reflected(fn):
     return lambda self, other: fn(other, self)
 
 
-def _std(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
-    return E.sqrt(R.var(a, dim, correction, keepdim, unbiased=unbiased))
-
-
 def _T(a):
     return a if a.ndim < 2 else S.permute(a, tuple(reversed(range(a.ndim))))
 
@@ -54,7 +50,7 @@ METHODS = {
     "clip": E.clamp, "maximum": E.maximum, "minimum": E.minimum, "clone": E.clone,
     "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge, "eq": E.eq, "ne": E.ne,
     "sum": R.sum, "mean": R.mean, "max": R.max, "min": R.min, "amax": R.amax, "amin": R.amin,
-    "var": R.var, "std": _std, "logsumexp": R.logsumexp, "softmax": R.softmax,
+    "var": R.var, "std": R.std, "logsumexp": R.logsumexp, "softmax": R.softmax,
     "log_softmax": R.log_softmax,
     "reshape": S.reshape, "view": S.view, "flatten": S.flatten, "transpose": S.transpose,
     "permute": S.permute, "expand": S.expand, "broadcast_to": S.broadcast_to,
@@ -72,4 +68,3 @@ def attach():
         setattr(Tensor, name, fn)
     Tensor.T = property(_T)
     Tensor.mT = property(_mT)
-    Tensor.__hash__ = lambda self: self._id  # __eq__ is elementwise, so hash by creation number

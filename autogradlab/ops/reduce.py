@@ -194,6 +194,37 @@ def _maxzero(n):
     return n if n > 0 else 0
 
 
+def _std_forward(xp, a, dims, keepdim, correction):
+    centered = a - a.mean(axis=dims, keepdims=True)
+    n = _count(a.shape, dims)
+    return xp.sqrt((centered * centered).sum(axis=dims, keepdims=keepdim) / _maxzero(n - correction))
+
+
+def _std_vjp(g, ctx):
+    # d std / da = (a - mean) / ((n - correction) * std); where std is 0 (constant data) the
+    # gradient is 0, as in PyTorch, instead of 0/0
+    from .elementwise import where
+    shape, dims = ctx._input_shapes[0], ctx.dims
+    s = ctx.result
+    flat = s == 0
+    coeff = where(flat, 0.0, g / (where(flat, 1.0, s) * _maxzero(_count(shape, dims) - ctx.correction)))
+    a = ctx.self
+    return (expand_back(coeff, shape, dims, ctx.keepdim) * (a - a.mean(dims, keepdim=True)),)
+
+
+STD = defop("std", ("self",), save=("self", "result"),
+            math="sqrt(sum((a - mean)^2) / (n - c));  da = g*(a - mean)/((n - c)*std), 0 where std = 0",
+            forward=_std_forward, vjp=_std_vjp, formulas=("(a - mean)/((n - c)*std)",))
+
+
+def std(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
+    """Standard deviation ``sqrt(var(a))``, with gradient 0 (not NaN) where the data is constant."""
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    dims = normalize_dims(dim, a.ndim, "std") if a.ndim else ()
+    return apply(STD, (a,), {"dims": dims, "keepdim": bool(keepdim), "correction": correction})
+
+
 def logsumexp(a, dim, keepdim=False):
     """``log(sum(exp(a), dim))`` computed stably."""
     return _reduce(LOGSUMEXP, a, dim, keepdim)

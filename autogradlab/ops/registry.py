@@ -148,7 +148,7 @@ def apply(op: OpDef, inputs, params=None):
                 break
     if not records:
         out = Tensor._make(data, False, None, device)
-        if op.view and len(inputs) == 1:
+        if op.view:
             out._vc = inputs[0]._vc
         return out
 
@@ -158,6 +158,7 @@ def apply(op: OpDef, inputs, params=None):
     node._out_meta = (weakref.ref(out), data.shape, data.dtype, device)
     if op.view:
         out._vc = inputs[0]._vc
+        node._watch = (out._vc, out._vc[0])
     if op.save:
         saved = {name: SavedTensor(inputs[i]) for name, i, needed_by in op.save_inputs
                  if needed_by is None or inputs[needed_by]._requires_grad}

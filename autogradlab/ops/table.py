@@ -18,7 +18,6 @@ __all__ = ["op_table", "COMPOSITES"]
 COMPOSITES = (
     ("`var`", "sub, mean, mul, sum, div", "`sum((a - mean(a))^2) / (n - correction)`",
      "`da = g*2*(a - mean(a))/(n - correction)`"),
-    ("`std`", "var, sqrt", "`sqrt(var(a))`", "`da = g*(a - mean(a))/((n - correction)*std(a))`"),
     ("`max(dim)`, `min(dim)`", "amax / amin, plus argmax / argmin for the indices",
      "`(values, indices)` along dim",
      "as `amax` / `amin`: tied elements share `g` equally (PyTorch gives it all to one index)"),

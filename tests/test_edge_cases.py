@@ -1,0 +1,158 @@
+"""Edge cases found in review: each was a wrong gradient, a corrupted state or an unhelpful error."""
+import numpy as np
+import pytest
+
+import autogradlab as ag
+from autogradlab.autograd import Function
+from autogradlab.autograd.functional import jvp
+
+torch = pytest.importorskip("torch")
+
+
+def test_backward_through_a_view_whose_base_changed_in_place_raises_instead_of_a_wrong_gradient():
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    v = y[0:2]
+    y.mul_(3)
+    with pytest.raises(RuntimeError, match="view's base was modified in place after the view was taken"):
+        v.sum().backward()
+    assert x.grad is None
+    y.sum().backward()                         # the base itself is fine
+    assert x.grad.tolist() == [6.0, 6.0, 6.0]
+
+
+def test_a_view_taken_after_the_in_place_op_is_fine():
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    y.mul_(3)
+    y[0:2].sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0, 0.0]
+
+
+def test_tensor_hook_that_changes_the_size_raises_naming_the_hook():
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+    def shrink(g):
+        return g[:1]
+    x.register_hook(shrink)
+    with pytest.raises(RuntimeError, match="hook 'shrink' has changed the size of the gradient"):
+        (x * 2).sum().backward()
+    assert x.grad is None
+
+
+@pytest.mark.parametrize("returned, error, match", [
+    (lambda g: 5.0, TypeError, "returned a float"),
+    (lambda g: g.to(ag.float64), RuntimeError, "changed the dtype"),
+])
+def test_tensor_hook_must_return_a_tensor_like_the_gradient(returned, error, match):
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.register_hook(returned)
+    with pytest.raises(error, match=match):
+        y.sum().backward()
+
+
+def test_zero_and_fill_work_on_0d_tensors():
+    t = ag.tensor(3.0)
+    assert t.zero_().item() == 0.0 and t.fill_(2.5).item() == 2.5
+    x = ag.tensor(2.0, requires_grad=True)
+    y = x * 1
+    y.fill_(7.0)
+    y.backward()
+    assert x.grad.item() == 0.0 and y.item() == 7.0
+
+
+def test_in_place_into_an_expanded_view_explains_read_only_memory():
+    a = ag.zeros(3)
+    with pytest.raises(RuntimeError, match="read-only view: expand"):
+        a.expand(2, 3).add_(1)
+
+
+def test_where_accepts_a_python_bool_condition():
+    assert ag.where(True, ag.tensor([1.0, 2.0]), 0.0).tolist() == [1.0, 2.0]
+    assert ag.where(False, ag.tensor([1.0, 2.0]), 0.0).tolist() == [0.0, 0.0]
+
+
+def test_backward_with_a_number_as_gradient_names_the_argument():
+    y = (ag.tensor([1.0, 2.0], requires_grad=True) * 2).sum()
+    with pytest.raises(TypeError, match="grad_tensors must be a Tensor"):
+        y.backward(1.0)
+
+
+class _WrongShape(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.sum() * ag.ones(2)
+
+
+class _ReturnsArray(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.numpy()
+
+
+class _TooMany(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2, g
+
+
+@pytest.mark.parametrize("fn, error, match", [
+    (_WrongShape, RuntimeError, r"returned an invalid gradient at index 0 - got \[2\] but expected shape "
+                                r"compatible with \[3\]"),
+    (_ReturnsArray, TypeError, "returned a ndarray as the gradient at index 0"),
+    (_TooMany, RuntimeError, "incorrect number of gradients"),
+])
+def test_custom_function_bad_gradients_have_clear_errors(fn, error, match):
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with pytest.raises(error, match=match):
+        fn.apply(x).sum().backward()
+    assert x.grad is None
+
+
+def test_std_is_its_own_op_and_matches_torch():
+    a = np.random.default_rng(0).standard_normal((3, 4))
+    x, tx = ag.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    x.std(1, keepdim=True).sum().backward()
+    tx.std(1, keepdim=True).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10)
+    assert x.std().grad_fn.name() == "StdBackward"
+
+
+def test_jvp_when_an_output_does_not_depend_on_an_input_matches_torch():
+    xs = (ag.tensor([1.0, 2.0]), ag.tensor([3.0, 4.0]))
+    vs = (ag.ones(2), ag.ones(2))
+    out, jv = jvp(lambda a, b: a * 2, xs, vs)
+    t_out, t_jv = torch.autograd.functional.jvp(lambda a, b: a * 2, tuple(torch.tensor(x.numpy()) for x in xs),
+                                                tuple(torch.ones(2) for _ in vs))
+    assert jv.tolist() == t_jv.tolist() and out.tolist() == t_out.tolist()
+    _, jv_const = jvp(lambda a: a * 0 + 1, (ag.tensor([1.0, 2.0]),), (ag.ones(2),))
+    assert jv_const.tolist() == [0.0, 0.0]
+
+
+def test_tie_formulas_match_the_numbers_shown():
+    with ag.trace() as tape:
+        a = ag.tensor(2.0, requires_grad=True, name="a")
+        b = ag.tensor(2.0, requires_grad=True, name="b")
+        ag.maximum(a, b).backward()
+    computed = tape.of_kind("GradientComputed")
+    assert computed[0].formula.endswith("[a > b] + [a = b]/2") and computed[0].contribution.data == (0.5,)
+
+
+def test_node_reprs_hold_no_process_global_counters():
+    x = ag.tensor([1.0], requires_grad=True, name="x")
+    first = repr((x * 2).grad_fn.next_functions)
+    second = repr((x * 2).grad_fn.next_functions)
+    assert first == second == "((<AccumulateGrad of x (1,)>, 0), (None, 0))"
