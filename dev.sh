@@ -16,7 +16,7 @@ ROOT=$PWD
 VENV=$ROOT/.venv
 PY=$VENV/bin/python
 EXTRAS="lab,test,browser"
-TORCH_SPEC="torch==2.13.0"   # pinned: an unpinned torch pulls GBs of CUDA wheels
+TORCH_SPEC="torch==2.13.0"   # pinned: CI machines have a local CPU wheel of exactly this version
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 export DEBIAN_FRONTEND=noninteractive
 

@@ -186,6 +186,26 @@ class Node:
     def needs_input_grad(self):
         return tuple(edge is not None for edge in self.edges)
 
+    # -- introspection (public: the viz's draw(tensor) uses only these) ---------------
+    @property
+    def op_name(self) -> str:
+        """The op's name, e.g. ``mul`` for ``MulBackward``."""
+        return self.op.name
+
+    def sequence_nr(self) -> int:
+        """The creation number: later-created nodes run first among ready ones (PyTorch's rule)."""
+        return self.seq
+
+    @property
+    def saved_tensor_names(self) -> tuple:
+        """Names of the tensors this node keeps (or kept, once freed) for its backward."""
+        return self._freed or tuple(self._saved or ())
+
+    @property
+    def freed(self) -> bool:
+        """True once the saved tensors were released by a backward without ``retain_graph``."""
+        return bool(self._freed)
+
     # -- saved tensors --------------------------------------------------------
     def saved_names(self):
         return self.op.save
@@ -216,8 +236,8 @@ class Node:
         if not self._saved:
             return 0
         freed = sum(s.nbytes() for s in self._saved.values() if s is not None) if count_bytes else 0
+        self._freed = tuple(self._saved)   # truthy: remembers what was freed
         self._saved = None
-        self._freed = True
         return freed
 
     # -- the chain rule step ----------------------------------------------------

@@ -156,3 +156,28 @@ def test_node_reprs_hold_no_process_global_counters():
     first = repr((x * 2).grad_fn.next_functions)
     second = repr((x * 2).grad_fn.next_functions)
     assert first == second == "((<AccumulateGrad of x (1,)>, 0), (None, 0))"
+
+
+def test_node_introspection_reports_saved_names_and_freeing():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    c = ag.tensor([3.0, 4.0])
+    y = (x * c).sum()
+    mul = y.grad_fn.next_functions[0][0]
+    assert mul.op_name == "mul" and mul.saved_tensor_names == ("other",) and not mul.freed
+    assert mul.sequence_nr() < y.grad_fn.sequence_nr()
+    y.backward()
+    assert mul.freed and mul.saved_tensor_names == ("other",)   # remembered after freeing
+
+
+def test_drawing_a_tensor_never_unpacks_saved_tensors():
+    pytest.importorskip("graphviz")
+    from autogradlab import viz
+    calls = []
+    with ag.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: calls.append(1) or t):
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * x).sum()
+    viz.draw(y)
+    assert calls == []
+    y.backward()
+    assert calls == [1, 1]          # only the backward read them
+    assert "freed: self, other" in viz.draw(y).source

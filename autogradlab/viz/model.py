@@ -6,8 +6,8 @@ at a time and says what each step changed (so the player redraws only what moved
 
 The one exception is :func:`walk`, used by ``draw(tensor)`` and ``play_backward(root)``: it
 follows a live tensor's graph through the public introspection API (``grad_fn.name()``,
-``grad_fn.next_functions``, ``AccumulateGrad.variable``, the op's saved names, and PyTorch's
-``grad_fn._saved_<name>`` accessors to learn whether saved tensors were freed) and synthesises the
+``grad_fn.next_functions``, ``AccumulateGrad.variable``, and autogradlab's documented node
+introspection ``op_name``, ``sequence_nr()``, ``saved_tensor_names`` and ``freed``) and synthesises the
 ``OpRecorded`` records a forward trace would have given, so one renderer serves both.
 """
 from __future__ import annotations
@@ -361,18 +361,8 @@ def _is_accumulator(node) -> bool:
 
 
 def is_freed(node) -> bool:
-    """True if the node's saved tensors were freed, asked through ``grad_fn._saved_<name>``."""
-    from ..graph import FREED_MESSAGE
-
-    for name in getattr(node.op, "save", ()):
-        try:
-            getattr(node, "_saved_" + name)
-        except RuntimeError as exc:
-            if str(exc).startswith(FREED_MESSAGE[:60]):
-                return True
-        except AttributeError:
-            pass
-    return False
+    """True if the node's saved tensors were freed (``grad_fn.freed``; nothing is unpacked)."""
+    return bool(getattr(node, "freed", False))
 
 
 def walk(root) -> list:
@@ -388,7 +378,7 @@ def walk(root) -> list:
             if child is not None and child not in seen:
                 seen.add(child)
                 stack.append(child)
-    nodes.sort(key=lambda n: n.seq)
+    nodes.sort(key=lambda n: n.sequence_nr())
     return nodes
 
 
@@ -428,9 +418,9 @@ def _structure(root, nodes, node_ids, tensor_ref, known_outputs, max_elements):
         live = [(i, c) for i, (c, _) in enumerate(n.next_functions) if c is not None]
         positions[nid] = [i for i, _ in live]
         value = ev.snapshot(root.data, max_elements) if n is root.grad_fn else None
-        records.append(ev.OpRecorded(step=-1, node_id=nid, op=getattr(n.op, "name", n.name()), node_name=n.name(),
+        records.append(ev.OpRecorded(step=-1, node_id=nid, op=n.op_name, node_name=n.name(),
                                      inputs=tuple(refs[c] for _, c in live), output=refs[n],
-                                     saved=tuple(getattr(n.op, "save", ())), formulas=(), value=value,
+                                     saved=n.saved_tensor_names, formulas=(), value=value,
                                      input_values=()))
     return records, acc_links, positions
 
