@@ -225,7 +225,9 @@ def _node_of(t):
 
 
 class _Plan:
-    """What one pass will do: which nodes it reaches, runs and prunes, and their dependency counts."""
+    """What one pass will do. ``nodes``: every node reached from the roots, in walk order;
+    ``needed``: those on a path to an input; ``runs``: those whose VJP runs; ``deps``: for each
+    needed node, how many edges lead into it; ``targets``: input node -> [(position, input)]."""
 
     __slots__ = ("nodes", "deps", "needed", "runs", "targets")
 
@@ -331,135 +333,59 @@ def _accumulate_into(tensor, g, create_graph):
         old._vc[0] += 1
 
 
+class _Pass:
+    """The state of one backward pass: the plan, pending sums, the ready queue and where results go."""
+
+    __slots__ = ("plan", "tape", "buffers", "ready", "create_graph", "retain_graph", "accumulate",
+                 "inputs", "captured")
+
+
 def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captured=None, implicit=None,
              allow_unused=True):
     """The backward pass, as a generator of events (it yields only while a trace is active)."""
-    tape = state.tape
+    p = _Pass()
+    p.tape, p.buffers = state.tape, {}
+    p.create_graph, p.retain_graph, p.accumulate = create_graph, retain_graph, accumulate
+    p.inputs, p.captured = inputs, captured
     root_nodes = [_node_of(r) for r in roots]
-    plan = _plan(root_nodes, inputs)
+    p.plan = plan = _plan(root_nodes, inputs)
     _check_runnable(plan)
     if not allow_unused:  # an input no root reaches: say so before any work (and before freeing)
         for i, t in enumerate(inputs):
             if _node_of(t) not in plan.needed:
                 raise _unused_input_error(i)
-    needed, runs, deps, targets = plan.needed, plan.runs, plan.deps, plan.targets
+    tape = p.tape
 
     if tape is not None:
         yield tape.backward_started(roots, retain_graph, create_graph, inputs, captured is not None)
         for node in plan.nodes:
-            if node not in runs and node not in targets:
+            if node not in plan.runs and node not in plan.targets:
                 yield tape.node_pruned(node)
 
-    buffers = {}
+    # seed: each root's gradient starts in its node's pending buffer
     for i, (node, seed) in enumerate(zip(root_nodes, seeds)):
-        if node not in needed:
+        if node not in plan.needed:
             continue
-        before = buffers.get(node)
-        buffers[node] = seed if before is None else before + seed
+        before = p.buffers.get(node)
+        p.buffers[node] = seed if before is None else before + seed
         if tape is not None:
             yield tape.seeded(i, roots[i], node, seed, implicit[i] if implicit else False)
-    ready = [(n.priority, -n.seq, n) for n in set(root_nodes) if n in needed and deps[n] == 0]
-    heapq.heapify(ready)
+    p.ready = [(n.priority, -n.seq, n) for n in set(root_nodes) if n in plan.needed and plan.deps[n] == 0]
+    heapq.heapify(p.ready)
 
-    pop, push = heapq.heappop, heapq.heappush
     prev_mode = state.grad_enabled
-    state.grad_enabled = create_graph
+    state.grad_enabled = create_graph     # the VJPs record a graph only with create_graph=True
     try:
-        while ready:
-            node = pop(ready)[2]
-            g = buffers.pop(node, None)
+        while p.ready:
+            node = heapq.heappop(p.ready)[2]
+            g = p.buffers.pop(node, None)    # the sum of everything its consumers sent
             if tape is not None:
                 yield tape.node_started(node, g)
-
-            # tensor hooks, retain_grad and captures see the tensor's total gradient
-            is_leaf = isinstance(node, AccumulateGrad)
-            hooks = node.variable._hooks if is_leaf else node._tensor_pre_hooks
-            if hooks and g is not None:
-                for fn in list(hooks.values()):
-                    new = fn(g)
-                    if tape is not None:
-                        yield tape.hook_ran("tensor", node, new is not None)
-                    if new is not None:
-                        g = _checked_hook_result(fn, new, g)
-            retained = node._retain_ref() if node._retain_ref is not None else None
-            if retained is not None and g is not None:
-                before = tape.snapshot_grad(retained) if tape is not None else None
-                _accumulate_into(retained, g, create_graph)
-                if tape is not None:
-                    yield tape.accumulated("retained", node, retained, before, g)
-            for i, t in (targets.get(node, ()) if targets else ()):
-                if g is None:
-                    continue
-                if captured is not None:
-                    before = captured[i]
-                    captured[i] = g if before is None else before + g
-                    if tape is not None:
-                        yield tape.accumulated("captured", node, t, before, g, captured[i])
-                elif isinstance(t, Tensor) and not is_leaf and t is not retained:
-                    before = tape.snapshot_grad(t) if tape is not None else None
-                    _accumulate_into(t, g, create_graph)
-                    if tape is not None:
-                        yield tape.accumulated("input", node, t, before, g)
-
-            if is_leaf:
-                if g is not None and accumulate and (inputs is None or node in targets):
-                    var = node.variable
-                    before = tape.snapshot_grad(var) if tape is not None else None
-                    _accumulate_into(var, g, create_graph)
-                    if tape is not None:
-                        yield tape.accumulated("leaf", node, var, before, g)
-                    if var._post_acc_hooks:
-                        for fn in list(var._post_acc_hooks.values()):
-                            fn(var)
-                            if tape is not None:
-                                yield tape.hook_ran("post_accumulate", node, False)
+            g = yield from _receive(p, node, g)
+            if isinstance(node, AccumulateGrad) or node not in plan.runs:
                 continue
-            if node not in runs:
-                continue
-
-            # one chain-rule step: grad_inputs[i] = VJP_i(g)
-            grads_in = [None] * len(node.edges)
-            if g is not None:
-                if node._pre_hooks:
-                    for fn in list(node._pre_hooks.values()):
-                        new = fn((g,))
-                        if tape is not None:
-                            yield tape.hook_ran("node_pre", node, new is not None)
-                        if new is not None:
-                            g = new[0]
-                grads_in = node.apply(g)
-                if state.anomaly:
-                    _check_nan(node, grads_in)
-                if node._post_hooks:
-                    for fn in list(node._post_hooks.values()):
-                        new = fn(tuple(grads_in), (g,))
-                        if tape is not None:
-                            yield tape.hook_ran("node_post", node, new is not None)
-                        if new is not None:
-                            grads_in = list(new)
-                if tape is not None:
-                    for i, (child, gi) in enumerate(zip(node.edges, grads_in)):
-                        if child is not None and child in needed and gi is not None:
-                            yield tape.gradient_computed(node, i, child, g, gi)
-            if not retain_graph and node._saved:
-                if tape is None:
-                    node.free_saved()
-                else:
-                    names = tuple(node._saved)
-                    yield tape.saved_freed(node, names, node.free_saved(count_bytes=True))
-
-            # hand each contribution to the node that needs it; it is ready once all its consumers ran
-            for child, gi in zip(node.edges, grads_in):
-                if child is None or child not in needed:
-                    continue
-                if gi is not None:
-                    before = buffers.get(child)
-                    buffers[child] = gi if before is None else before + gi
-                    if tape is not None:
-                        yield tape.accumulated("buffer", child, None, before, gi, buffers[child])
-                deps[child] -= 1
-                if deps[child] == 0:
-                    push(ready, (child.priority, -child.seq, child))
+            grads_in = yield from _chain_rule_step(p, node, g)
+            yield from _send(p, node, grads_in)
     finally:
         state.grad_enabled = prev_mode
     if accumulate and inputs is not None:  # as PyTorch: a non-leaf input keeps its .grad from now on
@@ -468,6 +394,104 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
                 t.retain_grad()
     if tape is not None:
         yield tape.backward_finished()
+
+
+def _receive(p, node, g):
+    """A node's total gradient arrived: run tensor hooks, then deliver it where it is wanted
+    (``retain_grad``, ``inputs=`` / ``grad()`` captures, a leaf's ``.grad``). Returns the gradient."""
+    tape, is_leaf = p.tape, isinstance(node, AccumulateGrad)
+    if g is None:
+        return g
+    hooks = node.variable._hooks if is_leaf else node._tensor_pre_hooks
+    if hooks:
+        for fn in list(hooks.values()):
+            new = fn(g)
+            if tape is not None:
+                yield tape.hook_ran("tensor", node, new is not None)
+            if new is not None:
+                g = _checked_hook_result(fn, new, g)
+    retained = node._retain_ref() if node._retain_ref is not None else None
+    if retained is not None:
+        before = tape.snapshot_grad(retained) if tape is not None else None
+        _accumulate_into(retained, g, p.create_graph)
+        if tape is not None:
+            yield tape.accumulated("retained", node, retained, before, g)
+    for i, t in (p.plan.targets.get(node, ()) if p.plan.targets else ()):
+        if p.captured is not None:          # autograd.grad: collect, never touch .grad
+            before = p.captured[i]
+            p.captured[i] = g if before is None else before + g
+            if tape is not None:
+                yield tape.accumulated("captured", node, t, before, g, p.captured[i])
+        elif isinstance(t, Tensor) and not is_leaf and t is not retained:
+            before = tape.snapshot_grad(t) if tape is not None else None
+            _accumulate_into(t, g, p.create_graph)
+            if tape is not None:
+                yield tape.accumulated("input", node, t, before, g)
+    if is_leaf and p.accumulate and (p.inputs is None or node in p.plan.targets):
+        var = node.variable
+        before = tape.snapshot_grad(var) if tape is not None else None
+        _accumulate_into(var, g, p.create_graph)
+        if tape is not None:
+            yield tape.accumulated("leaf", node, var, before, g)
+        if var._post_acc_hooks:
+            for fn in list(var._post_acc_hooks.values()):
+                fn(var)
+                if tape is not None:
+                    yield tape.hook_ran("post_accumulate", node, False)
+    return g
+
+
+def _chain_rule_step(p, node, g):
+    """One chain-rule step: ``grad_inputs[i] = VJP_i(g)`` (with node hooks around it), then free
+    the saved tensors unless ``retain_graph``. Returns one gradient (or None) per input."""
+    tape = p.tape
+    grads_in = [None] * len(node.edges)
+    if g is not None:
+        if node._pre_hooks:
+            for fn in list(node._pre_hooks.values()):
+                new = fn((g,))
+                if tape is not None:
+                    yield tape.hook_ran("node_pre", node, new is not None)
+                if new is not None:
+                    g = new[0]
+        grads_in = node.apply(g)
+        if state.anomaly:
+            _check_nan(node, grads_in)
+        if node._post_hooks:
+            for fn in list(node._post_hooks.values()):
+                new = fn(tuple(grads_in), (g,))
+                if tape is not None:
+                    yield tape.hook_ran("node_post", node, new is not None)
+                if new is not None:
+                    grads_in = list(new)
+        if tape is not None:
+            for i, (child, gi) in enumerate(zip(node.edges, grads_in)):
+                if child is not None and child in p.plan.needed and gi is not None:
+                    yield tape.gradient_computed(node, i, child, g, gi)
+    if not p.retain_graph and node._saved:
+        if tape is None:
+            node.free_saved()
+        else:
+            names = tuple(node._saved)
+            yield tape.saved_freed(node, names, node.free_saved(count_bytes=True))
+    return grads_in
+
+
+def _send(p, node, grads_in):
+    """Add each contribution into the pending buffer of the node it belongs to (a fan-in sums
+    there); a node becomes ready once all of its consumers have sent theirs."""
+    needed, deps, buffers = p.plan.needed, p.plan.deps, p.buffers
+    for child, gi in zip(node.edges, grads_in):
+        if child is None or child not in needed:
+            continue
+        if gi is not None:
+            before = buffers.get(child)
+            buffers[child] = gi if before is None else before + gi
+            if p.tape is not None:
+                yield p.tape.accumulated("buffer", child, None, before, gi, buffers[child])
+        deps[child] -= 1
+        if deps[child] == 0:
+            heapq.heappush(p.ready, (child.priority, -child.seq, child))
 
 
 def _check_nan(node, grads):
