@@ -19,6 +19,7 @@ Nothing here runs unless a tape is active: the engine checks one thread-local
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 from dataclasses import dataclass, field
@@ -86,10 +87,21 @@ def _nested(arr, digits):
     return "[" + ", ".join(_nested(a, digits) for a in arr) + "]"
 
 
+_DTYPE_NAMES: dict = {}
+
+
+def _dtype_name(dtype) -> str:
+    """``dtype.name``, cached (NumPy computes it in Python on every access)."""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
+
+
 def snapshot(array, max_elements=MAX_ELEMENTS) -> Value:
     """Copy an array (NumPy or CuPy) to the host as a :class:`Value`."""
     host = backend.to_host(array)
-    shape, dtype = tuple(int(n) for n in host.shape), host.dtype.name
+    shape, dtype = tuple(int(n) for n in host.shape), _dtype_name(host.dtype)
     if host.size <= max_elements:
         return Value(shape, dtype, tuple(host.reshape(-1).tolist()))
     flat = host.reshape(-1)
@@ -128,7 +140,8 @@ class OpRecorded:
     saved: tuple           # names of the tensors the node keeps for backward
     formulas: tuple        # local derivative per input, e.g. "d(a * b)/da = b"
     value: Value
-    input_values: tuple    # Value per input, as it was when the op ran
+    input_values: tuple    # per input: its Value when the op ran for leaves and constants, None for
+                           # computed inputs (their value is in their own OpRecorded.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +254,7 @@ EVENT_TYPES = {cls.__name__: cls for cls in (OpRecorded, BackwardStarted, Seeded
 _LETTERS = "abcdefgh"
 
 
+@functools.lru_cache(maxsize=None)
 def _formula(op, i):
     expr = op.math.split(";")[0].strip() if op.math else op.name
     local = op.formulas[i] if i < len(op.formulas) else ""
@@ -296,7 +310,7 @@ class Tape:
                 name, self._leaves = f"x{self._leaves}", self._leaves + 1
             else:
                 name, self._computed = f"t{self._computed}", self._computed + 1
-            self._tensor_refs[local] = TensorRef(local, name, tuple(t.shape), t.dtype.name, t.device,
+            self._tensor_refs[local] = TensorRef(local, name, tuple(t.shape), _dtype_name(t.dtype), t.device,
                                                  t.grad_fn is None, bool(t.requires_grad))
         return self._tensor_refs[local]
 
@@ -340,7 +354,7 @@ class Tape:
         return self._emit(OpRecorded, node_id=self.node_id(node), op=op.name, node_name=node.name(),
                           inputs=ins, output=ref, saved=tuple(node._saved or ()),
                           formulas=formulas, value=self.value(out),
-                          input_values=tuple(self.value(t) for t in inputs))
+                          input_values=tuple(self.value(t) if t.grad_fn is None else None for t in inputs))
 
     def backward_started(self, roots, retain_graph, create_graph, inputs, is_grad):
         self._pass_counts = [0, 0, 0]

@@ -321,5 +321,7 @@ def test_op_recorded_keeps_input_values_and_node_pruned_names_its_tensor():
         (a * b).sum().backward(inputs=[a])
     mul = of(tape, ev.OpRecorded)[0]
     assert [v.array().tolist() for v in mul.input_values] == [[1.0, 2.0], [3.0, 4.0]]
+    total = of(tape, ev.OpRecorded)[1]                  # sum(t0): a computed input is not copied again
+    assert total.input_values == (None,)
     pruned = of(tape, ev.NodePruned)
     assert [(e.node_name, e.output.name) for e in pruned] == [("AccumulateGrad", "b")]

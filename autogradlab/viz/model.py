@@ -102,7 +102,7 @@ class GraphModel:
             self.consumers.setdefault(r.tensor_id, []).append((e.node_id, i))
         for r, v in zip(e.inputs, getattr(e, "input_values", ())):
             t = self.tensors[r.tensor_id]
-            if t.value is None and t.producer is None:   # leaves and constants: their value when used
+            if v is not None and t.value is None and t.producer is None:   # leaves and constants
                 t.value = v
         out = self._tensor(e.output, step, backward)
         out.producer = e.node_id
