@@ -55,6 +55,7 @@ def _shape(t):
 
 def _make_seeds(roots, grad_tensors, create_graph, argname, rootname):
     """One seed per root: the given gradient (checked) or ones for a one-element root."""
+    roots = [_root_meta(r) for r in roots]   # a GradientEdge root: the shape/dtype/device its node makes
     if grad_tensors is None:
         grad_tensors = (None,) * len(roots)
     elif isinstance(grad_tensors, Tensor):
@@ -103,9 +104,34 @@ def _make_seeds(roots, grad_tensors, create_graph, argname, rootname):
     return out
 
 
+class _EdgeOutput:
+    """What a GradientEdge root stands for: the output its node produces (shape, dtype, device)."""
+
+    requires_grad = True
+
+    def __init__(self, shape, dtype, device):
+        self.shape, self.dtype, self.device = tuple(shape), dtype, device
+
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+def _root_meta(root):
+    if isinstance(root, Tensor):
+        return root
+    if isinstance(root.node, AccumulateGrad):
+        return root.node.variable
+    _, shape, dtype, device = root.node._out_meta
+    return _EdgeOutput(shape, dtype, device)
+
+
 def _implicit_seed(root):
-    from .creation import ones_like
-    return ones_like(root)
+    from .creation import ones
+    meta = _root_meta(root)
+    return ones(meta.shape, dtype=meta.dtype, device=meta.device)
 
 
 def _check_roots(roots, rootname):
@@ -141,7 +167,7 @@ def backward_steps(tensors, grad_tensors=None, retain_graph=None, create_graph=F
             raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to "
                                "backward(). Please only use 'grad_tensors'.")
         grad_tensors = grad_variables
-    roots = _as_tuple(tensors, "tensors")
+    roots = _as_tuple(tensors, "tensors", allow_edges=True)
     if inputs is not None:
         inputs = _as_tuple(inputs, "inputs", allow_edges=True)
         if not inputs:
@@ -166,7 +192,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    roots = _as_tuple(outputs, "outputs")
+    roots = _as_tuple(outputs, "outputs", allow_edges=True)
     inputs = _as_tuple(inputs, "inputs", allow_edges=True)
     if not inputs:
         raise RuntimeError("grad requires at least one input: 'inputs' is empty")

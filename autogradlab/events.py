@@ -341,6 +341,10 @@ class Tape:
             self._node_output[nid] = ref
         return ref
 
+    def _ref_of(self, t) -> TensorRef:
+        """A tensor's ref; for a GradientEdge, the ref of the tensor its node produces."""
+        return self.tensor_ref(t) if hasattr(t, "_id") else self._output_of(t.node)
+
     def snapshot_grad(self, t):
         return None if t._grad is None else self.value(t._grad)
 
@@ -359,15 +363,13 @@ class Tape:
     def backward_started(self, roots, retain_graph, create_graph, inputs, is_grad):
         self._pass_counts = [0, 0, 0]
         event = self._emit(BackwardStarted, pass_index=self._passes, api="grad" if is_grad else "backward",
-                           roots=tuple(self.tensor_ref(r) for r in roots), retain_graph=retain_graph,
+                           roots=tuple(self._ref_of(r) for r in roots), retain_graph=retain_graph,
                            create_graph=create_graph,
-                           inputs=None if inputs is None else tuple(
-                               self.tensor_ref(t) if hasattr(t, "_id") else self._output_of(t.node)
-                               for t in inputs))
+                           inputs=None if inputs is None else tuple(self._ref_of(t) for t in inputs))
         return event
 
     def seeded(self, i, root, node, seed, implicit):
-        return self._emit(Seeded, root_index=i, tensor=self.tensor_ref(root), node_id=self.node_id(node),
+        return self._emit(Seeded, root_index=i, tensor=self._ref_of(root), node_id=self.node_id(node),
                           seed=self.value(seed), implicit=bool(implicit))
 
     def node_pruned(self, node):

@@ -936,12 +936,26 @@ def test_grad_materialize_grads_with_an_unused_gradient_edge_raises():
         ag.autograd.grad((x * 2).sum(), [x, edge], materialize_grads=True)
 
 
-@pytest.mark.xfail(strict=True, reason="GradientEdge roots (tensors=GradientEdge in backward) not supported yet")
 def test_backward_accepts_gradient_edge_roots():
     x = leaf([1.0, 2.0])
     h = x * 3
     ag.autograd.backward(get_gradient_edge(h), ag.ones(2, dtype=ag.float64))
     close(x.grad, [3.0, 3.0])
+
+
+def test_gradient_edge_roots_get_implicit_seeds_and_checked_shapes():
+    x = leaf([1.0, 2.0])
+    s = (x * x).sum()
+    ag.autograd.backward([get_gradient_edge(s)])              # one element: implicit seed
+    close(x.grad, [2.0, 4.0])
+    h = x * 3
+    with pytest.raises(RuntimeError, match=r"Mismatch in shape: grad_tensors\[0\] has a shape of \(3,\) and "
+                                           r"tensors\[0\] has a shape of \(2,\)"):
+        ag.autograd.backward(get_gradient_edge(h), ag.ones(3, dtype=ag.float64))
+    with pytest.raises(RuntimeError, match="implicitly created only for scalar"):
+        ag.autograd.backward(get_gradient_edge(h))
+    (g,) = ag.autograd.grad(get_gradient_edge(h), [x], ag.ones(2, dtype=ag.float64))
+    close(g, [3.0, 3.0])
 
 
 # =======================================================================================
