@@ -70,21 +70,27 @@ class Value:
         return _nested(self.array(), digits)
 
 
-def _fmt(x, digits=4):
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, int):
-        return str(x)
+def format_number(x, digits=4) -> str:
+    """A number as short rounded text: ``1.5``, ``0.3333``, ``-2``, ``nan`` (Python or NumPy scalars)."""
+    if isinstance(x, (bool, numpy.bool_)):
+        return str(bool(x))
+    if isinstance(x, (int, numpy.integer)):
+        return str(int(x))
+    x = float(x)
     if math.isnan(x) or math.isinf(x):
         return str(x)
     text = f"{x:.{digits}g}"
     return "0" if text in ("-0", "0") else text
 
 
-def _nested(arr, digits):
+def format_array(arr, digits=4) -> str:
+    """A host array as nested lists of :func:`format_number` text: ``[[1, 2.5], [0, -1]]``."""
     if arr.ndim == 0:
-        return _fmt(arr.item(), digits)
-    return "[" + ", ".join(_nested(a, digits) for a in arr) + "]"
+        return format_number(arr.item(), digits)
+    return "[" + ", ".join(format_array(a, digits) for a in arr) + "]"
+
+
+_fmt, _nested = format_number, format_array
 
 
 _DTYPE_NAMES: dict = {}

@@ -312,6 +312,19 @@ class Tensor:
         return (self[i] for i in range(self.data.shape[0]))
 
 
+def zero_grads(tensors, set_to_none=True):
+    """Clear the ``.grad`` of each tensor: set it to None, or fill it with 0 in place (and cut it
+    from any graph). ``Module.zero_grad`` and ``Optimizer.zero_grad`` both use this."""
+    for t in tensors:
+        if t._grad is None:
+            continue
+        if set_to_none:
+            t._grad = None
+        else:
+            t._grad.detach_()
+            t._grad.data[...] = 0
+
+
 def _rebuild(cls, host, device, requires_grad, name):
     t = tensor(host, dtype=host.dtype, device=device, requires_grad=requires_grad, name=name)
     t.__class__ = cls  # Parameter and other subclasses add no slots

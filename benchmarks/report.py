@@ -198,28 +198,29 @@ def targets(bundle, checks):
 
 
 GAPS = """\
-Profiles (`python benchmarks/profile_autogradlab.py`, cProfile of W1-W3; the files land in
-`benchmarks/results/profile_W*.txt`) show where the missed targets go. The per-node targets (W1, W3,
+Ratios move by 10-30% between runs on this shared machine (torch's own W1 figure did), so read the
+table above for the numbers. Profiles (`python benchmarks/profile_autogradlab.py`, cProfile of W1-W3;
+the files land in `benchmarks/results/profile_W*.txt`) show where the missed targets go. The per-node targets (W1, W3,
 W5) ask a Python engine to match PyTorch's C++ dispatcher; what is left is Python object work:
 
-* **W1/W3 forward** (about 1.8-2.8x torch): per op, `Tensor.__mul__` -> coercion -> `registry.apply` ->
+* **W1/W3 forward**: per op, `Tensor.__mul__` -> coercion -> `registry.apply` ->
   the NumPy kernel -> a new `Tensor` (`Tensor._make`, about 0.4 us) and, when recording, a `Node`
   (about 0.45 us) plus one `SavedTensor` per saved operand (about 0.3 us each). A Python number operand
   (`h * 0.999`) also becomes a constant tensor (about 0.5 us). Already removed: an import inside
   `apply` (1.35 us/op), per-op keyword parsing, generator expressions on the hot path, byte counting
   of freed tensors when nobody traces.
-* **W1/W3 backward** (about 3x torch): each node's vector-Jacobian product is written in Tensor ops
+* **W1/W3 backward**: each node's vector-Jacobian product is written in Tensor ops
   (so `create_graph=True` gives higher order for free); without `create_graph` they run in no-grad
   mode, which skips nodes but still pays the Tensor dispatch, about 1.5 us per op, 2-3 ops per node
   (tanh's VJP is `g * (1 - y*y)`). The scheduler itself (ready heap, pending buffers, dependency
   counts, the pre-run check of freed graphs and in-place versions) costs about 2 us per node. The
   next step would be a raw-array fast path for VJPs when no graph of the derivative is recorded;
   it was left out so that each op keeps one VJP definition that students read.
-* **W2** (1.03x torch, 1.4x the NumPy floor): the matmuls dominate as in the floor; the difference is
+* **W2** (under torch, but above 1.1x the NumPy floor): the matmuls dominate as in the floor; the difference is
   about 30 dispatched ops per step, the first gradient of each leaf being copied into `.grad` (PyTorch
   steals the buffer), `ones_like` for the seed and `sum_to_size` for the bias gradients.
-* **W5** (about 1.5x torch): the same dispatch cost, twice (the backward is itself recorded).
-* **W6** (W1 traced about 3x untraced): each event snapshots values to the host (`Value`) and names
+* **W5**: the same dispatch cost, twice (the backward is itself recorded).
+* **W6** (W1 traced): each event snapshots values to the host (`Value`) and names
   tensors; W2 (large arrays, summaries only) stays within 2x. Snapshots are memoised per
   (tensor, version) and inputs are copied only for leaves and constants.
 

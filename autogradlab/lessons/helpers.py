@@ -16,6 +16,8 @@ import warnings
 
 import numpy
 
+from ..events import format_array, format_number
+
 __all__ = ["show_error", "show_warnings", "fmt", "show", "gpu_available", "seed_everything", "figure_summary",
            "shapes_in_tape", "leaf_grads", "advance"]
 
@@ -60,22 +62,7 @@ def show_warnings(fn, *args, **kwargs):
 # Numbers as short, rounded text
 # ---------------------------------------------------------------------------------------
 
-def _fmt_number(x, digits):
-    if isinstance(x, (bool, numpy.bool_)):
-        return str(bool(x))
-    if isinstance(x, (int, numpy.integer)):
-        return str(int(x))
-    x = float(x)
-    if math.isnan(x) or math.isinf(x):
-        return str(x)
-    text = f"{x:.{digits}g}"
-    return "0" if text in ("-0", "0") else text
-
-
-def _nested(arr, digits):
-    if arr.ndim == 0:
-        return _fmt_number(arr.item(), digits)
-    return "[" + ", ".join(_nested(a, digits) for a in arr) + "]"
+_fmt_number, _nested = format_number, format_array   # the same rounding as tape.table()
 
 
 def _host(value):

@@ -22,7 +22,7 @@ from collections import OrderedDict, namedtuple
 import numpy
 
 from .. import backend
-from ..tensor import Tensor
+from ..tensor import Tensor, zero_grads
 from .parameter import Parameter
 
 __all__ = ["Module"]
@@ -151,14 +151,7 @@ class Module:
     # -- training helpers --------------------------------------------------------------------
     def zero_grad(self, set_to_none=True):
         """Clear every parameter's ``.grad``: set it to None, or (``set_to_none=False``) fill it with 0 in place."""
-        for p in self.parameters():
-            if p._grad is None:
-                continue
-            if set_to_none:
-                p._grad = None
-            else:
-                p._grad.detach_()
-                p._grad.data[...] = 0
+        zero_grads(self.parameters(), set_to_none)
 
     def train(self, mode=True):
         """Set ``training = mode`` on this module and all descendants (layers like dropout read it)."""

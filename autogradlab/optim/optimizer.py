@@ -12,7 +12,7 @@ each option falling back to the optimizer's defaults::
 """
 from __future__ import annotations
 
-from ..tensor import Tensor
+from ..tensor import Tensor, zero_grads
 
 __all__ = ["Optimizer"]
 
@@ -60,15 +60,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Clear the gradients: ``grad = None`` (default), or fill them with 0 in place."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                if set_to_none:
-                    p._grad = None
-                else:
-                    p._grad.detach_()
-                    p._grad.data[...] = 0
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         raise NotImplementedError
