@@ -656,7 +656,7 @@ def replay(events, upto=None) -> ReplayState:
             s.captured = {}
         elif isinstance(e, Seeded):
             old = s.buffers.get(e.node_id)
-            s.buffers[e.node_id] = e.seed if old is None else _add(old, e.seed)
+            s.buffers[e.node_id] = e.seed if old is None else add_values(old, e.seed)
         elif isinstance(e, NodeStarted):
             s.current = e.node_id
             s.ran.append(e.node_id)
@@ -677,7 +677,8 @@ def replay(events, upto=None) -> ReplayState:
     return s
 
 
-def _add(a: Value, b: Value) -> Value:
+def add_values(a: Value, b: Value) -> Value:
+    """The sum of two full snapshots (two seeds meeting in one buffer); ``b`` if either was summarised."""
     if a.data is None or b.data is None:
         return b
     return snapshot(a.array() + b.array(), max(len(a.data), 1))

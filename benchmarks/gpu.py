@@ -58,44 +58,35 @@ def mlp_data(batch, sizes, seed=0):
     return X, Y, Ws
 
 
-def g1_autogradlab(device, batch, sizes, reps):
-    X, Y, Ws = mlp_data(batch, sizes)
-    x, y = ag.tensor(X, device=device), ag.tensor(Y, device=device)
-    params = [ag.tensor(w, device=device, requires_grad=True) for w in Ws]
-
+def _mlp_step(lib, x, y, params, batch):
+    """One training step, written once for any library with PyTorch's API (autogradlab or torch)."""
     def step():
         h = x
         for i, w in enumerate(params):
             h = h @ w
             if i < len(params) - 1:
                 h = h.tanh()
-        loss = -(y * ag.log_softmax(h, 1)).sum() / batch
+        loss = -(y * lib.log_softmax(h, 1)).sum() / batch
         loss.backward()
-        with ag.no_grad():
+        with lib.no_grad():
             for p in params:
                 p.sub_(p.grad * 0.01)
                 p.grad = None
+    return step
+
+
+def g1_autogradlab(device, batch, sizes, reps):
+    X, Y, Ws = mlp_data(batch, sizes)
+    params = [ag.tensor(w, device=device, requires_grad=True) for w in Ws]
+    step = _mlp_step(ag, ag.tensor(X, device=device), ag.tensor(Y, device=device), params, batch)
     return _median_ms(step, lambda: _sync(device), reps)
 
 
 def g1_torch(batch, sizes, reps):
     import torch
     X, Y, Ws = mlp_data(batch, sizes)
-    x, y = torch.tensor(X, device="cuda"), torch.tensor(Y, device="cuda")
     params = [torch.tensor(w, device="cuda", requires_grad=True) for w in Ws]
-
-    def step():
-        h = x
-        for i, w in enumerate(params):
-            h = h @ w
-            if i < len(params) - 1:
-                h = h.tanh()
-        loss = -(y * torch.log_softmax(h, 1)).sum() / batch
-        loss.backward()
-        with torch.no_grad():
-            for p in params:
-                p -= p.grad * 0.01
-                p.grad = None
+    step = _mlp_step(torch, torch.tensor(X, device="cuda"), torch.tensor(Y, device="cuda"), params, batch)
     return _median_ms(step, torch.cuda.synchronize, reps)
 
 

@@ -214,13 +214,6 @@ class GraphModel:
         return t.name if t is not None else f"tensor {tid}"
 
 
-def _add(a: ev.Value, b: ev.Value) -> ev.Value:
-    """Two seeds for one node (two roots share it): their sum, as the engine's buffer holds it."""
-    if a.data is None or b.data is None:
-        return b
-    return ev.snapshot(a.array() + b.array(), max(len(a.data), 1))
-
-
 # ---------------------------------------------------------------------------------------
 # Fold: the state after each step, and what each step changed
 # ---------------------------------------------------------------------------------------
@@ -260,12 +253,7 @@ class Fold:
     def apply(self, e):
         m = self.model
         dirty, dirty_edges, everything = set(), set(), False
-        if self.active is not None:
-            dirty.add(self.active)
-        if self.active_edge is not None:
-            dirty_edges.add(self.active_edge)
-        if self.acc is not None:
-            dirty.add(("t", self.acc[0]))
+        self._mark_highlights(dirty, dirty_edges)   # last step's highlights go away
         self.step, self.event = e.step, e
         self.active = self.active_edge = self.acc = None
         kind = type(e)
@@ -288,7 +276,7 @@ class Fold:
                 self.active = ("t", e.roots[0].tensor_id)
         elif kind is ev.Seeded:
             old = self.buffers.get(e.node_id)
-            self.buffers[e.node_id] = e.seed if old is None else _add(old, e.seed)
+            self.buffers[e.node_id] = e.seed if old is None else ev.add_values(old, e.seed)
             self.seeds[e.tensor.tensor_id] = e.seed
             self.active = ("t", e.tensor.tensor_id)
         elif kind is ev.NodeStarted:
@@ -330,14 +318,18 @@ class Fold:
         elif kind is ev.BackwardFinished:
             self.current = None
             everything = True  # "ran" marks and pass-local labels stay, but the pass is over
+        self._mark_highlights(dirty, dirty_edges)   # this step's highlights appear
+        dirty.discard(None)
+        return dirty, dirty_edges, everything
+
+    def _mark_highlights(self, dirty, dirty_edges):
+        """The node, edge and accumulating tensor highlighted at the current step need redrawing."""
         if self.active is not None:
             dirty.add(self.active)
         if self.active_edge is not None:
             dirty_edges.add(self.active_edge)
         if self.acc is not None:
             dirty.add(("t", self.acc[0]))
-        dirty.discard(None)
-        return dirty, dirty_edges, everything
 
     @classmethod
     def at(cls, model: GraphModel, step: int | None) -> Fold:
