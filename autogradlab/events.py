@@ -321,9 +321,12 @@ class Tape:
         return self._tensor_refs[local]
 
     def node_id(self, node) -> int:
-        local = self._node_ids.get(node.seq)
+        """Tape-local id; a leaf's AccumulateGrad keeps one id across passes (it is keyed by its
+        leaf, since the engine makes a new accumulator once the old graph is gone)."""
+        key = ("leaf", node.variable._id) if isinstance(node, AccumulateGrad) else node.seq
+        local = self._node_ids.get(key)
         if local is None:
-            local = self._node_ids[node.seq] = len(self._node_ids)
+            local = self._node_ids[key] = len(self._node_ids)
         return local
 
     def _output_of(self, node) -> TensorRef:

@@ -181,3 +181,24 @@ def test_drawing_a_tensor_never_unpacks_saved_tensors():
     y.backward()
     assert calls == [1, 1]          # only the backward read them
     assert "freed: self, other" in viz.draw(y).source
+
+
+def test_a_leaf_keeps_one_node_id_across_passes_in_a_tape():
+    w = ag.tensor([1.0, 2.0], requires_grad=True, name="w")
+    with ag.trace() as tape:
+        for _ in range(3):
+            (w * w).sum().backward()       # each pass builds (and frees) a new graph
+    leaf_ids = {e.node_id for e in tape.of_kind("Accumulated") if e.where == "leaf"}
+    assert len(leaf_ids) == 1
+
+
+def test_chunk_of_an_empty_dim_gives_empty_pieces_like_torch():
+    pieces = ag.zeros(0, 3).chunk(2)
+    tpieces = torch.zeros(0, 3).chunk(2)
+    assert [tuple(p.shape) for p in pieces] == [tuple(p.shape) for p in tpieces]
+
+
+def test_in_place_on_a_squeeze_view_names_the_views_made_by_reshape():
+    x = ag.tensor([[1.0, 2.0]], requires_grad=True)
+    with pytest.raises(RuntimeError, match="squeeze and unsqueeze"):
+        (x * 1).squeeze(0).add_(1)

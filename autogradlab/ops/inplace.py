@@ -21,9 +21,10 @@ def _check(self, opname):
             f"Wrap parameter updates in `with autogradlab.no_grad():`, or use an out-of-place op.")
     if self.grad_fn is not None and self.grad_fn.op.view:
         raise RuntimeError(
-            f"{opname}: in-place modification of the output of the view op "
-            f"'{self.grad_fn.op.name}' (shape {tuple(self.shape)}) is not supported by autogradlab "
-            f"while recording a graph; use the out-of-place op, or .clone() the view first.")
+            f"{opname}: in-place modification of a view (made by the view op '{self.grad_fn.op.name}'; "
+            f"reshape also makes view, flatten, squeeze and unsqueeze) of shape {tuple(self.shape)} is not "
+            f"supported by autogradlab while recording a graph; use the out-of-place op, or .clone() the "
+            f"view first.")
 
 
 def inplace(self: Tensor, opname: str, fn, *args):

@@ -299,7 +299,10 @@ def chunk(a, chunks, dim=0):
     """At most ``chunks`` pieces of equal size (the last may be smaller) along ``dim``."""
     if chunks <= 0:
         raise ValueError(f"chunk: chunks must be a positive number, got {chunks}")
-    n = a.shape[normalize_dims(dim, a.ndim, "chunk")[0]]
+    d = normalize_dims(dim, a.ndim, "chunk")[0]
+    n = a.shape[d]
+    if n == 0:  # as PyTorch: an empty dim gives `chunks` empty pieces
+        return tuple(getitem(a, (slice(None),) * d + (slice(0, 0),)) for _ in range(chunks))
     return split(a, -(-n // chunks), dim)
 
 
