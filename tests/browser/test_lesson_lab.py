@@ -1,0 +1,38 @@
+"""Lessons, as a student meets them: opened in JupyterLab 4 in Chromium and run top to bottom.
+
+Lesson 02 (the chain rule: the stepper and a drawing) and lesson 03 (topological order: the player
+widget) check the course's main path in a real browser: every cell runs, none errors, drawings
+render as SVG, and a player renders its graph and steps.
+"""
+from pathlib import Path
+
+import nbformat
+
+from .conftest import REPO, artifact
+import pytest
+
+
+@pytest.mark.parametrize("lesson", ["02_chain_rule", "03_topological_order"])
+def test_lesson_runs_cleanly_in_lab(graphviz_dot, lab, lesson):
+    nb = nbformat.read(REPO / "lessons" / f"{lesson}.ipynb", as_version=4)
+    for cell in nb.cells:                      # start from a blank notebook, as a student would
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    opened = lab(nb)
+    opened.run_all()
+    opened.assert_ran_cleanly()
+    page = opened.page
+    assert page.locator(".jp-OutputArea-output svg, .jp-RenderedSVG img, .agl-graph svg").count() >= 1, \
+        "the lesson shows at least one graph"
+    players = page.locator(".agl-player")
+    if lesson == "02_chain_rule":
+        return
+    assert players.count() >= 1, "lesson 03 shows the player"
+    graph = players.first.locator(".agl-graph svg[data-step]")
+    graph.wait_for()
+    before = graph.get_attribute("data-step")
+    players.first.locator(".agl-next").click()
+    page.wait_for_function("(b) => { const s = document.querySelector('.agl-player .agl-graph svg[data-step]');"
+                           " return s && s.getAttribute('data-step') !== b; }", arg=before)
+    players.first.screenshot(path=str(artifact(f"{lesson}-player.png")))
+    assert Path(artifact(f"{lesson}-player.png")).stat().st_size > 0
