@@ -7,9 +7,9 @@ render as SVG, and a player renders its graph and steps.
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from .conftest import REPO, artifact
-import pytest
 
 
 @pytest.mark.parametrize("lesson", ["02_chain_rule", "03_topological_order"])
