@@ -310,6 +310,23 @@ def test_forgotten_zero_grad_and_missing_scaling_are_explained():
     assert status == "not right yet"
     assert "k=3 micro-batches" in detail and "3 times too large" in detail
 
+    def mean_over_k(w, X, y, k):        # right only when the chunks have equal sizes
+        w.grad = None
+        for idx in np.array_split(np.arange(X.shape[0]), k):
+            (((X[idx] @ w - y[idx]) ** 2).mean() / k).backward()
+        return w.grad
+    status, detail = _run(checks.check_grad_by_microbatches, mean_over_k)
+    assert status == "not right yet" and "k=5 micro-batches" in detail
+
+
+def test_reveal_normalises_how_an_answer_is_written(capsys):
+    checks.reveal("t.1", "(2,1)", "(2, 1)")
+    checks.reveal("t.2", "W,", "w")
+    checks.reveal("t.3", "x, w", "w, x")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("[predict t.1] right!") and out[1].startswith("[predict t.2] right!")
+    assert out[2].startswith("[predict t.3] not quite")
+
 
 def test_a_breadth_first_order_is_rejected_with_the_offending_pair():
     def bfs(root):
