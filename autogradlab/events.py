@@ -613,7 +613,7 @@ def describe(e, digits=4) -> str:
                   "captured": f"the result for {name}"}[e.where]
         return f"  accumulate into {target}: {_v(e.before, d)} + {e.contribution.short(d)} = {e.after.short(d)}"
     if isinstance(e, SavedFreed):
-        return f"  node {e.node_id} frees its saved {', '.join(e.names)} ({e.nbytes} bytes): retain_graph is False"
+        return f"  node {e.node_id} frees what it saved: {', '.join(e.names)} ({e.nbytes} bytes); retain_graph is False"
     if isinstance(e, NodePruned):
         return (f"node {e.node_id} ({e.node_name}) is skipped: the gradient of {e.output.name} "
                 f"does not lead to any of inputs=")

@@ -153,7 +153,7 @@ class Function:
         if state.anomaly:  # where the op was made, for anomaly mode's NaN report (as for built-in ops)
             ctx._traceback = "".join(traceback.format_stack()[:-1])
         ctx._out_meta = (weakref.ref(out), out.shape, out.dtype, out.device)
-        ctx._saved = {str(i): (None if t is None else SavedTensor(t, ctx) if t is out else SavedTensor(t))
+        ctx._saved = {f"saved_tensors[{i}]": (None if t is None else SavedTensor(t, ctx) if t is out else SavedTensor(t))
                       for i, t in enumerate(ctx._to_save)}
         ctx._to_save = ()
         tape = state.tape

@@ -81,15 +81,22 @@ def load(f, map_location=None):
             files = list(npz.files)
             if _HEADER in files:
                 header = json.loads(str(npz[_HEADER]))
-                if header.get("format") != "autogradlab" or header.get("version") != _FORMAT_VERSION:
-                    raise ValueError(f"unknown header {header}")
+                if not isinstance(header, dict) or header.get("format") != "autogradlab" \
+                        or header.get("version") != _FORMAT_VERSION:
+                    raise ValueError(f"unknown header {header!r}")
                 names, kind = header["names"], header["kind"]
+                if not isinstance(names, list) or (kind == "tensor" and len(names) != 1):
+                    raise ValueError(f"header lists {names!r} for a {kind!r}")
                 arrays = [npz[f"arr_{i}"] for i in range(len(names))]
             else:
                 kind, names = "state_dict", files
                 arrays = [npz[n] for n in files]
         except (ValueError, KeyError, TypeError, OSError, EOFError, zipfile.BadZipFile) as exc:
             raise ValueError(f"load: {where} is malformed or truncated: {exc}") from None
+    for name, a in zip(names, arrays):
+        if a.dtype.kind not in "fiub":
+            raise ValueError(f"load: entry {name!r} of {where} has dtype {a.dtype}; autogradlab tensors are "
+                             f"float, int or bool")
 
     def make(a):
         return Tensor._make(backend.asarray(a, device), False, None, device)

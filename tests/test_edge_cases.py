@@ -202,3 +202,49 @@ def test_in_place_on_a_squeeze_view_names_the_views_made_by_reshape():
     x = ag.tensor([[1.0, 2.0]], requires_grad=True)
     with pytest.raises(RuntimeError, match="squeeze and unsqueeze"):
         (x * 1).squeeze(0).add_(1)
+
+
+@pytest.mark.parametrize("header, match", [
+    ('{"format": "autogradlab", "version": 1, "kind": "tensor", "names": []}', "malformed"),
+    ('[1, 2]', "malformed"),
+])
+def test_load_reports_malformed_headers_as_value_errors(tmp_path, header, match):
+    path = tmp_path / "bad.npz"
+    np.savez(path, __autogradlab__=np.array(header), arr_0=np.zeros(2))
+    with pytest.raises(ValueError, match=match):
+        ag.load(path)
+
+
+def test_load_refuses_non_numeric_arrays(tmp_path):
+    path = tmp_path / "strings.npz"
+    np.savez(path, w=np.array(["x"]))
+    with pytest.raises(ValueError, match="has dtype <U1"):
+        ag.load(path)
+
+
+def test_custom_function_saved_tensors_are_named_by_position():
+    class Square(Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return 2 * a * g
+
+    with ag.trace() as tape:
+        Square.apply(ag.tensor([1.0, 2.0], requires_grad=True)).sum().backward()
+    assert tape.of_kind("OpRecorded")[0].saved == ("saved_tensors[0]",)
+    assert tape.of_kind("SavedFreed")[0].names == ("saved_tensors[0]",)
+
+
+def test_player_caption_explains_a_constant_exponent_drawn_from_a_live_graph():
+    pytest.importorskip("ipywidgets")
+    import shutil
+    if shutil.which("dot") is None:
+        pytest.skip("graphviz's dot is not installed")
+    from autogradlab import viz
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    assert "b is a constant input of the op" in viz.play_backward((x ** 2).sum()).to_html()

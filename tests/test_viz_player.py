@@ -113,7 +113,7 @@ def test_seed_fan_in_free_and_leaf_accumulation_frames(player):
     svg = player.graph.value
     assert "agl-freed" in classes(svg)["agl-node-op-0"].split()
     assert text(svg, "agl-node-op-0", "saves") == "freed: self, other"
-    assert "frees its saved self, other" in player.caption.value
+    assert "frees what it saved: self, other" in player.caption.value
 
     player.go(13)                                   # fan-in at a: 1 + 3 = 4
     svg = player.graph.value

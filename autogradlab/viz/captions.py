@@ -199,7 +199,7 @@ def _explain(model, e):
     if kind is ev.Accumulated:
         return _accumulated(model, e)
     if kind is ev.SavedFreed:
-        words = (f"{_node(model, e.node_id, e.node_name)} frees its saved {esc(', '.join(e.names))} "
+        words = (f"{_node(model, e.node_id, e.node_name)} frees what it saved: {esc(', '.join(e.names))} "
                  f"({e.nbytes} bytes) because retain_graph=False: a second backward through it would fail.")
         return words, "", ""
     if kind is ev.NodePruned:
@@ -236,6 +236,9 @@ def _chain_rule(model, e):
                  f"= {_plain_value(e.contribution)}")
         return words, tex, plain
     local = _substitute(parsed[2], names)
+    unbound = [ch for ch in "ab"[len(names):] if names and re.search(rf"(?<![\w^])[{ch}](?![\w(])", parsed[2])]
+    if unbound:  # e.g. x ** 2 drawn from a live graph: the exponent is a number with no node
+        words += f" Here {', '.join(unbound)} is a constant input of the op (a number, not drawn)."
     ltex, lplain = _tex_expr(local), _plain_expr(local)
     lv = _local_value(e, op.op if op is not None else "")
     tex = rf"{_tex_bar(inp)} = {_tex_bar(out)} {dot_tex} {ltex} = {_tex_value(e.upstream)} {dot_tex} "
