@@ -543,3 +543,42 @@ def test_deepcopy_makes_an_independent_model():
         net.fc1.weight.data[...] = 0
     assert twin.fc1.weight.detach().numpy().any()
     assert [n for n, _ in twin.named_parameters()] == [n for n, _ in net.named_parameters()]
+
+
+def test_module_list_registers_its_modules_and_their_parameters():
+    class Stack(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([nn.Linear(2, 3), nn.Linear(3, 1)])
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+
+    net = Stack()
+    names = [n for n, _ in net.named_parameters()]
+    assert names == ["layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias"]
+    assert len(net.layers) == 2 and isinstance(net.layers[1], nn.Linear)
+    assert net(ag.ones(4, 2)).shape == (4, 1)
+    assert list(net.state_dict()) == names
+
+
+def test_dropout_zeroes_and_rescales_in_training_and_is_identity_in_eval():
+    ag.manual_seed(0)
+    drop = nn.Dropout(0.25)
+    x = ag.ones(10000, requires_grad=True)
+    y = drop(x)
+    kept = y.detach().numpy() != 0
+    assert abs(kept.mean() - 0.75) < 0.02
+    np.testing.assert_allclose(y.detach().numpy()[kept], 1 / 0.75)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), y.detach().numpy())   # d/dx = mask / (1 - p)
+    drop.eval()
+    assert drop(x) is x
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        nn.Dropout(1.5)
+    ag.manual_seed(3)
+    a = nn.functional.dropout(ag.ones(8), 0.5).tolist()
+    ag.manual_seed(3)
+    assert nn.functional.dropout(ag.ones(8), 0.5).tolist() == a     # seeded

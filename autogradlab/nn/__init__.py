@@ -6,10 +6,10 @@ losses, ``nn.init`` and ``nn.functional``.
     loss = nn.functional.cross_entropy(model(X), y)
 """
 from . import functional, init  # noqa: F401
-from .layers import (MLP, BCEWithLogitsLoss, CrossEntropyLoss, Identity, Linear, LogSoftmax, MSELoss, ReLU,
-                     Sequential, Sigmoid, Softmax, Tanh)
+from .layers import (MLP, BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Identity, Linear, LogSoftmax, ModuleList,
+                     MSELoss, ReLU, Sequential, Sigmoid, Softmax, Tanh)
 from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "Identity", "Softmax", "LogSoftmax",
-           "Sequential", "MLP", "MSELoss", "CrossEntropyLoss", "BCEWithLogitsLoss", "functional", "init"]
+           "Dropout", "Sequential", "ModuleList", "MLP", "MSELoss", "CrossEntropyLoss", "BCEWithLogitsLoss", "functional", "init"]

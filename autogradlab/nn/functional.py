@@ -53,6 +53,22 @@ def log_softmax(input, dim):
     return R.log_softmax(input, dim)
 
 
+def dropout(input, p=0.5, training=True):
+    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)`` (only when training).
+    d/dinput = mask/(1-p). The mask comes from the generator seeded by ``autogradlab.manual_seed``."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    from .. import backend, creation
+    keep = creation.generator().random(tuple(input.shape)) >= p
+    mask = backend.asarray(keep.astype(input.dtype) / (1.0 - p), input.device)
+    from ..tensor import Tensor
+    return input * Tensor._make(mask, False, None, input.device)
+
+
 def _reduce(loss, reduction, name):
     if reduction == "mean":
         return loss.mean()

@@ -10,8 +10,8 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "Identity", "Softmax", "LogSoftmax", "Sequential", "MLP",
-           "MSELoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]
+__all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "Identity", "Softmax", "LogSoftmax", "Dropout", "Sequential",
+           "ModuleList", "MLP", "MSELoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]
 
 
 class Linear(Module):
@@ -91,6 +91,53 @@ class LogSoftmax(Softmax):
 
     def forward(self, input):
         return F.log_softmax(input, self.dim)
+
+
+class Dropout(Module):
+    """Randomly zero elements with probability ``p`` while training (``model.train()``); identity in ``eval()``."""
+
+    def __init__(self, p=0.5):
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training)
+
+    def extra_repr(self):
+        return f"p={self.p}"
+
+
+class ModuleList(Module):
+    """A list of modules whose parameters the parent sees (a plain Python list would hide them)."""
+
+    def __init__(self, modules=()):
+        super().__init__()
+        for m in modules:
+            self.append(m)
+
+    def append(self, module):
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+    def __getitem__(self, index):
+        items = list(self._modules.values())
+        return ModuleList(items[index]) if isinstance(index, slice) else items[index]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ModuleList has no forward: iterate over it in your module's forward")
 
 
 class Sequential(Module):
