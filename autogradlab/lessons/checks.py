@@ -653,7 +653,9 @@ def check_healthy_model(make_model, X=None, y=None, steps=200, lr=0.5):
     if tuple(out.shape) != (len(X), 2):
         raise _Wrong(f"the model should output 2 logits per point, shape ({len(X)}, 2); got {tuple(out.shape)}")
     F.cross_entropy(out, y).backward()
-    first = params[0]
+    # the first layer the data meets: the Linear taking the 2 input features (else the first parameter)
+    firsts = [m.weight for m in model.modules() if isinstance(m, nn.Linear) and m.weight.shape[-1] == 2]
+    first = firsts[0] if firsts else params[0]
     norm_first = float(numpy.sqrt((first.grad.data.astype(float) ** 2).sum())) if first.grad is not None else 0.0
     if norm_first < 1e-4:
         raise _Wrong(f"the first layer's gradient norm is {_num(norm_first, 3)} at initialisation: the "
