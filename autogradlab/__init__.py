@@ -42,3 +42,15 @@ __version__ = "0.1.0"
 
 from . import data, nn, optim, training  # noqa: E402  (the course toolkit; matplotlib/ipywidgets load lazily)
 from .serialization import load, save  # noqa: E402
+
+# the public API (PyTorch names), spelled out for readers and for `from autogradlab import *`
+__all__ = ["get_default_device", "set_default_device", "arange", "eye", "full", "full_like", "linspace",
+           "manual_seed", "ones", "ones_like", "rand", "randint", "randn", "randperm", "zeros", "zeros_like",
+           "backward", "Tape", "explain", "steps", "trace", "enable_grad", "is_grad_enabled", "no_grad",
+           "set_grad_enabled", "abs", "add", "clamp", "clone", "cos", "div", "eq", "exp", "ge", "gt", "le",
+           "log", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow", "relu", "sigmoid", "sign", "sin",
+           "sqrt", "sub", "tanh", "where", "dot", "matmul", "outer", "amax", "amin", "log_softmax",
+           "logsumexp", "max", "mean", "min", "softmax", "std", "sum", "var", "broadcast_to", "cat", "chunk",
+           "expand", "flatten", "permute", "reshape", "split", "squeeze", "stack", "transpose", "unbind",
+           "unsqueeze", "Tensor", "tensor", "autograd", "float16", "float32", "float64", "int32", "int64",
+           "bool_", "bool", "clip", "is_tensor", "data", "nn", "optim", "training", "load", "save"]

@@ -207,9 +207,6 @@ class Node:
         return bool(self._freed)
 
     # -- saved tensors --------------------------------------------------------
-    def saved_names(self):
-        return self.op.save
-
     def saved_tensor(self, name):
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)

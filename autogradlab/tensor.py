@@ -19,7 +19,6 @@ import weakref
 import numpy
 
 from . import backend
-from .grad_mode import state
 
 __all__ = ["Tensor", "tensor"]
 

@@ -10,7 +10,6 @@ helpers can be checked by ``pytest --nbval`` cell by cell.
 """
 from __future__ import annotations
 
-import math
 import random
 import warnings
 
