@@ -40,9 +40,10 @@ def _load_cupy():
             import cupy  # noqa: F401  (optional dependency)
         except ImportError as exc:  # pragma: no cover - depends on the machine
             raise DeviceError(
-                "device='cuda' needs CuPy, which is not installed. Install the GPU extra: "
-                "pip install 'autogradlab[gpu]' (needs an NVIDIA GPU with CUDA 12), "
-                "or use device='cpu'."
+                "device='cuda' needs CuPy, which is not installed. Install the GPU extra that matches "
+                "your NVIDIA driver: pip install 'autogradlab[gpu]' (CUDA 12, cupy-cuda12x) or "
+                "pip install 'autogradlab[gpu-cuda13]' (CUDA 13, cupy-cuda13x); any CuPy build works. "
+                "Or use device='cpu'."
             ) from exc
         try:
             if cupy.cuda.runtime.getDeviceCount() < 1:

@@ -11,9 +11,16 @@ device data.
 """
 from __future__ import annotations
 
+import collections
+
 import numpy
 
-__all__ = ["StrictArray", "xp", "wrap", "unwrap"]
+__all__ = ["StrictArray", "xp", "wrap", "unwrap", "HOST_TRANSFERS"]
+
+#: How often device data crossed to the host, by route (``get``, ``item``, ``__float__``...). On a
+#: GPU each of these is a copy and a synchronisation; the tests read this to prove that a backward
+#: pass nobody listens to makes none.
+HOST_TRANSFERS: collections.Counter = collections.Counter()
 
 
 def unwrap(v):
@@ -80,6 +87,7 @@ class StrictArray:
                         "backend's array module (xp) instead of numpy")
 
     def get(self):
+        HOST_TRANSFERS["get"] += 1
         return self.a.copy()
 
     # attributes and methods CuPy arrays have
@@ -109,24 +117,30 @@ class StrictArray:
         return len(self.a)
 
     def __bool__(self):
+        HOST_TRANSFERS["__bool__"] += 1
         return bool(self.a)
 
     def __float__(self):
+        HOST_TRANSFERS["__float__"] += 1
         return float(self.a)
 
     def __int__(self):
+        HOST_TRANSFERS["__int__"] += 1
         return int(self.a)
 
     def __index__(self):
+        HOST_TRANSFERS["__index__"] += 1
         return self.a.__index__()
 
     def __repr__(self):
         return f"StrictArray({self.a!r})"
 
     def item(self):
+        HOST_TRANSFERS["item"] += 1
         return self.a.item()
 
     def tolist(self):
+        HOST_TRANSFERS["tolist"] += 1
         return self.a.tolist()
 
 

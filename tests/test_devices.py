@@ -77,3 +77,11 @@ def test_gradients_live_on_the_tensors_device_and_events_are_host_copies():  # p
     assert x.grad.device == "cuda:0"
     np.testing.assert_allclose(x.grad.cpu().numpy(), [2.0, 4.0])
     assert all(isinstance(v, float) for e in tape.events if hasattr(e, "value") for v in e.value.data)
+
+
+def test_missing_cupy_error_names_both_gpu_extras(monkeypatch):
+    """Without CuPy, asking for a GPU says which extra to install for a CUDA 12 or a CUDA 13 driver."""
+    monkeypatch.setattr(backend, "_cupy", None)
+    monkeypatch.setitem(sys.modules, "cupy", None)   # `import cupy` now raises ImportError
+    with pytest.raises(backend.DeviceError, match=r"autogradlab\[gpu\]'.*cupy-cuda12x.*autogradlab\[gpu-cuda13\]'"):
+        ag.zeros(2, device="cuda")
