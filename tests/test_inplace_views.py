@@ -27,3 +27,13 @@ def test_inplace_on_a_fresh_non_leaf_records_the_history():
     y.mul_(3)
     y.sum().backward()
     assert x.grad.tolist() == [3.0, 3.0] and y.grad_fn.name() == "MulBackward"
+
+
+def test_full_integer_indexing_returns_a_view_like_torch():
+    import torch
+    for lib in (ag, torch):
+        b = lib.tensor([[1.0, 2.0], [3.0, 4.0]])
+        v, row, last = b[1, 1], b[-1], b[-1][-1]
+        b.mul_(10.0)
+        assert (v.item(), row.tolist(), last.item()) == (40.0, [30.0, 40.0], 40.0), lib.__name__
+        assert v._version == b._version == 1

@@ -255,20 +255,49 @@ def test_full_max_shares_ties_equally_like_torch():
     compare(lambda x: x.amax(1), lambda x: x.amax(1), [np.array([[3.0, 1.0, 3.0], [0.0, 2.0, 2.0]])])
 
 
-def test_max_along_dim_with_ties_differs_from_torch_by_design():
-    """Documented difference: autogradlab's max(dim) shares the gradient equally among tied
-    elements (as amax does); PyTorch's max(dim) gives all of it to the index it returns."""
-    data = np.array([[2.0, 5.0, 5.0], [1.0, 0.0, 1.0]])
-    x = ag.tensor(data, requires_grad=True)
-    tx = torch.tensor(data, requires_grad=True)
-    values, indices = x.max(1)
-    tvalues, _ = tx.max(1)
-    assert_same(values, tvalues)
-    np.testing.assert_array_equal(indices.numpy(), [1, 0])   # the first of the tied maxima, as NumPy
-    values.sum().backward()
-    tvalues.sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [[0, 0.5, 0.5], [0.5, 0, 0.5]])
-    assert tx.grad.sum(1).tolist() == [1.0, 1.0] and set(tx.grad.numpy().ravel()) == {0.0, 1.0}
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_max_min_along_dim_with_ties_give_all_the_gradient_to_the_first_index_like_torch(op, keepdim):
+    data = np.array([[2.0, 5.0, 5.0, 2.0], [1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]])
+    compare(lambda x: tuple(getattr(x, op)(1, keepdim)), lambda x: tuple(getattr(x, op)(1, keepdim)), [data])
+    ours, theirs = getattr(ag.tensor(data), op)(1, keepdim), getattr(torch.tensor(data), op)(1, keepdim)
+    np.testing.assert_array_equal(ours.indices.numpy(), theirs.indices.numpy())   # the first of the ties
+    x = ag.tensor([[1.0, 1.0], [0.0, 2.0]], requires_grad=True)
+    ag.max(x, 1).values.sum().backward()
+    assert x.grad.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_max_along_dim_returns_the_index_of_the_first_nan_like_torch():
+    data = np.array([[2.0, np.nan, 5.0, np.nan]])
+    compare(lambda x: tuple(x.max(1)), lambda x: tuple(x.max(1)), [data])
+
+
+def test_max_along_dim_saves_only_the_indices_like_torch():
+    for change in ("input", "values"):
+        x = ag.tensor([[1.0, 3.0], [2.0, 0.0]], requires_grad=True)
+        b = x * 1
+        values, _ = b.max(1)
+        (b if change == "input" else values).add_(1.0)    # torch allows both: it saved neither
+        values.sum().backward()
+        assert x.grad.tolist() == [[0.0, 1.0], [1.0, 0.0]]
+    b = ag.tensor([[1.0, 3.0]], requires_grad=True) * 1
+    values, indices = b.max(1)
+    indices.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        values.sum().backward()
+
+
+@pytest.mark.parametrize("reduce", ["max", "min", "amax", "amin"])
+def test_max_of_an_empty_tensor_raises_our_own_error_naming_the_op(reduce):
+    with pytest.raises(RuntimeError, match=rf"{reduce}\(\): the input has shape \(0, 3\) with no elements"):
+        getattr(ag.zeros((0, 3)), reduce)()
+    with pytest.raises(RuntimeError):
+        getattr(torch.zeros((0, 3)), reduce)()
+    with pytest.raises(IndexError, match=r"dim 0 has size 0"):
+        getattr(ag.zeros((0, 3)), reduce)(0)
+    with pytest.raises(IndexError):
+        getattr(torch.zeros((0, 3)), reduce)(0)
+    compare(lambda x: getattr(x, reduce)(1), lambda x: getattr(x, reduce)(1), [np.zeros((0, 3))])
 
 
 def test_clamp_with_tensor_bounds_matches_torch_even_when_min_exceeds_max():
@@ -284,3 +313,52 @@ def test_std_of_constant_data_has_zero_gradient_like_torch():
     x.std().backward()
     tx.std().backward()
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
+@pytest.mark.parametrize("reduce", ["std", "var"])
+def test_std_and_var_of_identical_values_are_exactly_zero_with_zero_gradient(reduce):
+    """The issue's repro: torch reduces a strided dim with Welford's method (exact zeros); the values
+    are centred after shifting by the first element, so any layout gives exact zeros here."""
+    x = np.array([[0.36457239618607573, 0.294132496655526]])
+    compare(lambda a: getattr(ag.stack([a, a, a], dim=1), reduce)(1),
+            lambda a: getattr(torch.stack([a, a, a], dim=1), reduce)(1), [x])
+    t = ag.tensor(x, requires_grad=True)
+    out = getattr(ag.stack([t, t, t], dim=1), reduce)(1)
+    out.sum().backward()
+    assert out.tolist() == [[0.0, 0.0]] and t.grad.tolist() == [[0.0, 0.0]]
+    ones = ag.tensor([0.1, 0.1, 0.1], requires_grad=True)      # also over a contiguous dim
+    getattr(ones, reduce)().backward()
+    assert ones.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("reduce", ["std", "var"])
+def test_std_and_var_nan_cases_match_torch(reduce):
+    compare(lambda a: getattr(a, reduce)(), lambda a: getattr(a, reduce)(), [np.array([0.5])])  # n - 1 = 0
+    compare(lambda a: getattr(a, reduce)(), lambda a: getattr(a, reduce)(), [np.array([0.5, np.nan])])
+    for bad in (np.nan, np.inf):   # a NaN/inf upstream gradient on constant data: still 0 for std
+        x, tx = ag.tensor([0.5, 0.5], requires_grad=True), torch.tensor([0.5, 0.5], requires_grad=True)
+        getattr(x, reduce)().backward(ag.tensor(bad, dtype=ag.float64))
+        getattr(tx, reduce)().backward(torch.tensor(bad, dtype=torch.float64))
+        np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
+def test_var_saves_its_input_so_a_later_inplace_change_raises_like_torch():
+    for lib in (ag, torch):
+        b = lib.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1
+        v = b.var()
+        b.mul_(2.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            v.backward()
+
+
+def test_pow_with_a_scalar_exponent_saves_its_input_not_its_output_like_torch():
+    for lib in (ag, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * 1.0).pow(2.0)
+        y.add_(1.0)
+        y.sum().backward()
+        assert x.grad.tolist() == [2.0, 4.0]
+        y = 2.0 ** (x * 1.0)       # a tensor exponent: the result is needed (and saved) in both
+        y.add_(1.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()

@@ -122,7 +122,7 @@ def _pow_vjp(g, ctx):
     return da, db
 
 
-POW = defop("pow", ("self", "other"), save=("self", "other", "result"),
+POW = defop("pow", ("self", "other"), save=("self", "other", "result"), save_if={"result": 1},
             math="a ** b;  da = g*b*a^(b-1), db = g*a^b*log(a)",
             forward=lambda xp, a, b: a ** b,
             vjp=_pow_vjp,

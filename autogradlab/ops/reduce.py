@@ -137,10 +137,14 @@ def mean(a, dim=None, keepdim=False):
 
 
 def amax(a, dim=None, keepdim=False):
+    """The largest element over ``dim`` (all by default); tied elements share the gradient equally."""
+    _check_not_empty("amax", a, normalize_dims(dim, a.ndim, "amax") if a.ndim else ())
     return _reduce(AMAX, a, dim, keepdim)
 
 
 def amin(a, dim=None, keepdim=False):
+    """The smallest element over ``dim`` (all by default); tied elements share the gradient equally."""
+    _check_not_empty("amin", a, normalize_dims(dim, a.ndim, "amin") if a.ndim else ())
     return _reduce(AMIN, a, dim, keepdim)
 
 
@@ -148,46 +152,113 @@ MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
 
 
-def _extreme_with_indices(a, dim, keepdim, reduce_fn, arg, result_type):
+def _at_indices_forward(xp, a, indices, dim, keepdim):
+    picked = xp.take_along_axis(a, xp.expand_dims(indices, dim) if not keepdim else indices, axis=dim)
+    return picked if keepdim else picked.squeeze(axis=dim)
+
+
+def _at_indices_vjp(g, ctx):
+    # all of g goes to the index the forward returned (one per slice), as in PyTorch
+    from .elementwise import eq
+    shape, dim = ctx._input_shapes[0], ctx.dim
+    indices = ctx.indices if ctx.keepdim else ctx.indices.unsqueeze(dim)
+    positions = arange_along(shape, dim, indices.device)
+    return (eq(positions, indices).to(g.dtype) * expand_back(g, shape, (dim,), ctx.keepdim), None)
+
+
+def arange_along(shape, dim, device):
+    """``0, 1, ..., shape[dim] - 1`` laid out along ``dim`` (size 1 elsewhere): position numbers."""
+    from ..creation import arange
+    return arange(shape[dim], device=device).reshape(tuple(-1 if i == dim else 1 for i in range(len(shape))))
+
+
+MAX_DIM = defop("max_dim", ("self", "indices"), save=("indices",),
+                math="(values, indices) = max along dim;  da = g at the returned index (0 elsewhere)",
+                forward=_at_indices_forward, vjp=_at_indices_vjp, formulas=("[index = argmax]", ""))
+
+MIN_DIM = defop("min_dim", ("self", "indices"), save=("indices",),
+                math="(values, indices) = min along dim;  da = g at the returned index (0 elsewhere)",
+                forward=_at_indices_forward, vjp=_at_indices_vjp, formulas=("[index = argmin]", ""))
+
+
+def _extreme_with_indices(a, dim, keepdim, op, arg, result_type):
     d = single_dim(dim, a.ndim, result_type.__name__)
-    values = reduce_fn(a, d, keepdim)
-    xp_idx = getattr(a.data, arg)(axis=d)
-    if keepdim:
-        xp_idx = xp_idx.reshape(values.shape)
-    return result_type(values, Tensor._make(xp_idx.astype("int64"), False, None, a.device))
+    if a.ndim == 0:  # a 0-d tensor accepts dim 0 / -1: its one element, at index 0
+        values, indices = _extreme_with_indices(a.reshape(1), 0, True, op, arg, result_type)
+        return result_type(values.reshape(()), indices.reshape(()))
+    _check_not_empty(result_type.__name__, a, (d,))
+    idx = getattr(a.data, arg)(axis=d, keepdims=bool(keepdim)).astype("int64")  # the first of ties
+    indices = Tensor._make(idx, False, None, a.device)
+    return result_type(apply(op, (a, indices), {"dim": d, "keepdim": bool(keepdim)}), indices)
+
+
+def _check_not_empty(name, a, dims):
+    """The max or min of nothing is undefined: say so (as PyTorch does) before NumPy's own error."""
+    if len(dims) == a.ndim and a.numel() == 0:
+        raise RuntimeError(f"{name}(): the input has shape {tuple(a.shape)} with no elements, and the "
+                           f"{name[-3:]} of nothing is undefined. Check the shape first, or reduce over a "
+                           f"dim that is not empty with {name}(dim=...).")
+    for d in dims:
+        if a.shape[d] == 0:
+            raise IndexError(f"{name}(): dim {d} has size 0 in the input of shape {tuple(a.shape)}: "
+                             f"there is nothing to take the {name[-3:]} of along it. Reduce over another dim.")
 
 
 def max(a, dim=None, keepdim=False):
-    """``max(a)``: the largest element. ``max(a, dim)``: ``(values, indices)`` along ``dim``.
-    (Ties share the gradient equally; PyTorch's ``max(dim)`` gives it to the first index.)"""
+    """``max(a)``: the largest element (ties share the gradient equally, as ``amax``).
+    ``max(a, dim)``: ``(values, indices)`` along ``dim``; the index is the first of tied maxima and
+    all of the gradient goes to it (as in PyTorch)."""
     if isinstance(dim, Tensor):
         from .elementwise import maximum
         return maximum(a, dim)
     if dim is None:
+        _check_not_empty("max", a, tuple(range(a.ndim)))
         return amax(a)
-    return _extreme_with_indices(a, dim, keepdim, amax, "argmax", MaxResult)
+    return _extreme_with_indices(a, dim, keepdim, MAX_DIM, "argmax", MaxResult)
 
 
 def min(a, dim=None, keepdim=False):
-    """``min(a)``: the smallest element. ``min(a, dim)``: ``(values, indices)`` along ``dim``."""
+    """``min(a)``: the smallest element. ``min(a, dim)``: ``(values, indices)`` along ``dim``
+    (the first of tied minima gets all of the gradient)."""
     if isinstance(dim, Tensor):
         from .elementwise import minimum
         return minimum(a, dim)
     if dim is None:
+        _check_not_empty("min", a, tuple(range(a.ndim)))
         return amin(a)
-    return _extreme_with_indices(a, dim, keepdim, amin, "argmin", MinResult)
+    return _extreme_with_indices(a, dim, keepdim, MIN_DIM, "argmin", MinResult)
 
 
-def var(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
-    """Variance: ``sum((a - mean)^2) / (n - correction)`` (composite: its gradient comes from its parts)."""
-    if unbiased is not None:
-        correction = 1 if unbiased else 0
-    dims = normalize_dims(dim, a.ndim, "var")
-    if a.ndim == 0:
-        dims = ()  # dim 0 / -1 of a 0-d tensor: nothing to reduce
-    n = _count(a.shape, dims)
-    centered = a - mean(a, dims, keepdim=True)
-    return sum(centered * centered, dims, keepdim) / _maxzero(n - correction)
+def _centered_forward(xp, a, dims):
+    """``a - mean(a)`` over ``dims``, computed after shifting by the first element of each slice:
+    the shift cancels in the math, and identical values give exact zeros (as in PyTorch)."""
+    first = a[tuple(slice(0, 1) if i in dims else slice(None) for i in range(a.ndim))]
+    shifted = a - first
+    return shifted - shifted.mean(axis=dims, keepdims=True)
+
+
+def _centered(a, dims):
+    """``a - mean(a)`` as Tensor ops, shifted by a constant as :func:`_centered_forward` is."""
+    first = a.detach()[tuple(slice(0, 1) if i in dims else slice(None) for i in range(a.ndim))]
+    shifted = a - first
+    return shifted - shifted.mean(dims, keepdim=True)
+
+
+def _var_forward(xp, a, dims, keepdim, correction):
+    centered = _centered_forward(xp, a, dims)
+    return (centered * centered).sum(axis=dims, keepdims=keepdim) / _maxzero(_count(a.shape, dims) - correction)
+
+
+def _var_vjp(g, ctx):
+    shape, dims = ctx._input_shapes[0], ctx.dims
+    dof = _maxzero(_count(shape, dims) - ctx.correction)
+    scale = 2 / dof if dof else float("inf")  # n <= correction: 2/0, so NaN gradients as in PyTorch
+    return (expand_back(g, shape, dims, ctx.keepdim) * _centered(ctx.self, dims) * scale,)
+
+
+VAR = defop("var", ("self",), save=("self",),
+            math="sum((a - mean)^2) / (n - c);  da = g*2*(a - mean)/(n - c)",
+            forward=_var_forward, vjp=_var_vjp, formulas=("2*(a - mean)/(n - c)",))
 
 
 def _maxzero(n):
@@ -195,9 +266,7 @@ def _maxzero(n):
 
 
 def _std_forward(xp, a, dims, keepdim, correction):
-    centered = a - a.mean(axis=dims, keepdims=True)
-    n = _count(a.shape, dims)
-    return xp.sqrt((centered * centered).sum(axis=dims, keepdims=keepdim) / _maxzero(n - correction))
+    return xp.sqrt(_var_forward(xp, a, dims, keepdim, correction))
 
 
 def _std_vjp(g, ctx):
@@ -207,9 +276,9 @@ def _std_vjp(g, ctx):
     shape, dims = ctx._input_shapes[0], ctx.dims
     s = ctx.result
     flat = s == 0
-    coeff = where(flat, 0.0, g / (where(flat, 1.0, s) * _maxzero(_count(shape, dims) - ctx.correction)))
-    a = ctx.self
-    return (expand_back(coeff, shape, dims, ctx.keepdim) * (a - a.mean(dims, keepdim=True)),)
+    dof = _maxzero(_count(shape, dims) - ctx.correction)
+    coeff = where(flat, 0.0, g / (where(flat, 1.0, s) * dof))
+    return (expand_back(coeff, shape, dims, ctx.keepdim) * _centered(ctx.self, dims),)
 
 
 STD = defop("std", ("self",), save=("self", "result"),
@@ -217,12 +286,21 @@ STD = defop("std", ("self",), save=("self", "result"),
             forward=_std_forward, vjp=_std_vjp, formulas=("(a - mean)/((n - c)*std)",))
 
 
-def std(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
-    """Standard deviation ``sqrt(var(a))``, with gradient 0 (not NaN) where the data is constant."""
+def _moment(op, a, dim, correction, keepdim, unbiased):
     if unbiased is not None:
         correction = 1 if unbiased else 0
-    dims = normalize_dims(dim, a.ndim, "std") if a.ndim else ()
-    return apply(STD, (a,), {"dims": dims, "keepdim": bool(keepdim), "correction": correction})
+    dims = normalize_dims(dim, a.ndim, op.name) if a.ndim else ()  # dim 0 / -1 of a 0-d tensor: nothing to reduce
+    return apply(op, (a,), {"dims": dims, "keepdim": bool(keepdim), "correction": correction})
+
+
+def var(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
+    """Variance ``sum((a - mean)^2) / (n - correction)``; exactly 0 for identical values."""
+    return _moment(VAR, a, dim, correction, keepdim, unbiased)
+
+
+def std(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
+    """Standard deviation ``sqrt(var(a))``, with gradient 0 (not NaN) where the data is constant."""
+    return _moment(STD, a, dim, correction, keepdim, unbiased)
 
 
 def logsumexp(a, dim, keepdim=False):

@@ -37,7 +37,8 @@ class OpDef:
 
     ``save`` names what the VJP reads back: input names and/or ``"result"``;
     ``save_if={"self": 1}`` keeps ``self`` only when input 1 needs a gradient
-    (``a * b`` needs ``a`` only for ``db``), as PyTorch saves only what it needs.
+    (``a * b`` needs ``a`` only for ``db``), as PyTorch saves only what it needs;
+    ``"result"`` may be conditional too.
     ``formulas`` gives, per input, the local derivative as a short string
     (events and the player show ``d(a*b)/da = b``). ``view`` marks ops whose
     output may share memory with input 0 (they share its version counter).
@@ -60,7 +61,8 @@ class OpDef:
         # (name, input position, the input whose gradient needs it or None for "always")
         save_if = save_if or {}
         self.save_inputs = tuple((n, self.inputs.index(n), save_if.get(n)) for n in self.save if n != "result")
-        self.save_result = "result" in self.save
+        # False, or (the input whose gradient needs the result, or None for "always")
+        self.save_result = "result" in self.save and (save_if.get("result"),)
 
     @property
     def __doc__(self):
@@ -162,7 +164,7 @@ def apply(op: OpDef, inputs, params=None):
     if op.save:
         saved = {name: SavedTensor(inputs[i]) for name, i, needed_by in op.save_inputs
                  if needed_by is None or inputs[needed_by]._requires_grad}
-        if op.save_result:
+        if op.save_result and (op.save_result[0] is None or inputs[op.save_result[0]]._requires_grad):
             saved["result"] = SavedTensor(out, node)
         node._saved = saved
     if state.anomaly:

@@ -53,9 +53,15 @@ def _index_vjp(g, ctx):
     return (index_add_into(g, ctx._input_shapes[0], ctx.index),)
 
 
+def _view_forward(xp, a, index, advanced):
+    # with an Ellipsis, even a full integer index (a[1, 1], a[-1] of a vector) gives a 0-d view, not a copy
+    parts = index if isinstance(index, tuple) else (index,)
+    return a[parts if any(p is Ellipsis for p in parts) else parts + (Ellipsis,)]
+
+
 GETITEM = defop("getitem", ("self",), math="a[index] (ints, slices, None, ...: a view);  da = zeros with g at index",
                 view=True,
-                forward=lambda xp, a, index, advanced: a[index],
+                forward=_view_forward,
                 vjp=_index_vjp, formulas=("1 at index",))
 
 # integer / bool array indexing copies (not a view, as in PyTorch), and an index may repeat

@@ -16,11 +16,6 @@ __all__ = ["op_table", "COMPOSITES"]
 # public functions that record other ops' nodes, as markdown cells:
 # (name, built from, forward, gradient)
 COMPOSITES = (
-    ("`var`", "sub, mean, mul, sum, div", "`sum((a - mean(a))^2) / (n - correction)`",
-     "`da = g*2*(a - mean(a))/(n - correction)`"),
-    ("`max(dim)`, `min(dim)`", "amax / amin, plus argmax / argmin for the indices",
-     "`(values, indices)` along dim",
-     "as `amax` / `amin`: tied elements share `g` equally (PyTorch gives it all to one index)"),
     ("`clamp` (Tensor bounds)", "lt, gt, where", "`where(a < lo, lo, a)`, then `where(. > hi, hi, .)`",
      "`da = g*[lo <= a <= hi], dlo = g*[a < lo], dhi = g*[a > hi]`"),
     ("`flatten`", "reshape", "merge dims `start_dim..end_dim`", "`da = reshape_back(g)`"),
