@@ -12,7 +12,8 @@ import os
 
 import numpy
 
-__all__ = ["normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add"]
+__all__ = ["normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add",
+           "partial_overlap"]
 
 _cupy = None  # the cupy module, once loaded
 
@@ -127,6 +128,24 @@ def scatter_add(out, index, values):
         cupyx.scatter_add(out, index, values)
     else:
         xp_of(out).add.at(out, index, values)
+
+
+def partial_overlap(a, b) -> bool:
+    """True when arrays ``a`` and ``b`` may share memory without being the same elements in the same
+    layout (PyTorch refuses such an operand in an in-place op; the very same array is fine)."""
+    if a is b:
+        return False
+    if _StrictArray is not None and isinstance(a, _StrictArray):
+        a, b = a.a, getattr(b, "a", b)
+    if not xp_of(a).may_share_memory(a, b):
+        return False
+    return not (a.shape == b.shape and a.strides == b.strides and _address(a) == _address(b))
+
+
+def _address(array):
+    if isinstance(array, numpy.ndarray):
+        return array.__array_interface__["data"][0]
+    return array.data.ptr  # cupy
 
 
 def to_host(array):

@@ -66,6 +66,11 @@ def _make_seeds(roots, grad_tensors, create_graph, argname, rootname):
         raise TypeError(f"{argname} must be a Tensor, a sequence of Tensors (or None), or None; got "
                         f"{type(grad_tensors).__name__}. For a scalar output just call backward(); "
                         f"otherwise pass e.g. ones_like(output).")
+    for i, g in enumerate(grad_tensors):   # before the count: a list of numbers is one gradient, not many
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"{argname}[{i}] is a {type(g).__name__}: gradients can be either Tensors or None. "
+                            f"Pass each gradient as a Tensor of its output's shape, e.g. "
+                            f"{argname}=tensor([1.0, 1.0, 1.0]) rather than the list [1.0, 1.0, 1.0].")
     if len(grad_tensors) != len(roots):
         raise RuntimeError(f"got {len(roots)} tensor(s) in {rootname} but {len(grad_tensors)} gradient(s) in "
                            f"{argname}: give exactly one gradient (or None) per tensor")
@@ -79,8 +84,6 @@ def _make_seeds(roots, grad_tensors, create_graph, argname, rootname):
                     f"{_shape(root)} (often ones_like), or reduce the output to a scalar first (e.g. .sum()).")
             seeds.append(None)
             continue
-        if not isinstance(g, Tensor):
-            raise TypeError(f"{argname}[{i}] must be a Tensor or None, got {type(g).__name__}")
         if _shape(g) != _shape(root):
             raise RuntimeError(f"Mismatch in shape: {argname}[{i}] has a shape of {_shape(g)} and "
                                f"{rootname}[{i}] has a shape of {_shape(root)}. The gradient must have "

@@ -216,6 +216,10 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into each leaf's ``.grad``; see ``autograd.backward``."""
         from .engine import backward
+        if gradient is not None and not isinstance(gradient, Tensor):
+            raise TypeError(f"backward(gradient=...): the gradient must be a Tensor (or None), got a "
+                            f"{type(gradient).__name__}. Wrap it: backward(tensor(...)) with the output's "
+                            f"shape {tuple(self.shape)}, e.g. ones_like(output).")
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def retain_grad(self):

@@ -297,8 +297,29 @@ def test_non_tensor_roots_and_seeds_raise_type_errors():
     x = leaf([1.0])
     with pytest.raises(TypeError, match=m("tensors[1] must be a Tensor")):
         ag.autograd.backward([(x * 2).sum(), 3.0])
-    with pytest.raises(TypeError, match=m("grad_tensors[0] must be a Tensor or None")):
+    with pytest.raises(TypeError, match=m("grad_tensors[0] is a float: gradients can be either Tensors or None")):
         ag.autograd.backward([(x * 2).sum()], [1.0])
+
+
+def test_a_python_list_as_the_gradient_says_it_must_be_a_tensor_and_changes_nothing():
+    """The issue's repro: one root of shape (3,) and the list [1., 1., 1.] used to be read as three
+    gradients ("got 1 tensor(s) but 3 gradient(s)"); torch raises a TypeError about the float."""
+    import torch
+    x = leaf([1.0, 2.0, 3.0])
+    x.grad = ag.tensor([5.0, 5.0, 5.0], dtype=ag.float64)
+    y = x * 2
+    with pytest.raises(TypeError, match=m("backward(gradient=...): the gradient must be a Tensor (or None), "
+                                          "got a list. Wrap it")):
+        y.backward([1.0, 1.0, 1.0])
+    with pytest.raises(TypeError, match=m("grad_tensors[0] is a float: gradients can be either Tensors or None. "
+                                          "Pass each gradient as a Tensor")):
+        ag.autograd.backward(y, [1.0, 1.0, 1.0])
+    with pytest.raises(TypeError, match=m("grad_outputs[0] is a list")):
+        ag.autograd.grad([y], [x], [[1.0, 1.0, 1.0]])
+    assert x.grad.tolist() == [5.0, 5.0, 5.0]
+    tx = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with pytest.raises(TypeError, match="gradients can be either Tensors or None"):
+        torch.autograd.backward(tx * 2, [1.0, 1.0, 1.0])
 
 
 # =======================================================================================

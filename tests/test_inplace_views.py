@@ -37,3 +37,23 @@ def test_full_integer_indexing_returns_a_view_like_torch():
         b.mul_(10.0)
         assert (v.item(), row.tolist(), last.item()) == (40.0, [30.0, 40.0], 40.0), lib.__name__
         assert v._version == b._version == 1
+
+
+@pytest.mark.parametrize("case", ["row-of-itself", "element-of-itself", "transpose-of-itself"])
+@pytest.mark.parametrize("grad", [True, False])
+def test_an_operand_that_partly_aliases_the_target_is_refused_like_torch(case, grad):
+    import torch
+    for lib in (torch, ag):
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], requires_grad=grad)
+        with lib.no_grad():
+            before = x.clone()
+        t = x * 1
+        other = {"row-of-itself": lambda: t[0], "element-of-itself": lambda: t[1, 1],
+                 "transpose-of-itself": lambda: t.T}[case]()
+        with pytest.raises(RuntimeError, match="refer to a single memory location"):
+            t.mul_(other)
+        assert t.tolist() == before.tolist() and x.grad is None
+    t = ag.tensor([1.0, 2.0, 3.0])
+    t.mul_(t)                           # the very same tensor is fine, as in torch
+    t.add_(t[0].clone())
+    assert t.tolist() == [2.0, 5.0, 10.0]

@@ -6,7 +6,7 @@ refuse to run its backward (see :class:`graph.SavedTensor`).
 """
 from __future__ import annotations
 
-from ..backend import xp_of
+from ..backend import partial_overlap, xp_of
 from ..grad_mode import no_grad, state
 from ..tensor import Tensor
 from . import elementwise as E
@@ -27,9 +27,21 @@ def _check(self, opname):
             f"view first.")
 
 
+def _check_no_overlap(self, opname, args):
+    for a in args:
+        if isinstance(a, Tensor) and a.device == self.device and partial_overlap(self.data, a.data):
+            raise RuntimeError(
+                f"{opname}: the operand (shape {tuple(a.shape)}) shares memory with the tensor being written "
+                f"(shape {tuple(self.shape)}): some elements of the input tensor and the written-to tensor "
+                f"refer to a single memory location (e.g. t.mul_(t[0])), so the result would depend on the "
+                f"order of the writes. PyTorch refuses this too: .clone() the operand first "
+                f"(t.mul_(t[0].clone())).")
+
+
 def inplace(self: Tensor, opname: str, fn, *args):
     """Run ``fn(self, *args)`` out of place and write its result into ``self``."""
     _check(self, opname)
+    _check_no_overlap(self, opname, args)
     records = state.grad_enabled and (self._requires_grad or any(
         isinstance(a, Tensor) and a._requires_grad for a in args))
     if records and not self._requires_grad and getattr(self.data, "base", None) is not None:
