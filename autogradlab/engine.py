@@ -145,6 +145,15 @@ def _check_roots(roots, rootname):
                 f"it depends on requires grad. Create the inputs with requires_grad=True.")
 
 
+def _refresh_views(tensors):
+    """A view whose base was changed in place since its history was recorded takes its history
+    from the base again (as when an op uses it), so roots and inputs see the current graph."""
+    from .ops.registry import refresh_view
+    for t in tensors:
+        if isinstance(t, Tensor) and t._view is not None and t._view[2] != t._vc[0]:
+            refresh_view(t)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves.
@@ -171,10 +180,12 @@ def backward_steps(tensors, grad_tensors=None, retain_graph=None, create_graph=F
                                "backward(). Please only use 'grad_tensors'.")
         grad_tensors = grad_variables
     roots = _as_tuple(tensors, "tensors", allow_edges=True)
+    _refresh_views(roots)
     if inputs is not None:
         inputs = _as_tuple(inputs, "inputs", allow_edges=True)
         if not inputs:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        _refresh_views(inputs)
         _check_inputs(inputs)
         inputs = tuple({id(t): t for t in inputs}.values())  # an input named twice accumulates once
     seeds = _make_seeds(roots, grad_tensors, create_graph, "grad_tensors", "tensors")
@@ -197,8 +208,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         allow_unused = materialize_grads
     roots = _as_tuple(outputs, "outputs", allow_edges=True)
     inputs = _as_tuple(inputs, "inputs", allow_edges=True)
+    _refresh_views(roots)
     if not inputs:
         raise RuntimeError("grad requires at least one input: 'inputs' is empty")
+    _refresh_views(inputs)
     for i, t in enumerate(inputs):
         if isinstance(t, Tensor) and not t.requires_grad:
             raise RuntimeError(f"One of the differentiated Tensors does not require grad: inputs[{i}] "
@@ -320,12 +333,6 @@ def _check_runnable(plan):
             continue
         if node._freed:
             raise RuntimeError(FREED_MESSAGE + f" (the freed node is {node.name()})")
-        if node._watch is not None and node._watch[0][0] != node._watch[1]:
-            raise RuntimeError(
-                f"{node.name()}: this view's base was modified in place after the view was taken "
-                f"(its memory is at version {node._watch[0][0]}, the view was taken at version "
-                f"{node._watch[1]}), so the view's recorded history is stale. autogradlab does not rebase "
-                f"views: take the view after the in-place op, or .clone() the base or the view first.")
         if node._saved:
             for name, saved in node._saved.items():
                 if saved is not None:

@@ -151,7 +151,7 @@ class Node:
 
     __slots__ = ("seq", "op", "edges", "params", "_saved", "_input_shapes", "_input_dtypes",
                  "_pre_hooks", "_post_hooks", "_tensor_pre_hooks", "_retain_ref", "_traceback",
-                 "_freed", "_out_meta", "_watch", "__weakref__")
+                 "_freed", "_out_meta", "__weakref__")
 
     priority = 1  # ready queue: lower priority first, then later-created (higher seq) first
 
@@ -168,7 +168,6 @@ class Node:
         self._traceback = None
         self._freed = False
         self._out_meta = None  # (weakref to the output tensor, its shape, dtype, device)
-        self._watch = None     # view ops: (input's version counter, version when the view was taken)
 
     # -- identity -----------------------------------------------------------
     def name(self) -> str:

@@ -5,7 +5,9 @@ tensor (``None`` for leaves); ``requires_grad`` says whether gradients flow to
 it; ``grad`` is where ``backward`` accumulates them for leaves. Every tensor
 gets a creation number (``_id``) for stable naming, and a version counter
 (``_vc``, shared with views) that in-place ops bump so a node can tell when a
-tensor it saved was changed behind its back.
+tensor it saved was changed behind its back. A view also remembers its base and
+how to take it again (``_view``), so that after an in-place change to the base
+its history can be rebuilt from the base's new history (see ``ops.registry``).
 
 Ops themselves live in :mod:`autogradlab.ops`; :mod:`autogradlab.ops.methods`
 attaches them here as methods and operators (``a + b``, ``a.sum()``, ...).
@@ -38,7 +40,7 @@ class Tensor:
     """An n-dimensional array that can record the ops applied to it."""
 
     __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "name", "device", "_id", "_vc",
-                 "_retains_grad", "_hooks", "_post_acc_hooks", "_acc_ref", "__weakref__")
+                 "_retains_grad", "_hooks", "_post_acc_hooks", "_acc_ref", "_view", "__weakref__")
 
     __array_priority__ = 1000  # numpy_array * tensor -> Tensor.__rmul__
 
@@ -60,7 +62,7 @@ class Tensor:
         t._id = next(_tensor_counter)
         t._vc = [0]
         t._retains_grad = False
-        t._hooks = t._post_acc_hooks = t._acc_ref = None
+        t._hooks = t._post_acc_hooks = t._acc_ref = t._view = None
         return t
 
     # -- properties --------------------------------------------------------------

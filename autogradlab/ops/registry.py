@@ -126,6 +126,10 @@ def _forward_error(op, inputs, exc):
 
 def apply(op: OpDef, inputs, params=None):
     """Run ``op`` forward; if any input requires grad (and grad mode is on), record a node."""
+    if state.grad_enabled:
+        for t in inputs:
+            if t._view is not None and t._view[2] != t._vc[0]:
+                refresh_view(t)
     device = inputs[0].device
     if len(inputs) > 1:
         for t in inputs:
@@ -152,6 +156,7 @@ def apply(op: OpDef, inputs, params=None):
         out = Tensor._make(data, False, None, device)
         if op.view:
             out._vc = inputs[0]._vc
+            out._view = _view_of(op, inputs[0], params)
         return out
 
     edges = tuple([(t.grad_fn or t._grad_accumulator()) if t._requires_grad else None for t in inputs])
@@ -160,7 +165,7 @@ def apply(op: OpDef, inputs, params=None):
     node._out_meta = (weakref.ref(out), data.shape, data.dtype, device)
     if op.view:
         out._vc = inputs[0]._vc
-        node._watch = (out._vc, out._vc[0])
+        out._view = _view_of(op, inputs[0], params)
     if op.save:
         saved = {name: SavedTensor(inputs[i]) for name, i, needed_by in op.save_inputs
                  if needed_by is None or inputs[needed_by]._requires_grad}
@@ -173,3 +178,37 @@ def apply(op: OpDef, inputs, params=None):
     if tape is not None:
         tape.op_recorded(node, inputs, out)
     return out
+
+
+# -- views whose base changed in place ------------------------------------------------------
+
+def _view_of(op, source, params):
+    """What a view remembers: (its base, the view ops that take it from the base, the version then)."""
+    if source._view is None:
+        return source, ((op, params),), source._vc[0]
+    base, steps, _ = source._view
+    return base, steps + ((op, params),), source._vc[0]
+
+
+def refresh_view(t):
+    """The memory of view ``t`` was changed in place (through its base) after ``t``'s history was
+    recorded: take the view again from the base, so that ``t``'s history continues from the base's
+    current one (PyTorch regenerates a view's ``grad_fn`` the same way). Nodes recorded from ``t``
+    before the change keep the old history, which is right for the values they saw."""
+    base, steps, _ = t._view
+    fresh, enabled = base, state.grad_enabled
+    state.grad_enabled = True   # (also when backward() is called under no_grad)
+    try:
+        for op, params in steps:
+            fresh = apply(op, (fresh,), params)
+    finally:
+        state.grad_enabled = enabled
+    old, node = t.grad_fn, fresh.grad_fn
+    if old is not None and old._retain_ref is not None:
+        old._retain_ref = None
+    t.grad_fn, t._requires_grad = node, fresh._requires_grad
+    if node is not None:
+        node._out_meta = (weakref.ref(t),) + node._out_meta[1:]
+        if t._retains_grad:
+            node._retain_ref = weakref.ref(t)
+    t._view = (base, steps, t._vc[0])
