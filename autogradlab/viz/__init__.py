@@ -11,8 +11,8 @@
 
     viz.draw(tape)              # graphviz.Digraph: the graph after the last step
     viz.draw(tape, step=9)      # ... as it was at step 9 (gradients on the edges, the active node marked)
-    p = tape.play()             # the player widget (same as viz.play(tape))
-    p.save_html("backward.html")  # one file, works offline
+    p = tape.play()             # the browser player widget (same as viz.play(tape))
+    viz.export_html(tape, "backward.html")  # one self-contained file, works offline
 
 The viz layer reads events only (a :class:`~autogradlab.events.Tape`); ``draw(tensor)`` and
 ``play_backward(root)`` are the exceptions: they walk a live graph through the public
@@ -28,6 +28,7 @@ from .layout import DotNotFoundError
 __all__ = [
     "DotNotFoundError",
     "draw",
+    "export_html",
     "grad_flow",
     "grad_timeline",
     "layout",
@@ -63,8 +64,12 @@ def _graph_cls():
             def _repr_mimebundle_(self, *args, **kwargs):
                 try:
                     return super()._repr_mimebundle_(*args, **kwargs)
-                except graphviz.ExecutableNotFound as exc:
-                    raise DotNotFoundError() from exc
+                except (graphviz.ExecutableNotFound, DotNotFoundError) as exc:
+                    # no `dot` here: show the same graph through the browser player (Graphviz in WebAssembly)
+                    fallback = getattr(self, "_agl_fallback", None)
+                    if fallback is None:
+                        raise DotNotFoundError() from exc
+                    return fallback()._repr_mimebundle_(*args, **kwargs)
 
         _GRAPH_CLS = AutogradGraph
     return _GRAPH_CLS
@@ -99,25 +104,48 @@ def draw(source, step: int | None = None, *, show_values: bool = True, max_nodes
             raise IndexError(f"step {step} is outside this tape's steps 0..{n - 1}")
     fold = Fold.at(model, step)
     display = Display(model, max_nodes)
-    return to_dot(display, fold, show_values=show_values, rankdir=rankdir, legend_on=legend, title=title,
-                  graph_cls=_graph_cls())
+    g = to_dot(display, fold, show_values=show_values, rankdir=rankdir, legend_on=legend, title=title,
+               graph_cls=_graph_cls())
+
+    def fallback():
+        """The browser player of the same graph, at the same step (used when `dot` is missing)."""
+        from .playerdata import player_data
+        from .widget import Player
+        at = n - 1 if step is None else step
+        data = player_data(model, phase="all", max_nodes=max_nodes, show_values=show_values, rankdir=rankdir,
+                           title=title or "graph", height="420px")
+        p = Player(data)
+        p.go(at)
+        return p
+    g._agl_fallback = fallback
+    return g
 
 
-def play(source, *, phase: str | None = None, error=None, width="100%", speed: float = 2.0, show_values: bool = True,
-         max_nodes: int = 200, rankdir: str = "BT", legend: bool = True, graph_height=None):
-    """An ipywidgets player stepping through a tape (``Tape.play()`` calls this).
+def play(source, *, phase: str | None = None, error=None, names=None, speed: float = 2.0, show_values: bool = True,
+         max_nodes: int = 400, rankdir: str = "BT", height="520px", title: str | None = None):
+    """The browser player of a tape (``Tape.play()`` calls this): an anywidget.
 
+    The kernel sends the tape once; the browser lays the graph out with Graphviz in WebAssembly and
+    computes every frame itself, so stepping needs no kernel and no ``dot`` binary.
     ``phase``: "backward" (default when the tape has a backward pass), "forward" (watch the graph
     being recorded) or "all". ``error``: an exception shown as one last frame (for example the
-    RuntimeError of a second backward without ``retain_graph``). ``speed``: steps per second when
-    playing (also adjustable in the widget). Graphviz runs once; each step restyles the same SVG.
+    RuntimeError of a second backward without ``retain_graph``). ``names``: a module (or a mapping
+    name -> tensor) whose parameter names replace ``x0, x1, ...`` (``0.weight``). ``speed``: steps
+    per second when playing. Graphs over ``max_nodes`` drawn nodes collapse repeated op chains.
     """
-    from .frames import Frames
-    from .player import Player
+    from .playerdata import player_data
+    from .widget import Player
 
-    frames = Frames(source, phase=phase, error=error, show_values=show_values, max_nodes=max_nodes, rankdir=rankdir,
-                    legend=legend)
-    return Player(frames, width=width, speed=speed, graph_height=graph_height)
+    data = player_data(source, phase=phase, error=error, names=names, max_nodes=max_nodes,
+                       show_values=show_values, rankdir=rankdir, title=title, height=height, speed=speed)
+    return Player(data)
+
+
+def export_html(source, path, **kwargs):
+    """Write the player of ``source`` (a Tape or a Player) as ONE self-contained HTML file (same front
+    end and controls; opened from disk it makes no network request); returns the path."""
+    from .export import export_html as impl
+    return impl(source, path, **kwargs)
 
 
 def play_backward(root, gradient=None, retain_graph=None, create_graph=False, inputs=None, *,

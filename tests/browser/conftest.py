@@ -436,6 +436,17 @@ class LabNotebook:
                     print(f"[lab] cell {c['index']} wrote to stderr: {o.get('text')!r}")
         assert not problems, "\n".join(problems)
 
+    def run_code(self, code: str) -> str:
+        """Run ``code`` in the notebook's kernel (no new cell); returns what it printed."""
+        return self.page.evaluate("""async (code) => {
+          const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+          const f = k.requestExecute({code, store_history: false});
+          let out = '';
+          f.onIOPub = (msg) => { if (msg.header.msg_type === 'stream') out += msg.content.text; };
+          await f.done;
+          return out;
+        }""", code)
+
     def close_side_panels(self):
         """Collapse the left/right side areas so the notebook gets the page's width."""
         self.page.evaluate("""() => { const s = window.jupyterapp.shell;

@@ -30,6 +30,13 @@ def build_tape():
     return ns["tape"]
 
 
+def fan_in_step(tape) -> int:
+    """The tape step where a gradient is added to one already there (x's second contribution)."""
+    from autogradlab.events import Accumulated
+
+    return next(e.step for e in tape if isinstance(e, Accumulated) and e.before is not None)
+
+
 def notebook(cells):
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}

@@ -28,11 +28,12 @@ def test_lesson_runs_cleanly_in_lab(graphviz_dot, lab, lesson):
     if lesson == "02_chain_rule":
         return
     assert players.count() >= 1, "lesson 03 shows the player"
-    graph = players.first.locator(".agl-graph svg[data-step]")
-    graph.wait_for()
-    before = graph.get_attribute("data-step")
-    players.first.locator(".agl-next").click()
-    page.wait_for_function("(b) => { const s = document.querySelector('.agl-player .agl-graph svg[data-step]');"
-                           " return s && s.getAttribute('data-step') !== b; }", arg=before)
-    players.first.screenshot(path=str(artifact(f"{lesson}-player.png")))
+    first = players.first
+    page.locator(".agl-player[data-ready='1']").first.wait_for()
+    before = first.get_attribute("data-step")
+    first.locator(".agl-next").click()
+    page.wait_for_function("(b) => document.querySelector('.agl-player').dataset.step !== b", arg=before)
+    assert int(first.get_attribute("data-step")) == int(before) + 1
+    assert first.locator("g.agl-node.agl-current, g.agl-node.agl-done").count() >= 1
+    first.screenshot(path=str(artifact(f"{lesson}-player.png")))
     assert Path(artifact(f"{lesson}-player.png")).stat().st_size > 0

@@ -1,0 +1,157 @@
+"""What the kernel sends the browser player, once: the tape's events and the graph to draw.
+
+:func:`player_data` reads events only (a :class:`~autogradlab.events.Tape`, or a graph model folded
+from one). It returns plain JSON-ready data:
+
+- ``events``: the tape's events exactly as :meth:`Tape.to_json` encodes them;
+- ``nodes``: what is drawn, one entry per tensor box / op ellipse (or collapsed chain), with its
+  label lines, its kind, and ``engine_nodes``: the tape-local node ids whose state it shows (an op's
+  node; a leaf's ``AccumulateGrad``), so the browser can mark it done, pending, freed or pruned;
+- ``edges`` and ``edge_of``: each chain-rule edge ``(node id, input index)`` -> the drawn edge;
+- ``captions``: each event in words with its chain-rule formula and numbers (HTML, no MathJax);
+- ``start`` / ``end``: the steps the player covers; ``error``: an optional last "error" frame.
+
+The browser lays the graph out once (Graphviz in WebAssembly) and computes every frame from the
+events itself, so stepping needs no kernel.
+"""
+from __future__ import annotations
+
+import json
+
+from .. import events as ev
+from . import captions
+from .model import GraphModel, as_model
+from .render import Display, fmt
+
+__all__ = ["PHASES", "player_data", "tape_names"]
+
+PHASES = ("backward", "forward", "all")
+FORMAT = "autogradlab-player"
+VERSION = 2
+
+
+def _shape(shape):
+    if shape is None:
+        return ""
+    return "scalar" if len(shape) == 0 else "[" + ", ".join(map(str, shape)) + "]"
+
+
+def tape_names(tape, names) -> dict:
+    """Tape-local tensor id -> display name, from ``names``: a module (its ``named_parameters()``,
+    giving ``0.weight``), a mapping ``name -> tensor``, or an iterable of ``(name, tensor)`` pairs."""
+    if names is None or tape is None:
+        return {}
+    if hasattr(names, "named_parameters"):
+        pairs = list(names.named_parameters())
+    elif hasattr(names, "items"):
+        pairs = list(names.items())
+    else:
+        pairs = list(names)
+    ids = getattr(tape, "_tensor_ids", {})
+    out = {}
+    for name, t in pairs:
+        local = ids.get(getattr(t, "_id", None))
+        if local is not None:
+            out[local] = str(name)
+    return out
+
+
+def _phase_range(model: GraphModel, phase):
+    n = len(model.events)
+    first_bw = model.pass_starts[0] if model.pass_starts else None
+    if phase is None:
+        phase = "backward" if first_bw is not None else "forward"
+    if phase not in PHASES:
+        raise ValueError(f"phase must be one of {PHASES}, got {phase!r}")
+    if phase == "backward":
+        if first_bw is None:
+            raise ValueError("this tape has no backward pass: trace the .backward() call too, "
+                             "or use phase='forward' to watch the graph being recorded")
+        return phase, first_bw, n - 1
+    if phase == "forward":
+        hi = (first_bw - 1) if first_bw is not None else n - 1
+        if hi < 0:
+            raise ValueError("this tape has no forward events (the graph was built outside the trace); "
+                             "use phase='backward', or record the forward inside `with trace():`")
+        return phase, 0, hi
+    return phase, 0, n - 1
+
+
+def _node_entry(disp: Display, dn, names, show_values):
+    m = disp.model
+    if dn.kind == "tensor":
+        t = dn.tensor
+        name = names.get(t.tid, t.name)
+        tag = {"param": " (leaf)", "const": " (constant)"}.get(t.kind, "")
+        if t.root and t.kind == "computed":
+            tag = " (root)"
+        lines = [name + tag, " ".join(x for x in (t.dtype or "", _shape(t.shape)) if x)]
+        if show_values and t.value is not None:
+            lines.append("= " + fmt(t.value, 30))
+        acc = disp.acc_of.get(t.tid)
+        producer = disp.producer_of.get(t.tid)
+        return {"key": dn.name, "kind": t.kind, "lines": [x for x in lines if x], "tensor": t.tid,
+                "root": bool(t.root), "grad_slot": t.kind != "const",
+                "engine_nodes": [acc] if acc is not None else [],
+                "grad_from": producer, "tooltip": f"{name}{tag}: {lines[1]}"}
+    if dn.kind in ("op", "chain"):
+        o = dn.op
+        title = o.op if dn.kind == "op" else f"{o.op} \u00d7{len(dn.ops)}"
+        sub = f"{o.node_name} #{o.nid}" if dn.kind == "op" else f"{o.node_name} #{dn.ops[0].nid}\u2026#{dn.ops[-1].nid}"
+        lines = [title, sub]
+        if o.saved:
+            lines.append("saves: " + ", ".join(o.saved))
+        formulas = [f for f in o.formulas if f]
+        return {"key": dn.name, "kind": "op" if dn.kind == "op" else "group", "lines": lines, "tensor": None,
+                "root": False, "grad_slot": False, "engine_nodes": sorted(dn.op_ids),
+                "formulas": formulas, "backward": bool(dn.backward),
+                "tooltip": "\n".join([f"{title} ({sub})", *formulas])}
+    ids = sorted(k[1] for k in dn.members if k[0] == "o")
+    ids += sorted(nid for k in dn.members if k[0] == "t" for nid in [disp.acc_of.get(k[1])] if nid is not None)
+    return {"key": dn.name, "kind": "group", "lines": [f"\u2026 {len(dn.members)} more nodes",
+                                                      f"folded (max_nodes={disp.max_nodes})"],
+            "tensor": None, "root": False, "grad_slot": False, "engine_nodes": ids,
+            "tooltip": disp.note()}
+
+
+def player_data(source, *, phase=None, error=None, names=None, max_nodes: int = 400, show_values: bool = True,
+                rankdir: str = "BT", title: str | None = None, height: str = "520px", speed: float = 2.0) -> dict:
+    """The data the browser player needs, as JSON-ready Python objects (see the module docstring)."""
+    model = as_model(source)
+    phase, lo, hi = _phase_range(model, phase) if model.events else ("all", 0, -1)
+    if hi < lo and error is None and not model.tensors:
+        raise ValueError("nothing to play: the tape is empty")
+    disp = Display(model, max_nodes)
+    tape = model.tape
+    names = tape_names(tape, names)
+    nodes = [_node_entry(disp, dn, names, show_values) for dn in disp.nodes.values()]
+    edges = [{"id": e.dom_id, "src": disp.nodes[e.src].name, "dst": disp.nodes[e.dst].name,
+              "backward": bool(disp.nodes[e.src].backward and disp.nodes[e.dst].backward)}
+             for e in disp.edges.values()]
+    edge_of = {f"{nid}-{i}": disp.edges[ekey].dom_id for (nid, i), ekey in disp.edge_of.items() if i != "out"}
+    tensor_node = {}
+    for key, dk in disp.owner.items():
+        if key[0] == "t" and dk in disp.nodes:
+            tensor_node[str(key[1])] = disp.nodes[dk].name
+    events = [json.loads(json.dumps(ev._encode(e), allow_nan=False)) for e in model.events]
+    caps = [captions.caption(model, e)[1] for e in model.events]
+    if names:  # names given by `names=` replace x0, x1, ... in the captions too
+        caps = [_rename(c, model, names) for c in caps]
+    err = captions.error_caption(hi + 1, error)[1] if error is not None else None
+    first_bw = model.pass_starts[0] if model.pass_starts else len(model.events)
+    return {
+        "format": FORMAT, "version": VERSION, "title": title or f"{phase} pass",
+        "phase": phase, "start": lo, "end": hi, "error": err,
+        "events": events, "captions": caps,
+        "nodes": nodes, "edges": edges, "edge_of": edge_of, "tensor_node": tensor_node,
+        "has_forward": any(isinstance(e, ev.OpRecorded) for e in model.events), "first_backward": first_bw,
+        "note": disp.note(), "rankdir": rankdir, "height": height, "speed": speed,
+    }
+
+
+def _rename(text, model, names):
+    import re
+    for tid, new in names.items():
+        old = model.name(tid)
+        text = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, text)
+    return text

@@ -1,0 +1,609 @@
+// The autogradlab player: lays a tape's graph out once with Graphviz (compiled to WebAssembly) and
+// steps through the tape's events in the browser, restyling that one picture with d3 transitions.
+//
+// Used two ways, by the same code:
+//   - as an anywidget ES module (default export: render({model, el})), the data in model "data";
+//   - from a self-contained HTML file: mount(element, data).
+// The kernel sends the tape once (autogradlab.viz.playerdata.player_data); every frame is computed
+// here, so stepping needs no kernel.
+//
+// DOM contract (the browser tests rely on it): the root has class agl-player and data-step (the
+// index of the event shown, -1 before the first); each graph node is <g class="node agl-node ..."
+// id="agl-n-<key>" data-key="<key>" data-engine-nodes="3 7">, marked with one of the classes
+// agl-done / agl-pending / agl-current / agl-pruned (during a pass) and agl-freed; edges are
+// <g class="edge agl-edge" id="agl-e-<node>-<input>">.
+
+import { instance as graphviz } from "@viz-js/viz";
+import { select } from "d3-selection";
+import "d3-transition";
+import { zoom, zoomIdentity } from "d3-zoom";
+import { easeCubicInOut } from "d3-ease";
+
+const KINDS = [
+  { kind: "Seeded", label: "seed", title: "next seed (a root receives its starting gradient)" },
+  { kind: "GradientComputed", label: "chain rule", title: "next chain-rule step (upstream × local derivative)" },
+  { kind: "Accumulated", label: "accumulate", title: "next accumulation (a gradient is added to a sum or a .grad)" },
+  { kind: "SavedFreed", label: "free", title: "next free (a node releases its saved tensors)" },
+  { kind: "NodePruned", label: "prune", title: "next prune (a node skipped because of inputs=)" },
+];
+const SPEEDS = [0.5, 1, 2, 4, 8];
+
+// ------------------------------------------------------------------------------------------
+// Values: the tape's JSON encoding of autogradlab.events.Value
+// ------------------------------------------------------------------------------------------
+
+function num(x) {
+  if (x === null || x === undefined) return "?";
+  if (typeof x === "object" && "float" in x) return x.float;
+  if (typeof x === "boolean") return String(x);
+  if (Number.isInteger(x)) return String(x);
+  let t = Number(x).toPrecision(4);
+  if (t.includes("e")) {
+    let [m, e] = t.split("e");
+    if (m.includes(".")) m = m.replace(/0+$/, "").replace(/\.$/, "");
+    const sign = e[0] === "-" ? "-" : "+";
+    e = e.replace(/^[+-]/, "").padStart(2, "0");
+    t = `${m}e${sign}${e}`;
+  } else if (t.includes(".")) {
+    t = t.replace(/0+$/, "").replace(/\.$/, "");
+  }
+  return t === "-0" ? "0" : t;
+}
+
+function nested(data, shape, off = 0) {
+  if (shape.length === 0) return num(data[off]);
+  const [n, ...rest] = shape;
+  const size = rest.reduce((a, b) => a * b, 1);
+  const parts = [];
+  for (let i = 0; i < n; i++) parts.push(nested(data, rest, off + i * size));
+  return `[${parts.join(", ")}]`;
+}
+
+export function shortValue(v) {
+  if (v === null || v === undefined) return "—";
+  if (v.data === null || v.data === undefined) {
+    return `<${v.shape.join("x")}: min ${num(v.min)} max ${num(v.max)} norm ${num(v.norm)}>`;
+  }
+  return nested(v.data, v.shape);
+}
+
+// The gradient line of a tensor box after a fold: its .grad, else the pending sum at its producer,
+// else the gradient its producer ran with.
+export function gradLine(n, s) {
+  const width = GRAD_SLOT.length + 2;
+  if (n.tensor !== null && n.tensor !== undefined && s.grads[n.tensor] !== undefined) {
+    return clip("grad " + shortValue(s.grads[n.tensor]), width);
+  }
+  const p = n.grad_from;
+  if (p !== null && p !== undefined) {
+    if (s.buffers[p] !== undefined) return clip("pending " + shortValue(s.buffers[p]), width);
+    if (s.nodeGrad[p] !== undefined) return clip("grad " + shortValue(s.nodeGrad[p]), width);
+  }
+  for (const id of n.engine_nodes || []) if (s.buffers[id] !== undefined) return clip("pending " + shortValue(s.buffers[id]), width);
+  return "grad —";
+}
+
+function clip(text, n) {
+  return text.length <= n ? text : text.slice(0, n - 1) + "…";
+}
+
+// ------------------------------------------------------------------------------------------
+// Frames: fold the events (pure, no DOM), so any step can be shown in any order
+// ------------------------------------------------------------------------------------------
+
+export function fold(data, upto) {
+  const ev = data.events;
+  const s = {
+    step: upto, inPass: false, ran: new Set(), pruned: new Set(), freed: new Set(), recorded: new Set(),
+    grads: {}, buffers: {}, nodeGrad: {}, current: null, edge: null, acc: null, event: upto >= 0 ? ev[upto] : null,
+  };
+  for (let k = 0; k <= upto && k < ev.length; k++) {
+    const e = ev[k];
+    s.edge = null;
+    s.acc = null;
+    switch (e.kind) {
+      case "OpRecorded": s.recorded.add(e.node_id); break;
+      case "BackwardStarted":
+        s.inPass = true; s.ran = new Set(); s.pruned = new Set(); s.buffers = {}; s.nodeGrad = {}; s.current = null; break;
+      case "Seeded": s.buffers[e.node_id] = e.seed; break;
+      case "NodeStarted":
+        s.current = e.node_id; s.ran.add(e.node_id); delete s.buffers[e.node_id];
+        if (e.grad) s.nodeGrad[e.node_id] = e.grad;
+        break;
+      case "GradientComputed": s.edge = [e.node_id, e.input_index]; break;
+      case "Accumulated":
+        if (e.where === "buffer") s.buffers[e.node_id] = e.after;
+        else if (e.tensor) { s.grads[e.tensor.tensor_id] = e.after; s.acc = e; }
+        break;
+      case "SavedFreed": s.freed.add(e.node_id); break;
+      case "NodePruned": s.pruned.add(e.node_id); break;
+      case "BackwardFinished": s.current = null; s.inPass = false; break;
+      default: break;
+    }
+  }
+  return s;
+}
+
+// The status of each drawn node after a fold: what the SVG marks (classes) and the tests check.
+export function statuses(data, s) {
+  const out = {};
+  for (const n of data.nodes) {
+    const ids = n.engine_nodes || [];
+    const cls = [];
+    const any = (set) => ids.some((i) => set.has(i));
+    if (data.has_forward && ids.length && !any(s.recorded) && n.kind === "op" && s.step < data.first_backward) {
+      cls.push("agl-future");
+    }
+    if (s.current !== null && ids.includes(s.current)) cls.push("agl-current");
+    if (any(s.pruned)) cls.push("agl-pruned");
+    else if (any(s.ran)) cls.push("agl-done");
+    else if (s.inPass && ids.length) cls.push("agl-pending");
+    if (any(s.freed)) cls.push("agl-freed");
+    out[n.key] = cls;
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------
+// DOT: built once from the graph the kernel sent
+// ------------------------------------------------------------------------------------------
+
+function q(text) {
+  return `"${String(text).replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`;
+}
+
+const NODE_STYLE = {
+  op: 'shape=ellipse, style="filled", fillcolor="#F0E442"',
+  param: 'shape=box, style="filled,bold", penwidth=2, fillcolor="#56B4E9"',
+  const: 'shape=box, style="filled,dotted", fillcolor="#EEEEEE"',
+  computed: 'shape=box, style="filled", fillcolor="#FFFFFF"',
+  group: 'shape=box3d, style="filled,dashed", fillcolor="#FFFFFF"',
+};
+const GRAD_SLOT = "pending 00000000000000";
+
+export function toDot(data) {
+  const lines = [
+    "digraph G {",
+    `rankdir=${data.rankdir || "BT"}; nodesep=0.25; ranksep=0.35; bgcolor="transparent";`,
+    // large graphs: fewer crossing-minimisation and network-simplex passes (layout in well under a second)
+    ...(data.nodes.length > 150 ? ["mclimit=0.3; nslimit=2; nslimit1=2; searchsize=20;"] : []),
+    'node [fontname="Helvetica,Arial,sans-serif", fontsize=11, margin="0.08,0.03", color="#222222", fontcolor="#111111"];',
+    'edge [color="#888888", arrowsize=0.7];',
+  ];
+  for (const n of data.nodes) {
+    const label = [...n.lines, ...(n.grad_slot ? [GRAD_SLOT] : [])].join("\n");
+    const cls = `agl-node agl-kind-${n.kind}${n.root ? " agl-root" : ""}`;
+    const root = n.root ? ", peripheries=2, fillcolor=\"#E69F00\"" : "";
+    lines.push(`${q(n.key)} [id=${q("agl-n-" + n.key)}, class=${q(cls)}, label=${q(label)}, ${NODE_STYLE[n.kind] || NODE_STYLE.computed}${root}];`);
+  }
+  for (const e of data.edges) {
+    lines.push(`${q(e.src)} -> ${q(e.dst)} [id=${q(e.id)}, class="agl-edge"${e.backward ? ", style=dashed" : ""}];`);
+  }
+  lines.push("}");
+  return lines.join("\n");
+}
+
+let vizPromise = null;
+function viz() {
+  if (vizPromise === null) vizPromise = graphviz();
+  return vizPromise;
+}
+
+// ------------------------------------------------------------------------------------------
+// The view
+// ------------------------------------------------------------------------------------------
+
+const CSS = `
+.agl-player { --agl-fg: var(--jp-ui-font-color1, #1a1a1a); --agl-bg: var(--jp-layout-color1, #ffffff);
+  --agl-bg2: var(--jp-layout-color2, #f0f0f0); --agl-border: var(--jp-border-color1, #9e9e9e);
+  --agl-accent: #D55E00; --agl-done: #009E73; --agl-font: var(--jp-ui-font-family, Helvetica, Arial, sans-serif);
+  display: flex; flex-direction: column; gap: 4px; box-sizing: border-box; width: 100%; max-width: 100%;
+  color: var(--agl-fg); background: var(--agl-bg); font: 13px/1.35 var(--agl-font);
+  border: 1px solid var(--agl-border); border-radius: 4px; padding: 6px; outline: none; }
+.agl-player:focus-visible { box-shadow: 0 0 0 2px #0072B2; }
+.agl-player * { box-sizing: border-box; }
+.agl-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 4px; }
+.agl-player button, .agl-player select { font: inherit; font-size: 12px; padding: 2px 7px; min-height: 26px;
+  border: 1px solid var(--agl-border); border-radius: 3px; background: var(--agl-bg2); color: var(--agl-fg); cursor: pointer; }
+.agl-player button:disabled { opacity: 0.4; cursor: default; }
+.agl-player button:focus-visible, .agl-player select:focus-visible, .agl-player input:focus-visible { outline: 2px solid #0072B2; outline-offset: 1px; }
+.agl-slider { flex: 1 1 120px; min-width: 80px; accent-color: #0072B2; }
+.agl-readout { font-variant-numeric: tabular-nums; min-width: 6.5em; text-align: right; font-size: 12px; }
+.agl-jumps { font-size: 12px; }
+.agl-jumps span { opacity: 0.75; margin-right: 2px; }
+.agl-caption { min-height: 2.8em; max-height: 6.5em; overflow: auto; padding: 3px 6px; border-left: 3px solid var(--agl-accent);
+  background: var(--agl-bg2); font-size: 13px; }
+.agl-caption .agl-formula { font-family: "Cambria Math", "STIX Two Math", Georgia, serif; font-size: 110%; }
+.agl-graph { position: relative; flex: 1 1 auto; min-height: 120px; overflow: hidden; border: 1px solid var(--agl-border);
+  border-radius: 3px; background: var(--agl-bg); cursor: grab; }
+.agl-graph > svg { width: 100%; height: 100%; display: block; }
+.agl-legend { display: flex; flex-wrap: wrap; gap: 10px; font-size: 11px; opacity: 0.9; }
+.agl-legend i { display: inline-block; width: 14px; height: 10px; margin-right: 3px; vertical-align: -1px; border: 1px solid #222; }
+.agl-status { font-size: 11px; opacity: 0.8; }
+.agl-graph g.node text { fill: #111111; }
+.agl-graph g.node > polygon, .agl-graph g.node > ellipse, .agl-graph g.node > path { transition: fill 300ms, stroke 300ms, stroke-width 300ms, opacity 300ms; }
+.agl-graph g.agl-future { opacity: 0.25; }
+.agl-graph g.agl-pending > polygon, .agl-graph g.agl-pending > ellipse { stroke-dasharray: 1 0; }
+.agl-graph g.agl-done > polygon:first-of-type, .agl-graph g.agl-done > ellipse:first-of-type { stroke: #009E73; stroke-width: 2.5px; }
+.agl-graph g.agl-done.agl-kind-op > ellipse { fill: #9FE0CB; }
+.agl-graph g.agl-current > polygon, .agl-graph g.agl-current > ellipse { stroke: #D55E00 !important; stroke-width: 4px !important; }
+.agl-graph g.agl-pruned { opacity: 0.45; }
+.agl-graph g.agl-pruned > polygon, .agl-graph g.agl-pruned > ellipse { stroke-dasharray: 5 3; }
+.agl-graph g.agl-freed > ellipse, .agl-graph g.agl-freed > polygon { fill: #D9D9D9 !important; }
+.agl-graph g.agl-freed text.agl-t-grad { text-decoration: line-through; }
+.agl-graph g.edge > path { transition: stroke 300ms, stroke-width 300ms; }
+.agl-graph g.edge.agl-edge-active > path { stroke: #D55E00; stroke-width: 3px; }
+.agl-graph g.edge.agl-edge-active > polygon { stroke: #D55E00; fill: #D55E00; }
+.agl-graph g.edge.agl-edge-done > path { stroke: #0072B2; }
+.agl-graph .agl-pulse { fill: #D55E00; stroke: #ffffff; stroke-width: 1.5px; pointer-events: none; }
+.agl-graph .agl-plus { fill: #0072B2; font: bold 12px Helvetica, Arial, sans-serif; pointer-events: none; }
+.agl-graph text.agl-t-grad.agl-flash { fill: #0072B2; font-weight: bold; }
+`;
+
+function el(tag, attrs = {}, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === true) e.setAttribute(k, "");
+    else if (v !== false && v !== null && v !== undefined) e.setAttribute(k, v);
+  }
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function injectCss(root) {
+  const doc = root.ownerDocument || document;
+  const host = root.getRootNode && root.getRootNode() instanceof ShadowRoot ? root.getRootNode() : doc.head;
+  if (!host.querySelector || !host.querySelector("style[data-agl-player]")) {
+    const st = el("style", { "data-agl-player": "1" });
+    st.textContent = CSS;
+    host.appendChild(st);
+  }
+}
+
+export function mount(container, data, options = {}) {
+  injectCss(container);
+  const onStep = options.onStep || (() => {});
+  const nEvents = data.events.length;
+  const lo = data.start;
+  const last = data.end === undefined ? nEvents - 1 : data.end;
+  const hi = data.error ? last + 1 : last;   // one more frame for the error, if any
+  const box = el("div", { class: "agl-player", tabindex: "0", role: "group",
+    "aria-label": `autograd player: ${data.title || "backward pass"}; left and right arrows step, space plays` });
+  box.style.height = data.height || "480px";
+  container.appendChild(box);
+
+  // -- controls ------------------------------------------------------------------------------
+  const bar = el("div", { class: "agl-bar agl-controls" });
+  const btn = (cls, text, label) => el("button", { type: "button", class: cls, "aria-label": label, title: label }, text);
+  const bFirst = btn("agl-first", "« first", "first step (Home)");
+  const bPrev = btn("agl-prev", "◀ back", "previous step (Left arrow)");
+  const bPlay = btn("agl-play", "▶ play", "play (Space)");
+  const bNext = btn("agl-next", "next ▶", "next step (Right arrow)");
+  const bLast = btn("agl-last", "last »", "last step (End)");
+  const speed = el("select", { class: "agl-speed", "aria-label": "playback speed" });
+  for (const sp of SPEEDS) {
+    const o = el("option", { value: String(sp) }, `${sp}×`);
+    if (sp === (data.speed || 2)) o.selected = true;
+    speed.appendChild(o);
+  }
+  const slider = el("input", { type: "range", class: "agl-slider", min: String(lo), max: String(hi), step: "1",
+    value: String(lo), "aria-label": "step" });
+  const readout = el("span", { class: "agl-readout", "aria-live": "off" });
+  const bFit = btn("agl-fit", "fit", "fit the graph to the view");
+  bar.append(bFirst, bPrev, bPlay, bNext, bLast, speed, slider, readout, bFit);
+
+  const jumps = el("div", { class: "agl-bar agl-jumps", role: "toolbar", "aria-label": "jump to the next event of a kind" });
+  jumps.appendChild(el("span", {}, "next:"));
+  const jumpButtons = [];
+  for (const k of KINDS) {
+    if (!data.events.some((e) => e.kind === k.kind)) continue;
+    const b = btn(`agl-jump agl-next-${k.label.replace(" ", "-")}`, k.label, k.title);
+    b.dataset.kind = k.kind;
+    jumps.appendChild(b);
+    jumpButtons.push(b);
+  }
+
+  const caption = el("div", { class: "agl-caption", role: "status", "aria-live": "polite" });
+  const graph = el("div", { class: "agl-graph", "aria-label": "computation graph (drag to pan, wheel to zoom)" });
+  const legend = el("div", { class: "agl-legend" });
+  legend.innerHTML =
+    '<span><i style="background:#56B4E9;border-width:2px"></i>leaf (requires grad)</span>' +
+    '<span><i style="background:#EEEEEE;border-style:dotted"></i>constant</span>' +
+    '<span><i style="background:#F0E442;border-radius:6px"></i>op</span>' +
+    '<span><i style="background:#E69F00;outline:1px solid #222;outline-offset:1px"></i>root</span>' +
+    '<span><i style="background:#9FE0CB;border:2px solid #009E73"></i>ran (done)</span>' +
+    '<span><i style="border:3px solid #D55E00"></i>running now</span>' +
+    '<span><i style="background:#D9D9D9"></i>freed</span>' +
+    '<span><i style="border-style:dashed;opacity:.5"></i>pruned</span>' +
+    '<span>→ arrows: forward data flow; <b style="color:#D55E00">●</b> gradient travels back against them</span>';
+  box.append(bar, jumps, caption, graph, legend);
+
+  // -- state -----------------------------------------------------------------------------------
+  let cur = lo - 1;
+  let timer = null;
+  let svg = null;
+  let zoomer = null;
+  let gRoot = null;
+  let ready = false;
+  const nodeEls = new Map();
+  const edgeEls = new Map();
+  const gradText = new Map();
+  const lastClass = new Map();
+  const lastText = new Map();
+  let activeEdge = null;
+  let flashed = null;
+
+  function nextOf(kind, from) {
+    for (let k = from + 1; k <= last; k++) if (data.events[k].kind === kind) return k;
+    return -1;
+  }
+
+  function render(k, animate) {
+    const isError = data.error && k === last + 1;
+    const s = fold(data, Math.min(k, last));
+    const st = statuses(data, s);
+    box.dataset.step = String(k);
+    slider.value = String(k);
+    readout.textContent = `step ${k} / ${hi}`;
+    bFirst.disabled = bPrev.disabled = k <= lo;
+    bNext.disabled = bLast.disabled = k >= hi;
+    for (const b of jumpButtons) b.disabled = nextOf(b.dataset.kind, k) < 0;
+    caption.innerHTML = isError ? data.error : (data.captions[k] || "");
+    if (!ready) return;
+    const dur = animate ? 300 : 0;
+    for (const n of data.nodes) {
+      const g = nodeEls.get(n.key);
+      if (!g) continue;
+      // only what changed is touched: a step restyles a few nodes, not the whole graph
+      const want = ["node", "agl-node", `agl-kind-${n.kind}`, ...(n.root ? ["agl-root"] : []), ...st[n.key]].join(" ");
+      if (lastClass.get(n.key) !== want) { g.setAttribute("class", want); lastClass.set(n.key, want); }
+      const t = gradText.get(n.key);
+      if (t) {
+        const line = gradLine(n, s);
+        if (lastText.get(n.key) !== line) { t.textContent = line; lastText.set(n.key, line); }
+      }
+    }
+    if (flashed) { flashed.classList.remove("agl-flash"); flashed = null; }
+    const edgeId = s.edge ? data.edge_of[`${s.edge[0]}-${s.edge[1]}`] : null;
+    if (activeEdge && activeEdge.id !== edgeId) { activeEdge.setAttribute("class", "edge agl-edge"); activeEdge = null; }
+    if (edgeId) {
+      const g = edgeEls.get(edgeId);
+      if (g) {
+        g.setAttribute("class", "edge agl-edge agl-edge-active");
+        activeEdge = g;
+        if (animate) pulse(g, dur * 2);
+      }
+    }
+    const focus = focusOf(s.event);
+    if (focus) follow(focus, animate);
+    if (s.acc && animate) {
+      const key = data.tensor_node[String(s.acc.tensor.tensor_id)];
+      const t = gradText.get(key);
+      if (t) {
+        t.classList.add("agl-flash");
+        flashed = t;
+        plus(t, "+" + clip(shortValue(s.acc.contribution), 14), dur * 3);
+      }
+    }
+  }
+
+  const nodeOfEngine = new Map();
+  for (const n of data.nodes) for (const id of n.engine_nodes || []) nodeOfEngine.set(id, n.key);
+
+  // The element a step is about: the edge of a chain-rule step, the .grad that grows, the node that runs.
+  function focusOf(e) {
+    if (!e) return null;
+    if (e.kind === "GradientComputed") return edgeEls.get(data.edge_of[`${e.node_id}-${e.input_index}`]) || null;
+    if ((e.kind === "Accumulated" && e.where !== "buffer" && e.tensor) || e.kind === "Seeded") {
+      return nodeEls.get(data.tensor_node[String(e.tensor.tensor_id)]) || null;
+    }
+    if (e.node_id !== undefined) return nodeEls.get(nodeOfEngine.get(e.node_id)) || null;
+    return null;
+  }
+
+  // Pan (never zoom) so that what the step is about is in view: big graphs stay at a readable scale.
+  function follow(target, animate) {
+    if (!svg || !zoomer) return;
+    const box = svg.getBoundingClientRect();
+    const r = target.getBoundingClientRect();
+    if (!box.width || !box.height) return;
+    const pad = 24;
+    let dx = 0, dy = 0;
+    if (r.left < box.left + pad || r.right > box.right - pad) dx = (box.left + box.width / 2) - (r.left + r.width / 2);
+    if (r.top < box.top + pad || r.bottom > box.bottom - pad) dy = (box.top + box.height / 2) - (r.top + r.height / 2);
+    if (!dx && !dy) return;
+    const k = (svg.__zoom && svg.__zoom.k) || 1;
+    const sel = select(svg);
+    (animate ? sel.transition().duration(250) : sel).call(zoomer.translateBy, dx / k, dy / k);
+  }
+
+  function pulse(edgeG, ms) {
+    const path = edgeG.querySelector("path");
+    if (!path || !gRoot) return;
+    const len = path.getTotalLength();
+    // forward arrows run input -> op; the gradient runs back: from the op end to the input end
+    const dot = select(gRoot).append("circle").attr("class", "agl-pulse").attr("r", 5);
+    dot.transition().duration(ms).ease(easeCubicInOut)
+      .attrTween("transform", () => (t) => {
+        const p = path.getPointAtLength(len * (1 - t));
+        return `translate(${p.x},${p.y})`;
+      })
+      .remove();
+  }
+
+  function plus(textEl, text, ms) {
+    if (!gRoot) return;
+    const x = Number(textEl.getAttribute("x")), y = Number(textEl.getAttribute("y"));
+    select(gRoot).append("text").attr("class", "agl-plus").attr("x", x + 4).attr("y", y + 14).attr("text-anchor", "middle")
+      .text(text).style("opacity", 1)
+      .transition().duration(ms).attr("y", y - 2).style("opacity", 0).remove();
+  }
+
+  function show(k, animate = true) {
+    k = Math.max(lo, Math.min(hi, k));
+    if (k === cur) return;
+    const forward = k === cur + 1;
+    cur = k;
+    render(k, animate && forward);
+    onStep(k);
+  }
+
+  function stop() {
+    if (timer !== null) { clearInterval(timer); timer = null; }
+    bPlay.textContent = "▶ play";
+    bPlay.setAttribute("aria-label", "play (Space)");
+    bPlay.setAttribute("aria-pressed", "false");
+  }
+  function play() {
+    if (timer !== null) { stop(); return; }
+    if (cur >= hi) show(lo, false);
+    const ms = Math.max(30, 1000 / Number(speed.value || 2));
+    timer = setInterval(() => { if (cur >= hi) stop(); else show(cur + 1); }, ms);
+    bPlay.textContent = "⏸ pause";
+    bPlay.setAttribute("aria-label", "pause (Space)");
+    bPlay.setAttribute("aria-pressed", "true");
+  }
+
+  bFirst.addEventListener("click", () => { stop(); show(lo, false); });
+  bPrev.addEventListener("click", () => { stop(); show(cur - 1); });
+  bNext.addEventListener("click", () => { stop(); show(cur + 1); });
+  bLast.addEventListener("click", () => { stop(); show(hi, false); });
+  bPlay.addEventListener("click", play);
+  speed.addEventListener("change", () => { if (timer !== null) { stop(); play(); } });
+  slider.addEventListener("input", () => { stop(); show(Number(slider.value), false); });
+  for (const b of jumpButtons) {
+    b.addEventListener("click", () => { stop(); const k = nextOf(b.dataset.kind, cur); if (k >= 0) show(k); });
+  }
+  bFit.addEventListener("click", () => fit(true));
+  box.addEventListener("keydown", (e) => {
+    const t = e.target;
+    if (t && (t.tagName === "SELECT" || (t.tagName === "INPUT" && t.type !== "range"))) return;
+    let handled = true;
+    if (e.key === "ArrowRight") { stop(); show(cur + 1); }
+    else if (e.key === "ArrowLeft") { stop(); show(cur - 1); }
+    else if (e.key === "Home") { stop(); show(lo, false); }
+    else if (e.key === "End") { stop(); show(hi, false); }
+    else if (e.key === " " && (!t || t.tagName !== "BUTTON")) play();
+    else handled = false;
+    if (handled) { e.preventDefault(); e.stopPropagation(); }
+  });
+
+  function fit(animate) {
+    if (!svg || !zoomer) return;
+    const bb = gRoot.getBBox();
+    const w = graph.clientWidth || 600, h = graph.clientHeight || 300;
+    if (!bb.width || !bb.height) return;
+    let scale = Math.min(w / (bb.width + 16), h / (bb.height + 16), 1.6);
+    const minReadable = 0.75;  // below this, 11 px labels become unreadable: show the root's end instead
+    let ty;
+    if (scale < minReadable) {
+      scale = minReadable;
+      ty = 8 - bb.y * scale;     // rankdir=BT: the root (the loss) is at the top
+    } else {
+      ty = (h - bb.height * scale) / 2 - bb.y * scale;
+    }
+    const tx = (w - bb.width * scale) / 2 - bb.x * scale;
+    const t = zoomIdentity.translate(tx, ty).scale(scale);
+    const sel = select(svg);
+    (animate ? sel.transition().duration(300) : sel).call(zoomer.transform, t);
+  }
+
+  // -- layout once --------------------------------------------------------------------------
+  const t0 = performance.now();
+  const laidOut = viz().then((v) => {
+    const text = v.renderString(toDot(data), { format: "svg" });
+    const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+    const src = doc.documentElement;
+    svg = document.importNode(src, true);
+    svg.removeAttribute("width");
+    svg.removeAttribute("height");
+    svg.removeAttribute("viewBox");
+    svg.setAttribute("class", "agl-svg");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", `computation graph with ${data.nodes.length} nodes`);
+    // graphviz's own translate goes on an inner group; d3-zoom drives an outer one
+    const inner = svg.querySelector("g.graph");
+    inner.querySelector(":scope > polygon")?.remove();  // the white page background: transparent instead
+    gRoot = document.createElementNS("http://www.w3.org/2000/svg", "g");
+    gRoot.setAttribute("class", "agl-zoom");
+    svg.insertBefore(gRoot, inner);
+    gRoot.appendChild(inner);
+    for (const t of svg.querySelectorAll("title")) t.remove();
+    graph.appendChild(svg);
+    for (const n of data.nodes) {
+      const g = svg.querySelector(`[id="agl-n-${CSS_escape(n.key)}"]`);
+      if (!g) continue;
+      g.dataset.key = n.key;
+      g.dataset.engineNodes = (n.engine_nodes || []).join(" ");
+      if (n.tensor !== null && n.tensor !== undefined) g.dataset.tensor = String(n.tensor);
+      nodeEls.set(n.key, g);
+      const texts = g.querySelectorAll("text");
+      texts.forEach((t, i) => t.classList.add(`agl-t-${i}`));
+      if (n.grad_slot && texts.length) {
+        const last = texts[texts.length - 1];
+        last.classList.add("agl-t-grad");
+        gradText.set(n.key, last);
+      }
+      const tip = document.createElementNS("http://www.w3.org/2000/svg", "title");
+      tip.textContent = n.tooltip || n.lines.join("\n");
+      g.insertBefore(tip, g.firstChild);
+    }
+    for (const e of data.edges) {
+      const g = svg.querySelector(`[id="${CSS_escape(e.id)}"]`);
+      if (g) edgeEls.set(e.id, g);
+    }
+    zoomer = zoom().scaleExtent([0.05, 8]).on("zoom", (ev) => gRoot.setAttribute("transform", ev.transform));
+    select(svg).call(zoomer).on("dblclick.zoom", null);
+    ready = true;
+    fit(false);
+    render(cur, false);
+    box.dataset.ready = "1";
+    box.dataset.layoutMs = String(Math.round(performance.now() - t0));
+  }).catch((err) => {
+    graph.textContent = `could not lay out the graph: ${err}`;
+    box.dataset.error = String(err);
+  });
+
+  show(data.initial !== undefined ? data.initial : lo, false);
+  if (typeof ResizeObserver !== "undefined") {
+    let w0 = 0;
+    new ResizeObserver(() => { if (ready && graph.clientWidth && graph.clientWidth !== w0) { w0 = graph.clientWidth; fit(false); } }).observe(graph);
+  }
+
+  return {
+    element: box,
+    ready: laidOut,
+    get step() { return cur; },
+    show: (k) => { stop(); show(k, false); },
+    destroy: () => { stop(); box.remove(); },
+  };
+}
+
+function CSS_escape(s) {
+  return String(s).replace(/["\\]/g, "\\$&");
+}
+
+// ------------------------------------------------------------------------------------------
+// anywidget entry point
+// ------------------------------------------------------------------------------------------
+
+function render({ model, el: container }) {
+  const data = { ...model.get("data") };
+  data.height = model.get("height") || data.height;
+  data.initial = model.get("step");
+  const player = mount(container, data, {
+    onStep: (k) => {
+      try {                       // keeps working when the kernel is gone: the sync just fails quietly
+        model.set("step", k);
+        model.save_changes();
+      } catch (e) { /* no kernel */ }
+    },
+  });
+  const onChange = () => { const k = model.get("step"); if (k !== player.step) player.show(k); };
+  model.on("change:step", onChange);
+  return () => { model.off("change:step", onChange); player.destroy(); };
+}
+
+globalThis.autogradlabPlayer = { mount, fold, statuses, toDot, shortValue, gradLine };
+
+export default { render };
