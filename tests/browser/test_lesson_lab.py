@@ -34,6 +34,6 @@ def test_lesson_runs_cleanly_in_lab(graphviz_dot, lab, lesson):
     first.locator(".agl-next").click()
     page.wait_for_function("(b) => document.querySelector('.agl-player').dataset.step !== b", arg=before)
     assert int(first.get_attribute("data-step")) == int(before) + 1
-    assert first.locator("g.agl-node.agl-current, g.agl-node.agl-done").count() >= 1
+    assert first.locator("g.agl-node.agl-pending, g.agl-node.agl-current, g.agl-node.agl-done").count() >= 1
     first.screenshot(path=str(artifact(f"{lesson}-player.png")))
     assert Path(artifact(f"{lesson}-player.png")).stat().st_size > 0
