@@ -1,12 +1,13 @@
 """Edge cases found in review: each was a wrong gradient, a corrupted state or an unhelpful error."""
 import numpy as np
 import pytest
+from conftest import import_torch
 
 import autogradlab as ag
 from autogradlab.autograd import Function
 from autogradlab.autograd.functional import jvp
 
-torch = pytest.importorskip("torch")
+torch = import_torch()
 
 
 def test_a_view_whose_base_changed_in_place_takes_its_history_from_the_base_again_like_torch():

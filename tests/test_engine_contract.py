@@ -24,6 +24,7 @@ import weakref
 
 import numpy as np
 import pytest
+from conftest import import_torch
 
 import autogradlab as ag
 from autogradlab.autograd.graph import GradientEdge, get_gradient_edge, saved_tensors_hooks
@@ -193,7 +194,7 @@ def test_float_seed_of_another_precision_is_cast_to_the_root_dtype(seed_dtype):
 
 
 def test_float_seed_cast_matches_pytorch():
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     xt = torch.tensor([1.0, 2.0], requires_grad=True)
     (xt * 3).backward(torch.tensor([1.0, 2.0], dtype=torch.float64))
     x = leaf([1.0, 2.0], dtype=ag.float32)
@@ -424,7 +425,7 @@ def test_in_place_modified_saved_tensor_is_detected_before_any_gradient_is_accum
 
 
 def test_pytorch_raises_mid_pass_where_autogradlab_raises_before_work():
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     w_grad = _mid_pass_program(torch, lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True))
     assert w_grad is not None                     # the documented difference is real
 
@@ -503,7 +504,7 @@ def test_ready_nodes_run_later_created_first_deterministically():
 
 
 def test_node_order_matches_pytorch():
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     mine, grad = _branching_program(ag, lambda: leaf([0.3, 0.7]))
     theirs, tgrad = _branching_program(
         torch, lambda: torch.tensor([0.3, 0.7], dtype=torch.float64, requires_grad=True))
@@ -593,7 +594,7 @@ def test_broadcasting_is_summed_back_to_each_input_shape():
 
 
 def test_gradients_match_pytorch_on_a_broadcasting_graph():
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
 
     def program(F, mk):
         a, b = mk([[1.0], [2.0]]), mk([0.5, -1.0, 2.0])
@@ -1463,7 +1464,7 @@ def test_gradcheck_a_custom_function():
 
 
 def test_custom_function_matches_pytorch():
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
 
     class TorchScaledMul(torch.autograd.Function):
         forward = staticmethod(ScaledMul.forward)   # the very same code, run by PyTorch
@@ -1592,7 +1593,7 @@ def test_gradgradcheck_detects_a_wrong_second_derivative():
 
 
 def _functional_pairs():
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     F = torch.autograd.functional
 
     def fvec(x, y):

@@ -42,11 +42,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import import_torch
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import autogradlab as ag
 
-torch = pytest.importorskip("torch")
+torch = import_torch()
 
 SHAPES = [(), (1,), (3,), (1, 3), (2, 1), (2, 3)]   # all broadcast together inside (2, 3)
 W_SHAPE = (3, 3)                                     # the matmul weight, one per program

@@ -5,6 +5,7 @@ import zipfile
 
 import numpy as np
 import pytest
+from conftest import import_torch
 
 import autogradlab as ag
 import autogradlab.nn.functional as F
@@ -67,7 +68,7 @@ def test_named_parameters_follow_registration_order_with_dotted_names():
 
 
 def test_named_parameters_matches_torch_order():
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
 
     class TNet(torch.nn.Module):
         def __init__(self):
@@ -267,7 +268,7 @@ def test_kaiming(mode, nonlinearity, a):
 
 
 def test_calculate_gain_matches_torch():
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     for name, param in [("linear", None), ("sigmoid", None), ("tanh", None), ("relu", None),
                         ("leaky_relu", None), ("leaky_relu", 0.2), ("selu", None), ("conv2d", None)]:
         assert init.calculate_gain(name, param) == pytest.approx(torch.nn.init.calculate_gain(name, param))
@@ -298,7 +299,7 @@ def test_init_keeps_dtype():
 
 @pytest.fixture
 def torch():
-    return pytest.importorskip("torch")
+    return import_torch()
 
 
 def _pair(torch, array, requires_grad=True):

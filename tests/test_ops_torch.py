@@ -10,6 +10,7 @@ import zlib
 
 import numpy as np
 import pytest
+from conftest import import_torch
 from hypothesis import given, strategies as st
 
 import autogradlab as ag
@@ -17,7 +18,7 @@ from autogradlab.autograd import grad
 
 from test_ops_gradcheck import ALL, BINARY, HYPOTHESIS, _values, broadcastable
 
-torch = pytest.importorskip("torch")
+torch = import_torch()
 
 TORCH_CASES = [p for p in ALL if p.values[1].torch]
 

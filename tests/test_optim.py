@@ -1,12 +1,13 @@
 """optim: SGD / Adam / AdamW match torch.optim step for step; bookkeeping and errors."""
 import numpy as np
 import pytest
+from conftest import import_torch
 
 import autogradlab as ag
 import autogradlab.nn.functional as F
 from autogradlab import nn, optim
 
-torch = pytest.importorskip("torch")
+torch = import_torch()
 
 CONFIGS = [
     (optim.SGD, torch.optim.SGD, dict(lr=0.1)),

@@ -1,0 +1,53 @@
+"""Shared test helpers.
+
+``import_torch()``: the one way the test modules that compare against PyTorch get ``torch``.
+
+    from conftest import import_torch
+    torch = import_torch()          # at module level, or inside a test
+
+When torch cannot be imported, those tests skip with the reason on a developer's machine, but **fail** in CI
+(the ``CI`` environment variable is set, as CI services and ``.ci/run`` do) or wherever
+``AUTOGRADLAB_REQUIRE_TORCH=1``: a broken torch install must not silently turn off the strongest tests.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+
+import pytest
+
+TORCH_VERSION = "2.13.0"   # the version dev.sh installs (its TORCH_SPEC); the comparisons are made against it
+
+_FALSE = {"", "0", "false", "no", "off"}
+
+
+def torch_required(environ=None) -> str | None:
+    """Why torch is required here (a short reason), or None when a missing torch may skip."""
+    env = os.environ if environ is None else environ
+    if env.get("AUTOGRADLAB_REQUIRE_TORCH", "").strip().lower() not in _FALSE:
+        return "AUTOGRADLAB_REQUIRE_TORCH is set"
+    if env.get("CI", "").strip().lower() not in _FALSE:
+        return "this is CI (the CI environment variable is set)"
+    return None
+
+
+def import_torch(environ=None):
+    """``torch``, or a skip (locally) / a failure (CI, AUTOGRADLAB_REQUIRE_TORCH=1) that says why it is missing.
+
+    Works at module level (the skip then covers the whole module; the failure is a collection error).
+    """
+    required = torch_required(environ)
+    try:
+        torch = importlib.import_module("torch")
+    except Exception as exc:  # noqa: BLE001  (ImportError, or OSError from a broken wheel: both mean "no torch")
+        problem = (f"torch is not importable ({type(exc).__name__}: {exc}); the tests that compare against "
+                   f"PyTorch need torch=={TORCH_VERSION} (`bash dev.sh setup` installs it into .venv)")
+        if required:
+            pytest.fail(f"{problem}. Required because {required}: these tests may not skip here.", pytrace=False)
+        pytest.skip(f"{problem}. Skipped (set AUTOGRADLAB_REQUIRE_TORCH=1 to make this a failure).",
+                    allow_module_level=True)
+    version = getattr(torch, "__version__", "?")
+    if required and not str(version).split("+")[0] == TORCH_VERSION:
+        pytest.fail(f"torch {version} is installed, but the comparisons are pinned to torch=={TORCH_VERSION} "
+                    f"(required because {required}); reinstall it with `bash dev.sh setup`.", pytrace=False)
+    return torch
