@@ -27,6 +27,16 @@ from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, permute, resh
 from .tensor import Tensor, tensor
 from . import autograd  # noqa: E402
 
+
+def _play(tape, **kwargs):
+    """An ipywidgets player stepping through this tape: ``tape.play()`` is ``autogradlab.viz.play(tape)``.
+    (Attached here, at the top of the package: the events layer never imports the viz.)"""
+    from .viz import play
+    return play(tape, **kwargs)
+
+
+Tape.play = _play
+
 float16, float32, float64 = _np.dtype("float16"), _np.dtype("float32"), _np.dtype("float64")
 int32, int64, bool_ = _np.dtype("int32"), _np.dtype("int64"), _np.dtype("bool")
 bool = bool_  # noqa: A001  (PyTorch's name: autogradlab.bool)

@@ -25,8 +25,11 @@ from __future__ import annotations
 import heapq
 import warnings
 
+from .backend import xp_of
+from .creation import ones, zeros_like
 from .grad_mode import state
 from .graph import FREED_MESSAGE, AccumulateGrad, GradientEdge
+from .ops.elementwise import to_dtype
 from .tensor import FLOAT_DTYPES, Tensor
 
 __all__ = ["backward", "grad"]
@@ -101,7 +104,6 @@ def _make_seeds(roots, grad_tensors, create_graph, argname, rootname):
             out.append(None)
             continue
         if g.dtype != root.dtype:  # PyTorch casts a float seed to the output's dtype
-            from .ops.elementwise import to_dtype
             g = to_dtype(g.detach(), root.dtype)
         out.append(g if create_graph else g.detach())
     return out
@@ -132,7 +134,6 @@ def _root_meta(root):
 
 
 def _implicit_seed(root):
-    from .creation import ones
     meta = _root_meta(root)
     return ones(meta.shape, dtype=meta.dtype, device=meta.device)
 
@@ -234,7 +235,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if materialize_grads:
                 if not isinstance(t, Tensor):
                     raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
-                from .creation import zeros_like
                 g = zeros_like(t, requires_grad=create_graph)  # as PyTorch
         result.append(g)
     return tuple(result)
@@ -271,7 +271,7 @@ class _Plan:
     ``needed``: those on a path to an input; ``runs``: those whose VJP runs; ``deps``: for each
     needed node, how many edges lead into it; ``targets``: input node -> [(position, input)]."""
 
-    __slots__ = ("nodes", "deps", "needed", "runs", "targets")
+    __slots__ = ("nodes", "deps", "needed", "runs", "targets", "root_nodes", "input_nodes", "order", "pruned")
 
 
 def _plan(root_nodes, inputs):
@@ -324,6 +324,32 @@ def _plan(root_nodes, inputs):
                 deps[child] += 1
     plan.deps = deps
     return plan
+
+
+def _ready_key(node):
+    """The ready queue's order: lower ``priority`` first (a leaf's AccumulateGrad), then the
+    node created last (highest ``seq``), as in PyTorch."""
+    return (node.priority, -node.seq, node)
+
+
+def _run_order(plan, root_nodes):
+    """The order :func:`_execute` will start the needed nodes in, found without running anything
+    (the same ready-queue rule; only a traced pass asks, to report its plan)."""
+    deps = dict(plan.deps)
+    ready = [_ready_key(n) for n in set(root_nodes) if n in plan.needed and deps[n] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        node = heapq.heappop(ready)[2]
+        order.append(node)
+        if isinstance(node, AccumulateGrad) or node not in plan.runs:
+            continue
+        for child in node.edges:
+            if child is not None and child in deps:
+                deps[child] -= 1
+                if deps[child] == 0:
+                    heapq.heappush(ready, _ready_key(child))
+    return order
 
 
 def _check_runnable(plan):
@@ -392,11 +418,13 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
                 raise _unused_input_error(i)
     tape = p.tape
 
-    if tape is not None:
-        yield tape.backward_started(roots, retain_graph, create_graph, inputs, captured is not None)
-        for node in plan.nodes:
-            if node not in plan.runs and node not in plan.targets:
-                yield tape.node_pruned(node)
+    if tape is not None:  # the plan, told once before anything runs
+        plan.root_nodes, plan.order = root_nodes, _run_order(plan, root_nodes)
+        plan.input_nodes = None if inputs is None else [_node_of(t) for t in inputs]
+        plan.pruned = [n for n in plan.nodes if n not in plan.runs and n not in plan.targets]
+        yield tape.backward_started(roots, retain_graph, create_graph, inputs, captured is not None, plan)
+        for node in plan.pruned:
+            yield tape.node_pruned(node)
 
     # seed: each root's gradient starts in its node's pending buffer
     for i, (node, seed) in enumerate(zip(root_nodes, seeds)):
@@ -406,7 +434,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
         p.buffers[node] = seed if before is None else before + seed
         if tape is not None:
             yield tape.seeded(i, roots[i], node, seed, implicit[i] if implicit else False)
-    p.ready = [(n.priority, -n.seq, n) for n in set(root_nodes) if n in plan.needed and plan.deps[n] == 0]
+    p.ready = [_ready_key(n) for n in set(root_nodes) if n in plan.needed and plan.deps[n] == 0]
     heapq.heapify(p.ready)
 
     prev_mode = state.grad_enabled
@@ -527,7 +555,7 @@ def _send(p, node, grads_in):
                 yield p.tape.accumulated("buffer", child, None, before, gi, buffers[child])
         deps[child] -= 1
         if deps[child] == 0:
-            heapq.heappush(p.ready, (child.priority, -child.seq, child))
+            heapq.heappush(p.ready, _ready_key(child))
 
 
 def _check_nan(node, grads):
@@ -539,7 +567,18 @@ def _check_nan(node, grads):
 
 
 def _isnan_any(g):
-    from .backend import xp_of
     return xp_of(g.data).isnan(g.data).any()
 
 
+
+
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(self)/d(leaf) into each leaf's ``.grad``; see ``autograd.backward``."""
+    if gradient is not None and not isinstance(gradient, Tensor):
+        raise TypeError(f"backward(gradient=...): the gradient must be a Tensor (or None), got a "
+                        f"{type(gradient).__name__}. Wrap it: backward(tensor(...)) with the output's "
+                        f"shape {tuple(self.shape)}, e.g. ones_like(output).")
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+Tensor.backward = _tensor_backward  # attached here: tensor.py imports nothing above it

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 
 import numpy
 
-from . import backend
+from . import backend, engine
 from .grad_mode import state
 from .graph import AccumulateGrad
 
-__all__ = ["Value", "TensorRef", "OpRecorded", "BackwardStarted", "Seeded", "NodeStarted", "GradientComputed",
+__all__ = ["Value", "TensorRef", "PlannedNode", "BackwardPlan", "OpRecorded", "BackwardStarted", "Seeded", "NodeStarted", "GradientComputed",
            "Accumulated", "SavedFreed", "NodePruned", "HookRan", "BackwardFinished", "EVENT_TYPES",
            "Tape", "trace", "explain", "steps", "ReplayState", "describe"]
 
@@ -151,6 +151,43 @@ class OpRecorded:
 
 
 @dataclass(frozen=True, slots=True)
+class PlannedNode:
+    """One node of a backward plan (see :class:`BackwardPlan`).
+
+    ``status`` is "run" (its vector-Jacobian product runs; for an AccumulateGrad node: it adds
+    into its leaf's ``.grad``), "receive" (a non-leaf named in ``inputs=`` that nothing below it
+    needs: it gets its gradient but passes nothing on) or "pruned" (``inputs=`` cut it: no path
+    from it leads to an input). ``edges[i]`` is the node id that input ``i``'s gradient goes to
+    (None: that input needs no gradient); ``dependencies`` is how many contributions the node
+    waits for before it is ready (0 for the roots' nodes and for pruned nodes).
+    """
+    node_id: int
+    node_name: str         # "MulBackward", "AccumulateGrad", ...
+    op: str                # the op's name ("mul"); "accumulate_grad" for a leaf's node
+    output: TensorRef      # the tensor whose gradient the node receives (its leaf for AccumulateGrad)
+    edges: tuple           # per op input: the receiving node id, or None
+    dependencies: int
+    status: str            # "run" | "receive" | "pruned"
+
+
+@dataclass(frozen=True, slots=True)
+class BackwardPlan:
+    """What the engine decided before running anything: every node reached from the roots.
+
+    ``nodes`` come in the order the engine will start them (the ready-queue order: a node
+    starts once all its consumers have run, the latest-created ready node first, a leaf's
+    AccumulateGrad before any op node), then the pruned nodes in walk order. ``roots`` gives
+    the node id of each root; ``inputs`` the node id of each ``inputs=`` entry (None without).
+
+    In a tape's JSON a plan is an object tagged ``"@": "BackwardPlan"`` with ``nodes`` a list of
+    objects tagged ``"@": "PlannedNode"`` (their ``output`` a ``"@": "TensorRef"`` object).
+    """
+    roots: tuple
+    inputs: tuple | None
+    nodes: tuple           # PlannedNode per node
+
+
+@dataclass(frozen=True, slots=True)
 class BackwardStarted:
     """A backward pass begins (``api`` is "backward" or "grad"); ``pass_index`` counts passes in this tape."""
     step: int
@@ -160,6 +197,9 @@ class BackwardStarted:
     retain_graph: bool
     create_graph: bool
     inputs: tuple | None
+    plan: BackwardPlan | None = None   # what the pass will do (see BackwardPlan): the nodes in the
+                                       # order they start, their edges, dependency counts and what
+                                       # inputs= pruned; None only in tapes saved before plans existed
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,13 +409,44 @@ class Tape:
                           formulas=formulas, value=self.value(out),
                           input_values=tuple(self.value(t) if t.grad_fn is None else None for t in inputs))
 
-    def backward_started(self, roots, retain_graph, create_graph, inputs, is_grad):
+    def backward_started(self, roots, retain_graph, create_graph, inputs, is_grad, plan=None):
+        """``plan``: the engine's plan (``root_nodes``, ``input_nodes``, ``order``, ``pruned``,
+        ``deps``, ``runs``, ``needed``), turned into a :class:`BackwardPlan`."""
         self._pass_counts = [0, 0, 0]
+        roots_refs = tuple(self._ref_of(r) for r in roots)
+        inputs_refs = None if inputs is None else tuple(self._ref_of(t) for t in inputs)
         event = self._emit(BackwardStarted, pass_index=self._passes, api="grad" if is_grad else "backward",
-                           roots=tuple(self._ref_of(r) for r in roots), retain_graph=retain_graph,
-                           create_graph=create_graph,
-                           inputs=None if inputs is None else tuple(self._ref_of(t) for t in inputs))
+                           roots=roots_refs, retain_graph=retain_graph, create_graph=create_graph,
+                           inputs=inputs_refs, plan=None if plan is None else self._plan(plan))
         return event
+
+    def _plan(self, plan) -> BackwardPlan:
+        # tape-local ids are handed out in the order the pass's later events first mention the
+        # nodes (pruned nodes, the roots, then each node run followed by the nodes it sends to),
+        # so a tape's ids do not depend on whether the plan is read
+        for node in plan.pruned:
+            self._output_of(node)
+        for node in plan.root_nodes:
+            self.node_id(node)
+        for node in plan.order:
+            self._output_of(node)
+            if node in plan.runs:
+                for child in node.edges:
+                    if child is not None and child in plan.needed:
+                        self._output_of(child)
+
+        def planned(node, status):
+            return PlannedNode(node_id=self.node_id(node), node_name=node.name(), op=node.op.name,
+                               output=self._output_of(node),
+                               edges=tuple(None if c is None else self.node_id(c) for c in node.edges),
+                               dependencies=plan.deps.get(node, 0) if status != "pruned" else 0,
+                               status=status)
+
+        nodes = [planned(n, "run" if n in plan.runs else "receive") for n in plan.order]
+        nodes += [planned(n, "pruned") for n in plan.pruned]
+        return BackwardPlan(roots=tuple(self.node_id(n) for n in plan.root_nodes),
+                            inputs=None if plan.input_nodes is None else tuple(self.node_id(n) for n in plan.input_nodes),
+                            nodes=tuple(nodes))
 
     def seeded(self, i, root, node, seed, implicit):
         return self._emit(Seeded, root_index=i, tensor=self._ref_of(root), node_id=self.node_id(node),
@@ -451,11 +522,6 @@ class Tape:
         """The engine's state after the events with ``step <= upto`` (all events by default)."""
         return replay(self.events, upto)
 
-    def play(self, **kwargs):
-        """An ipywidgets player stepping through this tape (see :mod:`autogradlab.viz`)."""
-        from .viz import play
-        return play(self, **kwargs)
-
     # -- JSON -----------------------------------------------------------------------------
     def to_json(self, indent=None) -> str:
         """Plain JSON (no pickle): loading it never runs code."""
@@ -499,6 +565,8 @@ def _refs_of(e):
             yield v
         elif isinstance(v, tuple):
             yield from (x for x in v if isinstance(x, TensorRef))
+        elif isinstance(v, BackwardPlan):
+            yield from (n.output for n in v.nodes)
 
 
 # -- JSON encoding: tagged objects, NaN/inf as strings (plain JSON has no NaN) ---------------
@@ -506,11 +574,14 @@ def _refs_of(e):
 def _enc(v):
     if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
         return {"float": repr(v)}
-    if isinstance(v, (Value, TensorRef)):
+    if isinstance(v, _TAGGED):
         return {"@": type(v).__name__, **{f.name: _enc(getattr(v, f.name)) for f in dataclasses.fields(v)}}
     if isinstance(v, tuple):
         return [_enc(x) for x in v]
     return v
+
+
+_TAGGED = (Value, TensorRef, PlannedNode, BackwardPlan)  # the records nested inside events
 
 
 def _encode(e):
@@ -526,7 +597,7 @@ def _dec(v):
                 raise ValueError(f"bad float {v['float']!r}")
             return float(v["float"])
         tag = v.get("@")
-        cls = {"Value": Value, "TensorRef": TensorRef}.get(tag)
+        cls = {c.__name__: c for c in _TAGGED}.get(tag)
         if cls is None:
             raise ValueError(f"unknown object tag {tag!r}")
         names = {f.name for f in dataclasses.fields(cls)}
@@ -539,6 +610,8 @@ def _decode_event(raw):
         raise ValueError(f"unknown event kind {raw.get('kind') if isinstance(raw, dict) else raw!r}")
     cls = EVENT_TYPES[raw["kind"]]
     names = [f.name for f in dataclasses.fields(cls)]
+    if cls is BackwardStarted:  # tapes saved before plans existed have none
+        names = [n for n in names if n != "plan" or n in raw]
     missing = [n for n in names if n not in raw]
     if missing:
         raise KeyError(f"{raw['kind']} lacks field(s) {missing}")
@@ -734,12 +807,11 @@ class steps:
 
     def __init__(self, root, gradient=None, retain_graph=None, create_graph=False, inputs=None,
                  max_elements=MAX_ELEMENTS):
-        from .engine import backward_steps
         self.tape = Tape(max_elements)
         self._engine_mode = None
         prev, state.tape = state.tape, self.tape
         try:
-            self._gen = backward_steps(root, gradient, retain_graph, create_graph, None, inputs)
+            self._gen = engine.backward_steps(root, gradient, retain_graph, create_graph, None, inputs)
         finally:
             state.tape = prev
         self.done = False

@@ -16,6 +16,7 @@ import weakref
 from collections import namedtuple
 
 from .grad_mode import state
+from .tensor import Tensor
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "GradientEdge",
            "get_gradient_edge", "saved_tensors_hooks", "FREED_MESSAGE"]
@@ -136,7 +137,6 @@ class SavedTensor:
         t = self.result_ref()
         if t is not None:
             return t
-        from .tensor import Tensor
         node = self.node_ref()
         return Tensor._make(self.data, node is not None, node)
 
@@ -272,6 +272,7 @@ class Node:
 
 
 class _AccumulateOp:
+    name = "accumulate_grad"
     node_name = "AccumulateGrad"
     save = ()
 
@@ -293,3 +294,53 @@ class AccumulateGrad(Node):
     def __repr__(self):
         v = self.variable
         return f"<AccumulateGrad of {v.name or 'a leaf'} {tuple(v.shape)}>"
+
+
+# ---------------------------------------------------------------------------------------
+# The autograd methods of Tensor (attached here, so tensor.py needs no import of this module)
+# ---------------------------------------------------------------------------------------
+
+def retain_grad(self):
+    """Keep ``.grad`` for this non-leaf tensor during backward (no-op on leaves)."""
+    if not self._requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if self.grad_fn is not None and not self._retains_grad:
+        self.grad_fn._retain_ref = weakref.ref(self)
+    self._retains_grad = self.grad_fn is not None or self._retains_grad
+
+
+def register_hook(self, hook) -> RemovableHandle:
+    """``hook(grad) -> new grad or None`` runs when this tensor's gradient is computed."""
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self.grad_fn is not None:
+        return self.grad_fn._register_tensor_hook(hook)
+    if self._hooks is None:
+        self._hooks = {}
+    return _add_hook(self._hooks, hook)
+
+
+def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
+    """``hook(tensor)`` runs after the gradient was accumulated into this leaf's ``.grad``."""
+    if self.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._post_acc_hooks is None:
+        self._post_acc_hooks = {}
+    return _add_hook(self._post_acc_hooks, hook)
+
+
+def grad_accumulator(self) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node, made on first use and shared while the graph lives."""
+    node = self._acc_ref() if self._acc_ref is not None else None
+    if node is None:
+        node = AccumulateGrad(self)
+        self._acc_ref = weakref.ref(node)
+    return node
+
+
+Tensor.retain_grad = retain_grad
+Tensor.register_hook = register_hook
+Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
+Tensor._grad_accumulator = grad_accumulator

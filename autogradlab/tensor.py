@@ -9,14 +9,16 @@ tensor it saved was changed behind its back. A view also remembers its base and
 how to take it again (``_view``), so that after an in-place change to the base
 its history can be rebuilt from the base's new history (see ``ops.registry``).
 
-Ops themselves live in :mod:`autogradlab.ops`; :mod:`autogradlab.ops.methods`
-attaches them here as methods and operators (``a + b``, ``a.sum()``, ...).
+This module knows nothing above it (no import of the graph, the ops or the
+engine). The layers above attach their methods: :mod:`autogradlab.ops.methods`
+the ops as methods and operators (``a + b``, ``a.sum()``, ``a.to(...)``),
+:mod:`autogradlab.graph` the autograd hooks (``register_hook``,
+``retain_grad``), :mod:`autogradlab.engine` ``backward``.
 """
 from __future__ import annotations
 
 import itertools
 import warnings
-import weakref
 
 import numpy
 
@@ -195,78 +197,9 @@ class Tensor:
         self._requires_grad = False
         return self
 
-    def to(self, target):
-        """``to(device)`` moves the data; ``to(dtype)`` casts (differentiable)."""
-        from .ops import elementwise
-        if isinstance(target, str) or target is None:
-            device = backend.normalize_device(target)
-            if device == self.device:
-                return self
-            return elementwise.to_device(self, device)
-        return elementwise.to_dtype(self, numpy.dtype(target))
-
-    def cpu(self):
-        return self.to("cpu")
-
-    def cuda(self, device=None):
-        return self.to("cuda" if device is None else f"cuda:{device}")
-
-    def type_as(self, other):
-        return self.to(other.dtype)
-
-    # -- autograd entry points (the engine does the work) -------------------------------
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate d(self)/d(leaf) into each leaf's ``.grad``; see ``autograd.backward``."""
-        from .engine import backward
-        if gradient is not None and not isinstance(gradient, Tensor):
-            raise TypeError(f"backward(gradient=...): the gradient must be a Tensor (or None), got a "
-                            f"{type(gradient).__name__}. Wrap it: backward(tensor(...)) with the output's "
-                            f"shape {tuple(self.shape)}, e.g. ones_like(output).")
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
-    def retain_grad(self):
-        """Keep ``.grad`` for this non-leaf tensor during backward (no-op on leaves)."""
-        if not self._requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is not None and not self._retains_grad:
-            self.grad_fn._retain_ref = weakref.ref(self)
-        self._retains_grad = self.grad_fn is not None or self._retains_grad
-        return None
-
     def zero_grad(self):
         """Set ``.grad`` to None (as ``optimizer.zero_grad(set_to_none=True)`` does)."""
         self._grad = None
-
-    def register_hook(self, hook):
-        """``hook(grad) -> new grad or None`` runs when this tensor's gradient is computed."""
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is not None:
-            return self.grad_fn._register_tensor_hook(hook)
-        from .graph import _add_hook
-        if self._hooks is None:
-            self._hooks = {}
-        return _add_hook(self._hooks, hook)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        """``hook(tensor)`` runs after the gradient was accumulated into this leaf's ``.grad``."""
-        if self.grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from .graph import _add_hook
-        if self._post_acc_hooks is None:
-            self._post_acc_hooks = {}
-        return _add_hook(self._post_acc_hooks, hook)
-
-    def _grad_accumulator(self):
-        """The leaf's AccumulateGrad node, made on first use and shared while the graph lives."""
-        node = self._acc_ref() if self._acc_ref is not None else None
-        if node is None:
-            from .graph import AccumulateGrad
-            node = AccumulateGrad(self)
-            self._acc_ref = weakref.ref(node)
-        return node
 
     # -- display -------------------------------------------------------------------
     def __repr__(self):

@@ -325,3 +325,96 @@ def test_op_recorded_keeps_input_values_and_node_pruned_names_its_tensor():
     assert total.input_values == (None,)
     pruned = of(tape, ev.NodePruned)
     assert [(e.node_name, e.output.name) for e in pruned] == [("AccumulateGrad", "b")]
+
+
+# -- the plan: what a pass will do, told once in BackwardStarted ------------------------------
+
+def test_plan_lists_every_node_in_the_order_it_starts_with_edges_and_dependency_counts():
+    tape, _ = traced_program()
+    started = of(tape, ev.BackwardStarted)[0]
+    plan = started.plan
+    runs = [n for n in plan.nodes if n.status == "run"]
+    # the order of the plan is the order of the NodeStarted events that follow
+    assert [n.node_id for n in runs] == [e.node_id for e in of(tape, ev.NodeStarted)]
+    assert [n.node_name for n in runs] == [e.node_name for e in of(tape, ev.NodeStarted)]
+    # every edge the engine follows is in the plan; the dependency count is the number of planned
+    # edges into a node (the roots' nodes wait for nothing)
+    by_id = {n.node_id: n for n in plan.nodes}
+    incoming = {i: 0 for i in by_id}
+    for n in runs:
+        for child in n.edges:
+            if child is not None:
+                incoming[child] += 1
+    assert {i: n.dependencies for i, n in by_id.items()} == incoming
+    assert [by_id[r].dependencies for r in plan.roots] == [0]
+    sent = {(e.node_id, e.to_node_id) for e in of(tape, ev.GradientComputed)}
+    assert sent == {(n.node_id, c) for n in runs for c in n.edges if c is not None}
+    ops = {n.op for n in plan.nodes}
+    assert {"mul", "tanh", "sum", "add", "accumulate_grad"} <= ops
+    # the outputs are the same refs the other events use
+    assert {n.output for n in runs} == {e.output for e in of(tape, ev.NodeStarted)}
+
+
+def test_plan_marks_what_inputs_pruned():
+    a = ag.tensor(2.0, requires_grad=True, name="a")
+    b = ag.tensor(3.0, requires_grad=True, name="b")
+    with ag.trace() as tape:
+        y = a * b + a
+        ag.autograd.grad(y, [a])
+    plan = of(tape, ev.BackwardStarted)[0].plan
+    status = {(n.op, n.output.name): n.status for n in plan.nodes}
+    assert status[("accumulate_grad", "b")] == "pruned"      # no path from b's node to an input
+    assert status[("accumulate_grad", "a")] == "run"
+    assert status[("mul", "t0")] == status[("add", "t1")] == "run"
+    assert [n.node_id for n in plan.nodes if n.status == "pruned"] == [e.node_id for e in of(tape, ev.NodePruned)]
+    assert plan.inputs == tuple(n.node_id for n in plan.nodes if n.output.name == "a")
+    # without inputs nothing is pruned
+    with ag.trace() as tape2:
+        (a * b + a).backward()
+    assert {n.status for n in of(tape2, ev.BackwardStarted)[0].plan.nodes} == {"run"}
+
+
+def test_plan_receive_status_for_a_non_leaf_input_below_nothing_needed():
+    a = ag.tensor(2.0, requires_grad=True)
+    b = ag.tensor(3.0, requires_grad=True)
+    with ag.trace() as tape:
+        h = a * b
+        y = h * 2.0
+        ag.autograd.grad(y, [h])
+    plan = of(tape, ev.BackwardStarted)[0].plan
+    by_op = {n.op: n for n in plan.nodes}
+    assert by_op["mul"].status in ("run", "receive")
+    statuses = sorted(n.status for n in plan.nodes)
+    assert statuses == ["pruned", "pruned", "receive", "run"]   # h's node receives, a's and b's are cut
+
+
+def test_plan_survives_json_and_old_tapes_without_a_plan_still_load():
+    tape, _ = traced_program()
+    again = ev.Tape.from_json(tape.to_json())
+    assert again.events == tape.events
+    assert isinstance(again.events[[type(e) for e in again.events].index(ev.BackwardStarted)].plan, ev.BackwardPlan)
+    payload = json.loads(tape.to_json())
+    raw = next(e for e in payload["events"] if e["kind"] == "BackwardStarted")
+    assert raw["plan"]["@"] == "BackwardPlan" and raw["plan"]["nodes"][0]["@"] == "PlannedNode"
+    del raw["plan"]
+    old = ev.Tape.from_json(json.dumps(payload))
+    assert next(e for e in old.events if isinstance(e, ev.BackwardStarted)).plan is None
+
+
+def test_reading_the_plan_does_not_change_the_tape_ids(monkeypatch):
+    """Ids are handed out in the order the pass's later events first mention nodes and tensors,
+    so the events after BackwardStarted are the same as a tape made without a plan."""
+    with_plan, _ = traced_program()
+    monkeypatch.setattr(ev.Tape, "_plan", lambda self, plan: None)
+    without, _ = traced_program()
+    assert [e for e in with_plan.events if not isinstance(e, ev.BackwardStarted)] == \
+           [e for e in without.events if not isinstance(e, ev.BackwardStarted)]
+
+
+def test_events_never_import_the_viz_and_tape_play_still_works_through_the_package():
+    import ast
+    import pathlib
+    source = pathlib.Path(ev.__file__).read_text()
+    imported = [n.module or "" for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ImportFrom)]
+    assert not any("viz" in m for m in imported)
+    assert ev.Tape.play.__module__ == "autogradlab"

@@ -13,7 +13,9 @@ import numbers
 
 import numpy
 
-from ..backend import asarray
+from ..backend import asarray, to_host
+from ..grad_mode import state
+from ..graph import Node
 from ..tensor import DEFAULT_FLOAT, Tensor
 from .registry import apply, defop
 
@@ -325,11 +327,8 @@ def to_dtype(a, dtype):
 
 def to_device(a, device):
     """Copy to ``device``; the gradient is copied back."""
-    from ..backend import asarray as _asarray, to_host
-    from ..graph import Node
-    from ..grad_mode import state
     host = to_host(a.data)  # through the host: works for any pair of devices (and the strict backend)
-    data = _asarray(host.copy() if device == "cpu" else host, device)
+    data = asarray(host.copy() if device == "cpu" else host, device)
     requires = state.grad_enabled and a._requires_grad
     out = Tensor._make(data, requires, None, device)
     if requires:

@@ -6,6 +6,8 @@ refuse to run its backward (see :class:`graph.SavedTensor`).
 """
 from __future__ import annotations
 
+import weakref
+
 from ..backend import partial_overlap, xp_of
 from ..grad_mode import no_grad, state
 from ..tensor import Tensor
@@ -79,7 +81,6 @@ def inplace(self: Tensor, opname: str, fn, *args):
         self.grad_fn = result.grad_fn
         self._requires_grad = result._requires_grad
         if self.grad_fn is not None and self._retains_grad:
-            import weakref
             self.grad_fn._retain_ref = weakref.ref(self)
     return self
 

@@ -2,6 +2,10 @@
 so a reader can see what ``a + b`` or ``a.sum(1)`` calls."""
 from __future__ import annotations
 
+import numpy
+
+from .. import backend
+from ..grad_mode import state
 from ..tensor import Tensor
 from . import elementwise as E, inplace as I, linalg as L, reduce as R, shape as S
 
@@ -21,8 +25,17 @@ def _mT(a):
     return S.transpose(a, -2, -1)
 
 
+def _to(self, target):
+    """``to(device)`` moves the data; ``to(dtype)`` casts (differentiable)."""
+    if isinstance(target, str) or target is None:
+        device = backend.normalize_device(target)
+        if device == self.device:
+            return self
+        return E.to_device(self, device)
+    return E.to_dtype(self, numpy.dtype(target))
+
+
 def _setitem(self, index, value):
-    from ..grad_mode import state
     if state.grad_enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
         raise RuntimeError("item assignment (t[i] = v) is not recorded by autogradlab; build the new "
                            "tensor out of place (e.g. with where or cat), or do it under no_grad()")
@@ -60,6 +73,10 @@ METHODS = {
     "expand_as": lambda a, other: S.expand(a, other.shape),
     "reshape_as": lambda a, other: S.reshape(a, other.shape),
     "contiguous": lambda a: a,
+    # dtype and device
+    "to": _to, "cpu": lambda a: _to(a, "cpu"),
+    "cuda": lambda a, device=None: _to(a, "cuda" if device is None else f"cuda:{device}"),
+    "type_as": lambda a, other: _to(a, other.dtype),
 }
 
 

@@ -7,6 +7,7 @@ import operator
 from collections import namedtuple
 
 from ..tensor import Tensor
+from .elementwise import maximum, minimum, where
 from .registry import apply, defop
 
 
@@ -209,7 +210,6 @@ def max(a, dim=None, keepdim=False):
     ``max(a, dim)``: ``(values, indices)`` along ``dim``; the index is the first of tied maxima and
     all of the gradient goes to it (as in PyTorch)."""
     if isinstance(dim, Tensor):
-        from .elementwise import maximum
         return maximum(a, dim)
     if dim is None:
         _check_not_empty("max", a, tuple(range(a.ndim)))
@@ -221,7 +221,6 @@ def min(a, dim=None, keepdim=False):
     """``min(a)``: the smallest element. ``min(a, dim)``: ``(values, indices)`` along ``dim``
     (the first of tied minima gets all of the gradient)."""
     if isinstance(dim, Tensor):
-        from .elementwise import minimum
         return minimum(a, dim)
     if dim is None:
         _check_not_empty("min", a, tuple(range(a.ndim)))
@@ -272,7 +271,6 @@ def _std_forward(xp, a, dims, keepdim, correction):
 def _std_vjp(g, ctx):
     # d std / da = (a - mean) / ((n - correction) * std); where std is 0 (constant data) the
     # gradient is 0, as in PyTorch, instead of 0/0
-    from .elementwise import where
     shape, dims = ctx._input_shapes[0], ctx.dims
     s = ctx.result
     flat = s == 0
