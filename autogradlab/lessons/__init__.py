@@ -6,11 +6,14 @@
 - :mod:`.checks`: the exercise checks. Each one prints a single plain-words verdict
   ("correct", "not yet implemented", or exactly what differs) and never raises.
 - :mod:`.student`: makes student copies of the lessons (solutions replaced by stubs).
+- :mod:`.grading`, :mod:`.judges`, :mod:`.probes`: grading a class. Each submission runs in a
+  fresh kernel with limits; the judges call its functions on fresh inputs and decide every
+  verdict outside that kernel.
 
 Command line::
 
     python -m autogradlab.lessons student lessons/ OUTDIR   # write student copies
-    python -m autogradlab.lessons grade NOTEBOOK_OR_DIR...  # run notebooks, tabulate the checks
+    python -m autogradlab.lessons grade SUBMISSIONS... --csv grades.csv   # grade a class
 """
 from . import checks, helpers  # noqa: F401
 from .helpers import fmt, gpu_available, show_error, show_warnings  # noqa: F401

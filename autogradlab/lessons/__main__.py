@@ -4,18 +4,17 @@
         write student copies of every lesson into OUTDIR (solutions replaced by stubs
         with hints, outputs cleared); the files in lessons/ are only read
 
-    python -m autogradlab.lessons grade SUBMISSION... [--timeout 120] [--csv FILE]
-        run each notebook (or every notebook in a folder) top to bottom in a fresh kernel
-        and print a table of its checks: correct / not right yet / not yet implemented
+    python -m autogradlab.lessons grade SUBMISSION... [--instructor DIR] [--csv FILE] [--jobs 2]
+        run each submitted notebook in a fresh kernel with time and memory limits, then
+        judge the objects it defined with the instructor's checks (visible and hidden) from
+        outside the kernel; print "N of M checks correct" per notebook, write a gradebook
+        CSV and one feedback file per student
 """
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
-import time
-
-from .grading import notebooks_in, run_notebook
+from pathlib import Path
 
 
 def _student(args) -> int:
@@ -41,31 +40,39 @@ def _grade(args) -> int:
         print("error: grading needs nbclient and nbformat (pip install nbclient), which JupyterLab brings",
               file=sys.stderr)
         return 1
-    rows = []
-    for path in notebooks_in(args.paths):
-        start = time.perf_counter()
-        try:
-            checks, crash = run_notebook(path, args.timeout)
-        except Exception as exc:  # noqa: BLE001  (one bad submission must not stop the others)
-            checks, crash = [], f"could not run: {type(exc).__name__}: {exc}"
-        seconds = time.perf_counter() - start
-        latest = {}
-        for check_id, status, detail in checks:
-            latest[check_id] = (status, detail)
-        done = sum(1 for s, _ in latest.values() if s == "correct")
-        print(f"{path}: {done} of {len(latest)} checks correct ({seconds:.0f} s)")
-        for check_id, (status, detail) in latest.items():
-            print(f"  {check_id:>5}  {status}" + (f" - {detail}" if detail and status != "correct" else ""))
-            rows.append((str(path), check_id, status, detail))
-        if crash:
-            print(f"  a cell raised an error: {crash}")
-            rows.append((str(path), "-", "error", crash))
+    from .grading import Limits, grade_all, instructor_checks, write_feedback, write_gradebook
+    instructor = Path(args.instructor) if args.instructor else Path(__file__).resolve().parents[2] / "lessons"
+    if not instructor.is_dir():
+        print(f"error: the instructor folder {instructor} does not exist; pass --instructor DIR (the folder with "
+              f"the instructor notebooks and hidden_tests.py)", file=sys.stderr)
+        return 1
+    try:
+        lessons = instructor_checks(instructor)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"grading against {instructor} ({sum(len(v) for v in lessons.values())} checks in {len(lessons)} "
+          f"notebooks), {args.jobs} at a time")
+    limits = Limits(cell_timeout=args.timeout, total_timeout=args.time_limit, memory_mb=args.memory)
+
+    def progress(done, total, r):
+        print(f"[{done}/{total}] {r.path}: {r.correct} of {len(r.checks)} checks correct ({r.seconds:.0f} s)")
+        for c in r.checks:
+            if c.status != "correct":
+                print(f"  {c.check_id:>6}  {c.status} - {c.detail}")
+        for p in r.problems:
+            print(f"  note: {p}")
+        sys.stdout.flush()
+
+    results, seed = grade_all(args.paths, instructor, limits, seed=args.seed, jobs=args.jobs, progress=progress)
+    print(f"graded {len(results)} notebook(s) with seed {seed} (pass --seed {seed} to reproduce)")
     if args.csv:
-        with open(args.csv, "w", newline="", encoding="utf-8") as f:
-            writer = csv.writer(f)
-            writer.writerow(["notebook", "check", "status", "detail"])
-            writer.writerows(rows)
+        write_gradebook(results, args.csv)
         print(f"wrote {args.csv}")
+    feedback = args.feedback or (str(Path(args.csv).with_suffix("")) + "-feedback" if args.csv else None)
+    if feedback:
+        files = write_feedback(results, feedback, seed)
+        print(f"wrote {len(files)} feedback file(s) to {feedback}")
     return 0
 
 
@@ -77,10 +84,18 @@ def main(argv=None) -> int:
     p.add_argument("src", help="the lessons folder (or one notebook)")
     p.add_argument("outdir", help="where to write the student copies (not the lessons folder itself)")
     p.set_defaults(func=_student)
-    g = sub.add_parser("grade", help="run notebooks and tabulate their checks")
-    g.add_argument("paths", nargs="+", help="notebooks, or folders of notebooks")
-    g.add_argument("--timeout", type=int, default=120, help="seconds per cell (default 120)")
-    g.add_argument("--csv", help="also write the table to this CSV file")
+    g = sub.add_parser("grade", help="grade submissions: run each in a fresh limited kernel, judge it from outside")
+    g.add_argument("paths", nargs="+", help="submitted notebooks, or folders of them (one subfolder per student, "
+                                            "or files named like STUDENT_02_chain_rule.ipynb)")
+    g.add_argument("--instructor", help="the instructor notebooks and hidden_tests.py (default: this checkout's "
+                                        "lessons/)")
+    g.add_argument("--csv", help="write the gradebook to this CSV file (feedback files go beside it)")
+    g.add_argument("--feedback", help="folder for one feedback file per student (default: CSV name + -feedback)")
+    g.add_argument("--jobs", type=int, default=2, help="submissions graded at once, one kernel each (default 2)")
+    g.add_argument("--timeout", type=int, default=120, help="seconds per cell and per check call (default 120)")
+    g.add_argument("--time-limit", type=int, default=900, help="seconds per submission in all (default 900)")
+    g.add_argument("--memory", type=int, default=2048, help="MB of address space per kernel (default 2048)")
+    g.add_argument("--seed", type=int, help="seed for the checks' fresh inputs (default: a random one, printed)")
     g.set_defaults(func=_grade)
     args = parser.parse_args(argv)
     return args.func(args)

@@ -9,7 +9,9 @@ Every check prints exactly one line that starts with ``[check N.M]`` followed by
 
 A check never raises (a notebook always runs to the end) and returns None. The
 verdicts of the checks run so far are kept in :data:`RESULTS`; :func:`summary` prints
-them, and ``python -m autogradlab.lessons grade`` collects them from executed notebooks.
+them. These checks are feedback while working: grading never reads what they print
+(``python -m autogradlab.lessons grade`` re-checks every exercise with the judges of
+:mod:`.judges`, on fresh inputs, outside the student's kernel).
 
 ``reveal`` is the partner of predict-then-reveal cells: it prints the engine's answer
 next to the student's prediction.

@@ -1,13 +1,50 @@
-"""Running notebooks and reading the verdicts of their checks (for grading and for tests)."""
+"""Grading submissions: each notebook in a fresh, limited kernel; every verdict decided outside it.
+
+For one submission (:func:`grade_submission`):
+
+1. the notebook is read into memory and copied alone into a new temporary folder, which is
+   the kernel's working directory (the instructor folder is never below or beside it);
+2. a fresh IPython kernel starts with a memory limit (``RLIMIT_AS``, see
+   :mod:`.limited_kernel`) and runs the student's code cells one by one, each under a time
+   limit. A cell that runs too long or kills the kernel (an infinite loop, ``os._exit``)
+   is reported, left out, and the notebook is run again from a fresh kernel without it;
+3. the judges of the instructor's checks (:mod:`.judges`, plus the hidden ones in the
+   instructor folder) then call the student's objects in that kernel on fresh inputs drawn
+   from a secret seed, through :mod:`.probes`, and compare the answers here, in the grading
+   process, which never executes student code. Nothing the notebook prints counts.
+
+:func:`grade_all` runs many submissions in a process pool (one kernel per worker) and
+:func:`write_gradebook` / :func:`write_feedback` write the results.
+"""
 from __future__ import annotations
 
+import csv
+import hashlib
+import json
 import re
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CHECK_LINE", "notebooks_in", "run_notebook", "parse_outputs"]
+from .student import HIDDEN_TESTS_FILE   # in the instructor folder; never copied to students
+
+__all__ = ["CHECK_LINE", "notebooks_in", "parse_outputs", "Limits", "CheckResult", "Result", "instructor_checks",
+           "match_lesson", "student_name", "grade_submission", "grade_all", "write_gradebook", "write_feedback",
+           "HIDDEN_TESTS_FILE"]
 
 CHECK_LINE = re.compile(r"^\[check (\S+)\] (correct|not yet implemented|not right yet)(?: - (.*))?$")
+CHECK_CALL = re.compile(r"\bchecks\.(check_\w+)\(\s*([A-Za-z_]\w*)")
 
+
+# ---------------------------------------------------------------------------------------
+# Files
+# ---------------------------------------------------------------------------------------
 
 def notebooks_in(paths):
     """The notebooks named, and those under the folders named (sorted; checkpoints skipped)."""
@@ -20,24 +57,9 @@ def notebooks_in(paths):
     return out
 
 
-def run_notebook(path, timeout=120, kernel_name=None):
-    """Execute a notebook in a fresh kernel (in its own folder); return (checks, crash).
-
-    checks: [(check id, status, detail)] in the order printed; crash: None, or
-    "cell N: ErrorName: message" for the first cell that raised (the run goes on).
-    """
-    import nbformat
-    from nbclient import NotebookClient
-    nb = nbformat.read(str(path), as_version=4)
-    kwargs = {"timeout": timeout, "allow_errors": True, "resources": {"metadata": {"path": str(Path(path).parent)}}}
-    if kernel_name:
-        kwargs["kernel_name"] = kernel_name
-    NotebookClient(nb, **kwargs).execute()
-    return parse_outputs(nb)
-
-
 def parse_outputs(nb):
-    """The check verdicts and the first error of an executed notebook (a dict or NotebookNode)."""
+    """The printed check verdicts and the first error of an executed notebook (for the lessons' own tests;
+    grading never reads printed verdicts)."""
     checks, crash = [], None
     for index, cell in enumerate(nb["cells"]):
         if cell.get("cell_type") != "code":
@@ -53,3 +75,433 @@ def parse_outputs(nb):
             elif out.get("output_type") == "error" and crash is None:
                 crash = f"cell {index}: {out.get('ename')}: {out.get('evalue')}"
     return checks, crash
+
+
+def _source(cell):
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+_INSTRUCTOR_CACHE: dict = {}
+
+
+def instructor_checks(instructor_dir):
+    """{lesson file name: [(judge, student object name)]}: the checks the instructor defined.
+
+    Visible checks come from the instructor notebooks' ``checks.check_x(name)`` calls; hidden ones
+    from ``hidden_tests.py`` in the same folder. Raises ValueError for a check without a judge.
+    """
+    key = str(Path(instructor_dir).resolve())
+    if key in _INSTRUCTOR_CACHE:
+        return _INSTRUCTOR_CACHE[key]
+    from .judges import JUDGES, collect_hidden
+    folder = Path(instructor_dir)
+    lessons = {}
+    for path in sorted(folder.glob("*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        found, seen = [], set()
+        for cell in nb.get("cells", []):
+            if cell.get("cell_type") != "code":
+                continue
+            for function, target in CHECK_CALL.findall(_source(cell)):
+                if function not in JUDGES:
+                    raise ValueError(f"{path.name}: checks.{function} has no judge in autogradlab.lessons.judges, "
+                                     f"so it could not be graded")
+                judge = JUDGES[function]
+                if judge.check_id not in seen:
+                    seen.add(judge.check_id)
+                    found.append((judge, target))
+        lessons[path.name] = found
+    hidden_file = folder / HIDDEN_TESTS_FILE
+    if hidden_file.exists():
+        import importlib.util
+        name = "autogradlab_hidden_tests_" + hashlib.sha256(key.encode()).hexdigest()[:12]
+        spec = importlib.util.spec_from_file_location(name, hidden_file)
+        module = importlib.util.module_from_spec(spec)
+        collect_hidden()
+        spec.loader.exec_module(module)
+        for judge in collect_hidden():
+            if judge.notebook not in lessons:
+                raise ValueError(f"{hidden_file}: hidden check {judge.check_id} is for {judge.notebook!r}, which "
+                                 f"is not an instructor notebook in {folder}")
+            if any(j.check_id == judge.check_id for j, _ in lessons[judge.notebook]):
+                raise ValueError(f"{hidden_file}: check id {judge.check_id} is defined twice")
+            lessons[judge.notebook].append((judge, judge.target))
+    _INSTRUCTOR_CACHE[key] = lessons
+    return lessons
+
+
+def match_lesson(path, lessons):
+    """The instructor lesson a submission answers: the same file name, or the longest lesson file name
+    its name ends with (``alice_02_chain_rule.ipynb``); None if there is none."""
+    name = Path(path).name
+    if name in lessons:
+        return name
+    ends = [lesson for lesson in lessons if name.endswith(lesson)]
+    return max(ends, key=len) if ends else None
+
+
+def student_name(path, root, lesson):
+    """Who submitted ``path``: its folder below ``root`` (``root/alice/02.ipynb``), else the file-name
+    prefix before the lesson name (``alice_02.ipynb``), else the file name."""
+    path, root = Path(path), Path(root)
+    try:
+        rel = path.resolve().relative_to(root.resolve())
+    except ValueError:
+        rel = Path(path.name)
+    if len(rel.parts) > 1:
+        return rel.parts[0]
+    if lesson and path.name != lesson and path.name.endswith(lesson):
+        prefix = path.name[: -len(lesson)].rstrip("_-. ")
+        if prefix:
+            return prefix
+    return path.stem
+
+
+# ---------------------------------------------------------------------------------------
+# One submission
+# ---------------------------------------------------------------------------------------
+
+@dataclass
+class Limits:
+    cell_timeout: float = 120.0     # seconds for one cell (and for one probe call)
+    total_timeout: float = 900.0    # seconds for the whole submission, restarts and checks included
+    memory_mb: int = 2048           # address space of the kernel process
+    file_mb: int = 64               # largest file the kernel may write
+
+
+@dataclass
+class CheckResult:
+    check_id: str
+    title: str
+    status: str
+    detail: str
+    hidden: bool = False
+
+
+@dataclass
+class Result:
+    path: str
+    student: str
+    lesson: str
+    checks: list = field(default_factory=list)
+    problems: list = field(default_factory=list)   # what went wrong while running the notebook, in words
+    seconds: float = 0.0
+
+    @property
+    def correct(self):
+        return sum(1 for c in self.checks if c.status == "correct")
+
+
+class _Stopped(Exception):
+    """The submission's time budget is spent."""
+
+
+def _kernel_spec_dir(limits):
+    root = Path(tempfile.mkdtemp(prefix="agl-kernelspec-"))
+    spec = root / "autogradlab-limited"
+    spec.mkdir()
+    spec_json = {
+        "argv": [sys.executable, "-m", "autogradlab.lessons.limited_kernel", "--memory-mb", str(limits.memory_mb),
+                 "--file-mb", str(limits.file_mb), "-f", "{connection_file}"],
+        "display_name": "autogradlab grading (limited)",
+        "language": "python",
+        "env": {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"},
+    }
+    (spec / "kernel.json").write_text(json.dumps(spec_json), encoding="utf-8")
+    return root
+
+
+class _Kernel:
+    """A fresh limited kernel running a notebook's cells, then answering probes."""
+
+    def __init__(self, nb, workdir, spec_dir, limits, deadline):
+        from jupyter_client.kernelspec import KernelSpecManager
+        from jupyter_client.manager import AsyncKernelManager
+        from nbclient import NotebookClient
+        self.limits, self.deadline = limits, deadline
+        ksm = KernelSpecManager(kernel_dirs=[str(spec_dir)], ensure_native_kernel=False)
+        km = AsyncKernelManager(kernel_name="autogradlab-limited", kernel_spec_manager=ksm)
+        self.nb = nb
+        self.client = NotebookClient(nb, km=km, timeout=limits.cell_timeout, allow_errors=True,
+                                     shutdown_kernel="immediate", record_timing=False,
+                                     resources={"metadata": {"path": str(workdir)}})
+        self.km = km
+        self._ctx = self.client.setup_kernel(cwd=str(workdir), stdout=subprocess.DEVNULL,
+                                             stderr=subprocess.DEVNULL)
+        self._ctx.__enter__()
+        self.serve = None
+
+    def close(self):
+        """Stop the kernel at once (its whole process group)."""
+        from jupyter_core.utils import run_sync
+        try:
+            if self.client.kc is not None:
+                self.client.kc.stop_channels()
+            if self.km.has_kernel:
+                run_sync(self.km.shutdown_kernel)(now=True)
+        except Exception:  # noqa: BLE001  (a dead kernel may not shut down cleanly)
+            pass
+        try:
+            self._ctx.__exit__(None, None, None)
+        except Exception:  # noqa: BLE001
+            pass
+
+    def run(self, cell, index, timeout=None):
+        """Execute one cell; returns None, or 'timeout' / 'died' (the kernel is then unusable)."""
+        from nbclient.exceptions import CellTimeoutError, DeadKernelError
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 1:
+            raise _Stopped()
+        self.client.timeout = int(max(1, min(timeout or self.limits.cell_timeout, remaining)))
+        try:
+            self.client.execute_cell(cell, index)
+        except CellTimeoutError:
+            if self.deadline - time.monotonic() <= 1:
+                raise _Stopped() from None
+            return "timeout"
+        except DeadKernelError:
+            return "died"
+        return None
+
+    def probe(self, request):
+        """Send one request to the probes in the kernel and return its JSON answer (untrusted data)."""
+        from nbformat.v4 import new_code_cell
+
+        from .judges import NoAnswer
+        nonce = secrets.token_hex(8)
+        if self.serve is None:
+            self.serve = "_agl_serve_" + secrets.token_hex(6)
+            source = Path(__file__).with_name("probes.py").read_text(encoding="utf-8")
+            setup = (f"def _agl_setup(source):\n    ns = {{'__name__': 'autogradlab_probes'}}\n"
+                     f"    exec(compile(source, '<autogradlab grader>', 'exec'), ns)\n    return ns['serve']\n"
+                     f"{self.serve} = _agl_setup({source!r})\ndel _agl_setup\n")
+            cell = new_code_cell(setup)
+            self.nb.cells.append(cell)
+            status = self.run(cell, len(self.nb.cells) - 1, timeout=60)
+            if status or any(o.get("output_type") == "error" for o in cell.outputs):
+                raise NoAnswer("the grader could not start its probes in your notebook's kernel"
+                               + (f" (the kernel {'died' if status == 'died' else 'did not answer'})" if status else ""))
+        code = (f"__import__('sys').stdout.write('\\n{nonce} ' + {self.serve}({json.dumps(request)!r}, globals()) "
+                f"+ '\\n')")
+        cell = new_code_cell(code)
+        self.nb.cells.append(cell)
+        status = self.run(cell, len(self.nb.cells) - 1)
+        if status == "died":
+            raise NoAnswer("the kernel died while your code ran for this check (memory limit, or the code ended "
+                           "its own process)")
+        if status == "timeout":
+            raise NoAnswer(f"your code did not return within {self.client.timeout} s for this check")
+        text = "".join(_source({"source": o.get("text", "")}) for o in cell.outputs
+                       if o.get("output_type") == "stream" and o.get("name") == "stdout")
+        for line in text.splitlines():
+            if line.startswith(nonce + " "):
+                try:
+                    answer = json.loads(line[len(nonce) + 1:])
+                except ValueError:
+                    break
+                if isinstance(answer, dict):
+                    return answer
+        raise NoAnswer("the grader got no answer from your notebook's kernel for this check (is sys.stdout "
+                       "replaced?)")
+
+
+def _run_cells(nb, workdir, spec_dir, limits, deadline, problems):
+    """Run the code cells, leaving out (and reporting) any that time out or kill the kernel; returns the live
+    kernel after the last cell."""
+    skipped = set()
+    for _attempt in range(6):
+        kernel = _Kernel(nb, workdir, spec_dir, limits, deadline)
+        failed = None
+        try:
+            first_error = None
+            for index, cell in enumerate(nb.cells):
+                if cell.cell_type != "code" or index in skipped:
+                    continue
+                status = kernel.run(cell, index)
+                if status:
+                    failed = (index, status)
+                    break
+                if first_error is None:
+                    for out in cell.get("outputs", []):
+                        if out.get("output_type") == "error":
+                            first_error = f"cell {index} raised {out.get('ename')}: {out.get('evalue')}"[:500]
+                            break
+        except BaseException:
+            kernel.close()
+            raise
+        if failed is None:
+            if first_error:
+                problems.append(first_error)
+            return kernel
+        kernel.close()
+        index, status = failed
+        skipped.add(index)
+        what = (f"ran longer than {int(kernel.client.timeout)} s (time limit per cell)" if status == "timeout"
+                else "stopped the kernel (it exited, or went over the memory limit)")
+        problems.append(f"cell {index} {what}; it was left out and the notebook run again without it")
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs = []
+    raise _Stopped()
+
+
+def grade_submission(path, lesson, instructor_dir, limits=None, seed=0, student=None) -> Result:
+    """Grade one notebook against the instructor's checks for ``lesson``; never raises."""
+    from .checks import WRONG
+    from .judges import NoAnswer, Probe, run_judge
+    import nbformat
+    import numpy
+    limits = limits or Limits()
+    start = time.monotonic()
+    deadline = start + limits.total_timeout
+    result = Result(str(path), student or Path(path).stem, lesson or "")
+    judges = instructor_checks(instructor_dir).get(lesson, []) if lesson else []
+
+    def fail_all(reason):
+        done = {c.check_id for c in result.checks}
+        for judge, _ in judges:
+            if judge.check_id not in done:
+                result.checks.append(CheckResult(judge.check_id, judge.title, WRONG, reason, judge.hidden))
+
+    if not lesson:
+        result.problems.append(f"{Path(path).name} does not match any instructor notebook in {instructor_dir}")
+        return result
+    try:
+        raw = Path(path).read_bytes()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # e.g. cells without ids in hand-made notebooks
+            nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
+    except Exception as exc:  # noqa: BLE001
+        result.problems.append(f"not a readable notebook: {type(exc).__name__}: {exc}"[:500])
+        fail_all("the notebook could not be read")
+        result.seconds = time.monotonic() - start
+        return result
+    workdir = Path(tempfile.mkdtemp(prefix="agl-submission-"))
+    spec_dir = _kernel_spec_dir(limits)
+    kernel = None
+    try:
+        (workdir / Path(path).name).write_bytes(raw)
+        kernel = _run_cells(nb, workdir, spec_dir, limits, deadline, result.problems)
+        probe = Probe(kernel.probe)
+        digest = int.from_bytes(hashlib.sha256(raw).digest()[:4], "big")
+        for judge, target in judges:
+            rng = numpy.random.default_rng([int(seed), digest, *map(ord, judge.check_id)])
+            try:
+                status, detail = run_judge(judge, probe, target, rng)
+            except NoAnswer as exc:
+                status, detail = WRONG, str(exc)
+                if kernel.run(nbformat.v4.new_code_cell("pass"), len(kernel.nb.cells), timeout=10):
+                    result.checks.append(CheckResult(judge.check_id, judge.title, status, detail, judge.hidden))
+                    result.problems.append(f"check {judge.check_id}: {detail}; the kernel could not go on")
+                    fail_all("not checked: the kernel stopped during an earlier check")
+                    break
+            result.checks.append(CheckResult(judge.check_id, judge.title, status, detail, judge.hidden))
+    except _Stopped:
+        result.problems.append(f"stopped: the submission used up its time limit ({limits.total_timeout:.0f} s)")
+        fail_all("not checked: the submission ran out of time")
+    except Exception as exc:  # noqa: BLE001  (one bad submission must not stop the others)
+        result.problems.append(f"could not run: {type(exc).__name__}: {exc}"[:500])
+        fail_all("not checked: the notebook could not be run")
+    finally:
+        if kernel is not None:
+            kernel.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+        shutil.rmtree(spec_dir, ignore_errors=True)
+    result.seconds = time.monotonic() - start
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# Many submissions
+# ---------------------------------------------------------------------------------------
+
+def _grade_job(job):
+    path, lesson, instructor_dir, limits, seed, student = job
+    return grade_submission(path, lesson, instructor_dir, limits, seed, student)
+
+
+def grade_all(paths, instructor_dir, limits=None, seed=None, jobs=2, progress=None):
+    """Grade every notebook under ``paths`` in a pool of ``jobs`` processes (one kernel each).
+
+    ``progress(done, total, result)`` is called as each finishes. Returns (results in submission
+    order, the seed used: pass it again to reproduce the grades).
+    """
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    seed = secrets.randbits(31) if seed is None else int(seed)
+    lessons = instructor_checks(instructor_dir)
+    work = []
+    for root in map(Path, paths):
+        for nb_path in notebooks_in([root]):
+            lesson = match_lesson(nb_path, lessons)
+            base = root if root.is_dir() else nb_path.parent
+            work.append((str(nb_path), lesson, str(instructor_dir), limits or Limits(), seed,
+                         student_name(nb_path, base, lesson)))
+    results = [None] * len(work)
+    if jobs <= 1 or len(work) <= 1:
+        for i, job in enumerate(work):
+            results[i] = _grade_job(job)
+            if progress:
+                progress(i + 1, len(work), results[i])
+        return results, seed
+    import multiprocessing
+    context = multiprocessing.get_context("spawn")   # workers never inherit the parent's state
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {pool.submit(_grade_job, job): i for i, job in enumerate(work)}
+        for done, future in enumerate(as_completed(futures), 1):
+            i = futures[future]
+            try:
+                results[i] = future.result()
+            except Exception as exc:  # noqa: BLE001  (a worker died)
+                path, lesson, _, _, _, student = work[i]
+                results[i] = Result(path, student, lesson or "", problems=[f"the grading worker failed: {exc}"])
+            if progress:
+                progress(done, len(work), results[i])
+    return results, seed
+
+
+def write_gradebook(results, path):
+    """One row per submission: student, notebook, score, max_score, one column per check id (1/0), problems."""
+    ids = []
+    for r in results:
+        for c in r.checks:
+            if c.check_id not in ids:
+                ids.append(c.check_id)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student", "notebook", "score", "max_score", *ids, "problems"])
+        for r in results:
+            by_id = {c.check_id: int(c.status == "correct") for c in r.checks}
+            writer.writerow([r.student, r.lesson or Path(r.path).name, r.correct, len(r.checks),
+                             *[by_id.get(i, "") for i in ids], "; ".join(r.problems)])
+
+
+def _safe(name):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "student"
+
+
+def write_feedback(results, folder, seed=None):
+    """One plain-text feedback file per student (``folder/<student>.txt``), every notebook of theirs in it."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    by_student = {}
+    for r in results:
+        by_student.setdefault(r.student, []).append(r)
+    written = []
+    for student, rs in by_student.items():
+        lines = [f"Feedback for {student}", ""]
+        for r in rs:
+            lines.append(f"{r.lesson or Path(r.path).name}: {r.correct} of {len(r.checks)} checks correct")
+            for c in r.checks:
+                kind = " (hidden test)" if c.hidden else ""
+                lines.append(f"  [{c.check_id}] {c.title}{kind}: {c.status}" + (f" - {c.detail}" if c.detail else ""))
+            for p in r.problems:
+                lines.append(f"  note: {p}")
+            lines.append("")
+        if seed is not None:
+            lines.append(f"(graded with seed {seed})")
+        target = folder / f"{_safe(student)}.txt"
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        written.append(target)
+    return written

@@ -48,6 +48,7 @@ BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 BEGIN_PRED, END_PRED = "### BEGIN PREDICTION", "### END PREDICTION"
 MD_BEGIN, MD_END = "<!-- BEGIN SOLUTION -->", "<!-- END SOLUTION -->"
 HINT = "### HINT:"
+HIDDEN_TESTS_FILE = "hidden_tests.py"   # the instructor's hidden tests (see grading.py): never copied
 DEFAULT_HINT = "replace this line with your code"
 
 _ASSIGN = re.compile(r"^(\s*)([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")
@@ -188,7 +189,8 @@ def _skip(path: Path) -> bool:
 def make_student_copies(src, outdir, log=print) -> list[tuple[Path, int, int]]:
     """Write the student version of every notebook under ``src`` (a folder or one notebook) into ``outdir``.
 
-    Other files are copied too, except ``README.md`` (the instructor guide). Returns
+    Other files are copied too, except ``README.md`` (the instructor guide) and ``hidden_tests.py``
+    (the hidden tests, graded only by ``python -m autogradlab.lessons grade``). Returns
     ``[(written path, number of exercises, number of predictions)]``. Refuses to write into ``src``
     itself.
     """
@@ -219,6 +221,6 @@ def make_student_copies(src, outdir, log=print) -> list[tuple[Path, int, int]]:
             _write(student, target)
             written.append((target, n, p))
             log(f"  {rel}: {n} exercise region(s), {p} prediction(s)")
-        elif rel.name != "README.md":
+        elif rel.name not in ("README.md", HIDDEN_TESTS_FILE):
             shutil.copyfile(path, target)
     return written

@@ -1,0 +1,289 @@
+"""The student's side of grading: call the student's objects on inputs the grader chose.
+
+This module runs *inside the student's kernel*, after the student's cells, and is
+therefore untrusted: a notebook can patch anything here. That is fine by design:
+it only carries the grader's fresh inputs to the student's functions and carries
+their raw outputs back as plain JSON. It never decides a verdict; the judges in
+:mod:`.judges` do that in the grading process, which never runs student code.
+
+The grader sends this file's source into the kernel (it is not imported from the
+student's ``sys.modules``), then one request per probe::
+
+    {"op": "call", "target": "mul_vjp", "args": [...], "kwargs": {...}}
+    {"op": "harness", "name": "topo_sort", "target": "topo_sort", "params": {...}}
+
+and reads one line ``<nonce> <json>`` back from the cell's output.
+
+Wire format (both directions): JSON, with arrays as ``{"__array__": nested list,
+"dtype": name}``, tensors as ``{"__tensor__": ..., "dtype", "requires_grad", "grad", "name"}``,
+functions (grader to student only) as ``{"__fn__": "lambda x: ...", "env": {...}}``,
+graph nodes (student to grader) as ``{"__node__": label}`` and anything else the
+student returns as ``{"__object__": type name}``. Floats keep every bit (``repr``).
+"""
+from __future__ import annotations
+
+import json
+import math
+import traceback
+
+import numpy
+
+__all__ = ["encode", "decode", "build_graph", "node_label", "serve"]
+
+
+# ---------------------------------------------------------------------------------------
+# Encoding
+# ---------------------------------------------------------------------------------------
+
+def _ag():
+    import autogradlab
+    return autogradlab
+
+
+def _array(a):
+    a = numpy.asarray(a)
+    if a.dtype.kind not in "biuf":
+        return {"__object__": f"array of {a.dtype}"}
+    return {"__array__": a.tolist(), "dtype": str(a.dtype)}
+
+
+def encode(value, depth=0):
+    """Student value -> JSON-able data (never raises; unknown objects become their type name)."""
+    ag = _ag()
+    if depth > 6:
+        return {"__object__": "too deeply nested"}
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value) if isinstance(value, float) else int(value)
+    if isinstance(value, numpy.generic):
+        return value.item() if value.dtype.kind in "biuf" else {"__object__": type(value).__name__}
+    if isinstance(value, ag.Tensor):
+        from autogradlab import backend
+        grad = value._grad
+        return {"__tensor__": _array(backend.to_host(value.data)), "requires_grad": bool(value.requires_grad),
+                "grad": None if grad is None else _array(backend.to_host(grad.data)), "name": value.name or ""}
+    if isinstance(value, numpy.ndarray):
+        return _array(value)
+    if type(value).__module__.split(".")[0] == "cupy":
+        return _array(value.get())
+    from autogradlab.graph import Node
+    if isinstance(value, Node):
+        return {"__node__": node_label(value)}
+    if isinstance(value, (list, tuple)):
+        return {"__seq__": [encode(v, depth + 1) for v in value], "tuple": isinstance(value, tuple)}
+    if isinstance(value, dict):
+        return {"__dict__": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+    return {"__object__": type(value).__name__}
+
+
+def decode(data, namespace=None):
+    """JSON data -> values: arrays, tensors (autogradlab), functions (evaluated in ``namespace``)."""
+    ag = _ag()
+    if isinstance(data, list):
+        return [decode(v, namespace) for v in data]
+    if not isinstance(data, dict):
+        return data
+    if "__array__" in data:
+        return numpy.array(data["__array__"], dtype=data["dtype"])
+    if "__tensor__" in data:
+        arr = decode(data["__tensor__"])
+        t = ag.tensor(arr, dtype=str(arr.dtype), requires_grad=bool(data.get("requires_grad")),
+                      name=data.get("name") or None)
+        if data.get("grad") is not None:
+            t.grad = ag.tensor(decode(data["grad"]), dtype=str(arr.dtype))
+        return t
+    if "__fn__" in data:
+        env = {"np": numpy, "numpy": numpy, "math": math, "ag": ag}
+        env.update({k: decode(v) for k, v in data.get("env", {}).items()})
+        return eval(data["__fn__"], env)  # noqa: S307  (the grader's own code, as text)
+    if "__seq__" in data:
+        items = [decode(v, namespace) for v in data["__seq__"]]
+        return tuple(items) if data.get("tuple") else items
+    if "__dict__" in data:
+        return {_hashable(decode(k, namespace)): decode(v, namespace) for k, v in data["__dict__"]}
+    if "__node__" in data or "__object__" in data:
+        return data
+    return {k: decode(v, namespace) for k, v in data.items()}
+
+
+def _hashable(key):
+    return key if not isinstance(key, (dict, list)) else json.dumps(key, sort_keys=True)
+
+
+# ---------------------------------------------------------------------------------------
+# Graphs from a spec (the same code builds them on both sides)
+# ---------------------------------------------------------------------------------------
+
+def build_graph(spec):
+    """Build a named graph from ``spec`` = {"leaves": {name: values}, "ops": [[name, op, arg names]]}.
+
+    Ops: add, mul (two args), sin, exp, tanh, square (one), sum (one, to a scalar). The last op is
+    the root; returns (root tensor, {name: tensor}).
+    """
+    ag = _ag()
+    named = {}
+    for name, values in spec["leaves"].items():
+        named[name] = ag.tensor(numpy.asarray(values, dtype=float), dtype="float64", requires_grad=True, name=name)
+    unary = {"sin": lambda a: a.sin(), "exp": lambda a: a.exp(), "tanh": lambda a: a.tanh(),
+             "square": lambda a: a * a, "sum": lambda a: a.sum()}
+    binary = {"add": lambda a, b: a + b, "mul": lambda a, b: a * b}
+    out = None
+    for name, op, args in spec["ops"]:
+        ins = [named[a] for a in args]
+        out = binary[op](*ins) if op in binary else unary[op](*ins)
+        out.name = name
+        named[name] = out
+    return out, named
+
+
+def node_label(node):
+    """A node's name across processes: the name of the tensor it makes (for AccumulateGrad: its leaf)."""
+    var = getattr(node, "variable", None)
+    if var is not None:
+        return f"AccumulateGrad({var.name})"
+    meta = getattr(node, "_out_meta", None)
+    out = meta[0]() if meta else None
+    return f"{node.name()}({out.name if out is not None and out.name else '?'})"
+
+
+def _nodes(root):
+    seen, stack = [root], [root]
+    while stack:
+        n = stack.pop()
+        for child, _ in n.next_functions:
+            if child is not None and child not in seen:
+                seen.append(child)
+                stack.append(child)
+    return seen
+
+
+# ---------------------------------------------------------------------------------------
+# Harnesses: what a check needs beyond one call
+# ---------------------------------------------------------------------------------------
+
+def _harness_topo_sort(fn, spec):
+    root, _ = build_graph(spec)
+    order = fn(root.grad_fn)
+    return {"order": encode(list(order) if isinstance(order, (list, tuple)) else order)}
+
+
+def _harness_mini_backward(fn, spec):
+    """Run the student's engine; record every ``node.apply(g)`` call it makes (its steps)."""
+    ag = _ag()
+    from autogradlab.graph import Node
+    root, _ = build_graph(spec)
+    steps, original = [], Node.apply
+
+    def recording_apply(node, grad):
+        steps.append({"node": node_label(node), "grad": encode(grad)})
+        return original(node, grad)
+
+    Node.apply = recording_apply
+    try:
+        result = fn(root)
+    finally:
+        Node.apply = original
+    del ag
+    return {"result": encode(result), "steps": steps}
+
+
+def _harness_round_ste(fn, x, weights):
+    y = fn(x)
+    out = {"y": encode(y)}
+    ag = _ag()
+    if isinstance(y, ag.Tensor) and y.requires_grad:
+        (y * ag.tensor(weights, dtype=str(y.data.dtype))).sum().backward()
+    out["x_grad"] = encode(x._grad)
+    return out
+
+
+def _harness_exp_function(fn, x, g):
+    ag = _ag()
+    y = fn.apply(x)
+    out = {"y": encode(y)}
+    if not isinstance(y, ag.Tensor) or y.grad_fn is None:
+        return out
+    saved = y.grad_fn._saved or {}
+    kinds = []
+    for s in saved.values():
+        data = s.data if s.data is not None else (s.tensor.data if s.tensor is not None else None)
+        kinds.append(encode(data))
+    out["saved"] = kinds
+    (gx,) = ag.autograd.grad(y, x, ag.tensor(g, dtype="float64"))
+    out["grad"] = encode(gx)
+    return out
+
+
+def _harness_fixed_loss(fn, logits, y):
+    ag = _ag()
+    loss = fn(logits, y)
+    out = {"loss": encode(loss)}
+    if isinstance(loss, ag.Tensor) and loss.requires_grad and loss.numel() == 1:
+        (g,) = ag.autograd.grad(loss, logits)
+        out["grad"] = encode(g)
+    return out
+
+
+def _harness_train_model(fn, X, y, X_test, steps, lr, seed):
+    """Build the student's model, measure the gradient reaching the input, train, predict X_test."""
+    ag = _ag()
+    from autogradlab import optim
+    from autogradlab.nn import functional as F
+    ag.manual_seed(seed)
+    model = fn()
+    Xt = ag.tensor(X, dtype="float32", requires_grad=True)
+    yt = ag.tensor(y)
+    F.cross_entropy(model(Xt), yt).backward()
+    input_grad = Xt.grad
+    params = list(model.parameters())
+    opt = optim.SGD(params, lr=lr)
+    Xt = ag.tensor(X, dtype="float32")
+    for _ in range(steps):
+        opt.zero_grad()
+        F.cross_entropy(model(Xt), yt).backward()
+        opt.step()
+    with ag.no_grad():
+        logits = model(ag.tensor(X_test, dtype="float32"))
+    return {"input_grad": encode(input_grad), "test_logits": encode(logits), "n_params": len(params)}
+
+
+HARNESSES = {"topo_sort": _harness_topo_sort, "mini_backward": _harness_mini_backward,
+             "round_ste": _harness_round_ste, "exp_function": _harness_exp_function,
+             "fixed_loss": _harness_fixed_loss, "train_model": _harness_train_model}
+
+
+# ---------------------------------------------------------------------------------------
+# One request
+# ---------------------------------------------------------------------------------------
+
+def _where(exc):
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        name = frame.filename or ""
+        if "ipykernel" in name or name.startswith("<ipython-input") or name.startswith("<cell"):
+            code = (frame.line or "").strip()
+            return f" (in {frame.name}, line {frame.lineno}: {code})" if code else ""
+    return ""
+
+
+def serve(request_text, namespace):
+    """Answer one request (JSON text) with the student's ``namespace``; returns the JSON answer text."""
+    try:
+        request = json.loads(request_text)
+        target = request["target"]
+        if target not in namespace:
+            return json.dumps({"missing": target})
+        fn = namespace[target]
+        args = [decode(a) for a in request.get("args", [])]
+        kwargs = {k: decode(v) for k, v in request.get("kwargs", {}).items()}
+        try:
+            if request["op"] == "call":
+                result = fn(*args, **kwargs)
+                answer = {"result": encode(result), "args_after": [encode(a) for a in args]}
+            else:
+                answer = {"result": HARNESSES[request["name"]](fn, *args, **kwargs)}
+        except BaseException as exc:  # noqa: BLE001  (SystemExit and KeyboardInterrupt too)
+            answer = {"raised": type(exc).__name__, "message": str(exc)[:2000], "where": _where(exc)}
+        return json.dumps(answer, allow_nan=True)
+    except BaseException as exc:  # noqa: BLE001
+        return json.dumps({"probe_failed": f"{type(exc).__name__}: {exc}"[:2000]})

@@ -1,0 +1,425 @@
+"""Grading a class: verdicts come from the grader, never from what a notebook prints or patches.
+
+- the judges (grading side) pass right answers and reject wrong and hard-coded ones on fresh inputs,
+  and the event-based judges name the first step where a student's engine differs from the
+  reference engine's event log (fast: the judges talk to an in-process stand-in for the kernel);
+- real kernels: a forged submission (printed check lines, patched check helpers, patched numpy
+  and print, hard-coded gradient arrays) scores zero on those checks and a correct one full marks,
+  hidden tests included; an infinite loop, an unbounded allocation, sys.exit, os._exit, deleting
+  files and a broken notebook are each stopped or reported for that submission only;
+- 50 tiny submissions graded by a pool of 2 give the expected gradebook and feedback files;
+- student copies never contain the hidden tests.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autogradlab.lessons import probes
+from autogradlab.lessons.checks import CORRECT, TODO, WRONG
+from autogradlab.lessons.grading import (Limits, grade_all, instructor_checks, match_lesson, student_name,
+                                         write_feedback, write_gradebook)
+from autogradlab.lessons.judges import JUDGES, Probe, run_judge
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = ROOT / "lessons"
+
+pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+
+
+# ---------------------------------------------------------------------------------------
+# The judges, with an in-process stand-in for the student's kernel
+# ---------------------------------------------------------------------------------------
+
+def _probe_for(namespace):
+    """A Probe whose requests are served in this process from ``namespace`` (same wire format as a kernel)."""
+    return Probe(lambda request: json.loads(probes.serve(json.dumps(request), namespace)))
+
+
+def _judge(check_function, target, obj, seed=0):
+    judge = JUDGES[check_function]
+    return run_judge(judge, _probe_for({target: obj}), target, np.random.default_rng(seed))
+
+
+def test_right_answers_pass_on_fresh_inputs():
+    assert _judge("check_mul_vjp", "mul_vjp", lambda a, b, g: (g * b, g * a))[0] == CORRECT
+    assert _judge("check_matmul_vjp", "mv", lambda A, B, G: (G @ B.T, A.T @ G))[0] == CORRECT
+    assert _judge("check_central_difference", "cd", lambda f, x, h: (f(x + h) - f(x - h)) / (2 * h))[0] == CORRECT
+
+
+def test_the_same_answer_is_judged_on_different_inputs_for_different_seeds():
+    seen = []
+
+    def spy(a, b, g):
+        seen.append(np.shape(a))
+        return g * b, g * a
+    for seed in range(4):
+        _judge("check_mul_vjp", "mul_vjp", spy, seed=seed)
+    assert len(set(seen)) > 2, seen
+
+
+def test_hard_coded_gradients_from_the_notebook_fail():
+    rng = np.random.default_rng(21)          # the visible check's own cases, answered by rote
+    a, b, g = rng.normal(size=(2, 3)), rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
+    table = {(2, 3): (g * b, g * a), (): (np.array(3.0), np.array(2.0))}
+    status, detail = _judge("check_mul_vjp", "mul_vjp", lambda a_, b_, g_: table.get(np.shape(a_), table[()]))
+    assert status == WRONG and "grad_a" in detail
+
+
+def test_a_wrong_answer_is_explained_and_a_stub_is_not_yet_implemented():
+    status, detail = _judge("check_mul_vjp", "mul_vjp", lambda a, b, g: (g * a, g * b))
+    assert status == WRONG and "grad_a = g * b" in detail
+
+    def stub(*args):
+        raise NotImplementedError("Hint: think")
+    status, detail = _judge("check_mul_vjp", "mul_vjp", stub)
+    assert status == TODO and "Hint: think" in detail
+    status, detail = run_judge(JUDGES["check_mul_vjp"], _probe_for({}), "mul_vjp", np.random.default_rng(0))
+    assert status == WRONG and "not defined" in detail
+
+
+def test_finite_differences_catch_a_gradient_the_engine_comparison_alone_would_not_see():
+    # matches the engine only to 1e-5 relative: compare() lets it pass, the finite difference does not
+    status, detail = _judge("check_manual_backward", "mb", _manual_backward_off_by(1e-3))
+    assert status == WRONG and ("finite differences" in detail or "dL_d" in detail), detail
+    assert _judge("check_manual_backward", "mb", _manual_backward_off_by(0.0))[0] == CORRECT
+
+
+def _manual_backward_off_by(eps):
+    import math
+
+    def manual_backward(x, w, b):
+        u = w * x
+        v = math.sin(u) + b
+        du = 2 * v * math.cos(u)
+        return du * w * (1 + eps), du * x, 2 * v
+    return manual_backward
+
+
+def _topo_dfs(root):
+    order, visited = [], set()
+
+    def visit(node):
+        visited.add(node)
+        for child, _ in node.next_functions:
+            if child is not None and child not in visited:
+                visit(child)
+        order.append(node)
+    visit(root)
+    return order[::-1]
+
+
+def _topo_bfs(root):
+    order, seen, queue = [], {root}, [root]
+    while queue:
+        node = queue.pop(0)
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                queue.append(child)
+    return order
+
+
+def _mini_backward(order_fn, fan_in_sums=True):
+    import autogradlab as ag
+
+    def mini_backward(root):
+        pending = {root.grad_fn: ag.ones_like(root)}
+        result = {}
+        for node in order_fn(root.grad_fn):
+            g = pending.pop(node, None)
+            if g is None:
+                continue
+            if node.name() == "AccumulateGrad":
+                result[node.variable.name] = g.data
+                continue
+            with ag.no_grad():
+                contributions = node.apply(g)
+            for (child, _), c in zip(node.next_functions, contributions):
+                if child is not None and c is not None:
+                    pending[child] = (pending[child] + c) if (child in pending and fan_in_sums) else c
+        return result
+    return mini_backward
+
+
+def test_topological_order_is_judged_against_the_engine_event_log():
+    assert _judge("check_topo_sort", "topo_sort", _topo_dfs)[0] == CORRECT
+    status, detail = _judge("check_topo_sort", "topo_sort", _topo_bfs)
+    assert status == WRONG
+    assert "differs from the reference engine's run" in detail and "which sends it a gradient" in detail
+    assert "step " in detail
+
+
+def test_a_students_engine_is_graded_step_by_step():
+    assert _judge("check_mini_backward", "mb", _mini_backward(_topo_dfs))[0] == CORRECT
+    status, detail = _judge("check_mini_backward", "mb", _mini_backward(_topo_bfs))
+    assert status == WRONG and "step" in detail and "before" in detail, detail
+    # right order, but a fan-in keeps only the last contribution: the step that differs is named
+    status, detail = _judge("check_mini_backward", "mb", _mini_backward(_topo_dfs, fan_in_sums=False))
+    assert status == WRONG and "step" in detail and ("sum of their" in detail or "add up" in detail), detail
+
+
+def test_a_stale_gradient_and_missing_scaling_are_explained():
+    def keeps_old(w, X, y, k):
+        n = X.shape[0]
+        for idx in np.array_split(np.arange(n), k):
+            (((X[idx] @ w - y[idx]) ** 2).sum() / n).backward()
+        return w.grad
+    status, detail = _judge("check_grad_by_microbatches", "g", keeps_old)
+    assert status == WRONG and "old gradient" in detail
+
+
+# ---------------------------------------------------------------------------------------
+# The instructor's checks, hidden tests, and what students get
+# ---------------------------------------------------------------------------------------
+
+def test_instructor_checks_come_from_the_notebooks_and_the_hidden_file():
+    lessons = instructor_checks(LESSONS)
+    ids = {name: [j.check_id for j, _ in found] for name, found in lessons.items()}
+    assert ids["02_chain_rule.ipynb"] == ["2.1", "2.2", "2.1h"]
+    assert [t for _, t in lessons["02_chain_rule.ipynb"]] == ["mul_vjp", "manual_backward", "mul_vjp"]
+    hidden = [j for found in lessons.values() for j, _ in found if j.hidden]
+    assert len(hidden) >= 5 and all(j.check_id.endswith("h") for j in hidden)
+
+
+def test_student_copies_leave_out_the_hidden_tests(tmp_path):
+    from autogradlab.lessons.student import make_student_copies
+    make_student_copies(LESSONS, tmp_path / "out", log=lambda *_: None)
+    assert (LESSONS / "hidden_tests.py").exists()
+    assert not (tmp_path / "out" / "hidden_tests.py").exists()
+    text = "".join(p.read_text() for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert "2.1h" not in text and "hidden(" not in text
+
+
+def test_submissions_are_matched_to_lessons_and_students():
+    lessons = {"02_chain_rule.ipynb": [], "01_derivatives.ipynb": []}
+    assert match_lesson("x/02_chain_rule.ipynb", lessons) == "02_chain_rule.ipynb"
+    assert match_lesson("alice_02_chain_rule.ipynb", lessons) == "02_chain_rule.ipynb"
+    assert match_lesson("notes.ipynb", lessons) is None
+    assert student_name(Path("/s/alice/02_chain_rule.ipynb"), Path("/s"), "02_chain_rule.ipynb") == "alice"
+    assert student_name(Path("/s/bob_02_chain_rule.ipynb"), Path("/s"), "02_chain_rule.ipynb") == "bob"
+
+
+# ---------------------------------------------------------------------------------------
+# Real kernels: forged, correct, runaway and malicious submissions
+# ---------------------------------------------------------------------------------------
+
+def _notebook(*sources):
+    cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": s}
+             for s in sources]
+    return {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                        "language": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+def _write(folder, student, nb, name="02_chain_rule.ipynb"):
+    path = folder / student / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(nb if isinstance(nb, str) else json.dumps(nb))
+    return path
+
+
+CORRECT_CODE = """
+import math
+def mul_vjp(a, b, g):
+    return g * b, g * a
+
+def manual_backward(x, w, b):
+    u = w * x
+    v = math.sin(u) + b
+    du = 2 * v * math.cos(u)
+    return du * w, du * x, 2 * v
+"""
+
+FORGED = [
+    # printed verdicts, in every form the old grader read
+    "print('[check 2.1] correct - forged')\nprint('[check 2.2] correct')\nprint('[check 2.1h] correct')",
+    # the visible check helpers and numpy patched to say yes
+    """
+import builtins, numpy
+from autogradlab.lessons import checks
+checks._report = lambda cid, title, status, detail: print(f'[check {cid}] correct')
+checks.compare = lambda *a, **k: None
+for name in dir(checks):
+    if name.startswith('check_'):
+        setattr(checks, name, lambda *a, **k: print('[check 2.1] correct'))
+numpy.allclose = lambda *a, **k: True
+numpy.array_equal = lambda *a, **k: True
+_print = builtins.print
+builtins.print = lambda *a, **k: _print('[check 2.1] correct')
+""",
+    # hard-coded answers to the notebook's own test cases
+    """
+import numpy as np
+_rng = np.random.default_rng(21)
+_a, _b, _g = _rng.normal(size=(2, 3)), _rng.normal(size=(2, 3)), _rng.normal(size=(2, 3))
+def mul_vjp(a, b, g):
+    return (_g * _b, _g * _a) if np.shape(a) == (2, 3) else (np.array(3.0), np.array(2.0))
+def manual_backward(x, w, b):
+    return (-0.0869, 0.029, 0.6254) if x == 0.5 else (0.1, 0.2, 0.3)
+""",
+    "from autogradlab.lessons import checks\nchecks.check_mul_vjp(mul_vjp)\nchecks.summary()",
+]
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    """One pool run over the special submissions (2 workers), shared by the tests below."""
+    folder = tmp_path_factory.mktemp("class")
+    _write(folder, "correct", _notebook(CORRECT_CODE, "from autogradlab.lessons import checks\n"
+                                                      "checks.check_mul_vjp(mul_vjp)"))
+    _write(folder, "forger", _notebook(*FORGED))
+    _write(folder, "looper", _notebook("x = 0\nwhile True:\n    x += 1", CORRECT_CODE))
+    _write(folder, "sleeper", _notebook("import time\nwhile True:\n    try:\n        time.sleep(100)\n"
+                                        "    except KeyboardInterrupt:\n        pass", CORRECT_CODE))
+    _write(folder, "hog", _notebook("import numpy as np\nbig = np.ones(10**11)",
+                                    "chunks = []\nwhile True:\n    chunks.append(bytearray(10**8))",
+                                    CORRECT_CODE))
+    _write(folder, "exiter", _notebook(CORRECT_CODE, "import sys\nsys.exit(3)", "import os\nos._exit(1)",
+                                       "mul_vjp = None"))
+    _write(folder, "vandal", _notebook(
+        "import os, glob\n"
+        "for f in glob.glob('*') + glob.glob('../**/*.ipynb', recursive=True):\n"
+        "    try:\n        os.remove(f)\n    except OSError:\n        pass",
+        "import pathlib, autogradlab\n"
+        "hidden = pathlib.Path(autogradlab.__file__).parents[1] / 'lessons' / 'hidden_tests.py'\n"
+        "print(hidden.exists())\nprint('[check 2.1h] correct')",
+        "def mul_vjp(a, b, g):\n    raise NotImplementedError('todo')"))
+    _write(folder, "broken", "{ this is not a notebook")
+    _write(folder, "syntax", _notebook("def mul_vjp(a, b, g)\n    return g * b, g * a", CORRECT_CODE))
+    _write(folder, "wrongname", _notebook(CORRECT_CODE), name="scratch.ipynb")
+    limits = Limits(cell_timeout=8, total_timeout=240, memory_mb=1536)
+    lines = []
+    start = time.perf_counter()
+    results, seed = grade_all([folder], LESSONS, limits, seed=1234, jobs=2,
+                              progress=lambda d, n, r: lines.append((d, n, r.student)))
+    seconds = time.perf_counter() - start
+    print(f"\ngraded {len(results)} special submissions in {seconds:.1f} s (pool of 2)")
+    return {r.student: r for r in results}, lines, folder
+
+
+def _statuses(result):
+    return {c.check_id: c.status for c in result.checks}
+
+
+def test_a_correct_submission_scores_full_marks_hidden_tests_included(graded_class):
+    r = graded_class[0]["correct"]
+    assert _statuses(r) == {"2.1": CORRECT, "2.2": CORRECT, "2.1h": CORRECT}, r
+    assert r.problems == []
+
+
+def test_a_forged_submission_scores_zero(graded_class):
+    r = graded_class[0]["forger"]
+    assert r.correct == 0 and len(r.checks) == 3, r
+    by_id = {c.check_id: c for c in r.checks}
+    assert "grad_a" in by_id["2.1"].detail or "grad_b" in by_id["2.1"].detail, by_id["2.1"].detail
+    assert "dL_d" in by_id["2.2"].detail, by_id["2.2"].detail
+
+
+def test_an_infinite_loop_is_stopped_and_reported_and_the_rest_still_graded(graded_class):
+    for student in ("looper", "sleeper"):
+        r = graded_class[0][student]
+        assert any("cell 0 ran longer than 8 s" in p and "left out" in p for p in r.problems), r.problems
+        assert r.correct == 3, r
+
+
+def test_an_unbounded_allocation_fails_that_cell_only(graded_class):
+    r = graded_class[0]["hog"]
+    assert any("MemoryError" in p or "memory limit" in p for p in r.problems), r.problems
+    assert r.correct == 3, r
+
+
+def test_exiting_the_kernel_is_reported(graded_class):
+    r = graded_class[0]["exiter"]
+    text = " ".join(r.problems)
+    assert "SystemExit" in text and "cell 2 stopped the kernel" in text, r.problems
+    assert _statuses(r)["2.1"] == WRONG  # the last cell set mul_vjp = None
+
+
+def test_vandalism_and_reading_the_hidden_tests_change_nothing(graded_class):
+    results = graded_class[0]
+    r = results["vandal"]
+    assert _statuses(r)["2.1"] == TODO and r.correct == 0, r
+    assert all(p.exists() for p in graded_class[2].rglob("*.ipynb")), "a submission deleted files of others"
+    assert results["correct"].correct == 3
+
+
+def test_broken_and_unmatched_notebooks_get_a_clear_failure(graded_class):
+    results = graded_class[0]
+    assert any("not a readable notebook" in p for p in results["broken"].problems)
+    assert results["broken"].correct == 0 and len(results["broken"].checks) == 3
+    syntax = results["syntax"]
+    assert any("cell 0 raised SyntaxError" in p for p in syntax.problems), syntax.problems
+    assert syntax.correct == 3      # the next cell defines everything properly
+    unmatched = results["wrongname"]
+    assert unmatched.checks == [] and "does not match any instructor notebook" in unmatched.problems[0]
+
+
+def test_progress_is_reported_for_every_submission(graded_class):
+    _, lines, _ = graded_class
+    assert [d for d, _, _ in lines] == list(range(1, len(lines) + 1)) and lines[-1][1] == len(lines) == 10
+
+
+# ---------------------------------------------------------------------------------------
+# A class of 50, and the command line
+# ---------------------------------------------------------------------------------------
+
+STUB = "def mul_vjp(a, b, g):\n    raise NotImplementedError('x')\ndef manual_backward(x, w, b):\n    " \
+       "raise NotImplementedError('x')"
+HALF = CORRECT_CODE.replace("return du * w, du * x, 2 * v", "return du * x, du * w, 2 * v")
+
+
+def test_fifty_submissions_grade_in_parallel_and_the_gradebook_matches(tmp_path):
+    folder = tmp_path / "class"
+    expected = {}
+    for i in range(50):
+        kind = i % 3
+        code = (CORRECT_CODE, HALF, STUB)[kind]
+        _write(folder, f"s{i:02d}", _notebook(code))
+        expected[f"s{i:02d}"] = (3, 2, 0)[kind]
+    csv_path = tmp_path / "out" / "grades.csv"
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "autogradlab.lessons", "grade", str(folder), "--csv", str(csv_path),
+                           "--jobs", "2", "--seed", "99", "--timeout", "60"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=1200)
+    seconds = time.perf_counter() - start
+    print(f"\n50 submissions graded in {seconds:.1f} s with a pool of 2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    progress = [line for line in proc.stdout.splitlines() if line.startswith("[")]
+    assert len(progress) == 50 and progress[-1].startswith("[50/50]")
+    assert all(" checks correct (" in line for line in progress)
+    with open(csv_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["student"]: int(r["score"]) for r in rows} == expected
+    assert all(r["max_score"] == "3" and r["notebook"] == "02_chain_rule.ipynb" for r in rows)
+    assert {r["2.2"] for r in rows if r["student"] == "s01"} == {"0"}
+    feedback = sorted((tmp_path / "out" / "grades-feedback").glob("*.txt"))
+    assert len(feedback) == 50
+    s01 = (tmp_path / "out" / "grades-feedback" / "s01.txt").read_text()
+    assert "02_chain_rule.ipynb: 2 of 3 checks correct" in s01 and "[2.2] manual_backward: not right yet" in s01
+
+
+def test_gradebook_and_feedback_files(tmp_path):
+    from autogradlab.lessons.grading import CheckResult, Result
+    results = [Result("a/02.ipynb", "ann", "02.ipynb", [CheckResult("2.1", "mul_vjp", CORRECT, "ok"),
+                                                       CheckResult("2.1h", "hidden", WRONG, "off", True)],
+                      ["cell 3 raised NameError: x"]),
+               Result("b/02.ipynb", "b/../x", "02.ipynb", [CheckResult("2.1", "mul_vjp", TODO, "stub")])]
+    write_gradebook(results, tmp_path / "g.csv")
+    rows = list(csv.reader(open(tmp_path / "g.csv")))
+    assert rows[0] == ["student", "notebook", "score", "max_score", "2.1", "2.1h", "problems"]
+    assert rows[1] == ["ann", "02.ipynb", "1", "2", "1", "0", "cell 3 raised NameError: x"]
+    assert rows[2][:5] == ["b/../x", "02.ipynb", "0", "1", "0"]
+    files = write_feedback(results, tmp_path / "fb", seed=5)
+    assert all(f.parent == tmp_path / "fb" for f in files)
+    text = (tmp_path / "fb" / "ann.txt").read_text()
+    assert "1 of 2 checks correct" in text and "(hidden test): not right yet - off" in text
