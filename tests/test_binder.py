@@ -40,7 +40,7 @@ def test_requirements_are_pinned_and_cpu_only():
     names = {re.split(r"[=\[]", r)[0].lower() for r in reqs}
     assert not any(n.startswith("cupy") for n in names), "Binder has no GPU: no cupy"
     assert "torch" not in names
-    for needed in ("numpy", "matplotlib", "ipywidgets", "graphviz", "jupyterlab", "pytest", "nbval"):
+    for needed in ("numpy", "matplotlib", "ipywidgets", "anywidget", "graphviz", "jupyterlab", "pytest", "nbval"):
         assert needed in names, f"binder/requirements.txt lacks {needed}"
 
 
