@@ -169,6 +169,7 @@ def play_backward(root, gradient=None, retain_graph=None, create_graph=False, in
             error = exc
     model = model_of_backward(root, tracer.tape, prepared)
     player_kwargs.setdefault("phase", "backward" if model.pass_starts else "all")
+    player_kwargs.setdefault("title", "backward pass" if model.pass_starts or error is None else "backward (raised)")
     return play(model, error=error, **player_kwargs)
 
 

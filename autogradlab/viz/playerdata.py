@@ -26,6 +26,7 @@ from .render import Display, fmt
 __all__ = ["PHASES", "player_data", "tape_names"]
 
 PHASES = ("backward", "forward", "all")
+_TITLES = {"backward": "backward pass", "forward": "forward pass", "all": "forward and backward"}
 FORMAT = "autogradlab-player"
 VERSION = 2
 
@@ -139,10 +140,13 @@ def player_data(source, *, phase=None, error=None, names=None, max_nodes: int = 
         caps = [_rename(c, model, names) for c in caps]
     err = captions.error_caption(hi + 1, error)[1] if error is not None else None
     first_bw = model.pass_starts[0] if model.pass_starts else len(model.events)
+    static = model.static     # a walked graph's state before the tape starts (play_backward, draw(tensor))
+    initial = {"freed": sorted(static.freed) if static is not None else [],
+               "grads": {str(t): ev._enc(v) for t, v in sorted(static.grads.items())} if static is not None else {}}
     return {
-        "format": FORMAT, "version": VERSION, "title": title or f"{phase} pass",
+        "format": FORMAT, "version": VERSION, "title": title or _TITLES[phase],
         "phase": phase, "start": lo, "end": hi, "error": err,
-        "events": events, "captions": caps,
+        "events": events, "captions": caps, "initial": initial,
         "nodes": nodes, "edges": edges, "edge_of": edge_of, "tensor_node": tensor_node,
         "has_forward": any(isinstance(e, ev.OpRecorded) for e in model.events), "first_backward": first_bw,
         "note": disp.note(), "rankdir": rankdir, "height": height, "speed": speed,

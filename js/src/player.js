@@ -94,8 +94,8 @@ function clip(text, n) {
 export function fold(data, upto) {
   const ev = data.events;
   const s = {
-    step: upto, inPass: false, ran: new Set(), pruned: new Set(), freed: new Set(), recorded: new Set(),
-    grads: {}, buffers: {}, nodeGrad: {}, current: null, edge: null, acc: null, event: upto >= 0 ? ev[upto] : null,
+    step: upto, inPass: false, ran: new Set(), pruned: new Set(), freed: new Set((data.initial || {}).freed || []),
+    recorded: new Set(), grads: { ...((data.initial || {}).grads || {}) }, buffers: {}, nodeGrad: {}, current: null, edge: null, acc: null, event: upto >= 0 ? ev[upto] : null,
   };
   for (let k = 0; k <= upto && k < ev.length; k++) {
     const e = ev[k];
@@ -564,7 +564,7 @@ export function mount(container, data, options = {}) {
     box.dataset.error = String(err);
   });
 
-  show(data.initial !== undefined ? data.initial : lo, false);
+  show(data.initialStep !== undefined ? data.initialStep : lo, false);
   if (typeof ResizeObserver !== "undefined") {
     let w0 = 0;
     new ResizeObserver(() => { if (ready && graph.clientWidth && graph.clientWidth !== w0) { w0 = graph.clientWidth; fit(false); } }).observe(graph);
@@ -590,7 +590,7 @@ function CSS_escape(s) {
 function render({ model, el: container }) {
   const data = { ...model.get("data") };
   data.height = model.get("height") || data.height;
-  data.initial = model.get("step");
+  data.initialStep = model.get("step");
   const player = mount(container, data, {
     onStep: (k) => {
       try {                       // keeps working when the kernel is gone: the sync just fails quietly

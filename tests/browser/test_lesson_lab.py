@@ -12,6 +12,37 @@ import pytest
 from .conftest import REPO, artifact
 
 
+def blank(lesson):
+    nb = nbformat.read(REPO / "lessons" / f"{lesson}.ipynb", as_version=4)
+    for cell in nb.cells:                      # start from a blank notebook, as a student would
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return nb
+
+
+def test_lesson_06_steps_through_freeing_and_the_second_backward_error(lab):
+    opened = lab(blank("06_memory"))
+    opened.run_all()
+    opened.assert_ran_cleanly()
+    page = opened.page
+    page.locator(".agl-player[data-ready='1']").nth(1).wait_for()
+    first, second = page.locator(".agl-player").nth(0), page.locator(".agl-player").nth(1)
+    first.locator(".agl-jump[data-kind='SavedFreed']").click()
+    page.wait_for_function("(el) => el.querySelectorAll('g.agl-node.agl-freed').length === 1",
+                           arg=first.element_handle())
+    assert first.locator(".agl-caption").text_content().split(":")[0].endswith("SavedFreed")
+    first.focus()
+    page.keyboard.press("End")
+    assert first.locator("g.agl-node.agl-freed").count() >= 2     # every op that saved something
+    second.focus()
+    page.keyboard.press("End")
+    page.wait_for_function("(el) => el.querySelector('.agl-caption').textContent.includes('RuntimeError')",
+                           arg=second.element_handle())
+    assert "retain_graph=True" in second.locator(".agl-caption").text_content()
+    assert second.locator("g.agl-node.agl-freed").count() >= 2    # the graph it refused is already freed
+    second.screenshot(path=str(artifact("06_memory-error-player.png")))
+
+
 @pytest.mark.parametrize("lesson", ["02_chain_rule", "03_topological_order"])
 def test_lesson_runs_cleanly_in_lab(graphviz_dot, lab, lesson):
     nb = nbformat.read(REPO / "lessons" / f"{lesson}.ipynb", as_version=4)
