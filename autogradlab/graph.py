@@ -18,7 +18,7 @@ from collections import namedtuple
 from .grad_mode import state
 from .tensor import Tensor
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "GradientEdge",
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedParam", "RemovableHandle", "GradientEdge",
            "get_gradient_edge", "saved_tensors_hooks", "FREED_MESSAGE"]
 
 _node_counter = itertools.count()
@@ -139,6 +139,26 @@ class SavedTensor:
             return t
         node = self.node_ref()
         return Tensor._make(self.data, node is not None, node)
+
+
+class SavedParam:
+    """A non-tensor an op keeps for its backward (the indices of an index op): nothing can change
+    it in place, but it is released with the saved tensors, as PyTorch releases its saved indices."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def nbytes(self) -> int:
+        parts = self.value if isinstance(self.value, tuple) else (self.value,)
+        return sum(int(getattr(p, "nbytes", 0)) for p in parts)
+
+    def check_version(self, node, name):
+        pass
+
+    def unpack_tensor(self):
+        return self.value
 
 
 class Node:

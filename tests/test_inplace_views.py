@@ -130,3 +130,37 @@ def test_views_of_views_and_grad_with_a_rebased_view_as_root_match_torch():
         g, = lib.autograd.grad(v, [x], lib.ones(2, dtype=lib.float64))
         return g.tolist()
     assert _both(program) == [[0.0, 0.5], [0.0, 2.0]]
+
+
+def test_fill_and_zero_save_nothing_so_a_second_backward_through_them_works_like_torch():
+    def program(lib):
+        x, = _leaves(lib, [1.0, 2.0])
+        t = x + 0.0
+        t.fill_(3.0)
+        (t + 1.0).sum().backward()     # frees what was saved on the way (nothing at all here)
+        u = t.T                        # (a view taken after: fine)
+        (u + x).sum().backward()
+        return _grads(x)
+    assert _both(program) == [[1.0, 1.0]]
+
+
+def test_a_second_backward_through_an_array_index_raises_like_torch_which_saved_the_indices():
+    import torch
+    for lib in (ag, torch):
+        x, = _leaves(lib, [1.0, 2.0, 3.0])
+        y = x[[0, 0, 2]]
+        y.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            y.sum().backward()
+
+
+def test_0d_transpose_and_0d_max_along_dim_match_torch():
+    def program(lib):
+        x, = _leaves(lib, 2.0)
+        t = x * 1
+        values = t.max(0).values
+        values.fill_(5.0)              # a new tensor, not a view of t: allowed
+        out = t.transpose(0, -1) * values
+        out.backward()
+        return _grads(x) + [out.item()]
+    assert _both(program) == [5.0, 10.0]

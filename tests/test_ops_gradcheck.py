@@ -322,9 +322,10 @@ COMPOSITE_CASES: dict[str, list[Case]] = {
                 C(_inplace("div_"), normal(2, 3), nonzero(2, 3), id="div_"),
                 C(_inplace("mul_", 3.0), normal(2, 3), id="mul_-number"),
                 C(_inplace("clamp_", -0.5, 0.5), away_from_bounds(3, 4), id="clamp_"),
-                C(_fill, normal(2, 3), normal(2, 3), id="fill_"),
-                C(_zero, normal(2, 3), normal(2, 3), id="zero_")],
+                C(lambda m, x, v: (x * 1).fill_(v) * x, normal(3), normal(), id="fill_-0d-tensor")],
 }
+CASES["fill"] = [C(_fill, normal(2, 3), normal(2, 3), id="fill_"),
+                 C(_zero, normal(2, 3), normal(2, 3), id="zero_")]
 
 NONDIFFERENTIABLE_CASES: dict[str, Callable] = {
     "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,

@@ -12,6 +12,7 @@ from ..backend import partial_overlap, xp_of
 from ..grad_mode import no_grad, state
 from ..tensor import Tensor
 from . import elementwise as E
+from .registry import apply, defop
 
 
 def _check(self, opname):
@@ -126,7 +127,15 @@ def fill_(self, value):
 
 
 def _fill(self, value, opname):
-    def filled(a):
+    if not isinstance(value, Tensor):     # a number: the FILL op, which saves nothing (as PyTorch's)
+        return inplace(self, opname, lambda a: apply(FILL, (a,), {"value": value}))
+
+    def filled(a):                        # a 0-d tensor value gets the gradient: where(True, value, a)
         everywhere = Tensor._make(xp_of(a.data).ones(a.shape, dtype=bool), False, None, a.device)
-        return E.where(everywhere, E.as_tensor_like(value, a), a)
+        return E.where(everywhere, value, a)
     return inplace(self, opname, filled)
+
+
+FILL = defop("fill", ("self",), math="value everywhere;  da = 0",
+             forward=lambda xp, a, value: xp.full_like(a, value),
+             vjp=lambda g, ctx: (g * 0,), formulas=("0",))

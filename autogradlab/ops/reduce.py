@@ -6,6 +6,7 @@ import builtins
 import operator
 from collections import namedtuple
 
+from ..backend import xp_of
 from ..tensor import Tensor
 from .elementwise import maximum, minimum, where
 from .registry import apply, defop
@@ -154,6 +155,8 @@ MinResult = namedtuple("min", ["values", "indices"])
 
 
 def _at_indices_forward(xp, a, indices, dim, keepdim):
+    if a.ndim == 0:   # max(dim=0) of a 0-d tensor: the element itself (a new tensor, not a view)
+        return a.copy()
     picked = xp.take_along_axis(a, xp.expand_dims(indices, dim) if not keepdim else indices, axis=dim)
     return picked if keepdim else picked.squeeze(axis=dim)
 
@@ -162,6 +165,8 @@ def _at_indices_vjp(g, ctx):
     # all of g goes to the index the forward returned (one per slice), as in PyTorch
     from .elementwise import eq
     shape, dim = ctx._input_shapes[0], ctx.dim
+    if not shape:
+        return (g, None)
     indices = ctx.indices if ctx.keepdim else ctx.indices.unsqueeze(dim)
     positions = arange_along(shape, dim, indices.device)
     return (eq(positions, indices).to(g.dtype) * expand_back(g, shape, (dim,), ctx.keepdim), None)
@@ -185,10 +190,10 @@ MIN_DIM = defop("min_dim", ("self", "indices"), save=("indices",),
 def _extreme_with_indices(a, dim, keepdim, op, arg, result_type):
     d = single_dim(dim, a.ndim, result_type.__name__)
     if a.ndim == 0:  # a 0-d tensor accepts dim 0 / -1: its one element, at index 0
-        values, indices = _extreme_with_indices(a.reshape(1), 0, True, op, arg, result_type)
-        return result_type(values.reshape(()), indices.reshape(()))
-    _check_not_empty(result_type.__name__, a, (d,))
-    idx = getattr(a.data, arg)(axis=d, keepdims=bool(keepdim)).astype("int64")  # the first of ties
+        idx = xp_of(a.data).zeros((), dtype="int64")
+    else:
+        _check_not_empty(result_type.__name__, a, (d,))
+        idx = getattr(a.data, arg)(axis=d, keepdims=bool(keepdim)).astype("int64")  # the first of ties
     indices = Tensor._make(idx, False, None, a.device)
     return result_type(apply(op, (a, indices), {"dim": d, "keepdim": bool(keepdim)}), indices)
 

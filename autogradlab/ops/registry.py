@@ -23,7 +23,7 @@ import numpy
 
 from ..backend import xp_for
 from ..grad_mode import state
-from ..graph import Node, SavedTensor
+from ..graph import Node, SavedParam, SavedTensor
 from ..tensor import Tensor
 
 __all__ = ["OpDef", "defop", "apply", "REGISTRY"]
@@ -35,7 +35,8 @@ _CPU_XP = xp_for("cpu")  # numpy (or the strict test backend): looked up once
 class OpDef:
     """A differentiable op: forward on arrays + VJP in Tensor ops + its math in words.
 
-    ``save`` names what the VJP reads back: input names and/or ``"result"``;
+    ``save`` names what the VJP reads back: input names and/or ``"result"`` (or a parameter's
+    name: it is then released with the saved tensors, so a second backward raises as in PyTorch);
     ``save_if={"self": 1}`` keeps ``self`` only when input 1 needs a gradient
     (``a * b`` needs ``a`` only for ``db``), as PyTorch saves only what it needs;
     ``"result"`` may be conditional too.
@@ -45,7 +46,7 @@ class OpDef:
     """
 
     __slots__ = ("name", "node_name", "inputs", "save", "forward", "vjp", "formulas", "math",
-                 "view", "differentiable", "save_inputs", "save_result")
+                 "view", "differentiable", "save_inputs", "save_result", "save_params")
 
     def __init__(self, name, inputs, forward, vjp, save=(), formulas=None, math="", view=False, save_if=None):
         self.name = name
@@ -60,7 +61,9 @@ class OpDef:
         self.view = view
         # (name, input position, the input whose gradient needs it or None for "always")
         save_if = save_if or {}
-        self.save_inputs = tuple((n, self.inputs.index(n), save_if.get(n)) for n in self.save if n != "result")
+        self.save_inputs = tuple((n, self.inputs.index(n), save_if.get(n)) for n in self.save if n in self.inputs)
+        # parameters kept like saved tensors (an index op's indices, as PyTorch keeps them): freed with them
+        self.save_params = tuple(n for n in self.save if n != "result" and n not in self.inputs)
         # False, or (the input whose gradient needs the result, or None for "always")
         self.save_result = "result" in self.save and (save_if.get("result"),)
 
@@ -169,6 +172,8 @@ def apply(op: OpDef, inputs, params=None):
     if op.save:
         saved = {name: SavedTensor(inputs[i]) for name, i, needed_by in op.save_inputs
                  if needed_by is None or inputs[needed_by]._requires_grad}
+        for name in op.save_params:
+            saved[name] = SavedParam(params[name])
         if op.save_result and (op.save_result[0] is None or inputs[op.save_result[0]]._requires_grad):
             saved["result"] = SavedTensor(out, node)
         node._saved = saved

@@ -65,7 +65,7 @@ GETITEM = defop("getitem", ("self",), math="a[index] (ints, slices, None, ...: a
                 vjp=_index_vjp, formulas=("1 at index",))
 
 # integer / bool array indexing copies (not a view, as in PyTorch), and an index may repeat
-INDEX = defop("index", ("self",),
+INDEX = defop("index", ("self",), save=("index",),
               math="a[index] (integer/bool arrays: a copy);  da = zeros with g added at index (repeats add up)",
               forward=lambda xp, a, index, advanced: a[index],
               vjp=_index_vjp, formulas=("1 at index",))
@@ -134,6 +134,8 @@ def flatten(a, start_dim=0, end_dim=-1):
 def transpose(a, dim0, dim1):
     """Swap two dims."""
     d0, d1 = (normalize_dims(d, a.ndim, "transpose")[0] for d in (dim0, dim1))
+    if a.ndim == 0:   # dims 0 / -1 of a 0-d tensor, as in PyTorch: nothing to swap
+        return reshape(a, ())
     return apply(TRANSPOSE, (a,), {"dim0": d0, "dim1": d1})
 
 
