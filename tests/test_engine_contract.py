@@ -305,7 +305,7 @@ def test_non_tensor_roots_and_seeds_raise_type_errors():
 def test_a_python_list_as_the_gradient_says_it_must_be_a_tensor_and_changes_nothing():
     """The issue's repro: one root of shape (3,) and the list [1., 1., 1.] used to be read as three
     gradients ("got 1 tensor(s) but 3 gradient(s)"); torch raises a TypeError about the float."""
-    import torch
+    torch = import_torch()
     x = leaf([1.0, 2.0, 3.0])
     x.grad = ag.tensor([5.0, 5.0, 5.0], dtype=ag.float64)
     y = x * 2

@@ -47,8 +47,9 @@ import numpy as np
 import pytest
 
 import autogradlab as ag
+from conftest import import_torch
 
-torch = pytest.importorskip("torch")
+torch = import_torch()
 
 COUNT = int(os.environ.get("AUTOGRADLAB_FUZZ_COUNT", "500"))
 SEED = int(os.environ.get("AUTOGRADLAB_FUZZ_SEED", "0"))

@@ -2,6 +2,7 @@
 import pytest
 
 import autogradlab as ag
+from conftest import import_torch
 
 
 def test_inplace_into_a_slice_of_a_constant_with_a_grad_requiring_operand_raises():
@@ -30,7 +31,7 @@ def test_inplace_on_a_fresh_non_leaf_records_the_history():
 
 
 def test_full_integer_indexing_returns_a_view_like_torch():
-    import torch
+    torch = import_torch()
     for lib in (ag, torch):
         b = lib.tensor([[1.0, 2.0], [3.0, 4.0]])
         v, row, last = b[1, 1], b[-1], b[-1][-1]
@@ -42,7 +43,7 @@ def test_full_integer_indexing_returns_a_view_like_torch():
 @pytest.mark.parametrize("case", ["row-of-itself", "element-of-itself", "transpose-of-itself"])
 @pytest.mark.parametrize("grad", [True, False])
 def test_an_operand_that_partly_aliases_the_target_is_refused_like_torch(case, grad):
-    import torch
+    torch = import_torch()
     for lib in (torch, ag):
         x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], requires_grad=grad)
         with lib.no_grad():
@@ -61,7 +62,7 @@ def test_an_operand_that_partly_aliases_the_target_is_refused_like_torch(case, g
 
 def _both(program):
     """Run ``program(lib)`` with autogradlab and with torch; both results must agree."""
-    import torch
+    torch = import_torch()
     ours, theirs = program(ag), program(torch)
     assert ours == theirs, (ours, theirs)
     return ours
@@ -145,7 +146,7 @@ def test_fill_and_zero_save_nothing_so_a_second_backward_through_them_works_like
 
 
 def test_a_second_backward_through_an_array_index_raises_like_torch_which_saved_the_indices():
-    import torch
+    torch = import_torch()
     for lib in (ag, torch):
         x, = _leaves(lib, [1.0, 2.0, 3.0])
         y = x[[0, 0, 2]]
