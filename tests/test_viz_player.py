@@ -303,3 +303,26 @@ def test_committed_bundle_equals_a_fresh_npm_build(tmp_path):
         assert res.returncode == 0, f"npm {' '.join(cmd)} failed:\n{res.stdout}\n{res.stderr}"
     assert out.read_bytes() == BUNDLE.read_bytes(), \
         "autogradlab/viz/static/player.js differs from what js/ builds: run `cd js && npm ci && npm run build`"
+
+
+def test_a_backward_only_tape_draws_the_whole_graph_from_the_engines_plan():
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    w = ag.tensor([3.0, 4.0], requires_grad=True, name="w")
+    L = (x * w).exp().sum()                  # recorded outside the trace
+    with ag.trace() as tape:
+        L.backward(inputs=[x])
+    assert not tape.of_kind("OpRecorded")
+    plan = tape.of_kind("BackwardStarted")[0].plan
+    d = player_data(tape)
+    by_engine = {nid: n for n in d["nodes"] for nid in n["engine_nodes"]}
+    assert set(by_engine) == {pn.node_id for pn in plan.nodes}     # every planned node is drawn
+    pruned = [pn for pn in plan.nodes if pn.status == "pruned"]
+    assert pruned and all(by_engine[pn.node_id]["lines"][0].startswith("w") for pn in pruned)
+    # every planned edge is drawn: from the receiving node's tensor to the op
+    edges = {(e["src"], e["dst"]) for e in d["edges"]}
+    outputs = {pn.node_id: pn.output.tensor_id for pn in plan.nodes}
+    for pn in plan.nodes:
+        if pn.node_name != "AccumulateGrad":
+            for child in pn.edges:
+                if child is not None:
+                    assert (d["tensor_node"][str(outputs[child])], by_engine[pn.node_id]["key"]) in edges

@@ -14,9 +14,10 @@
     p = tape.play()             # the browser player widget (same as viz.play(tape))
     viz.export_html(tape, "backward.html")  # one self-contained file, works offline
 
-The viz layer reads events only (a :class:`~autogradlab.events.Tape`); ``draw(tensor)`` and
-``play_backward(root)`` are the exceptions: they walk a live graph through the public
-introspection API (``grad_fn.name()``, ``next_functions``, ``AccumulateGrad.variable``).
+The viz layer reads events only (a :class:`~autogradlab.events.Tape`); ``draw(tensor)`` (and
+``play_backward(root)`` when the call raises before any event) is the exception: it walks a live
+graph through the public introspection API (``grad_fn.name()``, ``next_functions``,
+``AccumulateGrad.variable``).
 
 Importing this package is cheap: graphviz, ipywidgets and matplotlib load on first use.
 """
@@ -152,22 +153,27 @@ def play_backward(root, gradient=None, retain_graph=None, create_graph=False, in
                   max_elements: int | None = None, **player_kwargs):
     """Run ``root.backward(...)`` under a trace and return a player of that pass.
 
-    The graph is walked from ``root`` first (so ops recorded before the trace are drawn too). If
-    the call raises, for example a second backward without ``retain_graph=True``, the error is
-    the player's last frame instead of a traceback.
+    The graph comes from the pass's own events (the engine's plan in ``BackwardStarted`` names every
+    node, edge and pruned node, so ops recorded before the trace are drawn too). If the call raises
+    before the pass begins, for example a second backward without ``retain_graph=True``, there are no
+    events: the player then shows the graph walked from ``root`` (freed nodes grey) with the error as
+    its last frame instead of a traceback.
     """
     from .. import events as ev
-    from .model import model_of_backward, prepare_backward
+    from .model import GraphModel, model_of_tensor
 
     tracer = ev.trace() if max_elements is None else ev.trace(max_elements)
-    prepared = prepare_backward(root, tracer.tape)
     error = None
     with tracer:
         try:
             root.backward(gradient=gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
         except Exception as exc:  # noqa: BLE001  (any error of the call becomes the last frame)
             error = exc
-    model = model_of_backward(root, tracer.tape, prepared)
+    tape = tracer.tape
+    if tape.of_kind("BackwardStarted"):
+        model = GraphModel.from_events(tape.events, tape=tape)
+    else:
+        model = model_of_tensor(root)
     player_kwargs.setdefault("phase", "backward" if model.pass_starts else "all")
     player_kwargs.setdefault("title", "backward pass" if model.pass_starts or error is None else "backward (raised)")
     return play(model, error=error, **player_kwargs)

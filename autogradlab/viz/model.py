@@ -4,7 +4,8 @@ The viz layer reads events only. :class:`GraphModel` turns a :class:`~autogradla
 into tensors, ops and edges with the tape's own local ids; :class:`Fold` replays the events one
 at a time and says what each step changed (so the player redraws only what moved).
 
-The one exception is :func:`walk`, used by ``draw(tensor)`` and ``play_backward(root)``: it
+The one exception is :func:`walk`, used by ``draw(tensor)`` (and by ``play_backward(root)`` when the
+call raises before any event): it
 follows a live tensor's graph through the public introspection API (``grad_fn.name()``,
 ``grad_fn.next_functions``, ``AccumulateGrad.variable``, and autogradlab's documented node
 introspection ``op_name``, ``sequence_nr()``, ``saved_tensor_names`` and ``freed``) and synthesises the
@@ -154,6 +155,8 @@ class GraphModel:
                 m.pass_starts.append(e.step)
                 for r in e.roots:
                     m._tensor(r).root = True
+                if getattr(e, "plan", None) is not None:
+                    m._add_plan(e.plan)
             elif kind is ev.BackwardFinished:
                 depth = max(0, depth - 1)
             elif kind is ev.Seeded:
@@ -182,6 +185,25 @@ class GraphModel:
                     m._infer_op(e.node_id, e.node_name)
         m._match_pruned_leaves()
         return m
+
+    def _add_plan(self, plan):
+        """The engine's plan names every node of the pass, its output and where each input's gradient
+        goes: the whole graph, even the parts no event of the pass will touch (pruned nodes)."""
+        outputs = {pn.node_id: pn.output for pn in plan.nodes}
+        for pn in plan.nodes:
+            if pn.node_name == "AccumulateGrad":
+                self._link(pn.node_id, pn.output, acc=True)
+                continue
+            self._link(pn.node_id, pn.output, pn.node_name)
+            op = self.ops.get(pn.node_id)
+            if op is None or not op.inferred:
+                continue
+            for i, child in enumerate(pn.edges):
+                ref = outputs.get(child) if child is not None else None
+                if ref is not None and i not in op.inputs:
+                    self._tensor(ref)
+                    op.inputs[i] = ref.tensor_id
+                    self.consumers.setdefault(ref.tensor_id, []).append((pn.node_id, i))
 
     def _match_pruned_leaves(self):
         """A pruned AccumulateGrad names no tensor: give it a leaf that requires grad and has no node yet."""
@@ -487,49 +509,6 @@ def model_of_tensor(root, max_elements=ev.MAX_ELEMENTS) -> GraphModel:
             m.tensors[ref.tensor_id].value = ev.snapshot(t.data, max_elements)
     m.static = Fold(m)
     _leaf_state(nodes, node_ids, tensor_ref, max_elements, m.static)
-    return m
-
-
-def prepare_backward(root, tape):
-    """Before ``play_backward`` runs the pass: walk the graph, give its nodes ids in ``tape`` (in
-    creation order) and note what the pass starts from (leaves' ``.grad``, freed nodes)."""
-    nodes = walk(root)
-    ordered = [n for n in nodes if not _is_accumulator(n)] + [n for n in nodes if _is_accumulator(n)]
-    node_ids = {n: tape.node_id(n) for n in ordered}   # ops first, numbered as a forward trace would
-    static = Fold(GraphModel())
-    _leaf_state(nodes, node_ids, tape.tensor_ref, tape.max_elements, static)
-    return nodes, node_ids, static
-
-
-def model_of_backward(root, tape, prepared) -> GraphModel:
-    """``play_backward``: the tape's events plus the structure walked before the pass."""
-    nodes, node_ids, static = prepared
-    known = {}
-    for e in tape.events:
-        if isinstance(e, ev.NodeStarted):
-            known.setdefault(e.node_id, e.output)
-        elif isinstance(e, ev.Seeded):
-            known.setdefault(e.node_id, e.tensor)
-        elif isinstance(e, ev.GradientComputed) and e.input is not None:
-            known.setdefault(e.to_node_id, e.input)
-    accumulators = {node_ids[n] for n in nodes if _is_accumulator(n)}
-    known = {nid: r for nid, r in known.items() if nid not in accumulators}
-    if root.grad_fn is None:
-        m = GraphModel.from_events(tape.events, tape=tape)
-        m._tensor(tape.tensor_ref(root)).root = True
-    else:
-        records, acc_links, positions = _structure(root, nodes, node_ids, tape.tensor_ref, known, tape.max_elements)
-        m = GraphModel.from_events(tape.events, structure=records, acc_links=acc_links, tape=tape)
-        _fix_positions(m, positions)
-        m.tensors[tape.tensor_ref(root).tensor_id].root = True
-        for n in nodes:
-            if _is_accumulator(n):
-                leaf = m.tensors[tape.tensor_ref(n.variable).tensor_id]
-                leaf.value = ev.snapshot(n.variable.data, tape.max_elements)
-    m.tensors[tape.tensor_ref(root).tensor_id].value = ev.snapshot(root.data, tape.max_elements)
-    s = Fold(m)
-    s.copy_static(static)
-    m.static = s
     return m
 
 
