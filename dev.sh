@@ -6,7 +6,7 @@
 #   bash dev.sh setup                    only the set-up
 #
 # Idempotent and needs no stdin. Set-up: graphviz's `dot` (apt when root), a .venv with the
-# package installed editable with its lab/test/browser extras; for `test` also Debian's
+# package installed editable with its lab/test/browser/otter extras; for `test` also Debian's
 # chromium + fonts-liberation and torch (for the comparison tests). pip is skipped when
 # pyproject.toml has not changed since the last install (stamp files in .venv/).
 set -euo pipefail
@@ -15,7 +15,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 ROOT=$PWD
 VENV=$ROOT/.venv
 PY=$VENV/bin/python
-EXTRAS="lab,test,browser"
+EXTRAS="lab,test,browser,otter"
 TORCH_SPEC="torch==2.13.0"   # pinned: CI machines have a local CPU wheel of exactly this version
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 export DEBIAN_FRONTEND=noninteractive

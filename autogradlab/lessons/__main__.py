@@ -9,6 +9,9 @@
         judge the objects it defined with the instructor's checks (visible and hidden) from
         outside the kernel; print "N of M checks correct" per notebook, write a gradebook
         CSV and one feedback file per student
+
+    python -m autogradlab.lessons otter lessons/ OUTDIR [--requirement SPEC]
+        export every lesson as an otter-grader assignment (then `otter assign` in each folder)
 """
 from __future__ import annotations
 
@@ -76,6 +79,19 @@ def _grade(args) -> int:
     return 0
 
 
+def _otter(args) -> int:
+    from .otter import export_otter
+    print(f"exporting {args.src} as otter-grader assignments to {args.outdir}")
+    try:
+        written = export_otter(args.src, args.outdir, requirement=args.requirement)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {len(written)} assignment(s) with {sum(len(q) for _, q in written)} question(s); in each "
+          f"folder run `otter assign <lesson>.ipynb dist` (pip install 'autogradlab[otter]')")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autogradlab.lessons",
                                      description="Course tooling for the autogradlab lessons.")
@@ -97,6 +113,13 @@ def main(argv=None) -> int:
     g.add_argument("--memory", type=int, default=2048, help="MB of address space per kernel (default 2048)")
     g.add_argument("--seed", type=int, help="seed for the checks' fresh inputs (default: a random one, printed)")
     g.set_defaults(func=_grade)
+    o = sub.add_parser("otter", help="export the lessons as otter-grader assignments (one folder per lesson)")
+    o.add_argument("src", help="the instructor lessons folder")
+    o.add_argument("outdir", help="where to write the assignments")
+    o.add_argument("--requirement", default="autogradlab",
+                   help="the pip requirement that installs autogradlab in the grading image "
+                        "(e.g. 'autogradlab @ git+https://github.com/ORG/REPO@v1'; default: autogradlab)")
+    o.set_defaults(func=_otter)
     args = parser.parse_args(argv)
     return args.func(args)
 
