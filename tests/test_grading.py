@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
 import sys
 import time
@@ -294,14 +295,24 @@ def graded_class(tmp_path_factory):
         "hidden = pathlib.Path(autogradlab.__file__).parents[1] / 'lessons' / 'hidden_tests.py'\n"
         "print(hidden.exists())\nprint('[check 2.1h] correct')",
         "def mul_vjp(a, b, g):\n    raise NotImplementedError('todo')"))
+    _write(folder, "snoop", _notebook(   # gets the marks only if the kernel sees nothing of the grader
+        "import os, pathlib\n"
+        "alone = [f for f in os.listdir('.') if not f.startswith('.')] == ['02_chain_rule.ipynb']\n"
+        "no_secret = 'AGL_TEST_SECRET' not in os.environ and os.environ.get('HOME') == os.getcwd()\n"
+        "outside = not any((p / 'lessons' / 'hidden_tests.py').exists() for p in pathlib.Path.cwd().parents)",
+        "if alone and no_secret and outside:\n" + "\n".join("    " + line for line in CORRECT_CODE.splitlines())))
     _write(folder, "broken", "{ this is not a notebook")
     _write(folder, "syntax", _notebook("def mul_vjp(a, b, g)\n    return g * b, g * a", CORRECT_CODE))
     _write(folder, "wrongname", _notebook(CORRECT_CODE), name="scratch.ipynb")
     limits = Limits(cell_timeout=10, total_timeout=300, memory_mb=1536)
     lines = []
     start = time.perf_counter()
-    results, seed = grade_all([folder], LESSONS, limits, seed=1234, jobs=2,
-                              progress=lambda d, n, r: lines.append((d, n, r.student)))
+    os.environ["AGL_TEST_SECRET"] = "a token the grading account holds"
+    try:
+        results, seed = grade_all([folder], LESSONS, limits, seed=1234, jobs=2,
+                                  progress=lambda d, n, r: lines.append((d, n, r.student)))
+    finally:
+        del os.environ["AGL_TEST_SECRET"]
     seconds = time.perf_counter() - start
     print(f"\ngraded {len(results)} special submissions in {seconds:.1f} s (pool of 2)")
     return {r.student: r for r in results}, lines, folder
@@ -366,7 +377,12 @@ def test_broken_and_unmatched_notebooks_get_a_clear_failure(graded_class):
 
 def test_progress_is_reported_for_every_submission(graded_class):
     _, lines, _ = graded_class
-    assert [d for d, _, _ in lines] == list(range(1, len(lines) + 1)) and lines[-1][1] == len(lines) == 10
+    assert [d for d, _, _ in lines] == list(range(1, len(lines) + 1)) and lines[-1][1] == len(lines) == 11
+
+
+def test_the_kernel_sees_only_its_own_copy_and_none_of_the_graders_environment(graded_class):
+    r = graded_class[0]["snoop"]
+    assert r.correct == 3, r
 
 
 # ---------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 import re
 import secrets
 import shutil
@@ -212,6 +213,17 @@ def _kernel_spec_dir(limits):
     return root
 
 
+_ENV_KEPT = ("PATH", "LANG", "LANGUAGE", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX", "SYSTEMROOT")
+
+
+def _kernel_env(workdir):
+    """The kernel's environment: only what Python needs (no tokens or paths of the grading account's
+    session), HOME and the temporary folder set to the submission's own folder."""
+    env = {k: v for k, v in os.environ.items() if k in _ENV_KEPT or k.startswith("LC_")}
+    env.update(HOME=str(workdir), TMPDIR=str(workdir), PWD=str(workdir))
+    return env
+
+
 class _Kernel:
     """A fresh limited kernel running a notebook's cells, then answering probes."""
 
@@ -227,7 +239,7 @@ class _Kernel:
                                      shutdown_kernel="immediate", record_timing=False,
                                      resources={"metadata": {"path": str(workdir)}})
         self.km = km
-        self._ctx = self.client.setup_kernel(cwd=str(workdir), stdout=subprocess.DEVNULL,
+        self._ctx = self.client.setup_kernel(cwd=str(workdir), env=_kernel_env(workdir), stdout=subprocess.DEVNULL,
                                              stderr=subprocess.DEVNULL)
         self._ctx.__enter__()
         self.serve = None
