@@ -414,7 +414,8 @@ export function mount(container, data, options = {}) {
     if (!dx && !dy) return;
     const k = (svg.__zoom && svg.__zoom.k) || 1;
     const sel = select(svg);
-    (animate ? sel.transition().duration(250) : sel).call(zoomer.translateBy, dx / k, dy / k);
+    // big graphs jump instead of gliding: a glide repaints the whole picture on every frame
+    (animate && data.nodes.length <= 150 ? sel.transition().duration(250) : sel).call(zoomer.translateBy, dx / k, dy / k);
   }
 
   function pulse(edgeG, ms) {
