@@ -94,7 +94,8 @@ def _node_entry(disp: Display, dn, names, show_values):
         return {"key": dn.name, "kind": t.kind, "lines": [x for x in lines if x], "tensor": t.tid,
                 "root": bool(t.root), "grad_slot": t.kind != "const",
                 "engine_nodes": [acc] if acc is not None else [],
-                "grad_from": producer, "tooltip": f"{name}{tag}: {lines[1]}"}
+                "grad_from": producer, "tooltip": f"{name}{tag}: {lines[1]}",
+                "value": ev._enc(t.value) if t.value is not None else None}
     if dn.kind in ("op", "chain"):
         o = dn.op
         title = o.op if dn.kind == "op" else f"{o.op} \u00d7{len(dn.ops)}"
@@ -106,6 +107,9 @@ def _node_entry(disp: Display, dn, names, show_values):
         return {"key": dn.name, "kind": "op" if dn.kind == "op" else "group", "lines": lines, "tensor": None,
                 "root": False, "grad_slot": False, "engine_nodes": sorted(dn.op_ids),
                 "formulas": formulas, "backward": bool(dn.backward),
+                "value": (ev._enc(m.tensors[o.output].value)
+                          if dn.kind == "op" and o.output in m.tensors and m.tensors[o.output].value is not None
+                          else None),
                 "tooltip": "\n".join([f"{title} ({sub})", *formulas])}
     ids = sorted(k[1] for k in dn.members if k[0] == "o")
     ids += sorted(nid for k in dn.members if k[0] == "t" for nid in [disp.acc_of.get(k[1])] if nid is not None)

@@ -214,9 +214,22 @@ const CSS = `
 .agl-caption { min-height: 2.8em; max-height: 6.5em; overflow: auto; padding: 3px 6px; border-left: 3px solid var(--agl-accent);
   background: var(--agl-bg2); font-size: 13px; }
 .agl-caption .agl-formula { font-family: "Cambria Math", "STIX Two Math", Georgia, serif; font-size: 110%; }
-.agl-graph { position: relative; flex: 1 1 auto; min-height: 120px; overflow: hidden; border: 1px solid var(--agl-border);
+.agl-graph { position: relative; flex: 1 1 auto; min-height: 120px; height: 100%; overflow: hidden; border: 1px solid var(--agl-border);
   border-radius: 3px; background: var(--agl-bg); cursor: grab; }
 .agl-graph > svg { width: 100%; height: 100%; display: block; }
+.agl-body { display: flex; flex: 1 1 auto; min-height: 120px; gap: 6px; }
+.agl-body > .agl-graph { flex: 1 1 auto; min-width: 0; }
+.agl-panel { flex: 0 0 min(340px, 45%); overflow: auto; border: 1px solid var(--agl-border); border-radius: 3px;
+  padding: 4px 8px; font-size: 12px; background: var(--agl-bg); }
+.agl-panel h3 { font-size: 13px; margin: 2px 0 4px; }
+.agl-panel table { border-collapse: collapse; margin: 2px 0 6px; }
+.agl-panel td, .agl-panel th { border: 1px solid var(--agl-border); padding: 1px 5px; text-align: right;
+  font-family: var(--jp-code-font-family, Menlo, Consolas, monospace); font-size: 11px; }
+.agl-panel .agl-close { float: right; }
+.agl-panel ol, .agl-panel ul { margin: 2px 0 6px; padding-left: 18px; }
+.agl-panel .agl-num { font-family: var(--jp-code-font-family, Menlo, Consolas, monospace); }
+.agl-graph g.agl-selected > polygon, .agl-graph g.agl-selected > ellipse, .agl-graph g.edge.agl-selected > path { stroke-dasharray: 6 2; }
+.agl-graph g.node, .agl-graph g.edge { cursor: pointer; }
 .agl-legend { display: flex; flex-wrap: wrap; gap: 10px; font-size: 11px; opacity: 0.9; }
 .agl-legend i { display: inline-block; width: 14px; height: 10px; margin-right: 3px; vertical-align: -1px; border: 1px solid #222; }
 .agl-status { font-size: 11px; opacity: 0.8; }
@@ -316,7 +329,11 @@ export function mount(container, data, options = {}) {
     '<span><i style="background:#D9D9D9"></i>freed</span>' +
     '<span><i style="border-style:dashed;opacity:.5"></i>pruned</span>' +
     '<span>→ arrows: forward data flow; <b style="color:#D55E00">●</b> gradient travels back against them</span>';
-  box.append(bar, jumps, caption, graph, legend);
+  const panel = el("aside", { class: "agl-panel", "aria-live": "polite", "aria-label": "details of the selected node or edge" });
+  panel.hidden = true;
+  const body = el("div", { class: "agl-body" });
+  body.append(graph, panel);
+  box.append(bar, jumps, caption, body, legend);
 
   // -- state -----------------------------------------------------------------------------------
   let cur = lo - 1;
@@ -374,6 +391,7 @@ export function mount(container, data, options = {}) {
         if (animate) pulse(g, dur * 2);
       }
     }
+    renderPanel(k);
     const focus = focusOf(s.event);
     if (focus) follow(focus, animate);
     if (s.acc && animate) {
@@ -416,6 +434,140 @@ export function mount(container, data, options = {}) {
     const sel = select(svg);
     // big graphs jump instead of gliding: a glide repaints the whole picture on every frame
     (animate && data.nodes.length <= 150 ? sel.transition().duration(250) : sel).call(zoomer.translateBy, dx / k, dy / k);
+  }
+
+  // -- inspecting: click a node or an edge for its numbers at the step shown ----------------------
+  let selected = null;   // {type: "node", key} or {type: "edge", id}
+  const edgeKey = {};
+  for (const [k, id] of Object.entries(data.edge_of || {})) edgeKey[id] = k.split("-").map(Number);
+  const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+
+  function select_(sel) {
+    if (selected) {
+      const old = selected.type === "node" ? nodeEls.get(selected.key) : edgeEls.get(selected.id);
+      if (old) old.classList.remove("agl-selected");
+    }
+    selected = sel;
+    if (sel) {
+      const g = sel.type === "node" ? nodeEls.get(sel.key) : edgeEls.get(sel.id);
+      if (g) g.classList.add("agl-selected");
+    }
+    renderPanel(cur);
+  }
+
+  // events of the pass that step k is in (or the last pass before it), up to k
+  function passEvents(k) {
+    let start = 0;
+    const ev = data.events;
+    for (let j = Math.min(k, ev.length - 1); j >= 0; j--) if (ev[j].kind === "BackwardStarted") { start = j; break; }
+    return ev.slice(start, Math.min(k, ev.length - 1) + 1);
+  }
+
+  function table(v) {
+    if (!v || v.data === null || v.data === undefined) {
+      return v ? `<div class="agl-num">${esc(shortValue(v))}</div>` : "—";
+    }
+    if (v.shape.length === 0) return `<span class="agl-num">${esc(num(v.data[0]))}</span>`;
+    const rows = v.shape.length === 1 ? 1 : v.shape.slice(0, -1).reduce((a, b) => a * b, 1);
+    const cols = v.shape[v.shape.length - 1];
+    if (v.shape.length > 2 || cols > 12 || rows > 12) return `<div class="agl-num">${esc(shortValue(v))}</div>`;
+    let h = "<table>";
+    for (let r = 0; r < rows; r++) {
+      h += "<tr>";
+      for (let c = 0; c < cols; c++) h += `<td>${esc(num(v.data[r * cols + c]))}</td>`;
+      h += "</tr>";
+    }
+    return h + "</table>";
+  }
+
+  function nodePanel(n, k) {
+    const ids = new Set(n.engine_nodes || []);
+    const evs = passEvents(k);
+    let h = `<h3>${esc(n.lines[0])}</h3><div>${n.lines.slice(1).map(esc).join("<br>")}</div>`;
+    if (n.formulas && n.formulas.length) h += `<div><b>local derivatives</b><ul>${n.formulas.map((f) => `<li>${esc(f)}</li>`).join("")}</ul></div>`;
+    if (n.value) h += `<div><b>value</b> ${esc(n.value.dtype)} [${n.value.shape.join(", ")}]${table(n.value)}</div>`;
+    if (n.kind === "op" || n.kind === "group") {
+      const started = evs.filter((e) => e.kind === "NodeStarted" && ids.has(e.node_id));
+      if (started.length) h += `<div><b>gradient it received</b>${table(started[started.length - 1].grad)}</div>`;
+      else h += "<div><b>gradient it received</b>: not yet (it has not run at this step)</div>";
+      const sent = evs.filter((e) => e.kind === "GradientComputed" && ids.has(e.node_id));
+      if (sent.length) {
+        h += "<div><b>contributions it sent</b><ol>";
+        for (const e of sent) {
+          h += `<li>input ${e.input_index} (${esc(e.input ? e.input.name : "node " + e.to_node_id)}): ` +
+            `<span class="agl-num">${esc(shortValue(e.upstream))}</span> × [${esc(e.formula)}] = ` +
+            `<span class="agl-num agl-contribution">${esc(shortValue(e.contribution))}</span> <i>(step ${e.step})</i></li>`;
+        }
+        h += "</ol></div>";
+      }
+      const freed = data.events.slice(0, k + 1).filter((e) => e.kind === "SavedFreed" && ids.has(e.node_id));
+      if (freed.length) {
+        const f = freed[freed.length - 1];
+        h += `<div><b>saved tensors</b>: ${esc(f.names.join(", "))} freed at step ${f.step} (${f.nbytes} bytes)</div>`;
+      }
+      const hooks = evs.filter((e) => e.kind === "HookRan" && ids.has(e.node_id));
+      for (const e of hooks) h += `<div>a ${esc(e.hook)} hook ran at step ${e.step}${e.changed ? " and changed the gradient" : ""}</div>`;
+    }
+    if (n.tensor !== null && n.tensor !== undefined) {
+      const accs = data.events.slice(0, k + 1).filter((e) => e.kind === "Accumulated" && e.where !== "buffer" && e.tensor && e.tensor.tensor_id === n.tensor);
+      const s = fold(data, Math.min(k, data.events.length - 1));
+      const g = s.grads[n.tensor];
+      h += `<div><b>.grad</b> <span class="agl-grad-now">${esc(g === undefined ? "None" : shortValue(g))}</span>${g ? table(g) : ""}</div>`;
+      const got = passEvents(k).filter((e) => e.kind === "GradientComputed" && ids.has(e.to_node_id));
+      if (got.length) {
+        h += "<div><b>contributions received</b> (this pass)<ol>";
+        for (const e of got) {
+          h += `<li><span class="agl-num">${esc(shortValue(e.contribution))}</span> from ${esc(e.node_name)} #${e.node_id} ` +
+            `<i>(step ${e.step})</i></li>`;
+        }
+        h += "</ol></div>";
+      }
+      if (accs.length) {
+        h += "<div><b>.grad written</b><ol>";
+        for (const e of accs) {
+          h += `<li>step ${e.step}: ${esc(e.before ? shortValue(e.before) : "None")} + ` +
+            `<span class="agl-num">${esc(shortValue(e.contribution))}</span> = ${esc(shortValue(e.after))}</li>`;
+        }
+        h += "</ol></div>";
+      }
+    }
+    return h;
+  }
+
+  function edgePanel(id, k) {
+    const key = edgeKey[id];
+    const e0 = data.edges.find((e) => e.id === id);
+    let h = `<h3>edge ${esc(e0 ? e0.src + " → " + e0.dst : id)}</h3>`;
+    if (!key) return h + "<div>this edge carries the op's output forward; gradients travel on the edges into the op</div>";
+    const evs = passEvents(k).filter((e) => e.kind === "GradientComputed" && e.node_id === key[0] && e.input_index === key[1]);
+    if (!evs.length) return h + "<div>no gradient has travelled along this edge yet at this step</div>";
+    const e = evs[evs.length - 1];
+    h += `<div><b>chain rule</b> (step ${e.step}): upstream × local derivative = contribution</div>`;
+    h += `<div>[${esc(e.formula)}]</div>`;
+    h += `<div><b>upstream</b> (gradient of the op's output)${table(e.upstream)}</div>`;
+    h += `<div><b>contribution</b> sent to ${esc(e.input ? e.input.name : "node " + e.to_node_id)}` +
+      `<span class="agl-edge-contribution" hidden>${esc(shortValue(e.contribution))}</span>${table(e.contribution)}</div>`;
+    const us = e.upstream.shape, cs = e.contribution.shape;
+    if (us.join(",") !== cs.join(",")) {
+      h += `<div><b>broadcasting</b>: the product has the upstream's shape [${us.join(", ")}]; it is summed over the ` +
+        `broadcast dimensions to the input's shape [${cs.join(", ")}]</div>`;
+    }
+    return h;
+  }
+
+  function renderPanel(k) {
+    if (!selected) { panel.hidden = true; return; }
+    panel.hidden = false;
+    const close = '<button type="button" class="agl-close" aria-label="close the details">×</button>';
+    let inner = "";
+    if (selected.type === "node") {
+      const n = data.nodes.find((x) => x.key === selected.key);
+      inner = n ? nodePanel(n, k) : "";
+    } else {
+      inner = edgePanel(selected.id, k);
+    }
+    panel.innerHTML = close + `<div class="agl-panel-body" data-step="${k}">` + inner + "</div>";
+    panel.querySelector(".agl-close").addEventListener("click", () => select_(null));
   }
 
   function pulse(edgeG, ms) {
@@ -480,7 +632,8 @@ export function mount(container, data, options = {}) {
     const t = e.target;
     if (t && (t.tagName === "SELECT" || (t.tagName === "INPUT" && t.type !== "range"))) return;
     let handled = true;
-    if (e.key === "ArrowRight") { stop(); show(cur + 1); }
+    if (e.key === "Escape" && selected) select_(null);
+    else if (e.key === "ArrowRight") { stop(); show(cur + 1); }
     else if (e.key === "ArrowLeft") { stop(); show(cur - 1); }
     else if (e.key === "Home") { stop(); show(lo, false); }
     else if (e.key === "End") { stop(); show(hi, false); }
@@ -552,6 +705,19 @@ export function mount(container, data, options = {}) {
     for (const e of data.edges) {
       const g = svg.querySelector(`[id="${CSS_escape(e.id)}"]`);
       if (g) edgeEls.set(e.id, g);
+    }
+    for (const [key, g] of nodeEls) {
+      g.addEventListener("click", (ev) => { ev.stopPropagation(); select_({ type: "node", key }); });
+      // focusable (not a tab stop each: big graphs would trap Tab); Enter on a focused node shows its details
+      g.setAttribute("tabindex", "-1");
+      g.setAttribute("role", "button");
+      g.setAttribute("aria-label", `details of ${(data.nodes.find((x) => x.key === key) || { lines: [key] }).lines.join(", ")}`);
+      g.addEventListener("keydown", (ev) => {
+        if (ev.key === "Enter") { ev.preventDefault(); ev.stopPropagation(); select_({ type: "node", key }); }
+      });
+    }
+    for (const [id, g] of edgeEls) {
+      g.addEventListener("click", (ev) => { ev.stopPropagation(); select_({ type: "edge", id }); });
     }
     zoomer = zoom().scaleExtent([0.05, 8]).on("zoom", (ev) => gRoot.setAttribute("transform", ev.transform));
     select(svg).call(zoomer).on("dblclick.zoom", null);

@@ -57,3 +57,41 @@ def test_exported_error_frame_and_dark_theme(browser, tmp_path):
         pg.screenshot(path=str(artifact("test_player_export-dark-narrow.png")))
     finally:
         ctx.close()
+
+
+def test_clicking_a_leaf_and_an_edge_shows_the_engines_numbers(page, tmp_path):
+    """Issue 15: a leaf's panel shows its .grad at the step shown (the engine's value to 4 significant
+    digits) and every contribution it received; an edge's panel shows upstream x local = contribution
+    equal to the engine's GradientComputed event for that edge."""
+    tape = nbgen.build_tape()
+    data = player_data(tape)
+    out = viz.export_html(tape, tmp_path / "inspect.html")
+    page.goto(out.resolve().as_uri())
+    page.locator(".agl-player[data-ready='1']").wait_for()
+    box = page.locator(".agl-player")
+
+    # every step: the x leaf's panel says what tape.replay(k) says about x.grad
+    x_key = data["tensor_node"]["0"]
+    box.locator(f"g.agl-node[data-key='{x_key}']").dispatch_event("click")
+    for k in range(data["start"], data["end"] + 1):
+        box.focus()
+        if k > data["start"]:
+            page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"() => document.querySelector('.agl-panel-body')?.dataset.step === '{k}'")
+        g = tape.replay(k).grads.get(0)
+        want = "None" if g is None else g.short()
+        assert box.locator(".agl-grad-now").text_content() == want, k
+    received = [e for e in tape.of_kind("GradientComputed") if e.input is not None and e.input.tensor_id == 0]
+    items = box.locator(".agl-panel li").all_text_contents()
+    for e in received:
+        assert any(e.contribution.short() in t and f"#{e.node_id}" in t for t in items), (e, items)
+
+    # an edge: the chain-rule product on it is the engine's contribution event for it
+    for e in tape.of_kind("GradientComputed"):
+        edge_id = data["edge_of"][f"{e.node_id}-{e.input_index}"]
+        box.locator(f"g.edge[id='{edge_id}']").dispatch_event("click")
+        page.wait_for_function("() => !!document.querySelector('.agl-edge-contribution')")
+        assert box.locator(".agl-edge-contribution").text_content() == e.contribution.short()
+        assert e.formula in box.locator(".agl-panel").text_content()
+    page.keyboard.press("Escape")
+    assert box.locator(".agl-panel").is_hidden()
