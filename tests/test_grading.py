@@ -301,6 +301,7 @@ def graded_class(tmp_path_factory):
         "no_secret = 'AGL_TEST_SECRET' not in os.environ and os.environ.get('HOME') == os.getcwd()\n"
         "outside = not any((p / 'lessons' / 'hidden_tests.py').exists() for p in pathlib.Path.cwd().parents)",
         "if alone and no_secret and outside:\n" + "\n".join("    " + line for line in CORRECT_CODE.splitlines())))
+    _write(folder, "hanger", _notebook(CORRECT_CODE.replace("return g * b, g * a", "while True:\n        pass")))
     _write(folder, "broken", "{ this is not a notebook")
     _write(folder, "syntax", _notebook("def mul_vjp(a, b, g)\n    return g * b, g * a", CORRECT_CODE))
     _write(folder, "wrongname", _notebook(CORRECT_CODE), name="scratch.ipynb")
@@ -349,6 +350,13 @@ def test_an_unbounded_allocation_fails_that_cell_only(graded_class):
     assert r.correct == 3, r
 
 
+def test_a_function_that_never_returns_fails_its_checks_only(graded_class):
+    r = graded_class[0]["hanger"]
+    assert _statuses(r) == {"2.1": WRONG, "2.2": CORRECT, "2.1h": WRONG}, r
+    assert "did not return within 10 s" in {c.check_id: c for c in r.checks}["2.1"].detail
+    assert any("fresh kernel for the remaining checks" in p for p in r.problems), r.problems
+
+
 def test_exiting_the_kernel_is_reported(graded_class):
     r = graded_class[0]["exiter"]
     text = " ".join(r.problems)
@@ -377,7 +385,7 @@ def test_broken_and_unmatched_notebooks_get_a_clear_failure(graded_class):
 
 def test_progress_is_reported_for_every_submission(graded_class):
     _, lines, _ = graded_class
-    assert [d for d, _, _ in lines] == list(range(1, len(lines) + 1)) and lines[-1][1] == len(lines) == 11
+    assert [d for d, _, _ in lines] == list(range(1, len(lines) + 1)) and lines[-1][1] == len(lines) == 12
 
 
 def test_the_kernel_sees_only_its_own_copy_and_none_of_the_graders_environment(graded_class):

@@ -320,10 +320,9 @@ class _Kernel:
                        "replaced?)")
 
 
-def _run_cells(nb, workdir, spec_dir, limits, deadline, problems):
-    """Run the code cells, leaving out (and reporting) any that time out or kill the kernel; returns the live
-    kernel after the last cell."""
-    skipped = set()
+def _run_cells(nb, workdir, spec_dir, limits, deadline, problems, skipped):
+    """Run the code cells, leaving out (and reporting) any that time out or kill the kernel (their indices go
+    into ``skipped``, which also names cells to leave out from the start); returns the live kernel."""
     for _attempt in range(6):
         kernel = _Kernel(nb, workdir, spec_dir, limits, deadline)
         failed = None
@@ -396,20 +395,23 @@ def grade_submission(path, lesson, instructor_dir, limits=None, seed=0, student=
     kernel = None
     try:
         (workdir / Path(path).name).write_bytes(raw)
-        kernel = _run_cells(nb, workdir, spec_dir, limits, deadline, result.problems)
-        probe = Probe(kernel.probe)
+        n_cells, skipped = len(nb.cells), set()
+        kernel = _run_cells(nb, workdir, spec_dir, limits, deadline, result.problems, skipped)
         digest = int.from_bytes(hashlib.sha256(raw).digest()[:4], "big")
         for judge, target in judges:
             rng = numpy.random.default_rng([int(seed), digest, *map(ord, judge.check_id)])
             try:
-                status, detail = run_judge(judge, probe, target, rng)
+                status, detail = run_judge(judge, Probe(kernel.probe), target, rng)
             except NoAnswer as exc:
                 status, detail = WRONG, str(exc)
                 if kernel.run(nbformat.v4.new_code_cell("pass"), len(kernel.nb.cells), timeout=10):
-                    result.checks.append(CheckResult(judge.check_id, judge.title, status, detail, judge.hidden))
-                    result.problems.append(f"check {judge.check_id}: {detail}; the kernel could not go on")
-                    fail_all("not checked: the kernel stopped during an earlier check")
-                    break
+                    # still busy (a loop in the student's function) or dead: a fresh kernel for the other checks
+                    kernel.close()
+                    kernel = None
+                    result.problems.append(f"check {judge.check_id}: {detail}; the notebook was run again in a "
+                                           f"fresh kernel for the remaining checks")
+                    del nb.cells[n_cells:]
+                    kernel = _run_cells(nb, workdir, spec_dir, limits, deadline, [], skipped)
             result.checks.append(CheckResult(judge.check_id, judge.title, status, detail, judge.hidden))
     except _Stopped:
         result.problems.append(f"stopped: the submission used up its time limit ({limits.total_timeout:.0f} s)")
