@@ -15,7 +15,7 @@ Hidden check ids count in the grade like the visible ones; keep them short and d
 """
 import numpy
 
-from autogradlab.lessons.checks import _in_case, _Wrong, compare
+from autogradlab.lessons.checks import _in_case, compare
 from autogradlab.lessons.judges import (_array, _engine_grads, _pair, check_engine_steps, check_topo_order, hidden,
                                         random_graph_spec)
 

@@ -33,7 +33,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .student import HIDDEN_TESTS_FILE   # in the instructor folder; never copied to students
+from .student import HIDDEN_TESTS_FILE  # in the instructor folder; never copied to students
 
 __all__ = ["CHECK_LINE", "notebooks_in", "parse_outputs", "Limits", "CheckResult", "Result", "instructor_checks",
            "match_lesson", "student_name", "grade_submission", "grade_all", "write_gradebook", "write_feedback",
@@ -294,8 +294,8 @@ class _Kernel:
             self.nb.cells.append(cell)
             status = self.run(cell, len(self.nb.cells) - 1, timeout=60)
             if status or any(o.get("output_type") == "error" for o in cell.outputs):
-                raise NoAnswer("the grader could not start its probes in your notebook's kernel"
-                               + (f" (the kernel {'died' if status == 'died' else 'did not answer'})" if status else ""))
+                why = f" (the kernel {'died' if status == 'died' else 'did not answer'})" if status else ""
+                raise NoAnswer(f"the grader could not start its probes in your notebook's kernel{why}")
         code = (f"__import__('sys').stdout.write('\\n{nonce} ' + {self.serve}({json.dumps(request)!r}, globals()) "
                 f"+ '\\n')")
         cell = new_code_cell(code)
@@ -361,10 +361,11 @@ def _run_cells(nb, workdir, spec_dir, limits, deadline, problems, skipped):
 
 def grade_submission(path, lesson, instructor_dir, limits=None, seed=0, student=None) -> Result:
     """Grade one notebook against the instructor's checks for ``lesson``; never raises."""
-    from .checks import WRONG
-    from .judges import NoAnswer, Probe, run_judge
     import nbformat
     import numpy
+
+    from .checks import WRONG
+    from .judges import NoAnswer, Probe, run_judge
     limits = limits or Limits()
     start = time.monotonic()
     deadline = start + limits.total_timeout

@@ -23,8 +23,7 @@ import re
 from pathlib import Path
 
 from .grading import CHECK_CALL, HIDDEN_TESTS_FILE, instructor_checks
-from .student import (BEGIN, BEGIN_PRED, END, END_PRED, HINT, MD_BEGIN, MD_END, _markdown_cell, _region_hints,
-                      _source)
+from .student import BEGIN, BEGIN_PRED, END, END_PRED, HINT, MD_BEGIN, MD_END, _markdown_cell, _region_hints, _source
 
 __all__ = ["export_otter", "question_name", "judge", "judge_hidden"]
 
