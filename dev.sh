@@ -126,10 +126,11 @@ ensure_python_packages() {
     fi
 }
 
-# torch for the comparison tests. Where it is required (AUTOGRADLAB_REQUIRE_TORCH=1, as .ci/run sets),
-# a failed install or a torch that does not import is fatal, and an earlier failure is retried;
-# elsewhere a failure is remembered (no retry on every run) and those tests skip.
-torch_is_required() { case "${AUTOGRADLAB_REQUIRE_TORCH:-}" in ""|0|false|no|off) return 1 ;; *) return 0 ;; esac; }
+# torch for the comparison tests. Where it is required (AUTOGRADLAB_REQUIRE_TORCH=1, as .ci/run sets, or
+# CI set: the same rule as tests/conftest.py), a failed install or a torch that does not import is fatal,
+# and an earlier failure is retried; elsewhere a failure is remembered (no retry every run) and those tests skip.
+is_set() { case "$(printf '%s' "${1:-}" | tr '[:upper:]' '[:lower:]')" in ""|0|false|no|off) return 1 ;; *) return 0 ;; esac; }
+torch_is_required() { is_set "${AUTOGRADLAB_REQUIRE_TORCH:-}" || is_set "${CI:-}"; }
 
 ensure_torch() {
     local torch_stamp=$1 state
@@ -148,7 +149,7 @@ ensure_torch() {
         else
             printf 'failed %s\n' "$TORCH_SPEC" > "$torch_stamp"
             if torch_is_required; then
-                die "could not install (or import) $TORCH_SPEC, and AUTOGRADLAB_REQUIRE_TORCH is set: the torch-comparison tests may not skip here"
+                die "could not install (or import) $TORCH_SPEC, and AUTOGRADLAB_REQUIRE_TORCH or CI is set: the torch-comparison tests may not skip here"
             fi
             warn "could not install $TORCH_SPEC; continuing: the torch-comparison tests will skip."
             warn "  to retry: rm $torch_stamp   (AUTOGRADLAB_REQUIRE_TORCH=1 makes this an error)"

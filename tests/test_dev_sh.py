@@ -76,6 +76,11 @@ def test_failed_torch_install_is_fatal_where_required(scratch):
     assert "ERROR" in r.stderr and "AUTOGRADLAB_REQUIRE_TORCH" in r.stderr
 
 
+def test_failed_torch_install_is_fatal_in_ci(scratch):
+    r = _setup(scratch, CI="true")
+    assert r.returncode != 0 and "ERROR" in r.stderr
+
+
 def test_required_run_retries_an_old_failure_and_passes_when_torch_installs(scratch):
     assert _setup(scratch).returncode == 0                  # a local failure, remembered
     assert _torch_stamp(scratch).startswith("failed")
