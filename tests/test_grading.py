@@ -179,6 +179,32 @@ def test_a_stale_gradient_and_missing_scaling_are_explained():
     assert status == WRONG and "old gradient" in detail
 
 
+def _accumulate(w, X, y, k):
+    n = X.shape[0]
+    for idx in np.array_split(np.arange(n), k):
+        (((X[idx] @ w - y[idx]) ** 2).sum() / n).backward()
+    return w.grad
+
+
+def test_accumulation_is_judged_on_the_event_log_of_the_students_run():
+    def clears_with_none(w, X, y, k):
+        w.grad = None
+        return _accumulate(w, X, y, k)
+
+    def clears_with_zero(w, X, y, k):
+        w.grad.zero_()
+        return _accumulate(w, X, y, k)
+    assert _judge("check_grad_by_microbatches", "g", clears_with_none)[0] == CORRECT
+    assert _judge("check_grad_by_microbatches", "g", clears_with_zero)[0] == CORRECT
+
+    def one_pass(w, X, y, k):      # the right number, but not by accumulating micro-batches
+        w.grad = None
+        ((X @ w - y) ** 2).mean().backward()
+        return w.grad
+    status, detail = _judge("check_grad_by_microbatches", "g", one_pass)
+    assert status == WRONG and "ran 1 backward pass(es); the exercise asks for one per micro-batch" in detail
+
+
 # ---------------------------------------------------------------------------------------
 # The instructor's checks, hidden tests, and what students get
 # ---------------------------------------------------------------------------------------
@@ -391,6 +417,17 @@ def test_progress_is_reported_for_every_submission(graded_class):
 def test_the_kernel_sees_only_its_own_copy_and_none_of_the_graders_environment(graded_class):
     r = graded_class[0]["snoop"]
     assert r.correct == 3, r
+
+
+def test_the_instructor_lessons_score_full_marks_hidden_tests_included():
+    """Every judge accepts the reference solutions, run in real kernels (guards lesson edits too)."""
+    start = time.perf_counter()
+    results, _ = grade_all([LESSONS], LESSONS, Limits(cell_timeout=300, total_timeout=900), seed=2026, jobs=2)
+    print(f"\nthe nine instructor lessons graded in {time.perf_counter() - start:.1f} s (pool of 2)")
+    expected = {name: len(found) for name, found in instructor_checks(LESSONS).items()}
+    assert {Path(r.path).name: (r.correct, len(r.checks)) for r in results} == \
+        {name: (n, n) for name, n in expected.items()}, [(r.path, r.checks, r.problems) for r in results]
+    assert all(not r.problems for r in results), [r.problems for r in results]
 
 
 # ---------------------------------------------------------------------------------------

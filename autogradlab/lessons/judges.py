@@ -492,8 +492,9 @@ def judge_grad_by_microbatches(probe, target, rng):
         case = f"N={n} rows in k={k} micro-batches"
         w = ag.tensor(w0, dtype="float64", requires_grad=True)
         w.grad = ag.tensor(numpy.full(d, stale), dtype="float64")
-        got, _ = probe.call(target, w, ag.tensor(X, dtype="float64"), ag.tensor(y, dtype="float64"), k)
-        arr = _array(got, "the returned gradient")
+        answer = probe.harness("grad_by_microbatches", target, w, ag.tensor(X, dtype="float64"),
+                               ag.tensor(y, dtype="float64"), k)
+        arr = _array(decode(answer.get("result")), "the returned gradient")
         if arr.shape == expected.shape:
             if numpy.allclose(arr, expected + stale):
                 raise _Wrong(f"{case}: the result still contains the old gradient ({_num(stale)} per element) "
@@ -502,8 +503,31 @@ def judge_grad_by_microbatches(probe, target, rng):
                 raise _Wrong(f"{case}: your gradient is {k} times too large: divide each chunk's summed "
                              f"squared errors by the full batch size N")
         _in_case(case, compare, "the gradient", arr, expected, atol=1e-8, rtol=1e-6)
+        _check_accumulation_events(case, k, answer, stale)
     _check_fd("fresh data", "the gradient", [arr], lambda w: float(((X @ w - y) ** 2).mean()), [w0], rng)
-    return "the accumulated gradient equals the full-batch gradient on fresh data, for several k"
+    return ("the accumulated gradient equals the full-batch gradient on fresh data, for several k, built by one "
+            "backward pass per micro-batch into a cleared w.grad (checked on the event log)")
+
+
+def _check_accumulation_events(case, k, answer, stale):
+    """The event log of the student's run: one backward pass per micro-batch, each adding its contribution to
+    w.grad, the first one into a cleared (None or zeroed) w.grad."""
+    passes, steps = answer.get("passes"), answer.get("accumulations") or []
+    if passes != k:
+        raise _Wrong(f"{case}: your function ran {passes} backward pass(es); the exercise asks for one per "
+                     f"micro-batch ({k}), each adding its chunk's gradient to w.grad")
+    if len(steps) != k:
+        raise _Wrong(f"{case}: the event log shows {len(steps)} accumulation(s) into w.grad, expected {k} (one "
+                     f"per micro-batch)")
+    for i, step in enumerate(steps):
+        before = decode(step.get("before"))
+        if i == 0 and before is not None and numpy.any(numpy.asarray(before, dtype=float) != 0):
+            shown = ", ".join(_num(v, 4) for v in numpy.ravel(before))
+            raise _Wrong(f"{case}: pass 0: w.grad already held [{shown}] when the first micro-batch's gradient was "
+                         f"added (the old value was {_num(stale)} per element); set w.grad = None first")
+        if i > 0 and before is None:
+            raise _Wrong(f"{case}: pass {i}: w.grad was empty again before this micro-batch's gradient was added: "
+                         f"the earlier micro-batches' gradients were thrown away (do not clear w.grad in the loop)")
 
 
 # ---------------------------------------------------------------------------------------
