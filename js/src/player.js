@@ -124,6 +124,41 @@ export function fold(data, upto) {
   return s;
 }
 
+// NaN or inf anywhere in a Value (full data, or a summary's min/max/norm)
+export function hasNonFinite(v) {
+  if (!v || typeof v !== "object") return false;
+  const bad = (x) => (x && typeof x === "object" && "float" in x) || (typeof x === "number" && !Number.isFinite(x));
+  if (Array.isArray(v.data)) return v.data.some(bad);
+  return bad(v.min) || bad(v.max) || bad(v.norm);
+}
+
+// The first step whose gradient (seed, upstream, contribution, sum) is NaN or inf, and where it is.
+export function firstAnomaly(data) {
+  for (const e of data.events) {
+    const vals = [e.seed, e.grad, e.upstream, e.contribution, e.after].filter(Boolean);
+    if (vals.some(hasNonFinite)) {
+      return { step: e.step, kind: e.kind, node: e.node_id, input: e.input_index,
+        to: e.to_node_id, tensor: e.tensor ? e.tensor.tensor_id : (e.input ? e.input.tensor_id : null) };
+    }
+  }
+  return null;
+}
+
+// Every drawn node and edge on a path from node `from` forward to the roots (the ops its gradient flows through).
+export function pathsFrom(data, from) {
+  const out = new Map();
+  for (const e of data.edges) { if (!out.has(e.src)) out.set(e.src, []); out.get(e.src).push(e); }
+  const nodes = new Set([from]), edges = new Set(), todo = [from];
+  while (todo.length) {
+    const k = todo.pop();
+    for (const e of out.get(k) || []) {
+      edges.add(e.id);
+      if (!nodes.has(e.dst)) { nodes.add(e.dst); todo.push(e.dst); }
+    }
+  }
+  return { nodes, edges };
+}
+
 // The status of each drawn node after a fold: what the SVG marks (classes) and the tests check.
 export function statuses(data, s) {
   const out = {};
@@ -230,6 +265,26 @@ const CSS = `
 .agl-panel .agl-num { font-family: var(--jp-code-font-family, Menlo, Consolas, monospace); }
 .agl-graph g.agl-selected > polygon, .agl-graph g.agl-selected > ellipse, .agl-graph g.edge.agl-selected > path { stroke-dasharray: 6 2; }
 .agl-graph g.node, .agl-graph g.edge { cursor: pointer; }
+.agl-timeline-wrap { display: flex; gap: 4px; flex: 0 0 auto; align-items: stretch; }
+.agl-timeline-labels { display: flex; flex-direction: column; justify-content: space-around; font-size: 9px;
+  line-height: 1; text-align: right; min-width: 5.5em; opacity: 0.8; height: 58px; }
+.agl-timeline { height: 58px; flex: 1 1 auto; min-width: 0; width: 100%; border: 1px solid var(--agl-border); border-radius: 3px; cursor: pointer; }
+.agl-timeline text { font: 9px Helvetica, Arial, sans-serif; fill: var(--agl-fg); }
+.agl-timeline .agl-mark { fill: #0072B2; }
+.agl-timeline .agl-mark[data-kind="Seeded"] { fill: #E69F00; }
+.agl-timeline .agl-mark[data-kind="Accumulated"] { fill: #009E73; }
+.agl-timeline .agl-mark[data-kind="SavedFreed"] { fill: #999999; }
+.agl-timeline .agl-mark[data-kind="NodePruned"] { fill: #CC79A7; }
+.agl-timeline .agl-cursor { stroke: #D55E00; stroke-width: 2px; }
+.agl-search { font: inherit; font-size: 12px; padding: 2px 5px; min-width: 9em; flex: 0 1 14em;
+  border: 1px solid var(--agl-border); border-radius: 3px; background: var(--agl-bg); color: var(--agl-fg); }
+.agl-anomaly-jump { background: #FFF3CD !important; color: #5c3d00 !important; }
+.agl-graph g.agl-dim { opacity: 0.25; }
+.agl-graph g.agl-match > polygon, .agl-graph g.agl-match > ellipse { stroke: #0072B2; stroke-width: 3px; }
+.agl-graph g.agl-path > polygon, .agl-graph g.agl-path > ellipse { stroke: #CC79A7; stroke-width: 3px; }
+.agl-graph g.edge.agl-path > path { stroke: #CC79A7; stroke-width: 2.5px; }
+.agl-graph g.agl-anomaly > polygon, .agl-graph g.agl-anomaly > ellipse { stroke: #D55E00; stroke-dasharray: 2 2; stroke-width: 3px; }
+.agl-graph g.edge.agl-anomaly > path { stroke: #D55E00; stroke-dasharray: 4 2; stroke-width: 2.5px; }
 .agl-legend { display: flex; flex-wrap: wrap; gap: 10px; font-size: 11px; opacity: 0.9; }
 .agl-legend i { display: inline-block; width: 14px; height: 10px; margin-right: 3px; vertical-align: -1px; border: 1px solid #222; }
 .agl-status { font-size: 11px; opacity: 0.8; }
@@ -316,6 +371,18 @@ export function mount(container, data, options = {}) {
     jumpButtons.push(b);
   }
 
+  const search = el("input", { type: "search", class: "agl-search", placeholder: "find: name, op or shape",
+    "aria-label": "find nodes by name, op or shape" });
+  const found = el("span", { class: "agl-found", "aria-live": "polite" });
+  jumps.append(search, found);
+  const anomaly = firstAnomaly(data);
+  let bAnomaly = null;
+  if (anomaly && anomaly.step >= lo && anomaly.step <= last) {
+    bAnomaly = btn("agl-anomaly-jump", `⚠ first NaN/inf gradient: step ${anomaly.step}`,
+      "jump to the step where a NaN or inf gradient first appears");
+    bAnomaly.dataset.step = String(anomaly.step);
+    jumps.appendChild(bAnomaly);
+  }
   const caption = el("div", { class: "agl-caption", role: "status", "aria-live": "polite" });
   const graph = el("div", { class: "agl-graph", "aria-label": "computation graph (drag to pan, wheel to zoom)" });
   const legend = el("div", { class: "agl-legend" });
@@ -333,7 +400,50 @@ export function mount(container, data, options = {}) {
   panel.hidden = true;
   const body = el("div", { class: "agl-body" });
   body.append(graph, panel);
-  box.append(bar, jumps, caption, body, legend);
+  // the timeline: one lane per event kind, one mark per event; clicking jumps there
+  const LANES = [["Seeded", "seed"], ["NodeStarted", "run"], ["GradientComputed", "chain rule"],
+    ["Accumulated", "accumulate"], ["SavedFreed", "free"], ["NodePruned", "prune"]]
+    .filter(([k]) => data.events.some((e, i) => e.kind === k && i >= lo && i <= last));
+  const NS = "http://www.w3.org/2000/svg";
+  const timeline = document.createElementNS(NS, "svg");
+  timeline.setAttribute("class", "agl-timeline");
+  timeline.setAttribute("role", "img");
+  timeline.setAttribute("aria-label", "timeline of the events, one lane per kind; click to jump");
+  timeline.setAttribute("preserveAspectRatio", "none");
+  const span = Math.max(1, hi - lo + 1), labelW = 0, laneH = 56 / Math.max(1, LANES.length);
+  timeline.setAttribute("viewBox", `0 0 ${labelW + span} 56`);
+  LANES.forEach(([kind, label], i) => {
+    for (let k = lo; k <= last; k++) {
+      if (data.events[k].kind !== kind) continue;
+      const r = document.createElementNS(NS, "rect");
+      r.setAttribute("class", "agl-mark");
+      r.setAttribute("x", String(labelW + k - lo)); r.setAttribute("y", String(i * laneH + 1));
+      r.setAttribute("width", "1"); r.setAttribute("height", String(Math.max(1, laneH - 2)));
+      r.dataset.step = String(k); r.dataset.kind = kind;
+      timeline.appendChild(r);
+    }
+  });
+  const cursor = document.createElementNS(NS, "line");
+  cursor.setAttribute("class", "agl-cursor");
+  cursor.setAttribute("y1", "0"); cursor.setAttribute("y2", "56");
+  cursor.setAttribute("vector-effect", "non-scaling-stroke");
+  timeline.appendChild(cursor);
+  timeline.addEventListener("click", (ev) => {
+    const m = ev.target.closest && ev.target.closest(".agl-mark");
+    let k;
+    if (m) k = Number(m.dataset.step);
+    else {
+      const r = timeline.getBoundingClientRect();
+      const x = ((ev.clientX - r.left) / r.width) * (labelW + span) - labelW;
+      k = lo + Math.round(x);
+    }
+    stop(); show(k);
+  });
+  const tlWrap = el("div", { class: "agl-timeline-wrap" });
+  const tlLabels = el("div", { class: "agl-timeline-labels", "aria-hidden": "true" });
+  for (const [, label] of LANES) tlLabels.appendChild(el("div", {}, label));
+  tlWrap.append(tlLabels, timeline);
+  box.append(bar, jumps, caption, body, tlWrap, legend);
 
   // -- state -----------------------------------------------------------------------------------
   let cur = lo - 1;
@@ -348,6 +458,8 @@ export function mount(container, data, options = {}) {
   const lastClass = new Map();
   const lastText = new Map();
   let activeEdge = null;
+  const decorations = new Map();   // node key -> classes added by search / paths / anomaly
+  const decorated = new Set();
   let flashed = null;
 
   function nextOf(kind, from) {
@@ -366,13 +478,16 @@ export function mount(container, data, options = {}) {
     bNext.disabled = bLast.disabled = k >= hi;
     for (const b of jumpButtons) b.disabled = nextOf(b.dataset.kind, k) < 0;
     caption.innerHTML = isError ? data.error : (data.captions[k] || "");
+    cursor.setAttribute("x1", String(labelW + k - lo + 0.5));
+    cursor.setAttribute("x2", String(labelW + k - lo + 0.5));
     if (!ready) return;
     const dur = animate ? 300 : 0;
     for (const n of data.nodes) {
       const g = nodeEls.get(n.key);
       if (!g) continue;
       // only what changed is touched: a step restyles a few nodes, not the whole graph
-      const want = ["node", "agl-node", `agl-kind-${n.kind}`, ...(n.root ? ["agl-root"] : []), ...st[n.key]].join(" ");
+      const want = ["node", "agl-node", `agl-kind-${n.kind}`, ...(n.root ? ["agl-root"] : []), ...st[n.key],
+        ...(decorations.get(n.key) || []), ...(selected && selected.type === "node" && selected.key === n.key ? ["agl-selected"] : [])].join(" ");
       if (lastClass.get(n.key) !== want) { g.setAttribute("class", want); lastClass.set(n.key, want); }
       const t = gradText.get(n.key);
       if (t) {
@@ -380,13 +495,24 @@ export function mount(container, data, options = {}) {
         if (lastText.get(n.key) !== line) { t.textContent = line; lastText.set(n.key, line); }
       }
     }
+    if (anomaly) {
+      const on = k >= anomaly.step;
+      const eid = anomaly.input !== undefined && anomaly.node !== undefined ? data.edge_of[`${anomaly.node}-${anomaly.input}`] : null;
+      const nk = anomaly.kind === "GradientComputed" ? nodeOfEngine.get(anomaly.node)
+        : (anomaly.tensor !== null && data.tensor_node[String(anomaly.tensor)]) || nodeOfEngine.get(anomaly.node);
+      for (const g of [eid && edgeEls.get(eid), nk && nodeEls.get(nk)]) {
+        if (!g) continue;
+        g.classList.toggle("agl-anomaly", on);
+        if (g.classList.contains("node")) lastClass.set(g.dataset.key, g.getAttribute("class"));
+      }
+    }
     if (flashed) { flashed.classList.remove("agl-flash"); flashed = null; }
     const edgeId = s.edge ? data.edge_of[`${s.edge[0]}-${s.edge[1]}`] : null;
-    if (activeEdge && activeEdge.id !== edgeId) { activeEdge.setAttribute("class", "edge agl-edge"); activeEdge = null; }
+    if (activeEdge && activeEdge.id !== edgeId) { activeEdge.classList.remove("agl-edge-active"); activeEdge = null; }
     if (edgeId) {
       const g = edgeEls.get(edgeId);
       if (g) {
-        g.setAttribute("class", "edge agl-edge agl-edge-active");
+        g.classList.add("agl-edge-active");
         activeEdge = g;
         if (animate) pulse(g, dur * 2);
       }
@@ -436,6 +562,38 @@ export function mount(container, data, options = {}) {
     (animate && data.nodes.length <= 150 ? sel.transition().duration(250) : sel).call(zoomer.translateBy, dx / k, dy / k);
   }
 
+  // -- search and paths: decorations on top of the step's marks ---------------------------------
+  let pathEdges = new Set();
+  function decorate(matchKeys, dimOthers, cls) {
+    decorations.clear();
+    if (matchKeys) {
+      for (const n of data.nodes) {
+        const on = matchKeys.has(n.key);
+        if (on) decorations.set(n.key, [cls]);
+        else if (dimOthers) decorations.set(n.key, ["agl-dim"]);
+      }
+    }
+    for (const [id, g] of edgeEls) g.classList.toggle("agl-path", pathEdges.has(id));
+    lastClass.clear();
+    render(cur, false);
+  }
+  search.addEventListener("input", () => {
+    const q = search.value.trim().toLowerCase();
+    pathEdges = new Set();
+    if (!q) { found.textContent = ""; decorate(null); return; }
+    const hits = new Set(data.nodes.filter((n) => [...n.lines, n.key].join(" ").toLowerCase().includes(q)).map((n) => n.key));
+    found.textContent = `${hits.size} found`;
+    decorate(hits, true, "agl-match");
+  });
+  search.addEventListener("keydown", (ev) => ev.stopPropagation());
+  function showPaths(key) {
+    const p = pathsFrom(data, key);
+    pathEdges = p.edges;
+    decorate(p.nodes, true, "agl-path");
+    found.textContent = `${p.nodes.size} nodes on the paths from ${key}`;
+  }
+  if (bAnomaly) bAnomaly.addEventListener("click", () => { stop(); show(anomaly.step); });
+
   // -- inspecting: click a node or an edge for its numbers at the step shown ----------------------
   let selected = null;   // {type: "node", key} or {type: "edge", id}
   const edgeKey = {};
@@ -483,7 +641,8 @@ export function mount(container, data, options = {}) {
   function nodePanel(n, k) {
     const ids = new Set(n.engine_nodes || []);
     const evs = passEvents(k);
-    let h = `<h3>${esc(n.lines[0])}</h3><div>${n.lines.slice(1).map(esc).join("<br>")}</div>`;
+    let h = `<h3>${esc(n.lines[0])}</h3><div>${n.lines.slice(1).map(esc).join("<br>")}</div>` +
+      '<button type="button" class="agl-paths" title="highlight every path from this node to the output: the ops its gradient is made of">paths to the output</button>';
     if (n.formulas && n.formulas.length) h += `<div><b>local derivatives</b><ul>${n.formulas.map((f) => `<li>${esc(f)}</li>`).join("")}</ul></div>`;
     if (n.value) h += `<div><b>value</b> ${esc(n.value.dtype)} [${n.value.shape.join(", ")}]${table(n.value)}</div>`;
     if (n.kind === "op" || n.kind === "group") {
@@ -568,6 +727,8 @@ export function mount(container, data, options = {}) {
     }
     panel.innerHTML = close + `<div class="agl-panel-body" data-step="${k}">` + inner + "</div>";
     panel.querySelector(".agl-close").addEventListener("click", () => select_(null));
+    const pb = panel.querySelector(".agl-paths");
+    if (pb) pb.addEventListener("click", () => showPaths(selected.key));
   }
 
   function pulse(edgeG, ms) {
@@ -771,6 +932,6 @@ function render({ model, el: container }) {
   return () => { model.off("change:step", onChange); player.destroy(); };
 }
 
-globalThis.autogradlabPlayer = { mount, fold, statuses, toDot, shortValue, gradLine };
+globalThis.autogradlabPlayer = { mount, fold, statuses, toDot, shortValue, gradLine, firstAnomaly, pathsFrom };
 
 export default { render };

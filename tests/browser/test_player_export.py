@@ -95,3 +95,77 @@ def test_clicking_a_leaf_and_an_edge_shows_the_engines_numbers(page, tmp_path):
         assert e.formula in box.locator(".agl-panel").text_content()
     page.keyboard.press("Escape")
     assert box.locator(".agl-panel").is_hidden()
+
+
+def _non_finite(v):
+    import math
+    if v is None:
+        return False
+    vals = list(v.data) if v.data is not None else [v.min, v.max, v.norm]
+    return any(isinstance(x, float) and not math.isfinite(x) for x in vals)
+
+
+def test_timeline_search_paths_and_a_planted_nan(page, tmp_path):
+    """Issue 15: the timeline has one mark per event and clicking one jumps there; search marks the
+    nodes whose labels match; "paths to the output" marks exactly the nodes downstream of a leaf; the
+    first NaN/inf gradient (planted: sqrt at 0) is found at the engine's step and marked on its edge."""
+    import warnings
+
+    import autogradlab as ag
+
+    x = ag.tensor([0.0, 4.0], requires_grad=True, name="x")
+    w = ag.tensor([2.0, 3.0], requires_grad=True, name="w")
+    with warnings.catch_warnings(), ag.trace() as tape:
+        warnings.simplefilter("ignore")
+        (x.sqrt() * w + w).sum().backward()
+    data = player_data(tape)
+    first_bad = next(e for e in tape.events
+                     if any(_non_finite(getattr(e, f, None)) for f in ("seed", "grad", "upstream", "contribution", "after")))
+    out = viz.export_html(tape, tmp_path / "nan.html")
+    page.goto(out.resolve().as_uri())
+    page.locator(".agl-player[data-ready='1']").wait_for()
+    box = page.locator(".agl-player")
+
+    # the planted NaN/inf
+    jump = box.locator(".agl-anomaly-jump")
+    assert jump.get_attribute("data-step") == str(first_bad.step)
+    assert box.locator(".agl-anomaly").count() == 0        # not marked before it happens
+    jump.click()
+    page.wait_for_function(f"() => document.querySelector('.agl-player').dataset.step === '{first_bad.step}'")
+    assert type(first_bad).__name__ == "GradientComputed"
+    assert set(box.locator(".agl-anomaly").evaluate_all("els => els.map(e => e.id)")) == {
+        data["edge_of"][f"{first_bad.node_id}-{first_bad.input_index}"],
+        "agl-n-" + next(n["key"] for n in data["nodes"] if first_bad.node_id in n["engine_nodes"])}
+
+    # the timeline: a mark per event of the pass, each jumps to its step
+    marks = box.locator(".agl-timeline .agl-mark")
+    lanes = ("Seeded", "NodeStarted", "GradientComputed", "Accumulated", "SavedFreed", "NodePruned")
+    assert marks.count() == sum(1 for e in tape.events[data["start"]:] if type(e).__name__ in lanes)
+    for i in (0, marks.count() // 2, marks.count() - 1):
+        m = marks.nth(i)
+        m.dispatch_event("click")
+        page.wait_for_function(f"() => document.querySelector('.agl-player').dataset.step === '{m.get_attribute('data-step')}'")
+        assert tape.events[int(m.get_attribute("data-step"))].__class__.__name__ == m.get_attribute("data-kind")
+
+    # search by op name
+    box.locator(".agl-search").fill("sqrt")
+    matched = box.locator("g.agl-node.agl-match").evaluate_all("els => els.map(e => e.dataset.key)")
+    assert matched == [n["key"] for n in data["nodes"] if "sqrt" in " ".join(n["lines"])] and matched
+    box.locator(".agl-search").fill("")
+    assert box.locator("g.agl-node.agl-match, g.agl-node.agl-dim").count() == 0
+
+    # paths from the leaf x to the output: every node downstream of x along the drawn edges
+    x_key = data["tensor_node"]["0"]
+    box.locator(f"g.agl-node[data-key='{x_key}']").dispatch_event("click")
+    box.locator(".agl-paths").click()
+    want, todo = {x_key}, [x_key]
+    while todo:
+        k = todo.pop()
+        for e in data["edges"]:
+            if e["src"] == k and e["dst"] not in want:
+                want.add(e["dst"])
+                todo.append(e["dst"])
+    got = set(box.locator("g.agl-node.agl-path").evaluate_all("els => els.map(e => e.dataset.key)"))
+    w_key = next(n["key"] for n in data["nodes"] if n["lines"][0] == "w (leaf)")
+    assert got == want and w_key not in got     # w's box is not on x's paths
+    page.screenshot(path=str(artifact("test_player_export-nan-paths.png")))
