@@ -326,3 +326,35 @@ def test_a_backward_only_tape_draws_the_whole_graph_from_the_engines_plan():
             for child in pn.edges:
                 if child is not None:
                     assert (d["tensor_node"][str(outputs[child])], by_engine[pn.node_id]["key"]) in edges
+
+
+# -- diff of two tapes --------------------------------------------------------------------------------
+
+def fan_in_tape(w_values):
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    w = ag.tensor(w_values, requires_grad=True, name="w")
+    with ag.trace() as tape:
+        (x * w + x).sum().backward()
+    return tape
+
+
+def test_diff_marks_exactly_the_nodes_whose_values_or_gradients_differ():
+    from autogradlab.viz.playerdata import diff_data
+
+    a, b = fan_in_tape([3.0, -1.0]), fan_in_tape([3.0, -2.0])
+    d = diff_data(a, b)
+    name = {n["key"]: n["lines"][0] for n in d["nodes"]}
+    changed = {name[k]: v["fields"] for k, v in d["diff"]["nodes"].items()}
+    # w's value differs (its grad = x does not); x's grad = w + 1 differs; the product, the sum and the
+    # root differ in value; the ops received the same all-ones gradients
+    assert changed == {"w (leaf)": ["value"], "x (leaf)": ["grad"], "t0": ["value"], "t1": ["value"],
+                       "t2 (root)": ["value"]}
+    assert d["diff"]["keys"] == [k for k in (n["key"] for n in d["nodes"]) if k in d["diff"]["nodes"]]
+    assert d["diff"]["nodes"][next(k for k, v in name.items() if v == "x (leaf)")]["b"]["grad"]["data"] == [4.0, -1.0]
+    assert diff_data(a, fan_in_tape([3.0, -1.0]))["diff"]["keys"] == []          # same numbers: nothing marked
+    with ag.trace() as other:
+        (ag.tensor(1.0, requires_grad=True) * 2).backward()
+    with pytest.raises(ValueError, match="same graph"):
+        diff_data(a, other)
+    p = viz.diff(a, b)
+    assert isinstance(p, Player) and p.data["diff"]["keys"] == d["diff"]["keys"]

@@ -28,6 +28,7 @@ from .layout import DotNotFoundError
 
 __all__ = [
     "DotNotFoundError",
+    "diff",
     "draw",
     "export_html",
     "grad_flow",
@@ -140,6 +141,16 @@ def play(source, *, phase: str | None = None, error=None, names=None, speed: flo
     data = player_data(source, phase=phase, error=error, names=names, max_nodes=max_nodes,
                        show_values=show_values, rankdir=rankdir, title=title, height=height, speed=speed)
     return Player(data)
+
+
+def diff(tape_a, tape_b, *, rtol: float = 1e-6, **kwargs):
+    """Two tapes of the same graph, shown together: the player of ``tape_b`` with every node whose forward
+    value or final gradient differs from ``tape_a``'s marked (dashed blue), and both tapes' numbers in
+    its side panel. For the first and the second backward of a graph, two training steps, or a
+    hand-computed tape against the engine's."""
+    from .playerdata import diff_data
+    from .widget import Player
+    return Player(diff_data(tape_a, tape_b, rtol=rtol, **kwargs))
 
 
 def export_html(source, path, **kwargs):

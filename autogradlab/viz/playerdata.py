@@ -23,7 +23,7 @@ from . import captions
 from .model import GraphModel, as_model
 from .render import Display, fmt
 
-__all__ = ["PHASES", "player_data", "tape_names"]
+__all__ = ["PHASES", "diff_data", "player_data", "tape_names"]
 
 PHASES = ("backward", "forward", "all")
 _TITLES = {"backward": "backward pass", "forward": "forward pass", "all": "forward and backward"}
@@ -163,3 +163,67 @@ def _rename(text, model, names):
         old = model.name(tid)
         text = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, text)
     return text
+
+
+# ---------------------------------------------------------------------------------------
+# Diff: two tapes of the same graph
+# ---------------------------------------------------------------------------------------
+
+def _final_values(data) -> dict:
+    """Drawn node key -> {"value": Value-json, "grad": Value-json} after the last event: a tensor's forward
+    value and its .grad (or the gradient its producer last ran with); an op's output value and the
+    gradient it last received."""
+    out = {}
+    ran_with, grads = {}, {}
+    for e in data["events"]:
+        if e["kind"] == "NodeStarted" and e.get("grad") is not None:
+            ran_with[e["node_id"]] = e["grad"]
+        elif e["kind"] == "Accumulated" and e["where"] != "buffer" and e.get("tensor"):
+            grads[e["tensor"]["tensor_id"]] = e["after"]
+    for n in data["nodes"]:
+        g = None
+        if n["tensor"] is not None and n["tensor"] in grads:
+            g = grads[n["tensor"]]
+        elif n.get("grad_from") is not None:
+            g = ran_with.get(n["grad_from"])
+        elif n["kind"] in ("op", "group") and n["engine_nodes"]:
+            g = ran_with.get(n["engine_nodes"][-1])
+        # an op's value is its output's, which has a box of its own: compare it there only
+        out[n["key"]] = {"value": n.get("value") if n["tensor"] is not None else None, "grad": g}
+    return out
+
+
+def _same(a, b, rtol) -> bool:
+    if a is None or b is None:
+        return a is b
+    if a.get("data") is None or b.get("data") is None:
+        return a == b
+    if a["shape"] != b["shape"]:
+        return False
+    for x, y in zip(a["data"], b["data"]):
+        if isinstance(x, dict) or isinstance(y, dict):        # nan / inf, encoded
+            if x != y:
+                return False
+        elif abs(x - y) > rtol * max(abs(x), abs(y)):
+            return False
+    return True
+
+
+def diff_data(tape_a, tape_b, *, rtol: float = 1e-6, **kwargs) -> dict:
+    """The player data of ``tape_b`` with ``diff``: the drawn nodes whose forward value or final gradient
+    differ from ``tape_a``'s (relative tolerance ``rtol``), each with both tapes' numbers."""
+    a, b = player_data(tape_a, **kwargs), player_data(tape_b, **kwargs)
+    keys_a = [(n["key"], n["kind"]) for n in a["nodes"]]
+    keys_b = [(n["key"], n["kind"]) for n in b["nodes"]]
+    if keys_a != keys_b:
+        raise ValueError("viz.diff compares two tapes of the same graph (the same ops in the same order); these "
+                         f"draw different graphs ({len(keys_a)} and {len(keys_b)} nodes)")
+    va, vb = _final_values(a), _final_values(b)
+    changed = {}
+    for key, _ in keys_b:
+        what = [f for f in ("value", "grad") if not _same(va[key][f], vb[key][f], rtol)]
+        if what:
+            changed[key] = {"fields": what, "a": va[key], "b": vb[key]}
+    b["diff"] = {"keys": [k for k, _ in keys_b if k in changed], "nodes": changed}
+    b["title"] = kwargs.get("title") or "diff: second tape, nodes that differ from the first marked"
+    return b

@@ -285,6 +285,7 @@ const CSS = `
 .agl-graph g.edge.agl-path > path { stroke: #CC79A7; stroke-width: 2.5px; }
 .agl-graph g.agl-anomaly > polygon, .agl-graph g.agl-anomaly > ellipse { stroke: #D55E00; stroke-dasharray: 2 2; stroke-width: 3px; }
 .agl-graph g.edge.agl-anomaly > path { stroke: #D55E00; stroke-dasharray: 4 2; stroke-width: 2.5px; }
+.agl-graph g.agl-diff > polygon, .agl-graph g.agl-diff > ellipse { stroke: #0072B2 !important; stroke-width: 3px; stroke-dasharray: 8 3; }
 .agl-legend { display: flex; flex-wrap: wrap; gap: 10px; font-size: 11px; opacity: 0.9; }
 .agl-legend i { display: inline-block; width: 14px; height: 10px; margin-right: 3px; vertical-align: -1px; border: 1px solid #222; }
 .agl-status { font-size: 11px; opacity: 0.8; }
@@ -395,6 +396,7 @@ export function mount(container, data, options = {}) {
     '<span><i style="border:3px solid #D55E00"></i>running now</span>' +
     '<span><i style="background:#D9D9D9"></i>freed</span>' +
     '<span><i style="border-style:dashed;opacity:.5"></i>pruned</span>' +
+    (data.diff ? `<span><i style="border:2px dashed #0072B2"></i>differs from the first tape (${data.diff.keys.length})</span>` : "") +
     '<span>→ arrows: forward data flow; <b style="color:#D55E00">●</b> gradient travels back against them</span>';
   const panel = el("aside", { class: "agl-panel", "aria-live": "polite", "aria-label": "details of the selected node or edge" });
   panel.hidden = true;
@@ -458,6 +460,7 @@ export function mount(container, data, options = {}) {
   const lastClass = new Map();
   const lastText = new Map();
   let activeEdge = null;
+  const diffKeys = new Set((data.diff && data.diff.keys) || []);
   const decorations = new Map();   // node key -> classes added by search / paths / anomaly
   const decorated = new Set();
   let flashed = null;
@@ -487,7 +490,7 @@ export function mount(container, data, options = {}) {
       if (!g) continue;
       // only what changed is touched: a step restyles a few nodes, not the whole graph
       const want = ["node", "agl-node", `agl-kind-${n.kind}`, ...(n.root ? ["agl-root"] : []), ...st[n.key],
-        ...(decorations.get(n.key) || []), ...(selected && selected.type === "node" && selected.key === n.key ? ["agl-selected"] : [])].join(" ");
+        ...(diffKeys.has(n.key) ? ["agl-diff"] : []), ...(decorations.get(n.key) || []), ...(selected && selected.type === "node" && selected.key === n.key ? ["agl-selected"] : [])].join(" ");
       if (lastClass.get(n.key) !== want) { g.setAttribute("class", want); lastClass.set(n.key, want); }
       const t = gradText.get(n.key);
       if (t) {
@@ -643,6 +646,12 @@ export function mount(container, data, options = {}) {
     const evs = passEvents(k);
     let h = `<h3>${esc(n.lines[0])}</h3><div>${n.lines.slice(1).map(esc).join("<br>")}</div>` +
       '<button type="button" class="agl-paths" title="highlight every path from this node to the output: the ops its gradient is made of">paths to the output</button>';
+    const d = data.diff && data.diff.nodes[n.key];
+    if (d) {
+      h += `<div class="agl-diff-note"><b>differs from the first tape</b> (${d.fields.join(", ")}):<ul>` +
+        d.fields.map((f) => `<li>${f}: first <span class="agl-num">${esc(shortValue(d.a[f]))}</span>, ` +
+          `second <span class="agl-num">${esc(shortValue(d.b[f]))}</span></li>`).join("") + "</ul></div>";
+    }
     if (n.formulas && n.formulas.length) h += `<div><b>local derivatives</b><ul>${n.formulas.map((f) => `<li>${esc(f)}</li>`).join("")}</ul></div>`;
     if (n.value) h += `<div><b>value</b> ${esc(n.value.dtype)} [${n.value.shape.join(", ")}]${table(n.value)}</div>`;
     if (n.kind === "op" || n.kind === "group") {

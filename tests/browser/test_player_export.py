@@ -169,3 +169,33 @@ def test_timeline_search_paths_and_a_planted_nan(page, tmp_path):
     w_key = next(n["key"] for n in data["nodes"] if n["lines"][0] == "w (leaf)")
     assert got == want and w_key not in got     # w's box is not on x's paths
     page.screenshot(path=str(artifact("test_player_export-nan-paths.png")))
+
+
+def test_diff_of_two_tapes_marks_exactly_the_differing_nodes(page, tmp_path):
+    """Issue 15: ``viz.diff(a, b)`` exported: the SVG marks exactly the nodes whose numbers differ, and a
+    marked node's panel shows both tapes' numbers."""
+    import autogradlab as ag
+
+    def tape_with(w_values):
+        x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+        w = ag.tensor(w_values, requires_grad=True, name="w")
+        with ag.trace() as tape:
+            (x * w + x).sum().backward()
+        return tape, x
+
+    (a, _), (b, xb) = tape_with([3.0, -1.0]), tape_with([3.0, -2.0])
+    p = viz.diff(a, b)
+    out = viz.export_html(p, tmp_path / "diff.html")
+    page.goto(out.resolve().as_uri())
+    page.locator(".agl-player[data-ready='1']").wait_for()
+    box = page.locator(".agl-player")
+    marked = box.locator("g.agl-node.agl-diff").evaluate_all("els => els.map(e => e.dataset.key)")
+    names = {n["key"]: n["lines"][0] for n in p.data["nodes"]}
+    assert sorted(names[k] for k in marked) == sorted(["w (leaf)", "x (leaf)", "t0", "t1", "t2 (root)"])
+    box.focus()
+    page.keyboard.press("End")                        # marks stay while stepping
+    assert box.locator("g.agl-node.agl-diff").count() == 5
+    x_key = next(k for k, v in names.items() if v == "x (leaf)")
+    box.locator(f"g.agl-node[data-key='{x_key}']").dispatch_event("click")
+    note = box.locator(".agl-diff-note").text_content()
+    assert "grad: first [4, 0], second [4, -1]" in note and xb.grad.numpy().tolist() == [4.0, -1.0]
