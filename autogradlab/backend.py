@@ -13,7 +13,7 @@ import os
 import numpy
 
 __all__ = ["normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add",
-           "partial_overlap"]
+           "partial_overlap", "shares_memory"]
 
 _cupy = None  # the cupy module, once loaded
 
@@ -128,6 +128,13 @@ def scatter_add(out, index, values):
         cupyx.scatter_add(out, index, values)
     else:
         xp_of(out).add.at(out, index, values)
+
+
+def shares_memory(a, b) -> bool:
+    """True when arrays ``a`` and ``b`` may share memory (``reshape`` made a view, not a copy)."""
+    if _StrictArray is not None and isinstance(a, _StrictArray):
+        a, b = a.a, getattr(b, "a", b)
+    return bool(xp_of(a).may_share_memory(a, b))
 
 
 def partial_overlap(a, b) -> bool:

@@ -165,3 +165,38 @@ def test_0d_transpose_and_0d_max_along_dim_match_torch():
         out.backward()
         return _grads(x) + [out.item()]
     assert _both(program) == [5.0, 10.0]
+
+
+@pytest.mark.parametrize("make", ["expand", "transpose", "contiguous"])
+def test_batched_matmul_keeps_what_torch_keeps_so_inplace_on_the_base_after_it_agrees(make):
+    """The issue's repro: ``expand(...) @ w`` then ``zero_`` on the expand's base. Like PyTorch, a
+    batched A @ matrix W folds A's batch dims into rows; the folded A is kept for dW, a copy when
+    A cannot be folded without one (expanded, transposed batch), so changing the base is fine; a
+    contiguous A folds into a view, and changing it raises in both."""
+    def program(lib):
+        x, w = _leaves(lib, [[1.0, 2.0, 0.5], [0.0, 1.0, 3.0], [2.0, 1.0, 1.0]], [[1.0, 0.0], [2.0, 1.0], [0.5, 3.0]])
+        b = x * 1
+        a = {"expand": lambda: b.expand(2, 3, 3), "transpose": lambda: b.expand(2, 3, 3).transpose(0, 1),
+             "contiguous": lambda: b.reshape(1, 3, 3)}[make]()
+        y = a @ w
+        b.zero_()
+        try:
+            y.sum().backward()
+        except RuntimeError as exc:
+            assert "modified by an inplace operation" in str(exc)
+            return "raised"
+        return _grads(x, w)
+    result = _both(program)
+    assert (result == "raised") == (make == "contiguous")
+
+
+def test_reshape_that_copies_is_not_a_view_like_torch():
+    def program(lib):
+        x, = _leaves(lib, [[1.0, 2.0], [3.0, 4.0]])
+        b = x * 1
+        flat = b.T.reshape(-1)        # a copy: transposed memory cannot be read as one row
+        flat.mul_(2.0)                # in place on a copy: fine, and b does not change
+        view = b.reshape(-1)          # a view
+        b.add_(1.0)
+        return [flat.tolist(), view.tolist(), b.tolist(), flat._version, view._version]
+    assert _both(program) == [[2.0, 6.0, 4.0, 8.0], [2.0, 3.0, 4.0, 5.0], [[2.0, 3.0], [4.0, 5.0]], 1, 1]

@@ -22,7 +22,7 @@ def _check(self, opname):
         raise RuntimeError(
             f"{opname}: a leaf Variable that requires grad is being used in an in-place operation. "
             f"Wrap parameter updates in `with autogradlab.no_grad():`, or use an out-of-place op.")
-    if self.grad_fn is not None and self.grad_fn.op.view:
+    if self.grad_fn is not None and self.grad_fn.op.view and self._view is not None:
         raise RuntimeError(
             f"{opname}: in-place modification of a view (made by the view op '{self.grad_fn.op.name}'; "
             f"reshape also makes view, flatten, squeeze and unsqueeze) of shape {tuple(self.shape)} is not "

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy
 
+from ..grad_mode import state
 from .elementwise import promote
 from .registry import apply, defop
 
@@ -59,6 +60,12 @@ def matmul(a, b):
         raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied: their "
                          f"batch dims {tuple(batch_a)} and {tuple(batch_b)} cannot be broadcast together "
                          f"(sizes must be equal or 1, compared from the right)") from None
+    if a.ndim >= 3 and b.ndim <= 2 and b._requires_grad and state.grad_enabled and a.numel():
+        # as PyTorch: fold the batch dims into rows and do one matrix product; dB needs A, and what is
+        # kept is the folded A (a copy when A's batch dims cannot merge without one, e.g. expanded)
+        out = apply(MATMUL, (a.reshape(-1, k_a), b)).reshape(a.shape[:-1] + b.shape[1:])
+        out._vc, out._view = [0], None   # not a view: the product is new memory (PyTorch's _unsafe_view)
+        return out
     return apply(MATMUL, (a, b))
 
 

@@ -21,7 +21,7 @@ import weakref
 
 import numpy
 
-from ..backend import xp_for
+from ..backend import shares_memory, xp_for
 from ..grad_mode import state
 from ..graph import Node, SavedParam, SavedTensor
 from ..tensor import Tensor
@@ -42,7 +42,9 @@ class OpDef:
     ``"result"`` may be conditional too.
     ``formulas`` gives, per input, the local derivative as a short string
     (events and the player show ``d(a*b)/da = b``). ``view`` marks ops whose
-    output may share memory with input 0 (they share its version counter).
+    output shares memory with input 0 (they share its version counter);
+    ``view="if_shared"`` (reshape) when the output is a view only if the array
+    library could make one, else a copy with a version counter of its own.
     """
 
     __slots__ = ("name", "node_name", "inputs", "save", "forward", "vjp", "formulas", "math",
@@ -157,7 +159,7 @@ def apply(op: OpDef, inputs, params=None):
                 break
     if not records:
         out = Tensor._make(data, False, None, device)
-        if op.view:
+        if op.view and (op.view is True or shares_memory(data, inputs[0].data)):
             out._vc = inputs[0]._vc
             out._view = _view_of(op, inputs[0], params)
         return out
@@ -166,7 +168,7 @@ def apply(op: OpDef, inputs, params=None):
     node = Node(op, edges, params, tuple([t.data.shape for t in inputs]), tuple([t.data.dtype for t in inputs]))
     out = Tensor._make(data, True, node, device)
     node._out_meta = (weakref.ref(out), data.shape, data.dtype, device)
-    if op.view:
+    if op.view and (op.view is True or shares_memory(data, inputs[0].data)):
         out._vc = inputs[0]._vc
         out._view = _view_of(op, inputs[0], params)
     if op.save:

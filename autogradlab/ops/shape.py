@@ -19,7 +19,7 @@ def _reshape_forward(xp, a, shape):
     return a.reshape(shape)
 
 
-RESHAPE = defop("reshape", ("self",), math="reshape(a);  da = reshape_back(g)", view=True,
+RESHAPE = defop("reshape", ("self",), math="reshape(a);  da = reshape_back(g)", view="if_shared",
                 forward=_reshape_forward,
                 vjp=lambda g, ctx: (g.reshape(ctx._input_shapes[0]),), formulas=("1",))
 
