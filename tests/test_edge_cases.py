@@ -199,10 +199,13 @@ def test_chunk_of_an_empty_dim_gives_empty_pieces_like_torch():
     assert [tuple(p.shape) for p in pieces] == [tuple(p.shape) for p in tpieces]
 
 
-def test_in_place_on_a_squeeze_view_names_the_views_made_by_reshape():
-    x = ag.tensor([[1.0, 2.0]], requires_grad=True)
-    with pytest.raises(RuntimeError, match="squeeze and unsqueeze"):
-        (x * 1).squeeze(0).add_(1)
+def test_in_place_on_a_squeeze_view_writes_through_to_the_base_like_torch():
+    for lib in (ag, torch):
+        x = lib.tensor([[1.0, 2.0]], requires_grad=True)
+        b = x * 1
+        b.squeeze(0).mul_(3)
+        (b * b).sum().backward()
+        assert b.tolist() == [[3.0, 6.0]] and x.grad.tolist() == [[18.0, 36.0]], lib.__name__
 
 
 @pytest.mark.parametrize("header, match", [

@@ -14,8 +14,6 @@ on constants, aliasing their operand, on saved tensors), fan-out and hooks.
 The generator asks a torch interpretation of the program so far for shapes and values (it never
 needs its own shape rules), and leaves out exactly these cases (README, "Differences from PyTorch"):
 
-* an in-place op on a **view** while recording: PyTorch rebases the base's history
-  (``CopySlices``), autogradlab raises;
 * ``zero_()`` / ``fill_()`` on an ``expand()``ed view: PyTorch writes the shared memory,
   autogradlab's expanded views are read-only and it raises;
 * ``std``/``var`` over a slice of identical values: PyTorch's result there depends on memory
@@ -414,18 +412,13 @@ def _inplace_step(rng, tw, pick, emit, exact):
     args = (target,)
     if name in ("add_", "sub_", "mul_"):
         args = (target, pick())
-    other = tw.tensors[args[1]] if len(args) > 1 else None
-    recording = t.requires_grad or (other is not None and other.requires_grad)
-    if recording and t._base is not None:
-        return      # an in-place op on a view while recording: a documented difference (CopySlices)
     if name in ("zero_", "fill_") and 0 in t.stride() and t.numel() > 1:
         return      # filling an expanded view: PyTorch writes the shared memory, autogradlab's is read-only
-    if name == "pow_" and not recording:
-        return
     param = rng.choice([0.5, -2.0, 3.0])
     emit(("inplace", name, args, param))
-    exact.discard(target)
-    exact.difference_update(i for i, u in enumerate(tw.tensors) if u is not None and u._base is not None)
+    memory = t.untyped_storage().data_ptr()   # the target, its base and its other views changed
+    exact.difference_update(i for i, u in enumerate(tw.tensors)
+                            if u is not None and u.untyped_storage().data_ptr() == memory)
 
 
 def print_program(program):

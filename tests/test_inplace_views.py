@@ -1,16 +1,46 @@
-"""In-place ops and views: where autogradlab refuses rather than silently losing a gradient."""
+"""In-place ops and views, each compared with PyTorch: views of a changed base, writes into views
+(CopySlices), aliasing operands, what batched matmul and reshape keep."""
 import pytest
 
 import autogradlab as ag
 from conftest import import_torch
 
 
-def test_inplace_into_a_slice_of_a_constant_with_a_grad_requiring_operand_raises():
-    base = ag.zeros(4)
-    w = ag.tensor([1.0, 2.0], requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"add_: this tensor \(shape \(2,\)\) is a view into another tensor"):
+def test_inplace_into_a_slice_of_a_constant_with_a_grad_requiring_operand_gives_the_base_a_history():
+    torch = import_torch()
+    for lib in (ag, torch):
+        base = lib.zeros(4, dtype=lib.float64)
+        w = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
         base[0:2].add_(w)
-    assert base.tolist() == [0, 0, 0, 0] and w.grad is None
+        assert base.tolist() == [1, 2, 0, 0] and base.requires_grad
+        (base * base).sum().backward()
+        assert w.grad.tolist() == [2.0, 4.0], lib.__name__
+
+
+def test_inplace_on_views_rebases_the_base_like_torch_first_and_second_order():
+    """PyTorch's CopySlices: an in-place op on a view makes the base 'old base with the view's region
+    replaced', and every view of that base (taken before or after) sees the new history."""
+    def program(lib):
+        x, w = _leaves(lib, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [2.0, 3.0, 4.0])
+        b = x * 1
+        v, u = b[0], b.T[1:]
+        v.mul_(w)
+        u.add_(w[:2].unsqueeze(0))
+        (b * b).sum().backward(retain_graph=True)
+        g, = lib.autograd.grad((b * b * v.sum()).sum(), [w], create_graph=True)
+        h, = lib.autograd.grad((g * g).sum(), [w])
+        return _grads(x, w) + [b.tolist(), u.tolist(), g.tolist(), h.tolist()]
+    _both(program)
+
+
+def test_inplace_on_a_view_of_a_leaf_that_requires_grad_raises_like_torch():
+    torch = import_torch()
+    for lib in (ag, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        with pytest.raises(RuntimeError, match="view of a leaf Variable that requires grad is being used in an "
+                                               "in-place operation"):
+            x[0:1].mul_(2.0)
+        assert x.tolist() == [1.0, 2.0]
 
 
 def test_inplace_into_a_slice_without_grad_is_allowed():

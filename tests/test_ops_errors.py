@@ -233,11 +233,16 @@ def test_augmented_assignment_on_a_leaf_that_requires_grad_raises(op):
         exec(f"x {op} 2", {"x": x})
 
 
-def test_in_place_on_a_recorded_view_says_to_clone():
+def test_in_place_on_a_view_of_a_leaf_says_to_clone_and_on_a_saved_result_raises_at_backward():
     x = ag.randn(3, requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"mul_: in-place modification of a view \(made by the view op "
-                                           r"'getitem'.*clone\(\)"):
-        x.exp()[0:2].mul_(2)
+    with pytest.raises(RuntimeError, match=r"mul_: a view of a leaf Variable that requires grad .*\.clone\(\)"):
+        x[0:2].mul_(2)
+    y = x.exp()
+    y[0:2].mul_(2)               # allowed (as in PyTorch), but exp saved its result, which changed
+    with pytest.raises(RuntimeError, match="saved as 'result' by ExpBackward .* is at version 1; expected "
+                                           "version 0"):
+        y.sum().backward()
+    assert x.grad is None
 
 
 def test_item_assignment_on_a_tensor_that_requires_grad_raises():

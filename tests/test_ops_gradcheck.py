@@ -324,6 +324,13 @@ COMPOSITE_CASES: dict[str, list[Case]] = {
                 C(_inplace("clamp_", -0.5, 0.5), away_from_bounds(3, 4), id="clamp_"),
                 C(lambda m, x, v: (x * 1).fill_(v) * x, normal(3), normal(), id="fill_-0d-tensor")],
 }
+def _inplace_on_view(m, x, y):
+    t = x * 1
+    t[1:].transpose(0, 1).mul_(y)      # CopySlices: t becomes x with the view's region times y
+    return t * t
+
+
+CASES["copy_slices"] = [C(_inplace_on_view, normal(3, 2), normal(2, 1), id="view-mul_")]
 CASES["fill"] = [C(_fill, normal(2, 3), normal(2, 3), id="fill_"),
                  C(_zero, normal(2, 3), normal(2, 3), id="zero_")]
 

@@ -2,7 +2,9 @@
 into the same memory, bump the version counter, and move the tensor's history on.
 
 A node that saved this tensor before the change will see the new version and
-refuse to run its backward (see :class:`graph.SavedTensor`).
+refuse to run its backward (see :class:`graph.SavedTensor`). Writing into a view
+also moves its base's history on (:data:`COPY_SLICES`: the old base with the
+view's region replaced), as PyTorch does.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from ..backend import partial_overlap, xp_of
 from ..grad_mode import no_grad, state
 from ..tensor import Tensor
 from . import elementwise as E
-from .registry import apply, defop
+from .registry import apply, defop, refresh_view
 
 
 def _check(self, opname):
@@ -22,12 +24,12 @@ def _check(self, opname):
         raise RuntimeError(
             f"{opname}: a leaf Variable that requires grad is being used in an in-place operation. "
             f"Wrap parameter updates in `with autogradlab.no_grad():`, or use an out-of-place op.")
-    if self.grad_fn is not None and self.grad_fn.op.view and self._view is not None:
+    base = self._view[0] if self._view is not None else None
+    if base is not None and base._requires_grad and base.grad_fn is None:
         raise RuntimeError(
-            f"{opname}: in-place modification of a view (made by the view op '{self.grad_fn.op.name}'; "
-            f"reshape also makes view, flatten, squeeze and unsqueeze) of shape {tuple(self.shape)} is not "
-            f"supported by autogradlab while recording a graph; use the out-of-place op, or .clone() the "
-            f"view first.")
+            f"{opname}: a view of a leaf Variable that requires grad is being used in an in-place operation "
+            f"(the view has shape {tuple(self.shape)}, the leaf {tuple(base.shape)}). Wrap parameter updates "
+            f"in `with autogradlab.no_grad():`, or .clone() the leaf and work on the clone.")
 
 
 def _check_no_overlap(self, opname, args):
@@ -43,16 +45,12 @@ def _check_no_overlap(self, opname, args):
 
 def inplace(self: Tensor, opname: str, fn, *args):
     """Run ``fn(self, *args)`` out of place and write its result into ``self``."""
+    if state.grad_enabled and self._view is not None and self._view[2] != self._vc[0]:
+        refresh_view(self)   # its base changed since: continue from the base's current history
     _check(self, opname)
     _check_no_overlap(self, opname, args)
     records = state.grad_enabled and (self._requires_grad or any(
         isinstance(a, Tensor) and a._requires_grad for a in args))
-    if records and not self._requires_grad and getattr(self.data, "base", None) is not None:
-        raise RuntimeError(
-            f"{opname}: this tensor (shape {tuple(self.shape)}) is a view into another tensor's memory "
-            f"(made by slicing, reshape, ...). Writing a result that requires grad into it would hide that "
-            f"gradient from the other tensor, and autogradlab does not track views through in-place ops. "
-            f"Build the result out of place (e.g. with cat or where), or .clone() the view first.")
     if records:
         # the history continues from a snapshot of the old value, so nodes that need the
         # old value (mul_, div_) keep a correct copy of it
@@ -76,7 +74,9 @@ def inplace(self: Tensor, opname: str, fn, *args):
                            f"in place. Use the out-of-place op, or .clone() it first.")
     self.data[...] = result.data
     self._vc[0] += 1
-    if records:
+    if records and self._view is not None:
+        _rebase(self, result)
+    elif records:
         if self._retains_grad and self.grad_fn is not None:
             self.grad_fn._retain_ref = None  # .grad now belongs to the new value (as in PyTorch)
         self.grad_fn = result.grad_fn
@@ -84,6 +84,51 @@ def inplace(self: Tensor, opname: str, fn, *args):
         if self.grad_fn is not None and self._retains_grad:
             self.grad_fn._retain_ref = weakref.ref(self)
     return self
+
+
+# -- an in-place op on a view: the base's history goes on through COPY_SLICES ---------------
+
+def _replay_arrays(xp, array, steps):
+    for op, params in steps:
+        array = op.forward(xp, array, **params) if params else op.forward(xp, array)
+    return array
+
+
+def _copy_slices_forward(xp, base, src, steps):
+    out = base.copy(order="K")          # the same memory layout, so the view steps replay as views
+    _replay_arrays(xp, out, steps)[...] = src
+    return out
+
+
+def _copy_slices_vjp(g, ctx):
+    # d base = g with the view's region zeroed; d src = g seen through the same view steps
+    steps = ctx.steps
+    zeros = Tensor._make(xp_of(g.data).zeros(ctx._input_shapes[1], dtype=g.dtype), False, None, g.device)
+    src_grad = g
+    for op, params in steps:
+        src_grad = apply(op, (src_grad,), params)
+    return apply(COPY_SLICES, (g, zeros), {"steps": steps}), src_grad
+
+
+COPY_SLICES = defop("copy_slices", ("self", "src"),
+                    math="a with view(a) replaced by s;  da = g with the view zeroed, ds = view(g)",
+                    forward=_copy_slices_forward, vjp=_copy_slices_vjp, formulas=("1 outside the view", "1"))
+
+
+def _rebase(view, result):
+    """``view`` (taken from ``base`` by view ops) was just written in place with ``result``: the base's
+    history becomes 'old base with the view's region replaced by result' (PyTorch's CopySlices),
+    and the view takes its history from the base again."""
+    base, steps, _ = view._view
+    old_base = Tensor._make(base.data, base._requires_grad, base.grad_fn, base.device)
+    new_base = apply(COPY_SLICES, (old_base, result), {"steps": steps})
+    if base._retains_grad and base.grad_fn is not None:
+        base.grad_fn._retain_ref = None
+    base.grad_fn, base._requires_grad = new_base.grad_fn, True
+    new_base.grad_fn._out_meta = (weakref.ref(base),) + new_base.grad_fn._out_meta[1:]
+    if base._retains_grad:
+        base.grad_fn._retain_ref = weakref.ref(base)
+    refresh_view(view)
 
 
 def _scaled(b, alpha):
