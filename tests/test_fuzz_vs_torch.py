@@ -14,8 +14,8 @@ on constants, aliasing their operand, on saved tensors), fan-out and hooks.
 The generator asks a torch interpretation of the program so far for shapes and values (it never
 needs its own shape rules), and leaves out exactly these cases (README, "Differences from PyTorch"):
 
-* ``zero_()`` / ``fill_()`` on an ``expand()``ed view: PyTorch writes the shared memory,
-  autogradlab's expanded views are read-only and it raises;
+* an in-place op on an ``expand()``ed view: PyTorch writes the shared memory for some ops (``zero_``,
+  ``fill_``, ``pow_``) and refuses for others; autogradlab's expanded views are read-only and it raises;
 * ``std``/``var`` over a slice of identical values: PyTorch's result there depends on memory
   layout (exactly 0 along a strided dim, ``1e-17`` and a gradient of about 0.4 along a contiguous
   one); autogradlab gives exactly 0 and gradient 0 for every layout;
@@ -412,8 +412,8 @@ def _inplace_step(rng, tw, pick, emit, exact):
     args = (target,)
     if name in ("add_", "sub_", "mul_"):
         args = (target, pick())
-    if name in ("zero_", "fill_") and 0 in t.stride() and t.numel() > 1:
-        return      # filling an expanded view: PyTorch writes the shared memory, autogradlab's is read-only
+    if 0 in t.stride() and t.numel() > 1:
+        return      # writing into an expanded view: PyTorch may write the shared memory, ours is read-only
     param = rng.choice([0.5, -2.0, 3.0])
     emit(("inplace", name, args, param))
     memory = t.untyped_storage().data_ptr()   # the target, its base and its other views changed

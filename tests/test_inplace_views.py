@@ -230,3 +230,24 @@ def test_reshape_that_copies_is_not_a_view_like_torch():
         b.add_(1.0)
         return [flat.tolist(), view.tolist(), b.tolist(), flat._version, view._version]
     assert _both(program) == [[2.0, 6.0, 4.0, 8.0], [2.0, 3.0, 4.0, 5.0], [[2.0, 3.0], [4.0, 5.0]], 1, 1]
+
+
+def test_a_second_backward_through_a_write_into_a_view_raises_like_torch():
+    torch = import_torch()
+    for lib in (ag, torch):
+        x, = _leaves(lib, [1.0, 2.0, 3.0])
+        b = lib.zeros(3, dtype=lib.float64)
+        b[1:].add_(x[1:])                 # nothing in this history saves a tensor, but CopySlices...
+        b.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            b.sum().backward()            # ...is released by the first backward all the same
+
+
+def test_fill_and_zero_give_a_constant_zero_gradient_even_under_create_graph_like_torch():
+    def program(lib):
+        x, = _leaves(lib, [1.0, 2.0])
+        t = x.sum() * 1
+        t.zero_()
+        (t.tanh() + x.sum()).backward(create_graph=True)
+        return [x.grad.tolist(), x.grad.requires_grad]
+    assert _both(program) == [[1.0, 1.0], False]

@@ -110,7 +110,8 @@ def _copy_slices_vjp(g, ctx):
     return apply(COPY_SLICES, (g, zeros), {"steps": steps}), src_grad
 
 
-COPY_SLICES = defop("copy_slices", ("self", "src"),
+# (it keeps its view steps like a saved tensor: a second backward through it raises, as PyTorch's CopySlices)
+COPY_SLICES = defop("copy_slices", ("self", "src"), save=("steps",),
                     math="a with view(a) replaced by s;  da = g with the view zeroed, ds = view(g)",
                     forward=_copy_slices_forward, vjp=_copy_slices_vjp, formulas=("1 outside the view", "1"))
 
@@ -183,4 +184,9 @@ def _fill(self, value, opname):
 
 FILL = defop("fill", ("self",), math="value everywhere;  da = 0",
              forward=lambda xp, a, value: xp.full_like(a, value),
-             vjp=lambda g, ctx: (g * 0,), formulas=("0",))
+             vjp=lambda g, ctx: (_zeros_like(g),), formulas=("0",))
+
+
+def _zeros_like(g):
+    """A constant 0 gradient: no history even under create_graph (PyTorch returns zeros_like(grad))."""
+    return Tensor._make(xp_of(g.data).zeros_like(g.data), False, None, g.device)
