@@ -110,7 +110,8 @@ def main(argv=None) -> int:
     g.add_argument("--jobs", type=int, default=2, help="submissions graded at once, one kernel each (default 2)")
     g.add_argument("--timeout", type=int, default=120, help="seconds per cell and per check call (default 120)")
     g.add_argument("--time-limit", type=int, default=900, help="seconds per submission in all (default 900)")
-    g.add_argument("--memory", type=int, default=2048, help="MB of address space per kernel (default 2048)")
+    g.add_argument("--memory", type=int, default=2048,
+                   help="MB of address space per kernel (default 2048; 0: no limit, needed for CuPy/CUDA)")
     g.add_argument("--seed", type=int, help="seed for the checks' fresh inputs (default: a random one, printed)")
     g.set_defaults(func=_grade)
     o = sub.add_parser("otter", help="export the lessons as otter-grader assignments (one folder per lesson)")

@@ -17,6 +17,8 @@ def _limit(name, megabytes):
         import resource
     except ImportError:  # Windows: no rlimits
         return
+    if int(megabytes) <= 0:    # 0: no limit (e.g. CUDA reserves far more address space than it uses)
+        return
     value = int(megabytes) * 1024 * 1024
     kind = getattr(resource, name)
     soft, hard = resource.getrlimit(kind)
