@@ -205,6 +205,15 @@ def test_accumulation_is_judged_on_the_event_log_of_the_students_run():
     assert status == WRONG and "ran 1 backward pass(es); the exercise asks for one per micro-batch" in detail
 
 
+def test_the_capstone_model_is_judged_on_fresh_test_points_and_its_input_gradient():
+    from autogradlab import nn
+    status, detail = _judge("check_healthy_model", "make_model", lambda: nn.MLP([2, 16, 16, 2], activation="tanh"))
+    assert status == CORRECT and "finite differences" in detail, detail
+    status, detail = _judge("check_healthy_model", "make_model",
+                            lambda: nn.MLP([2] + [16] * 8 + [2], activation="sigmoid"))
+    assert status == WRONG and "vanishes" in detail, detail
+
+
 # ---------------------------------------------------------------------------------------
 # The instructor's checks, hidden tests, and what students get
 # ---------------------------------------------------------------------------------------

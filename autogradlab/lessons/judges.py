@@ -721,7 +721,8 @@ def judge_healthy_model(probe, target, rng):
     seed = int(rng.integers(0, 2 ** 31))
     X, y = ag.data.make_moons(200, noise=0.15, seed=seed)
     Xt, yt = ag.data.make_moons(200, noise=0.15, seed=seed + 1)
-    answer = probe.harness("train_model", target, X.data, y.data, Xt.data, 200, 0.5, seed % 1000)
+    W, D, h = rng.normal(size=(200, 2)), rng.normal(size=(200, 2)), 1e-2
+    answer = probe.harness("train_model", target, X.data, y.data, Xt.data, 200, 0.5, seed % 1000, W, D, h)
     logits = _array(decode(answer.get("test_logits")), "the model's output")
     if logits.shape != (200, 2):
         raise _Wrong(f"the model should output 2 logits per point, shape (200, 2); got {logits.shape}")
@@ -730,8 +731,16 @@ def judge_healthy_model(probe, target, rng):
     if norm < 1e-5:
         raise _Wrong(f"the gradient reaching the input has norm {_num(norm, 3)} at initialisation: it still "
                      f"vanishes on its way to the first layer")
+    fd = answer.get("fd") or {}
+    g_w = _array(decode(fd.get("grad")), "the gradient of sum(W * model(X))")
+    along, numeric = float((g_w * D).sum()), (float(fd.get("plus")) - float(fd.get("minus"))) / (2 * h)
+    if g_w.shape != D.shape or abs(along - numeric) > 1e-3 + 5e-2 * abs(numeric):   # float32 model: loose
+        raise _Wrong(f"the gradient of the model's output with respect to its input disagrees with finite "
+                     f"differences: {_num(along, 4)} along a random direction, {_num(numeric, 4)} by a central "
+                     f"difference")
     acc = float((logits.argmax(axis=1) == yt.data).mean())
     if acc < 0.9:
         raise _Wrong(f"after 200 SGD steps (lr 0.5) the accuracy on fresh test points is only {acc:.2f}; it "
                      f"should reach 0.9")
-    return f"the gradient reaches the input, and the accuracy on fresh test points is {acc:.2f} after 200 steps"
+    return (f"the gradient reaches the input (and agrees with finite differences), and the accuracy on fresh test "
+            f"points is {acc:.2f} after 200 steps")

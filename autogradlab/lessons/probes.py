@@ -237,8 +237,9 @@ def _harness_fixed_loss(fn, logits, y):
     return out
 
 
-def _harness_train_model(fn, X, y, X_test, steps, lr, seed):
-    """Build the student's model, measure the gradient reaching the input, train, predict X_test."""
+def _harness_train_model(fn, X, y, X_test, steps, lr, seed, W, D, h):
+    """Build the student's model; at initialisation measure the gradient reaching the input (of the loss,
+    and of sum(W * model(X)) with that sum at X +- h D for a finite difference); train; predict X_test."""
     ag = _ag()
     from autogradlab import optim
     from autogradlab.nn import functional as F
@@ -248,6 +249,14 @@ def _harness_train_model(fn, X, y, X_test, steps, lr, seed):
     yt = ag.tensor(y)
     F.cross_entropy(model(Xt), yt).backward()
     input_grad = Xt.grad
+    Xw = ag.tensor(X, dtype="float32", requires_grad=True)
+    (model(Xw) * ag.tensor(W, dtype="float32")).sum().backward()
+    with ag.no_grad():
+        plus = float((model(ag.tensor(X + h * D, dtype="float32")) * ag.tensor(W, dtype="float32")).sum().item())
+        minus = float((model(ag.tensor(X - h * D, dtype="float32")) * ag.tensor(W, dtype="float32")).sum().item())
+    fd = {"grad": encode(Xw.grad), "plus": plus, "minus": minus}
+    for p in model.parameters():
+        p.grad = None
     params = list(model.parameters())
     opt = optim.SGD(params, lr=lr)
     Xt = ag.tensor(X, dtype="float32")
@@ -257,7 +266,7 @@ def _harness_train_model(fn, X, y, X_test, steps, lr, seed):
         opt.step()
     with ag.no_grad():
         logits = model(ag.tensor(X_test, dtype="float32"))
-    return {"input_grad": encode(input_grad), "test_logits": encode(logits), "n_params": len(params)}
+    return {"input_grad": encode(input_grad), "test_logits": encode(logits), "n_params": len(params), "fd": fd}
 
 
 HARNESSES = {"topo_sort": _harness_topo_sort, "mini_backward": _harness_mini_backward,
