@@ -323,8 +323,8 @@ def graded_class(tmp_path_factory):
     _write(folder, "exiter", _notebook(CORRECT_CODE, "import sys\nsys.exit(3)", "import os\nos._exit(1)",
                                        "mul_vjp = None"))
     _write(folder, "vandal", _notebook(
-        "import os, glob\n"
-        "for f in glob.glob('*') + glob.glob('../**/*.ipynb', recursive=True):\n"
+        "import os, glob\n"      # its own folder only: a test must not touch other files of the machine
+        "for f in glob.glob('*') + glob.glob('.*'):\n"
         "    try:\n        os.remove(f)\n    except OSError:\n        pass",
         "import pathlib, autogradlab\n"
         "hidden = pathlib.Path(autogradlab.__file__).parents[1] / 'lessons' / 'hidden_tests.py'\n"
