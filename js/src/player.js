@@ -556,8 +556,11 @@ export function mount(container, data, options = {}) {
     if (!box.width || !box.height) return;
     const pad = 24;
     let dx = 0, dy = 0;
-    if (r.left < box.left + pad || r.right > box.right - pad) dx = (box.left + box.width / 2) - (r.left + r.width / 2);
-    if (r.top < box.top + pad || r.bottom > box.bottom - pad) dy = (box.top + box.height / 2) - (r.top + r.height / 2);
+    // the smallest move that brings it in (with a margin): as much of the picture as possible stays put
+    if (r.left < box.left + pad) dx = box.left + pad - r.left;
+    else if (r.right > box.right - pad) dx = box.right - pad - r.right;
+    if (r.top < box.top + pad) dy = box.top + pad - r.top;
+    else if (r.bottom > box.bottom - pad) dy = box.bottom - pad - r.bottom;
     if (!dx && !dy) return;
     const k = (svg.__zoom && svg.__zoom.k) || 1;
     const sel = select(svg);

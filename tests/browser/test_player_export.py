@@ -199,3 +199,29 @@ def test_diff_of_two_tapes_marks_exactly_the_differing_nodes(page, tmp_path):
     box.locator(f"g.agl-node[data-key='{x_key}']").dispatch_event("click")
     note = box.locator(".agl-diff-note").text_content()
     assert "grad: first [4, 0], second [4, -1]" in note and xb.grad.numpy().tolist() == [4.0, -1.0]
+
+
+def test_an_edge_into_a_broadcast_input_shows_the_sum_over_the_broadcast_dimension(page, tmp_path):
+    """Issue 15 / lesson 07: W + b with b broadcast over rows: the edge from b shows the (2, 3) upstream,
+    the (3,) contribution (the engine's), and says it was summed over the broadcast dimension."""
+    import autogradlab as ag
+
+    W = ag.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True, name="W")
+    b = ag.tensor([0.1, 0.2, 0.3], requires_grad=True, name="b")
+    g = ag.tensor([[1.0, 10.0, 100.0], [2.0, 20.0, 200.0]])
+    with ag.trace() as tape:
+        (W + b).backward(gradient=g)
+    data = player_data(tape)
+    out = viz.export_html(tape, tmp_path / "broadcast.html")
+    page.goto(out.resolve().as_uri())
+    page.locator(".agl-player[data-ready='1']").wait_for()
+    box = page.locator(".agl-player")
+    box.focus()
+    page.keyboard.press("End")
+    e = next(e for e in tape.of_kind("GradientComputed") if e.input is not None and e.input.name == "b")
+    box.locator(f"g.edge[id='{data['edge_of'][f'{e.node_id}-{e.input_index}']}']").dispatch_event("click")
+    panel = box.locator(".agl-panel")
+    assert box.locator(".agl-edge-contribution").text_content() == e.contribution.short() == "[3, 30, 300]"
+    assert "summed over the broadcast dimensions" in panel.text_content()
+    assert "[2, 3]" in panel.text_content() and "[3]" in panel.text_content()
+    assert b.grad.numpy().tolist() == [3.0, 30.0, 300.0]
