@@ -1,7 +1,11 @@
 """Anomaly mode: remember where each op was created, and stop at the first NaN gradient."""
 from __future__ import annotations
 
+import functools
+
+from .backend import xp_of
 from .grad_mode import state
+from .tensor import Tensor
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
 
@@ -39,10 +43,22 @@ class detect_anomaly:
         return False
 
     def __call__(self, fn):
-        import functools
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with detect_anomaly():
                 return fn(*args, **kwargs)
         return wrapper
+
+
+def check_nan(node, grads):
+    """The engine calls this after each VJP in anomaly mode: a NaN in any gradient stops the pass,
+    naming the op and where it was created."""
+    for i, g in enumerate(grads):
+        if g is None:
+            continue
+        data = g.data if isinstance(g, Tensor) else g
+        if data.dtype.kind == "f" and bool(xp_of(data).isnan(data).any()):
+            where = node._traceback or "(enable anomaly mode before the forward pass to see where the op was created)\n"
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.\n"
+                               f"Traceback of forward call that caused the error:\n{where}")

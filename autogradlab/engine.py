@@ -25,10 +25,11 @@ from __future__ import annotations
 import heapq
 import warnings
 
-from .backend import xp_of
+from .anomaly import check_nan
 from .creation import ones, zeros_like
 from .grad_mode import state
-from .graph import FREED_MESSAGE, AccumulateGrad, GradientEdge
+from .graph import FREED_MESSAGE, AccumulateGrad, GradientEdge, _as_array
+from .hooks import run_node_post_hooks, run_node_pre_hooks, run_post_accumulate_hooks, run_tensor_hooks
 from .ops.elementwise import to_dtype
 from .tensor import FLOAT_DTYPES, Tensor
 
@@ -229,6 +230,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         pass
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
+        if g is not None and not isinstance(g, Tensor):
+            g = _wrap(g, t.device if isinstance(t, Tensor) else None)
         if g is None:
             if not allow_unused:
                 raise _unused_input_error(i)
@@ -368,45 +371,45 @@ def _check_runnable(plan):
 # ---------------------------------------------------------------------------------------
 # 3. Run, and 4. accumulate
 # ---------------------------------------------------------------------------------------
+#
+# Without create_graph the gradients flowing here are plain arrays (NumPy or CuPy): the VJPs
+# run on arrays and nothing allocates a Tensor until a gradient lands in a ``.grad``. With
+# create_graph they are Tensors, and the VJPs' own ops record the graph of the backward.
 
-def _checked_hook_result(fn, new, g):
-    """A tensor hook may replace the gradient, but not change what kind of thing it is."""
-    name = getattr(fn, "__name__", type(fn).__name__)
-    if not isinstance(new, Tensor):
-        raise TypeError(f"hook '{name}' returned a {type(new).__name__}: a tensor hook must return a Tensor "
-                        f"(the new gradient) or None")
-    for what, old_v, new_v in (("size", g.shape, new.shape), ("dtype", g.dtype, new.dtype),
-                               ("device", g.device, new.device)):
-        if old_v != new_v:
-            raise RuntimeError(f"hook '{name}' has changed the {what} of the gradient: it got {old_v} and "
-                               f"returned {new_v}; return a gradient of the same {what}")
-    return new
+def _wrap(g, device=None):
+    """An array gradient as a Tensor (for ``.grad``, hooks and ``grad()`` results)."""
+    return Tensor._make(_as_array(g), False, None, device)
 
 
-def _accumulate_into(tensor, g, create_graph):
-    """``tensor.grad += g``; the first gradient is copied so ``.grad`` owns its memory."""
+def _accumulate_into(tensor, g, owned=False):
+    """``tensor.grad += g``. The first gradient becomes ``.grad``: copied, unless the engine made
+    it (``owned``: a sum of contributions nobody else holds), as PyTorch steals such buffers;
+    ``.grad`` never aliases a seed, a user's tensor or another ``.grad``."""
     old = tensor._grad
-    if old is None:  # (a clone with create_graph too: .grad never aliases a seed or another .grad)
-        tensor._grad = g.clone() if create_graph else Tensor._make(g.data.copy(), False, None, g.device)
-    elif create_graph or tensor.grad_fn is not None:  # a retained non-leaf: out of place, as PyTorch
-        tensor._grad = old + g
+    if isinstance(g, Tensor):  # create_graph: out of place, so the sum is recorded
+        tensor._grad = g.clone() if old is None else old + g
+    elif old is None:
+        tensor._grad = _wrap(g if owned else g.copy(), tensor.device)
+    elif tensor.grad_fn is not None:  # a retained non-leaf: out of place, as PyTorch
+        tensor._grad = _wrap(old.data + g, tensor.device)
     else:
-        old.data += g.data  # in place, as PyTorch does: references to .grad see the update
+        old.data += g  # in place, as PyTorch does: references to .grad see the update
         old._vc[0] += 1
 
 
 class _Pass:
-    """The state of one backward pass: the plan, pending sums, the ready queue and where results go."""
+    """The state of one backward pass: the plan, pending sums, the ready queue, where results go,
+    and the events the steps told (only while traced; ``_execute`` yields them)."""
 
-    __slots__ = ("plan", "tape", "buffers", "ready", "create_graph", "retain_graph", "accumulate",
-                 "inputs", "captured")
+    __slots__ = ("plan", "tape", "events", "buffers", "owned", "ready", "create_graph", "retain_graph",
+                 "accumulate", "inputs", "captured")
 
 
 def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captured=None, implicit=None,
              allow_unused=True):
     """The backward pass, as a generator of events (it yields only while a trace is active)."""
     p = _Pass()
-    p.tape, p.buffers = state.tape, {}
+    p.tape, p.events, p.buffers, p.owned = state.tape, [], {}, set()
     p.create_graph, p.retain_graph, p.accumulate = create_graph, retain_graph, accumulate
     p.inputs, p.captured = inputs, captured
     root_nodes = [_node_of(r) for r in roots]
@@ -416,7 +419,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
         for i, t in enumerate(inputs):
             if _node_of(t) not in plan.needed:
                 raise _unused_input_error(i)
-    tape = p.tape
+    tape, events = p.tape, p.events
 
     if tape is not None:  # the plan, told once before anything runs
         plan.root_nodes, plan.order = root_nodes, _run_order(plan, root_nodes)
@@ -430,6 +433,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
     for i, (node, seed) in enumerate(zip(root_nodes, seeds)):
         if node not in plan.needed:
             continue
+        seed = seed if create_graph else seed.data
         before = p.buffers.get(node)
         p.buffers[node] = seed if before is None else before + seed
         if tape is not None:
@@ -444,12 +448,13 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
             node = heapq.heappop(p.ready)[2]
             g = p.buffers.pop(node, None)    # the sum of everything its consumers sent
             if tape is not None:
-                yield tape.node_started(node, g)
-            g = yield from _receive(p, node, g)
-            if isinstance(node, AccumulateGrad) or node not in plan.runs:
-                continue
-            grads_in = yield from _chain_rule_step(p, node, g)
-            yield from _send(p, node, grads_in)
+                events.append(tape.node_started(node, g))
+            g = _receive(p, node, g)
+            if node.priority and node in plan.runs:   # an op node (not a leaf's), not cut by inputs=
+                _send(p, node, _chain_rule_step(p, node, g))
+            if events:
+                yield from events
+                events.clear()
     finally:
         state.grad_enabled = prev_mode
     if accumulate and inputs is not None:  # as PyTorch: a non-leaf input keeps its .grad from now on
@@ -463,45 +468,39 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
 def _receive(p, node, g):
     """A node's total gradient arrived: run tensor hooks, then deliver it where it is wanted
     (``retain_grad``, ``inputs=`` / ``grad()`` captures, a leaf's ``.grad``). Returns the gradient."""
-    tape, is_leaf = p.tape, isinstance(node, AccumulateGrad)
     if g is None:
         return g
+    tape, is_leaf = p.tape, not node.priority
     hooks = node.variable._hooks if is_leaf else node._tensor_pre_hooks
     if hooks:
-        for fn in list(hooks.values()):
-            new = fn(g)
-            if tape is not None:
-                yield tape.hook_ran("tensor", node, new is not None)
-            if new is not None:
-                g = _checked_hook_result(fn, new, g)
+        g = run_tensor_hooks(hooks, g, node, tape, p.events)
+    owned = not hooks and node in p.owned   # a hook may have kept the gradient: then copy it
     retained = node._retain_ref() if node._retain_ref is not None else None
     if retained is not None:
         before = tape.snapshot_grad(retained) if tape is not None else None
-        _accumulate_into(retained, g, p.create_graph)
+        _accumulate_into(retained, g)
         if tape is not None:
-            yield tape.accumulated("retained", node, retained, before, g)
-    for i, t in (p.plan.targets.get(node, ()) if p.plan.targets else ()):
-        if p.captured is not None:          # autograd.grad: collect, never touch .grad
-            before = p.captured[i]
-            p.captured[i] = g if before is None else before + g
-            if tape is not None:
-                yield tape.accumulated("captured", node, t, before, g, p.captured[i])
-        elif isinstance(t, Tensor) and not is_leaf and t is not retained:
-            before = tape.snapshot_grad(t) if tape is not None else None
-            _accumulate_into(t, g, p.create_graph)
-            if tape is not None:
-                yield tape.accumulated("input", node, t, before, g)
+            p.events.append(tape.accumulated("retained", node, retained, before, g))
+    if p.plan.targets:
+        for i, t in p.plan.targets.get(node, ()):
+            if p.captured is not None:          # autograd.grad: collect, never touch .grad
+                before = p.captured[i]
+                p.captured[i] = g if before is None else before + g
+                if tape is not None:
+                    p.events.append(tape.accumulated("captured", node, t, before, g, p.captured[i]))
+            elif isinstance(t, Tensor) and not is_leaf and t is not retained:
+                before = tape.snapshot_grad(t) if tape is not None else None
+                _accumulate_into(t, g)
+                if tape is not None:
+                    p.events.append(tape.accumulated("input", node, t, before, g))
     if is_leaf and p.accumulate and (p.inputs is None or node in p.plan.targets):
         var = node.variable
         before = tape.snapshot_grad(var) if tape is not None else None
-        _accumulate_into(var, g, p.create_graph)
+        _accumulate_into(var, g, owned)
         if tape is not None:
-            yield tape.accumulated("leaf", node, var, before, g)
+            p.events.append(tape.accumulated("leaf", node, var, before, g))
         if var._post_acc_hooks:
-            for fn in list(var._post_acc_hooks.values()):
-                fn(var)
-                if tape is not None:
-                    yield tape.hook_ran("post_accumulate", node, False)
+            run_post_accumulate_hooks(var, node, tape, p.events)
     return g
 
 
@@ -509,67 +508,51 @@ def _chain_rule_step(p, node, g):
     """One chain-rule step: ``grad_inputs[i] = VJP_i(g)`` (with node hooks around it), then free
     the saved tensors unless ``retain_graph``. Returns one gradient (or None) per input."""
     tape = p.tape
-    grads_in = [None] * len(node.edges)
-    if g is not None:
+    if g is None:
+        grads_in = [None] * len(node.edges)
+    else:
         if node._pre_hooks:
-            for fn in list(node._pre_hooks.values()):
-                new = fn((g,))
-                if tape is not None:
-                    yield tape.hook_ran("node_pre", node, new is not None)
-                if new is not None:
-                    g = new[0]
+            g = run_node_pre_hooks(node, g, tape, p.events)
         grads_in = node.apply(g)
         if state.anomaly:
-            _check_nan(node, grads_in)
+            check_nan(node, grads_in)
         if node._post_hooks:
-            for fn in list(node._post_hooks.values()):
-                new = fn(tuple(grads_in), (g,))
-                if tape is not None:
-                    yield tape.hook_ran("node_post", node, new is not None)
-                if new is not None:
-                    grads_in = list(new)
+            grads_in = run_node_post_hooks(node, grads_in, g, tape, p.events)
         if tape is not None:
+            needed = p.plan.needed
             for i, (child, gi) in enumerate(zip(node.edges, grads_in)):
-                if child is not None and child in p.plan.needed and gi is not None:
-                    yield tape.gradient_computed(node, i, child, g, gi)
+                if child is not None and child in needed and gi is not None:
+                    p.events.append(tape.gradient_computed(node, i, child, g, gi))
     if not p.retain_graph and node._saved:
         if tape is None:
             node.free_saved()
         else:
             names = tuple(node._saved)
-            yield tape.saved_freed(node, names, node.free_saved(count_bytes=True))
+            p.events.append(tape.saved_freed(node, names, node.free_saved(count_bytes=True)))
     return grads_in
 
 
 def _send(p, node, grads_in):
     """Add each contribution into the pending buffer of the node it belongs to (a fan-in sums
-    there); a node becomes ready once all of its consumers have sent theirs."""
-    needed, deps, buffers = p.plan.needed, p.plan.deps, p.buffers
+    there, into a new array the engine owns); a node becomes ready once all of its consumers
+    have sent theirs."""
+    deps, buffers = p.plan.deps, p.buffers
     for child, gi in zip(node.edges, grads_in):
-        if child is None or child not in needed:
+        if child is None or child not in deps:   # deps holds exactly the needed nodes
             continue
         if gi is not None:
             before = buffers.get(child)
-            buffers[child] = gi if before is None else before + gi
+            if before is None:
+                buffers[child] = gi
+            else:
+                buffers[child] = before + gi
+                p.owned.add(child)
             if p.tape is not None:
-                yield p.tape.accumulated("buffer", child, None, before, gi, buffers[child])
-        deps[child] -= 1
-        if deps[child] == 0:
+                p.events.append(p.tape.accumulated("buffer", child, None, before, gi, buffers[child]))
+        left = deps[child] - 1
+        deps[child] = left
+        if not left:
             heapq.heappush(p.ready, _ready_key(child))
-
-
-def _check_nan(node, grads):
-    for i, g in enumerate(grads):
-        if g is not None and g.dtype.kind == "f" and bool(_isnan_any(g)):
-            where = node._traceback or "(enable anomaly mode before the forward pass to see where the op was created)\n"
-            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.\n"
-                               f"Traceback of forward call that caused the error:\n{where}")
-
-
-def _isnan_any(g):
-    return xp_of(g.data).isnan(g.data).any()
-
-
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

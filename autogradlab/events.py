@@ -338,7 +338,9 @@ class Tape:
             hit = self._values.get(key)
             if hit is not None:
                 return hit
-        data = getattr(tensor_or_array, "data", tensor_or_array)
+            data = tensor_or_array.data
+        else:  # an array (a gradient of a pass without create_graph)
+            data = tensor_or_array
         value = snapshot(data, self.max_elements)
         if key is not None:
             if len(self._values) > 4096:

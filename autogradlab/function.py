@@ -32,7 +32,9 @@ __all__ = ["Function", "FunctionCtx"]
 class FunctionCtx(Node):
     """The node of a custom Function; also the ``ctx`` its forward and backward receive."""
 
-    # no __slots__: users may store anything on ctx (ctx.scale = 2)
+    # no __slots__: users may store anything on ctx (ctx.scale = 2), even under the names
+    # built-in ops read their saved tensors by
+    self = other = result = None
 
     def save_for_backward(self, *tensors):
         """Keep tensors for backward; they are checked for in-place changes when read back."""
@@ -121,7 +123,7 @@ class Function:
     def _op(cls):
         op = cls.__dict__.get("_opdef")
         if op is None:
-            op = OpDef(cls.__name__, ("input",), forward=None, vjp=_call_backward,
+            op = OpDef(cls.__name__, ("input",), forward=None, vjp=_call_backward, arrays=False,
                        math=f"custom Function {cls.__name__}", formulas=("custom",))
             op.node_name = cls.__name__ + "Backward"
             cls._opdef = op

@@ -15,6 +15,8 @@ import itertools
 import weakref
 from collections import namedtuple
 
+import numpy
+
 from .grad_mode import state
 from .tensor import Tensor
 
@@ -93,6 +95,7 @@ class SavedTensor:
     (which owns the node: that would be a cycle). Reading it back gives the
     original tensor while it lives, else a new tensor over the same data and
     with the same ``grad_fn``, so higher-order gradients still flow through it.
+    ``data`` is the array itself: what a VJP reads when it runs on arrays.
     """
 
     __slots__ = ("tensor", "result_ref", "data", "node_ref", "version", "vc", "packed", "unpack", "shape")
@@ -112,11 +115,10 @@ class SavedTensor:
             self.node_ref = weakref.ref(node)
         else:
             self.tensor = tensor
+            self.data = tensor.data
 
     def nbytes(self) -> int:
-        t = self.tensor if self.tensor is not None else None
-        data = t.data if t is not None else self.data
-        return int(getattr(data, "nbytes", 0))
+        return int(getattr(self.data, "nbytes", 0))
 
     def check_version(self, node, name):
         if self.vc[0] != self.version:
@@ -140,12 +142,18 @@ class SavedTensor:
         node = self.node_ref()
         return Tensor._make(self.data, node is not None, node)
 
+    def unpack_array(self):
+        if self.unpack is not None:
+            return self.unpack(self.packed).data
+        return self.data
+
 
 class SavedParam:
     """A non-tensor an op keeps for its backward (the indices of an index op): nothing can change
     it in place, but it is released with the saved tensors, as PyTorch releases its saved indices."""
 
     __slots__ = ("value",)
+    vc, version = (0,), 0   # nothing changes it in place: the version check always passes
 
     def __init__(self, value):
         self.value = value
@@ -160,6 +168,9 @@ class SavedParam:
     def unpack_tensor(self):
         return self.value
 
+    def unpack_array(self):
+        return self.value
+
 
 class Node:
     """The backward of one recorded op.
@@ -171,7 +182,7 @@ class Node:
 
     __slots__ = ("seq", "op", "edges", "params", "_saved", "_input_shapes", "_input_dtypes",
                  "_pre_hooks", "_post_hooks", "_tensor_pre_hooks", "_retain_ref", "_traceback",
-                 "_freed", "_out_meta", "__weakref__")
+                 "_freed", "_out_meta", "_needs", "_arrays", "__weakref__")
 
     priority = 1  # ready queue: lower priority first, then later-created (higher seq) first
 
@@ -188,6 +199,8 @@ class Node:
         self._traceback = None
         self._freed = False
         self._out_meta = None  # (weakref to the output tensor, its shape, dtype, device)
+        self._needs = None     # needs_input_grad, made on first read
+        self._arrays = False   # True while its VJP runs on arrays (ctx.self etc. give arrays)
 
     # -- identity -----------------------------------------------------------
     def name(self) -> str:
@@ -203,7 +216,11 @@ class Node:
 
     @property
     def needs_input_grad(self):
-        return tuple(edge is not None for edge in self.edges)
+        """Per input: does it need a gradient? (``edges[i] is not None``)"""
+        needs = self._needs
+        if needs is None:
+            needs = self._needs = tuple([edge is not None for edge in self.edges])
+        return needs
 
     # -- introspection (public: the viz's draw(tensor) uses only these) ---------------
     @property
@@ -227,11 +244,25 @@ class Node:
 
     # -- saved tensors --------------------------------------------------------
     def saved_tensor(self, name):
-        if self._freed:
-            raise RuntimeError(FREED_MESSAGE)
-        saved = self._saved[name]
-        saved.check_version(self, name)
-        return saved.unpack_tensor()
+        """What the op saved as ``name``: a Tensor, or its array while the VJP runs on arrays."""
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(FREED_MESSAGE if self._freed else f"{self.name()} saved nothing")
+        s = saved[name]
+        if s.vc[0] != s.version:
+            s.check_version(self, name)
+        return s.unpack_array() if self._arrays else s.unpack_tensor()
+
+    # the saved inputs and result most VJPs read, as properties (no __getattr__ detour)
+    self = property(lambda node: node._saved_property("self"), doc="the saved input ``self``")
+    other = property(lambda node: node._saved_property("other"), doc="the saved input ``other``")
+    result = property(lambda node: node._saved_property("result"), doc="the saved output")
+
+    def _saved_property(self, name):
+        saved = self._saved
+        if saved is None or name not in saved:
+            raise AttributeError(name)  # Python then asks __getattr__, which explains
+        return self.saved_tensor(name)
 
     def __getattr__(self, attr):
         # ctx.self / ctx.other / ctx.result inside a vjp, node._saved_self for introspection,
@@ -258,7 +289,36 @@ class Node:
 
     # -- the chain rule step ----------------------------------------------------
     def apply(self, grad):
-        """One gradient per input: the op's vjp, then broadcasting and dtype undone."""
+        """One gradient per input: the op's vjp, then broadcasting and dtype undone.
+
+        ``grad`` is a Tensor when the backward is recorded (``create_graph=True``), else an
+        array: an op whose VJP is written for both (``op.arrays``) then runs on arrays and
+        allocates no Tensor; any other op gets its gradient wrapped, and unwrapped after.
+        """
+        if isinstance(grad, Tensor):
+            return self._apply_tensors(grad)
+        op = self.op
+        if not op.arrays:
+            out = self._apply_tensors(Tensor._make(_as_array(grad)))
+            return [None if g is None else g.data for g in out]
+        self._arrays = True
+        try:
+            grads = op.vjp(grad, self)
+        finally:
+            self._arrays = False
+        out = []
+        for g, shape, dtype, edge in zip(grads, self._input_shapes, self._input_dtypes, self.edges):
+            if g is None or edge is None:
+                out.append(None)
+                continue
+            if g.shape != shape:
+                g = sum_to(g, shape)
+            if g.dtype != dtype:
+                g = g.astype(dtype)
+            out.append(g)
+        return out
+
+    def _apply_tensors(self, grad):
         grads = self.op.vjp(grad, self)
         out = []
         for g, shape, dtype, edge in zip(grads, self._input_shapes, self._input_dtypes, self.edges):
@@ -291,10 +351,24 @@ class Node:
         return _add_hook(self._tensor_pre_hooks, fn)
 
 
+def sum_to(a, shape):
+    """Sum the broadcast axes of array ``a`` away so that it has ``shape`` (the unbroadcast rule)."""
+    lead = a.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and a.shape[i + lead] != 1)
+    out = a.sum(axis=axes, keepdims=True) if axes else a
+    return out.reshape(shape)
+
+
+def _as_array(g):
+    """NumPy gives scalars for 0-d results; Tensors always hold arrays."""
+    return numpy.asarray(g) if isinstance(g, numpy.generic) else g
+
+
 class _AccumulateOp:
     name = "accumulate_grad"
     node_name = "AccumulateGrad"
     save = ()
+    arrays = True
 
 
 class AccumulateGrad(Node):

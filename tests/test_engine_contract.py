@@ -1690,3 +1690,74 @@ def test_freed_graph_error_names_the_first_node_in_walk_order():
             y.backward()
         messages.add(str(info.value))
     assert len(messages) == 1 and "ExpBackward" in messages.pop()
+
+
+# -- the backward moves arrays when no graph of it is recorded -------------------------------------
+
+def _count_tensors_made(monkeypatch):
+    made = []
+    original = ag.Tensor._make.__func__
+
+    def counting(cls, *args, **kwargs):
+        made.append(1)
+        return original(cls, *args, **kwargs)
+    monkeypatch.setattr(ag.Tensor, "_make", classmethod(counting))
+    return made
+
+
+def test_backward_without_create_graph_makes_no_tensor_per_node(monkeypatch):
+    x = leaf([0.5, -1.0])
+    h = x
+    for _ in range(30):                      # 90 nodes of mul, add, tanh, then a sum and a matmul
+        h = (h * 0.9 + 0.1).tanh()
+    y = (h @ ag.ones(2, dtype=ag.float64)) + h.sum()
+    made = _count_tensors_made(monkeypatch)
+    y.backward()
+    assert len(made) <= 2                    # the implicit seed and x.grad, whatever the graph's size
+    h2 = x
+    for _ in range(30):
+        h2 = (h2 * 0.9 + 0.1).tanh()
+    expect = ag.autograd.grad((h2 @ ag.ones(2, dtype=ag.float64)) + h2.sum(), x, create_graph=True)[0]
+    close(x.grad, expect.detach().numpy())   # the same numbers as the recorded (Tensor) backward
+
+
+def _scribble(t):
+    """Overwrite ``t``'s memory in place: anything aliasing it would change too."""
+    with ag.no_grad():
+        t.mul_(0.0).add_(-7.0)
+
+
+def test_leaf_grads_never_share_memory_with_seeds_or_each_other():
+    a, b = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    seed = ag.tensor([1.0, 1.0], dtype=ag.float64)
+    (a + b).backward(seed)                   # AddBackward sends the very same gradient to both
+    _scribble(a.grad)
+    close(b.grad, [1.0, 1.0])
+    close(seed, [1.0, 1.0])
+    a.grad = None
+    (a + b).backward(seed)                   # accumulates in place into b.grad, a fresh a.grad
+    close(a.grad, [1.0, 1.0])
+    close(b.grad, [2.0, 2.0])
+    close(seed, [1.0, 1.0])
+
+
+def test_a_fan_in_sum_becomes_grad_but_a_hooked_gradient_is_copied():
+    a = leaf([1.0, 2.0])
+    (a * 2.0 + a * 3.0).sum().backward()     # a's gradient is a sum the engine made: it becomes .grad
+    close(a.grad, [5.0, 5.0])
+    kept = []
+    b = leaf([1.0, 2.0])
+    b.register_hook(lambda g: kept.append(g))
+    (b * 2.0 + b * 3.0).sum().backward()
+    (b * 1.0).sum().backward()               # in place into .grad: what the hook kept stays as it was
+    close(kept[0], [5.0, 5.0])
+    close(b.grad, [6.0, 6.0])
+
+
+def test_retained_grad_and_leaf_grad_do_not_alias():
+    a = leaf([1.0, 2.0])
+    y = a * 1.0
+    y.retain_grad()
+    (y + 0.0).sum().backward()
+    _scribble(y.grad)
+    close(a.grad, [1.0, 1.0])

@@ -17,7 +17,7 @@ from ..backend import asarray, to_host
 from ..grad_mode import state
 from ..graph import Node
 from ..tensor import DEFAULT_FLOAT, Tensor
-from .registry import apply, defop
+from .registry import apply, defop, on_arrays
 
 
 # -- coercion of Python numbers and mixed dtypes (PyTorch's rules) ----------------------
@@ -70,6 +70,8 @@ def _binary(op):
     def fn(a, b):
         if type(a) is Tensor and type(b) is Tensor and a.data.dtype is b.data.dtype:
             return apply(op, (a, b))  # the common case needs no coercion
+        if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+            return on_arrays(op, (a, b))  # inside a VJP on arrays
         a, b = promote(a, b)
         return apply(op, (a, b))
     fn.__name__ = op.name
@@ -236,7 +238,7 @@ TO_DTYPE = defop("to_dtype", ("self",), math="cast(a);  da = cast_back(g)",
 
 TO_DEVICE = defop("to_device", ("self",), math="move(a);  da = move_back(g)",
                   forward=lambda xp, a, device: a,  # replaced below: the data changes device
-                  vjp=lambda g, ctx: (g.to(ctx.source),), formulas=("1",))
+                  vjp=lambda g, ctx: (g.to(ctx.source),), formulas=("1",), arrays=False)
 
 # sign is flat: its derivative is 0 (not undefined), so relu/abs gradients stay connected to their
 # input and a second derivative through them is 0, as in PyTorch
@@ -301,6 +303,8 @@ def clamp(a, min=None, max=None):
 
 def where(condition, a, b):
     """Pick ``a`` where ``condition`` holds, else ``b``."""
+    if not any(isinstance(t, Tensor) for t in (condition, a, b)):  # inside a VJP on arrays
+        return on_arrays(WHERE, (condition, a, b))
     like = next((t for t in (a, b, condition) if isinstance(t, Tensor)), None)
     if like is None:
         raise TypeError("where: at least one of condition, a, b must be a Tensor")

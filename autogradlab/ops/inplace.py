@@ -113,7 +113,8 @@ def _copy_slices_vjp(g, ctx):
 # (it keeps its view steps like a saved tensor: a second backward through it raises, as PyTorch's CopySlices)
 COPY_SLICES = defop("copy_slices", ("self", "src"), save=("steps",),
                     math="a with view(a) replaced by s;  da = g with the view zeroed, ds = view(g)",
-                    forward=_copy_slices_forward, vjp=_copy_slices_vjp, formulas=("1 outside the view", "1"))
+                    forward=_copy_slices_forward, vjp=_copy_slices_vjp, formulas=("1 outside the view", "1"),
+                    arrays=False)
 
 
 def _rebase(view, result):

@@ -14,17 +14,18 @@ def _matmul_vjp(g, ctx):
     needs was saved (A for dB, B for dA); the input shapes say which operands were 1-D."""
     a_1d, b_1d = len(ctx._input_shapes[0]) == 1, len(ctx._input_shapes[1]) == 1
     # g lacks the dims the 1-D operands dropped: put them back, b's first (g is 0-d for vector @ vector)
-    g2 = g.unsqueeze(-1) if b_1d else g                  # (..., m) -> (..., m, 1)
-    g2 = g2.unsqueeze(-2) if a_1d else g2                # (..., n) -> (..., 1, n)
+    # (indexing with None adds a dim on arrays and Tensors alike)
+    g2 = g[..., None] if b_1d else g                     # (..., m) -> (..., m, 1)
+    g2 = g2[..., None, :] if a_1d else g2                # (..., n) -> (..., 1, n)
     da = db = None
     if ctx.needs_input_grad[0]:
         b = ctx.other
-        b2 = b.unsqueeze(-1) if b_1d else b              # (k,) -> (k, 1)
+        b2 = b[:, None] if b_1d else b                   # (k,) -> (k, 1)
         da = g2 @ b2.mT
         da = da.squeeze(-2) if a_1d else da
     if ctx.needs_input_grad[1]:
         a = ctx.self
-        a2 = a.unsqueeze(0) if a_1d else a               # (k,) -> (1, k)
+        a2 = a[None, :] if a_1d else a                   # (k,) -> (1, k)
         db = a2.mT @ g2
         db = db.squeeze(-1) if b_1d else db
     return da, db

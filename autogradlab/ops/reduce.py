@@ -8,7 +8,7 @@ from collections import namedtuple
 
 from ..backend import xp_of
 from ..tensor import Tensor
-from .elementwise import maximum, minimum, where
+from .elementwise import exp, maximum, minimum, where
 from .registry import apply, defop
 
 
@@ -43,7 +43,7 @@ def expand_back(g, shape, dims, keepdim):
     """Undo a reduction over ``dims``: put size-1 axes back (if dropped) and expand to ``shape``."""
     if not keepdim:
         g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(shape)))
-    return g.expand(shape)
+    return g.expand(shape) if isinstance(g, Tensor) else xp_of(g).broadcast_to(g, shape)
 
 
 def _count(shape, dims):
@@ -76,12 +76,12 @@ def _extreme_vjp(g, ctx):
 AMAX = defop("amax", ("self",), save=("self", "result"),
              math="max_i a_i;  da = g*[a = max]/(number of ties)",
              forward=lambda xp, a, dims, keepdim: a.max(axis=dims, keepdims=keepdim),
-             vjp=_extreme_vjp, formulas=("[a = max]",))
+             vjp=_extreme_vjp, formulas=("[a = max]",), arrays=False)
 
 AMIN = defop("amin", ("self",), save=("self", "result"),
              math="min_i a_i;  da = g*[a = min]/(number of ties)",
              forward=lambda xp, a, dims, keepdim: a.min(axis=dims, keepdims=keepdim),
-             vjp=_extreme_vjp, formulas=("[a = min]",))
+             vjp=_extreme_vjp, formulas=("[a = min]",), arrays=False)
 
 
 def _logsumexp_forward(xp, a, dims, keepdim):
@@ -95,8 +95,8 @@ LOGSUMEXP = defop("logsumexp", ("self",), save=("self", "result"),
                   math="log sum_i e^(a_i);  da = g*softmax(a)",
                   forward=_logsumexp_forward,
                   vjp=lambda g, ctx: (expand_back(g, ctx._input_shapes[0], ctx.dims, ctx.keepdim)
-                                      * (ctx.self - expand_back(ctx.result, ctx._input_shapes[0],
-                                                                ctx.dims, ctx.keepdim)).exp(),),
+                                      * exp(ctx.self - expand_back(ctx.result, ctx._input_shapes[0],
+                                                                   ctx.dims, ctx.keepdim)),),
                   formulas=("softmax(a)",))
 
 
@@ -108,13 +108,13 @@ def _softmax_forward(xp, a, dim):
 SOFTMAX = defop("softmax", ("self",), save=("result",),
                 math="y = e^a / sum e^a;  da = y*(g - sum(g*y))",
                 forward=_softmax_forward,
-                vjp=lambda g, ctx: (ctx.result * (g - (g * ctx.result).sum(ctx.dim, keepdim=True)),),
+                vjp=lambda g, ctx: (ctx.result * (g - sum(g * ctx.result, ctx.dim, keepdim=True)),),
                 formulas=("y*(I - y^T)",))
 
 LOG_SOFTMAX = defop("log_softmax", ("self",), save=("result",),
                     math="y = a - logsumexp(a);  da = g - e^y*sum(g)",
                     forward=lambda xp, a, dim: a - _logsumexp_forward(xp, a, (dim,), True),
-                    vjp=lambda g, ctx: (g - ctx.result.exp() * g.sum(ctx.dim, keepdim=True),),
+                    vjp=lambda g, ctx: (g - exp(ctx.result) * sum(g, ctx.dim, keepdim=True),),
                     formulas=("I - softmax(a)",))
 
 
@@ -180,11 +180,11 @@ def arange_along(shape, dim, device):
 
 MAX_DIM = defop("max_dim", ("self", "indices"), save=("indices",),
                 math="(values, indices) = max along dim;  da = g at the returned index (0 elsewhere)",
-                forward=_at_indices_forward, vjp=_at_indices_vjp, formulas=("[index = argmax]", ""))
+                forward=_at_indices_forward, vjp=_at_indices_vjp, formulas=("[index = argmax]", ""), arrays=False)
 
 MIN_DIM = defop("min_dim", ("self", "indices"), save=("indices",),
                 math="(values, indices) = min along dim;  da = g at the returned index (0 elsewhere)",
-                forward=_at_indices_forward, vjp=_at_indices_vjp, formulas=("[index = argmin]", ""))
+                forward=_at_indices_forward, vjp=_at_indices_vjp, formulas=("[index = argmin]", ""), arrays=False)
 
 
 def _extreme_with_indices(a, dim, keepdim, op, arg, result_type):
@@ -262,7 +262,7 @@ def _var_vjp(g, ctx):
 
 VAR = defop("var", ("self",), save=("self",),
             math="sum((a - mean)^2) / (n - c);  da = g*2*(a - mean)/(n - c)",
-            forward=_var_forward, vjp=_var_vjp, formulas=("2*(a - mean)/(n - c)",))
+            forward=_var_forward, vjp=_var_vjp, formulas=("2*(a - mean)/(n - c)",), arrays=False)
 
 
 def _maxzero(n):
@@ -286,7 +286,7 @@ def _std_vjp(g, ctx):
 
 STD = defop("std", ("self",), save=("self", "result"),
             math="sqrt(sum((a - mean)^2) / (n - c));  da = g*(a - mean)/((n - c)*std), 0 where std = 0",
-            forward=_std_forward, vjp=_std_vjp, formulas=("(a - mean)/((n - c)*std)",))
+            forward=_std_forward, vjp=_std_vjp, formulas=("(a - mean)/((n - c)*std)",), arrays=False)
 
 
 def _moment(op, a, dim, correction, keepdim, unbiased):

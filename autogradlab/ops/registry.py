@@ -1,10 +1,15 @@
 """How an op is declared, and how applying it records a graph node.
 
 An op is one :class:`OpDef`: its *forward* on raw arrays (through the array
-module ``xp`` the backend chose) and its *vector-Jacobian product* written in
-Tensor ops, side by side. Because the VJP uses Tensor ops, running it with
-grad mode on (``create_graph=True``) records the backward itself, which is all
-higher-order derivatives need.
+module ``xp`` the backend chose) and its *vector-Jacobian product*, side by
+side. The VJP is written once, with operators and this package's functions
+(``where``, ``exp``, ``sum``, ...), so it runs on either kind of value:
+
+* on **Tensors** when the backward is recorded (``create_graph=True``): the
+  VJP's own ops build the graph that higher-order derivatives need;
+* on **arrays** otherwise (the common case): ``ctx.self`` and friends give the
+  saved arrays and every package function called on arrays just runs the op's
+  forward (:func:`apply` below), so the backward allocates no Tensor or node.
 
     mul = defop("mul", ("self", "other"), save=("self", "other"),
                 forward=lambda xp, a, b: a * b,
@@ -21,7 +26,7 @@ import weakref
 
 import numpy
 
-from ..backend import shares_memory, xp_for
+from ..backend import shares_memory, xp_for, xp_of
 from ..grad_mode import state
 from ..graph import Node, SavedParam, SavedTensor
 from ..tensor import Tensor
@@ -40,6 +45,8 @@ class OpDef:
     ``save_if={"self": 1}`` keeps ``self`` only when input 1 needs a gradient
     (``a * b`` needs ``a`` only for ``db``), as PyTorch saves only what it needs;
     ``"result"`` may be conditional too.
+    ``arrays=False`` marks a VJP that only runs on Tensors (it is handed wrapped
+    arrays when no graph is recorded: slower, same result).
     ``formulas`` gives, per input, the local derivative as a short string
     (events and the player show ``d(a*b)/da = b``). ``view`` marks ops whose
     output shares memory with input 0 (they share its version counter);
@@ -48,10 +55,12 @@ class OpDef:
     """
 
     __slots__ = ("name", "node_name", "inputs", "save", "forward", "vjp", "formulas", "math",
-                 "view", "differentiable", "save_inputs", "save_result", "save_params")
+                 "view", "differentiable", "save_inputs", "save_result", "save_params", "arrays")
 
-    def __init__(self, name, inputs, forward, vjp, save=(), formulas=None, math="", view=False, save_if=None):
+    def __init__(self, name, inputs, forward, vjp, save=(), formulas=None, math="", view=False, save_if=None,
+                 arrays=True):
         self.name = name
+        self.arrays = arrays  # False: the VJP needs Tensors (methods arrays lack): it gets them wrapped
         self.node_name = "".join(p.capitalize() for p in name.split("_")) + "Backward"
         self.inputs = tuple(inputs)
         self.save = tuple(save)
@@ -130,7 +139,11 @@ def _forward_error(op, inputs, exc):
 
 
 def apply(op: OpDef, inputs, params=None):
-    """Run ``op`` forward; if any input requires grad (and grad mode is on), record a node."""
+    """Run ``op`` forward; if any input requires grad (and grad mode is on), record a node.
+    Given arrays (a VJP running without a graph), just run the forward on them."""
+    first = inputs[0]
+    if type(first) is not Tensor and not isinstance(first, Tensor):
+        return on_arrays(op, inputs, params)
     if state.grad_enabled:
         for t in inputs:
             if t._view is not None and t._view[2] != t._vc[0]:
@@ -185,6 +198,14 @@ def apply(op: OpDef, inputs, params=None):
     if tape is not None:
         tape.op_recorded(node, inputs, out)
     return out
+
+
+def on_arrays(op: OpDef, arrays, params=None):
+    """The op's forward on arrays, nothing recorded: what package functions do inside a VJP
+    that runs on arrays."""
+    first = arrays[0]
+    xp = _CPU_XP if type(first) is numpy.ndarray else xp_of(first)
+    return op.forward(xp, *arrays, **params) if params else op.forward(xp, *arrays)
 
 
 # -- views whose base changed in place ------------------------------------------------------

@@ -25,11 +25,11 @@ RESHAPE = defop("reshape", ("self",), math="reshape(a);  da = reshape_back(g)", 
 
 TRANSPOSE = defop("transpose", ("self",), math="swap axes i, j;  da = swap_back(g)", view=True,
                   forward=lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1),
-                  vjp=lambda g, ctx: (g.transpose(ctx.dim0, ctx.dim1),), formulas=("1",))
+                  vjp=lambda g, ctx: (transpose(g, ctx.dim0, ctx.dim1),), formulas=("1",))
 
 PERMUTE = defop("permute", ("self",), math="permute axes;  da = inverse_permute(g)", view=True,
                 forward=lambda xp, a, dims: xp.transpose(a, dims),
-                vjp=lambda g, ctx: (g.permute(tuple(numpy.argsort(ctx.dims))),), formulas=("1",))
+                vjp=lambda g, ctx: (permute(g, tuple(numpy.argsort(ctx.dims).tolist())),), formulas=("1",))
 
 EXPAND = defop("expand", ("self",), math="broadcast a to a shape;  da = g summed over broadcast axes",
                view=True,
@@ -38,7 +38,7 @@ EXPAND = defop("expand", ("self",), math="broadcast a to a shape;  da = g summed
 
 SUM_TO_SIZE = defop("sum_to_size", ("self",), math="sum a down to a shape;  da = g expanded",
                     forward=lambda xp, a, shape: _sum_to(a, shape),
-                    vjp=lambda g, ctx: (g.expand(ctx._input_shapes[0]),), formulas=("1",))
+                    vjp=lambda g, ctx: (expand(g, ctx._input_shapes[0]),), formulas=("1",))
 
 
 def _sum_to(a, shape):
@@ -62,13 +62,13 @@ def _view_forward(xp, a, index, advanced):
 GETITEM = defop("getitem", ("self",), math="a[index] (ints, slices, None, ...: a view);  da = zeros with g at index",
                 view=True,
                 forward=_view_forward,
-                vjp=_index_vjp, formulas=("1 at index",))
+                vjp=_index_vjp, formulas=("1 at index",), arrays=False)
 
 # integer / bool array indexing copies (not a view, as in PyTorch), and an index may repeat
 INDEX = defop("index", ("self",), save=("index",),
               math="a[index] (integer/bool arrays: a copy);  da = zeros with g added at index (repeats add up)",
               forward=lambda xp, a, index, advanced: a[index],
-              vjp=_index_vjp, formulas=("1 at index",))
+              vjp=_index_vjp, formulas=("1 at index",), arrays=False)
 
 
 def _scatter_forward(xp, g, shape, index, advanced):
