@@ -190,4 +190,6 @@ FILL = defop("fill", ("self",), math="value everywhere;  da = 0",
 
 def _zeros_like(g):
     """A constant 0 gradient: no history even under create_graph (PyTorch returns zeros_like(grad))."""
+    if not isinstance(g, Tensor):   # the VJP runs on arrays
+        return xp_of(g).zeros_like(g)
     return Tensor._make(xp_of(g.data).zeros_like(g.data), False, None, g.device)
