@@ -202,7 +202,7 @@ export function toDot(data) {
     `rankdir=${data.rankdir || "BT"}; nodesep=0.25; ranksep=0.35; bgcolor="transparent";`,
     // large graphs: fewer crossing-minimisation and network-simplex passes (layout in well under a second)
     ...(data.nodes.length > 150 ? ["mclimit=0.3; nslimit=2; nslimit1=2; searchsize=20;"] : []),
-    'node [fontname="Helvetica,Arial,sans-serif", fontsize=11, margin="0.08,0.03", color="#222222", fontcolor="#111111"];',
+    'node [fontname="Helvetica,Arial,sans-serif", fontsize=12, margin="0.08,0.03", color="#222222", fontcolor="#111111"];',
     'edge [color="#888888", arrowsize=0.7];',
   ];
   for (const n of data.nodes) {
@@ -821,7 +821,7 @@ export function mount(container, data, options = {}) {
     const w = graph.clientWidth || 600, h = graph.clientHeight || 300;
     if (!bb.width || !bb.height) return;
     let scale = Math.min(w / (bb.width + 16), h / (bb.height + 16), 1.6);
-    const minReadable = 0.75;  // below this, 11 px labels become unreadable: show the root's end instead
+    const minReadable = 0.85;  // below this, 12 px labels become unreadable: show the root's end instead
     let ty;
     if (scale < minReadable) {
       scale = minReadable;
