@@ -246,7 +246,7 @@ const CSS = `
 .agl-readout { font-variant-numeric: tabular-nums; min-width: 6.5em; text-align: right; font-size: 12px; }
 .agl-jumps { font-size: 12px; }
 .agl-jumps span { opacity: 0.75; margin-right: 2px; }
-.agl-caption { min-height: 2.8em; max-height: 6.5em; overflow: auto; padding: 3px 6px; border-left: 3px solid var(--agl-accent);
+.agl-caption { height: 4.2em; flex: 0 0 auto; overflow: auto; padding: 3px 6px; border-left: 3px solid var(--agl-accent);
   background: var(--agl-bg2); font-size: 13px; }
 .agl-caption .agl-formula { font-family: "Cambria Math", "STIX Two Math", Georgia, serif; font-size: 110%; }
 .agl-graph { position: relative; flex: 1 1 auto; min-height: 120px; height: 100%; overflow: hidden; border: 1px solid var(--agl-border);
