@@ -251,3 +251,15 @@ def test_fill_and_zero_give_a_constant_zero_gradient_even_under_create_graph_lik
         (t.tanh() + x.sum()).backward(create_graph=True)
         return [x.grad.tolist(), x.grad.requires_grad]
     assert _both(program) == [[1.0, 1.0], False]
+
+
+def test_item_assignment_while_recording_is_differentiable_like_torch():
+    def program(lib):
+        x, w = _leaves(lib, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [7.0, 8.0])
+        b = x * 2
+        b[0, 1] = w[0] * w[1]                # a number from the graph into one element
+        b[1] = 0.5                           # a Python number into a row
+        b[:, 2] = w                          # a tensor into a column
+        (b * b).sum().backward()
+        return _grads(x, w) + [b.tolist()]
+    _both(program)

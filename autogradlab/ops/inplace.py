@@ -177,7 +177,7 @@ def _fill(self, value, opname):
     if not isinstance(value, Tensor):     # a number: the FILL op, which saves nothing (as PyTorch's)
         return inplace(self, opname, lambda a: apply(FILL, (a,), {"value": value}))
 
-    def filled(a):                        # a 0-d tensor value gets the gradient: where(True, value, a)
+    def filled(a):                        # a tensor value gets the gradient: where(True, value, a)
         everywhere = Tensor._make(xp_of(a.data).ones(a.shape, dtype=bool), False, None, a.device)
         return E.where(everywhere, value, a)
     return inplace(self, opname, filled)

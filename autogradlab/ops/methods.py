@@ -36,9 +36,18 @@ def _to(self, target):
 
 
 def _setitem(self, index, value):
+    """``t[index] = value``: while recording, an in-place copy into the view ``t[index]`` (so ``t``'s
+    history goes on through copy_slices, as in PyTorch); integer/bool array indices are not a view."""
     if state.grad_enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
-        raise RuntimeError("item assignment (t[i] = v) is not recorded by autogradlab; build the new "
-                           "tensor out of place (e.g. with where or cat), or do it under no_grad()")
+        view = S.getitem(self, index)
+        if view._view is None:
+            raise RuntimeError("item assignment t[index] = v with integer or boolean array indices is not "
+                               "recorded by autogradlab (only slices and single integers are); build the new "
+                               "tensor out of place (e.g. with where or cat), or do it under no_grad()")
+        if not isinstance(value, (Tensor, bool, int, float)):   # a list or an array
+            value = Tensor._make(backend.asarray(value, self.device, self.dtype), False, None, self.device)
+        I._fill(view, value, "__setitem__")
+        return
     index, _ = S._canonical_index(index, self.device)
     self.data[index] = value.data if isinstance(value, Tensor) else value
     self._vc[0] += 1
