@@ -278,6 +278,16 @@ class Node:
             raise RuntimeError(FREED_MESSAGE)
         raise AttributeError(f"{self.name()} has no saved tensor or parameter {attr!r}")
 
+    def check_runnable(self):
+        """Refuse (before a pass does any work) if this node was freed or a tensor it saved was
+        modified in place since."""
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE + f" (the freed node is {self.name()})")
+        if self._saved:
+            for name, saved in self._saved.items():
+                if saved is not None:
+                    saved.check_version(self, name)
+
     def free_saved(self, count_bytes=False) -> int:
         """Drop the saved tensors (``retain_graph=False``); returns the bytes released if asked."""
         if not self._saved:

@@ -1761,3 +1761,13 @@ def test_retained_grad_and_leaf_grad_do_not_alias():
     (y + 0.0).sum().backward()
     _scribble(y.grad)
     close(a.grad, [1.0, 1.0])
+
+
+def test_a_100k_op_chain_runs_forward_and_backward_without_recursion():
+    x = ag.tensor([0.5], requires_grad=True)
+    h = x
+    for i in range(100_000):
+        h = h * 1.0 if i % 2 else h + 0.0
+    h.sum().backward()
+    close(x.grad, [1.0])
+    del h                                    # freeing the long chain recurses nowhere either

@@ -1,0 +1,201 @@
+"""The arguments of ``backward()`` and ``grad()``: checked and seeded before anything runs.
+
+As in PyTorch's ``torch/autograd/__init__.py``: every argument is turned into a
+tuple, every root and seed checked (shape, dtype, device), implicit seeds made
+(ones for a one-element root) and ``retain_graph`` defaulted to ``create_graph``.
+A call with bad arguments raises here, so it leaves every ``.grad`` as it was;
+the engine's loop then assumes clean inputs.
+"""
+from __future__ import annotations
+
+import warnings
+
+from .creation import ones
+from .graph import AccumulateGrad, GradientEdge
+from .ops.elementwise import to_dtype
+from .ops.registry import refresh_view
+from .tensor import FLOAT_DTYPES, Tensor
+
+__all__ = ["backward_arguments", "grad_arguments", "unused_input_error"]
+
+
+def backward_arguments(tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs):
+    """``backward``'s arguments as ``(roots, seeds, implicit, retain_graph, inputs)``."""
+    if grad_variables is not None:
+        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning,
+                      stacklevel=4)
+        if grad_tensors is not None:
+            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to "
+                               "backward(). Please only use 'grad_tensors'.")
+        grad_tensors = grad_variables
+    roots = _as_tuple(tensors, "tensors", allow_edges=True)
+    _refresh_views(roots)
+    if inputs is not None:
+        inputs = _as_tuple(inputs, "inputs", allow_edges=True)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        _refresh_views(inputs)
+        _check_inputs(inputs)
+        inputs = tuple({id(t): t for t in inputs}.values())  # an input named twice accumulates once
+    seeds = _make_seeds(roots, grad_tensors, create_graph, "grad_tensors", "tensors")
+    _check_roots(roots, "tensors")
+    implicit = tuple(s is None for s in seeds)
+    seeds = [s if s is not None else _implicit_seed(r) for r, s in zip(roots, seeds)]
+    return roots, seeds, implicit, bool(create_graph if retain_graph is None else retain_graph), inputs
+
+
+def grad_arguments(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    """``grad``'s arguments as ``(roots, inputs, seeds, implicit, retain_graph, allow_unused)``."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    roots = _as_tuple(outputs, "outputs", allow_edges=True)
+    inputs = _as_tuple(inputs, "inputs", allow_edges=True)
+    _refresh_views(roots)
+    if not inputs:
+        raise RuntimeError("grad requires at least one input: 'inputs' is empty")
+    _refresh_views(inputs)
+    for i, t in enumerate(inputs):
+        if isinstance(t, Tensor) and not t.requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors does not require grad: inputs[{i}] "
+                               f"(shape {_shape(t)}). Create it with requires_grad=True.")
+    seeds = _make_seeds(roots, grad_outputs, create_graph, "grad_outputs", "outputs")
+    _check_roots(roots, "outputs")
+    implicit = tuple(s is None for s in seeds)
+    seeds = [s if s is not None else _implicit_seed(r) for r, s in zip(roots, seeds)]
+    retain_graph = bool(create_graph if retain_graph is None else retain_graph)
+    return roots, inputs, seeds, implicit, retain_graph, allow_unused
+
+
+def _as_tuple(value, argname, allow_edges=False):
+    if isinstance(value, (Tensor, GradientEdge)):
+        value = (value,)
+    elif not isinstance(value, (tuple, list)):
+        raise TypeError(f"{argname} must be a Tensor or a sequence of Tensors, got {type(value).__name__}")
+    for i, v in enumerate(value):
+        if isinstance(v, GradientEdge) and allow_edges:
+            continue
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{argname}[{i}] must be a Tensor, got {type(v).__name__}")
+    return tuple(value)
+
+
+def _shape(t):
+    return tuple(t.shape)
+
+
+def _make_seeds(roots, grad_tensors, create_graph, argname, rootname):
+    """One seed per root: the given gradient (checked) or ones for a one-element root."""
+    roots = [_root_meta(r) for r in roots]   # a GradientEdge root: the shape/dtype/device its node makes
+    if grad_tensors is None:
+        grad_tensors = (None,) * len(roots)
+    elif isinstance(grad_tensors, Tensor):
+        grad_tensors = (grad_tensors,)
+    elif isinstance(grad_tensors, (tuple, list)):
+        grad_tensors = tuple(grad_tensors)
+    else:
+        raise TypeError(f"{argname} must be a Tensor, a sequence of Tensors (or None), or None; got "
+                        f"{type(grad_tensors).__name__}. For a scalar output just call backward(); "
+                        f"otherwise pass e.g. ones_like(output).")
+    for i, g in enumerate(grad_tensors):   # before the count: a list of numbers is one gradient, not many
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"{argname}[{i}] is a {type(g).__name__}: gradients can be either Tensors or None. "
+                            f"Pass each gradient as a Tensor of its output's shape, e.g. "
+                            f"{argname}=tensor([1.0, 1.0, 1.0]) rather than the list [1.0, 1.0, 1.0].")
+    if len(grad_tensors) != len(roots):
+        raise RuntimeError(f"got {len(roots)} tensor(s) in {rootname} but {len(grad_tensors)} gradient(s) in "
+                           f"{argname}: give exactly one gradient (or None) per tensor")
+    seeds = []
+    for i, (root, g) in enumerate(zip(roots, grad_tensors)):
+        if g is None:
+            if root.requires_grad and root.numel() != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs: {rootname}[{i}] has shape "
+                    f"{_shape(root)} ({root.numel()} elements). Pass {argname}[{i}], a tensor of shape "
+                    f"{_shape(root)} (often ones_like), or reduce the output to a scalar first (e.g. .sum()).")
+            seeds.append(None)
+            continue
+        if _shape(g) != _shape(root):
+            raise RuntimeError(f"Mismatch in shape: {argname}[{i}] has a shape of {_shape(g)} and "
+                               f"{rootname}[{i}] has a shape of {_shape(root)}. The gradient must have "
+                               f"exactly the output's shape (it is not broadcast).")
+        if g.dtype not in FLOAT_DTYPES:
+            raise RuntimeError(f"{argname}[{i}] has dtype {g.dtype.name}, but a gradient must be floating "
+                               f"point (the output has dtype {root.dtype.name})")
+        if g.device != root.device:
+            raise RuntimeError(f"{argname}[{i}] is on device {g.device} but {rootname}[{i}] is on device "
+                               f"{root.device}: move the gradient with .to('{root.device}')")
+        seeds.append(g)
+    out = []
+    for root, g in zip(roots, seeds):
+        if g is None:
+            out.append(None)
+            continue
+        if g.dtype != root.dtype:  # PyTorch casts a float seed to the output's dtype
+            g = to_dtype(g.detach(), root.dtype)
+        out.append(g if create_graph else g.detach())
+    return out
+
+
+class _EdgeOutput:
+    """What a GradientEdge root stands for: the output its node produces (shape, dtype, device)."""
+
+    requires_grad = True
+
+    def __init__(self, shape, dtype, device):
+        self.shape, self.dtype, self.device = tuple(shape), dtype, device
+
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+def _root_meta(root):
+    if isinstance(root, Tensor):
+        return root
+    if isinstance(root.node, AccumulateGrad):
+        return root.node.variable
+    _, shape, dtype, device = root.node._out_meta
+    return _EdgeOutput(shape, dtype, device)
+
+
+def _implicit_seed(root):
+    meta = _root_meta(root)
+    return ones(meta.shape, dtype=meta.dtype, device=meta.device)
+
+
+def _check_roots(roots, rootname):
+    for i, r in enumerate(roots):
+        if isinstance(r, Tensor) and not r.requires_grad:
+            raise RuntimeError(
+                f"element {i} of {rootname} does not require grad and does not have a grad_fn: nothing "
+                f"it depends on requires grad. Create the inputs with requires_grad=True.")
+
+
+def _refresh_views(tensors):
+    """A view whose base was changed in place since its history was recorded takes its history
+    from the base again (as when an op uses it), so roots and inputs see the current graph."""
+    for t in tensors:
+        if isinstance(t, Tensor) and t._view is not None and t._view[2] != t._vc[0]:
+            refresh_view(t)
+
+
+
+def unused_input_error(i):
+    return RuntimeError(f"One of the differentiated Tensors appears to not have been used in the graph "
+                        f"(inputs[{i}]). Set allow_unused=True if this is the desired behavior.")
+
+
+def _check_inputs(inputs):
+    for i, t in enumerate(inputs):
+        if isinstance(t, GradientEdge) and not isinstance(t.node, AccumulateGrad):
+            raise TypeError(f"inputs[{i}] is the GradientEdge of a computed tensor: backward() has no .grad to "
+                            f"put its gradient in. Pass the tensor itself, or use autograd.grad(outputs, "
+                            f"[edge]) to get the gradient returned.")
+        if isinstance(t, Tensor) and not t.requires_grad:
+            raise RuntimeError(f"inputs[{i}] (shape {_shape(t)}) does not require grad, so no gradient "
+                               f"can be accumulated into it. Create it with requires_grad=True.")
