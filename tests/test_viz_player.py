@@ -358,3 +358,17 @@ def test_diff_marks_exactly_the_nodes_whose_values_or_gradients_differ():
         diff_data(a, other)
     p = viz.diff(a, b)
     assert isinstance(p, Player) and p.data["diff"]["keys"] == d["diff"]["keys"]
+
+
+def test_the_wheel_ships_the_bundle(tmp_path):
+    """``pip install`` needs no Node: the built wheel carries autogradlab/viz/static/player.js."""
+    import sys
+    import zipfile
+
+    repo = pathlib.Path(__file__).resolve().parent.parent
+    res = subprocess.run([sys.executable, "-m", "pip", "wheel", str(repo), "--no-deps", "--no-build-isolation",
+                          "-q", "-w", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    (wheel,) = tmp_path.glob("autogradlab-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        assert z.read("autogradlab/viz/static/player.js") == BUNDLE.read_bytes()
