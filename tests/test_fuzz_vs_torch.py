@@ -127,6 +127,7 @@ INPLACE = {
     "zero_": lambda t, o, p: t.zero_(),
     "fill_": lambda t, o, p: t.fill_(p),
     "pow_": lambda t, o, p: t.pow_(2.0),
+    "setitem": lambda t, o, p: t.__setitem__(p, o),
 }
 
 
@@ -416,11 +417,16 @@ def _inplace_step(rng, tw, pick, emit, exact, expanded):
     target = pick()
     t = tw.tensors[target]
     args = (target,)
-    if name in ("add_", "sub_", "mul_"):
+    if name in ("add_", "sub_", "mul_", "setitem"):
         args = (target, pick())
     if target in expanded:
         return      # writing into an expanded view: PyTorch may write the shared memory, ours is read-only
     param = rng.choice([0.5, -2.0, 3.0])
+    if name == "setitem":           # t[i] = other, or t[lo:] = other
+        if t.ndim == 0:
+            return
+        i = rng.randrange(t.shape[0])
+        param = i if rng.random() < 0.5 else slice(i, None)
     emit(("inplace", name, args, param))
     memory = t.untyped_storage().data_ptr()   # the target, its base and its other views changed
     exact.difference_update(i for i, u in enumerate(tw.tensors)

@@ -263,3 +263,25 @@ def test_item_assignment_while_recording_is_differentiable_like_torch():
         (b * b).sum().backward()
         return _grads(x, w) + [b.tolist()]
     _both(program)
+
+
+def test_fill_with_a_tensor_that_requires_grad_records_like_torch():
+    def program(lib):
+        w, = _leaves(lib, 3.0)
+        b = lib.zeros(2, dtype=lib.float64)
+        b.fill_(w * 2)                       # the value requires grad: b gets a history
+        c = lib.zeros(3, dtype=lib.float64)
+        c[1:] = lib.ones(1, 1, 2, dtype=lib.float64) * w   # extra leading 1s are dropped
+        (b.sum() + c.sum()).backward()
+        return _grads(w) + [b.requires_grad, c.tolist()]
+    assert _both(program) == [6.0, True, [0.0, 3.0, 3.0]]
+
+
+def test_item_assignment_from_an_overlapping_view_copies_like_torch():
+    def program(lib):
+        x, = _leaves(lib, [1.0, 2.0, 3.0])
+        t = x * 2
+        t[1:] = t[0]                         # copy_ allows overlapping memory; t.mul_(t[0]) does not
+        (t * x).sum().backward()
+        return _grads(x) + [t.tolist()]
+    assert _both(program) == [[4.0 + 2 * 2.0 + 2 * 3.0, 2.0, 2.0], [2.0, 2.0, 2.0]]

@@ -48,7 +48,8 @@ def inplace(self: Tensor, opname: str, fn, *args):
     if state.grad_enabled and self._view is not None and self._view[2] != self._vc[0]:
         refresh_view(self)   # its base changed since: continue from the base's current history
     _check(self, opname)
-    _check_no_overlap(self, opname, args)
+    if opname != "__setitem__":   # (t[i] = v copies like PyTorch's copy_, which allows overlapping memory)
+        _check_no_overlap(self, opname, args)
     records = state.grad_enabled and (self._requires_grad or any(
         isinstance(a, Tensor) and a._requires_grad for a in args))
     if records:
@@ -177,10 +178,10 @@ def _fill(self, value, opname):
     if not isinstance(value, Tensor):     # a number: the FILL op, which saves nothing (as PyTorch's)
         return inplace(self, opname, lambda a: apply(FILL, (a,), {"value": value}))
 
-    def filled(a):                        # a tensor value gets the gradient: where(True, value, a)
+    def filled(a, v):                     # a tensor value gets the gradient: where(True, value, a)
         everywhere = Tensor._make(xp_of(a.data).ones(a.shape, dtype=bool), False, None, a.device)
-        return E.where(everywhere, value, a)
-    return inplace(self, opname, filled)
+        return E.where(everywhere, v, a)
+    return inplace(self, opname, filled, value)   # (an argument: whether it requires grad decides recording)
 
 
 FILL = defop("fill", ("self",), math="value everywhere;  da = 0",

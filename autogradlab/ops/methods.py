@@ -38,6 +38,10 @@ def _to(self, target):
 def _setitem(self, index, value):
     """``t[index] = value``: while recording, an in-place copy into the view ``t[index]`` (so ``t``'s
     history goes on through copy_slices, as in PyTorch); integer/bool array indices are not a view."""
+    if isinstance(value, Tensor):   # leading size-1 dims beyond the target's are dropped, as PyTorch does
+        target_ndim = self.data[S._canonical_index(index, self.device)[0]].ndim
+        while value.ndim > target_ndim and value.shape[0] == 1:
+            value = value.reshape(value.shape[1:])
     if state.grad_enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
         view = S.getitem(self, index)
         if view._view is None:
