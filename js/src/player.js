@@ -275,7 +275,9 @@ const CSS = `
 .agl-timeline .agl-mark[data-kind="Accumulated"] { fill: #009E73; }
 .agl-timeline .agl-mark[data-kind="SavedFreed"] { fill: #999999; }
 .agl-timeline .agl-mark[data-kind="NodePruned"] { fill: #CC79A7; }
-.agl-timeline .agl-cursor { stroke: #D55E00; stroke-width: 2px; }
+.agl-timeline-strip { position: relative; flex: 1 1 auto; min-width: 0; height: 58px; contain: strict; }
+.agl-timeline-strip > .agl-timeline { position: absolute; inset: 0; height: 100%; }
+.agl-cursor { position: absolute; top: 0; bottom: 0; width: 2px; margin-left: -1px; background: #D55E00; pointer-events: none; }
 .agl-search { font: inherit; font-size: 12px; padding: 2px 5px; min-width: 9em; flex: 0 1 14em;
   border: 1px solid var(--agl-border); border-radius: 3px; background: var(--agl-bg); color: var(--agl-fg); }
 .agl-anomaly-jump { background: #FFF3CD !important; color: #5c3d00 !important; }
@@ -425,11 +427,8 @@ export function mount(container, data, options = {}) {
       timeline.appendChild(r);
     }
   });
-  const cursor = document.createElementNS(NS, "line");
-  cursor.setAttribute("class", "agl-cursor");
-  cursor.setAttribute("y1", "0"); cursor.setAttribute("y2", "56");
-  cursor.setAttribute("vector-effect", "non-scaling-stroke");
-  timeline.appendChild(cursor);
+  // the cursor is an HTML element over the strip: moving it never re-lays out the strip's marks
+  const cursor = el("div", { class: "agl-cursor", "aria-hidden": "true" });
   timeline.addEventListener("click", (ev) => {
     const m = ev.target.closest && ev.target.closest(".agl-mark");
     let k;
@@ -444,7 +443,9 @@ export function mount(container, data, options = {}) {
   const tlWrap = el("div", { class: "agl-timeline-wrap" });
   const tlLabels = el("div", { class: "agl-timeline-labels", "aria-hidden": "true" });
   for (const [, label] of LANES) tlLabels.appendChild(el("div", {}, label));
-  tlWrap.append(tlLabels, timeline);
+  const tlStrip = el("div", { class: "agl-timeline-strip" });
+  tlStrip.append(timeline, cursor);
+  tlWrap.append(tlLabels, tlStrip);
   box.append(bar, jumps, caption, body, tlWrap, legend);
 
   // -- state -----------------------------------------------------------------------------------
@@ -481,8 +482,7 @@ export function mount(container, data, options = {}) {
     bNext.disabled = bLast.disabled = k >= hi;
     for (const b of jumpButtons) b.disabled = nextOf(b.dataset.kind, k) < 0;
     caption.innerHTML = isError ? data.error : (data.captions[k] || "");
-    cursor.setAttribute("x1", String(labelW + k - lo + 0.5));
-    cursor.setAttribute("x2", String(labelW + k - lo + 0.5));
+    cursor.style.left = `${(100 * (k - lo + 0.5)) / span}%`;
     if (!ready) return;
     const dur = animate ? 300 : 0;
     for (const n of data.nodes) {
