@@ -251,7 +251,7 @@ const CSS = `
 .agl-caption .agl-formula { font-family: "Cambria Math", "STIX Two Math", Georgia, serif; font-size: 110%; }
 .agl-graph { position: relative; flex: 1 1 auto; min-height: 120px; height: 100%; overflow: hidden; border: 1px solid var(--agl-border);
   border-radius: 3px; background: var(--agl-bg); cursor: grab; }
-.agl-graph > svg { width: 100%; height: 100%; display: block; }
+.agl-graph > svg.agl-svg { position: absolute; left: 0; top: 0; display: block; transform-origin: 0 0; }
 .agl-body { display: flex; flex: 1 1 auto; min-height: 120px; gap: 6px; }
 .agl-body > .agl-graph { flex: 1 1 auto; min-width: 0; }
 .agl-panel { flex: 0 0 min(340px, 45%); overflow: auto; border: 1px solid var(--agl-border); border-radius: 3px;
@@ -454,6 +454,11 @@ export function mount(container, data, options = {}) {
   let svg = null;
   let zoomer = null;
   let gRoot = null;
+  let inner = null;                       // graphviz's own group (its translate is fixed)
+  let innerShift = { x: 0, y: 0 };
+  const view = { w: 0, h: 0 };            // the graph area's size, kept by a ResizeObserver (no reads per step)
+  const geometry = new Map();             // node/edge <g> -> its box, measured once after layout
+  const pulsePoints = new Map();          // edge <g> -> points along its path, op end last
   let ready = false;
   const nodeEls = new Map();
   const edgeEls = new Map();
@@ -550,23 +555,26 @@ export function mount(container, data, options = {}) {
 
   // Pan (never zoom) so that what the step is about is in view: big graphs stay at a readable scale.
   function follow(target, animate) {
-    if (!svg || !zoomer) return;
-    const box = svg.getBoundingClientRect();
-    const r = target.getBoundingClientRect();
-    if (!box.width || !box.height) return;
+    if (!svg || !zoomer || !view.w) return;
+    const bb = geometry.get(target);      // in the inner group's coordinates, read once after layout
+    if (!bb) return;
+    const t = graph.__zoom || zoomIdentity;
+    const x0 = t.applyX(bb.x + innerShift.x), x1 = t.applyX(bb.x + bb.width + innerShift.x);
+    const y0 = t.applyY(bb.y + innerShift.y), y1 = t.applyY(bb.y + bb.height + innerShift.y);
     const pad = 24;
     let dx = 0, dy = 0;
     // the smallest move that brings it in (with a margin): as much of the picture as possible stays put
-    if (r.left < box.left + pad) dx = box.left + pad - r.left;
-    else if (r.right > box.right - pad) dx = box.right - pad - r.right;
-    if (r.top < box.top + pad) dy = box.top + pad - r.top;
-    else if (r.bottom > box.bottom - pad) dy = box.bottom - pad - r.bottom;
+    if (x0 < pad) dx = pad - x0;
+    else if (x1 > view.w - pad) dx = view.w - pad - x1;
+    if (y0 < pad) dy = pad - y0;
+    else if (y1 > view.h - pad) dy = view.h - pad - y1;
     if (!dx && !dy) return;
-    const k = (svg.__zoom && svg.__zoom.k) || 1;
-    const sel = select(svg);
+    const next = zoomIdentity.translate(t.x + dx, t.y + dy).scale(t.k);
+    const sel = select(graph);
     // big graphs jump instead of gliding: a glide repaints the whole picture on every frame
-    (animate && data.nodes.length <= 150 ? sel.transition().duration(250) : sel).call(zoomer.translateBy, dx / k, dy / k);
+    (animate && data.nodes.length <= 150 ? sel.transition().duration(250) : sel).call(zoomer.transform, next);
   }
+
 
   // -- search and paths: decorations on top of the step's marks ---------------------------------
   let pathEdges = new Set();
@@ -744,23 +752,23 @@ export function mount(container, data, options = {}) {
   }
 
   function pulse(edgeG, ms) {
-    const path = edgeG.querySelector("path");
-    if (!path || !gRoot) return;
-    const len = path.getTotalLength();
+    const pts = pulsePoints.get(edgeG);
+    if (!pts || !inner) return;
     // forward arrows run input -> op; the gradient runs back: from the op end to the input end
-    const dot = select(gRoot).append("circle").attr("class", "agl-pulse").attr("r", 5);
+    const dot = select(inner).append("circle").attr("class", "agl-pulse").attr("r", 5);
     dot.transition().duration(ms).ease(easeCubicInOut)
       .attrTween("transform", () => (t) => {
-        const p = path.getPointAtLength(len * (1 - t));
-        return `translate(${p.x},${p.y})`;
+        const f = (1 - t) * (pts.length - 1), i = Math.min(pts.length - 2, Math.floor(f)), u = f - i;
+        const x = pts[i][0] + (pts[i + 1][0] - pts[i][0]) * u, y = pts[i][1] + (pts[i + 1][1] - pts[i][1]) * u;
+        return `translate(${x},${y})`;
       })
       .remove();
   }
 
   function plus(textEl, text, ms) {
-    if (!gRoot) return;
+    if (!inner) return;
     const x = Number(textEl.getAttribute("x")), y = Number(textEl.getAttribute("y"));
-    select(gRoot).append("text").attr("class", "agl-plus").attr("x", x + 4).attr("y", y + 14).attr("text-anchor", "middle")
+    select(inner).append("text").attr("class", "agl-plus").attr("x", x + 4).attr("y", y + 14).attr("text-anchor", "middle")
       .text(text).style("opacity", 1)
       .transition().duration(ms).attr("y", y - 2).style("opacity", 0).remove();
   }
@@ -818,7 +826,7 @@ export function mount(container, data, options = {}) {
   function fit(animate) {
     if (!svg || !zoomer) return;
     const bb = gRoot.getBBox();
-    const w = graph.clientWidth || 600, h = graph.clientHeight || 300;
+    const w = view.w || graph.clientWidth || 600, h = view.h || graph.clientHeight || 300;
     if (!bb.width || !bb.height) return;
     let scale = Math.min(w / (bb.width + 16), h / (bb.height + 16), 1.6);
     const minReadable = 0.85;  // below this, 12 px labels become unreadable: show the root's end instead
@@ -831,7 +839,7 @@ export function mount(container, data, options = {}) {
     }
     const tx = (w - bb.width * scale) / 2 - bb.x * scale;
     const t = zoomIdentity.translate(tx, ty).scale(scale);
-    const sel = select(svg);
+    const sel = select(graph);
     (animate ? sel.transition().duration(300) : sel).call(zoomer.transform, t);
   }
 
@@ -842,14 +850,16 @@ export function mount(container, data, options = {}) {
     const doc = new DOMParser().parseFromString(text, "image/svg+xml");
     const src = doc.documentElement;
     svg = document.importNode(src, true);
-    svg.removeAttribute("width");
-    svg.removeAttribute("height");
-    svg.removeAttribute("viewBox");
+    // the picture keeps its natural size (1 graphviz point = 1 px); pan and zoom are a CSS transform of
+    // the whole <svg> (composited: moving it re-lays out nothing inside)
+    const vb = svg.viewBox.baseVal;
+    svg.setAttribute("width", String(vb.width));
+    svg.setAttribute("height", String(vb.height));
     svg.setAttribute("class", "agl-svg");
     svg.setAttribute("role", "img");
     svg.setAttribute("aria-label", `computation graph with ${data.nodes.length} nodes`);
     // graphviz's own translate goes on an inner group; d3-zoom drives an outer one
-    const inner = svg.querySelector("g.graph");
+    inner = svg.querySelector("g.graph");
     inner.querySelector(":scope > polygon")?.remove();  // the white page background: transparent instead
     gRoot = document.createElementNS("http://www.w3.org/2000/svg", "g");
     gRoot.setAttribute("class", "agl-zoom");
@@ -892,8 +902,24 @@ export function mount(container, data, options = {}) {
     for (const [id, g] of edgeEls) {
       g.addEventListener("click", (ev) => { ev.stopPropagation(); select_({ type: "edge", id }); });
     }
-    zoomer = zoom().scaleExtent([0.05, 8]).on("zoom", (ev) => gRoot.setAttribute("transform", ev.transform));
-    select(svg).call(zoomer).on("dblclick.zoom", null);
+    // measure once: the layout never changes, so stepping reads nothing from the DOM
+    view.w = graph.clientWidth; view.h = graph.clientHeight;
+    const m = inner.transform.baseVal.consolidate();
+    if (m) innerShift = { x: m.matrix.e, y: m.matrix.f };
+    for (const g of [...nodeEls.values(), ...edgeEls.values()]) {
+      const shape = g.querySelector("polygon, ellipse, path");
+      if (shape) geometry.set(g, shape.getBBox());
+    }
+    for (const g of edgeEls.values()) {
+      const path = g.querySelector("path");
+      if (!path) continue;
+      const len = path.getTotalLength(), pts = [];
+      for (let i = 0; i <= 16; i++) { const p = path.getPointAtLength((len * i) / 16); pts.push([p.x, p.y]); }
+      pulsePoints.set(g, pts);
+    }
+    zoomer = zoom().scaleExtent([0.05, 8]).extent(() => [[0, 0], [view.w || 1, view.h || 1]])
+      .on("zoom", (ev) => { const t = ev.transform; svg.style.transform = `translate(${t.x}px, ${t.y}px) scale(${t.k})`; });
+    select(graph).call(zoomer).on("dblclick.zoom", null);
     ready = true;
     fit(false);
     render(cur, false);
@@ -907,7 +933,11 @@ export function mount(container, data, options = {}) {
   show(data.initialStep !== undefined ? data.initialStep : lo, false);
   if (typeof ResizeObserver !== "undefined") {
     let w0 = 0;
-    new ResizeObserver(() => { if (ready && graph.clientWidth && graph.clientWidth !== w0) { w0 = graph.clientWidth; fit(false); } }).observe(graph);
+    new ResizeObserver((entries) => {
+      const r = entries[entries.length - 1].contentRect;
+      view.w = r.width; view.h = r.height;
+      if (ready && r.width && r.width !== w0) { w0 = r.width; fit(false); }
+    }).observe(graph);
   }
 
   return {
