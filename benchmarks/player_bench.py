@@ -149,8 +149,13 @@ def section(rows) -> str:
     by = {min((50, 200, 500), key=lambda t: abs(t - r["nodes"])): r for r in rows}
     verdicts = []
     if 200 in by:
-        verdicts.append(f"step at {by[200]['nodes']} nodes {by[200]['step_median_ms']:.0f} ms: goal "
-                        + ("met" if by[200]["step_median_ms"] < 16 else "missed"))
+        r = by[200]
+        verdicts.append(f"a step at {r['nodes']} nodes does {r['sync_median_ms']:.1f} ms of script + style + layout "
+                        f"({'under' if r['sync_median_ms'] < 16 else 'over'} 16 ms) and its frame is on screen "
+                        f"{r['step_median_ms']:.0f} ms after the key (never less than one 16.7 ms frame interval "
+                        f"here; software paint): goal " + ("met" if r["step_median_ms"] < 16 else
+                                                          "met for the work, not for the frame"
+                                                          if r["sync_median_ms"] < 16 else "missed"))
     if 500 in by:
         verdicts.append(f"first picture at {by[500]['nodes']} nodes {by[500]['first_ms']:.0f} ms: goal "
                         + ("met" if by[500]["first_ms"] < 1000 else "missed"))
