@@ -23,7 +23,7 @@ def backward_arguments(tensors, grad_tensors, retain_graph, create_graph, grad_v
     """``backward``'s arguments as ``(roots, seeds, implicit, retain_graph, inputs)``."""
     if grad_variables is not None:
         warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning,
-                      stacklevel=4)
+                      stacklevel=3)
         if grad_tensors is not None:
             raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to "
                                "backward(). Please only use 'grad_tensors'.")

@@ -157,12 +157,18 @@ def targets(bundle, checks):
             status = ("met" if ratio <= limit else "**missed**") + f" ({fmt_ratio(ratio)})"
         rows.append((text, f"{fmt(a)} {unit}", f"{fmt(r)} {unit} ({ref_fw})", fmt_ratio(ratio), status))
 
+    # the goals of issue 16
     ratio_target("W1 forward ≤ 1.0× torch", "W1", "fwd_us_per_node", REFERENCE, 1.0, "µs/op")
     ratio_target("W1 backward ≤ 1.0× torch", "W1", "bwd_us_per_node", REFERENCE, 1.0, "µs/op")
-    ratio_target("W2 step ≤ 1.1× numpy floor", "W2", "step_ms", "numpy", 1.1, "ms")
     ratio_target("W2 step ≤ 0.8× torch", "W2", "step_ms", REFERENCE, 0.8, "ms")
-    ratio_target("W3 forward ≤ 1.0× torch", "W3", "fwd_ms", REFERENCE, 1.0, "ms")
-    ratio_target("W3 backward ≤ 1.0× torch", "W3", "bwd_ms", REFERENCE, 1.0, "ms")
+    ratio_target("W2 step ≤ 1.1× numpy floor", "W2", "step_ms", "numpy", 1.1, "ms")
+    ratio_target("W3 forward ≤ 1.5× torch", "W3", "fwd_ms", REFERENCE, 1.5, "ms")
+    ratio_target("W3 backward ≤ 1.2× torch", "W3", "bwd_ms", REFERENCE, 1.2, "ms")
+    for peer, peer_name in (("autograd", "HIPS autograd"), ("mygrad", "mygrad")):
+        for wid, key, label in ROWS:
+            if wid in ("W1", "W2", "W3", "W5") and median(bundle, peer, wid, key) is not None:
+                ratio_target(f"{label.split(',')[0]} faster than {peer_name}", wid, key, peer, 1.0,
+                             label.rsplit(", ", 1)[-1])
     for wid, key, label in ROWS:
         if wid != "W4":
             continue
@@ -180,7 +186,8 @@ def targets(bundle, checks):
     ratio_target("W5 HVP ≤ 1.0× torch", "W5", "hvp_ms", REFERENCE, 1.0, "ms")
     w6 = entry(bundle, A, "W6")
     for case, name in (("w1", "W1"), ("w2", "W2")):
-        text = f"W6 {name} traced ≤ 2× untraced"
+        limit = 1.5 if case == "w1" else 1.1
+        text = f"W6 {name} traced ≤ {limit:g}× untraced"
         if not w6 or w6.get("status") != "ok":
             reason = (w6 or {}).get("reason", "not run")
             rows.append((text, "—", "—", "—", reason if reason.startswith("n/a") else f"n/a ({reason})"))
@@ -192,37 +199,45 @@ def targets(bundle, checks):
         ratio = m[f"{case}_ratio"]["median"]
         bad = w6.get("trace_checks", {}).get(case, {}).get("traced_equals_untraced") is False
         status = "**missed** (traced gradients differ)" if bad else \
-            ("met" if ratio <= 2.0 else "**missed**") + f" ({fmt_ratio(ratio)})"
+            ("met" if ratio <= limit else "**missed**") + f" ({fmt_ratio(ratio)})"
         rows.append((text, f"{fmt(t)} {unit} traced", f"{fmt(u)} {unit} untraced", fmt_ratio(ratio), status))
     return rows
 
 
 GAPS = """\
-Ratios move by 10-30% between runs on this shared machine (torch's own W1 figure did), so read the
-table above for the numbers. Profiles (`python benchmarks/profile_autogradlab.py`, cProfile of W1-W3;
-the files land in `benchmarks/results/profile_W*.txt`) show where the missed targets go. The per-node targets (W1, W3,
-W5) ask a Python engine to match PyTorch's C++ dispatcher; what is left is Python object work:
+Ratios move by 10-30% between runs on this shared machine (torch's own W1 figure does), so read the
+table above for the numbers and compare ratios within one run. Profiles: `python
+benchmarks/profile_autogradlab.py` (cProfile of W1-W3; files in `benchmarks/results/profile_W*.txt`).
 
-* **W1/W3 forward**: per op, `Tensor.__mul__` -> coercion -> `registry.apply` ->
-  the NumPy kernel -> a new `Tensor` (`Tensor._make`, about 0.4 us) and, when recording, a `Node`
-  (about 0.45 us) plus one `SavedTensor` per saved operand (about 0.3 us each). A Python number operand
-  (`h * 0.999`) also becomes a constant tensor (about 0.5 us). Already removed: an import inside
-  `apply` (1.35 us/op), per-op keyword parsing, generator expressions on the hot path, byte counting
-  of freed tensors when nobody traces.
-* **W1/W3 backward**: each node's vector-Jacobian product is written in Tensor ops
-  (so `create_graph=True` gives higher order for free); without `create_graph` they run in no-grad
-  mode, which skips nodes but still pays the Tensor dispatch, about 1.5 us per op, 2-3 ops per node
-  (tanh's VJP is `g * (1 - y*y)`). The scheduler itself (ready heap, pending buffers, dependency
-  counts, the pre-run check of freed graphs and in-place versions) costs about 2 us per node. The
-  next step would be a raw-array fast path for VJPs when no graph of the derivative is recorded;
-  it was left out so that each op keeps one VJP definition that students read.
-* **W2** (under torch, but above 1.1x the NumPy floor): the matmuls dominate as in the floor; the difference is
-  about 30 dispatched ops per step, the first gradient of each leaf being copied into `.grad` (PyTorch
-  steals the buffer), `ones_like` for the seed and `sum_to_size` for the bias gradients.
-* **W5**: the same dispatch cost, twice (the backward is itself recorded).
-* **W6** (W1 traced): each event snapshots values to the host (`Value`) and names
-  tensors; W2 (large arrays, summaries only) stays within 2x. Snapshots are memoised per
-  (tensor, version) and inputs are copied only for leaves and constants.
+**Where a backward microsecond goes (W1, 2,000 one-element nodes, cProfile shares).** Before issue 16
+every VJP ran through Tensor ops even without `create_graph`: per node about 1.3 `registry.apply`
+calls, 2.3 `Tensor._make`, a `SavedTensor.unpack_tensor` and a `Node.__getattr__` per saved read, a
+fresh `needs_input_grad` tuple, and three generators (receive, chain-rule step, send) even untraced;
+`Node.apply` was 63% of the backward, `registry.apply` inside it 21% and `Tensor._make` 11%. Now the same VJP definitions
+run on the arrays themselves (`ctx.self`/`ctx.result` are properties giving the saved arrays; package
+functions called on arrays just run the op's forward), so an untraced backward makes no Tensor, node
+or generator per node: the profiled backward fell from 8.0 s to 2.9 s (2.7x), and what is left per
+node is the NumPy ufuncs of the VJP itself (tanh's `g * (1 - y*y)` is three of them, about 0.5 us
+each on one-element arrays), the ready heap and its key tuple, the buffer and dependency dicts, and
+freeing the saved tensors. Leaf gradients that the engine summed itself become `.grad` without a
+copy; pass-through and hooked gradients are still copied, so `.grad` never aliases anything.
+
+**Forward (W1/W3).** Unchanged by this work and now the larger part of the gap: per op
+`Tensor.__mul__` -> coercion (a Python number operand becomes a constant Tensor: `as_tensor_like` is
+20% of the profiled forward) -> `registry.apply` (a third of it on its own: device and view checks,
+the kernel call, the record decision) -> a new `Tensor` (`Tensor._make`) and a `Node` plus one
+`SavedTensor` per saved operand. The next steps would be keeping Python-number operands as scalars (no constant Tensor),
+saving `(tensor, version)` pairs instead of `SavedTensor` objects, and fewer slots to fill per Tensor.
+
+**W2** is kernel-bound (the matmuls); **W5** records the backward (`create_graph=True`) and so still
+pays the Tensor dispatch twice. **W6** (tracing) is further from its goal than before: an untraced
+pass now does no event work at all while a traced one still builds one frozen event per step, names
+every node and tensor it mentions (tape-local ids), reports the plan (one record per node) and
+snapshots each gradient to the host (`Value`). The run above predates memoising the snapshots of the
+arrays a pass moves (a tensor's were already memoised by version); W6 alone re-run after that change
+(load average about 6): W1 4.2x, W2 1.6x untraced. No single function dominates a traced pass's
+profile (tape id lookups, event construction, snapshots); the next step would be recording events
+as plain tuples and building the frozen records only when the tape is read.
 
 """
 

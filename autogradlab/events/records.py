@@ -1,0 +1,269 @@
+"""The records of a tape: host snapshots of values (:class:`Value`), references to tensors
+(:class:`TensorRef`), the plan of a backward pass, and one frozen dataclass per event kind.
+Events never hold live Tensors or nodes, so a tape can be saved as JSON and replayed elsewhere."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy
+
+from .. import backend
+
+MAX_ELEMENTS = 64  # default: arrays with more elements are summarised, not copied
+
+
+# ---------------------------------------------------------------------------------------
+# Values and references
+# ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """A host snapshot of an array: every element (``data``, flattened) or, for large
+    arrays, a summary (``data`` is None; ``min``, ``max``, ``norm`` are set)."""
+
+    shape: tuple
+    dtype: str
+    data: tuple | None = None
+    min: float | None = None
+    max: float | None = None
+    norm: float | None = None
+
+    def array(self):
+        """The snapshot as a NumPy array (only for full snapshots)."""
+        if self.data is None:
+            raise ValueError(f"this value of shape {self.shape} was summarised (min/max/norm only); "
+                             f"trace with a larger max_elements to keep every element")
+        return numpy.array(self.data, dtype=self.dtype).reshape(self.shape)
+
+    def short(self, digits=4) -> str:
+        """A rounded, fixed text form for tables: ``1.5``, ``[1, 2.5]`` or ``<3x4: min.. max.. |.|..>``."""
+        if self.data is None:
+            return (f"<{'x'.join(map(str, self.shape))}: min {_fmt(self.min, digits)} max "
+                    f"{_fmt(self.max, digits)} norm {_fmt(self.norm, digits)}>")
+        if not self.shape:
+            return _fmt(self.data[0], digits)
+        return _nested(self.array(), digits)
+
+
+def format_number(x, digits=4) -> str:
+    """A number as short rounded text: ``1.5``, ``0.3333``, ``-2``, ``nan`` (Python or NumPy scalars)."""
+    if isinstance(x, (bool, numpy.bool_)):
+        return str(bool(x))
+    if isinstance(x, (int, numpy.integer)):
+        return str(int(x))
+    x = float(x)
+    if math.isnan(x) or math.isinf(x):
+        return str(x)
+    text = f"{x:.{digits}g}"
+    return "0" if text in ("-0", "0") else text
+
+
+def format_array(arr, digits=4) -> str:
+    """A host array as nested lists of :func:`format_number` text: ``[[1, 2.5], [0, -1]]``."""
+    if arr.ndim == 0:
+        return format_number(arr.item(), digits)
+    return "[" + ", ".join(format_array(a, digits) for a in arr) + "]"
+
+
+_fmt, _nested = format_number, format_array
+
+
+_DTYPE_NAMES: dict = {}
+
+
+def _dtype_name(dtype) -> str:
+    """``dtype.name``, cached (NumPy computes it in Python on every access)."""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
+
+
+def snapshot(array, max_elements=MAX_ELEMENTS) -> Value:
+    """Copy an array (NumPy or CuPy) to the host as a :class:`Value`."""
+    host = backend.to_host(array)
+    shape, dtype = tuple(int(n) for n in host.shape), _dtype_name(host.dtype)
+    if host.size <= max_elements:
+        return Value(shape, dtype, tuple(host.reshape(-1).tolist()))
+    flat = host.reshape(-1)
+    if flat.dtype.kind != "f":
+        flat = flat.astype(numpy.float64)
+    return Value(shape, dtype, None, float(flat.min()), float(flat.max()),
+                 float(numpy.sqrt(numpy.dot(flat, flat, out=None).astype(numpy.float64))))
+
+
+@dataclass(frozen=True, slots=True)
+class TensorRef:
+    """Which tensor an event is about: tape-local id, name, shape, dtype, device."""
+
+    tensor_id: int
+    name: str
+    shape: tuple
+    dtype: str
+    device: str
+    leaf: bool
+    requires_grad: bool
+
+
+# ---------------------------------------------------------------------------------------
+# The event kinds
+# ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class OpRecorded:
+    """Forward: an op ran with grad recording and created node ``node_id``."""
+    step: int
+    node_id: int
+    op: str
+    node_name: str
+    inputs: tuple          # TensorRef per input
+    output: TensorRef
+    saved: tuple           # names of the tensors the node keeps for backward
+    formulas: tuple        # local derivative per input, e.g. "d(a * b)/da = b"
+    value: Value
+    input_values: tuple    # per input: its Value when the op ran for leaves and constants, None for
+                           # computed inputs (their value is in their own OpRecorded.value)
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedNode:
+    """One node of a backward plan (see :class:`BackwardPlan`).
+
+    ``status`` is "run" (its vector-Jacobian product runs; for an AccumulateGrad node: it adds
+    into its leaf's ``.grad``), "receive" (a non-leaf named in ``inputs=`` that nothing below it
+    needs: it gets its gradient but passes nothing on) or "pruned" (``inputs=`` cut it: no path
+    from it leads to an input). ``edges[i]`` is the node id that input ``i``'s gradient goes to
+    (None: that input needs no gradient); ``dependencies`` is how many contributions the node
+    waits for before it is ready (0 for the roots' nodes and for pruned nodes).
+    """
+    node_id: int
+    node_name: str         # "MulBackward", "AccumulateGrad", ...
+    op: str                # the op's name ("mul"); "accumulate_grad" for a leaf's node
+    output: TensorRef      # the tensor whose gradient the node receives (its leaf for AccumulateGrad)
+    edges: tuple           # per op input: the receiving node id, or None
+    dependencies: int
+    status: str            # "run" | "receive" | "pruned"
+
+
+@dataclass(frozen=True, slots=True)
+class BackwardPlan:
+    """What the engine decided before running anything: every node reached from the roots.
+
+    ``nodes`` come in the order the engine will start them (the ready-queue order: a node
+    starts once all its consumers have run, the latest-created ready node first, a leaf's
+    AccumulateGrad before any op node), then the pruned nodes in walk order. ``roots`` gives
+    the node id of each root; ``inputs`` the node id of each ``inputs=`` entry (None without).
+
+    In a tape's JSON a plan is an object tagged ``"@": "BackwardPlan"`` with ``nodes`` a list of
+    objects tagged ``"@": "PlannedNode"`` (their ``output`` a ``"@": "TensorRef"`` object).
+    """
+    roots: tuple
+    inputs: tuple | None
+    nodes: tuple           # PlannedNode per node
+
+
+@dataclass(frozen=True, slots=True)
+class BackwardStarted:
+    """A backward pass begins (``api`` is "backward" or "grad"); ``pass_index`` counts passes in this tape."""
+    step: int
+    pass_index: int
+    api: str
+    roots: tuple
+    retain_graph: bool
+    create_graph: bool
+    inputs: tuple | None
+    plan: BackwardPlan | None = None   # what the pass will do (see BackwardPlan): the nodes in the
+                                       # order they start, their edges, dependency counts and what
+                                       # inputs= pruned; None only in tapes saved before plans existed
+
+
+@dataclass(frozen=True, slots=True)
+class Seeded:
+    """Root ``root_index`` receives its seed (ones when ``implicit``, else the given gradient)."""
+    step: int
+    root_index: int
+    tensor: TensorRef
+    node_id: int
+    seed: Value
+    implicit: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NodeStarted:
+    """Node ``node_id`` runs with the summed gradient of its output (``grad`` None: nothing reached it)."""
+    step: int
+    node_id: int
+    node_name: str
+    output: TensorRef
+    grad: Value | None
+
+
+@dataclass(frozen=True, slots=True)
+class GradientComputed:
+    """One chain-rule edge: ``contribution = upstream x local derivative`` for input ``input_index``."""
+    step: int
+    node_id: int
+    node_name: str
+    input_index: int
+    to_node_id: int
+    input: TensorRef | None
+    upstream: Value
+    formula: str
+    contribution: Value
+
+
+@dataclass(frozen=True, slots=True)
+class Accumulated:
+    """A contribution is added somewhere: ``where`` is "buffer" (pending sum at a fan-in),
+    "leaf" (a leaf's ``.grad``), "retained" (a ``retain_grad`` tensor), "input" (a non-leaf in
+    ``inputs=``) or "captured" (a result of ``autograd.grad``)."""
+    step: int
+    where: str
+    node_id: int
+    tensor: TensorRef | None
+    before: Value | None
+    contribution: Value
+    after: Value
+
+
+@dataclass(frozen=True, slots=True)
+class SavedFreed:
+    """Node ``node_id`` released its saved tensors after running (``retain_graph=False``)."""
+    step: int
+    node_id: int
+    node_name: str
+    names: tuple
+    nbytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class NodePruned:
+    """Node ``node_id`` is not run: no path from it leads to the requested ``inputs``."""
+    step: int
+    node_id: int
+    node_name: str
+    output: TensorRef      # the tensor whose gradient is not computed (for AccumulateGrad: its leaf)
+
+
+@dataclass(frozen=True, slots=True)
+class HookRan:
+    """A hook ran: ``hook`` is "tensor", "node_pre", "node_post" or "post_accumulate"."""
+    step: int
+    hook: str
+    node_id: int
+    changed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BackwardFinished:
+    """The pass ended: how many nodes ran, contributions passed on, bytes of saved tensors freed."""
+    step: int
+    pass_index: int
+    nodes_run: int
+    contributions: int
+    bytes_freed: int
+
+
+EVENT_TYPES = {cls.__name__: cls for cls in (OpRecorded, BackwardStarted, Seeded, NodeStarted, GradientComputed,
+                                             Accumulated, SavedFreed, NodePruned, HookRan, BackwardFinished)}

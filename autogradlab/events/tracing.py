@@ -1,0 +1,99 @@
+"""The entry points: ``trace()`` records, ``explain()`` tells, ``steps()`` drives the engine one
+event at a time."""
+from __future__ import annotations
+
+from .. import engine
+from ..grad_mode import state
+from .records import MAX_ELEMENTS
+from .replay import ReplayState
+from .tape import Tape
+from .text import describe
+
+class trace:
+    """``with trace() as tape:`` records the forward and backward events of everything inside."""
+
+    def __init__(self, max_elements: int = MAX_ELEMENTS):
+        self.tape = Tape(max_elements)
+
+    def __enter__(self) -> Tape:
+        self._prev = state.tape
+        state.tape = self.tape
+        return self.tape
+
+    def __exit__(self, *exc):
+        state.tape = self._prev
+        return False
+
+
+def explain(root, file=None, **backward_kwargs) -> Tape:
+    """Run ``root.backward(**backward_kwargs)`` under a trace and print the chain-rule story,
+    one line per step. Returns the tape."""
+    with trace() as tape:
+        root.backward(**backward_kwargs)
+    for e in tape.events:
+        print(f"[{e.step}] {describe(e)}", file=file)
+    return tape
+
+
+class steps:
+    """Drive the real engine one event at a time, like a debugger:
+
+        it = steps(loss)
+        next(it)          # BackwardStarted
+        next(it)          # Seeded ... inspect x.grad, it.state() between calls
+
+    Validation happens at once (bad arguments raise here). Between two ``next``
+    calls, leaf ``.grad`` values are the engine's partial results. Leaving a
+    ``for`` loop with ``break`` only pauses the pass (``next`` resumes it);
+    ``it.close()`` stops it where it is: gradients accumulated so far stay,
+    nodes that already ran have freed their saved tensors (without
+    ``retain_graph``), the rest are untouched.
+    """
+
+    def __init__(self, root, gradient=None, retain_graph=None, create_graph=False, inputs=None,
+                 max_elements=MAX_ELEMENTS):
+        self.tape = Tape(max_elements)
+        self._engine_mode = None
+        prev, state.tape = state.tape, self.tape
+        try:
+            self._gen = engine.backward_steps(root, gradient, retain_graph, create_graph, None, inputs)
+        finally:
+            state.tape = prev
+        self.done = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.done:
+            raise StopIteration
+        prev_tape, user_mode = state.tape, state.grad_enabled
+        state.tape = self.tape
+        if self._engine_mode is not None:
+            state.grad_enabled = self._engine_mode
+        try:
+            event = next(self._gen)
+        except StopIteration:
+            self.done = True
+            raise
+        finally:
+            self._engine_mode = state.grad_enabled
+            state.tape, state.grad_enabled = prev_tape, user_mode
+        return event
+
+    def state(self) -> ReplayState:
+        """The engine's state so far, folded from the events."""
+        return self.tape.replay()
+
+    def run(self):
+        """Run the rest of the pass; returns the tape."""
+        for _ in self:
+            pass
+        return self.tape
+
+    def close(self):
+        if not self.done:
+            self.done = True
+            user_mode = state.grad_enabled
+            self._gen.close()
+            state.grad_enabled = user_mode
