@@ -239,7 +239,14 @@ def expected_marks(tape, data, k):
     for n in data["nodes"]:
         ids = set(n["engine_nodes"])
         marks = set()
-        if ids & set(s.pruned):
+        if n["kind"] == "group":   # a collapsed group: pruned when all its members are, done when all ran
+            if ids and ids <= set(s.pruned):
+                marks.add("agl-pruned")
+            elif ids and ids <= set(s.ran) | set(s.pruned):
+                marks.add("agl-done")
+            elif in_pass and ids:
+                marks.add("agl-pending")
+        elif ids & set(s.pruned):
             marks.add("agl-pruned")
         elif ids & set(s.ran):
             marks.add("agl-done")
@@ -372,3 +379,84 @@ def test_the_wheel_ships_the_bundle(tmp_path):
     (wheel,) = tmp_path.glob("autogradlab-*.whl")
     with zipfile.ZipFile(wheel) as z:
         assert z.read("autogradlab/viz/static/player.js") == BUNDLE.read_bytes()
+
+
+# -- collapsed groups can be expanded ------------------------------------------------------------------
+
+def _long_chain_tape(n=40):
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    w = ag.tensor([0.5, -1.0], requires_grad=True, name="w")
+    with ag.trace() as tape:
+        h = x * w
+        for _ in range(n):
+            h = h * 1.01
+        (h.sum() + w.sum()).backward()
+    return tape
+
+
+def test_a_collapsed_group_carries_its_members_and_their_uncollapsed_drawing():
+    tape = _long_chain_tape()
+    assert player_data(tape)["detail"] is None            # nothing collapsed, nothing to expand
+    d = player_data(tape, max_nodes=20)
+    groups = [n for n in d["nodes"] if n["kind"] == "group"]
+    assert groups and set(d["detail"]["members"]) == {g["key"] for g in groups}
+    full = {n["key"]: n for n in player_data(tape, max_nodes=10 ** 6)["nodes"]}
+    detail = {n["key"]: n for n in d["detail"]["nodes"]}
+    drawn = {n["key"] for n in d["nodes"]}
+    for g in groups:
+        members = d["detail"]["members"][g["key"]]
+        # the members are the uncollapsed drawing's own nodes, and their engine nodes are exactly the group's
+        assert members and all(detail[k] == full[k] for k in members)
+        assert sorted(i for k in members for i in detail[k]["engine_nodes"]) == g["engine_nodes"]
+    # every uncollapsed edge touching a member joins nodes that exist; every chain-rule step has its edge
+    for e in d["detail"]["edges"]:
+        assert {e["src"], e["dst"]} <= set(detail) | drawn and (e["src"] in detail or e["dst"] in detail)
+    ids = {e["id"] for e in d["detail"]["edges"]} | {e["id"] for e in d["edges"]}
+    steps = [e for e in tape if type(e).__name__ == "GradientComputed"]
+    assert all(d["detail"]["edge_of"][f"{e.node_id}-{e.input_index}"] in ids for e in steps)
+
+
+VIEW_HARNESS = r"""
+import { readFileSync } from "node:fs";
+await import(process.argv[2]);
+const { fold, statuses, viewOf } = globalThis.autogradlabPlayer;
+const { data, expand } = JSON.parse(readFileSync(0, "utf8"));
+const view = viewOf(data, new Set(expand));
+const out = [];
+for (let k = data.start; k <= data.end; k++) out.push({ step: k, statuses: statuses(view, fold(view, k)) });
+process.stdout.write(JSON.stringify({ nodes: view.nodes, edges: view.edges, edge_of: view.edge_of, frames: out }));
+"""
+
+
+@pytest.mark.parametrize("expand", ["none", "all"])
+def test_front_end_expanded_and_collapsed_groups_are_marked_from_the_engines_events(expand, tmp_path):
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (the browser tests check the same in Chromium)")
+    tape = _long_chain_tape()
+    d = player_data(tape, max_nodes=20)
+    keys = list(d["detail"]["members"]) if expand == "all" else []
+    script = tmp_path / "view.mjs"
+    script.write_text(VIEW_HARNESS)
+    res = subprocess.run([node, str(script), BUNDLE.as_uri()], input=json.dumps({"data": d, "expand": keys}),
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    view = {"nodes": out["nodes"]}
+    drawn = [n["key"] for n in out["nodes"]]
+    if expand == "all":
+        assert not any(n["kind"] == "group" for n in out["nodes"])
+        assert sorted(drawn) == sorted(n["key"] for n in player_data(tape, max_nodes=10 ** 6)["nodes"])
+        assert all(e["src"] in drawn and e["dst"] in drawn for e in out["edges"])
+        edge_ids = {e["id"] for e in out["edges"]}
+        assert all(out["edge_of"][k] in edge_ids for k in d["edge_of"])
+    else:
+        assert drawn == [n["key"] for n in d["nodes"]]
+    saw_partial = False
+    for f in out["frames"]:
+        got = {k: set(v) - {"agl-future"} for k, v in f["statuses"].items()}
+        assert got == expected_marks(tape, view, f["step"]), f"step {f['step']}"
+        saw_partial |= any(n["kind"] == "group" and "agl-pending" in got[n["key"]] and "agl-current" in got[n["key"]]
+                           for n in out["nodes"])
+    if expand == "none":    # a chain being worked through is current and still pending (not all done)
+        assert saw_partial

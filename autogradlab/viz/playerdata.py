@@ -8,6 +8,9 @@ from one). It returns plain JSON-ready data:
   label lines, its kind, and ``engine_nodes``: the tape-local node ids whose state it shows (an op's
   node; a leaf's ``AccumulateGrad``), so the browser can mark it done, pending, freed or pruned;
 - ``edges`` and ``edge_of``: each chain-rule edge ``(node id, input index)`` -> the drawn edge;
+- ``detail``: when a large graph is collapsed (``"op ×N"`` chains, a summary node), each group node lists
+  its ``members`` (keys of the uncollapsed drawing) and ``detail`` holds those members' own entries, the
+  uncollapsed edges that touch them and the uncollapsed ``edge_of``, so the browser can expand a group;
 - ``captions``: each event in words with its chain-rule formula and numbers (HTML, no MathJax);
 - ``start`` / ``end``: the steps the player covers; ``error``: an optional last "error" frame.
 
@@ -138,6 +141,7 @@ def player_data(source, *, phase=None, error=None, names=None, max_nodes: int = 
     for key, dk in disp.owner.items():
         if key[0] == "t" and dk in disp.nodes:
             tensor_node[str(key[1])] = disp.nodes[dk].name
+    detail = _detail(model, disp, names, show_values)
     events = [json.loads(json.dumps(ev._encode(e), allow_nan=False)) for e in model.events]
     caps = [captions.caption(model, e)[1] for e in model.events]
     if names:  # names given by `names=` replace x0, x1, ... in the captions too
@@ -153,8 +157,37 @@ def player_data(source, *, phase=None, error=None, names=None, max_nodes: int = 
         "events": events, "captions": caps, "initial": initial,
         "nodes": nodes, "edges": edges, "edge_of": edge_of, "tensor_node": tensor_node,
         "has_forward": any(isinstance(e, ev.OpRecorded) for e in model.events), "first_backward": first_bw,
-        "note": disp.note(), "rankdir": rankdir, "height": height, "speed": speed,
+        "detail": detail, "note": disp.note(), "rankdir": rankdir, "height": height, "speed": speed,
     }
+
+
+def _detail(model, disp: Display, names, show_values):
+    """The uncollapsed drawing of every group node's members: ``{"members": {group key: [member keys]}, "nodes", "edges", "edge_of"}``;
+    None when nothing is collapsed."""
+    groups = {dn.name: dn for dn in disp.nodes.values() if dn.kind not in ("tensor", "op")}
+    if not groups:
+        return None
+    full = Display(model, max_nodes=10 ** 9)
+    members, owner = {}, {}
+    for key, dn in groups.items():
+        keys = []
+        for mk in dn.members:
+            fn = full.nodes.get(mk)
+            if fn is not None and fn.name not in owner:
+                owner[fn.name] = key
+                keys.append(fn.name)
+        members[key] = keys
+    nodes = [_node_entry(full, dn, names, show_values) for dn in full.nodes.values() if dn.name in owner]
+    edges = []
+    for e in full.edges.values():
+        src, dst = full.nodes[e.src].name, full.nodes[e.dst].name
+        if src in owner or dst in owner:
+            edges.append({"id": e.dom_id, "src": src, "dst": dst,
+                          "backward": bool(full.nodes[e.src].backward and full.nodes[e.dst].backward)})
+    edge_of = {f"{nid}-{i}": full.edges[ekey].dom_id for (nid, i), ekey in full.edge_of.items() if i != "out"}
+    tensor_node = {str(k[1]): full.nodes[dk].name for k, dk in full.owner.items()
+                   if k[0] == "t" and dk in full.nodes and full.nodes[dk].name in owner}
+    return {"members": members, "nodes": nodes, "edges": edges, "edge_of": edge_of, "tensor_node": tensor_node}
 
 
 def _rename(text, model, names):

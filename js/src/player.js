@@ -170,7 +170,13 @@ export function statuses(data, s) {
       cls.push("agl-future");
     }
     if (s.current !== null && ids.includes(s.current)) cls.push("agl-current");
-    if (any(s.pruned)) cls.push("agl-pruned");
+    if (n.kind === "group") {
+      // a collapsed group from its members: pruned when all are, done when every member ran (or was pruned)
+      const all = (f) => ids.length > 0 && ids.every(f);
+      if (all((i) => s.pruned.has(i))) cls.push("agl-pruned");
+      else if (all((i) => s.ran.has(i) || s.pruned.has(i))) cls.push("agl-done");
+      else if (s.inPass && ids.length) cls.push("agl-pending");
+    } else if (any(s.pruned)) cls.push("agl-pruned");
     else if (any(s.ran)) cls.push("agl-done");
     else if (s.inPass && ids.length) cls.push("agl-pending");
     if (any(s.freed)) cls.push("agl-freed");
@@ -179,8 +185,52 @@ export function statuses(data, s) {
   return out;
 }
 
+// The graph drawn when the groups in `expanded` (keys of collapsed group nodes) are opened: each such
+// group is replaced by its members (data.detail), edges are re-routed to what is visible. With nothing
+// expanded it is the data itself.
+export function viewOf(data, expanded) {
+  const d = data.detail;
+  if (!d || !expanded || expanded.size === 0) return data;
+  const owner = new Map();
+  for (const [g, keys] of Object.entries(d.members)) if (expanded.has(g)) for (const k of keys) owner.set(k, g);
+  const detailNode = new Map(d.nodes.map((n) => [n.key, n]));
+  const nodes = [];
+  for (const n of data.nodes) {
+    if (!expanded.has(n.key) || !d.members[n.key]) { nodes.push(n); continue; }
+    for (const k of d.members[n.key]) {
+      const m = detailNode.get(k);
+      if (m) nodes.push({ ...m, group: n.key, groupLabel: n.lines[0] });
+    }
+  }
+  const visible = new Set(nodes.map((n) => n.key));
+  const groupOf = new Map();
+  for (const [g, keys] of Object.entries(d.members)) for (const k of keys) groupOf.set(k, g);
+  const rep = (k) => (visible.has(k) ? k : groupOf.get(k));
+  const edges = [], seen = new Set(), viewId = new Map();
+  for (const e of data.edges) {
+    if (expanded.has(e.src) || expanded.has(e.dst)) continue;
+    edges.push(e); seen.add(e.id);
+  }
+  for (const e of d.edges) {
+    if (!owner.has(e.src) && !owner.has(e.dst)) continue;
+    const a = rep(e.src), b = rep(e.dst);
+    if (a === undefined || b === undefined || a === b) continue;
+    const id = a === e.src && b === e.dst ? e.id : `agl-edge-${a}-${b}`;
+    viewId.set(e.id, id);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    edges.push({ ...e, id, src: a, dst: b });
+  }
+  const edge_of = {};
+  for (const [k, id] of Object.entries(data.edge_of)) edge_of[k] = id;
+  for (const [k, id] of Object.entries(d.edge_of)) if (viewId.has(id)) edge_of[k] = viewId.get(id);
+  const tensor_node = { ...data.tensor_node };
+  for (const [t, k] of Object.entries(d.tensor_node || {})) if (owner.has(k)) tensor_node[t] = k;
+  return { ...data, nodes, edges, edge_of, tensor_node, expanded: [...expanded] };
+}
+
 // ------------------------------------------------------------------------------------------
-// DOT: built once from the graph the kernel sent
+// DOT: built from the graph the kernel sent (again when a group is expanded or collapsed)
 // ------------------------------------------------------------------------------------------
 
 function q(text) {
@@ -205,11 +255,22 @@ export function toDot(data) {
     'node [fontname="Helvetica,Arial,sans-serif", fontsize=12, margin="0.08,0.03", color="#222222", fontcolor="#111111"];',
     'edge [color="#888888", arrowsize=0.7];',
   ];
-  for (const n of data.nodes) {
+  const nodeLine = (n) => {
     const label = [...n.lines, ...(n.grad_slot ? [GRAD_SLOT] : [])].join("\n");
     const cls = `agl-node agl-kind-${n.kind}${n.root ? " agl-root" : ""}`;
     const root = n.root ? ", peripheries=2, fillcolor=\"#E69F00\"" : "";
-    lines.push(`${q(n.key)} [id=${q("agl-n-" + n.key)}, class=${q(cls)}, label=${q(label)}, ${NODE_STYLE[n.kind] || NODE_STYLE.computed}${root}];`);
+    return `${q(n.key)} [id=${q("agl-n-" + n.key)}, class=${q(cls)}, label=${q(label)}, ${NODE_STYLE[n.kind] || NODE_STYLE.computed}${root}];`;
+  };
+  const clusters = new Map();     // an expanded group's members are drawn in a box that collapses it again
+  for (const n of data.nodes) {
+    if (n.group === undefined) { lines.push(nodeLine(n)); continue; }
+    if (!clusters.has(n.group)) clusters.set(n.group, Object.assign([], { label: n.groupLabel }));
+    clusters.get(n.group).push(nodeLine(n));
+  }
+  for (const [g, body] of clusters) {
+    lines.push(`subgraph ${q("cluster_" + g)} {`, `id=${q("agl-x-" + g)}; class="agl-cluster"; style="dashed,rounded"; color="#0072B2";`,
+      `label=${q("▾ " + (body.label || g) + " (click to collapse)")}; labeljust=l; fontname="Helvetica,Arial,sans-serif"; fontsize=11; fontcolor="#0072B2";`,
+      ...body, "}");
   }
   for (const e of data.edges) {
     lines.push(`${q(e.src)} -> ${q(e.dst)} [id=${q(e.id)}, class="agl-edge"${e.backward ? ", style=dashed" : ""}];`);
@@ -264,7 +325,8 @@ const CSS = `
 .agl-panel ol, .agl-panel ul { margin: 2px 0 6px; padding-left: 18px; }
 .agl-panel .agl-num { font-family: var(--jp-code-font-family, Menlo, Consolas, monospace); }
 .agl-graph g.agl-selected > polygon, .agl-graph g.agl-selected > ellipse, .agl-graph g.edge.agl-selected > path { stroke-dasharray: 6 2; }
-.agl-graph g.node, .agl-graph g.edge { cursor: pointer; }
+.agl-graph g.node, .agl-graph g.edge, .agl-graph g.cluster { cursor: pointer; }
+.agl-graph g.cluster:focus-visible > path, .agl-graph g.cluster:focus-visible > polygon { stroke-width: 2.5px; }
 .agl-timeline-wrap { display: flex; gap: 4px; flex: 0 0 auto; align-items: stretch; }
 .agl-timeline-labels { display: flex; flex-direction: column; justify-content: space-around; font-size: 9px;
   line-height: 1; text-align: right; min-width: 5.5em; opacity: 0.8; height: 58px; }
@@ -333,6 +395,8 @@ function injectCss(root) {
 
 export function mount(container, data, options = {}) {
   injectCss(container);
+  const base = data;                      // what the kernel sent; `data` is the view drawn now (viewOf)
+  const expanded = new Set();
   const onStep = options.onStep || (() => {});
   const nEvents = data.events.length;
   const lo = data.start;
@@ -494,7 +558,8 @@ export function mount(container, data, options = {}) {
       const g = nodeEls.get(n.key);
       if (!g) continue;
       // only what changed is touched: a step restyles a few nodes, not the whole graph
-      const want = ["node", "agl-node", `agl-kind-${n.kind}`, ...(n.root ? ["agl-root"] : []), ...st[n.key],
+      const want = ["node", "agl-node", `agl-kind-${n.kind}`, ...(n.root ? ["agl-root"] : []),
+        ...(base.detail && base.detail.members[n.key] ? ["agl-expandable"] : []), ...st[n.key],
         ...(diffKeys.has(n.key) ? ["agl-diff"] : []), ...(decorations.get(n.key) || []), ...(selected && selected.type === "node" && selected.key === n.key ? ["agl-selected"] : [])].join(" ");
       if (lastClass.get(n.key) !== want) { g.setAttribute("class", want); lastClass.set(n.key, want); }
       const t = gradText.get(n.key);
@@ -540,7 +605,12 @@ export function mount(container, data, options = {}) {
   }
 
   const nodeOfEngine = new Map();
-  for (const n of data.nodes) for (const id of n.engine_nodes || []) nodeOfEngine.set(id, n.key);
+  function indexNodes() {
+    nodeOfEngine.clear();
+    for (const n of data.nodes) for (const id of n.engine_nodes || []) nodeOfEngine.set(id, n.key);
+    for (const k of Object.keys(edgeKey)) delete edgeKey[k];
+    for (const [k, id] of Object.entries(data.edge_of || {})) edgeKey[id] = k.split("-").map(Number);
+  }
 
   // The element a step is about: the edge of a chain-rule step, the .grad that grows, the node that runs.
   function focusOf(e) {
@@ -611,7 +681,7 @@ export function mount(container, data, options = {}) {
   // -- inspecting: click a node or an edge for its numbers at the step shown ----------------------
   let selected = null;   // {type: "node", key} or {type: "edge", id}
   const edgeKey = {};
-  for (const [k, id] of Object.entries(data.edge_of || {})) edgeKey[id] = k.split("-").map(Number);
+  indexNodes();
   const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 
   function select_(sel) {
@@ -843,10 +913,14 @@ export function mount(container, data, options = {}) {
     (animate ? sel.transition().duration(300) : sel).call(zoomer.transform, t);
   }
 
-  // -- layout once --------------------------------------------------------------------------
+  // -- layout: once, and once more per new set of expanded groups (cached) -----------------------
   const t0 = performance.now();
-  const laidOut = viz().then((v) => {
-    const text = v.renderString(toDot(data), { format: "svg" });
+  const layouts = new Map();     // DOT text -> graphviz's SVG
+  function draw(v) {
+    const dot = toDot(data);
+    let text = layouts.get(dot);
+    if (text === undefined) { text = v.renderString(dot, { format: "svg" }); layouts.set(dot, text); }
+    box.dataset.layouts = String(layouts.size);
     const doc = new DOMParser().parseFromString(text, "image/svg+xml");
     const src = doc.documentElement;
     svg = document.importNode(src, true);
@@ -866,7 +940,11 @@ export function mount(container, data, options = {}) {
     svg.insertBefore(gRoot, inner);
     gRoot.appendChild(inner);
     for (const t of svg.querySelectorAll("title")) t.remove();
+    const old = graph.querySelector(":scope > svg.agl-svg");
+    if (old) old.remove();
     graph.appendChild(svg);
+    for (const m of [nodeEls, edgeEls, gradText, lastClass, lastText, geometry, pulsePoints]) m.clear();
+    activeEdge = null; flashed = null;
     for (const n of data.nodes) {
       const g = svg.querySelector(`[id="agl-n-${CSS_escape(n.key)}"]`);
       if (!g) continue;
@@ -889,14 +967,33 @@ export function mount(container, data, options = {}) {
       const g = svg.querySelector(`[id="${CSS_escape(e.id)}"]`);
       if (g) edgeEls.set(e.id, g);
     }
+    const members = (base.detail && base.detail.members) || {};
     for (const [key, g] of nodeEls) {
-      g.addEventListener("click", (ev) => { ev.stopPropagation(); select_({ type: "node", key }); });
-      // focusable (not a tab stop each: big graphs would trap Tab); Enter on a focused node shows its details
+      // focusable (not a tab stop each: big graphs would trap Tab); Enter on a focused node shows its details,
+      // and on a collapsed group (click, Enter or Space) expands it
+      const group = members[key] !== undefined;
+      const act = () => (group ? toggle(key) : select_({ type: "node", key }));
+      g.addEventListener("click", (ev) => { ev.stopPropagation(); act(); });
       g.setAttribute("tabindex", "-1");
       g.setAttribute("role", "button");
-      g.setAttribute("aria-label", `details of ${(data.nodes.find((x) => x.key === key) || { lines: [key] }).lines.join(", ")}`);
+      const lines = (data.nodes.find((x) => x.key === key) || { lines: [key] }).lines.join(", ");
+      g.setAttribute("aria-label", group ? `${lines}: expand (${members[key].length} nodes)` : `details of ${lines}`);
+      if (group) g.setAttribute("aria-expanded", "false");
       g.addEventListener("keydown", (ev) => {
-        if (ev.key === "Enter") { ev.preventDefault(); ev.stopPropagation(); select_({ type: "node", key }); }
+        if (ev.key === "Enter" || (group && ev.key === " ")) { ev.preventDefault(); ev.stopPropagation(); act(); }
+      });
+    }
+    for (const key of expanded) {
+      const c = svg.querySelector(`[id="agl-x-${CSS_escape(key)}"]`);
+      if (!c) continue;
+      c.dataset.group = key;
+      c.setAttribute("tabindex", "-1");
+      c.setAttribute("role", "button");
+      c.setAttribute("aria-expanded", "true");
+      c.setAttribute("aria-label", `collapse ${key}`);
+      c.addEventListener("click", (ev) => { ev.stopPropagation(); toggle(key); });
+      c.addEventListener("keydown", (ev) => {
+        if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); ev.stopPropagation(); toggle(key); }
       });
     }
     for (const [id, g] of edgeEls) {
@@ -917,12 +1014,44 @@ export function mount(container, data, options = {}) {
       for (let i = 0; i <= 16; i++) { const p = path.getPointAtLength((len * i) / 16); pts.push([p.x, p.y]); }
       pulsePoints.set(g, pts);
     }
-    zoomer = zoom().scaleExtent([0.05, 8]).extent(() => [[0, 0], [view.w || 1, view.h || 1]])
-      .on("zoom", (ev) => { const t = ev.transform; svg.style.transform = `translate(${t.x}px, ${t.y}px) scale(${t.k})`; });
-    select(graph).call(zoomer).on("dblclick.zoom", null);
-    ready = true;
-    fit(false);
+    if (zoomer === null) {
+      zoomer = zoom().scaleExtent([0.05, 8]).extent(() => [[0, 0], [view.w || 1, view.h || 1]])
+        .on("zoom", (ev) => { const t = ev.transform; svg.style.transform = `translate(${t.x}px, ${t.y}px) scale(${t.k})`; });
+      select(graph).call(zoomer).on("dblclick.zoom", null);
+      ready = true;
+      fit(false);
+    } else {
+      const t = graph.__zoom || zoomIdentity;
+      svg.style.transform = `translate(${t.x}px, ${t.y}px) scale(${t.k})`;
+    }
+    if (selected && selected.type === "node" && !nodeEls.has(selected.key)) selected = null;
+    if (selected && selected.type === "edge" && !edgeEls.has(selected.id)) selected = null;
     render(cur, false);
+  }
+
+  // expand a collapsed group into its members, or collapse them again: a new layout (cached per set of
+  // expanded groups); stepping afterwards still only restyles it
+  let vizInstance = null;
+  function toggle(key) {
+    if (!vizInstance) return;
+    const opening = !expanded.has(key);
+    if (opening) expanded.add(key); else expanded.delete(key);
+    data = viewOf(base, expanded);
+    indexNodes();
+    draw(vizInstance);
+    box.dataset.expanded = [...expanded].join(" ");
+    const target = opening ? svg.querySelector(`[id="agl-x-${CSS_escape(key)}"]`) : nodeEls.get(key);
+    if (target) {
+      const shape = target.querySelector("polygon, path");
+      if (shape) geometry.set(target, shape.getBBox());
+      follow(target, false);
+      target.focus({ preventScroll: true });
+    }
+  }
+
+  const laidOut = viz().then((v) => {
+    vizInstance = v;
+    draw(v);
     box.dataset.ready = "1";
     box.dataset.layoutMs = String(Math.round(performance.now() - t0));
   }).catch((err) => {
@@ -974,6 +1103,6 @@ function render({ model, el: container }) {
   return () => { model.off("change:step", onChange); player.destroy(); };
 }
 
-globalThis.autogradlabPlayer = { mount, fold, statuses, toDot, shortValue, gradLine, firstAnomaly, pathsFrom };
+globalThis.autogradlabPlayer = { mount, fold, statuses, viewOf, toDot, shortValue, gradLine, firstAnomaly, pathsFrom };
 
 export default { render };

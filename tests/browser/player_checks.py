@@ -66,7 +66,14 @@ def expected_marks(tape, data, k) -> dict:
     for n in data["nodes"]:
         ids = set(n["engine_nodes"])
         m = set()
-        if ids & pruned:
+        if n["kind"] == "group":   # a collapsed group: pruned when all its members are, done when all ran
+            if ids and ids <= pruned:
+                m.add("agl-pruned")
+            elif ids and ids <= ran | pruned:
+                m.add("agl-done")
+            elif in_pass and ids:
+                m.add("agl-pending")
+        elif ids & pruned:
             m.add("agl-pruned")
         elif ids & ran:
             m.add("agl-done")

@@ -3,6 +3,8 @@ from file:// in headless Chromium with no Jupyter, no kernel and no ``dot``: eve
 every frame's marks are the engine's, and the page makes no request at all beyond its own file."""
 import re
 
+import pytest
+
 from autogradlab import viz
 from autogradlab.viz.playerdata import player_data
 
@@ -225,3 +227,77 @@ def test_an_edge_into_a_broadcast_input_shows_the_sum_over_the_broadcast_dimensi
     assert "summed over the broadcast dimensions" in panel.text_content()
     assert "[2, 3]" in panel.text_content() and "[3]" in panel.text_content()
     assert b.grad.numpy().tolist() == [3.0, 30.0, 300.0]
+
+
+@pytest.mark.parametrize("shape", ["chain", "summary"])
+def test_a_collapsed_group_expands_and_collapses_with_its_members_marked_from_the_engine(shape, page, tmp_path):
+    """Issue 14: in a graph big enough to collapse, Enter on a collapsed group (an "op xN" chain, or the
+    "... N more nodes" summary) lays out its members (once: toggling again reuses the cached layout), each
+    marked as tape.replay(k) says while stepping; a click on the expanded box collapses it again."""
+    import autogradlab as ag
+
+    from .player_checks import check_frame, read, wait_step
+
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    w = ag.tensor([0.5, -1.0], requires_grad=True, name="w")
+    with ag.trace() as tape:
+        h = x * w
+        for _ in range(30):
+            h = h * 1.01 if shape == "chain" else h.tanh() * 1.5
+        (h.sum() + w.sum()).backward()
+    data = player_data(tape, max_nodes=20)
+    groups = [n for n in data["nodes"] if n["kind"] == "group"]
+    assert groups and data["detail"], "the graph is big enough to collapse"
+    group = max(groups, key=lambda n: len(n["engine_nodes"]))
+    assert group["lines"][0] == ("mul \u00d731" if shape == "chain" else "\u2026 141 more nodes")
+    members = data["detail"]["members"][group["key"]]
+    detail = {n["key"]: n for n in data["detail"]["nodes"]}
+    view = {"nodes": [m for n in data["nodes"] for m in ([detail[k] for k in members] if n is group else [n])]}
+    # a step in the middle of the chain's backward: the group is current, some members done, some pending
+    starts = [e.step for e in tape if type(e).__name__ == "NodeStarted" and e.node_id in group["engine_nodes"]]
+    k = starts[len(starts) // 2]
+
+    out = viz.export_html(tape, tmp_path / "big.html", max_nodes=20)
+    page.goto(out.resolve().as_uri())
+    box = page.locator(".agl-player")
+    page.locator(".agl-player[data-ready='1']").wait_for()
+    page.evaluate(f"() => {{ const s = document.querySelector('.agl-slider'); s.value = '{k}'; "
+                  "s.dispatchEvent(new Event('input')); }")
+    f = wait_step(page, k)
+    check_frame(f, tape, data)
+    assert {"agl-current", "agl-pending"} <= set(f["marks"][group["key"]])
+    assert box.get_attribute("data-layouts") == "1"
+
+    # Enter on the collapsed chain: its members appear, marked as the engine says, at every step
+    g = box.locator(f"g.agl-node[data-key='{group['key']}']")
+    assert g.get_attribute("aria-expanded") == "false"
+    g.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => document.querySelector('.agl-player').dataset.expanded === '{group['key']}'")
+    f = read(page)
+    assert set(f["marks"]) == {n["key"] for n in view["nodes"]} and len(members) > 3
+    check_frame(f, tape, view)
+    assert sum("agl-done" in f["marks"][m] for m in members) and sum("agl-pending" in f["marks"][m] for m in members)
+    assert box.get_attribute("data-layouts") == "2"
+    geometry = f["geometry"]
+    for step in range(k + 1, min(k + 6, data["end"]) + 1):
+        box.focus()
+        page.keyboard.press("ArrowRight")
+        f = wait_step(page, step)
+        check_frame(f, tape, view)
+        assert f["geometry"] == geometry, "stepping only restyles the expanded layout"
+
+    # a click on the expanded box collapses it; Space on the chain expands it again from the cache
+    box.locator(f"g[data-group='{group['key']}']").dispatch_event("click")
+    page.wait_for_function("() => document.querySelector('.agl-player').dataset.expanded === ''")
+    f = read(page)
+    assert set(f["marks"]) == {n["key"] for n in data["nodes"]}
+    check_frame(f, tape, data)
+    g = box.locator(f"g.agl-node[data-key='{group['key']}']")
+    g.focus()
+    page.keyboard.press("Space")
+    page.wait_for_function(f"() => document.querySelector('.agl-player').dataset.expanded === '{group['key']}'")
+    check_frame(read(page), tape, view)
+    assert box.get_attribute("data-layouts") == "2", "the expanded layout is computed once and reused"
+    errors = [line for line in page.console_log if line.startswith(("pageerror", "error"))]
+    assert not errors, errors
