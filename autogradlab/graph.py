@@ -316,29 +316,23 @@ class Node:
             grads = op.vjp(grad, self)
         finally:
             self._arrays = False
-        out = []
-        for g, shape, dtype, edge in zip(grads, self._input_shapes, self._input_dtypes, self.edges):
-            if g is None or edge is None:
-                out.append(None)
-                continue
-            if g.shape != shape:
-                g = sum_to(g, shape)
-            if g.dtype != dtype:
-                g = g.astype(dtype)
-            out.append(g)
-        return out
+        return self._fit_to_inputs(grads, sum_to, _array_astype)
 
     def _apply_tensors(self, grad):
-        grads = self.op.vjp(grad, self)
+        return self._fit_to_inputs(self.op.vjp(grad, self), Tensor.sum_to_size, Tensor.to)
+
+    def _fit_to_inputs(self, grads, sum_to_shape, cast):
+        """Each input's gradient summed back to the input's shape (undoing broadcasting) and cast to
+        its dtype; None where the input takes no gradient."""
         out = []
         for g, shape, dtype, edge in zip(grads, self._input_shapes, self._input_dtypes, self.edges):
             if g is None or edge is None:
                 out.append(None)
                 continue
             if g.shape != shape:
-                g = g.sum_to_size(shape)
+                g = sum_to_shape(g, shape)
             if g.dtype != dtype:
-                g = g.to(dtype)
+                g = cast(g, dtype)
             out.append(g)
         return out
 
@@ -367,6 +361,10 @@ def sum_to(a, shape):
     axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and a.shape[i + lead] != 1)
     out = a.sum(axis=axes, keepdims=True) if axes else a
     return out.reshape(shape)
+
+
+def _array_astype(a, dtype):
+    return a.astype(dtype)
 
 
 def _as_array(g):
