@@ -175,7 +175,8 @@ run_lab() {
 }
 
 # The op, engine and events suites once more on the strict backend: CuPy-like arrays that refuse
-# implicit conversion to NumPy, so a code path that would break on a GPU fails here too.
+# implicit conversion to NumPy, so a code path that would break on a GPU fails here too
+# (tests/strict_backend.py, installed by tests/conftest.py when AUTOGRADLAB_STRICT_BACKEND=1).
 STRICT_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/test_ops_torch.py
                tests/test_ops_errors.py tests/test_engine_contract.py tests/test_engine_vs_torch.py
                tests/test_events.py tests/test_strict_backend.py tests/test_inplace_views.py

@@ -8,21 +8,62 @@ A device is a string: ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
 """
 from __future__ import annotations
 
+import importlib
 import os
 
 import numpy
 
-__all__ = ["normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add",
+__all__ = ["use_cpu_array_module", "normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add",
            "partial_overlap", "shares_memory"]
 
 _cupy = None  # the cupy module, once loaded
 
-# Tests set AUTOGRADLAB_STRICT_BACKEND=1 to run "cpu" tensors on arrays that, like CuPy's,
-# refuse implicit conversion to NumPy (see strict_backend.py).
-if os.environ.get("AUTOGRADLAB_STRICT_BACKEND") == "1":
-    from .strict_backend import StrictArray as _StrictArray, xp as _cpu_xp
-else:
-    _StrictArray, _cpu_xp = None, numpy
+# The array module behind "cpu" tensors: NumPy, unless a test installs a stand-in (see
+# use_cpu_array_module; the test suite's strict backend, tests/strict_backend.py, is one).
+_CpuArray = None          # the stand-in's array type (None: plain NumPy arrays)
+_cpu_xp = numpy
+_host_view = None         # stand-in array -> the NumPy array it wraps (no copy)
+
+
+def use_cpu_array_module(xp=None, unwrap=None) -> None:
+    """Run "cpu" tensors on another array module (a test double), or on NumPy again with no arguments.
+
+    ``xp`` mirrors NumPy's functions; ``xp.ndarray`` is its array type, whose constructor wraps a NumPy
+    array without copying, and ``unwrap(a)`` returns the NumPy array that ``a`` wraps (for memory-overlap
+    checks). Call it before any tensor is made: tensors already made keep their arrays. The environment
+    variable ``AUTOGRADLAB_CPU_XP=some.module`` does the same at import with that module's ``xp`` and
+    ``unwrap``."""
+    global _CpuArray, _cpu_xp, _host_view
+    if xp is None:
+        _CpuArray, _cpu_xp, _host_view = None, numpy, None
+        return
+    array_type = getattr(xp, "ndarray", None)
+    if not isinstance(array_type, type) or not callable(unwrap):
+        raise TypeError("use_cpu_array_module(xp, unwrap): xp needs an ndarray attribute (its array type) and "
+                        f"unwrap must be a function from its arrays to NumPy arrays; got xp={xp!r}, "
+                        f"unwrap={unwrap!r}")
+    _CpuArray, _cpu_xp, _host_view = array_type, xp, unwrap
+
+
+def _from_cpu_xp_variable():
+    name = os.environ.get("AUTOGRADLAB_CPU_XP", "").strip()
+    if not name:
+        return
+    try:
+        module = importlib.import_module(name)
+    except ImportError as exc:
+        raise ImportError(f"AUTOGRADLAB_CPU_XP={name!r} names a module that cannot be imported ({exc}). "
+                          "Put its folder on PYTHONPATH (the test suite's strict backend lives in tests/: "
+                          "PYTHONPATH=tests AUTOGRADLAB_CPU_XP=strict_backend), or unset the variable to "
+                          "use NumPy.") from exc
+    if not hasattr(module, "xp") or not hasattr(module, "unwrap"):
+        raise ImportError(f"AUTOGRADLAB_CPU_XP={name!r}: the module {module.__file__} must define xp (an "
+                          "array module mirroring NumPy, with an ndarray type) and unwrap (array -> NumPy "
+                          "array); it defines neither or only one.")
+    use_cpu_array_module(module.xp, module.unwrap)
+
+
+_from_cpu_xp_variable()
 
 
 class DeviceError(RuntimeError):
@@ -92,7 +133,7 @@ def xp_for(device: str):
 
 def xp_of(array):
     """The array module an array belongs to."""
-    if _StrictArray is not None and isinstance(array, _StrictArray):
+    if _CpuArray is not None and isinstance(array, _CpuArray):
         return _cpu_xp
     if isinstance(array, numpy.ndarray) or numpy.isscalar(array):
         return numpy
@@ -116,7 +157,7 @@ def asarray(data, device: str, dtype=None):
     xp = xp_for(device)
     if device == "cpu":
         host = numpy.asarray(to_host(data), dtype=dtype)
-        return host if _StrictArray is None else _StrictArray(host)
+        return host if _CpuArray is None else _CpuArray(host)
     with xp.cuda.Device(int(device.split(":")[1])):
         return xp.asarray(data, dtype=dtype)
 
@@ -132,8 +173,8 @@ def scatter_add(out, index, values):
 
 def shares_memory(a, b) -> bool:
     """True when arrays ``a`` and ``b`` may share memory (``reshape`` made a view, not a copy)."""
-    if _StrictArray is not None and isinstance(a, _StrictArray):
-        a, b = a.a, getattr(b, "a", b)
+    if _CpuArray is not None and isinstance(a, _CpuArray):
+        a, b = _host_view(a), (_host_view(b) if isinstance(b, _CpuArray) else b)
     return bool(xp_of(a).may_share_memory(a, b))
 
 
@@ -142,8 +183,8 @@ def partial_overlap(a, b) -> bool:
     layout (PyTorch refuses such an operand in an in-place op; the very same array is fine)."""
     if a is b:
         return False
-    if _StrictArray is not None and isinstance(a, _StrictArray):
-        a, b = a.a, getattr(b, "a", b)
+    if _CpuArray is not None and isinstance(a, _CpuArray):
+        a, b = _host_view(a), (_host_view(b) if isinstance(b, _CpuArray) else b)
     if not xp_of(a).may_share_memory(a, b):
         return False
     return not (a.shape == b.shape and a.strides == b.strides and _address(a) == _address(b))

@@ -8,6 +8,10 @@
 When torch cannot be imported, those tests skip with the reason on a developer's machine, but **fail** in CI
 (the ``CI`` environment variable is set, as CI services and ``.ci/run`` do) or wherever
 ``AUTOGRADLAB_REQUIRE_TORCH=1``: a broken torch install must not silently turn off the strongest tests.
+
+``AUTOGRADLAB_STRICT_BACKEND=1``: "cpu" tensors run on the strict backend (``strict_backend.py`` here, a
+test double whose arrays refuse implicit NumPy conversion as CuPy's do), installed before any test module
+makes a tensor. ``STRICT_ENV`` is the environment that does the same for a subprocess outside pytest.
 """
 from __future__ import annotations
 
@@ -19,6 +23,17 @@ import pytest
 TORCH_VERSION = "2.13.0"   # the version dev.sh installs (its TORCH_SPEC); the comparisons are made against it
 
 _FALSE = {"", "0", "false", "no", "off"}
+
+TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+
+#: Environment entries that put a subprocess's "cpu" tensors on the strict backend (add to os.environ).
+STRICT_ENV = {"AUTOGRADLAB_CPU_XP": "strict_backend",
+              "PYTHONPATH": os.pathsep.join(p for p in (TESTS_DIR, os.environ.get("PYTHONPATH", "")) if p)}
+
+if os.environ.get("AUTOGRADLAB_STRICT_BACKEND") == "1":
+    import strict_backend
+    from autogradlab import backend as _backend
+    _backend.use_cpu_array_module(strict_backend.xp, strict_backend.unwrap)
 
 
 def torch_required(environ=None) -> str | None:

@@ -2,8 +2,8 @@
 
 On a GPU every host copy (``.get()``, ``.item()``, ``float(a)``, ``bool(a)``...) is a transfer and a
 synchronisation that stalls the queue of kernels, so one per node would make the CuPy backend slow.
-The strict backend (``strict_backend.py``) counts every such crossing; these tests run a script under
-it in a subprocess (the backend is chosen at import) and read the counts.
+The strict backend (``tests/strict_backend.py``, a test double) counts every such crossing; these
+tests run a script under it in a subprocess (the backend is chosen at import) and read the counts.
 """
 import json
 import os
@@ -18,7 +18,7 @@ import json
 import autogradlab as ag
 from autogradlab import nn
 from autogradlab.nn import functional as F
-from autogradlab.strict_backend import HOST_TRANSFERS
+from strict_backend import HOST_TRANSFERS
 
 ag.manual_seed(0)
 model = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 3))
@@ -52,7 +52,8 @@ print(json.dumps(result))
 
 
 def run_strict():
-    env = dict(os.environ, AUTOGRADLAB_STRICT_BACKEND="1", PYTHONPATH=str(ROOT))
+    env = dict(os.environ, AUTOGRADLAB_CPU_XP="strict_backend",
+               PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), str(ROOT)]))
     out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -1,7 +1,8 @@
 """The strict backend: CuPy-like arrays that refuse implicit conversion to NumPy.
 
 CI runs the op, engine and events suites a second time with
-AUTOGRADLAB_STRICT_BACKEND=1 (see dev.sh); these tests check the backend itself.
+AUTOGRADLAB_STRICT_BACKEND=1 (see dev.sh; tests/conftest.py installs tests/strict_backend.py
+through backend.use_cpu_array_module); these tests check the backend itself and the hooks.
 """
 import os
 import subprocess
@@ -10,7 +11,8 @@ import sys
 import numpy as np
 import pytest
 
-from autogradlab.strict_backend import StrictArray, xp
+from conftest import STRICT_ENV
+from strict_backend import StrictArray, xp
 
 
 def test_strict_arrays_refuse_implicit_numpy_conversion():
@@ -33,14 +35,14 @@ def test_strict_module_mirrors_numpy_and_returns_strict_arrays():
 
 
 def _run_strict(code):
-    env = dict(os.environ, AUTOGRADLAB_STRICT_BACKEND="1")
+    env = dict(os.environ, **STRICT_ENV)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
 
 
 def test_env_var_puts_cpu_tensors_on_strict_arrays_and_the_engine_still_works():
     code = """
 import numpy as np, autogradlab as ag
-from autogradlab.strict_backend import StrictArray
+from strict_backend import StrictArray
 x = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
 y = (x @ x.T).tanh().sum() + x[[0, 0]].sum() + ag.log_softmax(x, 1).mean()
 y.backward()
@@ -52,7 +54,7 @@ print(np.round(x.grad.numpy(), 4).tolist())
     plain = subprocess.run([sys.executable, "-c", code.replace("assert isinstance(x.data", "assert not isinstance(x.data").replace(
         " and isinstance(x.grad.data, StrictArray)", "")],
                            capture_output=True, text=True, env={k: v for k, v in os.environ.items()
-                                                                if k != "AUTOGRADLAB_STRICT_BACKEND"})
+                                                                if k not in ("AUTOGRADLAB_STRICT_BACKEND", "AUTOGRADLAB_CPU_XP")})
     assert plain.returncode == 0, plain.stderr
     assert strict.stdout == plain.stdout
 
@@ -66,3 +68,22 @@ apply(BAD, (ag.tensor([1.0]),))
 """
     result = _run_strict(code)
     assert result.returncode != 0 and "instead of numpy" in result.stderr
+
+
+def test_the_shipped_package_holds_no_strict_backend():
+    import autogradlab
+    from pathlib import Path
+    assert not (Path(autogradlab.__file__).parent / "strict_backend.py").exists()
+
+
+def test_cpu_xp_naming_a_missing_module_says_how_to_fix_it():
+    env = dict(os.environ, AUTOGRADLAB_CPU_XP="no_such_array_module")
+    result = subprocess.run([sys.executable, "-c", "import autogradlab"], capture_output=True, text=True, env=env)
+    assert result.returncode != 0
+    assert "AUTOGRADLAB_CPU_XP='no_such_array_module'" in result.stderr and "PYTHONPATH" in result.stderr
+
+
+def test_use_cpu_array_module_refuses_a_module_without_an_array_type():
+    from autogradlab import backend
+    with pytest.raises(TypeError, match="ndarray attribute"):
+        backend.use_cpu_array_module(object(), lambda a: a)

@@ -4,10 +4,13 @@ Its arrays behave like CuPy's in the one way that matters for portability:
 they refuse implicit conversion to host NumPy (``numpy.asarray(a)`` raises,
 as it does for a CuPy array) and only ``.get()`` copies them to the host. The
 array module that goes with them (:data:`xp`) wraps NumPy's functions the way
-CuPy mirrors them. With ``AUTOGRADLAB_STRICT_BACKEND=1`` in the environment,
-``backend.xp_for("cpu")`` hands out this module, so running the op and engine
+CuPy mirrors them. A test double, not part of the shipped package: with
+``AUTOGRADLAB_STRICT_BACKEND=1`` in the environment, ``tests/conftest.py``
+installs it through ``autogradlab.backend.use_cpu_array_module`` so that
+``backend.xp_for("cpu")`` hands out this module, and running the op and engine
 test suites that way catches any code path that would call NumPy directly on
-device data.
+device data. A script outside pytest gets the same with
+``PYTHONPATH=tests AUTOGRADLAB_CPU_XP=strict_backend``.
 """
 from __future__ import annotations
 
@@ -173,7 +176,7 @@ class _Ufunc:
 class _StrictModule:
     """The array module of strict arrays: NumPy's functions, taking and returning StrictArrays."""
 
-    __name__ = "autogradlab.strict_backend.xp"
+    __name__ = "strict_backend.xp"
     ndarray = StrictArray
 
     def __getattr__(self, name):
