@@ -53,8 +53,10 @@ print(np.round(x.grad.numpy(), 4).tolist())
     assert strict.returncode == 0, strict.stderr
     plain = subprocess.run([sys.executable, "-c", code.replace("assert isinstance(x.data", "assert not isinstance(x.data").replace(
         " and isinstance(x.grad.data, StrictArray)", "")],
-                           capture_output=True, text=True, env={k: v for k, v in os.environ.items()
-                                                                if k not in ("AUTOGRADLAB_STRICT_BACKEND", "AUTOGRADLAB_CPU_XP")})
+                           capture_output=True, text=True,
+                           env={**{k: v for k, v in os.environ.items()
+                                   if k not in ("AUTOGRADLAB_STRICT_BACKEND", "AUTOGRADLAB_CPU_XP")},
+                                "PYTHONPATH": STRICT_ENV["PYTHONPATH"]})
     assert plain.returncode == 0, plain.stderr
     assert strict.stdout == plain.stdout
 
@@ -87,3 +89,9 @@ def test_use_cpu_array_module_refuses_a_module_without_an_array_type():
     from autogradlab import backend
     with pytest.raises(TypeError, match="ndarray attribute"):
         backend.use_cpu_array_module(object(), lambda a: a)
+
+
+def test_the_strict_pass_puts_this_process_on_strict_arrays_and_only_then():
+    import autogradlab as ag
+    strict_pass = os.environ.get("AUTOGRADLAB_STRICT_BACKEND") == "1"   # conftest.py installed it
+    assert isinstance(ag.tensor([1.0]).data, StrictArray) == strict_pass
