@@ -13,7 +13,7 @@ import os
 
 import numpy
 
-__all__ = ["use_cpu_array_module", "normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add",
+__all__ = ["use_cpu_array_module", "on_cpu_array_module", "normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add",
            "partial_overlap", "shares_memory"]
 
 _cupy = None  # the cupy module, once loaded
@@ -23,6 +23,14 @@ _cupy = None  # the cupy module, once loaded
 _CpuArray = None          # the stand-in's array type (None: plain NumPy arrays)
 _cpu_xp = numpy
 _host_view = None         # stand-in array -> the NumPy array it wraps (no copy)
+_cpu_xp_listeners = []    # callbacks of modules that keep the cpu module at hand (ops.registry)
+
+
+def on_cpu_array_module(callback) -> None:
+    """Call ``callback(xp)`` now and whenever :func:`use_cpu_array_module` changes the "cpu" array
+    module (for a module that looks it up once, on a hot path)."""
+    _cpu_xp_listeners.append(callback)
+    callback(_cpu_xp)
 
 
 def use_cpu_array_module(xp=None, unwrap=None) -> None:
@@ -36,13 +44,15 @@ def use_cpu_array_module(xp=None, unwrap=None) -> None:
     global _CpuArray, _cpu_xp, _host_view
     if xp is None:
         _CpuArray, _cpu_xp, _host_view = None, numpy, None
-        return
-    array_type = getattr(xp, "ndarray", None)
-    if not isinstance(array_type, type) or not callable(unwrap):
-        raise TypeError("use_cpu_array_module(xp, unwrap): xp needs an ndarray attribute (its array type) and "
-                        f"unwrap must be a function from its arrays to NumPy arrays; got xp={xp!r}, "
-                        f"unwrap={unwrap!r}")
-    _CpuArray, _cpu_xp, _host_view = array_type, xp, unwrap
+    else:
+        array_type = getattr(xp, "ndarray", None)
+        if not isinstance(array_type, type) or not callable(unwrap):
+            raise TypeError("use_cpu_array_module(xp, unwrap): xp needs an ndarray attribute (its array type) "
+                            f"and unwrap must be a function from its arrays to NumPy arrays; got xp={xp!r}, "
+                            f"unwrap={unwrap!r}")
+        _CpuArray, _cpu_xp, _host_view = array_type, xp, unwrap
+    for callback in _cpu_xp_listeners:
+        callback(_cpu_xp)
 
 
 def _from_cpu_xp_variable():

@@ -95,3 +95,5 @@ def test_the_strict_pass_puts_this_process_on_strict_arrays_and_only_then():
     import autogradlab as ag
     strict_pass = os.environ.get("AUTOGRADLAB_STRICT_BACKEND") == "1"   # conftest.py installed it
     assert isinstance(ag.tensor([1.0]).data, StrictArray) == strict_pass
+    y = ag.tensor([[1.0, 2.0]]).T.exp()     # an op: ops.registry saw the change too
+    assert isinstance(y.data, StrictArray) == strict_pass

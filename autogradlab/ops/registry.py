@@ -26,7 +26,7 @@ import weakref
 
 import numpy
 
-from ..backend import shares_memory, xp_for, xp_of
+from ..backend import on_cpu_array_module, shares_memory, xp_for, xp_of
 from ..grad_mode import state
 from ..graph import Node, SavedParam, SavedTensor
 from ..tensor import Tensor
@@ -34,7 +34,15 @@ from ..tensor import Tensor
 __all__ = ["OpDef", "defop", "apply", "REGISTRY"]
 
 REGISTRY: dict[str, "OpDef"] = {}
-_CPU_XP = xp_for("cpu")  # numpy (or the strict test backend): looked up once
+_CPU_XP = None  # numpy (or a test's stand-in, see backend.use_cpu_array_module): kept at hand
+
+
+def _set_cpu_xp(xp):
+    global _CPU_XP
+    _CPU_XP = xp
+
+
+on_cpu_array_module(_set_cpu_xp)
 
 
 class OpDef:
