@@ -26,13 +26,13 @@ from . import jsonio, records, replay as _replay_module, tape as _tape_module, t
 from .jsonio import _dec, _decode_event, _enc, _encode, _refs_of  # noqa: F401
 from .records import (EVENT_TYPES, MAX_ELEMENTS, Accumulated, BackwardFinished, BackwardPlan,  # noqa: F401
                       BackwardStarted, GradientComputed, HookRan, NodePruned, NodeStarted, OpRecorded,
-                      PlannedNode, SavedFreed, Seeded, TensorRef, Value, _dtype_name, _fmt, _nested,
+                      PlannedNode, SavedFreed, Seeded, SourceLine, TensorRef, Value, _dtype_name, _fmt, _nested,
                       format_array, format_number, snapshot)
 from .replay import ReplayState, add_values, replay  # noqa: F401
 from .tape import Tape, _formula  # noqa: F401
 from .text import _row, _v, describe  # noqa: F401
 from .tracing import explain, steps, trace  # noqa: F401
 
-__all__ = ["Value", "TensorRef", "PlannedNode", "BackwardPlan", "OpRecorded", "BackwardStarted", "Seeded",
+__all__ = ["Value", "TensorRef", "SourceLine", "PlannedNode", "BackwardPlan", "OpRecorded", "BackwardStarted", "Seeded",
            "NodeStarted", "GradientComputed", "Accumulated", "SavedFreed", "NodePruned", "HookRan",
            "BackwardFinished", "EVENT_TYPES", "Tape", "trace", "explain", "steps", "ReplayState", "describe"]

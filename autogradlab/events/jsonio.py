@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from .records import EVENT_TYPES, BackwardPlan, BackwardStarted, PlannedNode, TensorRef, Value
+from .records import EVENT_TYPES, BackwardPlan, BackwardStarted, OpRecorded, PlannedNode, SourceLine, TensorRef, Value
 
 def _refs_of(e):
     for f in dataclasses.fields(e):
@@ -30,7 +30,7 @@ def _enc(v):
     return v
 
 
-_TAGGED = (Value, TensorRef, PlannedNode, BackwardPlan)  # the records nested inside events
+_TAGGED = (Value, TensorRef, PlannedNode, BackwardPlan, SourceLine)  # the records nested inside events
 
 
 def _encode(e):
@@ -61,6 +61,8 @@ def _decode_event(raw):
     names = [f.name for f in dataclasses.fields(cls)]
     if cls is BackwardStarted:  # tapes saved before plans existed have none
         names = [n for n in names if n != "plan" or n in raw]
+    if cls is OpRecorded:  # tapes saved before source lines existed have none
+        names = [n for n in names if n != "source" or n in raw]
     missing = [n for n in names if n not in raw]
     if missing:
         raise KeyError(f"{raw['kind']} lacks field(s) {missing}")

@@ -124,6 +124,29 @@ class OpRecorded:
     value: Value
     input_values: tuple    # per input: its Value when the op ran for leaves and constants, None for
                            # computed inputs (their value is in their own OpRecorded.value)
+    source: SourceLine | None = None  # the user's line that created the op; None in tapes saved before
+                                      # source lines existed
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLine:
+    """Where in the user's code an op was created: the first frame outside autogradlab.
+    ``file`` is the frame's file name as Python has it (an IPython cell's is a temporary file such as
+    ``/tmp/ipykernel_123/456.py``), ``line`` its 1-based line number, ``text`` that line, stripped."""
+    file: str
+    line: int
+    text: str
+
+    @property
+    def in_cell(self) -> bool:
+        """True for a notebook cell (IPython names cells ``.../ipykernel_<pid>/<hash>.py``)."""
+        return "ipykernel_" in self.file or self.file.startswith("<ipython-input-")
+
+    def label(self) -> str:
+        """A short place that does not depend on the machine: "cell, line 3" in a notebook, else the
+        file's base name and line ("train.py, line 12")."""
+        where = "cell" if self.in_cell else self.file.replace("\\", "/").rsplit("/", 1)[-1]
+        return f"{where}, line {self.line}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import functools
 import json
+import linecache
+import os
+import sys
 
 from ..graph import AccumulateGrad
 from . import records
 from .jsonio import _decode_event, _encode, _refs_of
 from .records import (MAX_ELEMENTS, Accumulated, BackwardFinished, BackwardPlan, BackwardStarted,
                       GradientComputed, HookRan, NodePruned, NodeStarted, OpRecorded, PlannedNode, SavedFreed,
-                      Seeded, TensorRef, Value, _dtype_name)
+                      Seeded, SourceLine, TensorRef, Value, _dtype_name)
 from .replay import ReplayState, replay
 from .text import _row
 
 _LETTERS = "abcdefgh"
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # .../autogradlab/
 
 
 @functools.lru_cache(maxsize=None)
@@ -40,6 +44,7 @@ class Tape:
         self._pass_counts = [0, 0, 0]  # nodes run, contributions, bytes freed
         self._values: dict = {}        # (tensor creation number, version) -> Value
         self._pass_arrays: dict = {}   # id(array) -> (array, Value), for the pass in progress
+        self._sources: dict = {}       # (code object, line) -> SourceLine, so a loop's line is read once
 
     # -- ids, names and snapshots --------------------------------------------------------
     def _emit(self, cls, **fields):
@@ -117,6 +122,22 @@ class Tape:
     def snapshot_grad(self, t):
         return None if t._grad is None else self.value(t._grad)
 
+    def source_line(self):
+        """The user's line that is running: the first frame outside the autogradlab package (a
+        ``sys._getframe`` walk; the line's text is read once per code object and line)."""
+        f = sys._getframe(1)
+        while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
+            f = f.f_back
+        if f is None:
+            return None
+        key = (f.f_code, f.f_lineno)
+        src = self._sources.get(key)
+        if src is None:
+            file = f.f_code.co_filename
+            src = SourceLine(file, f.f_lineno, linecache.getline(file, f.f_lineno, f.f_globals).strip())
+            self._sources[key] = src
+        return src
+
     # -- the engine's calls -------------------------------------------------------------------
     def op_recorded(self, node, inputs, out):
         ins = tuple(self.tensor_ref(t) for t in inputs)
@@ -127,7 +148,8 @@ class Tape:
         return self._emit(OpRecorded, node_id=self.node_id(node), op=op.name, node_name=node.name(),
                           inputs=ins, output=ref, saved=tuple(node._saved or ()),
                           formulas=formulas, value=self.value(out),
-                          input_values=tuple(self.value(t) if t.grad_fn is None else None for t in inputs))
+                          input_values=tuple(self.value(t) if t.grad_fn is None else None for t in inputs),
+                          source=self.source_line())
 
     def backward_started(self, roots, retain_graph, create_graph, inputs, is_grad, plan=None):
         """``plan``: the engine's plan (``root_nodes``, ``input_nodes``, ``order``, ``pruned``,
