@@ -181,10 +181,11 @@ def main(argv=None):
 
     md = report.render(bundle)
     if args.markdown and args.markdown != "-":
-        start, end = "<!-- player-bench:start -->", "<!-- player-bench:end -->"  # player_bench.py's section
         old = open(args.markdown).read() if os.path.exists(args.markdown) else ""
-        if start in old and end in old:
-            md = md.rstrip("\n") + "\n\n" + old[old.index(start):old.index(end) + len(end)] + "\n"
+        for tag in ("player-bench", "source-lines"):  # player_bench.py's and source_lines.py's sections
+            start, end = f"<!-- {tag}:start -->", f"<!-- {tag}:end -->"
+            if start in old and end in old:
+                md = md.rstrip("\n") + "\n\n" + old[old.index(start):old.index(end) + len(end)] + "\n"
         with open(args.markdown, "w") as f:
             f.write(md)
         print(f"wrote {os.path.relpath(args.markdown)}", file=sys.stderr)
