@@ -93,3 +93,17 @@ def test_cell_file_names_show_as_cell_and_line():
     s = ev.SourceLine("/tmp/ipykernel_123/456.py", 3, "y = x * 2")
     assert s.in_cell and s.label() == "cell, line 3"
     assert ev.SourceLine("/home/me/lab/train.py", 12, "").label() == "train.py, line 12"
+
+
+def test_player_data_carries_each_ops_line_without_the_machines_path():
+    from autogradlab.viz.playerdata import player_data
+
+    a = ag.tensor([1.0, 2.0], requires_grad=True)
+    with ag.trace() as tape:
+        (a * a).sum().backward()       # op: both
+    data = player_data(tape)
+    line = _line_of(test_player_data_carries_each_ops_line_without_the_machines_path, "# op: both")
+    assert data["sources"] == {str(e.node_id): {"where": f"test_source_lines.py, line {line}",
+                                                "text": "(a * a).sum().backward()       # op: both"}
+                               for e in _ops(tape)}
+    assert __file__ not in json.dumps(data)

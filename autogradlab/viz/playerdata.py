@@ -3,7 +3,9 @@
 :func:`player_data` reads events only (a :class:`~autogradlab.events.Tape`, or a graph model folded
 from one). It returns plain JSON-ready data:
 
-- ``events``: the tape's events exactly as :meth:`Tape.to_json` encodes them;
+- ``events``: the tape's events as :meth:`Tape.to_json` encodes them, less each ``OpRecorded``'s ``source``;
+- ``sources``: node id -> ``{"where": "cell, line 3", "text": ...}``, the user's line that created it
+  (no machine path: a file shows as its base name);
 - ``nodes``: what is drawn, one entry per tensor box / op ellipse (or collapsed chain), with its
   label lines, its kind, and ``engine_nodes``: the tape-local node ids whose state it shows (an op's
   node; a leaf's ``AccumulateGrad``), so the browser can mark it done, pending, freed or pruned;
@@ -143,6 +145,10 @@ def player_data(source, *, phase=None, error=None, names=None, max_nodes: int = 
             tensor_node[str(key[1])] = disp.nodes[dk].name
     detail = _detail(model, disp, names, show_values)
     events = [json.loads(json.dumps(ev._encode(e), allow_nan=False)) for e in model.events]
+    sources = {}  # node id -> the user's line that created it, without the machine's path to the file
+    for e, raw in zip(model.events, events):
+        if raw.pop("source", None) is not None:
+            sources[str(e.node_id)] = {"where": e.source.label(), "text": e.source.text}
     caps = [captions.caption(model, e)[1] for e in model.events]
     if names:  # names given by `names=` replace x0, x1, ... in the captions too
         caps = [_rename(c, model, names) for c in caps]
@@ -154,7 +160,7 @@ def player_data(source, *, phase=None, error=None, names=None, max_nodes: int = 
     return {
         "format": FORMAT, "version": VERSION, "title": title or _TITLES[phase],
         "phase": phase, "start": lo, "end": hi, "error": err,
-        "events": events, "captions": caps, "initial": initial,
+        "events": events, "captions": caps, "initial": initial, "sources": sources,
         "nodes": nodes, "edges": edges, "edge_of": edge_of, "tensor_node": tensor_node,
         "has_forward": any(isinstance(e, ev.OpRecorded) for e in model.events), "first_backward": first_bw,
         "detail": detail, "note": disp.note(), "rankdir": rankdir, "height": height, "speed": speed,

@@ -32,6 +32,20 @@ const SPEEDS = [0.5, 1, 2, 4, 8];
 // Values: the tape's JSON encoding of autogradlab.events.Value
 // ------------------------------------------------------------------------------------------
 
+// the user's line that created a node (issue 15): "cell, line 3" or "train.py, line 12", and its text
+const escSource = (t) => String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+
+export function sourceHtml(src) {
+  return `<span class="agl-source-where">${escSource(src.where)}</span>` +
+    (src.text ? `: <code class="agl-source-text">${escSource(src.text)}</code>` : "");
+}
+
+// the caption's line under a step of a node that has a source line
+export function sourceNote(data, e) {
+  const src = e && e.node_id !== undefined && e.node_id !== null && (data.sources || {})[e.node_id];
+  return src ? `<div class="agl-source">created at ${sourceHtml(src)}</div>` : "";
+}
+
 function num(x) {
   if (x === null || x === undefined) return "?";
   if (typeof x === "object" && "float" in x) return x.float;
@@ -318,6 +332,7 @@ const CSS = `
 .agl-panel { flex: 0 0 min(340px, 45%); overflow: auto; border: 1px solid var(--agl-border); border-radius: 3px;
   padding: 4px 8px; font-size: 12px; background: var(--agl-bg); }
 .agl-panel h3 { font-size: 13px; margin: 2px 0 4px; }
+.agl-source code { font-family: var(--jp-code-font-family, Menlo, Consolas, monospace); }
 .agl-panel table { border-collapse: collapse; margin: 2px 0 6px; }
 .agl-panel td, .agl-panel th { border: 1px solid var(--agl-border); padding: 1px 5px; text-align: right;
   font-family: var(--jp-code-font-family, Menlo, Consolas, monospace); font-size: 11px; }
@@ -550,7 +565,7 @@ export function mount(container, data, options = {}) {
     bFirst.disabled = bPrev.disabled = k <= lo;
     bNext.disabled = bLast.disabled = k >= hi;
     for (const b of jumpButtons) b.disabled = nextOf(b.dataset.kind, k) < 0;
-    caption.innerHTML = isError ? data.error : (data.captions[k] || "");
+    caption.innerHTML = isError ? data.error : (data.captions[k] || "") + sourceNote(data, data.events[k]);
     cursor.style.left = `${(100 * (k - lo + 0.5)) / span}%`;
     if (!ready) return;
     const dur = animate ? 300 : 0;
@@ -725,7 +740,14 @@ export function mount(container, data, options = {}) {
   function nodePanel(n, k) {
     const ids = new Set(n.engine_nodes || []);
     const evs = passEvents(k);
+    const srcs = [...ids].map((id) => (data.sources || {})[id]).filter(Boolean);
     let h = `<h3>${esc(n.lines[0])}</h3><div>${n.lines.slice(1).map(esc).join("<br>")}</div>` +
+      (n.kind === "op" || n.kind === "group"
+        ? srcs.length
+          ? `<div class="agl-source"><b>created at</b> ${sourceHtml(srcs[0])}` +
+            (srcs.length > 1 ? ` (first of ${srcs.length} ops)` : "") + "</div>"
+          : ""
+        : "") +
       '<button type="button" class="agl-paths" title="highlight every path from this node to the output: the ops its gradient is made of">paths to the output</button>';
     const d = data.diff && data.diff.nodes[n.key];
     if (d) {

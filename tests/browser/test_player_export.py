@@ -301,3 +301,41 @@ def test_a_collapsed_group_expands_and_collapses_with_its_members_marked_from_th
     assert box.get_attribute("data-layouts") == "2", "the expanded layout is computed once and reused"
     errors = [line for line in page.console_log if line.startswith(("pageerror", "error"))]
     assert not errors, errors
+
+
+def test_clicking_an_op_shows_the_line_that_created_it(page, tmp_path):
+    """Issue 15: an op's panel says where in the user's code it was created (file and line, with the
+    line's text) and so does the caption of each of its steps; the exported page has no machine path."""
+    import inspect
+
+    import autogradlab as ag
+
+    a = ag.tensor([1.0, 2.0], requires_grad=True, name="a")
+    with ag.trace() as tape:
+        h = a * 3.0                    # creates: mul
+        h.exp().sum().backward()       # creates: exp
+    lines, start = inspect.getsourcelines(test_clicking_an_op_shows_the_line_that_created_it)
+    line_of = {m: start + next(i for i, ln in enumerate(lines) if f"# creates: {m}" in ln) for m in ("mul", "exp")}
+    data = player_data(tape)
+    out = viz.export_html(tape, tmp_path / "source.html")
+    assert __file__ not in out.read_text(encoding="utf-8")  # only the file's base name travels
+    page.goto(out.resolve().as_uri())
+    page.locator(".agl-player[data-ready='1']").wait_for()
+    box = page.locator(".agl-player")
+    for op in ("mul", "exp"):
+        rec = next(e for e in tape.of_kind("OpRecorded") if e.op == op)
+        node = next(n for n in data["nodes"] if n["kind"] == "op" and rec.node_id in n["engine_nodes"])
+        box.locator(f"g.agl-node[data-key='{node['key']}']").dispatch_event("click")
+        page.wait_for_function("() => !!document.querySelector('.agl-panel .agl-source')")
+        where = f"test_player_export.py, line {line_of[op]}"
+        assert box.locator(".agl-panel .agl-source-where").text_content() == where
+        assert f"# creates: {op}" in box.locator(".agl-panel .agl-source-text").text_content()
+        # the caption of the node's chain-rule step names the same line
+        step = next(e.step for e in tape.of_kind("NodeStarted") if e.node_id == rec.node_id)
+        box.focus()
+        page.keyboard.press("Home")
+        for _ in range(step - data["start"]):
+            page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"() => document.querySelector('.agl-player').dataset.step === '{step}'")
+        assert where in box.locator(".agl-caption .agl-source").text_content()
+        page.keyboard.press("Escape")
