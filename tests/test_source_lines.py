@@ -107,3 +107,18 @@ def test_player_data_carries_each_ops_line_without_the_machines_path():
                                                 "text": "(a * a).sum().backward()       # op: both"}
                                for e in _ops(tape)}
     assert __file__ not in json.dumps(data)
+
+
+def test_in_a_notebook_cell_the_line_is_the_cells_line():
+    """In a Jupyter kernel an op made in a cell (directly or inside nn.Linear) says "cell, line N" with
+    that line's text, whatever temporary file IPython gave the cell."""
+    import nbclient
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import autogradlab as ag\nfrom autogradlab import nn\nlin = nn.Linear(2, 1)"),
+                nbformat.v4.new_code_cell("x = ag.tensor([[1.0, 2.0]])\nwith ag.trace() as tape:\n"
+                                          "    y = lin(x).tanh()\n"
+                                          "print({(e.source.label(), e.source.text) for e in tape.of_kind('OpRecorded')})")]
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    assert nb.cells[1].outputs[0]["text"].strip() == "{('cell, line 3', 'y = lin(x).tanh()')}"
