@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import warnings
 
-from .creation import ones
-from .graph import AccumulateGrad, GradientEdge
+from .creation import ones, zeros_like
+from .graph import AccumulateGrad, GradientEdge, as_grad_tensor
+from .graph_walk import node_of
 from .ops.elementwise import to_dtype
 from .ops.registry import refresh_view
 from .tensor import FLOAT_DTYPES, Tensor
 
-__all__ = ["backward_arguments", "grad_arguments", "unused_input_error"]
+__all__ = ["backward_arguments", "grad_arguments", "check_runnable", "grad_results", "unused_input_error"]
 
 
 def backward_arguments(tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs):
@@ -67,6 +68,37 @@ def grad_arguments(outputs, inputs, grad_outputs, retain_graph, create_graph, al
     seeds = [s if s is not None else _implicit_seed(r) for r, s in zip(roots, seeds)]
     retain_graph = bool(create_graph if retain_graph is None else retain_graph)
     return roots, inputs, seeds, implicit, retain_graph, allow_unused
+
+
+def check_runnable(plan, inputs, allow_unused):
+    """Checks a pass makes on its plan before any work (and before anything is freed): every node
+    that will run can (not freed, nothing it saved changed in place), taken in walk order so the
+    node an error names is deterministic; with ``allow_unused=False``, every input is reached."""
+    for node in plan.nodes:
+        if node in plan.runs:
+            node.check_runnable()
+    if not allow_unused:
+        for i, t in enumerate(inputs):
+            if node_of(t) not in plan.needed:
+                raise unused_input_error(i)
+
+
+def grad_results(inputs, captured, allow_unused, materialize_grads, create_graph):
+    """What ``autograd.grad`` returns: one gradient per input as a Tensor; an input that no root
+    reaches raises (unless ``allow_unused``), or gets zeros with ``materialize_grads``."""
+    result = []
+    for i, (t, g) in enumerate(zip(inputs, captured)):
+        if g is not None and not isinstance(g, Tensor):
+            g = as_grad_tensor(g, t.device if isinstance(t, Tensor) else None)
+        if g is None:
+            if not allow_unused:
+                raise unused_input_error(i)
+            if materialize_grads:
+                if not isinstance(t, Tensor):
+                    raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
+                g = zeros_like(t, requires_grad=create_graph)  # as PyTorch
+        result.append(g)
+    return tuple(result)
 
 
 def _as_tuple(value, argname, allow_edges=False):

@@ -8,7 +8,8 @@ Four steps, in the order a reader meets them below:
    a call with bad arguments leaves every ``.grad`` as it was.
 2. **Count dependencies** (:func:`_plan`): walk the graph from the roots and
    count, for every node, how many edges lead into it. With ``inputs=``, keep
-   only the nodes on a path to an input ("pruning").
+   only the nodes on a path to an input ("pruning"). The walks themselves, which
+   run nothing, are in :mod:`autogradlab.graph_walk`.
 3. **Run** (:func:`_execute`): a node is *ready* when all its consumers have
    sent their gradient; the ready node created last runs first (as in
    PyTorch). Running a node is one chain-rule step: the summed incoming
@@ -25,19 +26,17 @@ from __future__ import annotations
 import heapq
 
 from .anomaly import check_nan
-from .arguments import backward_arguments, grad_arguments, unused_input_error
-from .creation import zeros_like
+from .arguments import backward_arguments, check_runnable, grad_arguments, grad_results
 from .grad_mode import state
-from .graph import AccumulateGrad, GradientEdge, _as_array
+from .graph import AccumulateGrad, as_grad_tensor
+from .graph_walk import describe_plan, node_of, on_paths_to, reach, ready_key
 from .hooks import run_node_post_hooks, run_node_pre_hooks, run_post_accumulate_hooks, run_tensor_hooks
 from .tensor import Tensor
 
 __all__ = ["backward", "grad"]
 
 
-# ---------------------------------------------------------------------------------------
-# 1. Prepare and validate
-# ---------------------------------------------------------------------------------------
+# ---- 1. Prepare and validate ---------------------------------------------------------------------
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
@@ -72,30 +71,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for _ in _execute(roots, seeds, retain_graph, bool(create_graph), inputs,
                       accumulate=False, captured=captured, implicit=implicit, allow_unused=allow_unused):
         pass
-    result = []
-    for i, (t, g) in enumerate(zip(inputs, captured)):
-        if g is not None and not isinstance(g, Tensor):
-            g = _wrap(g, t.device if isinstance(t, Tensor) else None)
-        if g is None:
-            if not allow_unused:
-                raise unused_input_error(i)
-            if materialize_grads:
-                if not isinstance(t, Tensor):
-                    raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
-                g = zeros_like(t, requires_grad=create_graph)  # as PyTorch
-        result.append(g)
-    return tuple(result)
+    return grad_results(inputs, captured, allow_unused, materialize_grads, create_graph)
 
 
-# ---------------------------------------------------------------------------------------
-# 2. Count dependencies (and prune to the paths that reach ``inputs``)
-# ---------------------------------------------------------------------------------------
-
-def _node_of(t):
-    if isinstance(t, GradientEdge):
-        return t.node
-    return t.grad_fn if t.grad_fn is not None else t._grad_accumulator()
-
+# ---- 2. Count dependencies (and prune to the paths that reach ``inputs``) ------------------------
 
 class _Plan:
     """What one pass will do. ``nodes``: every node reached from the roots, in walk order;
@@ -114,21 +93,7 @@ def _plan(root_nodes, inputs):
     node is not run unless it leads to another input: unlike PyTorch.)
     """
     plan = _Plan()
-    nodes, parents = [], {}
-    seen = set()
-    stack = list(root_nodes)
-    for n in stack:
-        seen.add(n)
-    while stack:
-        node = stack.pop()
-        nodes.append(node)
-        for child in node.edges:
-            if child is None:
-                continue
-            parents.setdefault(child, []).append(node)
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
+    nodes, parents, seen = reach(root_nodes)
     plan.nodes = nodes
     plan.targets = {}
     if inputs is None:
@@ -136,15 +101,8 @@ def _plan(root_nodes, inputs):
         plan.runs = seen
     else:
         for i, t in enumerate(inputs):
-            plan.targets.setdefault(_node_of(t), []).append((i, t))
-        needed = set()
-        frontier = [n for n in plan.targets if n in seen]
-        while frontier:
-            n = frontier.pop()
-            if n in needed:
-                continue
-            needed.add(n)
-            frontier.extend(parents.get(n, ()))
+            plan.targets.setdefault(node_of(t), []).append((i, t))
+        needed = on_paths_to(plan.targets, seen, parents)
         plan.needed = needed
         plan.runs = {n for n in needed if isinstance(n, AccumulateGrad)
                      or any(c in needed for c in n.edges if c is not None)}
@@ -157,44 +115,11 @@ def _plan(root_nodes, inputs):
     return plan
 
 
-def _ready_key(node):
-    """The ready queue's order: lower ``priority`` first (a leaf's AccumulateGrad), then the
-    node created last (highest ``seq``), as in PyTorch."""
-    return (node.priority, -node.seq, node)
-
-
-def _run_order(plan, root_nodes):
-    """The order :func:`_execute` will start the needed nodes in, found without running anything
-    (the same ready-queue rule; only a traced pass asks, to report its plan)."""
-    deps = dict(plan.deps)
-    ready = [_ready_key(n) for n in set(root_nodes) if n in plan.needed and deps[n] == 0]
-    heapq.heapify(ready)
-    order = []
-    while ready:
-        node = heapq.heappop(ready)[2]
-        order.append(node)
-        if isinstance(node, AccumulateGrad) or node not in plan.runs:
-            continue
-        for child in node.edges:
-            if child is not None and child in deps:
-                deps[child] -= 1
-                if deps[child] == 0:
-                    heapq.heappush(ready, _ready_key(child))
-    return order
-
-
-# ---------------------------------------------------------------------------------------
-# 3. Run, and 4. accumulate
-# ---------------------------------------------------------------------------------------
+# ---- 3. Run, and 4. accumulate -------------------------------------------------------------------
 #
 # Without create_graph the gradients flowing here are plain arrays (NumPy or CuPy): the VJPs
 # run on arrays and nothing allocates a Tensor until a gradient lands in a ``.grad``. With
 # create_graph they are Tensors, and the VJPs' own ops record the graph of the backward.
-
-def _wrap(g, device=None):
-    """An array gradient as a Tensor (for ``.grad``, hooks and ``grad()`` results)."""
-    return Tensor._make(_as_array(g), False, None, device)
-
 
 def _accumulate_into(tensor, g, owned=False):
     """``tensor.grad += g``. The first gradient becomes ``.grad``: copied, unless the engine made
@@ -204,9 +129,9 @@ def _accumulate_into(tensor, g, owned=False):
     if isinstance(g, Tensor):  # create_graph: out of place, so the sum is recorded
         tensor._grad = g.clone() if old is None else old + g
     elif old is None:
-        tensor._grad = _wrap(g if owned else g.copy(), tensor.device)
+        tensor._grad = as_grad_tensor(g if owned else g.copy(), tensor.device)
     elif tensor.grad_fn is not None:  # a retained non-leaf: out of place, as PyTorch
-        tensor._grad = _wrap(old.data + g, tensor.device)
+        tensor._grad = as_grad_tensor(old.data + g, tensor.device)
     else:
         old.data += g  # in place, as PyTorch does: references to .grad see the update
         old._vc[0] += 1
@@ -227,21 +152,13 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
     p.tape, p.events, p.buffers, p.owned = state.tape, [], {}, set()
     p.create_graph, p.retain_graph, p.accumulate = create_graph, retain_graph, accumulate
     p.inputs, p.captured = inputs, captured
-    root_nodes = [_node_of(r) for r in roots]
+    root_nodes = [node_of(r) for r in roots]
     p.plan = plan = _plan(root_nodes, inputs)
-    for node in plan.nodes:          # walk order, so the node an error names is deterministic
-        if node in plan.runs:
-            node.check_runnable()    # not freed, nothing it saved changed in place
-    if not allow_unused:  # an input no root reaches: say so before any work (and before freeing)
-        for i, t in enumerate(inputs):
-            if _node_of(t) not in plan.needed:
-                raise unused_input_error(i)
+    check_runnable(plan, inputs, allow_unused)   # before any work, and before anything is freed
     tape, events = p.tape, p.events
 
     if tape is not None:  # the plan, told once before anything runs
-        plan.root_nodes, plan.order = root_nodes, _run_order(plan, root_nodes)
-        plan.input_nodes = None if inputs is None else [_node_of(t) for t in inputs]
-        plan.pruned = [n for n in plan.nodes if n not in plan.runs and n not in plan.targets]
+        describe_plan(plan, root_nodes, inputs)
         yield tape.backward_started(roots, retain_graph, create_graph, inputs, captured is not None, plan)
         for node in plan.pruned:
             yield tape.node_pruned(node)
@@ -255,7 +172,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
         p.buffers[node] = seed if before is None else before + seed
         if tape is not None:
             yield tape.seeded(i, roots[i], node, seed, implicit[i] if implicit else False)
-    p.ready = [_ready_key(n) for n in set(root_nodes) if n in plan.needed and plan.deps[n] == 0]
+    p.ready = [ready_key(n) for n in set(root_nodes) if n in plan.needed and plan.deps[n] == 0]
     heapq.heapify(p.ready)
 
     prev_mode = state.grad_enabled
@@ -343,9 +260,8 @@ def _chain_rule_step(p, node, g):
     if not p.retain_graph and node._saved:
         if tape is None:
             node.free_saved()
-        else:
-            names = tuple(node._saved)
-            p.events.append(tape.saved_freed(node, names, node.free_saved(count_bytes=True)))
+        else:  # told with the names and the bytes freed
+            p.events.append(tape.saved_freed(node, tuple(node._saved), node.free_saved(count_bytes=True)))
     return grads_in
 
 
@@ -369,7 +285,7 @@ def _send(p, node, grads_in):
         left = deps[child] - 1
         deps[child] = left
         if not left:
-            heapq.heappush(p.ready, _ready_key(child))
+            heapq.heappush(p.ready, ready_key(child))
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

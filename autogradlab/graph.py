@@ -372,6 +372,11 @@ def _as_array(g):
     return numpy.asarray(g) if isinstance(g, numpy.generic) else g
 
 
+def as_grad_tensor(g, device=None):
+    """A gradient that travels as an array, as a Tensor (for ``.grad``, hooks and ``grad()`` results)."""
+    return Tensor._make(_as_array(g), False, None, device)
+
+
 class _AccumulateOp:
     name = "accumulate_grad"
     node_name = "AccumulateGrad"

@@ -1,0 +1,92 @@
+"""Walks over the recorded graph that run nothing (the engine's bookkeeping, apart from its core).
+
+- :func:`reach`: every node the roots lead to, in walk order, and who consumes each one.
+- :func:`on_paths_to`: with ``inputs=``, the nodes on some path from a root to an input
+  ("pruning": nothing else needs to run).
+- :func:`run_order`: the order a pass will start its nodes in, found without running
+  anything (only a traced pass asks, to report its plan before it starts).
+
+All three are iterative (an explicit stack or heap), so a 100,000-op chain never hits
+Python's recursion limit.
+"""
+from __future__ import annotations
+
+import heapq
+
+from .graph import AccumulateGrad, GradientEdge
+
+__all__ = ["node_of", "ready_key", "reach", "on_paths_to", "run_order", "describe_plan"]
+
+
+def node_of(t):
+    """The node a root or input stands for: its ``grad_fn``, a leaf's AccumulateGrad, or an edge's node."""
+    if isinstance(t, GradientEdge):
+        return t.node
+    return t.grad_fn if t.grad_fn is not None else t._grad_accumulator()
+
+
+def ready_key(node):
+    """The ready queue's order: lower ``priority`` first (a leaf's AccumulateGrad), then the
+    node created last (highest ``seq``), as in PyTorch."""
+    return (node.priority, -node.seq, node)
+
+
+def reach(root_nodes):
+    """Depth-first from the roots: ``(nodes, parents, seen)``, where ``nodes`` lists every reached
+    node in walk order, ``parents[n]`` the nodes with an edge into ``n``, ``seen`` the set of ``nodes``."""
+    nodes, parents = [], {}
+    seen = set(root_nodes)
+    stack = list(root_nodes)
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        for child in node.edges:
+            if child is None:
+                continue
+            parents.setdefault(child, []).append(node)
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return nodes, parents, seen
+
+
+def on_paths_to(targets, seen, parents):
+    """The reached nodes from which a root's gradient can flow to a target: walk up from each
+    reached target through ``parents``."""
+    needed = set()
+    frontier = [n for n in targets if n in seen]
+    while frontier:
+        n = frontier.pop()
+        if n in needed:
+            continue
+        needed.add(n)
+        frontier.extend(parents.get(n, ()))
+    return needed
+
+
+def run_order(plan, root_nodes):
+    """The order the engine's ready queue will start the needed nodes in (the same rule, run on
+    a copy of the dependency counts, calling no VJP)."""
+    deps = dict(plan.deps)
+    ready = [ready_key(n) for n in set(root_nodes) if n in plan.needed and deps[n] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        node = heapq.heappop(ready)[2]
+        order.append(node)
+        if isinstance(node, AccumulateGrad) or node not in plan.runs:
+            continue
+        for child in node.edges:
+            if child is not None and child in deps:
+                deps[child] -= 1
+                if deps[child] == 0:
+                    heapq.heappush(ready, ready_key(child))
+    return order
+
+
+def describe_plan(plan, root_nodes, inputs):
+    """Add to ``plan`` what a traced pass reports before it starts: the root and input nodes, the
+    run order, and the reached nodes that ``inputs=`` pruned (neither run nor an input's)."""
+    plan.root_nodes, plan.order = root_nodes, run_order(plan, root_nodes)
+    plan.input_nodes = None if inputs is None else [node_of(t) for t in inputs]
+    plan.pruned = [n for n in plan.nodes if n not in plan.runs and n not in plan.targets]
