@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy
 
 from ..backend import asarray, scatter_add
+from ..graph import sum_to
 from ..tensor import Tensor
 from .reduce import normalize_dims
 from .registry import apply, defop
@@ -37,16 +38,8 @@ EXPAND = defop("expand", ("self",), math="broadcast a to a shape;  da = g summed
                vjp=lambda g, ctx: (g,), formulas=("1",))  # Node.apply sums g back to a's shape
 
 SUM_TO_SIZE = defop("sum_to_size", ("self",), math="sum a down to a shape;  da = g expanded",
-                    forward=lambda xp, a, shape: _sum_to(a, shape),
+                    forward=lambda xp, a, shape: sum_to(a, shape),
                     vjp=lambda g, ctx: (expand(g, ctx._input_shapes[0]),), formulas=("1",))
-
-
-def _sum_to(a, shape):
-    """Sum the broadcast axes of ``a`` away so that it has ``shape`` (the unbroadcast rule)."""
-    lead = a.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and a.shape[i + lead] != 1)
-    out = a.sum(axis=axes, keepdims=True) if axes else a
-    return out.reshape(shape)
 
 
 def _index_vjp(g, ctx):
