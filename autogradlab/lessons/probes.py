@@ -147,17 +147,6 @@ def node_label(node):
     return f"{node.name()}({out.name if out is not None and out.name else '?'})"
 
 
-def _nodes(root):
-    seen, stack = [root], [root]
-    while stack:
-        n = stack.pop()
-        for child, _ in n.next_functions:
-            if child is not None and child not in seen:
-                seen.append(child)
-                stack.append(child)
-    return seen
-
-
 # ---------------------------------------------------------------------------------------
 # Harnesses: what a check needs beyond one call
 # ---------------------------------------------------------------------------------------
