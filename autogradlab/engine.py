@@ -248,8 +248,6 @@ def _chain_rule_step(p, node, g):
         if node._pre_hooks:
             g = run_node_pre_hooks(node, g, tape, p.events)
         grads_in = node.apply(g)
-        if state.anomaly:
-            check_nan(node, grads_in)
         if node._post_hooks:
             grads_in = run_node_post_hooks(node, grads_in, g, tape, p.events)
         if tape is not None:
@@ -257,6 +255,8 @@ def _chain_rule_step(p, node, g):
             for i, (child, gi) in enumerate(zip(node.edges, grads_in)):
                 if child is not None and child in needed and gi is not None:
                     p.events.append(tape.gradient_computed(node, i, child, g, gi))
+        if state.anomaly:   # after the events: a trace shows the NaN it stops at
+            check_nan(node, grads_in)
     if not p.retain_graph and node._saved:
         if tape is None:
             node.free_saved()

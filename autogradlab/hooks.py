@@ -42,39 +42,43 @@ def run_tensor_hooks(hooks, g, node, tape, events):
     """``hook(grad) -> new grad or None`` for each hook on the tensor ``node`` made (or on a leaf)."""
     gt = _as_tensor(g)
     for fn in list(hooks.values()):
+        before = tape.hook_values(gt) if tape is not None else None
         new = fn(gt)
-        if tape is not None:
-            events.append(tape.hook_ran("tensor", node, new is not None))
         if new is not None:
             gt = checked_hook_result(fn, new, gt)
+        if tape is not None:
+            events.append(tape.hook_ran("tensor", node, new is not None, before, gt))
     return _like(gt, g)
 
 
 def run_post_accumulate_hooks(var, node, tape, events):
     """``hook(leaf)`` after the gradient was added into the leaf's ``.grad``."""
     for fn in list(var._post_acc_hooks.values()):
+        before = tape.hook_values(var._grad) if tape is not None else None
         fn(var)
         if tape is not None:
-            events.append(tape.hook_ran("post_accumulate", node, False))
+            events.append(tape.hook_ran("post_accumulate", node, False, before, var._grad))
 
 
 def run_node_pre_hooks(node, g, tape, events):
     """``hook(grad_outputs) -> new grad_outputs or None`` before the node's VJP."""
     for fn in list(node._pre_hooks.values()):
+        before = tape.hook_values(g) if tape is not None else None
         new = fn((_as_tensor(g),))
-        if tape is not None:
-            events.append(tape.hook_ran("node_pre", node, new is not None))
         if new is not None:
             g = _like(new[0], g)
+        if tape is not None:
+            events.append(tape.hook_ran("node_pre", node, new is not None, before, g))
     return g
 
 
 def run_node_post_hooks(node, grads_in, g, tape, events):
     """``hook(grad_inputs, grad_outputs) -> new grad_inputs or None`` after the node's VJP."""
     for fn in list(node._post_hooks.values()):
+        before = tape.hook_values(grads_in) if tape is not None else None
         new = fn(tuple(_as_tensor(gi) for gi in grads_in), (_as_tensor(g),))
-        if tape is not None:
-            events.append(tape.hook_ran("node_post", node, new is not None))
         if new is not None:
             grads_in = [_like(gi, g) for gi in new]
+        if tape is not None:
+            events.append(tape.hook_ran("node_post", node, new is not None, before, grads_in))
     return grads_in

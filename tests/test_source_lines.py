@@ -1,7 +1,7 @@
 """Each op a tape records remembers the user's line that created it (OpRecorded.source)."""
 import inspect
 import json
-
+import os
 
 import autogradlab as ag
 from autogradlab import events as ev
@@ -29,7 +29,8 @@ def test_each_op_remembers_the_line_that_created_it():
     assert (mul.op, mul.source.line) == ("mul", _line_of(fn, "# op: mul"))
     assert (sin.op, sin.source.line) == ("sin", _line_of(fn, "# op: sin"))
     assert (total.op, total.source.line) == ("sum", _line_of(fn, "# op: sum"))
-    assert mul.source.file == __file__ and mul.source.text == "b = a * 3.0                      # op: mul"
+    assert mul.source.file == os.path.relpath(__file__).replace(os.sep, "/")  # no machine path
+    assert mul.source.text == "b = a * 3.0                      # op: mul"
     assert mul.source.label() == f"test_source_lines.py, line {mul.source.line}"
     assert not mul.source.in_cell
 
@@ -52,7 +53,7 @@ def test_ops_inside_library_modules_point_at_the_users_line():
     ops = _ops(tape)
     by_line = {}
     for e in ops:
-        assert e.source.file == __file__  # never a file inside autogradlab
+        assert e.source.file == os.path.relpath(__file__).replace(os.sep, "/")  # never inside autogradlab
         by_line.setdefault(e.source.line, []).append(e.op)
     net_line = _line_of(Net.forward, "# op: net")
     call_line = _line_of(test_ops_inside_library_modules_point_at_the_users_line, "# op: call")

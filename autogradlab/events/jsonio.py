@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from .records import EVENT_TYPES, BackwardPlan, BackwardStarted, OpRecorded, PlannedNode, SourceLine, TensorRef, Value
+from .records import EVENT_TYPES, BackwardPlan, PlannedNode, SourceLine, Stats, TensorRef, Value
 
 def _refs_of(e):
     for f in dataclasses.fields(e):
@@ -24,17 +24,30 @@ def _enc(v):
     if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
         return {"float": repr(v)}
     if isinstance(v, _TAGGED):
-        return {"@": type(v).__name__, **{f.name: _enc(getattr(v, f.name)) for f in dataclasses.fields(v)}}
+        if isinstance(v, SourceLine):   # never the machine's path: <cell>, relative, or the base name
+            v = v.portable()
+        return {"@": type(v).__name__, **_fields(v)}
     if isinstance(v, tuple):
         return [_enc(x) for x in v]
     return v
 
 
-_TAGGED = (Value, TensorRef, PlannedNode, BackwardPlan, SourceLine)  # the records nested inside events
+_TAGGED = (Value, Stats, TensorRef, PlannedNode, BackwardPlan, SourceLine)  # the records nested inside events
+
+# fields added after tapes were first saved: left out of the JSON while None, so a tape without them
+# encodes as it always did (and older tapes, which lack them, load with None)
+_OMIT_NONE = {"Value": ("stats",), "SourceLine": ("function",), "OpRecorded": ("traceback",),
+              "HookRan": ("before", "after")}
+
+
+def _fields(v):
+    omit = _OMIT_NONE.get(type(v).__name__, ())
+    return {f.name: _enc(x) for f in dataclasses.fields(v)
+            for x in (getattr(v, f.name),) if not (x is None and f.name in omit)}
 
 
 def _encode(e):
-    return {"kind": type(e).__name__, **{f.name: _enc(getattr(e, f.name)) for f in dataclasses.fields(e)}}
+    return {"kind": type(e).__name__, **_fields(e)}
 
 
 def _dec(v):
@@ -58,11 +71,10 @@ def _decode_event(raw):
     if not isinstance(raw, dict) or raw.get("kind") not in EVENT_TYPES:
         raise ValueError(f"unknown event kind {raw.get('kind') if isinstance(raw, dict) else raw!r}")
     cls = EVENT_TYPES[raw["kind"]]
-    names = [f.name for f in dataclasses.fields(cls)]
-    if cls is BackwardStarted:  # tapes saved before plans existed have none
-        names = [n for n in names if n != "plan" or n in raw]
-    if cls is OpRecorded:  # tapes saved before source lines existed have none
-        names = [n for n in names if n != "source" or n in raw]
+    # a field with a default (BackwardStarted.plan, OpRecorded.source, ...) is newer than some saved
+    # tapes: missing, it takes its default
+    names = [f.name for f in dataclasses.fields(cls)
+             if f.name in raw or f.default is dataclasses.MISSING]
     missing = [n for n in names if n not in raw]
     if missing:
         raise KeyError(f"{raw['kind']} lacks field(s) {missing}")

@@ -3,7 +3,9 @@
 Events never hold live Tensors or nodes, so a tape can be saved as JSON and replayed elsewhere."""
 from __future__ import annotations
 
+import functools
 import math
+import os
 from dataclasses import dataclass
 
 import numpy
@@ -11,6 +13,8 @@ import numpy
 from .. import backend
 
 MAX_ELEMENTS = 64  # default: arrays with more elements are summarised, not copied
+HIST_BINS = 16     # bins of a large array's histogram (Stats.hist)
+TABLE_ELEMENTS = 144  # arrays up to this size (and at most 2-D) are shown as tables; larger ones get Stats
 
 
 # ---------------------------------------------------------------------------------------
@@ -18,9 +22,51 @@ MAX_ELEMENTS = 64  # default: arrays with more elements are summarised, not copi
 # ---------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
+class Stats:
+    """Summary statistics of a large array (taken when the tape asks for them: ``trace(stats=True)``).
+
+    ``mean`` and ``std`` (population: ``sqrt(mean((x - mean)^2))``) are over the finite elements;
+    ``nan``, ``posinf``, ``neginf`` count the others. ``hist`` counts the finite elements in
+    ``len(hist)`` equal bins from ``lo`` to ``hi`` (the finite minimum and maximum; the last bin
+    includes ``hi``). All None / zeros when no element is finite."""
+
+    mean: float | None
+    std: float | None
+    nan: int
+    posinf: int
+    neginf: int
+    lo: float | None
+    hi: float | None
+    hist: tuple
+
+
+def array_stats(host, bins: int = HIST_BINS) -> Stats:
+    """:class:`Stats` of a host NumPy array (any shape; integers and booleans as floats)."""
+    flat = numpy.asarray(host).reshape(-1)
+    if flat.dtype.kind != "f":
+        flat = flat.astype(numpy.float64)
+    lo, hi = (float(flat.min()), float(flat.max())) if flat.size else (math.nan, math.nan)
+    nan = posinf = neginf = 0
+    if not (math.isfinite(lo) and math.isfinite(hi)):  # only then is anything non-finite
+        nan = int(numpy.isnan(flat).sum())
+        posinf, neginf = int(numpy.isposinf(flat).sum()), int(numpy.isneginf(flat).sum())
+        flat = flat[numpy.isfinite(flat)]
+        lo, hi = (float(flat.min()), float(flat.max())) if flat.size else (math.nan, math.nan)
+    if not flat.size:
+        return Stats(None, None, nan, posinf, neginf, None, None, (0,) * bins)
+    wide = flat.astype(numpy.float64)
+    mean = float(wide.mean())
+    std = float(numpy.sqrt(numpy.mean(numpy.square(wide - mean))))
+    counts, _ = numpy.histogram(wide, bins=bins, range=(lo, hi) if hi > lo else (lo - 0.5, hi + 0.5))
+    return Stats(mean, std, nan, posinf, neginf, lo, hi, tuple(int(c) for c in counts))
+
+
+@dataclass(frozen=True, slots=True)
 class Value:
     """A host snapshot of an array: every element (``data``, flattened) or, for large
-    arrays, a summary (``data`` is None; ``min``, ``max``, ``norm`` are set)."""
+    arrays, a summary (``data`` is None; ``min``, ``max``, ``norm`` are set). ``stats``: mean, std,
+    NaN/inf counts and a histogram of an array too large for a table, when the tape was asked for
+    them (``trace(stats=True)``), else None."""
 
     shape: tuple
     dtype: str
@@ -28,6 +74,7 @@ class Value:
     min: float | None = None
     max: float | None = None
     norm: float | None = None
+    stats: Stats | None = None
 
     def array(self):
         """The snapshot as a NumPy array (only for full snapshots)."""
@@ -80,17 +127,19 @@ def _dtype_name(dtype) -> str:
     return name
 
 
-def snapshot(array, max_elements=MAX_ELEMENTS) -> Value:
-    """Copy an array (NumPy or CuPy) to the host as a :class:`Value`."""
+def snapshot(array, max_elements=MAX_ELEMENTS, stats: bool = False) -> Value:
+    """Copy an array (NumPy or CuPy) to the host as a :class:`Value`; with ``stats``, an array too
+    large for a table (over ``TABLE_ELEMENTS`` elements, or over 2-D) also gets :class:`Stats`."""
     host = backend.to_host(array)
     shape, dtype = tuple(int(n) for n in host.shape), _dtype_name(host.dtype)
+    st = array_stats(host) if stats and (host.size > TABLE_ELEMENTS or host.ndim > 2) and host.size else None
     if host.size <= max_elements:
-        return Value(shape, dtype, tuple(host.reshape(-1).tolist()))
+        return Value(shape, dtype, tuple(host.reshape(-1).tolist()), stats=st)
     flat = host.reshape(-1)
     if flat.dtype.kind != "f":
         flat = flat.astype(numpy.float64)
     return Value(shape, dtype, None, float(flat.min()), float(flat.max()),
-                 float(numpy.sqrt(numpy.dot(flat, flat, out=None).astype(numpy.float64))))
+                 float(numpy.sqrt(numpy.dot(flat, flat, out=None).astype(numpy.float64))), st)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,27 +175,70 @@ class OpRecorded:
                            # computed inputs (their value is in their own OpRecorded.value)
     source: SourceLine | None = None  # the user's line that created the op; None in tapes saved before
                                       # source lines existed
+    traceback: tuple | None = None    # anomaly mode (autograd.detect_anomaly) on while the op was recorded:
+                                      # the user's frames of the forward call, outermost first (SourceLine
+                                      # each, with its function); None otherwise
 
 
 @dataclass(frozen=True, slots=True)
 class SourceLine:
     """Where in the user's code an op was created: the first frame outside autogradlab.
-    ``file`` is the frame's file name as Python has it (an IPython cell's is a temporary file such as
-    ``/tmp/ipykernel_123/456.py``), ``line`` its 1-based line number, ``text`` that line, stripped."""
+    ``file`` is the frame's file without the machine's path (a tape records :meth:`portable`: ``<cell>``
+    for a notebook cell, else relative to the current directory, else the base name), ``line`` its
+    1-based line number, ``text`` that line, stripped.""" 
     file: str
     line: int
     text: str
+    function: str | None = None   # the function the line is in (``<module>`` at top level); set in
+                                  # anomaly-mode tracebacks (``OpRecorded.traceback``), None otherwise
 
     @property
     def in_cell(self) -> bool:
-        """True for a notebook cell (IPython names cells ``.../ipykernel_<pid>/<hash>.py``)."""
-        return "ipykernel_" in self.file or self.file.startswith("<ipython-input-")
+        """True for a notebook cell (IPython names cells ``.../ipykernel_<pid>/<hash>.py``; a tape's
+        JSON calls every cell ``<cell>``)."""
+        return self.file == CELL or "ipykernel_" in self.file or self.file.startswith("<ipython-input-")
+
+    def portable(self) -> "SourceLine":
+        """The same line without the machine's path (what :meth:`Tape.to_json` stores): a notebook
+        cell's file becomes ``<cell>``, a file under the current directory its path relative to it
+        (``src/train.py``), any other file its base name."""
+        return SourceLine(portable_path(self.file, self.in_cell), self.line, self.text, self.function)
 
     def label(self) -> str:
         """A short place that does not depend on the machine: "cell, line 3" in a notebook, else the
         file's base name and line ("train.py, line 12")."""
         where = "cell" if self.in_cell else self.file.replace("\\", "/").rsplit("/", 1)[-1]
         return f"{where}, line {self.line}"
+
+
+CELL = "<cell>"
+
+
+def portable_path(file: str, in_cell: bool = False) -> str:
+    """``file`` without the machine's path: ``<cell>`` for a notebook cell, the path relative to the
+    current directory for a file below it, else the base name."""
+    if in_cell:
+        return CELL
+    try:
+        cwd = os.getcwd()
+    except OSError:                    # the current directory was removed
+        cwd = None
+    return _portable(file, cwd)
+
+
+@functools.lru_cache(maxsize=4096)
+def _portable(file, cwd):
+    if file.startswith("<"):           # <string>, <stdin>, <frozen ...>: not a path
+        return file
+    if not os.path.isabs(file):
+        return file.replace("\\", "/")
+    try:
+        rel = os.path.relpath(file, cwd) if cwd else os.pardir
+    except ValueError:                 # another drive (Windows)
+        rel = os.pardir
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return file.replace("\\", "/").rsplit("/", 1)[-1]
+    return rel.replace(os.sep, "/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,7 +367,12 @@ class HookRan:
     step: int
     hook: str
     node_id: int
-    changed: bool
+    changed: bool              # it returned a new gradient
+    # the gradient(s) the hook was given and the ones the pass goes on with: one Value for "tensor" and
+    # "node_pre" hooks, one per input for "node_post" hooks (None where an input has no gradient), the
+    # leaf's .grad for "post_accumulate"; None in tapes saved before they were recorded
+    before: tuple | None = None
+    after: tuple | None = None
 
 
 @dataclass(frozen=True, slots=True)

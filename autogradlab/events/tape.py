@@ -7,7 +7,9 @@ import json
 import linecache
 import os
 import sys
+import sysconfig
 
+from ..grad_mode import state
 from ..graph import AccumulateGrad
 from . import records
 from .jsonio import _decode_event, _encode, _refs_of
@@ -21,6 +23,15 @@ _LETTERS = "abcdefgh"
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # .../autogradlab/
 
 
+@functools.lru_cache(maxsize=1)
+def _library_dirs() -> tuple:
+    """Where Python's own library and installed packages live: frames there (IPython's, pytest's) are
+    not the user's, and an anomaly-mode traceback leaves them out."""
+    paths = sysconfig.get_paths()
+    dirs = {os.path.abspath(paths[k]) + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    return tuple(sorted(dirs))
+
+
 @functools.lru_cache(maxsize=None)
 def _formula(op, i):
     expr = op.math.split(";")[0].strip() if op.math else op.name
@@ -32,9 +43,10 @@ def _formula(op, i):
 class Tape:
     """The events of one ``trace()``: a list plus the tape-local ids and names."""
 
-    def __init__(self, max_elements: int = MAX_ELEMENTS):
+    def __init__(self, max_elements: int = MAX_ELEMENTS, stats: bool = False):
         self.events: list = []
         self.max_elements = max_elements
+        self.stats = bool(stats)       # arrays too large for a table get Stats (mean, std, NaN/inf, histogram)
         self._tensor_ids: dict = {}    # global creation number -> tape-local id
         self._tensor_refs: dict = {}   # tape-local id -> TensorRef
         self._node_ids: dict = {}      # node seq -> tape-local id
@@ -63,12 +75,12 @@ class Tape:
             if hit is None:
                 if len(self._values) > 4096:
                     self._values.clear()
-                hit = self._values[key] = records.snapshot(tensor_or_array.data, self.max_elements)
+                hit = self._values[key] = records.snapshot(tensor_or_array.data, self.max_elements, self.stats)
             return hit
         hit = self._pass_arrays.get(id(tensor_or_array))   # an array: a gradient of a pass
         if hit is None or hit[0] is not tensor_or_array:
             hit = self._pass_arrays[id(tensor_or_array)] = (
-                tensor_or_array, records.snapshot(tensor_or_array, self.max_elements))
+                tensor_or_array, records.snapshot(tensor_or_array, self.max_elements, self.stats))
         return hit[1]
 
     def tensor_ref(self, t) -> TensorRef:
@@ -124,7 +136,9 @@ class Tape:
 
     def source_line(self):
         """The user's line that is running: the first frame outside the autogradlab package (a
-        ``sys._getframe`` walk; the line's text is read once per code object and line)."""
+        ``sys._getframe`` walk; the line's text is read once per code object and line). Its file is
+        kept without the machine's path (:meth:`SourceLine.portable`: ``<cell>``, relative to the
+        current directory, or the base name), so a saved tape names no home directory."""
         f = sys._getframe(1)
         while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
             f = f.f_back
@@ -134,9 +148,29 @@ class Tape:
         src = self._sources.get(key)
         if src is None:
             file = f.f_code.co_filename
-            src = SourceLine(file, f.f_lineno, linecache.getline(file, f.f_lineno, f.f_globals).strip())
+            src = SourceLine(file, f.f_lineno, linecache.getline(file, f.f_lineno, f.f_globals).strip()).portable()
             self._sources[key] = src
         return src
+
+    def forward_traceback(self) -> tuple:
+        """Anomaly mode's forward traceback, as the user's frames (outside autogradlab and outside
+        Python's library and installed packages), outermost first, each a :class:`SourceLine` with its
+        function."""
+        frames = []
+        f = sys._getframe(1)
+        lib = _library_dirs()
+        while f is not None:
+            file = f.f_code.co_filename
+            if not file.startswith(_PACKAGE_DIR) and not file.startswith(lib):
+                key = ("tb", f.f_code, f.f_lineno)
+                src = self._sources.get(key)
+                if src is None:
+                    src = self._sources[key] = SourceLine(
+                        file, f.f_lineno, linecache.getline(file, f.f_lineno, f.f_globals).strip(),
+                        f.f_code.co_name).portable()
+                frames.append(src)
+            f = f.f_back
+        return tuple(reversed(frames))
 
     # -- the engine's calls -------------------------------------------------------------------
     def op_recorded(self, node, inputs, out):
@@ -149,7 +183,8 @@ class Tape:
                           inputs=ins, output=ref, saved=tuple(node._saved or ()),
                           formulas=formulas, value=self.value(out),
                           input_values=tuple(self.value(t) if t.grad_fn is None else None for t in inputs),
-                          source=self.source_line())
+                          source=self.source_line(),
+                          traceback=self.forward_traceback() if state.anomaly else None)
 
     def backward_started(self, roots, retain_graph, create_graph, inputs, is_grad, plan=None):
         """``plan``: the engine's plan (``root_nodes``, ``input_nodes``, ``order``, ``pruned``,
@@ -226,8 +261,19 @@ class Tape:
         return self._emit(SavedFreed, node_id=self.node_id(node), node_name=node.name(), names=tuple(names),
                           nbytes=int(nbytes))
 
-    def hook_ran(self, kind, node, changed):
-        return self._emit(HookRan, hook=kind, node_id=self.node_id(node), changed=bool(changed))
+    def hook_values(self, grads) -> tuple:
+        """Snapshots of the gradient(s) a hook gets or leaves (an array or Tensor, or a list of them,
+        one per input, None where there is none), taken now: a hook may change a gradient in place."""
+        if not isinstance(grads, (list, tuple)):
+            grads = (grads,)
+        return tuple(None if g is None else records.snapshot(g.data if hasattr(g, "_vc") else g,
+                                                             self.max_elements, self.stats) for g in grads)
+
+    def hook_ran(self, kind, node, changed, before=None, after=None):
+        """``before``: :meth:`hook_values` taken before the hook ran; ``after``: the gradient(s) the pass
+        goes on with (as :meth:`hook_values` takes them)."""
+        return self._emit(HookRan, hook=kind, node_id=self.node_id(node), changed=bool(changed),
+                          before=before, after=None if after is None and before is None else self.hook_values(after))
 
     def backward_finished(self):
         self._pass_arrays = {}
@@ -271,6 +317,8 @@ class Tape:
         """Plain JSON (no pickle): loading it never runs code."""
         payload = {"format": "autogradlab-tape", "version": 1, "max_elements": self.max_elements,
                    "events": [_encode(e) for e in self.events]}
+        if self.stats:
+            payload["stats"] = True
         return json.dumps(payload, indent=indent, sort_keys=True, allow_nan=False)
 
     @classmethod
@@ -288,7 +336,7 @@ class Tape:
         events = payload.get("events")
         if not isinstance(events, list):
             raise ValueError("Tape.from_json: \"events\" must be a list")
-        tape = cls(max_elements=payload.get("max_elements", MAX_ELEMENTS))
+        tape = cls(max_elements=payload.get("max_elements", MAX_ELEMENTS), stats=bool(payload.get("stats", False)))
         for i, raw in enumerate(events):
             try:
                 tape.events.append(_decode_event(raw))

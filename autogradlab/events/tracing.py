@@ -10,10 +10,15 @@ from .tape import Tape
 from .text import describe
 
 class trace:
-    """``with trace() as tape:`` records the forward and backward events of everything inside."""
+    """``with trace() as tape:`` records the forward and backward events of everything inside.
 
-    def __init__(self, max_elements: int = MAX_ELEMENTS):
-        self.tape = Tape(max_elements)
+    ``max_elements``: arrays up to this size are copied whole into the events, larger ones summarised
+    (shape, min, max, norm). ``stats=True``: arrays too large for a table also get mean, std, NaN/inf
+    counts and a histogram (:class:`~autogradlab.events.records.Stats`; the player's side panel shows
+    them); it costs a few passes over each such array, so it is off unless asked for."""
+
+    def __init__(self, max_elements: int = MAX_ELEMENTS, *, stats: bool = False):
+        self.tape = Tape(max_elements, stats)
 
     def __enter__(self) -> Tape:
         self._prev = state.tape
@@ -51,8 +56,8 @@ class steps:
     """
 
     def __init__(self, root, gradient=None, retain_graph=None, create_graph=False, inputs=None,
-                 max_elements=MAX_ELEMENTS):
-        self.tape = Tape(max_elements)
+                 max_elements=MAX_ELEMENTS, *, stats: bool = False):
+        self.tape = Tape(max_elements, stats)
         self._engine_mode = None
         prev, state.tape = state.tape, self.tape
         try:

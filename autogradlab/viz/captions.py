@@ -206,8 +206,16 @@ def _explain(model, e):
         return (f"{_node(model, e.node_id, e.node_name)} is pruned: no path from it leads to inputs=, "
                 f"so it does not run."), "", ""
     if kind is ev.HookRan:
-        return (f"A {esc(e.hook)} hook on node #{e.node_id} ran"
-                + (" and replaced the gradient." if e.changed else ".")), "", ""
+        words = f"A {esc(e.hook)} hook on node #{e.node_id} ran" + (" and replaced the gradient" if e.changed else "")
+        if e.before is None:    # a tape saved before hooks' gradients were recorded
+            return words + ".", "", ""
+        def vals(vs):
+            return ", ".join(_plain_value(v) for v in vs)
+        same = e.before == e.after
+        what = "the leaf's .grad" if e.hook == "post_accumulate" else "the gradient"
+        if same:
+            return f"{words}: {what} stays {vals(e.before)}.", "", ""
+        return f"{words}: {what} was {vals(e.before)}, now {vals(e.after)}.", "", ""
     if kind is ev.BackwardFinished:
         return (f"Pass {e.pass_index} done: {e.nodes_run} nodes ran, {e.contributions} contributions, "
                 f"{e.bytes_freed} bytes of saved tensors freed."), "", ""

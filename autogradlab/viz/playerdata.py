@@ -6,6 +6,8 @@ from one). It returns plain JSON-ready data:
 - ``events``: the tape's events as :meth:`Tape.to_json` encodes them, less each ``OpRecorded``'s ``source``;
 - ``sources``: node id -> ``{"where": "cell, line 3", "text": ...}``, the user's line that created it
   (no machine path: a file shows as its base name);
+- ``tracebacks``: node id -> the forward traceback anomaly mode recorded for it (``[{"where", "text",
+  "function"}]``, the user's frames, outermost first; only ops recorded under ``detect_anomaly()``);
 - ``nodes``: what is drawn, one entry per tensor box / op ellipse (or collapsed chain), with its
   label lines, its kind, and ``engine_nodes``: the tape-local node ids whose state it shows (an op's
   node; a leaf's ``AccumulateGrad``), so the browser can mark it done, pending, freed or pruned;
@@ -146,9 +148,13 @@ def player_data(source, *, phase=None, error=None, names=None, max_nodes: int = 
     detail = _detail(model, disp, names, show_values)
     events = [json.loads(json.dumps(ev._encode(e), allow_nan=False)) for e in model.events]
     sources = {}  # node id -> the user's line that created it, without the machine's path to the file
+    tracebacks = {}  # node id -> anomaly mode's forward traceback (the user's frames, outermost first)
     for e, raw in zip(model.events, events):
         if raw.pop("source", None) is not None:
             sources[str(e.node_id)] = {"where": e.source.label(), "text": e.source.text}
+        if raw.pop("traceback", None) is not None:
+            tracebacks[str(e.node_id)] = [{"where": f.label(), "text": f.text, "function": f.function}
+                                          for f in e.traceback]
     caps = [captions.caption(model, e)[1] for e in model.events]
     if names:  # names given by `names=` replace x0, x1, ... in the captions too
         caps = [_rename(c, model, names) for c in caps]
@@ -160,7 +166,7 @@ def player_data(source, *, phase=None, error=None, names=None, max_nodes: int = 
     return {
         "format": FORMAT, "version": VERSION, "title": title or _TITLES[phase],
         "phase": phase, "start": lo, "end": hi, "error": err,
-        "events": events, "captions": caps, "initial": initial, "sources": sources,
+        "events": events, "captions": caps, "initial": initial, "sources": sources, "tracebacks": tracebacks,
         "nodes": nodes, "edges": edges, "edge_of": edge_of, "tensor_node": tensor_node,
         "has_forward": any(isinstance(e, ev.OpRecorded) for e in model.events), "first_backward": first_bw,
         "detail": detail, "note": disp.note(), "rankdir": rankdir, "height": height, "speed": speed,

@@ -40,6 +40,24 @@ export function sourceHtml(src) {
     (src.text ? `: <code class="agl-source-text">${escSource(src.text)}</code>` : "");
 }
 
+// the caption's lines at the first NaN/inf gradient: where it appears, and where its op was created
+// (anomaly mode's forward traceback: the innermost user frame)
+export function anomalyNote(data, anomaly, k) {
+  if (!anomaly || k !== anomaly.step) return "";
+  const tb = (data.tracebacks || {})[anomaly.opNode];
+  const e = data.events[k];
+  let h = `<div class="agl-anomaly-note">⚠ the first NaN/inf gradient of this tape appears here (node #${anomaly.opNode}${e && e.node_name ? " " + escSource(e.node_name) : ""}).`;
+  if (tb && tb.length) {
+    const f = tb[tb.length - 1];
+    h += ` Forward traceback (anomaly mode): <span class="agl-source-where">${escSource(f.where)}</span>` +
+      (f.function ? ` in <code>${escSource(f.function)}</code>` : "") + (f.text ? `: <code class="agl-source-text">${escSource(f.text)}</code>` : "") +
+      (tb.length > 1 ? ` (${tb.length} frames: click the node)` : "");
+  } else {
+    h += " Run the forward pass under <code>autograd.detect_anomaly()</code> to record where its op was created.";
+  }
+  return h + "</div>";
+}
+
 // the caption's line under a step of a node that has a source line
 export function sourceNote(data, e) {
   const src = e && e.node_id !== undefined && e.node_id !== null && (data.sources || {})[e.node_id];
@@ -79,6 +97,72 @@ export function shortValue(v) {
     return `<${v.shape.join("x")}: min ${num(v.min)} max ${num(v.max)} norm ${num(v.norm)}>`;
   }
   return nested(v.data, v.shape);
+}
+
+// A value in the side panel: a small tensor as a table of its numbers; a large one as summary
+// statistics and a histogram, both computed in the kernel (Value.stats, trace(stats=True)); without
+// them its min, max and norm.
+const escT = escSource;
+const TABLE_MAX = 12;
+
+export function isSmall(v) {
+  if (!v || v.data === null || v.data === undefined) return false;
+  if (v.shape.length > 2) return false;
+  const cols = v.shape.length ? v.shape[v.shape.length - 1] : 1;
+  const rows = v.shape.length === 2 ? v.shape[0] : 1;
+  return cols <= TABLE_MAX && rows <= TABLE_MAX;
+}
+
+export function histogramSvg(st) {
+  const counts = st.hist || [], n = counts.length, top = Math.max(1, ...counts);
+  const W = 160, H = 48;
+  let bars = "";
+  counts.forEach((c, i) => {
+    const h = c ? Math.max(1, (c / top) * (H - 2)) : 0;
+    const a = st.lo + ((st.hi - st.lo) * i) / n, b = st.lo + ((st.hi - st.lo) * (i + 1)) / n;
+    bars += `<rect class="agl-bar-${i}" x="${(i * W) / n + 0.5}" y="${H - h}" width="${Math.max(1, W / n - 1)}" height="${h}" data-count="${c}">` +
+      `<title>[${num(a)}, ${num(b)}${i === n - 1 ? "]" : ")"}: ${c}</title></rect>`;
+  });
+  return `<svg class="agl-hist" viewBox="0 0 ${W} ${H + 12}" width="${W}" height="${H + 12}" role="img" ` +
+    `aria-label="histogram of the finite elements, ${n} bins from ${num(st.lo)} to ${num(st.hi)}" data-counts="${counts.join(",")}">` +
+    `${bars}<text x="0" y="${H + 10}">${escT(num(st.lo))}</text><text x="${W}" y="${H + 10}" text-anchor="end">${escT(num(st.hi))}</text></svg>`;
+}
+
+export function statsHtml(v) {
+  const st = v.stats;
+  const size = v.shape.reduce((a, b) => a * b, 1);
+  const row = (k, label, x) => `<tr><th>${label}</th><td data-stat="${k}">${escT(x)}</td></tr>`;
+  let h = `<table class="agl-stats" data-size="${size}">` +
+    row("shape", "shape", `[${v.shape.join(", ")}] (${size} elements)`) +
+    row("min", "min", num(v.data ? st.lo : v.min)) +
+    row("max", "max", num(v.data ? st.hi : v.max)) +
+    row("mean", "mean", st.mean === null ? "—" : num(st.mean)) +
+    row("std", "std", st.std === null ? "—" : num(st.std)) +
+    row("nan", "NaN", String(st.nan)) +
+    row("inf", "±inf", `${st.posinf} / ${st.neginf}`) + "</table>";
+  if (st.lo !== null && st.lo !== undefined) h += histogramSvg(st);
+  return h;
+}
+
+export function valueHtml(v) {
+  if (v === null || v === undefined) return "—";
+  if (v.shape.length === 0 && v.data) return `<span class="agl-num">${escT(num(v.data[0]))}</span>`;
+  if (isSmall(v)) {
+    const cols = v.shape.length ? v.shape[v.shape.length - 1] : 1;
+    const rows = v.shape.length === 2 ? v.shape[0] : 1;
+    let h = "<table>";
+    for (let r = 0; r < rows; r++) {
+      h += "<tr>";
+      for (let c = 0; c < cols; c++) h += `<td>${escT(num(v.data[r * cols + c]))}</td>`;
+      h += "</tr>";
+    }
+    return h + "</table>";
+  }
+  if (v.stats) return statsHtml(v);
+  return `<div class="agl-num">${escT(clip(shortValue(v), 160))}</div>` +
+    (v.data === null || v.data === undefined
+      ? '<div class="agl-hint">summarised: <code>trace(stats=True)</code> adds mean, std, NaN/inf counts and a histogram</div>'
+      : "");
 }
 
 // The gradient line of a tensor box after a fold: its .grad, else the pending sum at its producer,
@@ -151,7 +235,9 @@ export function firstAnomaly(data) {
   for (const e of data.events) {
     const vals = [e.seed, e.grad, e.upstream, e.contribution, e.after].filter(Boolean);
     if (vals.some(hasNonFinite)) {
-      return { step: e.step, kind: e.kind, node: e.node_id, input: e.input_index,
+      // opNode: the node whose step made it (its forward traceback, when anomaly mode recorded one,
+      // says where in the user's code that op was created)
+      return { step: e.step, kind: e.kind, node: e.node_id, input: e.input_index, opNode: e.node_id,
         to: e.to_node_id, tensor: e.tensor ? e.tensor.tensor_id : (e.input ? e.input.tensor_id : null) };
     }
   }
@@ -358,6 +444,15 @@ const CSS = `
 .agl-search { font: inherit; font-size: 12px; padding: 2px 5px; min-width: 9em; flex: 0 1 14em;
   border: 1px solid var(--agl-border); border-radius: 3px; background: var(--agl-bg); color: var(--agl-fg); }
 .agl-anomaly-jump { background: #FFF3CD !important; color: #5c3d00 !important; }
+.agl-anomaly-note { color: #8a3b00; }
+.agl-panel .agl-hint { opacity: 0.75; font-size: 11px; }
+.agl-panel table.agl-stats th { text-align: left; font-weight: normal; opacity: 0.85; }
+.agl-panel svg.agl-hist { display: block; margin: 2px 0 6px; overflow: visible; }
+.agl-panel svg.agl-hist rect { fill: #0072B2; }
+.agl-panel svg.agl-hist text { font: 9px Helvetica, Arial, sans-serif; fill: var(--agl-fg); }
+.agl-panel .agl-hook { margin: 3px 0; padding-left: 6px; border-left: 3px solid #CC79A7; }
+.agl-panel .agl-hook-values { display: flex; gap: 10px; flex-wrap: wrap; }
+.agl-panel .agl-traceback ol { font-size: 11px; }
 .agl-graph g.agl-dim { opacity: 0.25; }
 .agl-graph g.agl-match > polygon, .agl-graph g.agl-match > ellipse { stroke: #0072B2; stroke-width: 3px; }
 .agl-graph g.agl-path > polygon, .agl-graph g.agl-path > ellipse { stroke: #CC79A7; stroke-width: 3px; }
@@ -565,7 +660,7 @@ export function mount(container, data, options = {}) {
     bFirst.disabled = bPrev.disabled = k <= lo;
     bNext.disabled = bLast.disabled = k >= hi;
     for (const b of jumpButtons) b.disabled = nextOf(b.dataset.kind, k) < 0;
-    caption.innerHTML = isError ? data.error : (data.captions[k] || "") + sourceNote(data, data.events[k]);
+    caption.innerHTML = isError ? data.error : (data.captions[k] || "") + anomalyNote(data, anomaly, k) + sourceNote(data, data.events[k]);
     cursor.style.left = `${(100 * (k - lo + 0.5)) / span}%`;
     if (!ready) return;
     const dur = animate ? 300 : 0;
@@ -720,21 +815,29 @@ export function mount(container, data, options = {}) {
     return ev.slice(start, Math.min(k, ev.length - 1) + 1);
   }
 
-  function table(v) {
-    if (!v || v.data === null || v.data === undefined) {
-      return v ? `<div class="agl-num">${esc(shortValue(v))}</div>` : "—";
-    }
-    if (v.shape.length === 0) return `<span class="agl-num">${esc(num(v.data[0]))}</span>`;
-    const rows = v.shape.length === 1 ? 1 : v.shape.slice(0, -1).reduce((a, b) => a * b, 1);
-    const cols = v.shape[v.shape.length - 1];
-    if (v.shape.length > 2 || cols > 12 || rows > 12) return `<div class="agl-num">${esc(shortValue(v))}</div>`;
-    let h = "<table>";
-    for (let r = 0; r < rows; r++) {
-      h += "<tr>";
-      for (let c = 0; c < cols; c++) h += `<td>${esc(num(v.data[r * cols + c]))}</td>`;
-      h += "</tr>";
-    }
-    return h + "</table>";
+  const table = valueHtml;
+
+  // what a hook changed: the gradient(s) it got and the ones the pass went on with
+  function hookHtml(e) {
+    const what = e.hook === "post_accumulate" ? "the leaf's .grad" : e.hook === "node_post" ? "the gradients to its inputs" : "the gradient";
+    let h = `<div class="agl-hook" data-step="${e.step}" data-hook="${esc(e.hook)}"><b>${esc(e.hook.replace("_", " "))} hook</b> ran at step ${e.step}`;
+    if (!e.before) return h + (e.changed ? " and replaced the gradient" : "") + "</div>";
+    const same = JSON.stringify(e.before) === JSON.stringify(e.after);
+    h += same ? `: ${what} unchanged` : `: ${e.changed ? "replaced" : "changed"} ${what}`;
+    const vals = (vs, cls) => vs.map((v, i) => `<div class="${cls}" data-index="${i}">${vs.length > 1 ? `input ${i}: ` : ""}` +
+      `<span class="agl-num">${esc(v ? shortValue(v) : "None")}</span>${v && !isSmall(v) ? table(v) : ""}</div>`).join("");
+    h += `<div class="agl-hook-values"><div><i>before</i>${vals(e.before, "agl-hook-before")}</div>`;
+    if (!same) h += `<div><i>after</i>${vals(e.after, "agl-hook-after")}</div>`;
+    return h + "</div></div>";
+  }
+
+  // anomaly mode's forward traceback of an op: the user's frames, outermost first
+  function tracebackHtml(nid, open) {
+    const tb = (data.tracebacks || {})[nid];
+    if (!tb || !tb.length) return "";
+    return `<details class="agl-traceback"${open ? " open" : ""}><summary><b>forward traceback</b> (anomaly mode)</summary><ol>` +
+      tb.map((f) => `<li><span class="agl-source-where">${esc(f.where)}</span>${f.function ? ` in <code>${esc(f.function)}</code>` : ""}` +
+        (f.text ? `: <code class="agl-source-text">${esc(f.text)}</code>` : "") + "</li>").join("") + "</ol></details>";
   }
 
   function nodePanel(n, k) {
@@ -777,9 +880,14 @@ export function mount(container, data, options = {}) {
         h += `<div><b>saved tensors</b>: ${esc(f.names.join(", "))} freed at step ${f.step} (${f.nbytes} bytes)</div>`;
       }
       const hooks = evs.filter((e) => e.kind === "HookRan" && ids.has(e.node_id));
-      for (const e of hooks) h += `<div>a ${esc(e.hook)} hook ran at step ${e.step}${e.changed ? " and changed the gradient" : ""}</div>`;
+      for (const e of hooks) h += hookHtml(e);
+      for (const id of ids) h += tracebackHtml(id, anomaly && anomaly.opNode === id);
     }
     if (n.tensor !== null && n.tensor !== undefined) {
+      // hooks on this tensor: a leaf's run at its accumulator, a non-leaf's at the op that made it
+      const hooks = passEvents(k).filter((e) => e.kind === "HookRan" && (ids.has(e.node_id) ||
+        (e.hook === "tensor" && n.grad_from !== null && n.grad_from !== undefined && e.node_id === n.grad_from)));
+      for (const e of hooks) h += hookHtml(e);
       const accs = data.events.slice(0, k + 1).filter((e) => e.kind === "Accumulated" && e.where !== "buffer" && e.tensor && e.tensor.tensor_id === n.tensor);
       const s = fold(data, Math.min(k, data.events.length - 1));
       const g = s.grads[n.tensor];
@@ -1125,6 +1233,7 @@ function render({ model, el: container }) {
   return () => { model.off("change:step", onChange); player.destroy(); };
 }
 
-globalThis.autogradlabPlayer = { mount, fold, statuses, viewOf, toDot, shortValue, gradLine, firstAnomaly, pathsFrom };
+globalThis.autogradlabPlayer = { mount, fold, statuses, viewOf, toDot, shortValue, gradLine, firstAnomaly, pathsFrom,
+  valueHtml, statsHtml, anomalyNote };
 
 export default { render };
