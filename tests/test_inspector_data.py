@@ -282,3 +282,52 @@ def test_front_end_anomaly_note_shows_where_the_op_was_created(tmp_path):
     assert first.node_name == "SqrtBackward"
     line = _line_of(_sqrt_at_zero, "x.sqrt()")
     assert f"test_inspector_data.py, line {line}" in got["note"] and "_sqrt_at_zero" in got["note"]
+
+
+# -- diff: two passes of one tape (accumulation), two tapes side by side ----------------------------------
+
+def test_diff_of_two_passes_marks_exactly_the_leaves_whose_grad_accumulated():
+    from autogradlab.viz.playerdata import diff_data
+
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    w = ag.tensor([3.0, -1.0], requires_grad=True, name="w")
+    with ag.trace() as tape:
+        y = (x * w + x).sum()
+        y.backward(retain_graph=True)
+        after_first = x.grad.numpy().tolist()
+        y.backward()
+    d = diff_data(tape)
+    name = {n["key"]: n["lines"][0] for n in d["nodes"]}
+    # the forward values and every gradient an op received are the same in both passes; only the
+    # leaves' .grad differ: the second pass added to the first
+    assert {name[k]: v["fields"] for k, v in d["diff"]["nodes"].items()} == {"x (leaf)": ["grad"], "w (leaf)": ["grad"]}
+    x_key = next(k for k, v in name.items() if v == "x (leaf)")
+    assert d["diff"]["nodes"][x_key]["a"]["grad"]["data"] == after_first == [4.0, -0.0]
+    assert d["diff"]["nodes"][x_key]["b"]["grad"]["data"] == x.grad.numpy().tolist() == [8.0, 0.0]
+    starts = [e.step for e in tape.of_kind("BackwardStarted")]
+    ends = [e.step for e in tape.of_kind("BackwardFinished")]
+    assert (d["diff"]["left"]["start"], d["diff"]["left"]["end"]) == (starts[0], ends[0])
+    assert (d["start"], d["end"]) == (starts[1], ends[1]) and d["diff"]["labels"] == ["pass 0", "pass 1"]
+    with ag.trace() as once:
+        (x * w).sum().backward()
+    with pytest.raises(ValueError, match="retain_graph=True"):
+        diff_data(once)
+    with pytest.raises(ValueError, match="two passes of one tape"):
+        diff_data(tape, once, passes=(0, 1))
+
+
+def test_diff_of_two_tapes_sends_the_first_beside_the_second():
+    from autogradlab import viz
+
+    def run(w_values):
+        x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+        w = ag.tensor(w_values, requires_grad=True, name="w")
+        with ag.trace() as tape:
+            (x * w + x).sum().backward()
+        return tape
+
+    a, b = run([3.0, -1.0]), run([3.0, -2.0])
+    p = viz.diff(a, b)
+    left = p.data["diff"]["left"]["data"]
+    assert left["events"] == player_data(a)["events"] and p.data["events"] == player_data(b)["events"]
+    assert p.data["diff"]["labels"] == ["first", "second"]

@@ -143,14 +143,16 @@ def play(source, *, phase: str | None = None, error=None, names=None, speed: flo
     return Player(data)
 
 
-def diff(tape_a, tape_b, *, rtol: float = 1e-6, **kwargs):
-    """Two tapes of the same graph, shown together: the player of ``tape_b`` with every node whose forward
-    value or final gradient differs from ``tape_a``'s marked (dashed blue), and both tapes' numbers in
-    its side panel. For the first and the second backward of a graph, two training steps, or a
-    hand-computed tape against the engine's."""
+def diff(tape_a, tape_b=None, *, passes=None, rtol: float = 1e-6, **kwargs):
+    """Two runs of the same graph side by side, every node whose forward value or gradient differs
+    marked (dashed blue) on both, both runs' numbers in its side panel; stepping one steps the other.
+
+    ``diff(tape_a, tape_b)``: two tapes (two training steps, a hand-computed tape against the engine's).
+    ``diff(tape)``: the first and the second backward pass of one tape (``retain_graph=True``: the
+    leaves' ``.grad`` accumulates), or ``passes=(i, j)``. Exported by ``export_html`` like any player."""
     from .playerdata import diff_data
     from .widget import Player
-    return Player(diff_data(tape_a, tape_b, rtol=rtol, **kwargs))
+    return Player(diff_data(tape_a, tape_b, passes=passes, rtol=rtol, **kwargs))
 
 
 def export_html(source, path, **kwargs):

@@ -214,14 +214,15 @@ def _rename(text, model, names):
 # Diff: two tapes of the same graph
 # ---------------------------------------------------------------------------------------
 
-def _final_values(data) -> dict:
-    """Drawn node key -> {"value": Value-json, "grad": Value-json} after the last event: a tensor's forward
-    value and its .grad (or the gradient its producer last ran with); an op's output value and the
-    gradient it last received."""
+def _values_at(data, lo: int, hi: int) -> dict:
+    """Drawn node key -> {"value": Value-json, "grad": Value-json} at the end of steps ``lo..hi``: a tensor's
+    forward value and its .grad after step ``hi`` (it accumulates over passes), else the gradient its
+    producer last ran with in ``lo..hi``; an op's gradient is the one it last received in ``lo..hi``."""
     out = {}
-    ran_with, grads = {}, {}
-    for e in data["events"]:
-        if e["kind"] == "NodeStarted" and e.get("grad") is not None:
+    ran_with = {}
+    grads = {int(t): v for t, v in (data.get("initial") or {}).get("grads", {}).items()}
+    for e in data["events"][:hi + 1]:
+        if e["kind"] == "NodeStarted" and e.get("grad") is not None and e["step"] >= lo:
             ran_with[e["node_id"]] = e["grad"]
         elif e["kind"] == "Accumulated" and e["where"] != "buffer" and e.get("tensor"):
             grads[e["tensor"]["tensor_id"]] = e["after"]
@@ -254,21 +255,71 @@ def _same(a, b, rtol) -> bool:
     return True
 
 
-def diff_data(tape_a, tape_b, *, rtol: float = 1e-6, **kwargs) -> dict:
-    """The player data of ``tape_b`` with ``diff``: the drawn nodes whose forward value or final gradient
-    differ from ``tape_a``'s (relative tolerance ``rtol``), each with both tapes' numbers."""
+def _pass_ranges(data) -> list:
+    """(first step, last step) of each backward pass of the data's tape, in order."""
+    ranges, start = [], None
+    for e in data["events"]:
+        if e["kind"] == "BackwardStarted":
+            start = e["step"]
+        elif e["kind"] == "BackwardFinished" and start is not None:
+            ranges.append((start, e["step"]))
+            start = None
+    if start is not None:                    # a pass that raised: it runs to the last event
+        ranges.append((start, len(data["events"]) - 1))
+    return ranges
+
+
+def _compare(keys, va, vb, rtol):
+    changed = {}
+    for key in keys:
+        what = [f for f in ("value", "grad") if not _same(va[key][f], vb[key][f], rtol)]
+        if what:
+            changed[key] = {"fields": what, "a": va[key], "b": vb[key]}
+    return {"keys": [k for k in keys if k in changed], "nodes": changed}
+
+
+def diff_data(tape_a, tape_b=None, *, passes=None, rtol: float = 1e-6, **kwargs) -> dict:
+    """Two runs of the same graph, to be shown side by side with their differences marked.
+
+    ``diff_data(tape_a, tape_b)``: two tapes (two training steps, a hand-computed tape against the
+    engine's). ``diff_data(tape)`` (or ``passes=(i, j)``): two backward passes of one tape, by default
+    the first and the second (``retain_graph=True``: the leaves' ``.grad`` has accumulated).
+
+    Returns the player data of the second run with ``diff``: ``keys`` (the drawn nodes whose forward
+    value or gradient differ, relative tolerance ``rtol``), ``nodes`` (each with both runs' numbers),
+    ``labels`` (what to call the two runs) and ``left``: the first run, which the front end draws
+    beside the second (``{"start", "end", "title"}`` into the same events for two passes; ``{"data"}``,
+    its own player data, for another tape)."""
+    if tape_b is None:
+        b = player_data(tape_a, **{"phase": "backward", **kwargs})
+        ranges = _pass_ranges(b)
+        i, j = (0, 1) if passes is None else passes
+        if len(ranges) < 2 or not (0 <= i < len(ranges) and 0 <= j < len(ranges)) or i == j:
+            raise ValueError(f"viz.diff(tape) compares two backward passes of one tape (passes={passes or (0, 1)}), "
+                             f"but this tape has {len(ranges)}: run backward(retain_graph=True) and then backward() "
+                             "again inside the same trace, or pass two tapes")
+        keys = [n["key"] for n in b["nodes"]]
+        (lo_a, hi_a), (lo_b, hi_b) = ranges[i], ranges[j]
+        diff = _compare(keys, _values_at(b, lo_a, hi_a), _values_at(b, lo_b, hi_b), rtol)
+        diff["labels"] = [f"pass {i}", f"pass {j}"]
+        diff["left"] = {"start": lo_a, "end": hi_a, "title": f"pass {i}"}
+        b["start"], b["end"], b["error"] = lo_b, hi_b, None
+        b["title"] = kwargs.get("title") or f"diff: backward pass {i} (left) and pass {j} (right), nodes that differ marked"
+        b["diff"] = diff
+        return b
+    if passes is not None:
+        raise ValueError("passes= picks two passes of one tape: call viz.diff(tape, passes=(i, j)) with one tape")
     a, b = player_data(tape_a, **kwargs), player_data(tape_b, **kwargs)
     keys_a = [(n["key"], n["kind"]) for n in a["nodes"]]
     keys_b = [(n["key"], n["kind"]) for n in b["nodes"]]
     if keys_a != keys_b:
         raise ValueError("viz.diff compares two tapes of the same graph (the same ops in the same order); these "
                          f"draw different graphs ({len(keys_a)} and {len(keys_b)} nodes)")
-    va, vb = _final_values(a), _final_values(b)
-    changed = {}
-    for key, _ in keys_b:
-        what = [f for f in ("value", "grad") if not _same(va[key][f], vb[key][f], rtol)]
-        if what:
-            changed[key] = {"fields": what, "a": va[key], "b": vb[key]}
-    b["diff"] = {"keys": [k for k, _ in keys_b if k in changed], "nodes": changed}
-    b["title"] = kwargs.get("title") or "diff: second tape, nodes that differ from the first marked"
+    last_a, last_b = len(a["events"]) - 1, len(b["events"]) - 1
+    diff = _compare([k for k, _ in keys_b], _values_at(a, 0, last_a), _values_at(b, 0, last_b), rtol)
+    diff["labels"] = ["first", "second"]
+    a["title"] = "first tape"
+    diff["left"] = {"data": a, "title": "first tape"}
+    b["diff"] = diff
+    b["title"] = kwargs.get("title") or "diff: first tape (left) and second tape (right), nodes that differ marked"
     return b

@@ -445,6 +445,9 @@ const CSS = `
   border: 1px solid var(--agl-border); border-radius: 3px; background: var(--agl-bg); color: var(--agl-fg); }
 .agl-anomaly-jump { background: #FFF3CD !important; color: #5c3d00 !important; }
 .agl-anomaly-note { color: #8a3b00; }
+.agl-diff-pair { display: flex; flex-wrap: wrap; gap: 8px; width: 100%; }
+.agl-diff-side { flex: 1 1 420px; min-width: 0; display: flex; flex-direction: column; gap: 2px; }
+.agl-diff-label { font: bold 12px var(--jp-ui-font-family, Helvetica, Arial, sans-serif); color: var(--jp-ui-font-color1, #1a1a1a); }
 .agl-panel .agl-hint { opacity: 0.75; font-size: 11px; }
 .agl-panel table.agl-stats th { text-align: left; font-weight: normal; opacity: 0.85; }
 .agl-panel svg.agl-hist { display: block; margin: 2px 0 6px; overflow: visible; }
@@ -503,7 +506,47 @@ function injectCss(root) {
   }
 }
 
+// Two runs of one graph side by side (viz.diff): the first run on the left, the second on the right,
+// the nodes that differ marked on both; stepping either moves the other by as many steps.
+function mountPair(container, data, options) {
+  injectCss(container);
+  const d = data.diff;
+  const wrap = el("div", { class: "agl-diff-pair", role: "group", "aria-label": data.title || "diff" });
+  container.appendChild(wrap);
+  const labels = d.labels || ["first", "second"];
+  const strip = { ...d };
+  delete strip.left;
+  const leftData = d.left.data
+    ? { ...d.left.data, diff: { ...strip, side: "left" } }
+    : { ...data, start: d.left.start, end: d.left.end, error: null, diff: { ...strip, side: "left" } };
+  leftData.title = d.left.title || labels[0];
+  const rightData = { ...data, diff: { ...strip, side: "right" } };
+  const col = (label, side) => {
+    const c = el("div", { class: `agl-diff-side agl-diff-${side}` });
+    c.appendChild(el("div", { class: "agl-diff-label" }, label));
+    wrap.appendChild(c);
+    return c;
+  };
+  const cl = col(labels[0], "left"), cr = col(labels[1], "right");
+  let syncing = false, left = null, right = null;
+  const link = (from, to, fromStart, toStart) => (k) => {
+    if (syncing || !to) return;
+    syncing = true;
+    try { to.show(toStart + (k - fromStart)); } finally { syncing = false; }
+  };
+  left = mount(cl, leftData, { onStep: (k) => link(left, right, leftData.start, rightData.start)(k) });
+  right = mount(cr, rightData, { onStep: (k) => { link(right, left, rightData.start, leftData.start)(k); (options.onStep || (() => {}))(k); } });
+  return {
+    element: wrap,
+    ready: Promise.all([left.ready, right.ready]),
+    get step() { return right.step; },
+    show: (k) => right.show(k),
+    destroy: () => { left.destroy(); right.destroy(); wrap.remove(); },
+  };
+}
+
 export function mount(container, data, options = {}) {
+  if (data.diff && data.diff.left) return mountPair(container, data, options);
   injectCss(container);
   const base = data;                      // what the kernel sent; `data` is the view drawn now (viewOf)
   const expanded = new Set();
@@ -515,6 +558,7 @@ export function mount(container, data, options = {}) {
   const box = el("div", { class: "agl-player", tabindex: "0", role: "group",
     "aria-label": `autograd player: ${data.title || "backward pass"}; left and right arrows step, space plays` });
   box.style.height = data.height || "480px";
+  if (data.diff && data.diff.side) box.dataset.side = data.diff.side;
   container.appendChild(box);
 
   // -- controls ------------------------------------------------------------------------------
@@ -572,7 +616,7 @@ export function mount(container, data, options = {}) {
     '<span><i style="border:3px solid #D55E00"></i>running now</span>' +
     '<span><i style="background:#D9D9D9"></i>freed</span>' +
     '<span><i style="border-style:dashed;opacity:.5"></i>pruned</span>' +
-    (data.diff ? `<span><i style="border:2px dashed #0072B2"></i>differs from the first tape (${data.diff.keys.length})</span>` : "") +
+    (data.diff ? `<span><i style="border:2px dashed #0072B2"></i>differs between ${(data.diff.labels || ["first", "second"]).join(" and ")} (${data.diff.keys.length})</span>` : "") +
     '<span>→ arrows: forward data flow; <b style="color:#D55E00">●</b> gradient travels back against them</span>';
   const panel = el("aside", { class: "agl-panel", "aria-live": "polite", "aria-label": "details of the selected node or edge" });
   panel.hidden = true;
@@ -854,9 +898,10 @@ export function mount(container, data, options = {}) {
       '<button type="button" class="agl-paths" title="highlight every path from this node to the output: the ops its gradient is made of">paths to the output</button>';
     const d = data.diff && data.diff.nodes[n.key];
     if (d) {
-      h += `<div class="agl-diff-note"><b>differs from the first tape</b> (${d.fields.join(", ")}):<ul>` +
-        d.fields.map((f) => `<li>${f}: first <span class="agl-num">${esc(shortValue(d.a[f]))}</span>, ` +
-          `second <span class="agl-num">${esc(shortValue(d.b[f]))}</span></li>`).join("") + "</ul></div>";
+      const [la, lb] = data.diff.labels || ["first", "second"];
+      h += `<div class="agl-diff-note"><b>differs between ${esc(la)} and ${esc(lb)}</b> (${d.fields.join(", ")}):<ul>` +
+        d.fields.map((f) => `<li>${f}: ${esc(la)} <span class="agl-num">${esc(shortValue(d.a[f]))}</span>, ` +
+          `${esc(lb)} <span class="agl-num">${esc(shortValue(d.b[f]))}</span></li>`).join("") + "</ul></div>";
     }
     if (n.formulas && n.formulas.length) h += `<div><b>local derivatives</b><ul>${n.formulas.map((f) => `<li>${esc(f)}</li>`).join("")}</ul></div>`;
     if (n.value) h += `<div><b>value</b> ${esc(n.value.dtype)} [${n.value.shape.join(", ")}]${table(n.value)}</div>`;

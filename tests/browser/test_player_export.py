@@ -174,8 +174,8 @@ def test_timeline_search_paths_and_a_planted_nan(page, tmp_path):
 
 
 def test_diff_of_two_tapes_marks_exactly_the_differing_nodes(page, tmp_path):
-    """Issue 15: ``viz.diff(a, b)`` exported: the SVG marks exactly the nodes whose numbers differ, and a
-    marked node's panel shows both tapes' numbers."""
+    """Issue 15: ``viz.diff(a, b)`` exported: the two tapes side by side, each SVG marks exactly the nodes
+    whose numbers differ, stepping one steps the other, and a marked node's panel shows both numbers."""
     import autogradlab as ag
 
     def tape_with(w_values):
@@ -189,18 +189,64 @@ def test_diff_of_two_tapes_marks_exactly_the_differing_nodes(page, tmp_path):
     p = viz.diff(a, b)
     out = viz.export_html(p, tmp_path / "diff.html")
     page.goto(out.resolve().as_uri())
-    page.locator(".agl-player[data-ready='1']").wait_for()
-    box = page.locator(".agl-player")
-    marked = box.locator("g.agl-node.agl-diff").evaluate_all("els => els.map(e => e.dataset.key)")
+    page.locator(".agl-player[data-side='left'][data-ready='1']").wait_for()
+    page.locator(".agl-player[data-side='right'][data-ready='1']").wait_for()
+    left, right = page.locator(".agl-player[data-side='left']"), page.locator(".agl-player[data-side='right']")
     names = {n["key"]: n["lines"][0] for n in p.data["nodes"]}
-    assert sorted(names[k] for k in marked) == sorted(["w (leaf)", "x (leaf)", "t0", "t1", "t2 (root)"])
-    box.focus()
-    page.keyboard.press("End")                        # marks stay while stepping
-    assert box.locator("g.agl-node.agl-diff").count() == 5
+    for box in (left, right):
+        marked = box.locator("g.agl-node.agl-diff").evaluate_all("els => els.map(e => e.dataset.key)")
+        assert sorted(names[k] for k in marked) == sorted(["w (leaf)", "x (leaf)", "t0", "t1", "t2 (root)"])
+    right.focus()
+    page.keyboard.press("End")                        # marks stay while stepping; the left follows
+    page.wait_for_function("() => document.querySelector(\".agl-player[data-side='left']\").dataset.step === "
+                           f"'{p.data['diff']['left']['data']['end']}'")
+    assert right.locator("g.agl-node.agl-diff").count() == 5
     x_key = next(k for k, v in names.items() if v == "x (leaf)")
-    box.locator(f"g.agl-node[data-key='{x_key}']").dispatch_event("click")
-    note = box.locator(".agl-diff-note").text_content()
+    right.locator(f"g.agl-node[data-key='{x_key}']").dispatch_event("click")
+    note = right.locator(".agl-diff-note").text_content()
     assert "grad: first [4, 0], second [4, -1]" in note and xb.grad.numpy().tolist() == [4.0, -1.0]
+    # the left side shows the first tape's own numbers: x.grad there is [4, 0]
+    left.locator(f"g.agl-node[data-key='{x_key}']").dispatch_event("click")
+    assert left.locator(".agl-grad-now").text_content() == "[4, 0]"
+    page.screenshot(path=str(artifact("test_player_export-diff.png")))
+
+
+def test_diff_of_two_passes_marks_the_accumulated_leaves(page, tmp_path):
+    """Issue 15: ``viz.diff(tape)`` of a first and a second backward with ``retain_graph=True``, exported:
+    pass 0 on the left, pass 1 on the right, exactly the leaves marked (their .grad accumulated), and each
+    side's leaf panel shows that pass's .grad (the engine's, to 4 significant digits)."""
+    import autogradlab as ag
+
+    x = ag.tensor([1.5, 2.0], requires_grad=True, name="x")
+    w = ag.tensor([3.0, -1.25], requires_grad=True, name="w")
+    with ag.trace() as tape:
+        y = (x * w + x).sum()
+        y.backward(retain_graph=True)
+        first = x.grad.numpy().copy()
+        y.backward()
+    p = viz.diff(tape)
+    out = viz.export_html(p, tmp_path / "passes.html")
+    page.goto(out.resolve().as_uri())
+    page.locator(".agl-player[data-side='right'][data-ready='1']").wait_for()
+    page.locator(".agl-player[data-side='left'][data-ready='1']").wait_for()
+    left, right = page.locator(".agl-player[data-side='left']"), page.locator(".agl-player[data-side='right']")
+    names = {n["key"]: n["lines"][0] for n in p.data["nodes"]}
+    for box in (left, right):
+        marked = box.locator("g.agl-node.agl-diff").evaluate_all("els => els.map(e => e.dataset.key)")
+        assert sorted(names[k] for k in marked) == ["w (leaf)", "x (leaf)"]
+    x_key = next(k for k, v in names.items() if v == "x (leaf)")
+    right.focus()                      # pass 1 is longer (it frees what it saved): the left stops at its end
+    page.keyboard.press("End")
+    page.wait_for_function("() => document.querySelector(\".agl-player[data-side='left']\").dataset.step === "
+                           f"'{p.data['diff']['left']['end']}'")
+    for box, want in ((left, first), (right, x.grad.numpy())):
+        box.locator(f"g.agl-node[data-key='{x_key}']").dispatch_event("click")
+        shown = box.locator(".agl-grad-now").text_content()
+        assert [float(v) for v in shown.strip("[]").split(",")] == pytest.approx(want.tolist(), rel=5e-4)
+    from autogradlab.events import snapshot
+    note = right.locator(".agl-diff-note").text_content()
+    assert f"grad: pass 0 {snapshot(first).short()}, pass 1 {snapshot(x.grad.numpy()).short()}" in note
+    assert snapshot(first).short() == "[4, -0.25]"
 
 
 def test_an_edge_into_a_broadcast_input_shows_the_sum_over_the_broadcast_dimension(page, tmp_path):
@@ -339,3 +385,79 @@ def test_clicking_an_op_shows_the_line_that_created_it(page, tmp_path):
         page.wait_for_function(f"() => document.querySelector('.agl-player').dataset.step === '{step}'")
         assert where in box.locator(".agl-caption .agl-source").text_content()
         page.keyboard.press("Escape")
+
+
+def _planted_sqrt(ag, np):
+    W = ag.tensor(np.linspace(0.0, 4.0, 200).reshape(10, 20), requires_grad=True, name="W")
+    return W, W.sqrt()                 # planted: d sqrt/dW at W = 0 is inf
+
+
+def test_large_tensor_statistics_hooks_and_the_anomaly_traceback_in_the_panel(page, tmp_path):
+    """Issue 15: a large tensor's panel shows the kernel's statistics and histogram (trace(stats=True));
+    a hook's panel entry shows the gradient before and after it; the first inf gradient is marked at the
+    engine's step with anomaly mode's forward traceback (the line that created the op) in the caption and
+    in the op's panel."""
+    import inspect
+    import math
+    import warnings
+
+    import numpy as np
+
+    import autogradlab as ag
+    from autogradlab.events import records
+
+    with warnings.catch_warnings(), ag.trace(stats=True) as tape:
+        warnings.simplefilter("ignore")
+        with ag.autograd.detect_anomaly():
+            W, h = _planted_sqrt(ag, np)
+        h.register_hook(lambda g: g * 2.0)
+        (h * 3.0).sum().backward()
+    data = player_data(tape)
+    sqrt_rec = next(e for e in tape.of_kind("OpRecorded") if e.op == "sqrt")
+    sqrt_key = next(n["key"] for n in data["nodes"] if n["kind"] == "op" and sqrt_rec.node_id in n["engine_nodes"])
+    first_bad = next(e for e in tape.events if type(e).__name__ == "GradientComputed"
+                     and (e.contribution.data is None and not math.isfinite(e.contribution.max)))
+    assert first_bad.node_id == sqrt_rec.node_id
+    out = viz.export_html(tape, tmp_path / "large.html")
+    page.goto(out.resolve().as_uri())
+    page.locator(".agl-player[data-ready='1']").wait_for()
+    box = page.locator(".agl-player")
+
+    # the sqrt's output (200 elements): statistics and a histogram, the kernel's numbers
+    box.locator(f"g.agl-node[data-key='{sqrt_key}']").dispatch_event("click")
+    stats = box.locator(".agl-panel table.agl-stats").first
+    want = np.sqrt(np.linspace(0.0, 4.0, 200))
+    assert float(stats.locator("[data-stat='mean']").text_content()) == pytest.approx(want.mean(), rel=5e-4)
+    assert float(stats.locator("[data-stat='std']").text_content()) == pytest.approx(want.std(), rel=5e-4)
+    assert stats.locator("[data-stat='nan']").text_content() == "0"
+    counts = box.locator(".agl-panel svg.agl-hist").first.get_attribute("data-counts")
+    assert counts == ",".join(map(str, records.array_stats(want).hist))
+    assert box.locator(".agl-panel svg.agl-hist rect").count() == 16
+
+    # the hook on h: the gradient before (3 everywhere) and after (6 everywhere), at the end of the pass
+    box.focus()
+    page.keyboard.press("End")
+    hook = next(e for e in tape.of_kind("HookRan"))
+    entry = box.locator(f".agl-panel .agl-hook[data-step='{hook.step}']")
+    assert "replaced the gradient" in entry.text_content()
+    assert entry.locator(".agl-hook-before .agl-num").text_content() == hook.before[0].short()
+    assert entry.locator(".agl-hook-after .agl-num").text_content() == hook.after[0].short()
+    assert hook.before[0].stats.mean == 3.0 and hook.after[0].stats.mean == 6.0
+    assert entry.locator(".agl-hook-after [data-stat='mean']").text_content() == "6"
+
+    # the planted inf: marked at the engine's step, the caption names the line that created the op
+    jump = box.locator(".agl-anomaly-jump")
+    assert jump.get_attribute("data-step") == str(first_bad.step)
+    jump.click()
+    page.wait_for_function(f"() => document.querySelector('.agl-player').dataset.step === '{first_bad.step}'")
+    lines, start = inspect.getsourcelines(_planted_sqrt)
+    line = start + next(i for i, t in enumerate(lines) if "W.sqrt()" in t)
+    note = box.locator(".agl-caption .agl-anomaly-note").text_content()
+    assert f"test_player_export.py, line {line}" in note and "_planted_sqrt" in note and "W.sqrt()" in note
+    assert box.locator(f"g.agl-node.agl-anomaly[data-key='{sqrt_key}']").count() == 1
+    box.locator(f"g.agl-node[data-key='{sqrt_key}']").dispatch_event("click")
+    frames = box.locator(".agl-panel .agl-traceback li").all_text_contents()
+    assert frames[-1].startswith(f"test_player_export.py, line {line} in _planted_sqrt")
+    assert any("test_large_tensor_statistics_hooks_and_the_anomaly_traceback_in_the_panel" in f for f in frames)
+    assert box.locator(".agl-panel .agl-traceback").get_attribute("open") is not None   # open: it is the culprit
+    page.screenshot(path=str(artifact("test_player_export-large-anomaly.png")))
