@@ -74,8 +74,9 @@ def check_runnable(plan, inputs, allow_unused):
     """Checks a pass makes on its plan before any work (and before anything is freed): every node
     that will run can (not freed, nothing it saved changed in place), taken in walk order so the
     node an error names is deterministic; with ``allow_unused=False``, every input is reached."""
+    runs = plan.runs
     for node in plan.nodes:
-        if node in plan.runs:
+        if (node._freed or node._saved) and node in runs:   # (nothing to check on the others)
             node.check_runnable()
     if not allow_unused:
         for i, t in enumerate(inputs):

@@ -93,20 +93,20 @@ def _plan(root_nodes, inputs):
     node is not run unless it leads to another input: unlike PyTorch.)
     """
     plan = _Plan()
-    nodes, parents, seen = reach(root_nodes)
-    plan.nodes = nodes
     plan.targets = {}
-    if inputs is None:
-        plan.needed = seen
-        plan.runs = seen
-    else:
-        for i, t in enumerate(inputs):
-            plan.targets.setdefault(node_of(t), []).append((i, t))
-        needed = on_paths_to(plan.targets, seen, parents)
-        plan.needed = needed
-        plan.runs = {n for n in needed if isinstance(n, AccumulateGrad)
-                     or any(c in needed for c in n.edges if c is not None)}
-    deps = dict.fromkeys(plan.needed, 0)
+    if inputs is None:   # the common case: one walk counts everything (deps' keys are the nodes)
+        plan.nodes, plan.deps = reach(root_nodes)
+        plan.needed = plan.runs = plan.deps.keys()
+        return plan
+    parents = {}
+    plan.nodes, seen = reach(root_nodes, parents)
+    for i, t in enumerate(inputs):
+        plan.targets.setdefault(node_of(t), []).append((i, t))
+    needed = on_paths_to(plan.targets, seen, parents)
+    plan.needed = needed
+    plan.runs = {n for n in needed if isinstance(n, AccumulateGrad)
+                 or any(c in needed for c in n.edges if c is not None)}
+    deps = dict.fromkeys(needed, 0)
     for node in plan.runs:
         for child in node.edges:
             if child is not None and child in deps:
@@ -177,15 +177,20 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
 
     prev_mode = state.grad_enabled
     state.grad_enabled = create_graph     # the VJPs record a graph only with create_graph=True
+    ready, buffers, runs, targets = p.ready, p.buffers, plan.runs, plan.targets
     try:
-        while p.ready:
-            node = heapq.heappop(p.ready)[2]
-            g = p.buffers.pop(node, None)    # the sum of everything its consumers sent
+        while ready:
+            node = heapq.heappop(ready)[2]
+            g = buffers.pop(node, None)    # the sum of everything its consumers sent
             if tape is not None:
                 events.append(tape.node_started(node, g))
-            g = _receive(p, node, g)
-            if node.priority and node in plan.runs:   # an op node (not a leaf's), not cut by inputs=
-                _send(p, node, _chain_rule_step(p, node, g))
+            if node.priority and node in runs:   # an op node (not a leaf's), not cut by inputs=
+                if g is not None and (node._tensor_pre_hooks or node._retain_ref is not None
+                                      or node in targets):  # (else _receive has nothing to do)
+                    g = _receive(p, node, g)
+                _send(p, node, g, _chain_rule_step(p, node, g))
+            else:
+                _receive(p, node, g)
             if events:
                 yield from events
                 events.clear()
@@ -265,27 +270,36 @@ def _chain_rule_step(p, node, g):
     return grads_in
 
 
-def _send(p, node, grads_in):
+def _send(p, node, g, grads_in):
     """Add each contribution into the pending buffer of the node it belongs to (a fan-in sums
     there, into a new array the engine owns); a node becomes ready once all of its consumers
     have sent theirs."""
     deps, buffers = p.plan.deps, p.buffers
     for child, gi in zip(node.edges, grads_in):
-        if child is None or child not in deps:   # deps holds exactly the needed nodes
+        left = deps.get(child) if child is not None else None   # deps holds exactly the needed nodes
+        if left is None:
             continue
         if gi is not None:
             before = buffers.get(child)
             if before is None:
                 buffers[child] = gi
+                if not child.priority and _fresh(node, g, gi, grads_in):
+                    p.owned.add(child)   # a leaf may take it as its .grad without a copy
             else:
                 buffers[child] = before + gi
                 p.owned.add(child)
             if p.tape is not None:
                 p.events.append(p.tape.accumulated("buffer", child, None, before, gi, buffers[child]))
-        left = deps[child] - 1
-        deps[child] = left
-        if not left:
-            heapq.heappush(p.ready, ready_key(child))
+        deps[child] = left - 1
+        if left == 1:
+            heapq.heappush(p.ready, (child.priority, -child.seq, child))   # graph_walk.ready_key
+
+
+def _fresh(node, g, gi, grads_in):
+    """Did the VJP make ``gi`` as a new array that nothing else holds? (One of our own ops' VJPs,
+    no hooks around it; not the gradient it received passed on, not a view, not sent twice.)"""
+    return (node.op.arrays and gi is not g and getattr(gi, "base", gi) is None
+            and not node._pre_hooks and not node._post_hooks and sum(x is gi for x in grads_in) == 1)
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

@@ -172,6 +172,22 @@ class SavedParam:
         return self.value
 
 
+def _saved_input(name, doc):
+    """A property of Node reading the saved tensor ``name`` (what ``Node.saved_tensor`` does, in one
+    call: these are read once per VJP). Missing: AttributeError, and ``__getattr__`` explains."""
+    def read(node):
+        saved = node._saved
+        s = saved.get(name) if saved is not None else None
+        if s is None:
+            raise AttributeError(name)
+        if s.vc[0] != s.version:
+            s.check_version(node, name)
+        if node._arrays:
+            return s.data if s.unpack is None else s.unpack_array()
+        return s.unpack_tensor()
+    return property(read, doc=doc)
+
+
 class Node:
     """The backward of one recorded op.
 
@@ -254,15 +270,9 @@ class Node:
         return s.unpack_array() if self._arrays else s.unpack_tensor()
 
     # the saved inputs and result most VJPs read, as properties (no __getattr__ detour)
-    self = property(lambda node: node._saved_property("self"), doc="the saved input ``self``")
-    other = property(lambda node: node._saved_property("other"), doc="the saved input ``other``")
-    result = property(lambda node: node._saved_property("result"), doc="the saved output")
-
-    def _saved_property(self, name):
-        saved = self._saved
-        if saved is None or name not in saved:
-            raise AttributeError(name)  # Python then asks __getattr__, which explains
-        return self.saved_tensor(name)
+    self = _saved_input("self", "the saved input ``self``")
+    other = _saved_input("other", "the saved input ``other``")
+    result = _saved_input("result", "the saved output")
 
     def __getattr__(self, attr):
         # ctx.self / ctx.other / ctx.result inside a vjp, node._saved_self for introspection,
@@ -306,24 +316,31 @@ class Node:
         allocates no Tensor; any other op gets its gradient wrapped, and unwrapped after.
         """
         if isinstance(grad, Tensor):
-            return self._apply_tensors(grad)
+            return self._fit_to_inputs(self.op.vjp(grad, self), Tensor.sum_to_size, Tensor.to)
         op = self.op
         if not op.arrays:
-            out = self._apply_tensors(Tensor._make(_as_array(grad)))
+            out = self._fit_to_inputs(op.vjp(Tensor._make(_as_array(grad)), self), Tensor.sum_to_size, Tensor.to)
             return [None if g is None else g.data for g in out]
         self._arrays = True
         try:
             grads = op.vjp(grad, self)
         finally:
             self._arrays = False
-        return self._fit_to_inputs(grads, sum_to, _array_astype)
-
-    def _apply_tensors(self, grad):
-        return self._fit_to_inputs(self.op.vjp(grad, self), Tensor.sum_to_size, Tensor.to)
+        out = []
+        for g, shape, dtype, edge in zip(grads, self._input_shapes, self._input_dtypes, self.edges):
+            if g is not None and edge is not None:
+                if g.shape != shape:
+                    g = sum_to(g, shape)
+                if g.dtype is not dtype and g.dtype != dtype:
+                    g = g.astype(dtype)
+                out.append(g)
+            else:
+                out.append(None)
+        return out
 
     def _fit_to_inputs(self, grads, sum_to_shape, cast):
         """Each input's gradient summed back to the input's shape (undoing broadcasting) and cast to
-        its dtype; None where the input takes no gradient."""
+        its dtype; None where the input takes no gradient. (``apply`` does the same inline for arrays.)"""
         out = []
         for g, shape, dtype, edge in zip(grads, self._input_shapes, self._input_dtypes, self.edges):
             if g is None or edge is None:
@@ -356,15 +373,15 @@ class Node:
 
 
 def sum_to(a, shape):
-    """Sum the broadcast axes of array ``a`` away so that it has ``shape`` (the unbroadcast rule)."""
+    """Sum the broadcast axes of array ``a`` away so that it has ``shape`` (the unbroadcast rule).
+    The common case (only leading axes, e.g. a bias) is one reduction giving a new array, not a view."""
     lead = a.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and a.shape[i + lead] != 1)
-    out = a.sum(axis=axes, keepdims=True) if axes else a
-    return out.reshape(shape)
-
-
-def _array_astype(a, dtype):
-    return a.astype(dtype)
+    kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and a.shape[i + lead] != 1)
+    if kept:
+        a = a.sum(axis=kept, keepdims=True)
+    if lead > 0:
+        a = a.sum(axis=tuple(range(lead)))
+    return a if a.shape == shape else a.reshape(shape)
 
 
 def _as_array(g):

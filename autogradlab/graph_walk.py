@@ -31,23 +31,26 @@ def ready_key(node):
     return (node.priority, -node.seq, node)
 
 
-def reach(root_nodes):
-    """Depth-first from the roots: ``(nodes, parents, seen)``, where ``nodes`` lists every reached
-    node in walk order, ``parents[n]`` the nodes with an edge into ``n``, ``seen`` the set of ``nodes``."""
-    nodes, parents = [], {}
-    seen = set(root_nodes)
-    stack = list(root_nodes)
+def reach(root_nodes, parents=None):
+    """Depth-first from the roots: ``(nodes, edges_in)``, where ``nodes`` lists every reached node
+    in walk order and ``edges_in[n]`` counts the edges into ``n`` from reached nodes (its keys are
+    the reached nodes). Given a ``parents`` dict, also fills ``parents[n]`` with those nodes."""
+    nodes, edges_in = [], dict.fromkeys(root_nodes, 0)
+    stack = list(edges_in)
     while stack:
         node = stack.pop()
         nodes.append(node)
         for child in node.edges:
             if child is None:
                 continue
-            parents.setdefault(child, []).append(node)
-            if child not in seen:
-                seen.add(child)
+            if parents is not None:
+                parents.setdefault(child, []).append(node)
+            if child in edges_in:
+                edges_in[child] += 1
+            else:
+                edges_in[child] = 1
                 stack.append(child)
-    return nodes, parents, seen
+    return nodes, edges_in
 
 
 def on_paths_to(targets, seen, parents):

@@ -164,9 +164,14 @@ COS = defop("cos", ("self",), save=("self",), math="cos a;  da = -g*sin(a)",
             vjp=lambda g, ctx: (-g * sin(ctx.self),),
             formulas=("-sin(a)",))
 
+def _tanh_vjp(g, ctx):
+    y = ctx.result
+    return (g - g * y * y,)  # = g*(1 - y^2), with no Python-number operand: 1 - y costs NumPy ~3x y*y
+
+
 TANH = defop("tanh", ("self",), save=("result",), math="tanh a;  da = g*(1 - tanh(a)^2)",
              forward=lambda xp, a: xp.tanh(a),
-             vjp=lambda g, ctx: (g * (1 - ctx.result * ctx.result),),
+             vjp=_tanh_vjp,
              formulas=("1 - tanh(a)^2",))
 
 
