@@ -28,7 +28,7 @@ import heapq
 from .anomaly import check_nan
 from .arguments import backward_arguments, check_runnable, grad_arguments, grad_results
 from .grad_mode import state
-from .graph import AccumulateGrad, as_grad_tensor
+from .graph import AccumulateGrad, accumulate_into
 from .graph_walk import describe_plan, node_of, on_paths_to, reach, ready_key
 from .hooks import run_node_post_hooks, run_node_pre_hooks, run_post_accumulate_hooks, run_tensor_hooks
 from .tensor import Tensor
@@ -121,22 +121,6 @@ def _plan(root_nodes, inputs):
 # run on arrays and nothing allocates a Tensor until a gradient lands in a ``.grad``. With
 # create_graph they are Tensors, and the VJPs' own ops record the graph of the backward.
 
-def _accumulate_into(tensor, g, owned=False):
-    """``tensor.grad += g``. The first gradient becomes ``.grad``: copied, unless the engine made
-    it (``owned``: a sum of contributions nobody else holds), as PyTorch steals such buffers;
-    ``.grad`` never aliases a seed, a user's tensor or another ``.grad``."""
-    old = tensor._grad
-    if isinstance(g, Tensor):  # create_graph: out of place, so the sum is recorded
-        tensor._grad = g.clone() if old is None else old + g
-    elif old is None:
-        tensor._grad = as_grad_tensor(g if owned else g.copy(), tensor.device)
-    elif tensor.grad_fn is not None:  # a retained non-leaf: out of place, as PyTorch
-        tensor._grad = as_grad_tensor(old.data + g, tensor.device)
-    else:
-        old.data += g  # in place, as PyTorch does: references to .grad see the update
-        old._vc[0] += 1
-
-
 class _Pass:
     """The state of one backward pass: the plan, pending sums, the ready queue, where results go,
     and the events the steps told (only while traced; ``_execute`` yields them)."""
@@ -217,7 +201,7 @@ def _receive(p, node, g):
     retained = node._retain_ref() if node._retain_ref is not None else None
     if retained is not None:
         before = tape.snapshot_grad(retained) if tape is not None else None
-        _accumulate_into(retained, g)
+        accumulate_into(retained, g)
         if tape is not None:
             p.events.append(tape.accumulated("retained", node, retained, before, g))
     if p.plan.targets:
@@ -229,13 +213,13 @@ def _receive(p, node, g):
                     p.events.append(tape.accumulated("captured", node, t, before, g, p.captured[i]))
             elif isinstance(t, Tensor) and not is_leaf and t is not retained:
                 before = tape.snapshot_grad(t) if tape is not None else None
-                _accumulate_into(t, g)
+                accumulate_into(t, g)
                 if tape is not None:
                     p.events.append(tape.accumulated("input", node, t, before, g))
     if is_leaf and p.accumulate and (p.inputs is None or node in p.plan.targets):
         var = node.variable
         before = tape.snapshot_grad(var) if tape is not None else None
-        _accumulate_into(var, g, owned)
+        accumulate_into(var, g, owned)
         if tape is not None:
             p.events.append(tape.accumulated("leaf", node, var, before, g))
         if var._post_acc_hooks:
@@ -283,7 +267,7 @@ def _send(p, node, g, grads_in):
             before = buffers.get(child)
             if before is None:
                 buffers[child] = gi
-                if not child.priority and _fresh(node, g, gi, grads_in):
+                if not child.priority and node.made_new(gi, g, grads_in):
                     p.owned.add(child)   # a leaf may take it as its .grad without a copy
             else:
                 buffers[child] = before + gi
@@ -293,13 +277,6 @@ def _send(p, node, g, grads_in):
         deps[child] = left - 1
         if left == 1:
             heapq.heappush(p.ready, (child.priority, -child.seq, child))   # graph_walk.ready_key
-
-
-def _fresh(node, g, gi, grads_in):
-    """Did the VJP make ``gi`` as a new array that nothing else holds? (One of our own ops' VJPs,
-    no hooks around it; not the gradient it received passed on, not a view, not sent twice.)"""
-    return (node.op.arrays and gi is not g and getattr(gi, "base", gi) is None
-            and not node._pre_hooks and not node._post_hooks and sum(x is gi for x in grads_in) == 1)
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

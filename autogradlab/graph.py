@@ -20,7 +20,7 @@ import numpy
 from .grad_mode import state
 from .tensor import Tensor
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedParam", "RemovableHandle", "GradientEdge",
+__all__ = ["Node", "AccumulateGrad", "accumulate_into", "SavedTensor", "SavedParam", "RemovableHandle", "GradientEdge",
            "get_gradient_edge", "saved_tensors_hooks", "FREED_MESSAGE"]
 
 _node_counter = itertools.count()
@@ -338,6 +338,13 @@ class Node:
                 out.append(None)
         return out
 
+    def made_new(self, gi, g, grads_in) -> bool:
+        """Did this node's VJP make ``gi`` as a new array that nothing else holds, so that a leaf
+        may take it as ``.grad`` without a copy? Yes for one of our own ops' VJPs on arrays with no
+        hooks around it, unless ``gi`` is the gradient it received passed on, a view, or sent twice."""
+        return (self.op.arrays and gi is not g and getattr(gi, "base", gi) is None
+                and not self._pre_hooks and not self._post_hooks and sum(x is gi for x in grads_in) == 1)
+
     def _fit_to_inputs(self, grads, sum_to_shape, cast):
         """Each input's gradient summed back to the input's shape (undoing broadcasting) and cast to
         its dtype; None where the input takes no gradient. (``apply`` does the same inline for arrays.)"""
@@ -392,6 +399,23 @@ def _as_array(g):
 def as_grad_tensor(g, device=None):
     """A gradient that travels as an array, as a Tensor (for ``.grad``, hooks and ``grad()`` results)."""
     return Tensor._make(_as_array(g), False, None, device)
+
+
+def accumulate_into(tensor, g, owned=False):
+    """``tensor.grad += g``: what the engine does at a leaf, a retained tensor or an ``inputs=``
+    tensor. The first gradient becomes ``.grad``: copied, unless ``owned`` (a sum the engine made,
+    or a new array from a VJP: ``Node.made_new``), as PyTorch steals such buffers; ``.grad``
+    never aliases a seed, a user's tensor or another ``.grad``."""
+    old = tensor._grad
+    if isinstance(g, Tensor):  # create_graph: out of place, so the sum is recorded
+        tensor._grad = g.clone() if old is None else old + g
+    elif old is None:
+        tensor._grad = as_grad_tensor(g if owned else g.copy(), tensor.device)
+    elif tensor.grad_fn is not None:  # a retained non-leaf: out of place, as PyTorch
+        tensor._grad = as_grad_tensor(old.data + g, tensor.device)
+    else:
+        old.data += g  # in place, as PyTorch does: references to .grad see the update
+        old._vc[0] += 1
 
 
 class _AccumulateOp:
