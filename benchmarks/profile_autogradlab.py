@@ -40,12 +40,26 @@ def setup(ad, wid, sz):
     if wid == "W3":
         cs_np, x0, w0 = W.w3_data(sz)
         return W.w3_fn(ad, [ad.const(c) for c in cs_np]), [ad.param(x0), ad.param(w0)]
-    raise SystemExit(f"profiling supports W1, W2, W3 (got {wid})")
+    if wid == "W5":
+        X, Y, init, vecs = W.w5_data(sz)
+        return W.w5_fn(ad, X, Y), ([ad.param(a) for a in init], [ad.const(v) for v in vecs])
+    raise SystemExit(f"profiling supports W1, W2, W3, W5 (got {wid})")
 
 
 def profile(wid, reps, top, phase, sz):
     ad = frameworks.load("autogradlab")
     fn, params = setup(ad, wid, sz)
+    if wid == "W5":  # one Hessian-vector product (both passes) is the unit
+        params, vecs = params
+        for _ in range(3):
+            ad.hvp(fn, params, vecs)
+        prof = cProfile.Profile()
+        for _ in range(reps):
+            gc.collect()
+            prof.enable()
+            ad.hvp(fn, params, vecs)
+            prof.disable()
+        return _report(prof, wid, reps, top, "hvp", sz)
     for _ in range(3):  # warm-up
         ad.backward(ad.forward(fn, params), params)
     prof = cProfile.Profile()
@@ -65,6 +79,10 @@ def profile(wid, reps, top, phase, sz):
             prof.enable()
             ad.backward(ad.forward(fn, params), params)
             prof.disable()
+    return _report(prof, wid, reps, top, phase, sz)
+
+
+def _report(prof, wid, reps, top, phase, sz):
     buf = io.StringIO()
     buf.write(f"autogradlab {wid} ({W.WORKLOADS[wid][0]}), phase={phase}, {reps} repetitions, "
               f"sizes={ {k: v for k, v in sz.items() if k.startswith(wid.lower())} }\n\n")
@@ -79,8 +97,8 @@ def profile(wid, reps, top, phase, sz):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--workloads", default="W1,W2", help="comma list of W1, W2, W3")
-    ap.add_argument("--reps", type=int, default=None, help="repetitions (default: 20 for W1/W3, 200 for W2)")
+    ap.add_argument("--workloads", default="W1,W2", help="comma list of W1, W2, W3, W5 (W5: the whole HVP)")
+    ap.add_argument("--reps", type=int, default=None, help="repetitions (default: 20 for W1/W3, 200 for W2/W5)")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--phase", choices=("step", "fwd", "bwd"), default="step")
     ap.add_argument("--quick", action="store_true", help="the small sizes of run.py --quick")
@@ -88,7 +106,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     sz = W.SIZES["quick" if args.quick else "full"]
     for wid in [w.strip().upper() for w in args.workloads.split(",") if w.strip()]:
-        reps = args.reps or (200 if wid == "W2" else 20)
+        reps = args.reps or (200 if wid in ("W2", "W5") else 20)
         text = profile(wid, reps, args.top, args.phase, sz)
         print(text)
         if args.out_dir != "-":

@@ -61,12 +61,29 @@ def entry(bundle, fw, wid):
     return r.get("workloads", {}).get(wid)
 
 
-def median(bundle, fw, wid, key):
+CLOCK_WORDS = {"cpu": "CPU time", "wall": "wall time"}
+
+
+def other_clock(bundle):
+    """The clock the second table shows: the one that is not primary (``meta["clock"]``)."""
+    return "wall" if bundle["meta"].get("clock", "wall") == "cpu" else "cpu"
+
+
+def median(bundle, fw, wid, key, clock=None):
+    """The median of one metric: on the primary clock, or on ``clock`` ("cpu"/"wall") when the run
+    recorded it (every timed region records both; memory rows have no clock)."""
     e = entry(bundle, fw, wid)
     if not e or e.get("status") != "ok":
         return None
     m = e.get("metrics", {}).get(key)
-    return m["median"] if m else None
+    if not m:
+        return None
+    if clock is None:
+        return m["median"]
+    if clock in m:
+        return m[clock]["median"]
+    timed = not key.endswith("_mb")
+    return m["median"] if timed and clock == bundle["meta"].get("clock", "wall") else None
 
 
 def compute_checks(bundle, tol):
@@ -110,7 +127,7 @@ def _check_word(chk):
     return "ok" if chk["ok"] else "**MISMATCH**"
 
 
-def _cell(bundle, checks, fw, wid, key, notes):
+def _cell(bundle, checks, fw, wid, key, notes, clock=None):
     e = entry(bundle, fw, wid)
     if e is None:
         return "—"
@@ -118,10 +135,10 @@ def _cell(bundle, checks, fw, wid, key, notes):
         why = e.get("reason", "")
         notes.setdefault((fw, wid), why if e.get("status") == "unsupported" else f"**{e.get('status')}**: {why}")
         return "n/a" if e.get("status") == "unsupported" else "error"
-    v = median(bundle, fw, wid, key)
+    v = median(bundle, fw, wid, key, clock)
     if v is None:
         return "n/a"
-    ref = median(bundle, REFERENCE, wid, key)
+    ref = median(bundle, REFERENCE, wid, key, clock)
     word = _check_word(checks.get(wid, {}).get(fw))
     if fw == REFERENCE:
         return f"{fmt(v)} ({word})"
@@ -137,9 +154,11 @@ def _ratio(a, b):
 
 
 def targets(bundle, checks):
-    """[(target text, autogradlab value, reference value, ratio, status)] for RESULTS.md."""
+    """[(target text, autogradlab value, reference value, ratio, ratio on the other clock, status)]
+    for RESULTS.md (the status is judged on the primary clock)."""
     A = "autogradlab"
     rows = []
+    other = other_clock(bundle)
 
     def wrong(wid):
         c = checks.get(wid, {}).get(A)
@@ -155,7 +174,9 @@ def targets(bundle, checks):
             status = "**missed** (gradient MISMATCH)"
         else:
             status = ("met" if ratio <= limit else "**missed**") + f" ({fmt_ratio(ratio)})"
-        rows.append((text, f"{fmt(a)} {unit}", f"{fmt(r)} {unit} ({ref_fw})", fmt_ratio(ratio), status))
+        ratio2 = _ratio(median(bundle, A, wid, key, other), median(bundle, ref_fw, wid, key, other))
+        rows.append((text, f"{fmt(a)} {unit}", f"{fmt(r)} {unit} ({ref_fw})", fmt_ratio(ratio), fmt_ratio(ratio2),
+                     status))
 
     # the goals of issue 16
     ratio_target("W1 forward ≤ 1.0× torch", "W1", "fwd_us_per_node", REFERENCE, 1.0, "µs/op")
@@ -182,7 +203,7 @@ def targets(bundle, checks):
             status = "met" if a <= r + MEMORY_ALLOWANCE_MIB else "**missed**"
             status += f" ({fmt(abs(a - r))} MiB {'over' if a > r else 'under'})" if abs(a - r) >= 0.05 else " (equal)"
         rows.append((f"W4 {short} ≤ torch", f"{fmt(a)} MiB", f"{fmt(r)} MiB (torch)",
-                     fmt_ratio(_ratio(a, r)) if r is not None and r >= MEMORY_NOISE_MIB else "—", status))
+                     fmt_ratio(_ratio(a, r)) if r is not None and r >= MEMORY_NOISE_MIB else "—", "—", status))
     ratio_target("W5 HVP ≤ 1.0× torch", "W5", "hvp_ms", REFERENCE, 1.0, "ms")
     w6 = entry(bundle, A, "W6")
     for case, name in (("w1", "W1"), ("w2", "W2")):
@@ -190,7 +211,7 @@ def targets(bundle, checks):
         text = f"W6 {name} traced ≤ {limit:g}× untraced"
         if not w6 or w6.get("status") != "ok":
             reason = (w6 or {}).get("reason", "not run")
-            rows.append((text, "—", "—", "—", reason if reason.startswith("n/a") else f"n/a ({reason})"))
+            rows.append((text, "—", "—", "—", "—", reason if reason.startswith("n/a") else f"n/a ({reason})"))
             continue
         m = w6["metrics"]
         unit = "µs/op" if case == "w1" else "ms"
@@ -200,7 +221,9 @@ def targets(bundle, checks):
         bad = w6.get("trace_checks", {}).get(case, {}).get("traced_equals_untraced") is False
         status = "**missed** (traced gradients differ)" if bad else \
             ("met" if ratio <= limit else "**missed**") + f" ({fmt_ratio(ratio)})"
-        rows.append((text, f"{fmt(t)} {unit} traced", f"{fmt(u)} {unit} untraced", fmt_ratio(ratio), status))
+        t2, u2 = (m[f"{key}_{kind}"].get(other, {}).get("median") for kind in ("traced", "untraced"))
+        rows.append((text, f"{fmt(t)} {unit} traced", f"{fmt(u)} {unit} untraced", fmt_ratio(ratio),
+                     fmt_ratio(_ratio(t2, u2)), status))
     return rows
 
 
@@ -279,12 +302,13 @@ METHOD = """\
   objects out of the collector's reach, so collections scan only what the workloads create (the
   same for every column; without it a full collection's cost depends on how big a framework's
   module heap is).
-* Clock: by default the timed regions read the worker process's **CPU time**
-  (`time.process_time`, `--clock cpu`). With BLAS pinned to 1 thread this equals wall time on an
-  idle machine, but it does not count the time the worker waits while other processes hold the
-  cores: on the shared 2-core development machine, wall-clock medians of a ~2 ms step were seen
-  inflated 2-4× (a 10 ms scheduler slice lands inside the region). `--clock wall` measures
-  `perf_counter` instead. Cache and memory-bandwidth contention still show in either.
+* Clocks: every timed region reads the worker process's **CPU time** (`time.process_time`) and
+  its **wall time** (`perf_counter`) at its start and end, so both come from the same repetitions.
+  The main table and the targets use CPU time by default (`--clock cpu`; `--clock wall` makes wall
+  time primary). With BLAS pinned to 1 thread the two agree on an idle machine, but CPU time does
+  not count the time the worker waits while other processes hold the cores: on the shared 2-core
+  development machine, wall-clock medians of a ~2 ms step were seen inflated 2-4× (a 10 ms
+  scheduler slice lands inside the region). Cache and memory-bandwidth contention show in either.
 * Timed regions: forward = building the graph; backward = `backward()` plus reading the leaves'
   gradients (zero-copy NumPy views), then clearing them. HIPS autograd: forward = `make_vjp`
   trace, backward = calling the vjp.
@@ -317,9 +341,13 @@ def render(bundle):
     w(f"- CPU: {m.get('cpu', '?')}, {m.get('cores', '?')} cores ({m.get('cores_usable', '?')} usable by "
       f"this process), {m.get('mem_gib', '?')} GiB RAM")
     w(f"- {m.get('platform', '?')}; Python {meta.get('python', '?')}; NumPy {meta.get('numpy', '?')}")
-    clock = meta.get("clock", "wall")
-    w(f"- BLAS/OpenMP threads per worker: {meta.get('threads', '?')}; timed regions read "
-      + ("the worker's **CPU time** (`time.process_time`)" if clock == "cpu" else "**wall time** (`perf_counter`)")
+    clock, other = meta.get("clock", "wall"), other_clock(bundle)
+    both = any(other in m for r in bundle["frameworks"].values() for e in r.get("workloads", {}).values()
+               for m in (e.get("metrics") or {}).values() if isinstance(m, dict))
+    w(f"- BLAS/OpenMP threads per worker: {meta.get('threads', '?')}; "
+      + ("every timed region reads both the worker's CPU time (`time.process_time`) and wall time "
+         f"(`perf_counter`): the tables below use **{CLOCK_WORDS[clock]}**, the second results table "
+         f"{CLOCK_WORDS[other]}" if both else f"timed regions read **{CLOCK_WORDS[clock]}** only (an older run)")
       + f"; load average (1 min) at start: {meta.get('loadavg_start', '?')}")
     w(f"- autogradlab from the working tree at commit `{git.get('commit', '?')}`"
       + (" with uncommitted changes under `autogradlab/`" if git.get("dirty") else "") + "\n")
@@ -354,6 +382,21 @@ def render(bundle):
         w("Not run (n/a) or failed:\n")
         for (f, wid), why in sorted(notes.items(), key=lambda kv: (kv[0][1], cols.index(kv[0][0]))):
             w(f"- {labels[f]} {wid}: {why}")
+        w("")
+
+    timed_rows = [(wid, key, label) for wid, key, label in ROWS if wid in present and not key.endswith("_mb")
+                  and any(median(bundle, f, wid, key, other) is not None for f in cols)]
+    if timed_rows:
+        w(f"### The same repetitions by {CLOCK_WORDS[other]}\n")
+        w(f"Each timed region read both clocks; here the medians of its {CLOCK_WORDS[other]} "
+          f"(ratios to torch by {CLOCK_WORDS[other]} too). "
+          + ("Wall time also counts the time the worker waited while other processes held the cores, so "
+             "on a loaded machine it is higher and noisier than CPU time.\n" if other == "wall" else
+             "CPU time leaves out the time the worker waited for a core.\n"))
+        w("| metric | " + " | ".join(labels[f] for f in cols) + " |")
+        w("|---|" + "---:|" * len(cols))
+        for wid, key, label in timed_rows:
+            w(f"| {label} | " + " | ".join(_cell(bundle, checks, f, wid, key, {}, other) for f in cols) + " |")
         w("")
 
     w("### Gradient checks\n")
@@ -416,8 +459,8 @@ def render(bundle):
     w("Ratios of the autogradlab column to the reference (lower is better). A target whose workload's "
       f"gradients MISMATCH is missed whatever the time. W4 allows {MEMORY_ALLOWANCE_MIB:g} MiB of RSS noise "
       "(about one 1e6-element float32 array).\n")
-    w("| target | autogradlab | reference | ratio | status |")
-    w("|---|---:|---:|---:|---|")
+    w(f"| target | autogradlab | reference | ratio | ratio by {CLOCK_WORDS[other]} | status |")
+    w("|---|---:|---:|---:|---:|---|")
     for row in targets(bundle, checks):
         w("| " + " | ".join(row) + " |")
     w("")

@@ -130,8 +130,9 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads per worker (default 1)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds per framework (default 900; quick 180)")
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
-                    help="timed regions read the worker's CPU time (default: robust on a shared machine) "
-                         "or wall time")
+                    help="the primary clock, used by the main table and the targets: the worker's CPU time "
+                         "(default: robust on a shared machine) or wall time. Every timed region reads both; "
+                         "RESULTS.md shows the other clock in a second table")
     ap.add_argument("--tolerance", type=float, default=1e-3, help="relative tolerance of the gradient checks")
     ap.add_argument("--from-json", help="re-render an existing bundle instead of running")
     args = ap.parse_args(argv)

@@ -126,7 +126,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="few repetitions, small sizes (smoke test)")
     ap.add_argument("--threads", default=None, help="BLAS/OpenMP threads (read before NumPy is imported)")
     ap.add_argument("--clock", choices=list(W.CLOCKS), default="cpu",
-                    help="timed regions read process CPU time (default) or wall time")
+                    help="the primary clock (the tables' and targets' figures): process CPU time (default) or "
+                         "wall time; every timed region records both")
     ap.add_argument("--json-out", default="-", help="file for the JSON ('-': stdout)")
     args = ap.parse_args(argv)
     wanted = [w.strip().upper() for w in args.workloads.split(",") if w.strip()]

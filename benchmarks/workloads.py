@@ -42,18 +42,48 @@ from frameworks import Unsupported
 
 F32 = np.float32
 
-#: What the timed regions read. "cpu" (default): the process's CPU time, which with 1 BLAS thread
-#: equals wall time on an idle machine but is not inflated while other processes hold the cores
-#: (the 2-core development machine is shared; a preempted 2 ms step would otherwise read 10 ms).
-#: "wall": time.perf_counter. Budgets (how long to keep repeating) always use wall time.
-CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
-pc = CLOCKS["cpu"]
+#: Every timed region reads both clocks: the process's CPU time and wall time (``pc()`` returns a
+#: :class:`Reading`; subtracting two gives a :class:`Span`), and :func:`phase` summarises each.
+#: ``set_clock`` picks the *primary* one, the value a Reading or Span has as a float (what the
+#: main tables and the targets use): "cpu" (default) is not inflated while other processes hold
+#: the cores (the 2-core development machine is shared; a preempted 2 ms step would otherwise read
+#: 10 ms) and with 1 BLAS thread equals wall time on an idle machine; "wall" is time.perf_counter.
+#: Budgets (how long to keep repeating) always use wall time.
+CLOCKS = ("cpu", "wall")
+PRIMARY = "cpu"
 wall = time.perf_counter
 
 
+class Span(float):
+    """How long a timed region took: a float on the primary clock, with ``.cpu`` and ``.wall``
+    (seconds). Arithmetic on Spans (sums, ratios) gives plain floats on the primary clock."""
+
+    def __new__(cls, cpu, wall_s):
+        span = float.__new__(cls, cpu if PRIMARY == "cpu" else wall_s)
+        span.cpu, span.wall = cpu, wall_s
+        return span
+
+
+class Reading(Span):
+    """Both clocks read at one instant; ``end - start`` is a :class:`Span`."""
+
+    def __sub__(self, other):
+        if isinstance(other, Reading):
+            return Span(self.cpu - other.cpu, self.wall - other.wall)
+        return float(self) - other
+
+
+def pc():
+    """Read both clocks (wall around CPU, so a region's wall time contains its CPU time)."""
+    w = time.perf_counter()
+    return Reading(time.process_time(), w)
+
+
 def set_clock(name):
-    global pc
-    pc = CLOCKS[name]
+    global PRIMARY
+    if name not in CLOCKS:
+        raise ValueError(f"unknown clock {name!r}; known: {', '.join(CLOCKS)}")
+    PRIMARY = name
 
 CHAIN_MUL = 0.999   # h*0.999, h+0.001, tanh(h): the value stays near 0.14 and the
 CHAIN_ADD = 0.001   # gradient after 2000 ops stays representable in float32
@@ -109,7 +139,14 @@ def summarize(values, scale=1.0):
 
 
 def phase(samples, key, scale=1.0):
-    return summarize([s[key] for s in samples], scale)
+    """Summary of one phase on the primary clock, plus ``cpu`` and ``wall`` summaries when the
+    samples are Spans (they are for every region timed with ``pc()``)."""
+    vals = [s[key] for s in samples]
+    out = summarize(vals, scale)
+    if vals and all(isinstance(v, Span) for v in vals):
+        out["cpu"] = summarize([v.cpu for v in vals], scale)
+        out["wall"] = summarize([v.wall for v in vals], scale)
+    return out
 
 
 def checksum(grads, output=None):
@@ -505,20 +542,26 @@ def w5_data(sz):
     return X, Y, init, vecs
 
 
-def w5_hvp(ad, sz, budget):
-    need_tensors(ad, "no tensors, no double backward")
-    if not ad.has_create_graph:
-        raise Unsupported("no create_graph / double backward")
-    X, Y, init, vecs_np = w5_data(sz)
+def w5_fn(ad, X, Y):
+    """The W5 loss, the MSE of a tanh MLP ``mean((tanh(X@W1+b1)@W2+b2 - Y)^2)``, as ``fn(params)``."""
     Xc, Yc, inv_b = ad.const(X), ad.const(Y), ad.scalar(1.0 / X.shape[0])
-    params = [ad.param(a) for a in init]
-    vecs = [ad.const(v) for v in vecs_np]
 
     def fn(p):
         w1, b1, w2, b2 = p
         d = ad.tanh(Xc @ w1 + b1) @ w2 + b2 - Yc
         return ad.sum(d * d) * inv_b
 
+    return fn
+
+
+def w5_hvp(ad, sz, budget):
+    need_tensors(ad, "no tensors, no double backward")
+    if not ad.has_create_graph:
+        raise Unsupported("no create_graph / double backward")
+    X, Y, init, vecs_np = w5_data(sz)
+    fn = w5_fn(ad, X, Y)
+    params = [ad.param(a) for a in init]
+    vecs = [ad.const(v) for v in vecs_np]
     check = checksum(ad.hvp(fn, params, vecs))
 
     def once():

@@ -92,3 +92,38 @@ def test_runner_end_to_end_quick(tmp_path):
     assert bundle["frameworks"]["autogradlab"]["environment"]["threads"]["OMP_NUM_THREADS"] == "1"
     text = md.read_text()
     assert "| W1 chain: forward, µs/op |" in text and "Quick mode" in text
+
+
+@pytest.mark.parametrize("wid", ["W1", "W2", "W3"])
+def test_every_timed_metric_has_cpu_and_wall_time_from_the_same_repetitions(quick_results, wid):
+    ours, _ = quick_results
+    for key in TIMED[wid]:
+        m = ours["workloads"][wid]["metrics"][key]
+        assert m["cpu"]["n"] == m["wall"]["n"] == m["n"]
+        assert m["median"] == m["cpu"]["median"]            # CPU time is the primary clock by default
+        assert m["wall"]["median"] > 0 and math.isfinite(m["wall"]["median"])
+
+
+def test_a_span_keeps_both_clocks_and_the_primary_is_its_value():
+    start = workloads.Reading(1.0, 10.0)
+    span = workloads.Reading(1.5, 12.0) - start
+    assert (span.cpu, span.wall, float(span)) == (0.5, 2.0, 0.5)
+    workloads.set_clock("wall")
+    try:
+        assert float(workloads.Reading(1.5, 12.0) - start) == 2.0
+        s = workloads.phase([{"t": workloads.Reading(2.0, 13.0) - start}], "t", 1e3)
+        assert (s["median"], s["cpu"]["median"], s["wall"]["median"]) == (3000.0, 1000.0, 3000.0)
+    finally:
+        workloads.set_clock("cpu")
+
+
+def test_report_shows_the_other_clock_in_a_second_table(quick_results):
+    ours, ref = quick_results
+    bundle = {"meta": {"mode": "quick", "tolerance": 1e-3, "clock": "cpu"},
+              "frameworks": {"numpy": ref, "autogradlab": ours}}
+    md = report.render(bundle)
+    second = md.split("### The same repetitions by wall time")[1].split("###")[0]
+    wall_w1 = ours["workloads"]["W1"]["metrics"]["bwd_us_per_node"]["wall"]["median"]
+    assert f"| W1 chain: backward, µs/op | {report.fmt(wall_w1)}" in second.replace(" (ref)", "")
+    assert "| ratio by wall time |" in md
+    assert report.median(bundle, "autogradlab", "W1", "bwd_us_per_node", "wall") == wall_w1
