@@ -3,6 +3,7 @@
     python benchmarks/profile_autogradlab.py                      # W1 and W2, top 25 by tottime
     python benchmarks/profile_autogradlab.py --workloads W3 --reps 50 --top 40
     python benchmarks/profile_autogradlab.py --phase bwd          # only the backward pass
+    python benchmarks/profile_autogradlab.py --traced             # under `with autogradlab.trace():` (W6)
 
 Writes ``results/profile_<W>.txt`` (the top functions by own time, then by cumulative time)
 and prints the same. cProfile roughly doubles the time of call-heavy code, so read the
@@ -21,6 +22,7 @@ for _p in (HERE, ROOT):
         sys.path.insert(0, _p)
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import cProfile  # noqa: E402
 import gc  # noqa: E402
 import io  # noqa: E402
@@ -46,7 +48,7 @@ def setup(ad, wid, sz):
     raise SystemExit(f"profiling supports W1, W2, W3, W5 (got {wid})")
 
 
-def profile(wid, reps, top, phase, sz):
+def profile(wid, reps, top, phase, sz, traced=False):
     ad = frameworks.load("autogradlab")
     fn, params = setup(ad, wid, sz)
     if wid == "W5":  # one Hessian-vector product (both passes) is the unit
@@ -60,26 +62,29 @@ def profile(wid, reps, top, phase, sz):
             ad.hvp(fn, params, vecs)
             prof.disable()
         return _report(prof, wid, reps, top, "hvp", sz)
+    tracing = ad.ag.trace if traced else contextlib.nullcontext   # a fresh tape per repetition, as W6
     for _ in range(3):  # warm-up
-        ad.backward(ad.forward(fn, params), params)
+        with tracing():
+            ad.backward(ad.forward(fn, params), params)
     prof = cProfile.Profile()
     for _ in range(reps):
         gc.collect()
-        if phase == "bwd":
-            h = ad.forward(fn, params)
-            prof.enable()
-            ad.backward(h, params)
-            prof.disable()
-        elif phase == "fwd":
-            prof.enable()
-            h = ad.forward(fn, params)
-            prof.disable()
-            ad.backward(h, params)
-        else:
-            prof.enable()
-            ad.backward(ad.forward(fn, params), params)
-            prof.disable()
-    return _report(prof, wid, reps, top, phase, sz)
+        with tracing():
+            if phase == "bwd":
+                h = ad.forward(fn, params)
+                prof.enable()
+                ad.backward(h, params)
+                prof.disable()
+            elif phase == "fwd":
+                prof.enable()
+                h = ad.forward(fn, params)
+                prof.disable()
+                ad.backward(h, params)
+            else:
+                prof.enable()
+                ad.backward(ad.forward(fn, params), params)
+                prof.disable()
+    return _report(prof, wid, reps, top, phase + (", traced" if traced else ""), sz)
 
 
 def _report(prof, wid, reps, top, phase, sz):
@@ -102,16 +107,17 @@ def main(argv=None):
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--phase", choices=("step", "fwd", "bwd"), default="step")
     ap.add_argument("--quick", action="store_true", help="the small sizes of run.py --quick")
+    ap.add_argument("--traced", action="store_true", help="each repetition under autogradlab.trace() (W6)")
     ap.add_argument("--out-dir", default=os.path.join(HERE, "results"), help="'-' to only print")
     args = ap.parse_args(argv)
     sz = W.SIZES["quick" if args.quick else "full"]
     for wid in [w.strip().upper() for w in args.workloads.split(",") if w.strip()]:
         reps = args.reps or (200 if wid in ("W2", "W5") else 20)
-        text = profile(wid, reps, args.top, args.phase, sz)
+        text = profile(wid, reps, args.top, args.phase, sz, args.traced)
         print(text)
         if args.out_dir != "-":
             os.makedirs(args.out_dir, exist_ok=True)
-            suffix = "" if args.phase == "step" else f"_{args.phase}"
+            suffix = ("" if args.phase == "step" else f"_{args.phase}") + ("_traced" if args.traced else "")
             with open(os.path.join(args.out_dir, f"profile_{wid}{suffix}.txt"), "w") as f:
                 f.write(text)
 

@@ -9,6 +9,8 @@ import os
 import sys
 import sysconfig
 
+import numpy
+
 from ..grad_mode import state
 from ..graph import AccumulateGrad
 from . import records
@@ -40,99 +42,323 @@ def _formula(op, i):
     return f"d({expr})/d{var} = {local}" if local else ""
 
 
+_FORMULAS: dict = {}
+COPY_ELEMENTS = 1 << 16   # arrays up to this size are copied when recorded, larger ones summarised at once
+_SUMMARIES: dict = {}     # (tensor creation number, version, max_elements, stats) -> Value of a large tensor
+
+
+def _formulas(op, n):
+    """Every input's formula of ``op`` with ``n`` inputs (cached per op)."""
+    key = (op, n)
+    hit = _FORMULAS.get(key)
+    if hit is None:
+        hit = _FORMULAS[key] = tuple(_formula(op, i) for i in range(n))
+    return hit
+
+
+class _Pending:
+    """An array a backward pass moves, held (not copied) until the pass ends; then, if anything
+    besides the tape could still write to it, a copy (small arrays) or its Value (large ones)
+    takes its place. ``value`` is its Value once built."""
+    __slots__ = ("array", "value")
+
+    def __init__(self, array):
+        self.array, self.value = array, None
+
+
+class _Held:
+    """What :meth:`Tape.snapshot_grad` returns (an Accumulated event's ``before``)."""
+    __slots__ = ("held",)
+
+    def __init__(self, held):
+        self.held = held
+
+
+# -- Building events from the pending records: ``builder(val, ref, step, *fields)``; ``val`` turns a
+# held copy into its Value, ``ref`` a tape-local tensor id into its TensorRef.
+
+def _build_op(val, ref, step, nid, op, node_name, ins, out, saved, formulas, value, input_values, source,
+              traceback):
+    return OpRecorded(step, nid, op, node_name, tuple([ref(i) for i in ins]), ref(out), saved, formulas,
+                      val(value), tuple([val(v) for v in input_values]), source, traceback)
+
+
+def _build_started(val, ref, step, pass_index, api, roots, retain_graph, create_graph, inputs, plan):
+    if plan is not None:
+        plan_roots, plan_inputs, nodes = plan
+        plan = BackwardPlan(plan_roots, plan_inputs,
+                            tuple([PlannedNode(nid, name, op, ref(out), edges, deps, status)
+                                   for nid, name, op, out, edges, deps, status in nodes]))
+    return BackwardStarted(step, pass_index, api, tuple([ref(r) for r in roots]), retain_graph, create_graph,
+                           None if inputs is None else tuple([ref(r) for r in inputs]), plan)
+
+
+def _build_seeded(val, ref, step, i, tensor, nid, seed, implicit):
+    return Seeded(step, i, ref(tensor), nid, val(seed), implicit)
+
+
+def _build_pruned(val, ref, step, nid, name, out):
+    return NodePruned(step, nid, name, ref(out))
+
+
+def _build_freed(val, ref, step, nid, name, names, nbytes):
+    return SavedFreed(step, nid, name, names, nbytes)
+
+
+def _build_hook(val, ref, step, hook, nid, changed, before, after):
+    return HookRan(step, hook, nid, changed, before, after)
+
+
+def _build_finished(val, ref, step, pass_index, nodes_run, contributions, bytes_freed):
+    return BackwardFinished(step, pass_index, nodes_run, contributions, bytes_freed)
+
+
+def _build_node_started(val, ref, step, nid, name, out, g):
+    return NodeStarted(step, nid, name, ref(out), val(g))
+
+
+def _build_gradient(val, ref, step, nid, name, i, to, out, upstream, formula, contribution):
+    return GradientComputed(step, nid, name, i, to, ref(out), val(upstream), formula, val(contribution))
+
+
+def _build_accumulated(val, ref, step, where, nid, tensor, before, contribution, after):
+    return Accumulated(step, where, nid, None if tensor is None else ref(tensor), val(before), val(contribution),
+                       val(after))
+
+
+#: builder -> how many fields it takes after ``step`` (pending events lie flat in one list)
+_ARITY = {b: b.__code__.co_argcount - 3 for b in (
+    _build_op, _build_started, _build_seeded, _build_pruned, _build_node_started, _build_gradient,
+    _build_accumulated, _build_freed, _build_hook, _build_finished)}
+
+
 class Tape:
-    """The events of one ``trace()``: a list plus the tape-local ids and names."""
+    """The events of one ``trace()``: a list plus the tape-local ids and names.
+
+    Recording is lazy: while the engine runs, the tape hands out ids and names (in order of first
+    appearance, exactly as they read later) and keeps each event's fields as a tuple, with a private
+    copy of every array a Value will show (a copy is one memcpy on the array's device; a Value needs a
+    host transfer and a list of floats or a summary). Events, their Values and TensorRefs are built
+    the first time the tape is read (``events``, iteration, ``table()``, ``to_json()``, ...). The copies
+    keep each value as it was at its step, whatever happens to the tensor later (an in-place op, an
+    optimizer step); past ``PENDING_BYTES`` of copies the tape builds what it has, dropping them."""
+
+    PENDING_BYTES = 64 << 20   # bytes of copies held before the pending events are built
 
     def __init__(self, max_elements: int = MAX_ELEMENTS, stats: bool = False):
-        self.events: list = []
+        self._events: list = []        # built events
+        self._raw: list = []           # pending events, flat: builder, its fields, next builder, ...
+        self._n = 0                    # events recorded (built or pending)
+        self._pending_bytes = 0
         self.max_elements = max_elements
         self.stats = bool(stats)       # arrays too large for a table get Stats (mean, std, NaN/inf, histogram)
         self._tensor_ids: dict = {}    # global creation number -> tape-local id
-        self._tensor_refs: dict = {}   # tape-local id -> TensorRef
+        self._tensor_refs: dict = {}   # tape-local id -> TensorRef (or the tuple of its fields, until read)
         self._node_ids: dict = {}      # node seq -> tape-local id
-        self._node_output: dict = {}   # tape-local node id -> TensorRef of its output
+        self._node_output: dict = {}   # tape-local node id -> tape-local id of its output tensor
         self._leaves = self._computed = 0
         self._passes = 0
         self._pass_counts = [0, 0, 0]  # nodes run, contributions, bytes freed
-        self._values: dict = {}        # (tensor creation number, version) -> Value
-        self._pass_arrays: dict = {}   # id(array) -> (array, Value), for the pass in progress
+        self._pass_nodes: dict = {}    # node -> (node id, name, output id), for the pass in progress
+        self._values: dict = {}        # (tensor creation number, version) -> copy of its data (or its Value)
+        self._pass_arrays: dict = {}   # id(array) -> (array, copy), for the pass in progress
         self._sources: dict = {}       # (code object, line) -> SourceLine, so a loop's line is read once
 
-    # -- ids, names and snapshots --------------------------------------------------------
-    def _emit(self, cls, **fields):
-        event = cls(step=len(self.events), **fields)
-        self.events.append(event)
-        return event
+    @property
+    def events(self) -> list:
+        """The events, in step order (pending ones are built first)."""
+        if self._raw:
+            self._build()
+        return self._events
 
-    def value(self, tensor_or_array) -> Value:
-        """A snapshot; a tensor seen again at the same version reuses its snapshot (the same
-        gradient shows up in NodeStarted, GradientComputed and Accumulated). Within a backward
-        pass the arrays it moves are memoised too: the engine never changes one in place
-        before the pass ends (``_pass_arrays`` keeps them alive, so their ids stay theirs)."""
-        if hasattr(tensor_or_array, "_vc"):
+    # -- ids, names and snapshots --------------------------------------------------------
+    def _emit(self, builder, *fields):
+        """Record one event (built later by ``builder``); returns its step. (One flat list, no tuple
+        per event: fewer objects for the garbage collector to visit while a long pass is traced.)"""
+        step = self._n
+        self._n = step + 1
+        raw = self._raw
+        raw.append(builder)
+        raw.extend(fields)
+        return step
+
+    def _hold(self, tensor_or_array):
+        """What a Value will show, kept cheaply until the tape is read.
+
+        A tensor (a forward value, a leaf's ``.grad``) may be written in place later: a small one
+        is copied, a large one summarised now; seen again at the same version, it is not kept twice.
+        An array that a backward pass moves (a gradient) is held as it is: the engine never writes
+        one in place before its pass ends (``backward_finished`` then copies the ones that anything
+        else still holds), and one seen again in the pass is held once (``_pass_arrays`` keeps them
+        alive, so their ids stay theirs)."""
+        if type(tensor_or_array) is not numpy.ndarray and hasattr(tensor_or_array, "_vc"):
             key = (tensor_or_array._id, tensor_or_array._vc[0])
             hit = self._values.get(key)
             if hit is None:
                 if len(self._values) > 4096:
                     self._values.clear()
-                hit = self._values[key] = records.snapshot(tensor_or_array.data, self.max_elements, self.stats)
+                data = tensor_or_array.data
+                if data.size > COPY_ELEMENTS:   # large: its summary now, shared by every tape (a tensor
+                    key2 = key + (self.max_elements, self.stats)   # has one value per version)
+                    hit = _SUMMARIES.get(key2)
+                    if hit is None:
+                        if len(_SUMMARIES) > 1024:
+                            _SUMMARIES.clear()
+                        hit = _SUMMARIES[key2] = records.snapshot(data, self.max_elements, self.stats)
+                else:
+                    hit = self._keep(data)
+                self._values[key] = hit
             return hit
-        hit = self._pass_arrays.get(id(tensor_or_array))   # an array: a gradient of a pass
-        if hit is None or hit[0] is not tensor_or_array:
-            hit = self._pass_arrays[id(tensor_or_array)] = (
-                tensor_or_array, records.snapshot(tensor_or_array, self.max_elements, self.stats))
-        return hit[1]
+        hit = self._pass_arrays.get(id(tensor_or_array))
+        if hit is None or hit.array is not tensor_or_array:
+            hit = self._pass_arrays[id(tensor_or_array)] = _Pending(tensor_or_array)
+            self._count(tensor_or_array.nbytes)
+        return hit
 
-    def tensor_ref(self, t) -> TensorRef:
+    def _keep(self, array):
+        """A copy of an array (a memcpy; its Value is made when the tape is read), or for a large
+        one, its Value now (a summary: cheaper than copying it, and smaller to keep)."""
+        if array.size > COPY_ELEMENTS:
+            return records.snapshot(array, self.max_elements, self.stats)
+        copy = array.copy()
+        self._count(copy.nbytes)
+        return copy
+
+    def _count(self, nbytes):
+        self._pending_bytes += nbytes
+        if self._pending_bytes > self.PENDING_BYTES:
+            self._build_later = True
+
+    _build_later = False   # set when what the tape holds passes PENDING_BYTES: the next event builds it
+
+    def _end_pass(self):
+        """The pass is over: from now on anyone may write to the arrays it moved. Those only the tape
+        still holds stay as they are; the others are copied or summarised now."""
+        getrefcount, ndarray = sys.getrefcount, numpy.ndarray
+        for pending in self._pass_arrays.values():
+            if pending.value is not None:
+                pending.array = None
+                continue
+            a = pending.array
+            # refcount 3: the handle, `a`, getrefcount's argument (a view of `a` would hold one more)
+            if type(a) is ndarray and a.base is None and getrefcount(a) == 3:
+                continue
+            pending.array = self._keep(a)
+        self._pass_arrays = {}
+
+    def value(self, tensor_or_array) -> Value:
+        """A :class:`Value` of a tensor (at its current version) or of an array, now."""
+        held = self._hold(tensor_or_array)
+        if type(held) is _Pending:
+            held = held.value or held.array
+        return held if type(held) is Value else records.snapshot(held, self.max_elements, self.stats)
+
+    def _build(self):
+        """Turn the pending records into events: each array held becomes a Value once (one held for
+        several events gives them one Value), then the tape lets go of the arrays."""
+        memo, limit, stats = {}, self.max_elements, self.stats
+
+        def val(a):
+            if a is None or type(a) is Value:
+                return a
+            if type(a) is _Pending:
+                v = a.value
+                if v is None:
+                    held = a.array
+                    v = a.value = held if type(held) is Value else records.snapshot(held, limit, stats)
+                return v
+            v = memo.get(id(a))
+            if v is None:
+                v = memo[id(a)] = records.snapshot(a, limit, stats)
+            return v
+
+        raw, self._raw = self._raw, []
+        events, ref, i, end = self._events, self._ref, 0, len(raw)
+        while i < end:
+            builder = raw[i]
+            k = _ARITY[builder]
+            events.append(builder(val, ref, len(events), *raw[i + 1:i + 1 + k]))
+            i += 1 + k
+        for key, held in self._values.items():   # later events of the same tensor version reuse the Value
+            if type(held) is not Value:
+                self._values[key] = val(held)
+        self._pending_bytes, self._build_later = 0, False
+
+    def _tid(self, t) -> int:
+        """A tensor's tape-local id; the first time, its name too (``name=``, else ``x0, x1, ...`` for
+        leaves and ``t0, t1, ...`` for computed tensors) and the fields of its TensorRef."""
         local = self._tensor_ids.get(t._id)
         if local is None:
             local = self._tensor_ids[t._id] = len(self._tensor_ids)
+            leaf = t.grad_fn is None
             if t.name:
                 name = t.name
-            elif t.grad_fn is None:
+            elif leaf:
                 name, self._leaves = f"x{self._leaves}", self._leaves + 1
             else:
                 name, self._computed = f"t{self._computed}", self._computed + 1
-            self._tensor_refs[local] = TensorRef(local, name, tuple(t.shape), _dtype_name(t.dtype), t.device,
-                                                 t.grad_fn is None, bool(t.requires_grad))
-        return self._tensor_refs[local]
+            data = t.data
+            self._tensor_refs[local] = (local, name, data.shape, data.dtype, t.device, leaf, t._requires_grad)
+        return local
+
+    def _ref(self, local) -> TensorRef:
+        ref = self._tensor_refs[local]
+        if type(ref) is tuple:
+            local, name, shape, dtype, device, leaf, requires_grad = ref
+            ref = self._tensor_refs[local] = TensorRef(local, name, tuple(shape), _dtype_name(dtype), device, leaf,
+                                                       bool(requires_grad))
+        return ref
+
+    def tensor_ref(self, t) -> TensorRef:
+        return self._ref(self._tid(t))
 
     def node_id(self, node) -> int:
         """Tape-local id; a leaf's AccumulateGrad keeps one id across passes (it is keyed by its
         leaf, since the engine makes a new accumulator once the old graph is gone)."""
-        key = ("leaf", node.variable._id) if isinstance(node, AccumulateGrad) else node.seq
+        key = node.seq if node.priority else ("leaf", node.variable._id)
         local = self._node_ids.get(key)
         if local is None:
             local = self._node_ids[key] = len(self._node_ids)
         return local
 
-    def _output_of(self, node) -> TensorRef:
-        """The tensor a node produced (for AccumulateGrad: its leaf)."""
+    def _out_id(self, node) -> int:
+        """The tape-local id of the tensor a node produced (for AccumulateGrad: its leaf)."""
         nid = self.node_id(node)
-        ref = self._node_output.get(nid)
-        if ref is None:
+        local = self._node_output.get(nid)
+        if local is None:
             if isinstance(node, AccumulateGrad):
-                ref = self.tensor_ref(node.variable)
+                local = self._tid(node.variable)
             else:
                 out_ref, shape, dtype, device = node._out_meta
                 live = out_ref()
                 if live is not None:
-                    ref = self.tensor_ref(live)
+                    local = self._tid(live)
                 else:  # the tensor is gone (a temporary): name it from what its node remembers
                     local = len(self._tensor_ids)
                     self._tensor_ids[("node", node.seq)] = local
                     name, self._computed = f"t{self._computed}", self._computed + 1
-                    ref = TensorRef(local, name, tuple(shape), dtype.name, device, False, True)
-                    self._tensor_refs[local] = ref
-            self._node_output[nid] = ref
-        return ref
+                    self._tensor_refs[local] = (local, name, shape, dtype, device, False, True)
+            self._node_output[nid] = local
+        return local
 
-    def _ref_of(self, t) -> TensorRef:
-        """A tensor's ref; for a GradientEdge, the ref of the tensor its node produces."""
-        return self.tensor_ref(t) if hasattr(t, "_id") else self._output_of(t.node)
+    def _output_of(self, node) -> TensorRef:
+        """The TensorRef of the tensor a node produced (for AccumulateGrad: its leaf)."""
+        return self._ref(self._out_id(node))
+
+    def _tid_of(self, t) -> int:
+        """A tensor's id; for a GradientEdge, the id of the tensor its node produces."""
+        return self._tid(t) if hasattr(t, "_id") else self._out_id(t.node)
+
+    def _node(self, node):
+        """(node id, name, output tensor id) of a node of the pass in progress."""
+        info = self._pass_nodes.get(node)
+        if info is None:
+            info = (self.node_id(node), node.name(), self._out_id(node))
+        return info
 
     def snapshot_grad(self, t):
-        return None if t._grad is None else self.value(t._grad)
+        """What ``t.grad`` holds now (kept for an Accumulated event's ``before``), or None."""
+        return None if t._grad is None else _Held(self._hold(t._grad))
 
     def source_line(self):
         """The user's line that is running: the first frame outside the autogradlab package (a
@@ -172,94 +398,103 @@ class Tape:
             f = f.f_back
         return tuple(reversed(frames))
 
-    # -- the engine's calls -------------------------------------------------------------------
+    # -- the engine's calls (each records one event and returns its step) ----------------------
     def op_recorded(self, node, inputs, out):
-        ins = tuple(self.tensor_ref(t) for t in inputs)
-        ref = self.tensor_ref(out)
-        self._node_output[self.node_id(node)] = ref
+        ids, tid, hold = self._tensor_ids, self._tid, self._hold
+        ins, leaf_values = [], []
+        for t in inputs:
+            local = ids.get(t._id)
+            ins.append(tid(t) if local is None else local)
+            leaf_values.append(hold(t) if t.grad_fn is None else None)
+        out_id = tid(out)
+        nid = self.node_id(node)
+        self._node_output[nid] = out_id
         op = node.op
-        formulas = tuple(_formula(op, i) for i in range(len(inputs))) if op.formulas else ()
-        return self._emit(OpRecorded, node_id=self.node_id(node), op=op.name, node_name=node.name(),
-                          inputs=ins, output=ref, saved=tuple(node._saved or ()),
-                          formulas=formulas, value=self.value(out),
-                          input_values=tuple(self.value(t) if t.grad_fn is None else None for t in inputs),
-                          source=self.source_line(),
-                          traceback=self.forward_traceback() if state.anomaly else None)
+        step = self._emit(_build_op, nid, op.name, node.name(), tuple(ins), out_id,
+                          tuple(node._saved) if node._saved else (),
+                          _formulas(op, len(ins)) if op.formulas else (), hold(out), tuple(leaf_values),
+                          self.source_line(), self.forward_traceback() if state.anomaly else None)
+        if self._build_later:
+            self._build()
+        return step
 
     def backward_started(self, roots, retain_graph, create_graph, inputs, is_grad, plan=None):
         """``plan``: the engine's plan (``root_nodes``, ``input_nodes``, ``order``, ``pruned``,
         ``deps``, ``runs``, ``needed``), turned into a :class:`BackwardPlan`."""
-        self._pass_arrays = {}
+        self._end_pass()   # (a pass that raised left its arrays held)
+        self._pass_nodes = {}
         self._pass_counts = [0, 0, 0]
-        roots_refs = tuple(self._ref_of(r) for r in roots)
-        inputs_refs = None if inputs is None else tuple(self._ref_of(t) for t in inputs)
-        event = self._emit(BackwardStarted, pass_index=self._passes, api="grad" if is_grad else "backward",
-                           roots=roots_refs, retain_graph=retain_graph, create_graph=create_graph,
-                           inputs=inputs_refs, plan=None if plan is None else self._plan(plan))
-        return event
+        roots_ids = tuple([self._tid_of(r) for r in roots])
+        inputs_ids = None if inputs is None else tuple([self._tid_of(t) for t in inputs])
+        return self._emit(_build_started, self._passes, "grad" if is_grad else "backward", roots_ids,
+                          retain_graph, create_graph, inputs_ids, None if plan is None else self._plan(plan))
 
-    def _plan(self, plan) -> BackwardPlan:
+    def _plan(self, plan):
         # tape-local ids are handed out in the order the pass's later events first mention the
         # nodes (pruned nodes, the roots, then each node run followed by the nodes it sends to),
         # so a tape's ids do not depend on whether the plan is read
+        out_id, node_id = self._out_id, self.node_id
         for node in plan.pruned:
-            self._output_of(node)
+            out_id(node)
         for node in plan.root_nodes:
-            self.node_id(node)
+            node_id(node)
+        runs, needed = plan.runs, plan.needed
         for node in plan.order:
-            self._output_of(node)
-            if node in plan.runs:
+            out_id(node)
+            if node in runs:
                 for child in node.edges:
-                    if child is not None and child in plan.needed:
-                        self._output_of(child)
-
-        def planned(node, status):
-            return PlannedNode(node_id=self.node_id(node), node_name=node.name(), op=node.op.name,
-                               output=self._output_of(node),
-                               edges=tuple(None if c is None else self.node_id(c) for c in node.edges),
-                               dependencies=plan.deps.get(node, 0) if status != "pruned" else 0,
-                               status=status)
-
-        nodes = [planned(n, "run" if n in plan.runs else "receive") for n in plan.order]
-        nodes += [planned(n, "pruned") for n in plan.pruned]
-        return BackwardPlan(roots=tuple(self.node_id(n) for n in plan.root_nodes),
-                            inputs=None if plan.input_nodes is None else tuple(self.node_id(n) for n in plan.input_nodes),
-                            nodes=tuple(nodes))
+                    if child is not None and child in needed:
+                        out_id(child)
+        deps, info = plan.deps, self._pass_nodes
+        nodes = []   # PlannedNode fields; the records are made when the tape is read
+        for n, status in [(n, "run" if n in runs else "receive") for n in plan.order] + \
+                         [(n, "pruned") for n in plan.pruned]:
+            nid, name = node_id(n), n.name()
+            info[n] = (nid, name, out_id(n))
+            nodes.append((nid, name, n.op.name, info[n][2],
+                          tuple([None if c is None else node_id(c) for c in n.edges]),
+                          deps.get(n, 0) if status != "pruned" else 0, status))
+        return (tuple(node_id(n) for n in plan.root_nodes),
+                None if plan.input_nodes is None else tuple(node_id(n) for n in plan.input_nodes), nodes)
 
     def seeded(self, i, root, node, seed, implicit):
-        return self._emit(Seeded, root_index=i, tensor=self._ref_of(root), node_id=self.node_id(node),
-                          seed=self.value(seed), implicit=bool(implicit))
+        return self._emit(_build_seeded, i, self._tid_of(root), self.node_id(node), self._hold(seed),
+                          bool(implicit))
 
     def node_pruned(self, node):
-        return self._emit(NodePruned, node_id=self.node_id(node), node_name=node.name(),
-                          output=self._output_of(node))
+        return self._emit(_build_pruned, *self._node(node))
 
     def node_started(self, node, g):
         self._pass_counts[0] += 1
-        return self._emit(NodeStarted, node_id=self.node_id(node), node_name=node.name(),
-                          output=self._output_of(node), grad=None if g is None else self.value(g))
+        return self._emit(_build_node_started, *self._node(node), None if g is None else self._hold(g))
 
     def gradient_computed(self, node, i, child, upstream, contribution):
         self._pass_counts[1] += 1
-        return self._emit(GradientComputed, node_id=self.node_id(node), node_name=node.name(), input_index=i,
-                          to_node_id=self.node_id(child), input=self._output_of(child),
-                          upstream=self.value(upstream), formula=_formula(node.op, i),
-                          contribution=self.value(contribution))
+        nid, name, _ = self._node(node)
+        to, _, out = self._node(child)
+        hold = self._hold
+        step = self._emit(_build_gradient, nid, name, i, to, out, hold(upstream), _formula(node.op, i),
+                          hold(contribution))
+        if self._build_later:
+            self._build()
+        return step
 
     def accumulated(self, where, node, tensor, before, contribution, after=None):
-        """``before`` is a Value or a Tensor; ``after`` defaults to the tensor's new ``.grad``."""
-        if before is not None and not isinstance(before, Value):
-            before = self.value(before)
-        contribution_value = self.value(contribution)
-        after = self.value(tensor._grad if after is None else after)
-        return self._emit(Accumulated, where=where, node_id=self.node_id(node),
-                          tensor=None if tensor is None or not hasattr(tensor, "_id") else self.tensor_ref(tensor),
-                          before=before, contribution=contribution_value, after=after)
+        """``before``: None, a Value, what :meth:`snapshot_grad` returned, or an array/Tensor;
+        ``after`` defaults to the tensor's new ``.grad``."""
+        hold = self._hold
+        if before is not None and type(before) is not Value:
+            before = before.held if type(before) is _Held else hold(before)
+        contribution_held = hold(contribution)
+        after = hold(tensor._grad if after is None else after)
+        return self._emit(_build_accumulated, where, self._node(node)[0],
+                          None if tensor is None or not hasattr(tensor, "_id") else self._tid(tensor),
+                          before, contribution_held, after)
 
     def saved_freed(self, node, names, nbytes):
         self._pass_counts[2] += nbytes
-        return self._emit(SavedFreed, node_id=self.node_id(node), node_name=node.name(), names=tuple(names),
-                          nbytes=int(nbytes))
+        nid, name, _ = self._node(node)
+        return self._emit(_build_freed, nid, name, tuple(names), int(nbytes))
 
     def hook_values(self, grads) -> tuple:
         """Snapshots of the gradient(s) a hook gets or leaves (an array or Tensor, or a list of them,
@@ -272,20 +507,22 @@ class Tape:
     def hook_ran(self, kind, node, changed, before=None, after=None):
         """``before``: :meth:`hook_values` taken before the hook ran; ``after``: the gradient(s) the pass
         goes on with (as :meth:`hook_values` takes them)."""
-        return self._emit(HookRan, hook=kind, node_id=self.node_id(node), changed=bool(changed),
-                          before=before, after=None if after is None and before is None else self.hook_values(after))
+        return self._emit(_build_hook, kind, self._node(node)[0], bool(changed), before,
+                          None if after is None and before is None else self.hook_values(after))
 
     def backward_finished(self):
-        self._pass_arrays = {}
+        self._end_pass()
+        self._pass_nodes = {}
         runs, contributions, freed = self._pass_counts
-        event = self._emit(BackwardFinished, pass_index=self._passes, nodes_run=runs,
-                           contributions=contributions, bytes_freed=freed)
+        step = self._emit(_build_finished, self._passes, runs, contributions, freed)
         self._passes += 1
-        return event
+        if self._build_later:
+            self._build()
+        return step
 
     # -- reading a tape ------------------------------------------------------------------
     def __len__(self):
-        return len(self.events)
+        return self._n
 
     def __iter__(self):
         return iter(self.events)
@@ -297,7 +534,7 @@ class Tape:
 
     def tensor_names(self) -> dict:
         """tape-local tensor id -> name."""
-        return {i: r.name for i, r in sorted(self._tensor_refs.items())}
+        return {i: self._ref(i).name for i in sorted(self._tensor_refs)}
 
     def table(self, digits: int = 4) -> str:
         """A deterministic fixed-width table: one row per event, floats rounded to ``digits``."""
@@ -339,12 +576,13 @@ class Tape:
         tape = cls(max_elements=payload.get("max_elements", MAX_ELEMENTS), stats=bool(payload.get("stats", False)))
         for i, raw in enumerate(events):
             try:
-                tape.events.append(_decode_event(raw))
+                tape._events.append(_decode_event(raw))
+                tape._n += 1
             except (KeyError, TypeError, ValueError) as exc:
                 raise ValueError(f"Tape.from_json: event {i} is malformed: {exc}") from None
-            if tape.events[-1].step != i:
-                raise ValueError(f"Tape.from_json: event {i} has step {tape.events[-1].step}, expected {i}")
-        for e in tape.events:
+            if tape._events[-1].step != i:
+                raise ValueError(f"Tape.from_json: event {i} has step {tape._events[-1].step}, expected {i}")
+        for e in tape._events:
             for ref in _refs_of(e):
                 tape._tensor_refs.setdefault(ref.tensor_id, ref)
         return tape

@@ -27,6 +27,8 @@ class trace:
 
     def __exit__(self, *exc):
         state.tape = self._prev
+        if self.tape._pass_arrays:   # a backward pass raised inside: let go of its arrays safely
+            self.tape._end_pass()
         return False
 
 
@@ -77,14 +79,14 @@ class steps:
         if self._engine_mode is not None:
             state.grad_enabled = self._engine_mode
         try:
-            event = next(self._gen)
+            step = next(self._gen)   # the engine yields each event's step
         except StopIteration:
             self.done = True
             raise
         finally:
             self._engine_mode = state.grad_enabled
             state.tape, state.grad_enabled = prev_tape, user_mode
-        return event
+        return self.tape.events[step]
 
     def state(self) -> ReplayState:
         """The engine's state so far, folded from the events."""
@@ -102,3 +104,4 @@ class steps:
             user_mode = state.grad_enabled
             self._gen.close()
             state.grad_enabled = user_mode
+            self.tape._end_pass()

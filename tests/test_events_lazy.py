@@ -1,0 +1,166 @@
+"""A tape records cheaply and builds its events when read: what it shows must still be each value as
+it was at its step, whatever happened to the tensors and arrays in between."""
+import numpy as np
+import pytest
+
+import autogradlab as ag
+from autogradlab import events as ev
+from autogradlab import optim
+from autogradlab.events import tape as tape_module
+
+
+def _only(tape, cls, **match):
+    found = [e for e in tape.events if isinstance(e, cls) and all(getattr(e, k) == v for k, v in match.items())]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_forward_values_stay_as_recorded_after_in_place_changes():
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    c = ag.tensor([10.0, 20.0], name="c")
+    with ag.trace() as tape:
+        y = x * c
+        z = y * 1.0
+    with ag.no_grad():
+        y.mul_(100)           # the op's output, written in place after it was recorded
+        c.add_(5)             # a constant input, too
+        x.zero_()             # and the leaf
+    e = _only(tape, ev.OpRecorded, node_id=0)
+    assert e.value.data == (10.0, 40.0)
+    assert e.input_values[0].data == (1.0, 2.0) and e.input_values[1].data == (10.0, 20.0)
+    assert _only(tape, ev.OpRecorded, node_id=1).value.data == (10.0, 40.0)
+    assert z.tolist() == [10.0, 40.0]
+
+
+def test_gradients_stay_as_recorded_after_the_grad_is_changed_in_place():
+    """The first gradient to reach a leaf becomes its ``.grad`` without a copy; an optimizer step or a
+    second backward then writes it in place. The tape still shows the values of each step."""
+    w = ag.tensor([1.0, -2.0], requires_grad=True, name="w")
+    with ag.trace() as tape:
+        loss = (w * w).sum()
+        loss.backward()
+    grad_then = w.grad.tolist()
+    opt = optim.SGD([w], lr=0.1, momentum=0.9)
+    opt.step()
+    w.grad.mul_(7)                       # in place on .grad
+    (w * 3).sum().backward()             # accumulates into .grad in place (untraced)
+    assert w.grad.tolist() != grad_then
+    leaf = _only(tape, ev.Accumulated, where="leaf")
+    assert leaf.before is None and leaf.after.data == tuple(grad_then) == (2.0, -4.0)
+    assert leaf.contribution.data == (2.0, -4.0)
+    sent = [e.contribution.data for e in tape.events if isinstance(e, ev.GradientComputed)]
+    assert sent.count((1.0, -2.0)) == 2                  # w * w: w's two edges, summed in a buffer ...
+    summed = [e for e in tape.events if isinstance(e, ev.Accumulated) and e.where == "buffer"][-1]
+    assert summed.before.data == (1.0, -2.0) and summed.after.data == (2.0, -4.0)   # ... that became .grad
+
+
+def test_two_traced_passes_show_before_and_after_of_the_in_place_accumulation():
+    a = ag.tensor([0.5, 1.5], requires_grad=True, name="a")
+    with ag.trace() as tape:
+        y = (a * a).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+    first, second = [e for e in tape.events if isinstance(e, ev.Accumulated) and e.where == "leaf"]
+    assert first.before is None and first.after.data == (1.0, 3.0)
+    assert second.before.data == (1.0, 3.0) and second.after.data == (2.0, 6.0)
+    assert a.grad.tolist() == [2.0, 6.0]
+
+
+def test_a_gradient_kept_by_a_hook_and_changed_later_shows_its_value_at_the_step():
+    kept = []
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True, name="x")
+    with ag.trace() as tape:
+        h = x * 2
+        h.register_hook(lambda g: kept.append(g) or None)
+        (h * h).sum().backward()
+    kept[0].data[...] = -1.0              # the array the pass moved, changed behind the engine's back
+    started = [e for e in tape.events if isinstance(e, ev.NodeStarted) and e.output.name == "t0"]
+    assert started[0].grad.data == (4.0, 8.0, 12.0)   # d(h*h)/dh = 2h
+
+
+@pytest.mark.parametrize("max_elements", [None, tape_module.COPY_ELEMENTS + 10])
+def test_large_values_are_kept_as_at_their_step(max_elements):
+    n = tape_module.COPY_ELEMENTS + 10          # large: not copied but summarised when recorded
+    x = ag.ones(n, requires_grad=True)
+    with (ag.trace() if max_elements is None else ag.trace(max_elements=max_elements)) as tape:
+        y = x * 2.0
+        y.sum().backward()
+    with ag.no_grad():
+        y.mul_(0)
+        x.grad.zero_()
+    value, after = _only(tape, ev.OpRecorded, node_id=0).value, _only(tape, ev.Accumulated, where="leaf").after
+    if max_elements is None:   # min, max, norm
+        assert value.data is None and value.min == value.max == 2.0 and after.min == after.max == 2.0
+    else:                      # every element
+        assert value.data == (2.0,) * n and after.data == (2.0,) * n
+
+
+def test_a_small_pending_budget_builds_early_and_changes_nothing():
+    def record():
+        ag.manual_seed(3)
+        x = ag.randn(4, 3, requires_grad=True)
+        w = ag.randn(3, requires_grad=True)
+        with ag.trace() as tape:
+            loss = ((x * w).tanh().sum(0) * w).sum()
+            loss.backward()
+            (w * w).sum().backward()
+        return tape
+
+    whole = record().to_json()
+    old = ev.Tape.PENDING_BYTES
+    ev.Tape.PENDING_BYTES = 64         # build after almost every event
+    try:
+        early = record()
+        assert early._raw == [] or len(early._events) > 0
+        assert early.to_json() == whole
+    finally:
+        ev.Tape.PENDING_BYTES = old
+
+
+def test_reading_the_tape_in_the_middle_of_tracing_changes_nothing():
+    def record(read_midway):
+        ag.manual_seed(5)
+        a = ag.randn(3, requires_grad=True)
+        with ag.trace() as tape:
+            b = (a * 3).exp()
+            if read_midway:
+                assert len(tape.events) == 2 and tape.table()
+            c = (b * a).sum()
+            c.backward()
+            if read_midway:
+                tape.replay()
+            with ag.no_grad():
+                a.add_(1)
+            (a * a).sum().backward()
+        return tape.to_json()
+
+    assert record(True) == record(False)
+
+
+def test_a_pass_that_raises_keeps_the_values_it_had_told():
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    stash = []
+
+    def boom(g):
+        stash.append(g)
+        raise RuntimeError("hook failed")
+
+    with ag.trace() as tape:
+        y = x * 3
+        z = y * y
+        y.register_hook(boom)
+        with pytest.raises(RuntimeError, match="hook failed"):
+            z.sum().backward()
+    assert tape._pass_arrays == {}         # leaving the trace let go of the pass's arrays
+    stash[0].data[...] = 0                 # the summed gradient the pass was delivering
+    started = [e for e in tape.events if isinstance(e, ev.NodeStarted) and e.output.name == "t0"]
+    assert started[0].grad.data == (6.0, 12.0)     # d(y*y)/dy = 2y, y = (3, 6)
+    assert not any(isinstance(e, ev.BackwardFinished) for e in tape.events)
+
+
+def test_steps_returns_the_events_the_tape_holds():
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    it = ag.steps((x * x).sum())
+    seen = list(it)
+    assert seen == it.tape.events
+    assert [e.step for e in seen] == list(range(len(seen)))
