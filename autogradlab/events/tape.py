@@ -380,14 +380,14 @@ class Tape:
 
     def forward_traceback(self) -> tuple:
         """Anomaly mode's forward traceback, as the user's frames (outside autogradlab and outside
-        Python's library and installed packages), outermost first, each a :class:`SourceLine` with its
-        function."""
+        Python's library, its frozen modules and installed packages), outermost first, each a
+        :class:`SourceLine` with its function."""
         frames = []
         f = sys._getframe(1)
         lib = _library_dirs()
         while f is not None:
             file = f.f_code.co_filename
-            if not file.startswith(_PACKAGE_DIR) and not file.startswith(lib):
+            if not file.startswith((_PACKAGE_DIR, "<frozen ")) and not file.startswith(lib):
                 key = ("tb", f.f_code, f.f_lineno)
                 src = self._sources.get(key)
                 if src is None:

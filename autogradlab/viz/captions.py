@@ -111,14 +111,15 @@ def _local_value(e, op_name):
     if up.data is None or c.data is None:
         return None
     u, cv = numpy.asarray(up.data, dtype=float), numpy.asarray(c.data, dtype=float)
-    if u.size == 1:
-        if u[0] == 0:
+    with numpy.errstate(all="ignore"):   # NaN / inf gradients give NaN ratios, without a warning
+        if u.size == 1:
+            if u[0] == 0:
+                return None
+            ratio = cv / u[0]
+        elif op_name in _ELEMENTWISE and u.shape == cv.shape and tuple(up.shape) == tuple(c.shape) and numpy.all(u != 0):
+            ratio = cv / u
+        else:
             return None
-        ratio = cv / u[0]
-    elif op_name in _ELEMENTWISE and u.shape == cv.shape and tuple(up.shape) == tuple(c.shape) and numpy.all(u != 0):
-        ratio = cv / u
-    else:
-        return None
     shape = tuple(c.shape)
     return ev.snapshot(ratio.reshape(shape) if shape else ratio.reshape(()), max(ratio.size, 1))
 
