@@ -76,7 +76,12 @@ def check_runnable(plan, inputs, allow_unused):
     node an error names is deterministic; with ``allow_unused=False``, every input is reached."""
     runs = plan.runs
     for node in plan.nodes:
-        if (node._freed or node._saved) and node in runs:   # (nothing to check on the others)
+        saved = node._saved
+        if saved:   # the version test of SavedTensor.check_version, inline: it runs for every node
+            for s in saved.values():
+                if s is not None and s.vc[0] != s.version and node in runs:
+                    node.check_runnable()   # raises, naming the tensor
+        elif node._freed and node in runs:
             node.check_runnable()
     if not allow_unused:
         for i, t in enumerate(inputs):

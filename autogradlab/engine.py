@@ -102,16 +102,16 @@ def _plan(root_nodes, inputs):
     plan.nodes, seen = reach(root_nodes, parents)
     for i, t in enumerate(inputs):
         plan.targets.setdefault(node_of(t), []).append((i, t))
-    needed = on_paths_to(plan.targets, seen, parents)
-    plan.needed = needed
-    plan.runs = {n for n in needed if isinstance(n, AccumulateGrad)
-                 or any(c in needed for c in n.edges if c is not None)}
-    deps = dict.fromkeys(needed, 0)
-    for node in plan.runs:
+    plan.needed = needed = on_paths_to(plan.targets, seen, parents)
+    plan.deps = deps = dict.fromkeys(needed, 0)
+    plan.runs = runs = set()
+    for node in needed:   # it runs if it sends to a needed node (or is a leaf's accumulator)
         for child in node.edges:
             if child is not None and child in deps:
                 deps[child] += 1
-    plan.deps = deps
+                runs.add(node)
+        if isinstance(node, AccumulateGrad):
+            runs.add(node)
     return plan
 
 
