@@ -331,3 +331,21 @@ def test_diff_of_two_tapes_sends_the_first_beside_the_second():
     left = p.data["diff"]["left"]["data"]
     assert left["events"] == player_data(a)["events"] and p.data["events"] == player_data(b)["events"]
     assert p.data["diff"]["labels"] == ["first", "second"]
+
+
+def test_the_error_frame_of_an_anomaly_mode_backward_names_no_machine_path():
+    from autogradlab import viz
+
+    with ag.autograd.detect_anomaly():
+        x = ag.tensor([0.0, 4.0], requires_grad=True, name="x")
+        y = (x.sqrt() * 0.0).sum()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = viz.play_backward(y, stats=True)
+    import html
+    err = html.unescape(p.data["error"])
+    assert "SqrtBackward" in err and "Traceback of forward call" in err
+    assert os.path.abspath(__file__) not in err and os.getcwd() not in err
+    assert 'File "' + os.path.relpath(__file__).replace(os.sep, "/") + '"' in err
+    # the pass's events reach the NaN before the error frame
+    assert any(e["kind"] == "GradientComputed" and e["node_name"] == "SqrtBackward" for e in p.data["events"])

@@ -163,19 +163,19 @@ def export_html(source, path, **kwargs):
 
 
 def play_backward(root, gradient=None, retain_graph=None, create_graph=False, inputs=None, *,
-                  max_elements: int | None = None, **player_kwargs):
+                  max_elements: int | None = None, stats: bool = False, **player_kwargs):
     """Run ``root.backward(...)`` under a trace and return a player of that pass.
 
     The graph comes from the pass's own events (the engine's plan in ``BackwardStarted`` names every
     node, edge and pruned node, so ops recorded before the trace are drawn too). If the call raises
     before the pass begins, for example a second backward without ``retain_graph=True``, there are no
     events: the player then shows the graph walked from ``root`` (freed nodes grey) with the error as
-    its last frame instead of a traceback.
+    its last frame instead of a traceback. ``max_elements`` and ``stats`` are :func:`~autogradlab.trace`'s.
     """
     from .. import events as ev
     from .model import GraphModel, model_of_tensor
 
-    tracer = ev.trace() if max_elements is None else ev.trace(max_elements)
+    tracer = ev.trace(ev.MAX_ELEMENTS if max_elements is None else max_elements, stats=stats)
     error = None
     with tracer:
         try:

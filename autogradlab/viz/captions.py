@@ -146,9 +146,18 @@ def caption(model, e) -> tuple[str, str]:
     return math_html, plain_html
 
 
+def _portable_traceback(text: str) -> str:
+    """A message's traceback lines (anomaly mode's ``File "/home/me/lab/train.py", line 3``) without the
+    machine's paths: the same rule as a tape's source lines (``<cell>``, relative, or the base name)."""
+    def repl(m):
+        file = m.group(1)
+        return f'File "{ev.records.portable_path(file, ev.SourceLine(file, 0, "").in_cell)}"'
+    return re.sub(r'File "([^"]+)"', repl, text)
+
+
 def error_caption(step, error) -> tuple[str, str]:
     text = f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error)
-    msg = html.escape(text)
+    msg = html.escape(_portable_traceback(text))
     text = (f"<b>Step {step} &middot; Error</b>: the next call raised, so the pass stops here.<br>"
             f'<span class="agl-error-message" style="white-space: pre-wrap">{msg}</span>')
     return text, text
