@@ -224,6 +224,11 @@ def targets(bundle, checks):
         t2, u2 = (m[f"{key}_{kind}"].get(other, {}).get("median") for kind in ("traced", "untraced"))
         rows.append((text, f"{fmt(t)} {unit} traced", f"{fmt(u)} {unit} untraced", fmt_ratio(ratio),
                      fmt_ratio(_ratio(t2, u2)), status))
+    w7 = entry(bundle, A, "W7")
+    data_ms = median(bundle, A, "W7", "player_data_ms")
+    text = f"W7 player data for a {(w7 or {}).get('params', {}).get('autograd_nodes', '?')}-node graph < 5 ms"
+    rows.append((text, "—" if data_ms is None else f"{fmt(data_ms)} ms", "5 ms", "—", "—",
+                 "n/a (not run)" if data_ms is None else ("met" if data_ms < 5 else "**missed**")))
     return rows
 
 
@@ -445,7 +450,9 @@ def render(bundle):
                           ("render_svg_ms", "render it to SVG with Graphviz's `dot` (wall time, a child process)"),
                           ("player_build_ms", f"`viz.play_backward(out)`: backward under a trace, one layout, "
                                               f"{info.get('frames', '?')} frames (wall time)"),
-                          ("step_ms", "`player.go(step + 1)`: step the player one frame")):
+                          ("step_ms", "`player.go(step + 1)`: step the player one frame"),
+                          ("player_data_ms", "`viz.playerdata.player_data(tape)`: the player's data from a traced "
+                                             "backward (events, captions, drawing)")):
             if key in mm:
                 w(f"| {what} | {fmt(mm[key]['median'])} |")
         if info.get("render_svg"):

@@ -20,16 +20,36 @@ def _refs_of(e):
 
 # -- JSON encoding: tagged objects, NaN/inf as strings (plain JSON has no NaN) ---------------
 
-def _enc(v):
-    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
-        return {"float": repr(v)}
+def _enc(v, memo=None):
+    """``v`` as plain JSON data. ``memo`` (a dict, optional): records already encoded in this call,
+    by id (events share their Values and TensorRefs), so each is encoded once and shared."""
+    t = type(v)
+    if t is int or t is str or t is bool or v is None:
+        return v
+    if t is tuple:
+        if all(type(x) in _PLAIN for x in v) and all(map(math.isfinite, (x for x in v if type(x) is float))):
+            return list(v)     # the common case: numbers, strings, flags
+        return [_enc(x, memo) for x in v]
+    if t is float or isinstance(v, float):
+        return {"float": repr(v)} if math.isnan(v) or math.isinf(v) else v
     if isinstance(v, _TAGGED):
+        if memo is not None:
+            hit = memo.get(id(v))
+            if hit is not None:
+                return hit[1]
+        out = v
         if isinstance(v, SourceLine):   # never the machine's path: <cell>, relative, or the base name
             v = v.portable()
-        return {"@": type(v).__name__, **_fields(v)}
+        encoded = {"@": type(v).__name__, **_fields(v, memo)}
+        if memo is not None:
+            memo[id(out)] = (out, encoded)   # (keeps the record alive, so its id stays its own)
+        return encoded
     if isinstance(v, tuple):
-        return [_enc(x) for x in v]
+        return [_enc(x, memo) for x in v]
     return v
+
+
+_PLAIN = {int, str, bool, type(None), float}
 
 
 _TAGGED = (Value, Stats, TensorRef, PlannedNode, BackwardPlan, SourceLine)  # the records nested inside events
@@ -40,14 +60,41 @@ _OMIT_NONE = {"Value": ("stats",), "SourceLine": ("function",), "OpRecorded": ("
               "HookRan": ("before", "after")}
 
 
-def _fields(v):
-    omit = _OMIT_NONE.get(type(v).__name__, ())
-    return {f.name: _enc(x) for f in dataclasses.fields(v)
-            for x in (getattr(v, f.name),) if not (x is None and f.name in omit)}
+_FIELD_NAMES: dict = {}   # record class -> ((field name, left out while None), ...)
 
 
-def _encode(e):
-    return {"kind": type(e).__name__, **_fields(e)}
+def _field_names(cls):
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        omit = _OMIT_NONE.get(cls.__name__, ())
+        names = _FIELD_NAMES[cls] = tuple((f.name, f.name in omit) for f in dataclasses.fields(cls))
+    return names
+
+
+def _fields(v, memo=None):
+    out = {}
+    for name, omit in _field_names(type(v)):
+        x = getattr(v, name)
+        t = type(x)
+        if t is int or t is str or t is bool:
+            out[name] = x
+        elif x is None:
+            if not omit:
+                out[name] = None
+        else:
+            out[name] = _enc(x, memo)
+    return out
+
+
+def _encode(e, memo=None):
+    return {"kind": type(e).__name__, **_fields(e, memo)}
+
+
+def encode_events(events) -> list:
+    """Events as plain JSON data (what :meth:`Tape.to_json` writes under ``"events"``); the records
+    they share (Values, TensorRefs) are encoded once and shared, so treat the result as read-only."""
+    memo = {}
+    return [_encode(e, memo) for e in events]
 
 
 def _dec(v):

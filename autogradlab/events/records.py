@@ -90,7 +90,22 @@ class Value:
                     f"{_fmt(self.max, digits)} norm {_fmt(self.norm, digits)}>")
         if not self.shape:
             return _fmt(self.data[0], digits)
+        py = _PY_TYPES.get(self.dtype.rstrip("0123456789"))
+        if py is not None and all(type(x) is py for x in self.data):   # (the data of a snapshot)
+            return _nested_flat(self.data, self.shape, digits)
         return _nested(self.array(), digits)
+
+
+_PY_TYPES = {"float": float, "int": int, "uint": int, "bool": bool}   # dtype name less its digits
+
+
+def _nested_flat(flat, shape, digits):
+    """:func:`format_array` of the array ``shape`` with elements ``flat`` (row-major), without NumPy."""
+    if len(shape) == 1:
+        return "[" + ", ".join([format_number(x, digits) for x in flat]) + "]"
+    n = len(flat) // shape[0] if shape[0] else 0
+    return "[" + ", ".join([_nested_flat(flat[i * n:(i + 1) * n], shape[1:], digits)
+                            for i in range(shape[0])]) + "]"
 
 
 def format_number(x, digits=4) -> str:

@@ -14,7 +14,7 @@ import numpy
 from ..grad_mode import state
 from ..graph import AccumulateGrad
 from . import records
-from .jsonio import _decode_event, _encode, _refs_of
+from .jsonio import _decode_event, _refs_of, encode_events
 from .records import (MAX_ELEMENTS, Accumulated, BackwardFinished, BackwardPlan, BackwardStarted,
                       GradientComputed, HookRan, NodePruned, NodeStarted, OpRecorded, PlannedNode, SavedFreed,
                       Seeded, SourceLine, TensorRef, Value, _dtype_name)
@@ -553,7 +553,7 @@ class Tape:
     def to_json(self, indent=None) -> str:
         """Plain JSON (no pickle): loading it never runs code."""
         payload = {"format": "autogradlab-tape", "version": 1, "max_elements": self.max_elements,
-                   "events": [_encode(e) for e in self.events]}
+                   "events": encode_events(self.events)}
         if self.stats:
             payload["stats"] = True
         return json.dumps(payload, indent=indent, sort_keys=True, allow_nan=False)

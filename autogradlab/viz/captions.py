@@ -9,6 +9,7 @@ the exported file (which must work offline, where MathJax cannot load).
 """
 from __future__ import annotations
 
+import functools
 import html
 import re
 
@@ -27,6 +28,15 @@ _SAFE = re.compile(r"^[\w\s.+\-*/^(),]+$")
 
 # -- names and values ---------------------------------------------------------------------
 
+# The helpers below are pure functions of names, formulas and (immutable) Values, and a tape repeats
+# them many times over (the same op, the same gradient in three events): each is cached.
+_cached = functools.lru_cache(maxsize=4096)
+
+
+_escape = _cached(html.escape)   # names and words repeat in every caption
+
+
+@_cached
 def _tex_name(name: str) -> str:
     clean = re.sub(r"[^\w.]", "", name) or "?"
     if len(clean) == 1 and clean.isalpha():
@@ -34,19 +44,23 @@ def _tex_name(name: str) -> str:
     return r"\mathrm{" + clean.replace("_", r"\_") + "}"
 
 
+@_cached
 def _tex_bar(name: str) -> str:
     inner = _tex_name(name)
     return rf"\bar{{{inner}}}" if len(inner) == 1 else rf"\overline{{{inner}}}"
 
 
+@_cached
 def _plain_bar(name: str) -> str:
     return f'<span style="text-decoration: overline">{html.escape(name)}</span>'
 
 
+@_cached
 def _short(v) -> str:
     return "None" if v is None else v.short()
 
 
+@_cached
 def _tex_value(v) -> str:
     if v is None:
         return r"\text{None}"
@@ -58,18 +72,21 @@ def _tex_value(v) -> str:
     return text.replace("nan", r"\text{nan}").replace("inf", r"\infty")
 
 
+@_cached
 def _plain_value(v) -> str:
     return html.escape(_short(v))
 
 
 # -- local derivatives -------------------------------------------------------------------------
 
+@_cached
 def _parse(formula: str):
     m = _FORMULA.match(formula or "")
     return (m.group(1), m.group(2), m.group(3)) if m else None
 
 
-def _substitute(local: str, names: list) -> str:
+@_cached
+def _substitute(local: str, names: tuple) -> str:
     """Letters ``a``, ``b`` -> the tensors bound to them, each between two \\x01 marks (ops of 1-2 inputs)."""
     if not names or len(names) > 2:
         return local
@@ -78,6 +95,7 @@ def _substitute(local: str, names: list) -> str:
                   lambda m: "\x01" + names["ab".index(m.group(0))] + "\x01", local)
 
 
+@_cached
 def _tex_expr(local: str) -> str:
     """A local derivative as LaTeX when it is simple arithmetic, else as upright text."""
     plain = local.replace("\x01", "")
@@ -96,10 +114,12 @@ def _tex_expr(local: str) -> str:
     return "".join(parts)
 
 
+@_cached
 def _plain_expr(local: str) -> str:
     return html.escape(local.replace("\x01", "")).replace("*", "·")
 
 
+@_cached
 def _tex_grad(name: str) -> str:
     clean = re.sub(r"[^\w.]", "", name) or "?"
     return r"\mathrm{" + clean.replace("_", r"\_") + ".grad}"
@@ -107,7 +127,11 @@ def _tex_grad(name: str) -> str:
 
 def _local_value(e, op_name):
     """The local derivative's numbers, as contribution / upstream, when that is what they are."""
-    up, c = e.upstream, e.contribution
+    return _ratio(e.upstream, e.contribution, op_name in _ELEMENTWISE)
+
+
+@_cached
+def _ratio(up, c, elementwise):
     if up.data is None or c.data is None:
         return None
     u, cv = numpy.asarray(up.data, dtype=float), numpy.asarray(c.data, dtype=float)
@@ -116,7 +140,7 @@ def _local_value(e, op_name):
             if u[0] == 0:
                 return None
             ratio = cv / u[0]
-        elif op_name in _ELEMENTWISE and u.shape == cv.shape and tuple(up.shape) == tuple(c.shape) and numpy.all(u != 0):
+        elif elementwise and u.shape == cv.shape and tuple(up.shape) == tuple(c.shape) and numpy.all(u != 0):
             ratio = cv / u
         else:
             return None
@@ -137,13 +161,15 @@ def _out_name(model, nid, fallback):
     return model.name(tid) if tid is not None else fallback
 
 
-def caption(model, e) -> tuple[str, str]:
-    """``(html with $LaTeX$, html with plain formulas)`` describing event ``e``."""
+def caption(model, e, tex: bool = True) -> tuple[str, str]:
+    """``(html with $LaTeX$, html with plain formulas)`` describing event ``e`` (``tex=False``: the
+    first is left empty and no LaTeX is made; the player shows the plain form)."""
     head = f"<b>Step {e.step} &middot; {type(e).__name__}</b>: "
-    words, tex, plain = _explain(model, e)
-    math_html = head + words + (f"<br>${tex}$" if tex else "")
+    words, math, plain = _explain(model, e, tex)
     plain_html = head + words + (f'<br><span class="agl-formula">{plain}</span>' if plain else "")
-    return math_html, plain_html
+    if not tex:
+        return "", plain_html
+    return head + words + (f"<br>${math}$" if math else ""), plain_html
 
 
 def _portable_traceback(text: str) -> str:
@@ -163,9 +189,10 @@ def error_caption(step, error) -> tuple[str, str]:
     return text, text
 
 
-def _explain(model, e):
+def _explain(model, e, want_tex=True):
+    """``(words, LaTeX, plain formula)``; the LaTeX only if ``want_tex`` (else it may be "")."""
     kind = type(e)
-    esc = html.escape
+    esc = _escape
     if kind is ev.OpRecorded:
         ins = [r.name for r in e.inputs]
         op = model.ops.get(e.node_id)
@@ -174,7 +201,7 @@ def _explain(model, e):
                  f"{_node(model, e.node_id, e.node_name)}"
                  + (f", which saves {esc(', '.join(e.saved))} for the backward pass." if e.saved else "."))
         tex = (rf"{_tex_name(e.output.name)} = \mathrm{{{e.op.replace('_', chr(92) + '_')}}}"
-               rf"({', '.join(_tex_name(n) for n in ins)}) = {_tex_value(e.value)}")
+               rf"({', '.join(_tex_name(n) for n in ins)}) = {_tex_value(e.value)}") if want_tex else ""
         plain = f"{esc(e.output.name)} = {esc(e.op)}({esc(', '.join(ins))}) = {_plain_value(e.value)}"
         return words, tex, plain
     if kind is ev.BackwardStarted:
@@ -190,7 +217,8 @@ def _explain(model, e):
         n = e.tensor.name
         how = "ones, because it has one element" if e.implicit else "the gradient you passed"
         words = f"Seed root {e.root_index}: the gradient of {esc(n)} with respect to itself starts as {how}."
-        tex = rf"{_tex_bar(n)} = \frac{{\partial {_tex_name(n)}}}{{\partial {_tex_name(n)}}} = {_tex_value(e.seed)}"
+        tex = (rf"{_tex_bar(n)} = \frac{{\partial {_tex_name(n)}}}{{\partial {_tex_name(n)}}} = {_tex_value(e.seed)}"
+               if want_tex else "")
         plain = f"{_plain_bar(n)} = ∂{esc(n)}/∂{esc(n)} = {_plain_value(e.seed)}"
         return words, tex, plain
     if kind is ev.NodeStarted:
@@ -203,9 +231,10 @@ def _explain(model, e):
         else:
             words = (f"{_node(model, e.node_id, e.node_name)} runs: every contribution to {esc(out)}'s gradient "
                      f"has arrived, so the chain rule can go on below it.")
-        return words, f"{_tex_bar(out)} = {_tex_value(e.grad)}", f"{_plain_bar(out)} = {_plain_value(e.grad)}"
+        return (words, f"{_tex_bar(out)} = {_tex_value(e.grad)}" if want_tex else "",
+                f"{_plain_bar(out)} = {_plain_value(e.grad)}")
     if kind is ev.GradientComputed:
-        return _chain_rule(model, e)
+        return _chain_rule(model, e, want_tex)
     if kind is ev.Accumulated:
         return _accumulated(model, e)
     if kind is ev.SavedFreed:
@@ -232,8 +261,8 @@ def _explain(model, e):
     return esc(ev.describe(e)), "", ""
 
 
-def _chain_rule(model, e):
-    esc = html.escape
+def _chain_rule(model, e, want_tex=True):
+    esc = _escape
     op = model.ops.get(e.node_id)
     out = _out_name(model, e.node_id, e.node_name)
     inp = e.input.name if e.input is not None else f"input {e.input_index}"
@@ -249,29 +278,40 @@ def _chain_rule(model, e):
              + (f" <code>{esc(e.formula)}</code>" if e.formula else "") + f", sent to {esc(inp)}.")
     if parsed is None:
         tex = (rf"{_tex_bar(inp)} = \mathrm{{vjp}}({_tex_bar(out)}) = \mathrm{{vjp}}({_tex_value(e.upstream)}) "
-               rf"= {_tex_value(e.contribution)}")
+               rf"= {_tex_value(e.contribution)}") if want_tex else ""
         plain = (f"{_plain_bar(inp)} = vjp({_plain_bar(out)}) = vjp({_plain_value(e.upstream)}) "
                  f"= {_plain_value(e.contribution)}")
         return words, tex, plain
-    local = _substitute(parsed[2], names)
-    unbound = [ch for ch in "ab"[len(names):] if names and re.search(rf"(?<![\w^])[{ch}](?![\w(])", parsed[2])]
+    local = _substitute(parsed[2], tuple(names))
+    unbound = _unbound(parsed[2], len(names))
     if unbound:  # e.g. x ** 2 drawn from a live graph: the exponent is a number with no node
         words += f" Here {', '.join(unbound)} is a constant input of the op (a number, not drawn)."
-    ltex, lplain = _tex_expr(local), _plain_expr(local)
+    lplain = _plain_expr(local)
     lv = _local_value(e, op.op if op is not None else "")
-    tex = rf"{_tex_bar(inp)} = {_tex_bar(out)} {dot_tex} {ltex} = {_tex_value(e.upstream)} {dot_tex} "
     plain = f"{_plain_bar(inp)} = {_plain_bar(out)} {dot_plain} {lplain} = {_plain_value(e.upstream)} {dot_plain} "
     if lv is not None:
-        tex += rf"{_tex_value(lv)} = {_tex_value(e.contribution)}"
         plain += f"{_plain_value(lv)} = {_plain_value(e.contribution)}"
     else:
-        tex += rf"({ltex}) = {_tex_value(e.contribution)}"
         plain += f"({lplain}) = {_plain_value(e.contribution)}"
+    if not want_tex:
+        return words, "", plain
+    ltex = _tex_expr(local)
+    tex = rf"{_tex_bar(inp)} = {_tex_bar(out)} {dot_tex} {ltex} = {_tex_value(e.upstream)} {dot_tex} "
+    if lv is not None:
+        tex += rf"{_tex_value(lv)} = {_tex_value(e.contribution)}"
+    else:
+        tex += rf"({ltex}) = {_tex_value(e.contribution)}"
     return words, tex, plain
 
 
+@_cached
+def _unbound(local: str, bound: int) -> list:
+    """The letters of a formula (after the first ``bound``) that name no drawn input."""
+    return [ch for ch in "ab"[bound:] if bound and re.search(rf"(?<![\w^])[{ch}](?![\w(])", local)]
+
+
 def _accumulated(model, e):
-    esc = html.escape
+    esc = _escape
     c, b, a = e.contribution, e.before, e.after
     if e.where == "buffer":
         name = _out_name(model, e.node_id, f"node {e.node_id}")

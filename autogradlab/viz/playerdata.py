@@ -23,7 +23,6 @@ events itself, so stepping needs no kernel.
 """
 from __future__ import annotations
 
-import json
 
 from .. import events as ev
 from . import captions
@@ -146,7 +145,7 @@ def player_data(source, *, phase=None, error=None, names=None, max_nodes: int = 
         if key[0] == "t" and dk in disp.nodes:
             tensor_node[str(key[1])] = disp.nodes[dk].name
     detail = _detail(model, disp, names, show_values)
-    events = [json.loads(json.dumps(ev._encode(e), allow_nan=False)) for e in model.events]
+    events = ev.jsonio.encode_events(model.events)   # plain JSON data (records they share, encoded once)
     sources = {}  # node id -> the user's line that created it, without the machine's path to the file
     tracebacks = {}  # node id -> anomaly mode's forward traceback (the user's frames, outermost first)
     for e, raw in zip(model.events, events):
@@ -155,7 +154,7 @@ def player_data(source, *, phase=None, error=None, names=None, max_nodes: int = 
         if raw.pop("traceback", None) is not None:
             tracebacks[str(e.node_id)] = [{"where": f.label(), "text": f.text, "function": f.function}
                                           for f in e.traceback]
-    caps = [captions.caption(model, e)[1] for e in model.events]
+    caps = [captions.caption(model, e, tex=False)[1] for e in model.events]
     if names:  # names given by `names=` replace x0, x1, ... in the captions too
         caps = [_rename(c, model, names) for c in caps]
     err = captions.error_caption(hi + 1, error)[1] if error is not None else None
