@@ -260,7 +260,7 @@ def test_front_end_shows_a_table_statistics_and_a_histogram_or_a_hint(tmp_path):
     summarised = ev._enc(plain.of_kind("OpRecorded")[0].value)
     small = ev._enc(ev.snapshot(np.array([[1.0, 2.5], [3.0, -4.0]])))
     got = run_front_end({"values": [small, big, summarised]}, tmp_path)["values"]
-    assert "<table>" in got[0] and ">2.5<" in got[0] and "agl-hist" not in got[0]
+    assert "<table class=\"agl-heat\">" in got[0] and ">2.5<" in got[0] and "rgba(86,180,233,0.62)" in got[0] and "agl-hist" not in got[0]
     st = tape.of_kind("OpRecorded")[0].value.stats
     assert f'data-counts="{",".join(map(str, st.hist))}"' in got[1]
     assert f'data-stat="mean">{st.mean:.4g}<' in got[1] and 'data-stat="nan">2<' in got[1]

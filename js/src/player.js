@@ -148,12 +148,25 @@ export function valueHtml(v) {
   if (v === null || v === undefined) return "—";
   if (v.shape.length === 0 && v.data) return `<span class="agl-num">${escT(num(v.data[0]))}</span>`;
   if (isSmall(v)) {
+    // a table of the numbers, each cell shaded by its value (a heatmap): orange positive, blue negative,
+    // the strongest at the largest magnitude; NaN and inf cells outlined
     const cols = v.shape.length ? v.shape[v.shape.length - 1] : 1;
     const rows = v.shape.length === 2 ? v.shape[0] : 1;
-    let h = "<table>";
+    const finite = (x) => typeof x === "number" && Number.isFinite(x);
+    const top = Math.max(0, ...v.data.filter(finite).map(Math.abs));
+    let h = '<table class="agl-heat">';
     for (let r = 0; r < rows; r++) {
       h += "<tr>";
-      for (let c = 0; c < cols; c++) h += `<td>${escT(num(v.data[r * cols + c]))}</td>`;
+      for (let c = 0; c < cols; c++) {
+        const x = v.data[r * cols + c];
+        let style = "";
+        if (!finite(x)) style = ' class="agl-nonfinite"';
+        else if (top > 0 && x !== 0) {
+          const a = (0.12 + 0.5 * Math.abs(x) / top).toFixed(2);
+          style = ` style="background: rgba(${x > 0 ? "230,159,0" : "86,180,233"},${a})"`;
+        }
+        h += `<td${style}>${escT(num(x))}</td>`;
+      }
       h += "</tr>";
     }
     return h + "</table>";
@@ -449,6 +462,8 @@ const CSS = `
 .agl-diff-side { flex: 1 1 420px; min-width: 0; display: flex; flex-direction: column; gap: 2px; }
 .agl-diff-label { font: bold 12px var(--jp-ui-font-family, Helvetica, Arial, sans-serif); color: var(--jp-ui-font-color1, #1a1a1a); }
 .agl-panel .agl-hint { opacity: 0.75; font-size: 11px; }
+.agl-panel table.agl-heat td { color: var(--agl-fg); }
+.agl-panel table.agl-heat td.agl-nonfinite { outline: 2px solid #D55E00; outline-offset: -2px; }
 .agl-panel table.agl-stats th { text-align: left; font-weight: normal; opacity: 0.85; }
 .agl-panel svg.agl-hist { display: block; margin: 2px 0 6px; overflow: visible; }
 .agl-panel svg.agl-hist rect { fill: #0072B2; }
