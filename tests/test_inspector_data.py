@@ -230,9 +230,10 @@ def test_a_cell_line_is_saved_as_cell(tmp_path):
 HARNESS = r"""
 import { readFileSync } from "node:fs";
 await import(process.argv[2]);
-const { valueHtml, firstAnomaly, anomalyNote } = globalThis.autogradlabPlayer;
+const { valueHtml, firstAnomaly, anomalyNote, alignSteps } = globalThis.autogradlabPlayer;
 const q = JSON.parse(readFileSync(0, "utf8"));
 const out = { values: q.values.map(valueHtml) };
+if (q.align) out.align = alignSteps(...q.align);
 if (q.data) { const a = firstAnomaly(q.data); out.anomaly = a; out.note = anomalyNote(q.data, a, a.step); }
 process.stdout.write(JSON.stringify(out));
 """
@@ -349,3 +350,27 @@ def test_the_error_frame_of_an_anomaly_mode_backward_names_no_machine_path():
     assert 'File "' + os.path.relpath(__file__).replace(os.sep, "/") + '"' in err
     # the pass's events reach the NaN before the error frame
     assert any(e["kind"] == "GradientComputed" and e["node_name"] == "SqrtBackward" for e in p.data["events"])
+
+
+def test_front_end_links_the_two_passes_step_by_matching_step(tmp_path):
+    """Stepping one side of a diff moves the other to the event of the same kind about the same node:
+    pass 1 frees saved tensors (retain_graph=False) where pass 0 did not, and the steps still line up."""
+    from autogradlab.viz.playerdata import diff_data
+
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    with ag.trace() as tape:
+        y = (x * x).sin().sum()
+        y.backward(retain_graph=True)
+        y.backward()
+    d = diff_data(tape)
+    lo_a, hi_a = d["diff"]["left"]["start"], d["diff"]["left"]["end"]
+    got = run_front_end({"values": [], "align": [d["events"], lo_a, hi_a, d["events"], d["start"], d["end"]]},
+                        tmp_path)["align"]
+    ev_ = tape.events
+    assert len(tape.of_kind("SavedFreed")) >= 2 and (hi_a - lo_a) < (d["end"] - d["start"])
+    key = lambda e: (type(e).__name__, getattr(e, "node_id", None), getattr(e, "input_index", None),
+                     getattr(e, "where", None))
+    for k in range(lo_a, hi_a + 1):
+        m = got[str(k)]
+        assert d["start"] <= m <= d["end"] and key(ev_[m]) == key(ev_[k]), (k, m)
+    assert got[str(hi_a)] == d["end"]          # the end of pass 0 is the end of pass 1

@@ -521,8 +521,31 @@ function injectCss(root) {
   }
 }
 
+// Which step of run B matches each step lo..hi of run A: the event of the same kind about the same node
+// (and edge, and tensor), counted in order; a step B has no match for (a free only one pass does)
+// follows the last match. Returns {A step: B step}.
+export function alignSteps(evA, loA, hiA, evB, loB, hiB) {
+  const key = (e) => [e.kind, e.node_id, e.input_index, e.where, e.tensor ? e.tensor.tensor_id : "", e.hook].join("|");
+  const where = new Map(), seen = new Map();
+  for (let k = loB; k <= hiB && k < evB.length; k++) {
+    const base = key(evB[k]), n = seen.get(base) || 0;
+    seen.set(base, n + 1);
+    where.set(`${base}#${n}`, k);
+  }
+  const out = {}, count = new Map();
+  let last = loB;
+  for (let k = loA; k <= hiA && k < evA.length; k++) {
+    const base = key(evA[k]), n = count.get(base) || 0;
+    count.set(base, n + 1);
+    const m = where.get(`${base}#${n}`);
+    if (m !== undefined) last = m;
+    out[k] = last;
+  }
+  return out;
+}
+
 // Two runs of one graph side by side (viz.diff): the first run on the left, the second on the right,
-// the nodes that differ marked on both; stepping either moves the other by as many steps.
+// the nodes that differ marked on both; stepping either moves the other to the matching step.
 function mountPair(container, data, options) {
   injectCss(container);
   const d = data.diff;
@@ -544,13 +567,17 @@ function mountPair(container, data, options) {
   };
   const cl = col(labels[0], "left"), cr = col(labels[1], "right");
   let syncing = false, left = null, right = null;
-  const link = (from, to, fromStart, toStart) => (k) => {
-    if (syncing || !to) return;
+  const lEnd = leftData.end === undefined ? leftData.events.length - 1 : leftData.end;
+  const rEnd = rightData.end === undefined ? rightData.events.length - 1 : rightData.end;
+  const toRight = alignSteps(leftData.events, leftData.start, lEnd, rightData.events, rightData.start, rEnd);
+  const toLeft = alignSteps(rightData.events, rightData.start, rEnd, leftData.events, leftData.start, lEnd);
+  const link = (to, map) => (k) => {
+    if (syncing || !to || map[k] === undefined) return;
     syncing = true;
-    try { to.show(toStart + (k - fromStart)); } finally { syncing = false; }
+    try { to.show(map[k]); } finally { syncing = false; }
   };
-  left = mount(cl, leftData, { onStep: (k) => link(left, right, leftData.start, rightData.start)(k) });
-  right = mount(cr, rightData, { onStep: (k) => { link(right, left, rightData.start, leftData.start)(k); (options.onStep || (() => {}))(k); } });
+  left = mount(cl, leftData, { onStep: (k) => link(right, toRight)(k) });
+  right = mount(cr, rightData, { onStep: (k) => { link(left, toLeft)(k); (options.onStep || (() => {}))(k); } });
   return {
     element: wrap,
     ready: Promise.all([left.ready, right.ready]),
@@ -1294,6 +1321,6 @@ function render({ model, el: container }) {
 }
 
 globalThis.autogradlabPlayer = { mount, fold, statuses, viewOf, toDot, shortValue, gradLine, firstAnomaly, pathsFrom,
-  valueHtml, statsHtml, anomalyNote };
+  valueHtml, statsHtml, anomalyNote, alignSteps };
 
 export default { render };

@@ -235,10 +235,20 @@ def test_diff_of_two_passes_marks_the_accumulated_leaves(page, tmp_path):
         marked = box.locator("g.agl-node.agl-diff").evaluate_all("els => els.map(e => e.dataset.key)")
         assert sorted(names[k] for k in marked) == ["w (leaf)", "x (leaf)"]
     x_key = next(k for k, v in names.items() if v == "x (leaf)")
-    right.focus()                      # pass 1 is longer (it frees what it saved): the left stops at its end
+    # pass 1 is longer (it frees what it saved); stepping one side moves the other to the matching event
+    left.focus()
     page.keyboard.press("End")
+    page.wait_for_function("() => document.querySelector(\".agl-player[data-side='right']\").dataset.step === "
+                           f"'{p.data['end']}'")
+    first_acc = next(e.step for e in tape.of_kind("Accumulated") if e.step > p.data["start"])
+    right.focus()
+    page.keyboard.press("Home")
+    for _ in range(first_acc - p.data["start"]):
+        page.keyboard.press("ArrowRight")
+    first_acc_0 = next(e.step for e in tape.of_kind("Accumulated"))
     page.wait_for_function("() => document.querySelector(\".agl-player[data-side='left']\").dataset.step === "
-                           f"'{p.data['diff']['left']['end']}'")
+                           f"'{first_acc_0}'")
+    page.keyboard.press("End")
     for box, want in ((left, first), (right, x.grad.numpy())):
         box.locator(f"g.agl-node[data-key='{x_key}']").dispatch_event("click")
         shown = box.locator(".agl-grad-now").text_content()
