@@ -54,10 +54,16 @@ def array_stats(host, bins: int = HIST_BINS) -> Stats:
         lo, hi = (float(flat.min()), float(flat.max())) if flat.size else (math.nan, math.nan)
     if not flat.size:
         return Stats(None, None, nan, posinf, neginf, None, None, (0,) * bins)
-    wide = flat.astype(numpy.float64)
+    wide = flat.astype(numpy.float64)         # a copy: changed in place below
     mean = float(wide.mean())
-    std = float(numpy.sqrt(numpy.mean(numpy.square(wide - mean))))
-    counts, _ = numpy.histogram(wide, bins=bins, range=(lo, hi) if hi > lo else (lo - 0.5, hi + 0.5))
+    # bin i holds lo + i*w <= x < lo + (i+1)*w (the last one also x = hi), as numpy.histogram counts them,
+    # from how many elements lie below each inner edge (a comparison per edge: faster than histogram)
+    edges = numpy.linspace(lo, hi, bins + 1) if hi > lo else numpy.linspace(lo - 0.5, hi + 0.5, bins + 1)
+    below = [int(numpy.count_nonzero(wide < e)) for e in edges[1:-1]]
+    counts = numpy.diff([0, *below, wide.size])
+    wide -= mean
+    wide *= wide                              # (a float64 dot product can be far slower with threaded BLAS)
+    std = float(numpy.sqrt(wide.sum() / wide.size))
     return Stats(mean, std, nan, posinf, neginf, lo, hi, tuple(int(c) for c in counts))
 
 
