@@ -176,7 +176,8 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
             else:
                 _receive(p, node, g)
             if events:
-                yield from events
+                if tape.stepping:   # (only autogradlab.steps() takes the events one at a time)
+                    yield from events
                 events.clear()
     finally:
         state.grad_enabled = prev_mode

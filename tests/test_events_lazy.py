@@ -164,3 +164,20 @@ def test_steps_returns_the_events_the_tape_holds():
     seen = list(it)
     assert seen == it.tape.events
     assert [e.step for e in seen] == list(range(len(seen)))
+
+
+def test_a_constant_operand_given_as_an_array_is_told_as_the_constant_tensor():
+    """An op may hand the tape a constant operand as the array it is (no Tensor made for a Python
+    number): the events name and show it exactly as they would the constant Tensor."""
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    c = ag.tensor([3.0, 4.0])
+    with ag.trace() as as_tensor:
+        y = x * c
+    as_array = ev.Tape()
+    as_array.op_recorded(y.grad_fn, [x, c.data], y)
+    c.data[...] = 0        # the tape kept the value as it was
+    a, b = as_tensor.events[0], as_array.events[0]
+    assert b.inputs[1].name == "x0" and b.inputs[1].leaf and not b.inputs[1].requires_grad
+    assert b.input_values[1].data == (3.0, 4.0)
+    assert {f: getattr(b, f) for f in b.__slots__ if f != "source"} == \
+        {f: getattr(a, f) for f in a.__slots__ if f != "source"}

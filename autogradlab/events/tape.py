@@ -13,6 +13,7 @@ import numpy
 
 from ..grad_mode import state
 from ..graph import AccumulateGrad
+from ..tensor import Tensor
 from . import records
 from .jsonio import _decode_event, _refs_of, encode_events
 from .records import (MAX_ELEMENTS, Accumulated, BackwardFinished, BackwardPlan, BackwardStarted,
@@ -23,6 +24,7 @@ from .text import _row
 
 _LETTERS = "abcdefgh"
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # .../autogradlab/
+_INSIDE: dict = {}   # code object -> whether it is autogradlab's own (a source line is never there)
 
 
 @functools.lru_cache(maxsize=1)
@@ -144,6 +146,7 @@ class Tape:
     optimizer step); past ``PENDING_BYTES`` of copies the tape builds what it has, dropping them."""
 
     PENDING_BYTES = 64 << 20   # bytes of copies held before the pending events are built
+    stepping = False           # autogradlab.steps() sets it: the engine then yields every event
 
     def __init__(self, max_elements: int = MAX_ELEMENTS, stats: bool = False):
         self._events: list = []        # built events
@@ -245,6 +248,7 @@ class Tape:
                 continue
             pending.array = self._keep(a)
         self._pass_arrays = {}
+        self._pass_nodes = {}
 
     def value(self, tensor_or_array) -> Value:
         """A :class:`Value` of a tensor (at its current version) or of an array, now."""
@@ -301,6 +305,15 @@ class Tape:
             self._tensor_refs[local] = (local, name, data.shape, data.dtype, t.device, leaf, t._requires_grad)
         return local
 
+    def _constant(self, array, device) -> int:
+        """The id of a constant operand an op got as an array (a Python number, made no Tensor): named
+        and described exactly as the constant Tensor it stands for would be."""
+        local = len(self._tensor_ids)
+        self._tensor_ids[("constant", local)] = local
+        name, self._leaves = f"x{self._leaves}", self._leaves + 1
+        self._tensor_refs[local] = (local, name, array.shape, array.dtype, device, True, False)
+        return local
+
     def _ref(self, local) -> TensorRef:
         ref = self._tensor_refs[local]
         if type(ref) is tuple:
@@ -353,7 +366,7 @@ class Tape:
         """(node id, name, output tensor id) of a node of the pass in progress."""
         info = self._pass_nodes.get(node)
         if info is None:
-            info = (self.node_id(node), node.name(), self._out_id(node))
+            info = self._pass_nodes[node] = (self.node_id(node), node.name(), self._out_id(node))
         return info
 
     def snapshot_grad(self, t):
@@ -362,11 +375,18 @@ class Tape:
 
     def source_line(self):
         """The user's line that is running: the first frame outside the autogradlab package (a
-        ``sys._getframe`` walk; the line's text is read once per code object and line). Its file is
-        kept without the machine's path (:meth:`SourceLine.portable`: ``<cell>``, relative to the
-        current directory, or the base name), so a saved tape names no home directory."""
+        ``sys._getframe`` walk, knowing each code object's place once; the line's text is read once
+        per code object and line). Its file is kept without the machine's path
+        (:meth:`SourceLine.portable`: ``<cell>``, relative to the current directory, or the base name),
+        so a saved tape names no home directory."""
         f = sys._getframe(1)
-        while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
+        while f is not None:
+            code = f.f_code
+            inside = _INSIDE.get(code)
+            if inside is None:
+                inside = _INSIDE[code] = code.co_filename.startswith(_PACKAGE_DIR)
+            if not inside:
+                break
             f = f.f_back
         if f is None:
             return None
@@ -400,21 +420,37 @@ class Tape:
 
     # -- the engine's calls (each records one event and returns its step) ----------------------
     def op_recorded(self, node, inputs, out):
-        ids, tid, hold = self._tensor_ids, self._tid, self._hold
+        ids, tid, values = self._tensor_ids, self._tid, self._values
         ins, leaf_values = [], []
         for t in inputs:
+            if type(t) is not Tensor and not isinstance(t, Tensor):   # a constant operand, given as an array
+                ins.append(self._constant(t, out.device))
+                leaf_values.append(self._keep(t))
+                continue
             local = ids.get(t._id)
             ins.append(tid(t) if local is None else local)
-            leaf_values.append(hold(t) if t.grad_fn is None else None)
+            if t.grad_fn is None:   # a leaf or a constant: its value now (kept once per version)
+                held = values.get((t._id, t._vc[0]))
+                leaf_values.append(self._hold(t) if held is None else held)
+            else:                   # computed: its value is in its own OpRecorded
+                leaf_values.append(None)
         out_id = tid(out)
         nid = self.node_id(node)
         self._node_output[nid] = out_id
+        data = out.data   # a new tensor: nothing else holds its value yet, so no lookup
+        if data.size > COPY_ELEMENTS:
+            value = records.snapshot(data, self.max_elements, self.stats)
+        else:
+            value = data.copy()
+            self._pending_bytes += value.nbytes
+        source = self.source_line()
         op = node.op
-        step = self._emit(_build_op, nid, op.name, node.name(), tuple(ins), out_id,
-                          tuple(node._saved) if node._saved else (),
-                          _formulas(op, len(ins)) if op.formulas else (), hold(out), tuple(leaf_values),
-                          self.source_line(), self.forward_traceback() if state.anomaly else None)
-        if self._build_later:
+        step = self._n
+        self._n = step + 1
+        self._raw += (_build_op, nid, op.name, node.name(), tuple(ins), out_id,
+                      tuple(node._saved) if node._saved else (), _formulas(op, len(ins)) if op.formulas else (),
+                      value, tuple(leaf_values), source, self.forward_traceback() if state.anomaly else None)
+        if self._pending_bytes > self.PENDING_BYTES or self._build_later:
             self._build()
         return step
 
@@ -422,7 +458,6 @@ class Tape:
         """``plan``: the engine's plan (``root_nodes``, ``input_nodes``, ``order``, ``pruned``,
         ``deps``, ``runs``, ``needed``), turned into a :class:`BackwardPlan`."""
         self._end_pass()   # (a pass that raised left its arrays held)
-        self._pass_nodes = {}
         self._pass_counts = [0, 0, 0]
         roots_ids = tuple([self._tid_of(r) for r in roots])
         inputs_ids = None if inputs is None else tuple([self._tid_of(t) for t in inputs])
@@ -433,27 +468,28 @@ class Tape:
         # tape-local ids are handed out in the order the pass's later events first mention the
         # nodes (pruned nodes, the roots, then each node run followed by the nodes it sends to),
         # so a tape's ids do not depend on whether the plan is read
-        out_id, node_id = self._out_id, self.node_id
+        see, node_id, info = self._node, self.node_id, self._pass_nodes
         for node in plan.pruned:
-            out_id(node)
+            see(node)
         for node in plan.root_nodes:
             node_id(node)
-        runs, needed = plan.runs, plan.needed
-        for node in plan.order:
-            out_id(node)
-            if node in runs:
-                for child in node.edges:
-                    if child is not None and child in needed:
-                        out_id(child)
-        deps, info = plan.deps, self._pass_nodes
+        runs, needed, deps = plan.runs, plan.needed, plan.deps
         nodes = []   # PlannedNode fields; the records are made when the tape is read
-        for n, status in [(n, "run" if n in runs else "receive") for n in plan.order] + \
-                         [(n, "pruned") for n in plan.pruned]:
-            nid, name = node_id(n), n.name()
-            info[n] = (nid, name, out_id(n))
-            nodes.append((nid, name, n.op.name, info[n][2],
-                          tuple([None if c is None else node_id(c) for c in n.edges]),
-                          deps.get(n, 0) if status != "pruned" else 0, status))
+        for node in plan.order:
+            nid, name, out = info.get(node) or see(node)
+            run = node in runs
+            if run:
+                for child in node.edges:
+                    if child is not None and child not in info and child in needed:
+                        see(child)
+            nodes.append((nid, name, node.op.name, out,
+                          tuple([None if c is None else info[c][0] if c in info else node_id(c) for c in node.edges]),
+                          deps.get(node, 0), "run" if run else "receive"))
+        for node in plan.pruned:
+            nid, name, out = info[node]
+            nodes.append((nid, name, node.op.name, out,
+                          tuple([None if c is None else info[c][0] if c in info else node_id(c) for c in node.edges]),
+                          0, "pruned"))
         return (tuple(node_id(n) for n in plan.root_nodes),
                 None if plan.input_nodes is None else tuple(node_id(n) for n in plan.input_nodes), nodes)
 
@@ -464,17 +500,25 @@ class Tape:
     def node_pruned(self, node):
         return self._emit(_build_pruned, *self._node(node))
 
+    # (the per-node calls below write their fields straight into the pending list: they run for
+    # every node of a traced pass)
     def node_started(self, node, g):
         self._pass_counts[0] += 1
-        return self._emit(_build_node_started, *self._node(node), None if g is None else self._hold(g))
+        nid, name, out = self._pass_nodes.get(node) or self._node(node)
+        step = self._n
+        self._n = step + 1
+        self._raw += (_build_node_started, nid, name, out, None if g is None else self._hold(g))
+        return step
 
     def gradient_computed(self, node, i, child, upstream, contribution):
         self._pass_counts[1] += 1
-        nid, name, _ = self._node(node)
-        to, _, out = self._node(child)
-        hold = self._hold
-        step = self._emit(_build_gradient, nid, name, i, to, out, hold(upstream), _formula(node.op, i),
-                          hold(contribution))
+        nodes, hold = self._pass_nodes, self._hold
+        nid, name, _ = nodes.get(node) or self._node(node)
+        to, _, out = nodes.get(child) or self._node(child)
+        step = self._n
+        self._n = step + 1
+        self._raw += (_build_gradient, nid, name, i, to, out, hold(upstream), _formula(node.op, i),
+                      hold(contribution))
         if self._build_later:
             self._build()
         return step
@@ -486,15 +530,21 @@ class Tape:
         if before is not None and type(before) is not Value:
             before = before.held if type(before) is _Held else hold(before)
         contribution_held = hold(contribution)
-        after = hold(tensor._grad if after is None else after)
-        return self._emit(_build_accumulated, where, self._node(node)[0],
-                          None if tensor is None or not hasattr(tensor, "_id") else self._tid(tensor),
-                          before, contribution_held, after)
+        after = contribution_held if after is contribution else hold(tensor._grad if after is None else after)
+        step = self._n
+        self._n = step + 1
+        self._raw += (_build_accumulated, where, (self._pass_nodes.get(node) or self._node(node))[0],
+                      None if tensor is None or not hasattr(tensor, "_id") else self._tid(tensor),
+                      before, contribution_held, after)
+        return step
 
     def saved_freed(self, node, names, nbytes):
         self._pass_counts[2] += nbytes
-        nid, name, _ = self._node(node)
-        return self._emit(_build_freed, nid, name, tuple(names), int(nbytes))
+        nid, name, _ = self._pass_nodes.get(node) or self._node(node)
+        step = self._n
+        self._n = step + 1
+        self._raw += (_build_freed, nid, name, tuple(names), int(nbytes))
+        return step
 
     def hook_values(self, grads) -> tuple:
         """Snapshots of the gradient(s) a hook gets or leaves (an array or Tensor, or a list of them,
@@ -512,7 +562,6 @@ class Tape:
 
     def backward_finished(self):
         self._end_pass()
-        self._pass_nodes = {}
         runs, contributions, freed = self._pass_counts
         step = self._emit(_build_finished, self._passes, runs, contributions, freed)
         self._passes += 1

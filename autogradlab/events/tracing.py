@@ -27,8 +27,7 @@ class trace:
 
     def __exit__(self, *exc):
         state.tape = self._prev
-        if self.tape._pass_arrays:   # a backward pass raised inside: let go of its arrays safely
-            self.tape._end_pass()
+        self.tape._end_pass()   # (if a backward pass raised inside: let go of its arrays and nodes safely)
         return False
 
 
@@ -60,6 +59,7 @@ class steps:
     def __init__(self, root, gradient=None, retain_graph=None, create_graph=False, inputs=None,
                  max_elements=MAX_ELEMENTS, *, stats: bool = False):
         self.tape = Tape(max_elements, stats)
+        self.tape.stepping = True
         self._engine_mode = None
         prev, state.tape = state.tape, self.tape
         try:
