@@ -101,28 +101,27 @@ class SavedTensor:
     __slots__ = ("tensor", "result_ref", "data", "node_ref", "version", "vc", "packed", "unpack", "shape")
 
     def __init__(self, tensor, node=None):
-        self.vc = tensor._vc
-        self.version = tensor._vc[0]
-        self.shape = tuple(tensor.shape)
-        self.tensor = self.result_ref = self.data = self.node_ref = None
-        self.packed = self.unpack = None
+        vc = tensor._vc
+        self.vc, self.version = vc, vc[0]
+        self.tensor = self.result_ref = self.node_ref = self.packed = self.unpack = self.shape = None
+        self.data = tensor.data
         if state.saved_hooks:
             pack, self.unpack = state.saved_hooks[-1]
             self.packed = pack(tensor)
+            self.data, self.shape = None, tuple(tensor.shape)
         elif node is not None:  # the op's own output
             self.result_ref = weakref.ref(tensor)
-            self.data = tensor.data
             self.node_ref = weakref.ref(node)
         else:
             self.tensor = tensor
-            self.data = tensor.data
 
     def nbytes(self) -> int:
         return int(getattr(self.data, "nbytes", 0))
 
     def check_version(self, node, name):
         if self.vc[0] != self.version:
-            shape = "x".join(map(str, self.shape))  # the saved tensor's own shape
+            # the saved tensor's own shape
+            shape = "x".join(map(str, self.shape if self.data is None else self.data.shape))
             raise RuntimeError(
                 f"one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: the tensor saved as '{name}' by {node.name()} (shape [{shape}]) "
@@ -149,27 +148,29 @@ class SavedTensor:
 
 
 class SavedParam:
-    """A non-tensor an op keeps for its backward (the indices of an index op): nothing can change
-    it in place, but it is released with the saved tensors, as PyTorch releases its saved indices."""
+    """A non-tensor an op keeps for its backward: the indices of an index op, a Python number's
+    constant (``x * 0.5`` keeps 0.5 for ``dx = g * 0.5``). Nothing can change it in place, but it is
+    released with the saved tensors, as PyTorch releases its saved indices and scalars."""
 
-    __slots__ = ("value",)
+    __slots__ = ("data",)
     vc, version = (0,), 0   # nothing changes it in place: the version check always passes
+    unpack = None           # (no saved-tensor hooks: read as it is)
 
     def __init__(self, value):
-        self.value = value
+        self.data = value
 
     def nbytes(self) -> int:
-        parts = self.value if isinstance(self.value, tuple) else (self.value,)
+        parts = self.data if isinstance(self.data, tuple) else (self.data,)
         return sum(int(getattr(p, "nbytes", 0)) for p in parts)
 
     def check_version(self, node, name):
         pass
 
     def unpack_tensor(self):
-        return self.value
+        return self.data
 
     def unpack_array(self):
-        return self.value
+        return self.data
 
 
 def _saved_input(name, doc):

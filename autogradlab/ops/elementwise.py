@@ -22,48 +22,64 @@ from .registry import apply, defop, on_arrays
 
 # -- coercion of Python numbers and mixed dtypes (PyTorch's rules) ----------------------
 
-def as_tensor_like(value, like: Tensor) -> Tensor:
-    """A constant tensor for a Python number / array operand, on ``like``'s device.
+def number_dtype(value, dtype):
+    """The dtype a Python number takes next to a tensor of ``dtype`` (PyTorch's rules).
 
-    Python numbers follow the tensor: ``float32_tensor * 2.0`` stays float32,
-    ``int_tensor * 0.5`` becomes float32 (PyTorch's default dtype).
+    The tensor's dtype (``float32_tensor * 2.0`` stays float32), except that a float
+    number with an int or bool tensor gives float32 (PyTorch's default dtype) and an
+    int number with a bool tensor gives int64.
     """
+    kind = dtype.kind
+    if kind == "f" or type(value) is bool:
+        return dtype
+    if isinstance(value, float):
+        return DEFAULT_FLOAT
+    return numpy.dtype("int64") if kind == "b" else dtype
+
+
+def constant(value, like: Tensor):
+    """A Python number operand as a *constant*: a 0-d array of :func:`number_dtype` on ``like``'s device.
+
+    Ops take it as it is (no Tensor, no edge in the graph: nothing flows back to a number),
+    and a VJP that needs it reads it back like a saved parameter.
+    """
+    data = like.data
+    dtype = data.dtype if data.dtype.kind == "f" else number_dtype(value, data.dtype)
+    if type(data) is numpy.ndarray:
+        return numpy.array(value, dtype)
+    return asarray(value, like.device, dtype)
+
+
+def as_tensor_like(value, like: Tensor) -> Tensor:
+    """A constant Tensor for a number or array operand, on ``like``'s device (numbers as :func:`constant`)."""
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, (bool, int, float)):
-        kind = like.dtype.kind
-        if isinstance(value, bool):
-            dtype = like.dtype
-        elif isinstance(value, float) and kind != "f":
-            dtype = DEFAULT_FLOAT
-        elif isinstance(value, int) and kind == "b":
-            dtype = numpy.dtype("int64")
-        else:
-            dtype = like.dtype
-        device = like.device
-        data = numpy.array(value, dtype=dtype) if device == "cpu" and type(like.data) is numpy.ndarray \
-            else asarray(value, device, dtype)
-        return Tensor._make(data, False, None, device)
+    if isinstance(value, (int, float)):
+        return Tensor._make(constant(value, like), False, None, like.device)
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         return Tensor._make(asarray(value, like.device), False, None, like.device)
     raise TypeError(f"unsupported operand type {type(value).__name__}: use a Tensor or a number")
 
 
 def promote(a, b):
-    """Coerce two operands: numbers follow the tensor; int/bool meets float -> that float dtype."""
-    if not isinstance(a, Tensor):
-        a = as_tensor_like(a, b)
-    elif not isinstance(b, Tensor):
-        b = as_tensor_like(b, a)
-    if a.data.dtype is b.data.dtype:
+    """Coerce two operands, at least one a Tensor: a Python number becomes a :func:`constant`, an
+    array a constant Tensor; where an int/bool operand meets a float one, it is cast to that float dtype."""
+    if not isinstance(b, Tensor):
+        b = constant(b, a) if isinstance(b, (int, float)) else as_tensor_like(b, a)
+    elif not isinstance(a, Tensor):
+        a = constant(a, b) if isinstance(a, (int, float)) else as_tensor_like(a, b)
+    da, db = a.dtype, b.dtype
+    if da is db or da.kind == db.kind:
         return a, b
-    ka, kb = a.dtype.kind, b.dtype.kind
-    if ka != kb:
-        if ka == "f" and kb != "f":
-            b = to_dtype(b, a.dtype)
-        elif kb == "f" and ka != "f":
-            a = to_dtype(a, b.dtype)
+    if da.kind == "f":
+        b = _cast(b, da)
+    elif db.kind == "f":
+        a = _cast(a, db)
     return a, b
+
+
+def _cast(operand, dtype):
+    return to_dtype(operand, dtype) if isinstance(operand, Tensor) else operand.astype(dtype)
 
 
 def _binary(op):
@@ -72,8 +88,7 @@ def _binary(op):
             return apply(op, (a, b))  # the common case needs no coercion
         if not isinstance(a, Tensor) and not isinstance(b, Tensor):
             return on_arrays(op, (a, b))  # inside a VJP on arrays
-        a, b = promote(a, b)
-        return apply(op, (a, b))
+        return apply(op, promote(a, b))
     fn.__name__ = op.name
     fn.__doc__ = op.__doc__
     return fn
@@ -274,7 +289,7 @@ def div(a, b):
     """``a / b``: true division; integer or bool operands give PyTorch's default float (float32)."""
     a, b = promote(a, b)
     if a.dtype.kind != "f" and b.dtype.kind != "f":
-        a, b = to_dtype(a, DEFAULT_FLOAT), to_dtype(b, DEFAULT_FLOAT)
+        a, b = _cast(a, DEFAULT_FLOAT), _cast(b, DEFAULT_FLOAT)
     return apply(DIV, (a, b))
 
 

@@ -147,64 +147,79 @@ def _forward_error(op, inputs, exc):
 
 
 def apply(op: OpDef, inputs, params=None):
-    """Run ``op`` forward; if any input requires grad (and grad mode is on), record a node.
-    Given arrays (a VJP running without a graph), just run the forward on them."""
-    first = inputs[0]
-    if type(first) is not Tensor and not isinstance(first, Tensor):
-        return on_arrays(op, inputs, params)
-    if state.grad_enabled:
-        for t in inputs:
-            if t._view is not None and t._view[2] != t._vc[0]:
+    """Run ``op`` forward; if grad mode is on and an input requires grad, record a node.
+
+    ``inputs`` are Tensors and *constants*: arrays already of the right dtype and device
+    (what a Python number operand becomes, see ``elementwise.constant``). A constant goes to
+    the forward as it is and gets no edge (nothing flows back to it), as PyTorch keeps scalar
+    operands out of the graph. Given no Tensor at all (a VJP running on arrays), just run the
+    forward on them.
+    """
+    grad_enabled = state.grad_enabled
+    recording = grad_enabled and op.differentiable
+    records = False
+    device = None
+    arrays, edges, shapes, dtypes = [], [], [], []   # per input: what the forward and the node need
+    for t in inputs:
+        if isinstance(t, Tensor):
+            if t._view is not None and grad_enabled and t._view[2] != t._vc[0]:
                 refresh_view(t)
-    device = inputs[0].device
-    if len(inputs) > 1:
-        for t in inputs:
-            if t.device != device:
+            if device is None:
+                device = t.device
+            elif t.device != device:
                 raise _device_error(op, inputs)
+            a = t.data
+            if recording and t._requires_grad:   # the edge: where this input's gradient goes
+                edges.append(t.grad_fn or t._grad_accumulator())
+                records = True
+            else:
+                edges.append(None)
+        else:  # a constant
+            a = t
+            edges.append(None)
+        arrays.append(a)
+        shapes.append(a.shape)
+        dtypes.append(a.dtype)
+    if device is None:
+        return on_arrays(op, inputs, params)
     xp = _CPU_XP if device == "cpu" else xp_for(device)
     try:
-        if params:
-            data = op.forward(xp, *[t.data for t in inputs], **params)
-        else:
-            data = op.forward(xp, *[t.data for t in inputs])
+        data = op.forward(xp, *arrays, **params) if params else op.forward(xp, *arrays)
     except ValueError as exc:
         raise _forward_error(op, inputs, exc) from None
     if isinstance(data, numpy.generic):  # NumPy reductions / scalar indexing give scalars: keep 0-d arrays
         data = numpy.asarray(data)
 
-    records = False
-    if state.grad_enabled and op.differentiable:
-        for t in inputs:
-            if t._requires_grad:
-                records = True
-                break
     if not records:
         out = Tensor._make(data, False, None, device)
-        if op.view and (op.view is True or shares_memory(data, inputs[0].data)):
+        if op.view and (op.view is True or shares_memory(data, arrays[0])):
             out._vc = inputs[0]._vc
             out._view = _view_of(op, inputs[0], params)
         return out
 
-    edges = tuple([(t.grad_fn or t._grad_accumulator()) if t._requires_grad else None for t in inputs])
-    node = Node(op, edges, params, tuple([t.data.shape for t in inputs]), tuple([t.data.dtype for t in inputs]))
+    node = Node(op, tuple(edges), params, tuple(shapes), tuple(dtypes))
     out = Tensor._make(data, True, node, device)
     node._out_meta = (weakref.ref(out), data.shape, data.dtype, device)
-    if op.view and (op.view is True or shares_memory(data, inputs[0].data)):
+    if op.view and (op.view is True or shares_memory(data, arrays[0])):
         out._vc = inputs[0]._vc
         out._view = _view_of(op, inputs[0], params)
-    if op.save:
-        saved = {name: SavedTensor(inputs[i]) for name, i, needed_by in op.save_inputs
-                 if needed_by is None or inputs[needed_by]._requires_grad}
+    if op.save:  # what the VJP reads back, kept only where a gradient that needs it is wanted
+        saved = {}
+        for name, i, needed_by in op.save_inputs:
+            if needed_by is None or edges[needed_by] is not None:
+                t = inputs[i]
+                saved[name] = SavedTensor(t) if isinstance(t, Tensor) else SavedParam(t)  # (a constant as it is)
         for name in op.save_params:
             saved[name] = SavedParam(params[name])
-        if op.save_result and (op.save_result[0] is None or inputs[op.save_result[0]]._requires_grad):
+        if op.save_result and (op.save_result[0] is None or edges[op.save_result[0]] is not None):
             saved["result"] = SavedTensor(out, node)
         node._saved = saved
     if state.anomaly:
         node._traceback = "".join(traceback.format_stack()[:-2])
     tape = state.tape
-    if tape is not None:
-        tape.op_recorded(node, inputs, out)
+    if tape is not None:  # a constant is shown as the constant tensor it stands for
+        tape.op_recorded(node, [t if isinstance(t, Tensor) else Tensor._make(t, False, None, device)
+                                for t in inputs], out)
     return out
 
 
