@@ -374,3 +374,29 @@ def test_front_end_links_the_two_passes_step_by_matching_step(tmp_path):
         m = got[str(k)]
         assert d["start"] <= m <= d["end"] and key(ev_[m]) == key(ev_[k]), (k, m)
     assert got[str(hi_a)] == d["end"]          # the end of pass 0 is the end of pass 1
+
+
+def test_diff_of_hand_computed_gradients_marks_exactly_the_wrong_ones():
+    from autogradlab import viz
+    from autogradlab.viz.playerdata import diff_data
+
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    w = ag.tensor([3.0, -1.0], requires_grad=True, name="w")
+    with ag.trace() as tape:
+        h = x * w
+        (h + x).sum().backward()
+    # by hand: dL/dx = w + 1, dL/dw = x, dL/dh = 1; the student got dL/dw wrong (forgot it is x, wrote w)
+    mine = {"x": [4.0, 0.0], "w": [3.0, -1.0], h: [1.0, 1.0]}
+    d = diff_data(tape, expected=mine)
+    name = {n["key"]: n["lines"][0] for n in d["nodes"]}
+    assert [name[k] for k in d["diff"]["keys"]] == ["w (leaf)"]
+    w_key = d["diff"]["keys"][0]
+    assert d["diff"]["nodes"][w_key]["a"]["grad"]["data"] == [3.0, -1.0]
+    assert d["diff"]["nodes"][w_key]["b"]["grad"]["data"] == w.grad.numpy().tolist() == [1.0, 2.0]
+    assert d["diff"]["labels"] == ["yours", "engine"] and len(d["diff"]["checked"]) == 3
+    assert "left" not in d["diff"]                                     # one graph, the marks on it
+    assert viz.diff(tape, expected={"x": [4.0, 0.0], "w": [1.0, 2.0]}).data["diff"]["keys"] == []
+    with pytest.raises(ValueError, match="not a tensor of this tape's graph"):
+        diff_data(tape, expected={"v": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="has shape"):
+        diff_data(tape, expected={"x": [1.0, 2.0, 3.0]})

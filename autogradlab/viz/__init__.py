@@ -143,16 +143,18 @@ def play(source, *, phase: str | None = None, error=None, names=None, speed: flo
     return Player(data)
 
 
-def diff(tape_a, tape_b=None, *, passes=None, rtol: float = 1e-6, **kwargs):
+def diff(tape_a, tape_b=None, *, passes=None, expected=None, rtol: float = 1e-6, **kwargs):
     """Two runs of the same graph side by side, every node whose forward value or gradient differs
     marked (dashed blue) on both, both runs' numbers in its side panel; stepping one steps the other.
 
     ``diff(tape_a, tape_b)``: two tapes (two training steps, a hand-computed tape against the engine's).
     ``diff(tape)``: the first and the second backward pass of one tape (``retain_graph=True``: the
-    leaves' ``.grad`` accumulates), or ``passes=(i, j)``. Exported by ``export_html`` like any player."""
+    leaves' ``.grad`` accumulates), or ``passes=(i, j)``. ``diff(tape, expected={"x": [...], ...})``:
+    gradients computed by hand (keys: the tensors' drawn names, or the tensors) against the engine's, the
+    tensors that disagree marked. Exported by ``export_html`` like any player."""
     from .playerdata import diff_data
     from .widget import Player
-    return Player(diff_data(tape_a, tape_b, passes=passes, rtol=rtol, **kwargs))
+    return Player(diff_data(tape_a, tape_b, passes=passes, expected=expected, rtol=rtol, **kwargs))
 
 
 def export_html(source, path, **kwargs):

@@ -16,7 +16,8 @@ from one). It returns plain JSON-ready data:
   its ``members`` (keys of the uncollapsed drawing) and ``detail`` holds those members' own entries, the
   uncollapsed edges that touch them and the uncollapsed ``edge_of``, so the browser can expand a group;
 - ``captions``: each event in words with its chain-rule formula and numbers (HTML, no MathJax);
-- ``start`` / ``end``: the steps the player covers; ``error``: an optional last "error" frame.
+- ``start`` / ``end``: the steps the player covers; ``error``: an optional last "error" frame;
+- ``diff`` (only from :func:`diff_data`): the nodes that differ between two runs, with both numbers.
 
 The browser lays the graph out once (Graphviz in WebAssembly) and computes every frame from the
 events itself, so stepping needs no kernel.
@@ -277,18 +278,68 @@ def _compare(keys, va, vb, rtol):
     return {"keys": [k for k in keys if k in changed], "nodes": changed}
 
 
-def diff_data(tape_a, tape_b=None, *, passes=None, rtol: float = 1e-6, **kwargs) -> dict:
+def _expected_grads(data, tape, expected) -> dict:
+    """Drawn tensor key -> the gradient a user expects there (a Value-json), from ``expected``: a mapping
+    whose keys are tensor names (as drawn: ``x``, ``t0``, ``0.weight``) or the tensors themselves."""
+    import numpy
+
+    from ..tensor import Tensor
+    by_name = {}
+    for n in data["nodes"]:
+        if n["tensor"] is not None:
+            by_name[n["lines"][0].split(" (")[0]] = n
+    ids = getattr(tape, "_tensor_ids", {})
+    out = {}
+    for k, v in expected.items():
+        if isinstance(k, Tensor):
+            local = ids.get(k._id)
+            node = next((n for n in data["nodes"] if n["tensor"] == local), None) if local is not None else None
+            label = f"a tensor of shape {tuple(k.shape)}"
+        else:
+            node, label = by_name.get(str(k)), repr(k)
+        if node is None:
+            raise ValueError(f"viz.diff(expected=...): {label} is not a tensor of this tape's graph; name one of "
+                             f"{sorted(by_name)} (or pass the tensor itself)")
+        arr = numpy.asarray(v.numpy() if isinstance(v, Tensor) else v, dtype=numpy.float64)
+        shape = node["value"]["shape"] if node.get("value") else None
+        if shape is not None and list(arr.shape) != list(shape):
+            raise ValueError(f"viz.diff(expected=...): the gradient given for {node['lines'][0]} has shape "
+                             f"{tuple(arr.shape)}, but the tensor has shape {tuple(shape)}")
+        out[node["key"]] = ev._enc(ev.snapshot(arr, max(arr.size, 1)))
+    return out
+
+
+def diff_data(tape_a, tape_b=None, *, passes=None, expected=None, rtol: float = 1e-6, **kwargs) -> dict:
     """Two runs of the same graph, to be shown side by side with their differences marked.
 
     ``diff_data(tape_a, tape_b)``: two tapes (two training steps, a hand-computed tape against the
     engine's). ``diff_data(tape)`` (or ``passes=(i, j)``): two backward passes of one tape, by default
     the first and the second (``retain_graph=True``: the leaves' ``.grad`` has accumulated).
 
+    ``diff_data(tape, expected={"x": ..., "w": ...})``: gradients you computed by hand (keyed by the
+    tensors' drawn names or by the tensors) against the engine's, in one player: the tensors whose
+    gradient is not the engine's are marked, both numbers in their panel.
+
     Returns the player data of the second run with ``diff``: ``keys`` (the drawn nodes whose forward
     value or gradient differ, relative tolerance ``rtol``), ``nodes`` (each with both runs' numbers),
     ``labels`` (what to call the two runs) and ``left``: the first run, which the front end draws
     beside the second (``{"start", "end", "title"}`` into the same events for two passes; ``{"data"}``,
     its own player data, for another tape)."""
+    if expected is not None:
+        if tape_b is not None or passes is not None:
+            raise ValueError("expected= compares one tape's gradients with yours: call viz.diff(tape, expected=...)")
+        b = player_data(tape_a, **kwargs)
+        want = _expected_grads(b, tape_a, expected)
+        got = _values_at(b, 0, len(b["events"]) - 1)
+        changed = {}
+        for key, g in want.items():
+            if not _same(g, got[key]["grad"], rtol):
+                changed[key] = {"fields": ["grad"], "a": {"value": None, "grad": g}, "b": got[key]}
+        b["diff"] = {"keys": [n["key"] for n in b["nodes"] if n["key"] in changed], "nodes": changed,
+                     "labels": ["yours", "engine"], "checked": sorted(want)}
+        b["title"] = kwargs.get("title") or (f"diff: your gradients and the engine's, {len(changed)} of "
+                                             f"{len(want)} differ (marked)")
+        return b
     if tape_b is None:
         b = player_data(tape_a, **{"phase": "backward", **kwargs})
         ranges = _pass_ranges(b)

@@ -471,3 +471,25 @@ def test_large_tensor_statistics_hooks_and_the_anomaly_traceback_in_the_panel(pa
     assert any("test_large_tensor_statistics_hooks_and_the_anomaly_traceback_in_the_panel" in f for f in frames)
     assert box.locator(".agl-panel .agl-traceback").get_attribute("open") is not None   # open: it is the culprit
     page.screenshot(path=str(artifact("test_player_export-large-anomaly.png")))
+
+
+def test_diff_of_hand_computed_gradients_marks_the_wrong_one(page, tmp_path):
+    """Issue 15: ``viz.diff(tape, expected=...)``, a student's hand-computed gradients against the engine's,
+    exported: exactly the tensor whose gradient is wrong is marked, its panel shows both numbers."""
+    import autogradlab as ag
+
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    w = ag.tensor([3.0, -1.0], requires_grad=True, name="w")
+    with ag.trace() as tape:
+        (x * w + x).sum().backward()
+    p = viz.diff(tape, expected={"x": [4.0, 0.0], "w": [3.0, -1.0]})     # dL/dw is x, not w
+    out = viz.export_html(p, tmp_path / "hand.html")
+    page.goto(out.resolve().as_uri())
+    page.locator(".agl-player[data-ready='1']").wait_for()
+    box = page.locator(".agl-player")
+    names = {n["key"]: n["lines"][0] for n in p.data["nodes"]}
+    marked = box.locator("g.agl-node.agl-diff").evaluate_all("els => els.map(e => e.dataset.key)")
+    assert [names[k] for k in marked] == ["w (leaf)"]
+    box.locator(f"g.agl-node[data-key='{marked[0]}']").dispatch_event("click")
+    assert "grad: yours [3, -1], engine [1, 2]" in box.locator(".agl-diff-note").text_content()
+    assert w.grad.numpy().tolist() == [1.0, 2.0]
