@@ -25,6 +25,7 @@ const KINDS = [
   { kind: "Accumulated", label: "accumulate", title: "next accumulation (a gradient is added to a sum or a .grad)" },
   { kind: "SavedFreed", label: "free", title: "next free (a node releases its saved tensors)" },
   { kind: "NodePruned", label: "prune", title: "next prune (a node skipped because of inputs=)" },
+  { kind: "HookRan", label: "hook", title: "next hook (the gradient before and after it is in the caption)" },
 ];
 const SPEEDS = [0.5, 1, 2, 4, 8];
 
@@ -451,6 +452,7 @@ const CSS = `
 .agl-timeline .agl-mark[data-kind="Accumulated"] { fill: #009E73; }
 .agl-timeline .agl-mark[data-kind="SavedFreed"] { fill: #999999; }
 .agl-timeline .agl-mark[data-kind="NodePruned"] { fill: #CC79A7; }
+.agl-timeline .agl-mark[data-kind="HookRan"] { fill: #D55E00; }
 .agl-timeline-strip { position: relative; flex: 1 1 auto; min-width: 0; height: 58px; contain: strict; }
 .agl-timeline-strip > .agl-timeline { position: absolute; inset: 0; height: 100%; }
 .agl-cursor { position: absolute; top: 0; bottom: 0; width: 2px; margin-left: -1px; background: #D55E00; pointer-events: none; }
@@ -666,7 +668,7 @@ export function mount(container, data, options = {}) {
   body.append(graph, panel);
   // the timeline: one lane per event kind, one mark per event; clicking jumps there
   const LANES = [["Seeded", "seed"], ["NodeStarted", "run"], ["GradientComputed", "chain rule"],
-    ["Accumulated", "accumulate"], ["SavedFreed", "free"], ["NodePruned", "prune"]]
+    ["Accumulated", "accumulate"], ["SavedFreed", "free"], ["NodePruned", "prune"], ["HookRan", "hook"]]
     .filter(([k]) => data.events.some((e, i) => e.kind === k && i >= lo && i <= last));
   const NS = "http://www.w3.org/2000/svg";
   const timeline = document.createElementNS(NS, "svg");

@@ -444,10 +444,15 @@ def test_large_tensor_statistics_hooks_and_the_anomaly_traceback_in_the_panel(pa
     assert counts == ",".join(map(str, records.array_stats(want).hist))
     assert box.locator(".agl-panel svg.agl-hist rect").count() == 16
 
-    # the hook on h: the gradient before (3 everywhere) and after (6 everywhere), at the end of the pass
+    # the hook on h: the gradient before (3 everywhere) and after (6 everywhere); "next: hook" jumps to
+    # it and its timeline lane has one mark
+    hook = next(e for e in tape.of_kind("HookRan"))
+    assert box.locator(".agl-timeline .agl-mark[data-kind='HookRan']").count() == 1
+    box.locator(".agl-jump[data-kind='HookRan']").click()
+    page.wait_for_function(f"() => document.querySelector('.agl-player').dataset.step === '{hook.step}'")
+    assert "the gradient was" in box.locator(".agl-caption").text_content()
     box.focus()
     page.keyboard.press("End")
-    hook = next(e for e in tape.of_kind("HookRan"))
     entry = box.locator(f".agl-panel .agl-hook[data-step='{hook.step}']")
     assert "replaced the gradient" in entry.text_content()
     assert entry.locator(".agl-hook-before .agl-num").text_content() == hook.before[0].short()
