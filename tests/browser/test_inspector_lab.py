@@ -1,8 +1,8 @@
 """Issue 15's checks in JupyterLab 4 (the exported-file versions are in test_player_export.py): a notebook
-whose cells trace a small fan-in graph, a planted inf under anomaly mode and two backward passes; in
+whose cells trace a small fan-in graph, a planted NaN under anomaly mode and two backward passes; in
 Chromium, clicking a leaf shows its .grad equal to the engine's (4 significant digits), clicking an edge
 shows the engine's contribution for it, an op's panel names the cell line that created it, the planted
-inf is marked at the engine's step with that line, and the diff of the two passes marks exactly the
+NaN is marked at the engine's step with that line, and the diff of the two passes marks exactly the
 nodes whose numbers differ."""
 import warnings
 
@@ -20,8 +20,8 @@ with warnings.catch_warnings():
     with ag.trace() as nan_tape:
         with ag.autograd.detect_anomaly():
             v = ag.tensor([0.0, 4.0], requires_grad=True, name="v")
-            r = v.sqrt()                       # planted: d sqrt/dv at 0 is inf
-        (r * 2.0).sum().backward()
+            r = v.sqrt()                       # planted: d sqrt/dv at 0 is 1/0, times 0: NaN
+        (r * 0.0).sum().backward()
 nan_tape.play()
 """
 
@@ -83,11 +83,12 @@ def test_inspector_checks_in_lab(lab):
     assert box.locator(".agl-panel .agl-source-where").text_content() == f"cell, line {line}"
     assert "(x * w + x).sum()" in box.locator(".agl-panel .agl-source-text").text_content()
 
-    # -- the planted inf: marked at the engine's step, with the line anomaly mode recorded
+    # -- the planted NaN: marked at the engine's step, with the line anomaly mode recorded
     nan_tape = ns["nan_tape"]
     box = cells.nth(2).locator(".agl-player")
     first_bad = next(e for e in nan_tape.events if type(e).__name__ == "GradientComputed"
                      and any(v != v or abs(v) == float("inf") for v in e.contribution.data))
+    assert first_bad.node_name == "SqrtBackward" and first_bad.contribution.data[0] != first_bad.contribution.data[0]
     jump = box.locator(".agl-anomaly-jump")
     assert jump.get_attribute("data-step") == str(first_bad.step)
     jump.click()
