@@ -23,7 +23,7 @@ trace is active: every ``if tape is not None`` below is skipped otherwise.
 """
 from __future__ import annotations
 
-import heapq
+from heapq import heapify, heappop, heappush
 
 from .anomaly import check_nan
 from .arguments import backward_arguments, check_runnable, grad_arguments, grad_results
@@ -157,14 +157,14 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
         if tape is not None:
             yield tape.seeded(i, roots[i], node, seed, implicit[i] if implicit else False)
     p.ready = [ready_key(n) for n in set(root_nodes) if n in plan.needed and plan.deps[n] == 0]
-    heapq.heapify(p.ready)
+    heapify(p.ready)
 
     prev_mode = state.grad_enabled
     state.grad_enabled = create_graph     # the VJPs record a graph only with create_graph=True
     ready, buffers, runs, targets = p.ready, p.buffers, plan.runs, plan.targets
     try:
         while ready:
-            node = heapq.heappop(ready)[2]
+            node = heappop(ready)[2]
             g = buffers.pop(node, None)    # the sum of everything its consumers sent
             if tape is not None:
                 events.append(tape.node_started(node, g))
@@ -259,9 +259,9 @@ def _send(p, node, g, grads_in):
     """Add each contribution into the pending buffer of the node it belongs to (a fan-in sums
     there, into a new array the engine owns); a node becomes ready once all of its consumers
     have sent theirs."""
-    deps, buffers = p.plan.deps, p.buffers
+    deps, buffers, tape = p.plan.deps, p.buffers, p.tape
     for child, gi in zip(node.edges, grads_in):
-        left = deps.get(child) if child is not None else None   # deps holds exactly the needed nodes
+        left = deps.get(child)   # None: no edge there (child None), or a node not needed
         if left is None:
             continue
         if gi is not None:
@@ -273,11 +273,11 @@ def _send(p, node, g, grads_in):
             else:
                 buffers[child] = before + gi
                 p.owned.add(child)
-            if p.tape is not None:
-                p.events.append(p.tape.accumulated("buffer", child, None, before, gi, buffers[child]))
+            if tape is not None:
+                p.events.append(tape.accumulated("buffer", child, None, before, gi, buffers[child]))
         deps[child] = left - 1
         if left == 1:
-            heapq.heappush(p.ready, (child.priority, -child.seq, child))   # graph_walk.ready_key
+            heappush(p.ready, (child.priority, -child.seq, child))   # graph_walk.ready_key, inline
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

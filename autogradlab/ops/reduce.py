@@ -41,7 +41,7 @@ def single_dim(dim, ndim, op):
 
 def expand_back(g, shape, dims, keepdim):
     """Undo a reduction over ``dims``: put size-1 axes back (if dropped) and expand to ``shape``."""
-    if not keepdim:
+    if not keepdim and dims != tuple(range(len(dims))):  # (reduced leading dims come back by broadcasting)
         g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(shape)))
     return g.expand(shape) if isinstance(g, Tensor) else xp_of(g).broadcast_to(g, shape)
 
