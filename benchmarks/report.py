@@ -235,20 +235,16 @@ def targets(bundle, checks):
 GAPS = """\
 Ratios move by 10-30% between runs on this shared machine (torch's own W1 figure does), so read the
 table above for the numbers and compare ratios within one run. Profiles: `python
-benchmarks/profile_autogradlab.py` (cProfile of W1-W3; files in `benchmarks/results/profile_W*.txt`).
+benchmarks/profile_autogradlab.py` (cProfile of W1-W3 and W5; files in `benchmarks/results/profile_W*.txt`).
 
-**Where a backward microsecond goes (W1, 2,000 one-element nodes, cProfile shares).** Before issue 16
-every VJP ran through Tensor ops even without `create_graph`: per node about 1.3 `registry.apply`
-calls, 2.3 `Tensor._make`, a `SavedTensor.unpack_tensor` and a `Node.__getattr__` per saved read, a
-fresh `needs_input_grad` tuple, and three generators (receive, chain-rule step, send) even untraced;
-`Node.apply` was 63% of the backward, `registry.apply` inside it 21% and `Tensor._make` 11%. Now the same VJP definitions
-run on the arrays themselves (`ctx.self`/`ctx.result` are properties giving the saved arrays; package
-functions called on arrays just run the op's forward), so an untraced backward makes no Tensor, node
-or generator per node: the profiled backward fell from 8.0 s to 2.9 s (2.7x), and what is left per
-node is the NumPy ufuncs of the VJP itself (tanh's `g * (1 - y*y)` is three of them, about 0.5 us
-each on one-element arrays), the ready heap and its key tuple, the buffer and dependency dicts, and
-freeing the saved tensors. Leaf gradients that the engine summed itself become `.grad` without a
-copy; pass-through and hooked gradients are still copied, so `.grad` never aliases anything.
+**Where a backward microsecond goes** is in [`PROFILE.md`](PROFILE.md) (W1's backward split into
+its parts by `python benchmarks/backward_breakdown.py`, before and after the engine work of issue
+16). In short: an untraced backward makes no Tensor, node, generator or event per node; one walk
+plans the pass; a leaf takes the array its VJP made as `.grad` without a copy. What is left per
+node is the VJP's own Python (the op's function, reading what it saved, fitting the result to the
+input's shape and dtype), freeing the saved tensors, the ready queue and pending buffers, and the
+NumPy calls themselves (about 0.4 us each on one-element arrays, 2-3x that with a Python-number
+operand).
 
 **Forward (W1/W3).** Unchanged by this work and now the larger part of the gap: per op
 `Tensor.__mul__` -> coercion (a Python number operand becomes a constant Tensor: `as_tensor_like` is

@@ -127,3 +127,11 @@ def test_report_shows_the_other_clock_in_a_second_table(quick_results):
     assert f"| W1 chain: backward, µs/op | {report.fmt(wall_w1)}" in second.replace(" (ref)", "")
     assert "| ratio by wall time |" in md
     assert report.median(bundle, "autogradlab", "W1", "bwd_us_per_node", "wall") == wall_w1
+
+
+def test_backward_breakdown_splits_a_backward_into_parts():
+    out = subprocess.run([sys.executable, os.path.join(BENCH, "backward_breakdown.py"), "--ops", "30", "--reps", "2"],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    parts = {line.split(" us  ", 1)[1]: float(line.split(" us  ", 1)[0]) for line in out.splitlines()[1:]}
+    assert {"backward()", "plan", "checks", "VJPs (Node.apply)", "freeing saved tensors"} <= set(parts)
+    assert all(math.isfinite(v) for v in parts.values()) and parts["backward()"] > 0
