@@ -400,3 +400,15 @@ def test_diff_of_hand_computed_gradients_marks_exactly_the_wrong_ones():
         diff_data(tape, expected={"v": [1.0, 2.0]})
     with pytest.raises(ValueError, match="has shape"):
         diff_data(tape, expected={"x": [1.0, 2.0, 3.0]})
+
+
+def test_the_kernel_and_the_front_end_agree_on_what_fits_a_table(tmp_path):
+    """Every shape the front end draws as a table gets no Stats, every other one does (trace(stats=True))."""
+    shapes = [(), (12,), (13,), (12, 12), (1, 13), (13, 1), (2, 2, 2), (100,)]
+    values = [ev._enc(ev.snapshot(np.arange(int(np.prod(s)), dtype=float).reshape(s), 10 ** 6, stats=True))
+              for s in shapes]
+    got = run_front_end({"values": values}, tmp_path)["values"]
+    for shape, v, html in zip(shapes, values, got):
+        table = ev.records.fits_a_table(shape)
+        assert (v.get("stats") is None) == table, shape
+        assert ("agl-stats" in html) == (not table) and ("agl-heat" in html) == (table and len(shape) > 0), shape

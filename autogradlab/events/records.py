@@ -14,7 +14,14 @@ from .. import backend
 
 MAX_ELEMENTS = 64  # default: arrays with more elements are summarised, not copied
 HIST_BINS = 16     # bins of a large array's histogram (Stats.hist)
-TABLE_ELEMENTS = 144  # arrays up to this size (and at most 2-D) are shown as tables; larger ones get Stats
+TABLE_SIDE = 12   # the player shows an array as a table when it is at most 2-D with at most 12 rows and 12
+                  # columns; a larger one gets Stats (with trace(stats=True))
+
+
+def fits_a_table(shape) -> bool:
+    """True when the player shows an array of this shape as a table of its numbers (at most 2-D, at most
+    ``TABLE_SIDE`` rows and columns); else it shows :class:`Stats`."""
+    return len(shape) <= 2 and all(n <= TABLE_SIDE for n in shape)
 
 
 # ---------------------------------------------------------------------------------------
@@ -150,10 +157,10 @@ def _dtype_name(dtype) -> str:
 
 def snapshot(array, max_elements=MAX_ELEMENTS, stats: bool = False) -> Value:
     """Copy an array (NumPy or CuPy) to the host as a :class:`Value`; with ``stats``, an array too
-    large for a table (over ``TABLE_ELEMENTS`` elements, or over 2-D) also gets :class:`Stats`."""
+    large for a table (not :func:`fits_a_table`) also gets :class:`Stats`."""
     host = backend.to_host(array)
     shape, dtype = tuple(int(n) for n in host.shape), _dtype_name(host.dtype)
-    st = array_stats(host) if stats and (host.size > TABLE_ELEMENTS or host.ndim > 2) and host.size else None
+    st = array_stats(host) if stats and host.size and not fits_a_table(host.shape) else None
     if host.size <= max_elements:
         return Value(shape, dtype, tuple(host.reshape(-1).tolist()), stats=st)
     flat = host.reshape(-1)

@@ -104,7 +104,7 @@ export function shortValue(v) {
 // statistics and a histogram, both computed in the kernel (Value.stats, trace(stats=True)); without
 // them its min, max and norm.
 const escT = escSource;
-const TABLE_MAX = 12;
+const TABLE_MAX = 12;   // autogradlab.events.records.TABLE_SIDE: larger arrays get Stats in the kernel
 
 export function isSmall(v) {
   if (!v || v.data === null || v.data === undefined) return false;
