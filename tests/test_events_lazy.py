@@ -1,5 +1,7 @@
 """A tape records cheaply and builds its events when read: what it shows must still be each value as
 it was at its step, whatever happened to the tensors and arrays in between."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -181,3 +183,38 @@ def test_a_constant_operand_given_as_an_array_is_told_as_the_constant_tensor():
     assert b.input_values[1].data == (3.0, 4.0)
     assert {f: getattr(b, f) for f in b.__slots__ if f != "source"} == \
         {f: getattr(a, f) for f in a.__slots__ if f != "source"}
+
+
+def test_a_hook_that_changes_the_gradient_in_place_leaves_the_earlier_events_as_they_were():
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True, name="x")
+    with ag.trace() as tape:
+        h = x * 2
+        h.register_hook(lambda g: [g.mul_(3)] and None)
+        (h * h).sum().backward()
+    assert x.grad.tolist() == [24.0, 48.0, 72.0]          # 2 * 3 * 2h
+    started = [e for e in tape.events if isinstance(e, ev.NodeStarted) and e.output.name == "t0"][0]
+    assert started.grad.data == (4.0, 8.0, 12.0)          # what reached h, before the hook
+    summed = [e for e in tape.events if isinstance(e, ev.Accumulated) and e.where == "buffer" and e.before][0]
+    assert summed.after.data == (4.0, 8.0, 12.0)          # h * h: h's two edges summed
+    hook = [e for e in tape.events if isinstance(e, ev.HookRan)][0]
+    assert hook.before[0].data == (4.0, 8.0, 12.0) and hook.after[0].data == (12.0, 24.0, 36.0)
+
+
+def _traced_line():
+    x = ag.tensor([1.0], requires_grad=True)
+    with ag.trace() as tape:
+        x * 2.0
+    return tape.events[0].source
+
+
+def test_source_lines_read_once_still_follow_the_working_directory(tmp_path, monkeypatch):
+    """Tapes share the lines they read (a training step's lines are read once), per working
+    directory: a file's path is relative to it."""
+    here = Path(__file__).resolve()
+    monkeypatch.chdir(here.parents[1])
+    first = _traced_line()
+    assert first.file == "tests/test_events_lazy.py" and first.text == "x * 2.0"
+    assert _traced_line() is first                      # read once
+    monkeypatch.chdir(tmp_path)                         # the file is not below this directory
+    elsewhere = _traced_line()
+    assert (elsewhere.file, elsewhere.line, elsewhere.text) == ("test_events_lazy.py", first.line, first.text)

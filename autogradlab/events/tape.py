@@ -25,6 +25,7 @@ from .text import _row
 _LETTERS = "abcdefgh"
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # .../autogradlab/
 _INSIDE: dict = {}   # code object -> whether it is autogradlab's own (a source line is never there)
+_SOURCES: dict = {}  # working directory -> {(code object, line): SourceLine}
 
 
 @functools.lru_cache(maxsize=1)
@@ -165,7 +166,11 @@ class Tape:
         self._pass_nodes: dict = {}    # node -> (node id, name, output id), for the pass in progress
         self._values: dict = {}        # (tensor creation number, version) -> copy of its data (or its Value)
         self._pass_arrays: dict = {}   # id(array) -> (array, copy), for the pass in progress
-        self._sources: dict = {}       # (code object, line) -> SourceLine, so a loop's line is read once
+        # (code object, line) -> SourceLine, shared by the tapes made in one working directory (a
+        # SourceLine's file is relative to it), so a loop's line, or a training step's, is read once
+        self._sources: dict = _SOURCES.setdefault(os.getcwd(), {})
+        if len(self._sources) > 100_000:
+            self._sources.clear()
 
     @property
     def events(self) -> list:
@@ -201,7 +206,10 @@ class Tape:
                 if len(self._values) > 4096:
                     self._values.clear()
                 data = tensor_or_array.data
-                if data.size > COPY_ELEMENTS:   # large: its summary now, shared by every tape (a tensor
+                pending = self._pass_arrays.get(id(data)) if self._pass_arrays else None
+                if pending is not None and pending.array is data:   # a .grad that is a gradient the
+                    hit = pending                                    # pass holds: one Value for both
+                elif data.size > COPY_ELEMENTS:   # large: its summary now, shared by every tape (a tensor
                     key2 = key + (self.max_elements, self.stats)   # has one value per version)
                     hit = _SUMMARIES.get(key2)
                     if hit is None:
@@ -237,18 +245,25 @@ class Tape:
     def _end_pass(self):
         """The pass is over: from now on anyone may write to the arrays it moved. Those only the tape
         still holds stay as they are; the others are copied or summarised now."""
+        self._keep_pending()
+        self._pass_arrays = {}
+        self._pass_nodes = {}
+
+    def _keep_pending(self):
+        """Copy or summarise now every array the pass holds that anything besides the tape could
+        write to (at the pass's end, and before a hook runs: a hook may change a gradient in place)."""
         getrefcount, ndarray = sys.getrefcount, numpy.ndarray
         for pending in self._pass_arrays.values():
             if pending.value is not None:
                 pending.array = None
                 continue
             a = pending.array
+            if type(a) is Value:   # (summarised already)
+                continue
             # refcount 3: the handle, `a`, getrefcount's argument (a view of `a` would hold one more)
             if type(a) is ndarray and a.base is None and getrefcount(a) == 3:
                 continue
             pending.array = self._keep(a)
-        self._pass_arrays = {}
-        self._pass_nodes = {}
 
     def value(self, tensor_or_array) -> Value:
         """A :class:`Value` of a tensor (at its current version) or of an array, now."""
@@ -549,6 +564,7 @@ class Tape:
     def hook_values(self, grads) -> tuple:
         """Snapshots of the gradient(s) a hook gets or leaves (an array or Tensor, or a list of them,
         one per input, None where there is none), taken now: a hook may change a gradient in place."""
+        self._keep_pending()   # what the pass told so far stays as it was, whatever the hook does
         if not isinstance(grads, (list, tuple)):
             grads = (grads,)
         return tuple(None if g is None else records.snapshot(g.data if hasattr(g, "_vc") else g,
