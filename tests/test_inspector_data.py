@@ -157,7 +157,7 @@ def test_anomaly_mode_records_the_forward_traceback_of_each_op():
     for e in tape.of_kind("OpRecorded"):
         ops.setdefault(e.op, e)                      # the first mul (z's is the last op)
     tb = ops["sqrt"].traceback
-    here = os.path.relpath(__file__).replace(os.sep, "/")
+    here = ev.records.portable_path(__file__)
     assert tb[-1].function == "_sqrt_at_zero" and tb[-1].file == here
     assert tb[-1].line == _line_of(_sqrt_at_zero, "x.sqrt()")
     assert tb[-2].function == "test_anomaly_mode_records_the_forward_traceback_of_each_op"
@@ -196,11 +196,12 @@ def test_to_json_stores_no_absolute_path(tmp_path):
         (a * a).sum().backward()
     text = tape.to_json()
     here = os.path.abspath(__file__)
-    assert here not in text and os.path.dirname(here) not in text and os.getcwd() not in text
+    assert here not in text and os.path.dirname(here) not in text
+    assert os.getcwd() == os.sep or os.getcwd() not in text
     files = {e.source.file for e in tape.of_kind("OpRecorded")}
     files |= {f.file for e in tape.of_kind("OpRecorded") for f in e.traceback}
     assert files and all(not os.path.isabs(f) for f in files)
-    assert os.path.relpath(__file__).replace(os.sep, "/") in files
+    assert ev.records.portable_path(__file__) in files
 
 
 def test_portable_paths_cells_relative_and_elsewhere():
@@ -346,8 +347,8 @@ def test_the_error_frame_of_an_anomaly_mode_backward_names_no_machine_path():
     import html
     err = html.unescape(p.data["error"])
     assert "SqrtBackward" in err and "Traceback of forward call" in err
-    assert os.path.abspath(__file__) not in err and os.getcwd() not in err
-    assert 'File "' + os.path.relpath(__file__).replace(os.sep, "/") + '"' in err
+    assert os.path.abspath(__file__) not in err and (os.getcwd() == os.sep or os.getcwd() not in err)
+    assert 'File "' + ev.records.portable_path(__file__) + '"' in err
     # the pass's events reach the NaN before the error frame
     assert any(e["kind"] == "GradientComputed" and e["node_name"] == "SqrtBackward" for e in p.data["events"])
 
