@@ -955,7 +955,10 @@ export function mount(container, data, options = {}) {
       else h += "<div><b>gradient it received</b>: not yet (it has not run at this step)</div>";
       const sent = evs.filter((e) => e.kind === "GradientComputed" && ids.has(e.node_id));
       if (sent.length) {
-        h += "<div><b>contributions it sent</b><ol>";
+        const changedBy = evs.filter((e) => e.kind === "HookRan" && ids.has(e.node_id) && e.changed && e.hook !== "post_accumulate");
+        h += "<div><b>contributions it sent</b>" + (changedBy.length
+          ? ` <i class="agl-hook-note">(after the ${changedBy.map((e) => `${esc(e.hook.replace("_", " "))} hook at step ${e.step}`).join(", ")}: see below)</i>`
+          : "") + "<ol>";
         for (const e of sent) {
           h += `<li>input ${e.input_index} (${esc(e.input ? e.input.name : "node " + e.to_node_id)}): ` +
             `<span class="agl-num">${esc(shortValue(e.upstream))}</span> × [${esc(e.formula)}] = ` +

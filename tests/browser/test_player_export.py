@@ -471,6 +471,8 @@ def test_large_tensor_statistics_hooks_and_the_anomaly_traceback_in_the_panel(pa
     assert f"test_player_export.py, line {line}" in note and "_planted_sqrt" in note and "W.sqrt()" in note
     assert box.locator(f"g.agl-node.agl-anomaly[data-key='{sqrt_key}']").count() == 1
     box.locator(f"g.agl-node[data-key='{sqrt_key}']").dispatch_event("click")
+    # its contributions were computed from the hooked gradient: the panel says so
+    assert f"after the tensor hook at step {hook.step}" in box.locator(".agl-panel .agl-hook-note").text_content()
     frames = box.locator(".agl-panel .agl-traceback li").all_text_contents()
     assert frames[-1].startswith(f"test_player_export.py, line {line} in _planted_sqrt")
     assert any("test_large_tensor_statistics_hooks_and_the_anomaly_traceback_in_the_panel" in f for f in frames)
