@@ -227,10 +227,9 @@ class Tape:
         return hit
 
     def _keep(self, array):
-        """A copy of an array (a memcpy; its Value is made when the tape is read), or for a large
-        one, its Value now (a summary: cheaper than copying it, and smaller to keep)."""
-        if array.size > COPY_ELEMENTS:
-            return records.snapshot(array, self.max_elements, self.stats)
+        """A copy of an array: its Value is made when the tape is read (a memcpy now is cheaper than
+        a summary: three reductions, and a flattening copy of a non-contiguous array). What the
+        copies hold is bounded by ``PENDING_BYTES``."""
         copy = array.copy()
         self._count(copy.nbytes)
         return copy
@@ -244,14 +243,14 @@ class Tape:
 
     def _end_pass(self):
         """The pass is over: from now on anyone may write to the arrays it moved. Those only the tape
-        still holds stay as they are; the others are copied or summarised now."""
+        still holds stay as they are; the others are copied now."""
         self._keep_pending()
         self._pass_arrays = {}
         self._pass_nodes = {}
 
     def _keep_pending(self):
-        """Copy or summarise now every array the pass holds that anything besides the tape could
-        write to (at the pass's end, and before a hook runs: a hook may change a gradient in place)."""
+        """Copy now every array the pass holds that anything besides the tape could write to (at the
+        pass's end, and before a hook runs: a hook may change a gradient in place)."""
         getrefcount, ndarray = sys.getrefcount, numpy.ndarray
         for pending in self._pass_arrays.values():
             if pending.value is not None:
