@@ -114,11 +114,15 @@ SUB = defop("sub", ("self", "other"), math="a - b;  da = g, db = -g",
             vjp=lambda g, ctx: (g, -g),
             formulas=("1", "-1"))
 
+def _mul_vjp(g, ctx):
+    need_a, need_b = ctx.needs_input_grad   # (read once: the backward's most common VJP)
+    return g * ctx.other if need_a else None, g * ctx.self if need_b else None
+
+
 MUL = defop("mul", ("self", "other"), save=("self", "other"), save_if={"self": 1, "other": 0},
             math="a * b;  da = g*b, db = g*a",
             forward=lambda xp, a, b: a * b,
-            vjp=lambda g, ctx: (g * ctx.other if ctx.needs_input_grad[0] else None,
-                                g * ctx.self if ctx.needs_input_grad[1] else None),
+            vjp=_mul_vjp,
             formulas=("b", "a"))
 
 DIV = defop("div", ("self", "other"), save=("self", "other"), save_if={"self": 1},
