@@ -217,9 +217,8 @@ def apply(op: OpDef, inputs, params=None):
     if state.anomaly:
         node._traceback = "".join(traceback.format_stack()[:-2])
     tape = state.tape
-    if tape is not None:  # a constant is shown as the constant tensor it stands for
-        tape.op_recorded(node, [t if isinstance(t, Tensor) else Tensor._make(t, False, None, device)
-                                for t in inputs], out)
+    if tape is not None:  # (a constant operand is told as the constant tensor it stands for)
+        tape.op_recorded(node, inputs, out)
     return out
 
 
