@@ -199,7 +199,13 @@ class Tape:
         one in place before its pass ends (``backward_finished`` then copies the ones that anything
         else still holds), and one seen again in the pass is held once (``_pass_arrays`` keeps them
         alive, so their ids stay theirs)."""
-        if type(tensor_or_array) is not numpy.ndarray and hasattr(tensor_or_array, "_vc"):
+        if type(tensor_or_array) is numpy.ndarray:   # (the common case first: a gradient on the CPU)
+            hit = self._pass_arrays.get(id(tensor_or_array))
+            if hit is None or hit.array is not tensor_or_array:
+                hit = self._pass_arrays[id(tensor_or_array)] = _Pending(tensor_or_array)
+                self._pending_bytes += tensor_or_array.nbytes
+            return hit
+        if hasattr(tensor_or_array, "_vc"):
             key = (tensor_or_array._id, tensor_or_array._vc[0])
             hit = self._values.get(key)
             if hit is None:
@@ -220,10 +226,10 @@ class Tape:
                     hit = self._keep(data)
                 self._values[key] = hit
             return hit
-        hit = self._pass_arrays.get(id(tensor_or_array))
+        hit = self._pass_arrays.get(id(tensor_or_array))   # an array of another device
         if hit is None or hit.array is not tensor_or_array:
             hit = self._pass_arrays[id(tensor_or_array)] = _Pending(tensor_or_array)
-            self._count(tensor_or_array.nbytes)
+            self._pending_bytes += tensor_or_array.nbytes
         return hit
 
     def _keep(self, array):
@@ -231,15 +237,8 @@ class Tape:
         a summary: three reductions, and a flattening copy of a non-contiguous array). What the
         copies hold is bounded by ``PENDING_BYTES``."""
         copy = array.copy()
-        self._count(copy.nbytes)
+        self._pending_bytes += copy.nbytes
         return copy
-
-    def _count(self, nbytes):
-        self._pending_bytes += nbytes
-        if self._pending_bytes > self.PENDING_BYTES:
-            self._build_later = True
-
-    _build_later = False   # set when what the tape holds passes PENDING_BYTES: the next event builds it
 
     def _end_pass(self):
         """The pass is over: from now on anyone may write to the arrays it moved. Those only the tape
@@ -300,7 +299,7 @@ class Tape:
         for key, held in self._values.items():   # later events of the same tensor version reuse the Value
             if type(held) is not Value:
                 self._values[key] = val(held)
-        self._pending_bytes, self._build_later = 0, False
+        self._pending_bytes = 0
 
     def _tid(self, t) -> int:
         """A tensor's tape-local id; the first time, its name too (``name=``, else ``x0, x1, ...`` for
@@ -464,7 +463,7 @@ class Tape:
         self._raw += (_build_op, nid, op.name, node.name(), tuple(ins), out_id,
                       tuple(node._saved) if node._saved else (), _formulas(op, len(ins)) if op.formulas else (),
                       value, tuple(leaf_values), source, self.forward_traceback() if state.anomaly else None)
-        if self._pending_bytes > self.PENDING_BYTES or self._build_later:
+        if self._pending_bytes > self.PENDING_BYTES:
             self._build()
         return step
 
@@ -533,7 +532,7 @@ class Tape:
         self._n = step + 1
         self._raw += (_build_gradient, nid, name, i, to, out, hold(upstream), _formula(node.op, i),
                       hold(contribution))
-        if self._build_later:
+        if self._pending_bytes > self.PENDING_BYTES:
             self._build()
         return step
 
@@ -580,7 +579,7 @@ class Tape:
         runs, contributions, freed = self._pass_counts
         step = self._emit(_build_finished, self._passes, runs, contributions, freed)
         self._passes += 1
-        if self._build_later:
+        if self._pending_bytes > self.PENDING_BYTES:
             self._build()
         return step
 
