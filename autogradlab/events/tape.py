@@ -46,7 +46,8 @@ def _formula(op, i):
 
 
 _FORMULAS: dict = {}
-COPY_ELEMENTS = 1 << 16   # arrays up to this size are copied when recorded, larger ones summarised at once
+COPY_ELEMENTS = 1 << 16   # a tensor's value up to this size is copied when recorded, a larger one summarised
+                          # at once (and shared by tapes: it is often a parameter seen again at its version)
 _SUMMARIES: dict = {}     # (tensor creation number, version, max_elements, stats) -> Value of a large tensor
 
 
@@ -61,8 +62,8 @@ def _formulas(op, n):
 
 class _Pending:
     """An array a backward pass moves, held (not copied) until the pass ends; then, if anything
-    besides the tape could still write to it, a copy (small arrays) or its Value (large ones)
-    takes its place. ``value`` is its Value once built."""
+    besides the tape could still write to it, a copy takes its place. ``value`` is its Value once
+    built."""
     __slots__ = ("array", "value")
 
     def __init__(self, array):
@@ -139,12 +140,14 @@ class Tape:
     """The events of one ``trace()``: a list plus the tape-local ids and names.
 
     Recording is lazy: while the engine runs, the tape hands out ids and names (in order of first
-    appearance, exactly as they read later) and keeps each event's fields as a tuple, with a private
-    copy of every array a Value will show (a copy is one memcpy on the array's device; a Value needs a
-    host transfer and a list of floats or a summary). Events, their Values and TensorRefs are built
-    the first time the tape is read (``events``, iteration, ``table()``, ``to_json()``, ...). The copies
-    keep each value as it was at its step, whatever happens to the tensor later (an in-place op, an
-    optimizer step); past ``PENDING_BYTES`` of copies the tape builds what it has, dropping them."""
+    appearance, exactly as they read later) and notes each event's fields in one flat list, with a
+    private copy of every array a Value will show (a copy is one memcpy on the array's device; a Value
+    needs a host transfer and a list of floats or a summary). A gradient the pass moves is not even
+    copied unless something besides the tape still holds it when the pass ends (or when a hook is
+    about to run). Events, their Values and TensorRefs are built the first time the tape is read
+    (``events``, iteration, ``table()``, ``to_json()``, the player). So each value shown is as it was at
+    its step, whatever happens to the tensor later (an in-place op, an optimizer step); past
+    ``PENDING_BYTES`` of arrays held, the tape builds what it has and lets go of them."""
 
     PENDING_BYTES = 64 << 20   # bytes of copies held before the pending events are built
     stepping = False           # autogradlab.steps() sets it: the engine then yields every event
@@ -165,7 +168,7 @@ class Tape:
         self._pass_counts = [0, 0, 0]  # nodes run, contributions, bytes freed
         self._pass_nodes: dict = {}    # node -> (node id, name, output id), for the pass in progress
         self._values: dict = {}        # (tensor creation number, version) -> copy of its data (or its Value)
-        self._pass_arrays: dict = {}   # id(array) -> (array, copy), for the pass in progress
+        self._pass_arrays: dict = {}   # id(array) -> _Pending, for the pass in progress
         # (code object, line) -> SourceLine, shared by the tapes made in one working directory (a
         # SourceLine's file is relative to it), so a loop's line, or a training step's, is read once
         self._sources: dict = _SOURCES.setdefault(os.getcwd(), {})
