@@ -264,8 +264,8 @@ backward): the source-line walk (~3 µs), naming the op's new tensors, one copy 
 (one entry per node) and four records per node in the backward; in W2 the copies of the 128x256
 forward values and of the leaves' gradients. **W7**: the player's data for the 52-node graph took
 25 ms (a JSON round trip per event, LaTeX captions nobody reads, NumPy to format each value); now
-about 4-6 ms on the loaded machine, a third of it reading the tape (building its events), a third the
-captions, a fifth encoding the events.
+about 4-6 ms on the loaded machine: about a fifth reading the tape (building its events), a quarter
+each the captions and the events' JSON, the rest the drawing (graph model, display, node entries).
 
 """
 
