@@ -261,6 +261,7 @@ def zero_grads(tensors, set_to_none=True):
         else:
             t._grad.detach_()
             t._grad.data[...] = 0
+            t._grad._vc[0] += 1   # an in-place change, as zero_() is: a new version
 
 
 def _rebuild(cls, host, device, requires_grad, name):

@@ -1,6 +1,5 @@
-"""A backward pass never copies device data to the host (a traced one neither, for values up to
-``events.tape.COPY_ELEMENTS`` elements: its events keep device copies, made host Values only when the
-tape is read).
+"""A backward pass never copies device data to the host (a traced one neither: its events keep device
+copies, made host Values only when the tape is read).
 
 On a GPU every host copy (``.get()``, ``.item()``, ``float(a)``, ``bool(a)``...) is a transfer and a
 synchronisation that stalls the queue of kernels, so one per node would make the CuPy backend slow.

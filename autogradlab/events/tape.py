@@ -46,9 +46,6 @@ def _formula(op, i):
 
 
 _FORMULAS: dict = {}
-COPY_ELEMENTS = 1 << 16   # a tensor's value up to this size is copied when recorded, a larger one summarised
-                          # at once (and shared by tapes: it is often a parameter seen again at its version)
-_SUMMARIES: dict = {}     # (tensor creation number, version, max_elements, stats) -> Value of a large tensor
 
 
 def _formulas(op, n):
@@ -196,8 +193,8 @@ class Tape:
     def _hold(self, tensor_or_array):
         """What a Value will show, kept cheaply until the tape is read.
 
-        A tensor (a forward value, a leaf's ``.grad``) may be written in place later: a small one
-        is copied, a large one summarised now; seen again at the same version, it is not kept twice.
+        A tensor (a forward value, a leaf's ``.grad``) may be written in place later: it is copied;
+        seen again at the same version in this tape, it is not copied twice.
         An array that a backward pass moves (a gradient) is held as it is: the engine never writes
         one in place before its pass ends (``backward_finished`` then copies the ones that anything
         else still holds), and one seen again in the pass is held once (``_pass_arrays`` keeps them
@@ -218,13 +215,6 @@ class Tape:
                 pending = self._pass_arrays.get(id(data)) if self._pass_arrays else None
                 if pending is not None and pending.array is data:   # a .grad that is a gradient the
                     hit = pending                                    # pass holds: one Value for both
-                elif data.size > COPY_ELEMENTS:   # large: its summary now, shared by every tape (a tensor
-                    key2 = key + (self.max_elements, self.stats)   # has one value per version)
-                    hit = _SUMMARIES.get(key2)
-                    if hit is None:
-                        if len(_SUMMARIES) > 1024:
-                            _SUMMARIES.clear()
-                        hit = _SUMMARIES[key2] = records.snapshot(data, self.max_elements, self.stats)
                 else:
                     hit = self._keep(data)
                 self._values[key] = hit
@@ -453,12 +443,8 @@ class Tape:
         out_id = tid(out)
         nid = self.node_id(node)
         self._node_output[nid] = out_id
-        data = out.data   # a new tensor: nothing else holds its value yet, so no lookup
-        if data.size > COPY_ELEMENTS:
-            value = records.snapshot(data, self.max_elements, self.stats)
-        else:
-            value = data.copy()
-            self._pending_bytes += value.nbytes
+        value = out.data.copy()   # a new tensor: no earlier copy of it to look up
+        self._pending_bytes += value.nbytes
         source = self.source_line()
         op = node.op
         step = self._n
