@@ -46,6 +46,7 @@ def _formula(op, i):
 
 
 _FORMULAS: dict = {}
+COPY_ELEMENTS = 1 << 16   # values up to this size are copied when recorded, larger ones summarised at once
 
 
 def _formulas(op, n):
@@ -193,8 +194,8 @@ class Tape:
     def _hold(self, tensor_or_array):
         """What a Value will show, kept cheaply until the tape is read.
 
-        A tensor (a forward value, a leaf's ``.grad``) may be written in place later: it is copied;
-        seen again at the same version in this tape, it is not copied twice.
+        A tensor (a forward value, a leaf's ``.grad``) may be written in place later: it is copied
+        (or summarised, if large); seen again at the same version in this tape, it is kept once.
         An array that a backward pass moves (a gradient) is held as it is: the engine never writes
         one in place before its pass ends (``backward_finished`` then copies the ones that anything
         else still holds), and one seen again in the pass is held once (``_pass_arrays`` keeps them
@@ -226,9 +227,13 @@ class Tape:
         return hit
 
     def _keep(self, array):
-        """A copy of an array: its Value is made when the tape is read (a memcpy now is cheaper than
-        a summary: three reductions, and a flattening copy of a non-contiguous array). What the
-        copies hold is bounded by ``PENDING_BYTES``."""
+        """A copy of an array, its Value made when the tape is read (a memcpy is cheaper than the
+        Value's list of floats or summary); an array over ``COPY_ELEMENTS`` is summarised now instead
+        (copies that large cost more than the summary once the allocator has to find fresh memory
+        for them every step, and would keep megabytes per step alive). Copies held are bounded by
+        ``PENDING_BYTES``."""
+        if array.size > COPY_ELEMENTS:
+            return records.snapshot(array, self.max_elements, self.stats)
         copy = array.copy()
         self._pending_bytes += copy.nbytes
         return copy
@@ -241,8 +246,9 @@ class Tape:
         self._pass_nodes = {}
 
     def _keep_pending(self):
-        """Copy now every array the pass holds that anything besides the tape could write to (at the
-        pass's end, and before a hook runs: a hook may change a gradient in place)."""
+        """Keep now (a copy, or a summary if large) every array the pass holds that anything besides
+        the tape could write to (at the pass's end, and before a hook runs: a hook may change a
+        gradient in place)."""
         getrefcount, ndarray = sys.getrefcount, numpy.ndarray
         for pending in self._pass_arrays.values():
             if pending.value is not None:
@@ -443,8 +449,7 @@ class Tape:
         out_id = tid(out)
         nid = self.node_id(node)
         self._node_output[nid] = out_id
-        value = out.data.copy()   # a new tensor: no earlier copy of it to look up
-        self._pending_bytes += value.nbytes
+        value = self._keep(out.data)   # a new tensor: no earlier copy of it to look up
         source = self.source_line()
         op = node.op
         step = self._n
