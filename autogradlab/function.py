@@ -22,7 +22,7 @@ import traceback
 import weakref
 
 from .grad_mode import no_grad, state
-from .graph import FREED_MESSAGE, Node, SavedTensor
+from .graph import FREED_MESSAGE, Node, save_tensor
 from .ops.registry import OpDef
 from .tensor import Tensor
 
@@ -155,7 +155,7 @@ class Function:
         if state.anomaly:  # where the op was made, for anomaly mode's NaN report (as for built-in ops)
             ctx._traceback = "".join(traceback.format_stack()[:-1])
         ctx._out_meta = (weakref.ref(out), out.shape, out.dtype, out.device)
-        ctx._saved = {f"saved_tensors[{i}]": (None if t is None else SavedTensor(t, ctx) if t is out else SavedTensor(t))
+        ctx._saved = {f"saved_tensors[{i}]": (None if t is None else save_tensor(t, ctx if t is out else None))
                       for i, t in enumerate(ctx._to_save)}
         ctx._to_save = ()
         tape = state.tape

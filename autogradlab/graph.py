@@ -20,7 +20,8 @@ import numpy
 from .grad_mode import state
 from .tensor import Tensor
 
-__all__ = ["Node", "AccumulateGrad", "accumulate_into", "SavedTensor", "SavedParam", "RemovableHandle", "GradientEdge",
+__all__ = ["Node", "AccumulateGrad", "accumulate_into", "save_tensor", "SavedTensor", "SavedResult",
+           "SavedPacked", "SavedParam", "RemovableHandle", "GradientEdge",
            "get_gradient_edge", "saved_tensors_hooks", "FREED_MESSAGE"]
 
 _node_counter = itertools.count()
@@ -88,40 +89,20 @@ class saved_tensors_hooks:
         return False
 
 
-class SavedTensor:
-    """One tensor a node keeps for its backward, with the version it had when saved.
+class _Saved:
+    """What every value a node keeps offers its backward: ``data`` (the array a VJP on arrays
+    reads), ``unpack`` (None unless saved-tensor hooks packed it), ``vc``/``version`` (the
+    in-place check) and its size. Three kinds follow: an input, the op's output, a packed tensor."""
 
-    An op's *result* is kept without a strong reference to the result tensor
-    (which owns the node: that would be a cycle). Reading it back gives the
-    original tensor while it lives, else a new tensor over the same data and
-    with the same ``grad_fn``, so higher-order gradients still flow through it.
-    ``data`` is the array itself: what a VJP reads when it runs on arrays.
-    """
-
-    __slots__ = ("tensor", "result_ref", "data", "node_ref", "version", "vc", "packed", "unpack", "shape")
-
-    def __init__(self, tensor, node=None):
-        vc = tensor._vc
-        self.vc, self.version = vc, vc[0]
-        self.tensor = self.result_ref = self.node_ref = self.packed = self.unpack = self.shape = None
-        self.data = tensor.data
-        if state.saved_hooks:
-            pack, self.unpack = state.saved_hooks[-1]
-            self.packed = pack(tensor)
-            self.data, self.shape = None, tuple(tensor.shape)
-        elif node is not None:  # the op's own output
-            self.result_ref = weakref.ref(tensor)
-            self.node_ref = weakref.ref(node)
-        else:
-            self.tensor = tensor
+    __slots__ = ()
+    unpack = None
 
     def nbytes(self) -> int:
         return int(getattr(self.data, "nbytes", 0))
 
     def check_version(self, node, name):
         if self.vc[0] != self.version:
-            # the saved tensor's own shape
-            shape = "x".join(map(str, self.shape if self.data is None else self.data.shape))
+            shape = "x".join(map(str, self.shape))  # the saved tensor's own shape
             raise RuntimeError(
                 f"one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: the tensor saved as '{name}' by {node.name()} (shape [{shape}]) "
@@ -130,31 +111,91 @@ class SavedTensor:
                 f"modifying it."
             )
 
+    @property
+    def shape(self):
+        return tuple(self.data.shape)
+
+    def unpack_array(self):
+        return self.data
+
+
+def save_tensor(tensor, node=None):
+    """Keep ``tensor`` for a backward, with the version it has now: passed through the innermost
+    ``saved_tensors_hooks`` pack hook if any is active, else as it is (:class:`SavedTensor`), or,
+    when it is ``node``'s own output, by weak reference (:class:`SavedResult`)."""
+    hooks = state.saved_hooks
+    if hooks:
+        return SavedPacked(tensor, *hooks[-1])
+    return SavedTensor(tensor) if node is None else SavedResult(tensor, node)
+
+
+class SavedTensor(_Saved):
+    """An input a node keeps for its backward, with the version it had when saved.
+    ``data`` is the array itself: what a VJP reads when it runs on arrays."""
+
+    __slots__ = ("tensor", "data", "vc", "version")
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.data = tensor.data
+        self.vc = tensor._vc
+        self.version = tensor._vc[0]
+
     def unpack_tensor(self):
-        if self.unpack is not None:
-            return self.unpack(self.packed)
-        if self.tensor is not None:
-            return self.tensor
+        return self.tensor
+
+
+class SavedResult(_Saved):
+    """A node's own output, kept without a strong reference to the output tensor (which owns the
+    node: that would be a cycle). Reading it back gives the original tensor while it lives, else a
+    new tensor over the same data and with the same ``grad_fn``, so higher-order gradients still
+    flow through it."""
+
+    __slots__ = ("result_ref", "node_ref", "data", "vc", "version")
+
+    def __init__(self, tensor, node):
+        self.result_ref = weakref.ref(tensor)
+        self.node_ref = weakref.ref(node)
+        self.data = tensor.data
+        self.vc = tensor._vc
+        self.version = tensor._vc[0]
+
+    def unpack_tensor(self):
         t = self.result_ref()
         if t is not None:
             return t
         node = self.node_ref()
         return Tensor._make(self.data, node is not None, node)
 
+
+class SavedPacked(_Saved):
+    """A tensor kept through ``saved_tensors_hooks``: what ``pack(tensor)`` returned, given back
+    to ``unpack`` when the backward reads it."""
+
+    __slots__ = ("packed", "unpack", "vc", "version", "shape")
+    data = None   # (the hooks decide what is kept)
+
+    def __init__(self, tensor, pack, unpack):
+        self.vc = tensor._vc
+        self.version = tensor._vc[0]
+        self.shape = tuple(tensor.shape)
+        self.unpack = unpack
+        self.packed = pack(tensor)
+
+    def unpack_tensor(self):
+        return self.unpack(self.packed)
+
     def unpack_array(self):
-        if self.unpack is not None:
-            return self.unpack(self.packed).data
-        return self.data
+        return self.unpack(self.packed).data
 
 
-class SavedParam:
+class SavedParam(_Saved):
     """A non-tensor an op keeps for its backward: the indices of an index op, a Python number's
     constant (``x * 0.5`` keeps 0.5 for ``dx = g * 0.5``). Nothing can change it in place, but it is
     released with the saved tensors, as PyTorch releases its saved indices and scalars."""
 
     __slots__ = ("data",)
     vc, version = (0,), 0   # nothing changes it in place: the version check always passes
-    unpack = None           # (no saved-tensor hooks: read as it is)
 
     def __init__(self, value):
         self.data = value

@@ -144,3 +144,33 @@ def test_a_trace_shows_the_number_as_a_constant_input_as_before():
     freed = [e for e in tape.events if type(e).__name__ == "SavedFreed"]
     assert [(e.names, e.nbytes) for e in freed] == [(("other",), 4)]   # the float32 constant: 4 bytes
     np.testing.assert_array_equal(x.grad.numpy(), [0.5, 0.5])
+
+
+PACKED = {"x * 0.5": lambda x, y: x * 0.5, "x * y": lambda x, y: x * y, "x.tanh()": lambda x, y: x.tanh(),
+          "x ** 2": lambda x, y: x ** 2, "1 - x": lambda x, y: 1 - x}
+
+
+@pytest.mark.parametrize("expr", PACKED)
+def test_saved_tensor_hooks_pack_the_same_tensors_as_torch_and_never_a_number(expr):
+    """A number kept for the VJP is a scalar, as in PyTorch: pack hooks see tensors only."""
+    counts = []
+    for module, hooks in ((ag, ag.autograd.graph.saved_tensors_hooks), (torch, torch.autograd.graph.saved_tensors_hooks)):
+        packed = []
+        x = module.tensor([1.0, 2.0], requires_grad=True)
+        y = module.tensor([3.0, 4.0], requires_grad=True)
+        with hooks(lambda t: packed.append(tuple(t.shape)) or t, lambda t: t):
+            out = PACKED[expr](x, y)
+        out.sum().backward()
+        counts.append(packed)
+    assert counts[0] == counts[1]
+
+
+def test_a_tensor_kept_through_hooks_still_reports_an_in_place_change_with_its_shape():
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with ag.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        a = x * 1.0
+        y = a * x
+    with ag.no_grad():
+        a.mul_(2)
+    with pytest.raises(RuntimeError, match=r"saved as 'self' by MulBackward \(shape \[3\]\) is at version 1"):
+        y.sum().backward()

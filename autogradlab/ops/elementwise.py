@@ -84,8 +84,11 @@ def _cast(operand, dtype):
 
 def _binary(op):
     def fn(a, b):
-        if type(a) is Tensor and type(b) is Tensor and a.data.dtype is b.data.dtype:
-            return apply(op, (a, b))  # the common case needs no coercion
+        if type(a) is Tensor:  # the common cases need no coercion
+            if type(b) is Tensor and a.data.dtype is b.data.dtype:
+                return apply(op, (a, b))
+            if type(b) is float and a.data.dtype.kind == "f":  # x * 0.5: 0.5 takes x's dtype
+                return apply(op, (a, constant(b, a)))
         if not isinstance(a, Tensor) and not isinstance(b, Tensor):
             return on_arrays(op, (a, b))  # inside a VJP on arrays
         return apply(op, promote(a, b))

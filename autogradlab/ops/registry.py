@@ -28,7 +28,7 @@ import numpy
 
 from ..backend import on_cpu_array_module, shares_memory, xp_for, xp_of
 from ..grad_mode import state
-from ..graph import Node, SavedParam, SavedTensor
+from ..graph import Node, SavedParam, save_tensor
 from ..tensor import Tensor
 
 __all__ = ["OpDef", "defop", "apply", "REGISTRY"]
@@ -155,7 +155,8 @@ def apply(op: OpDef, inputs, params=None):
     operands out of the graph. Given no Tensor at all (a VJP running on arrays), just run the
     forward on them.
     """
-    grad_enabled = state.grad_enabled
+    switches = state.__dict__   # this thread's grad mode, tape, ...: one thread-local lookup, not one per read
+    grad_enabled = switches["grad_enabled"]
     recording = grad_enabled and op.differentiable
     records = False
     device = None
@@ -208,15 +209,15 @@ def apply(op: OpDef, inputs, params=None):
         for name, i, needed_by in op.save_inputs:
             if needed_by is None or edges[needed_by] is not None:
                 t = inputs[i]
-                saved[name] = SavedTensor(t) if isinstance(t, Tensor) else SavedParam(t)  # (a constant as it is)
+                saved[name] = save_tensor(t) if isinstance(t, Tensor) else SavedParam(t)  # (a constant as it is)
         for name in op.save_params:
             saved[name] = SavedParam(params[name])
         if op.save_result and (op.save_result[0] is None or edges[op.save_result[0]] is not None):
-            saved["result"] = SavedTensor(out, node)
+            saved["result"] = save_tensor(out, node)
         node._saved = saved
-    if state.anomaly:
+    if switches["anomaly"]:
         node._traceback = "".join(traceback.format_stack()[:-2])
-    tape = state.tape
+    tape = switches["tape"]
     if tape is not None:  # (a constant operand is told as the constant tensor it stands for)
         tape.op_recorded(node, inputs, out)
     return out
