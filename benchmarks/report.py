@@ -258,11 +258,12 @@ pays the Tensor dispatch twice. **W6** (tracing): a traced pass now only notes e
 step's fields (one flat list) with copies of the values it will show, and builds the frozen events
 when the tape is read; the gradients a pass moves are not even copied unless something else still
 holds them when it ends. Measured side by side with the tree before that work (W6, same machine, load
-about 3.5): W1 traced 71.9 -> 36.8 µs/op (4.5x -> 2.8x untraced, while untraced also got faster),
-W2 traced 3.50 -> 2.54 ms (1.70x -> 1.24x). What is left per W1 op (about 11 µs forward, 11 µs
-backward): the source-line walk (~3 µs), naming the op's new tensors, one copy per value, the plan
-(one entry per node) and four records per node in the backward; in W2 the copies of the 128x256
-forward values and of the leaves' gradients. **W7**: the player's data for the 52-node graph took
+2-3.5, CPU time): W1 traced 71.9 -> 36.8 µs/op (4.5x -> 2.8x untraced, while untraced also got
+faster), W2 traced 3.75 -> 3.23 ms (1.70x -> 1.39x). What is left per W1 op (about 11 µs forward,
+11 µs backward): the source-line walk (~3 µs), naming the op's new tensors, one copy per value, the
+plan (one entry per node) and four records per node in the backward. In W2: copying the 128x256
+forward values, and summarising the two large ones (X, W1: over 65,536 elements, summarised when
+recorded, per tape: copying arrays that large every step cost more) and W1's gradient. **W7**: the player's data for the 52-node graph took
 25 ms (a JSON round trip per event, LaTeX captions nobody reads, NumPy to format each value); now
 about 4-6 ms on the loaded machine: about a fifth reading the tape (building its events), a quarter
 each the captions and the events' JSON, the rest the drawing (graph model, display, node entries).
