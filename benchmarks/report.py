@@ -246,12 +246,17 @@ input's shape and dtype), freeing the saved tensors, the ready queue and pending
 NumPy calls themselves (about 0.4 us each on one-element arrays, 2-3x that with a Python-number
 operand).
 
-**Forward (W1/W3).** Unchanged by this work and now the larger part of the gap: per op
-`Tensor.__mul__` -> coercion (a Python number operand becomes a constant Tensor: `as_tensor_like` is
-20% of the profiled forward) -> `registry.apply` (a third of it on its own: device and view checks,
-the kernel call, the record decision) -> a new `Tensor` (`Tensor._make`) and a `Node` plus one
-`SavedTensor` per saved operand. The next steps would be keeping Python-number operands as scalars (no constant Tensor),
-saving `(tensor, version)` pairs instead of `SavedTensor` objects, and fewer slots to fill per Tensor.
+**Forward (W1/W3).** A Python-number operand (`h * 0.999`) is a constant: a 0-d array of
+PyTorch's dtype handed to the forward, with no Tensor and no edge (a VJP that needs it reads it back
+as a saved parameter); `registry.apply` walks its inputs once and saves inline; what a node keeps is
+one of three small classes (an input; the op's output, by weak reference; a tensor packed by
+hooks), and a thread's switches are read once per op (the table above has the ratios; before this,
+commit `1caea9f`, W1's forward was 1.87x torch and W3's 2.73x in a run at load 1.1-2). What is
+left per op is spread out: about 400 bytecodes of Python (the operator, the loop over the inputs,
+`Node.__init__` and `Tensor._make` filling 16 and 13 slots, the output's weak reference), the
+garbage collector (about 12 tracked objects per recorded op, ~9% of the forward) and NumPy itself
+(~0.45 µs per ufunc on one element). Closing W3's gap would take fewer objects per op (no
+separate saved-value and `_out_meta` objects), which changes what the backward reads.
 
 **W2** is kernel-bound (the matmuls); **W5** records the backward (`create_graph=True`) and so still
 pays the Tensor dispatch twice. **W6** (tracing): a traced pass now only notes each
