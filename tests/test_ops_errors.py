@@ -280,6 +280,8 @@ def fake_cuda(*shape):
     (lambda c, g: c @ g, "matmul: expected all tensors to be on the same device, but got self on cpu, other on cuda:0"),
     (lambda c, g: ag.where(c > 0, c, g), "where: expected all tensors to be on the same device, but got condition "
                                          "on cpu, self on cpu, other on cuda:0"),
+    (lambda c, g: ag.where(c > 0, 1.0, g), "where: expected all tensors to be on the same device, but got "
+                                           "condition on cpu, other on cuda:0"),   # (1.0: a constant, no tensor)
     (lambda c, g: ag.cat([c, c, g]), "cat: expected all tensors to be on the same device, but got tensors[0] on "
                                      "cpu, tensors[1] on cpu, tensors[2] on cuda:0"),
     (lambda c, g: ag.stack([g, c]), "stack: expected all tensors to be on the same device, but got tensors[0] on "

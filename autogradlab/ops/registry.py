@@ -111,7 +111,8 @@ def _input_names(op, inputs):
 
 
 def _device_error(op, inputs):
-    where = ", ".join(f"{n} on {t.device}" for n, t in zip(_input_names(op, inputs), inputs))
+    where = ", ".join(f"{n} on {t.device}" for n, t in zip(_input_names(op, inputs), inputs)
+                      if isinstance(t, Tensor))   # (a constant is made on its tensor's device)
     return RuntimeError(
         f"{op.name}: expected all tensors to be on the same device, but got {where}. "
         f"Move them with .to(device) first."
