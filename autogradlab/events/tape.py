@@ -177,7 +177,7 @@ class Tape:
         self._pass_nodes: dict = {}    # node -> (node id, name, output id), for the pass in progress
         self._values: dict = {}        # (tensor creation number, version) -> copy of its data (or its Value)
         self._pass_arrays: dict = {}   # id(array) -> _Pending, for the pass in progress
-        # (code object, line) -> SourceLine, shared by the tapes made in one working directory (a
+        # (code object, instruction offset) -> SourceLine, shared by the tapes made in one working directory (a
         # SourceLine's file is relative to it), so a loop's line, or a training step's, is read once
         self._sources: dict = _SOURCES.setdefault(os.getcwd(), {})
         if len(self._sources) > 100_000:
@@ -401,7 +401,7 @@ class Tape:
         per code object and line). Its file is kept without the machine's path
         (:meth:`SourceLine.portable`: ``<cell>``, relative to the current directory, or the base name),
         so a saved tape names no home directory."""
-        f = sys._getframe(1)
+        f = sys._getframe(2)   # (the caller's caller: this method's caller is the tape's)
         while f is not None:
             code = f.f_code
             inside = _INSIDE.get(code)
@@ -412,11 +412,11 @@ class Tape:
             f = f.f_back
         if f is None:
             return None
-        key = (f.f_code, f.f_lineno)
+        key = (code, f.f_lasti)   # (the instruction: cheaper to read than its line number)
         src = self._sources.get(key)
         if src is None:
-            file = f.f_code.co_filename
-            src = SourceLine(file, f.f_lineno, linecache.getline(file, f.f_lineno, f.f_globals).strip()).portable()
+            file, line = code.co_filename, f.f_lineno
+            src = SourceLine(file, line, linecache.getline(file, line, f.f_globals).strip()).portable()
             self._sources[key] = src
         return src
 
@@ -447,7 +447,8 @@ class Tape:
         for t in inputs:
             if type(t) is not Tensor and not isinstance(t, Tensor):   # a constant operand, given as an array
                 ins.append(self._constant(t, out.device))
-                leaf_values.append(self._keep(t))
+                # (a 0-d one is a Python number's, made for this op alone: nothing writes to it, no copy)
+                leaf_values.append(t if t.ndim == 0 else self._keep(t))
                 continue
             local = ids.get(t._id)
             ins.append(tid(t) if local is None else local)
