@@ -26,7 +26,8 @@ OPERATORS = {
     "a / n": lambda a, n: a / n, "n / a": lambda a, n: n / a,
     "a ** n": lambda a, n: a ** n, "n ** a": lambda a, n: n ** a,
     "a < n": lambda a, n: a < n, "n >= a": lambda a, n: n >= a, "a == n": lambda a, n: a == n,
-    "maximum(a, n)": lambda a, n: a.maximum(n) if not isinstance(a, torch.Tensor) else torch.maximum(a, torch.tensor(n)),
+    "maximum(a, n)": lambda a, n: (torch.maximum(a, torch.tensor(n)) if isinstance(a, torch.Tensor)
+                                   else a.maximum(n)),
 }
 VALUES = {"float16": [0.5, -1.5, 2.0, 0.0], "float32": [0.5, -1.5, 2.0, 0.0], "float64": [0.5, -1.5, 2.0, 0.0],
           "int64": [1, -3, 2, 0], "bool": [True, False, True, False]}
@@ -78,7 +79,8 @@ GRAD_EXPRS = {
     "x * 0.999": lambda x: x * 0.999, "0.5 * x": lambda x: 0.5 * x, "x + 2": lambda x: x + 2,
     "1 - x": lambda x: 1 - x, "x / 3": lambda x: x / 3, "3.0 / x": lambda x: 3.0 / x,
     "x ** 3": lambda x: x ** 3, "2 ** x": lambda x: 2 ** x, "x ** 0.5": lambda x: x ** 0.5,
-    "x.maximum(0.7)": lambda x: x.maximum(0.7) if not isinstance(x, torch.Tensor) else torch.maximum(x, torch.tensor(0.7, dtype=x.dtype)),
+    "x.maximum(0.7)": lambda x: (torch.maximum(x, torch.tensor(0.7, dtype=x.dtype)) if isinstance(x, torch.Tensor)
+                                 else x.maximum(0.7)),
     "chain": lambda x: ((x * 0.999 + 0.001).tanh() * 2 - 1) ** 2 / 4,
 }
 
@@ -154,7 +156,8 @@ PACKED = {"x * 0.5": lambda x, y: x * 0.5, "x * y": lambda x, y: x * y, "x.tanh(
 def test_saved_tensor_hooks_pack_the_same_tensors_as_torch_and_never_a_number(expr):
     """A number kept for the VJP is a scalar, as in PyTorch: pack hooks see tensors only."""
     counts = []
-    for module, hooks in ((ag, ag.autograd.graph.saved_tensors_hooks), (torch, torch.autograd.graph.saved_tensors_hooks)):
+    for module in (ag, torch):
+        hooks = module.autograd.graph.saved_tensors_hooks
         packed = []
         x = module.tensor([1.0, 2.0], requires_grad=True)
         y = module.tensor([3.0, 4.0], requires_grad=True)
