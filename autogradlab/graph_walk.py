@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import heapq
 
-from .graph import AccumulateGrad, GradientEdge
+from .graph import GradientEdge
 
 __all__ = ["node_of", "ready_key", "reach", "on_paths_to", "run_order", "describe_plan"]
 
@@ -70,20 +70,22 @@ def on_paths_to(targets, seen, parents):
 def run_order(plan, root_nodes):
     """The order the engine's ready queue will start the needed nodes in (the same rule, run on
     a copy of the dependency counts, calling no VJP)."""
-    deps = dict(plan.deps)
-    ready = [ready_key(n) for n in set(root_nodes) if n in plan.needed and deps[n] == 0]
+    deps, needed, runs = dict(plan.deps), plan.needed, plan.runs
+    ready = [ready_key(n) for n in set(root_nodes) if n in needed and deps[n] == 0]
     heapq.heapify(ready)
     order = []
+    push, pop = heapq.heappush, heapq.heappop
     while ready:
-        node = heapq.heappop(ready)[2]
+        node = pop(ready)[2]
         order.append(node)
-        if isinstance(node, AccumulateGrad) or node not in plan.runs:
+        if not node.priority or node not in runs:   # a leaf's accumulator (priority 0) sends nothing
             continue
         for child in node.edges:
-            if child is not None and child in deps:
-                deps[child] -= 1
-                if deps[child] == 0:
-                    heapq.heappush(ready, ready_key(child))
+            left = deps.get(child)   # None: no edge there, or a node not needed
+            if left is not None:
+                deps[child] = left - 1
+                if left == 1:
+                    push(ready, (child.priority, -child.seq, child))   # ready_key, inline
     return order
 
 
@@ -92,4 +94,4 @@ def describe_plan(plan, root_nodes, inputs):
     run order, and the reached nodes that ``inputs=`` pruned (neither run nor an input's)."""
     plan.root_nodes, plan.order = root_nodes, run_order(plan, root_nodes)
     plan.input_nodes = None if inputs is None else [node_of(t) for t in inputs]
-    plan.pruned = [n for n in plan.nodes if n not in plan.runs and n not in plan.targets]
+    plan.pruned = [] if inputs is None else [n for n in plan.nodes if n not in plan.runs and n not in plan.targets]

@@ -387,8 +387,14 @@ class Tape:
     def _node(self, node):
         """(node id, name, output tensor id) of a node of the pass in progress."""
         info = self._pass_nodes.get(node)
-        if info is None:
-            info = self._pass_nodes[node] = (self.node_id(node), node.name(), self._out_id(node))
+        if info is None:   # (node_id and _out_id, inline: the plan asks this for every node of a pass)
+            ids = self._node_ids
+            key = node.seq if node.priority else ("leaf", node.variable._id)
+            nid = ids.get(key)
+            if nid is None:
+                nid = ids[key] = len(ids)
+            out = self._node_output.get(nid)
+            info = self._pass_nodes[node] = (nid, node.name(), self._out_id(node) if out is None else out)
         return info
 
     def snapshot_grad(self, t):
@@ -493,16 +499,21 @@ class Tape:
             node_id(node)
         runs, needed, deps = plan.runs, plan.needed, plan.deps
         nodes = []   # PlannedNode fields; the records are made when the tape is read
+        append = nodes.append
         for node in plan.order:
             nid, name, out = info.get(node) or see(node)
-            run = node in runs
-            if run:
-                for child in node.edges:
+            edges = node.edges
+            if node in runs:
+                status = "run"
+                for child in edges:
                     if child is not None and child not in info and child in needed:
                         see(child)
-            nodes.append((nid, name, node.op.name, out,
-                          tuple([None if c is None else info[c][0] if c in info else node_id(c) for c in node.edges]),
-                          deps.get(node, 0), "run" if run else "receive"))
+            else:
+                status = "receive"
+            edge_ids = []   # (a loop, not a comprehension: no frame made per node)
+            for child in edges:
+                edge_ids.append(None if child is None else info[child][0] if child in info else node_id(child))
+            append((nid, name, node.op.name, out, tuple(edge_ids), deps.get(node, 0), status))
         for node in plan.pruned:
             nid, name, out = info[node]
             nodes.append((nid, name, node.op.name, out,
