@@ -249,3 +249,18 @@ def test_a_large_weight_updated_through_data_shows_its_new_value_in_the_next_tap
         w.data -= 0.25 * w.grad.data
         w.grad = None
     assert shown == [1.0, 0.5]
+
+
+@pytest.mark.parametrize("n", [2, 70_000])   # copied, and summarised at once (over COPY_ELEMENTS)
+def test_a_seed_that_is_the_leafs_grad_shows_its_value_before_the_pass_adds_into_it(n):
+    x = ag.tensor(np.arange(n, dtype=np.float64), requires_grad=True, name="x")
+    (x * 3).sum().backward()                 # x.grad = 3
+    y = x * 1.0
+    with ag.trace(max_elements=100_000) as tape:
+        y.backward(x.grad)                   # the seed is x.grad; the pass adds 3 into x.grad in place
+    seed = [e for e in tape.events if isinstance(e, ev.Seeded)][0]
+    acc = [e for e in tape.events if isinstance(e, ev.Accumulated) and e.where == "leaf"][0]
+    assert seed.seed.data == (3.0,) * n
+    assert acc.before.data == (3.0,) * n
+    assert acc.after.data == (6.0,) * n
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(n, 6.0))

@@ -206,10 +206,12 @@ class Tape:
 
         A tensor (a forward value, a leaf's ``.grad``) may be written in place later: it is copied
         (or summarised, if large); seen again at the same version in this tape, it is kept once.
-        An array that a backward pass moves (a gradient) is held as it is: the engine never writes
-        one in place before its pass ends (``backward_finished`` then copies the ones that anything
-        else still holds), and one seen again in the pass is held once (``_pass_arrays`` keeps them
-        alive, so their ids stay theirs)."""
+        An array that a backward pass moves (a gradient) is held as it is: the engine writes to
+        one in place before its pass ends only when it is a leaf's ``.grad`` that the pass adds into
+        (a seed that is that ``.grad``), and :meth:`snapshot_grad`, which runs before every such add,
+        copies it first; ``backward_finished`` copies the ones that anything else still holds. One
+        seen again in the pass is held once (``_pass_arrays`` keeps them alive, so their ids stay
+        theirs)."""
         if type(tensor_or_array) is numpy.ndarray:   # (the common case first: a gradient on the CPU)
             hit = self._pass_arrays.get(id(tensor_or_array))
             if hit is None or hit.array is not tensor_or_array:
@@ -398,8 +400,16 @@ class Tape:
         return info
 
     def snapshot_grad(self, t):
-        """What ``t.grad`` holds now (kept for an Accumulated event's ``before``), or None."""
-        return None if t._grad is None else _Held(self._hold(t._grad))
+        """What ``t.grad`` holds now (kept for an Accumulated event's ``before``), or None. It runs
+        right before ``accumulate_into``, which may add into ``t.grad``'s array in place: if the
+        pass holds that array uncopied (the seed was this ``.grad``), it is copied first."""
+        grad = t._grad
+        if grad is None:
+            return None
+        held = self._hold(grad)
+        if type(held) is _Pending and held.value is None and held.array is grad.data:
+            held.array = self._keep(grad.data)
+        return _Held(held)
 
     def source_line(self):
         """The user's line that is running: the first frame outside the autogradlab package (a
