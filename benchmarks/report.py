@@ -264,11 +264,17 @@ step's fields (one flat list) with copies of the values it will show, and builds
 when the tape is read; the gradients a pass moves are not even copied unless something else still
 holds them when it ends. Measured side by side with the tree before that work (W6, same machine, load
 2-3.5, CPU time): W1 traced 71.9 -> 36.8 µs/op (4.5x -> 2.8x untraced, while untraced also got
-faster), W2 traced 3.75 -> 3.23 ms (1.70x -> 1.39x). What is left per W1 op (about 11 µs forward,
-11 µs backward): the source-line walk (~3 µs), naming the op's new tensors, one copy per value, the
-plan (one entry per node) and four records per node in the backward. In W2: copying the 128x256
-forward values, and summarising the two large ones (X, W1: over 65,536 elements, summarised when
-recorded, per tape: copying arrays that large every step cost more) and W1's gradient. **W7**: the player's data for the 52-node graph took
+faster), W2 traced 3.75 -> 3.23 ms (1.70x -> 1.39x); then a cheaper source line (found per code
+object and instruction) and plan: W1 traced 2.78x -> 2.68x untraced (forward 18.4 -> 16.6 µs/op,
+backward 19.4 -> 17.2, load 1.0). What is left per W1 op (about 10 µs forward, 11 µs backward, each
+measured by stubbing one part out): the source-line walk (~2 µs), the rest of the op's record (naming
+its output and constant, its node id, one copy of the output); in the backward the plan (~2 µs per
+node), the four records per node (~3.5 µs) and the engine's traced branches (~4 µs: the events
+list, counting the bytes freed, the run order). In W2: copying the 128x256 forward values, and
+summarising the two large ones (X, W1: over 65,536 elements, summarised when recorded, per tape:
+copying arrays that large every step cost more) and W1's gradient; with those stubbed out W2 traced
+is about 1.1x, so 1.1x needs values that are not copied while something could still write to them
+(an array reached through ``.data`` can be written without a new version). **W7**: the player's data for the 52-node graph took
 25 ms (a JSON round trip per event, LaTeX captions nobody reads, NumPy to format each value); now
 about 4-6 ms on the loaded machine: about a fifth reading the tape (building its events), a quarter
 each the captions and the events' JSON, the rest the drawing (graph model, display, node entries).
