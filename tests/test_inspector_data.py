@@ -403,6 +403,26 @@ def test_diff_of_hand_computed_gradients_marks_exactly_the_wrong_ones():
         diff_data(tape, expected={"x": [1.0, 2.0, 3.0]})
 
 
+def test_diff_takes_an_exact_zero_for_float32_rounding_noise_but_not_a_real_difference():
+    from autogradlab.viz.playerdata import diff_data
+
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")            # float32
+    w = ag.tensor([1000.0, 1.0], requires_grad=True, name="w")
+    with ag.trace() as tape:
+        (x * 0.1 + x * 0.2 - x * 0.3).sum().backward()                 # dy/dx = 0 by hand
+        (w * w).sum().backward()                                       # dy/dw = [2000, 2]
+    assert x.grad.numpy().tolist() != [0.0, 0.0]                       # (the engine's float32 noise)
+    assert diff_data(tape, expected={"x": [0.0, 0.0], "w": [2000.0, 2.0]})["diff"]["keys"] == []
+    assert diff_data(tape, expected={"w": [2000.0, 2.0 + 1e-5]})["diff"]["keys"] == []   # small next to 2000
+    d = diff_data(tape, expected={"x": [0.0, 1e-3], "w": [2000.0, 2.5]})
+    assert sorted(n["lines"][0].split(" (")[0] for n in d["nodes"] if n["key"] in d["diff"]["keys"]) == ["w", "x"]
+    with ag.trace() as tape64:                                         # float64: eps 2.2e-16, rtol 1e-6
+        v = ag.tensor([1.0, 2.0], dtype=ag.float64, requires_grad=True, name="v")
+        (v * 3.0).sum().backward()
+    assert diff_data(tape64, expected={"v": [3.0, 3.0]})["diff"]["keys"] == []
+    assert diff_data(tape64, expected={"v": [3.0, 3.0 + 1e-4]})["diff"]["keys"] != []
+
+
 def test_the_kernel_and_the_front_end_agree_on_what_fits_a_table(tmp_path):
     """Every shape the front end draws as a table gets no Stats, every other one does (trace(stats=True))."""
     shapes = [(), (12,), (13,), (12, 12), (1, 13), (13, 1), (2, 2, 2), (100,)]

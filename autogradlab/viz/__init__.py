@@ -151,7 +151,9 @@ def diff(tape_a, tape_b=None, *, passes=None, expected=None, rtol: float = 1e-6,
     ``diff(tape)``: the first and the second backward pass of one tape (``retain_graph=True``: the
     leaves' ``.grad`` accumulates), or ``passes=(i, j)``. ``diff(tape, expected={"x": [...], ...})``:
     gradients computed by hand (keys: the tensors' drawn names, or the tensors) against the engine's, the
-    tensors that disagree marked. Exported by ``export_html`` like any player."""
+    tensors that disagree marked. Numbers differ beyond ``rtol`` relative to them and beyond an absolute
+    ``max(rtol * largest magnitude, dtype eps)`` (float32 noise next to an exact 0 is no difference).
+    Exported by ``export_html`` like any player."""
     from .playerdata import diff_data
     from .widget import Player
     return Player(diff_data(tape_a, tape_b, passes=passes, expected=expected, rtol=rtol, **kwargs))

@@ -239,18 +239,34 @@ def _values_at(data, lo: int, hi: int) -> dict:
     return out
 
 
+def _eps(dtype) -> float:
+    """The spacing of a float dtype's numbers next to 1 (0 for an integer or bool dtype)."""
+    import numpy
+    try:
+        dt = numpy.dtype(dtype)
+    except TypeError:
+        return 0.0
+    return float(numpy.finfo(dt).eps) if dt.kind in "fc" else 0.0
+
+
 def _same(a, b, rtol) -> bool:
+    """Whether two Value-jsons show the same numbers: ``|x - y| <= max(rtol * max(|x|, |y|), atol)``
+    elementwise, with ``atol = max(rtol * m, eps)`` (``m`` the largest magnitude in either, ``eps`` the
+    coarser float dtype's spacing at 1), so an exact 0 and float32 rounding noise next to it (``0.1 + 0.2
+    - 0.3``) count as the same, as do small entries of a tensor whose large ones agree."""
     if a is None or b is None:
         return a is b
     if a.get("data") is None or b.get("data") is None:
         return a == b
     if a["shape"] != b["shape"]:
         return False
+    numbers = [abs(v) for v in (*a["data"], *b["data"]) if not isinstance(v, dict)]
+    atol = max(rtol * max(numbers, default=0.0), _eps(a.get("dtype")), _eps(b.get("dtype")))
     for x, y in zip(a["data"], b["data"]):
         if isinstance(x, dict) or isinstance(y, dict):        # nan / inf, encoded
             if x != y:
                 return False
-        elif abs(x - y) > rtol * max(abs(x), abs(y)):
+        elif abs(x - y) > max(rtol * max(abs(x), abs(y)), atol):
             return False
     return True
 
@@ -321,7 +337,9 @@ def diff_data(tape_a, tape_b=None, *, passes=None, expected=None, rtol: float = 
     gradient is not the engine's are marked, both numbers in their panel.
 
     Returns the player data of the second run with ``diff``: ``keys`` (the drawn nodes whose forward
-    value or gradient differ, relative tolerance ``rtol``), ``nodes`` (each with both runs' numbers),
+    value or gradient differ: relative tolerance ``rtol``, and an absolute one of ``rtol`` times the
+    tensor's largest magnitude or the dtype's eps, whichever is larger, so float32 noise next to an
+    exact 0 is not a difference), ``nodes`` (each with both runs' numbers),
     ``labels`` (what to call the two runs) and ``left``: the first run, which the front end draws
     beside the second (``{"start", "end", "title"}`` into the same events for two passes; ``{"data"}``,
     its own player data, for another tape)."""
