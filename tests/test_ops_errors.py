@@ -291,3 +291,19 @@ def test_mixing_devices_names_which_tensor_is_where(call, where):
     c = ag.ones(3, 3, dtype=ag.float64, requires_grad=True, device="cpu")
     with pytest.raises(RuntimeError, match=m(where) + ".*" + m(".to(device)")):
         call(c, fake_cuda(3, 3))
+
+
+@pytest.mark.parametrize("call, name, shown", [
+    (lambda: ag.exp(2.0), "exp", "float 2.0"), (lambda: ag.tanh(1), "tanh", "int 1"),
+    (lambda: ag.relu(-1.0), "relu", "float -1.0"), (lambda: ag.sum(3.0), "sum", "float 3.0"),
+    (lambda: ag.mean([1.0, 2.0]), "mean", "list [1.0, 2.0]"), (lambda: ag.amax(1.0), "amax", "float 1.0"),
+    (lambda: ag.max(1.0), "max", "float 1.0"), (lambda: ag.std(1.0), "std", "float 1.0"),
+    (lambda: ag.softmax(1.0, 0), "softmax", "float 1.0"), (lambda: ag.reshape(1.0, 1), "reshape", "float 1.0"),
+    (lambda: ag.flatten(1.0), "flatten", "float 1.0"), (lambda: ag.permute(1.0, 0), "permute", "float 1.0"),
+    (lambda: ag.expand(1.0, 2), "expand", "float 1.0"), (lambda: ag.unbind(1.0), "unbind", "float 1.0"),
+])
+def test_a_number_where_a_tensor_goes_is_a_type_error_that_says_how_to_make_a_tensor(call, name, shown):
+    with pytest.raises(TypeError) as err:    # (as torch: "exp(): argument 'input' must be Tensor, not float")
+        call()
+    msg = str(err.value)
+    assert msg.startswith(f"{name}() expects a Tensor, but got {shown}") and "autogradlab.tensor(" in msg

@@ -9,7 +9,7 @@ from collections import namedtuple
 from ..backend import xp_of
 from ..tensor import Tensor
 from .elementwise import exp, maximum, minimum, where
-from .registry import apply, defop
+from .registry import apply, defop, expect_tensor
 
 
 def normalize_dims(dim, ndim, op="reduction"):
@@ -119,6 +119,7 @@ LOG_SOFTMAX = defop("log_softmax", ("self",), save=("result",),
 
 
 def _reduce(op, a, dim, keepdim):
+    expect_tensor(a, op.name)
     dims = normalize_dims(dim, a.ndim, op.name)
     if a.ndim == 0:
         dims = ()  # a 0-d tensor accepts dim 0 / -1, as in PyTorch; there is nothing to reduce
@@ -132,6 +133,7 @@ def sum(a, dim=None, keepdim=False):
 
 def mean(a, dim=None, keepdim=False):
     """Mean over ``dim`` (all axes by default)."""
+    expect_tensor(a, "mean")
     if a.dtype.kind != "f":
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be floating point, "
                            f"got {a.dtype.name}; use a.to(float32).mean()")
@@ -140,12 +142,14 @@ def mean(a, dim=None, keepdim=False):
 
 def amax(a, dim=None, keepdim=False):
     """The largest element over ``dim`` (all by default); tied elements share the gradient equally."""
+    expect_tensor(a, "amax")
     _check_not_empty("amax", a, normalize_dims(dim, a.ndim, "amax") if a.ndim else ())
     return _reduce(AMAX, a, dim, keepdim)
 
 
 def amin(a, dim=None, keepdim=False):
     """The smallest element over ``dim`` (all by default); tied elements share the gradient equally."""
+    expect_tensor(a, "amin")
     _check_not_empty("amin", a, normalize_dims(dim, a.ndim, "amin") if a.ndim else ())
     return _reduce(AMIN, a, dim, keepdim)
 
@@ -216,6 +220,7 @@ def max(a, dim=None, keepdim=False):
     all of the gradient goes to it (as in PyTorch)."""
     if isinstance(dim, Tensor):
         return maximum(a, dim)
+    expect_tensor(a, "max")
     if dim is None:
         _check_not_empty("max", a, tuple(range(a.ndim)))
         return amax(a)
@@ -227,6 +232,7 @@ def min(a, dim=None, keepdim=False):
     (the first of tied minima gets all of the gradient)."""
     if isinstance(dim, Tensor):
         return minimum(a, dim)
+    expect_tensor(a, "min")
     if dim is None:
         _check_not_empty("min", a, tuple(range(a.ndim)))
         return amin(a)
@@ -290,6 +296,7 @@ STD = defop("std", ("self",), save=("self", "result"),
 
 
 def _moment(op, a, dim, correction, keepdim, unbiased):
+    expect_tensor(a, op.name)
     if unbiased is not None:
         correction = 1 if unbiased else 0
     dims = normalize_dims(dim, a.ndim, op.name) if a.ndim else ()  # dim 0 / -1 of a 0-d tensor: nothing to reduce
@@ -313,11 +320,13 @@ def logsumexp(a, dim, keepdim=False):
 
 def softmax(a, dim):
     """``exp(a) / sum(exp(a), dim)`` computed stably."""
+    expect_tensor(a, "softmax")
     d = single_dim(dim, a.ndim, "softmax")
     return apply(SOFTMAX, (a,), {"dim": d})
 
 
 def log_softmax(a, dim):
     """``a - logsumexp(a, dim)``."""
+    expect_tensor(a, "log_softmax")
     d = single_dim(dim, a.ndim, "log_softmax")
     return apply(LOG_SOFTMAX, (a,), {"dim": d})

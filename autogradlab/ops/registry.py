@@ -136,6 +136,21 @@ def _broadcast_error(op, inputs):
         f"from the last dim and must be equal or 1; reshape or unsqueeze an operand so they line up.")
 
 
+def not_a_tensor(name, got):
+    """The TypeError for an op given something that is not a Tensor where it needs one (a Python number,
+    a list): what it got and how to make a Tensor of it, as PyTorch's "must be Tensor"."""
+    what = type(got).__name__
+    shown = repr(got) if len(repr(got)) <= 40 else repr(got)[:37] + "..."
+    return TypeError(f"{name}() expects a Tensor, but got {what} {shown}: wrap it with "
+                     f"autogradlab.tensor({shown}) (a Python number or list has no dtype, device or gradient)")
+
+
+def expect_tensor(a, name):
+    """Raise :func:`not_a_tensor` unless ``a`` is a Tensor (or an array: a VJP running on arrays)."""
+    if not hasattr(a, "ndim"):
+        raise not_a_tensor(name, a)
+
+
 def _forward_error(op, inputs, exc):
     """Explain a failing forward: a broadcasting mismatch, or the array library's message with the shapes."""
     if len(inputs) > 1:
@@ -180,7 +195,10 @@ def apply(op: OpDef, inputs, params=None):
             a = t
             edges.append(None)
         arrays.append(a)
-        shapes.append(a.shape)
+        try:
+            shapes.append(a.shape)
+        except AttributeError:   # a number or list given where a Tensor goes (ag.exp(2.0))
+            raise not_a_tensor(op.name, a) from None
         dtypes.append(a.dtype)
     if device is None:
         return on_arrays(op, inputs, params)

@@ -7,7 +7,7 @@ from ..backend import asarray, scatter_add
 from ..graph import sum_to
 from ..tensor import Tensor
 from .reduce import normalize_dims
-from .registry import apply, defop
+from .registry import apply, defop, expect_tensor
 
 
 def _size_args(sizes):
@@ -93,6 +93,7 @@ STACK = defop("stack", ("tensors",), math="stack along a new dim;  da_i = g[...,
 
 def reshape(a, *shape):
     """Same data, new shape (one dim may be -1)."""
+    expect_tensor(a, "reshape")
     shape = _size_args(shape)
     known = 1
     for n in shape:
@@ -115,6 +116,7 @@ view = reshape
 
 def flatten(a, start_dim=0, end_dim=-1):
     """Merge dims ``start_dim..end_dim`` into one."""
+    expect_tensor(a, "flatten")
     if a.ndim == 0:
         return reshape(a, 1)
     s, e = normalize_dims(start_dim, a.ndim, "flatten")[0], normalize_dims(end_dim, a.ndim, "flatten")[0]
@@ -126,6 +128,7 @@ def flatten(a, start_dim=0, end_dim=-1):
 
 def transpose(a, dim0, dim1):
     """Swap two dims."""
+    expect_tensor(a, "transpose")
     d0, d1 = (normalize_dims(d, a.ndim, "transpose")[0] for d in (dim0, dim1))
     if a.ndim == 0:   # dims 0 / -1 of a 0-d tensor, as in PyTorch: nothing to swap
         return reshape(a, ())
@@ -134,6 +137,7 @@ def transpose(a, dim0, dim1):
 
 def permute(a, *dims):
     """Reorder all dims."""
+    expect_tensor(a, "permute")
     dims = _size_args(dims)
     size = max(a.ndim, 1)
     bad = [d for d in dims if not -size <= d < size]
@@ -149,6 +153,7 @@ def permute(a, *dims):
 
 def expand(a, *sizes):
     """Broadcast to ``sizes`` (-1 keeps a dim) without copying."""
+    expect_tensor(a, "expand")
     sizes = _size_args(sizes)
     lead = len(sizes) - a.ndim
     if lead < 0:
@@ -191,6 +196,7 @@ def sum_to_size(a, *shape):
 
 def squeeze(a, dim=None):
     """Drop size-1 dims (all, or just ``dim``)."""
+    expect_tensor(a, "squeeze")
     if dim is None:
         shape = tuple(n for n in a.shape if n != 1)
     else:
@@ -309,6 +315,7 @@ def chunk(a, chunks, dim=0):
 
 def unbind(a, dim=0):
     """The slices of ``a`` along ``dim``, with that dim removed."""
+    expect_tensor(a, "unbind")
     d = normalize_dims(dim, a.ndim, "unbind")[0]
     return tuple(getitem(a, (slice(None),) * d + (i,)) for i in range(a.shape[d]))
 
