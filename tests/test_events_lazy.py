@@ -264,3 +264,22 @@ def test_a_seed_that_is_the_leafs_grad_shows_its_value_before_the_pass_adds_into
     assert acc.before.data == (3.0,) * n
     assert acc.after.data == (6.0,) * n
     np.testing.assert_array_equal(x.grad.numpy(), np.full(n, 6.0))
+
+
+def test_within_one_trace_an_in_place_update_is_seen_and_a_data_write_is_not():
+    """README's promise, and its limit: values are kept once per tensor version; ``.data`` bypasses it."""
+    shown = {}
+    for how in ("sub_", ".data"):
+        w = ag.tensor([1.0, 2.0], requires_grad=True, name="w")
+        with ag.trace() as tape:
+            for _ in range(2):
+                w.grad = None
+                (w * w).sum().backward()
+                if how == "sub_":
+                    with ag.no_grad():
+                        w.sub_(0.25 * w.grad)
+                else:
+                    w.data -= 0.25 * w.grad.data
+        shown[how] = [e.input_values[0].data for e in tape.events if isinstance(e, ev.OpRecorded) and e.op == "mul"]
+    assert shown["sub_"] == [(1.0, 2.0), (0.5, 1.0)]
+    assert shown[".data"] == [(1.0, 2.0), (1.0, 2.0)]    # (the weight as first seen at its version)
