@@ -46,6 +46,22 @@ def test_stats_of_a_large_array_are_numpys():
     assert st.hist == tuple(counts.tolist()) and sum(st.hist) == finite.size
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+def test_the_histogram_counts_as_numpy_histogram_in_every_dtype(dtype):
+    """numpy makes a float32 (float16) array's bin edges in float32 (float16): an element next to an edge
+    falls in the bin numpy puts it in, not the one float64 edges would."""
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        a = rng.standard_normal(int(rng.integers(2, 3000))) * 10.0 ** int(rng.integers(-3, 4))
+        if trial % 3 == 0:
+            a = np.round(a * 4) / 4                       # many ties, some right on an edge
+        if trial % 5 == 0:
+            a = rng.integers(0, 7, a.size) * (0.1 if dtype != np.int32 else 1)
+        a = a.astype(dtype)
+        want = np.histogram(a, bins=ev.records.HIST_BINS)[0]
+        assert ev.records.array_stats(a).hist == tuple(want.tolist()), (trial, a.size)
+
+
 def test_stats_of_a_constant_and_of_an_all_nan_array():
     st = ev.records.array_stats(np.full((20, 10), 3.0))
     assert (st.mean, st.std, st.lo, st.hi) == (3.0, 0.0, 3.0, 3.0) and sum(st.hist) == 200

@@ -63,10 +63,14 @@ def array_stats(host, bins: int = HIST_BINS) -> Stats:
         return Stats(None, None, nan, posinf, neginf, None, None, (0,) * bins)
     wide = flat.astype(numpy.float64)         # a copy: changed in place below
     mean = float(wide.mean())
-    # bin i holds lo + i*w <= x < lo + (i+1)*w (the last one also x = hi), as numpy.histogram counts them,
-    # from how many elements lie below each inner edge (a comparison per edge: faster than histogram)
-    edges = numpy.linspace(lo, hi, bins + 1) if hi > lo else numpy.linspace(lo - 0.5, hi + 0.5, bins + 1)
-    below = [int(numpy.count_nonzero(wide < e)) for e in edges[1:-1]]
+    # bin i holds edges[i] <= x < edges[i+1] (the last one also x = hi), as numpy.histogram counts them:
+    # the same edges (in the array's float dtype, as numpy makes them: float32 edges for float32), and
+    # how many elements lie below each inner edge (a comparison per edge: faster than histogram)
+    first, last = flat.dtype.type(lo), flat.dtype.type(hi)   # (numpy scalars: linspace then works in that dtype)
+    if not hi > lo:
+        first, last = first - 0.5, last + 0.5
+    edges = numpy.linspace(first, last, bins + 1, dtype=flat.dtype)
+    below = [int(numpy.count_nonzero(flat < e)) for e in edges[1:-1]]
     counts = numpy.diff([0, *below, wide.size])
     wide -= mean
     wide *= wide                              # (a float64 dot product can be far slower with threaded BLAS)
