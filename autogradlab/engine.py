@@ -85,7 +85,8 @@ class _Plan:
 
 
 def _plan(root_nodes, inputs):
-    """Walk the graph once from the roots; count each node's incoming edges.
+    """Walk the graph from the roots (once; with ``inputs=`` a second pass over the nodes on a path to
+    an input); count each node's incoming edges.
 
     ``needed``: nodes on a path to an input (all nodes without ``inputs=``).
     ``runs``: needed nodes whose VJP must run: every op node when no inputs were
@@ -123,7 +124,8 @@ def _plan(root_nodes, inputs):
 
 class _Pass:
     """The state of one backward pass: the plan, pending sums, the ready queue, where results go,
-    and the events the steps told (only while traced; ``_execute`` yields them)."""
+    and the events the steps told (only while traced: the tape has recorded them already; ``_execute``
+    yields them only under ``steps()``, else it just clears the list)."""
 
     __slots__ = ("plan", "tape", "events", "buffers", "owned", "ready", "create_graph", "retain_graph",
                  "accumulate", "inputs", "captured")
@@ -131,7 +133,8 @@ class _Pass:
 
 def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captured=None, implicit=None,
              allow_unused=True):
-    """The backward pass, as a generator of events (it yields only while a trace is active)."""
+    """The backward pass, as a generator of events: while a trace is active it yields the pass's start,
+    seeds and end (every step's events too, under ``steps()``); untraced, it yields nothing."""
     p = _Pass()
     p.tape, p.events, p.buffers, p.owned = state.tape, [], {}, set()
     p.create_graph, p.retain_graph, p.accumulate = create_graph, retain_graph, accumulate
