@@ -512,3 +512,20 @@ def test_matmul_random_shapes(shapes, seed):
     assert out.shape == shapes.result_shape
     _gradcheck(lambda x, y: x @ y, (a, b))
     _vjp_vs_jvp(lambda x, y: x @ y, (a, b), seed)
+
+
+@pytest.mark.parametrize("name", [n for n in CASES])
+def test_no_leaf_grad_shares_memory_with_an_input_the_seed_or_another_grad(name):
+    """The VJP contract (OpDef's docstring): an array-mode VJP returns ``g``, a view of ``g`` or a fresh
+    array, never a saved or input array, as a leaf takes a VJP's fresh array as its ``.grad`` uncopied
+    (``exp``'s VJP returning its saved result instead of ``g * result`` would fail here)."""
+    for case in CASES[name]:
+        xs = case.tensors()
+        datas = [x.data for x in xs]
+        outs = [o for o in _tuple(case(*xs)) if isinstance(o, ag.Tensor) and o.requires_grad]
+        seeds = [ag.tensor(np.random.default_rng(0).standard_normal(o.shape), dtype=o.dtype) for o in outs]
+        ag.autograd.backward(outs, seeds)
+        grads = [x.grad.data for x in xs if x.grad is not None]
+        for i, gi in enumerate(grads):
+            for other in [*datas, *(o.data for o in outs), *(s.data for s in seeds), *grads[:i]]:
+                assert not np.shares_memory(gi, other), f"case {case.id!r}: a .grad shares memory"

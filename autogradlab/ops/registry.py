@@ -60,6 +60,12 @@ class OpDef:
     output shares memory with input 0 (they share its version counter);
     ``view="if_shared"`` (reshape) when the output is a view only if the array
     library could make one, else a copy with a version counter of its own.
+
+    The VJP's contract on arrays: each gradient it returns is ``g`` itself, a view of ``g``, or a
+    fresh array (``g * b``, ``g.sum(...)``), never a saved or input array (nor the op's result)
+    returned as it is. ``Node.made_new`` relies on it: a fresh array that is no view is taken as a
+    leaf's ``.grad`` without a copy, so returning ``ctx.result`` for ``exp`` would make ``.grad``
+    share memory with ``y`` (return ``g * ctx.result``; a copy if you must return a saved array).
     """
 
     __slots__ = ("name", "node_name", "inputs", "save", "forward", "vjp", "formulas", "math",
@@ -95,7 +101,9 @@ class OpDef:
 
 
 def defop(name, inputs, forward, vjp, **kwargs) -> OpDef:
-    """Declare an op and put it in :data:`REGISTRY` (the gradient checks iterate over it)."""
+    """Declare an op and put it in :data:`REGISTRY` (the gradient checks iterate over it). The VJP
+    returns ``g``, a view of ``g`` or a fresh array per input, never a saved/input array (see
+    :class:`OpDef`)."""
     if name in REGISTRY:
         raise ValueError(f"op {name!r} is already registered")
     op = OpDef(name, inputs, forward, vjp, **kwargs)
