@@ -216,7 +216,8 @@ class SavedParam(_Saved):
 
 def _saved_input(name, doc):
     """A property of Node reading the saved tensor ``name`` (what ``Node.saved_tensor`` does, in one
-    call: these are read once per VJP). Missing: AttributeError, and ``__getattr__`` explains."""
+    call: these are read once per VJP; tests/test_fast_paths_agree.py checks that the two agree).
+    Missing: AttributeError, and ``__getattr__`` explains."""
     def read(node):
         saved = node._saved
         s = saved.get(name) if saved is not None else None
@@ -389,7 +390,8 @@ class Node:
 
     def _fit_to_inputs(self, grads, sum_to_shape, cast):
         """Each input's gradient summed back to the input's shape (undoing broadcasting) and cast to
-        its dtype; None where the input takes no gradient. (``apply`` does the same inline for arrays.)"""
+        its dtype; None where the input takes no gradient. (``apply`` does the same inline for arrays, a
+        call less per node; tests/test_fast_paths_agree.py checks that the two agree.)"""
         out = []
         for g, shape, dtype, edge in zip(grads, self._input_shapes, self._input_dtypes, self.edges):
             if g is None or edge is None:

@@ -1,0 +1,111 @@
+"""Rules written once for students to read and, where it is hot, again inline for speed: each fast copy
+must agree with its definition.
+
+- The ready queue's order (``graph_walk.ready_key``), inline in the engine's loop and in
+  ``graph_walk.run_order``: the order the engine starts nodes in, the order a traced plan announces and a
+  plain Kahn walk over ``ready_key`` are the same.
+- Fitting a VJP's gradients to the inputs (``Node._fit_to_inputs``), inline in ``Node.apply`` for arrays.
+- Reading a saved tensor (``Node.saved_tensor``), inline in the ``ctx.self`` / ``other`` / ``result``
+  properties (``graph._saved_input``)."""
+import heapq
+
+import numpy as np
+import pytest
+
+import autogradlab as ag
+from autogradlab import events as ev
+from autogradlab.graph_walk import node_of, ready_key
+
+
+def _random_graph(seed):
+    """A loss over a random DAG of a few leaves and ops with fan-out (some leaves used many times)."""
+    rng = np.random.default_rng(seed)
+    leaves = [ag.tensor(rng.standard_normal(3), dtype=ag.float64, requires_grad=True) for _ in range(3)]
+    pool = list(leaves)
+    for _ in range(int(rng.integers(4, 14))):
+        a, b = (pool[int(i)] for i in rng.integers(0, len(pool), 2))
+        pool.append([lambda: a * b, lambda: a + b, lambda: (a - b).tanh(), lambda: a.sin()][int(rng.integers(4))]())
+    picked = [pool[int(i)] for i in rng.integers(len(leaves), len(pool), 2)]
+    return (picked[0] * 2.0 + picked[1]).sum()
+
+
+def _kahn(root):
+    """Start order by ready_key alone: a node is ready once every consumer reached from the root has run."""
+    deps, stack, seen = {}, [node_of(root)], set()
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        for child in n.edges:
+            if child is not None:
+                deps[child] = deps.get(child, 0) + 1
+                stack.append(child)
+    ready, order = [ready_key(node_of(root))], []
+    while ready:
+        n = heapq.heappop(ready)[2]
+        order.append(n)
+        for child in n.edges if n.priority else ():
+            if child is not None:
+                deps[child] -= 1
+                if deps[child] == 0:
+                    heapq.heappush(ready, ready_key(child))
+    return order
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_the_engine_the_plan_and_ready_key_start_nodes_in_the_same_order(seed):
+    loss = _random_graph(seed)
+    want = _kahn(loss)
+    with ag.trace() as tape:
+        loss.backward()
+    local = [tape._node_ids[n.seq if n.priority else ("leaf", n.variable._id)] for n in want]   # (tape ids)
+    planned = [p.node_id for p in next(e for e in tape.events if isinstance(e, ev.BackwardStarted)).plan.nodes]
+    started = [e.node_id for e in tape.events if isinstance(e, ev.NodeStarted)]
+    assert started == planned == local
+
+
+@pytest.mark.parametrize("make", [
+    lambda a, b: a * b, lambda a, b: a / b, lambda a, b: a + b, lambda a, b: ag.maximum(a, b),
+    lambda a, b: a.tanh() * b.exp(),
+], ids=["mul", "div", "add", "maximum", "tanh*exp"])
+@pytest.mark.parametrize("shapes", [((3, 1), (1, 4)), ((2, 3), (3,)), ((), (2, 2)), ((2, 2), (2, 2))])
+@pytest.mark.parametrize("dtypes", [(ag.float64, ag.float64), (ag.float32, ag.float64), (ag.float64, ag.float32)])
+def test_fitting_gradients_on_arrays_agrees_with_fit_to_inputs(make, shapes, dtypes):
+    rng = np.random.default_rng(0)
+    a, b = (ag.tensor(rng.uniform(0.5, 2.0, s), dtype=d, requires_grad=True) for s, d in zip(shapes, dtypes))
+    out = make(a, b)
+    node = out.grad_fn
+    g = rng.standard_normal(out.shape).astype(out.dtype)
+    on_arrays = node.apply(g)                                  # the inline fit
+    with ag.no_grad():
+        on_tensors = node.apply(ag.tensor(g))                 # _fit_to_inputs
+    assert len(on_arrays) == len(on_tensors)
+    for x, y in zip(on_arrays, on_tensors):
+        if x is None or y is None:
+            assert x is None and y is None
+            continue
+        assert x.shape == y.data.shape and x.dtype == y.data.dtype
+        np.testing.assert_allclose(x, y.data, rtol=1e-6)
+
+
+def test_the_ctx_properties_read_saved_tensors_as_saved_tensor_does():
+    a = ag.tensor([1.0, 2.0], dtype=ag.float64, requires_grad=True)
+    b = ag.tensor([3.0, 4.0], dtype=ag.float64, requires_grad=True)
+    mul, exp = (a * b).grad_fn, b.exp().grad_fn
+    for node, name in [(mul, "self"), (mul, "other"), (exp, "result")]:
+        x, y = getattr(node, name), node.saved_tensor(name)                # Tensors (a result's: rebuilt)
+        assert x.data is y.data and x.grad_fn is y.grad_fn and x.requires_grad == y.requires_grad
+        node._arrays = True
+        try:
+            assert getattr(node, name) is node.saved_tensor(name)          # arrays (as a VJP on arrays reads)
+        finally:
+            node._arrays = False
+    with ag.no_grad():
+        a.add_(1.0)                                                        # mul saved a: now stale
+    errors = []
+    for read in (lambda: mul.self, lambda: mul.saved_tensor("self")):
+        with pytest.raises(RuntimeError) as err:
+            read()
+        errors.append(str(err.value))
+    assert errors[0] == errors[1] and "modified by an inplace operation" in errors[0]
