@@ -449,3 +449,32 @@ def test_the_kernel_and_the_front_end_agree_on_what_fits_a_table(tmp_path):
         table = ev.records.fits_a_table(shape)
         assert (v.get("stats") is None) == table, shape
         assert ("agl-stats" in html) == (not table) and ("agl-heat" in html) == (table and len(shape) > 0), shape
+
+
+def test_play_backward_gives_a_large_tensor_its_statistics_by_default():
+    """viz.play_backward is asked for a picture: a tensor too large for a table gets mean, std and a
+    histogram in its panel without stats=True (a plain trace() leaves them off to stay cheap)."""
+    from autogradlab import viz
+
+    rng = np.random.default_rng(0)
+    w = ag.tensor(rng.normal(size=(20, 20)).astype("float32"), requires_grad=True, name="w")
+    p = viz.play_backward((w * w).sum())
+    found = []
+
+    def collect(obj):  # every Value in the player's data that carries statistics
+        if isinstance(obj, dict):
+            if obj.get("@") == "Value" and obj.get("stats"):
+                found.append(obj["stats"])
+            for v in obj.values():
+                collect(v)
+        elif isinstance(obj, list):
+            for v in obj:
+                collect(v)
+
+    collect(p.data["events"])
+    grad = 2 * w.data  # w.grad, the sum of mul's two contributions
+    assert any(abs(st["mean"] - float(grad.mean())) <= 1e-5 and abs(st["std"] - float(grad.std())) <= 1e-4
+               and sum(st["hist"]) == grad.size for st in found)
+    with ag.trace() as tape:
+        (w * w).sum().backward()
+    assert all(e.contribution.stats is None for e in tape.of_kind("Accumulated"))

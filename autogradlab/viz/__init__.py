@@ -167,14 +167,16 @@ def export_html(source, path, **kwargs):
 
 
 def play_backward(root, gradient=None, retain_graph=None, create_graph=False, inputs=None, *,
-                  max_elements: int | None = None, stats: bool = False, **player_kwargs):
+                  max_elements: int | None = None, stats: bool = True, **player_kwargs):
     """Run ``root.backward(...)`` under a trace and return a player of that pass.
 
     The graph comes from the pass's own events (the engine's plan in ``BackwardStarted`` names every
     node, edge and pruned node, so ops recorded before the trace are drawn too). If the call raises
     before the pass begins, for example a second backward without ``retain_graph=True``, there are no
     events: the player then shows the graph walked from ``root`` (freed nodes grey) with the error as
-    its last frame instead of a traceback. ``max_elements`` and ``stats`` are :func:`~autogradlab.trace`'s.
+    its last frame instead of a traceback. ``max_elements`` and ``stats`` are :func:`~autogradlab.trace`'s;
+    ``stats`` is on here (a picture was asked for, so a large tensor's panel gets its histogram), while a
+    plain ``trace()`` leaves it off to stay cheap.
     """
     from .. import events as ev
     from .model import GraphModel, model_of_tensor
