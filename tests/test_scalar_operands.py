@@ -177,3 +177,48 @@ def test_a_tensor_kept_through_hooks_still_reports_an_in_place_change_with_its_s
         a.mul_(2)
     with pytest.raises(RuntimeError, match=r"saved as 'self' by MulBackward \(shape \[3\]\) is at version 1"):
         y.sum().backward()
+
+
+# -- 0-d tensor operands: of the same category (bool, integer, float) a dimensioned tensor's dtype wins ----
+
+ZERO_D_DTYPES = ["bool", "int32", "int64", "float16", "float32", "float64"]   # (the dtypes autogradlab names)
+ZERO_D_OPS = {"a + b": lambda a, b: a + b, "a * b": lambda a, b: a * b, "b * a": lambda a, b: b * a,
+              "a / b": lambda a, b: a / b, "maximum": lambda a, b: (torch.maximum(a, b) if isinstance(a, torch.Tensor)
+                                                                     else ag.maximum(a, b)),
+              "where": lambda a, b: (torch.where(a > 0, a, b) if isinstance(a, torch.Tensor)
+                                     else ag.where(a > 0, a, b))}
+
+
+def _pair(module, da, sa, db, sb):
+    va, vb = np.array([1, 2, 3][:int(np.prod(sa))]).reshape(sa), np.full(sb, 2)
+    return (module.tensor(va.astype(da), dtype=getattr(module, da)),
+            module.tensor(vb.astype(db), dtype=getattr(module, db)))
+
+
+@pytest.mark.parametrize("shapes", [((3,), ()), ((), (3,)), ((), ()), ((3,), (3,))], ids=str)
+@pytest.mark.parametrize("expr, da, db", [
+    (e, da, db) for e in ZERO_D_OPS for da in ZERO_D_DTYPES for db in ZERO_D_DTYPES
+    if not (e == "maximum" and "bool" in (da, db) and da != db)])   # (torch.maximum refuses bool with another)
+def test_zero_d_tensor_operands_give_torchs_dtype(expr, da, db, shapes):
+    fn, (sa, sb) = ZERO_D_OPS[expr], shapes
+    want = fn(*_pair(torch, da, sa, db, sb))
+    got = fn(*_pair(ag, da, sa, db, sb))
+    assert str(got.dtype) == str(want.dtype).replace("torch.", ""), (da, sa, db, sb)
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy().astype(float), want.numpy().astype(float), rtol=1e-3)
+
+
+@pytest.mark.parametrize("shapes", [((3,), ()), ((), (3,)), ((), ()), ((3,), (3,))], ids=str)
+@pytest.mark.parametrize("db", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("da", ["float16", "float32", "float64"])
+def test_zero_d_tensor_operands_give_torchs_result_and_grad_dtypes(da, db, shapes):
+    (sa, sb), out = shapes, {}
+    for m in (ag, torch):
+        a, b = _pair(m, da, sa, db, sb)
+        a.requires_grad_(True)
+        b.requires_grad_(True)
+        y = (a * b + b).sum()
+        y.backward()
+        out[m.__name__] = [str(t.dtype).replace("torch.", "") for t in (y, a.grad, b.grad)] + [
+            a.grad.numpy().astype(float).tolist(), b.grad.numpy().astype(float).tolist()]
+    assert out["autogradlab"] == out["torch"]

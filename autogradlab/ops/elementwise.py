@@ -61,16 +61,28 @@ def as_tensor_like(value, like: Tensor) -> Tensor:
     raise TypeError(f"unsupported operand type {type(value).__name__}: use a Tensor or a number")
 
 
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}   # bool < integer < float < complex, as PyTorch ranks them
+
+
 def promote(a, b):
     """Coerce two operands, at least one a Tensor: a Python number becomes a :func:`constant`, an
-    array a constant Tensor; where an int/bool operand meets a float one, it is cast to that float dtype."""
+    array a constant Tensor. Then PyTorch's rule: of operands in the same category (bool, integer,
+    float), a dimensioned one's dtype wins over a 0-d one's (``float32[3] * float64[]`` is float32);
+    where an int/bool operand meets a float one, it is cast to that float dtype."""
     if not isinstance(b, Tensor):
         b = constant(b, a) if isinstance(b, (int, float)) else as_tensor_like(b, a)
     elif not isinstance(a, Tensor):
         a = constant(a, b) if isinstance(a, (int, float)) else as_tensor_like(a, b)
     da, db = a.dtype, b.dtype
-    if da is db or da.kind == db.kind:
+    if da is db or da == db:
         return a, b
+    if _CATEGORY[da.kind] == _CATEGORY[db.kind]:
+        a_scalar, b_scalar = a.ndim == 0, b.ndim == 0
+        if a_scalar and not b_scalar:
+            a = _cast(a, db)
+        elif b_scalar and not a_scalar:
+            b = _cast(b, da)
+        return a, b   # (both 0-d or both dimensioned: the array library promotes, as PyTorch does)
     if da.kind == "f":
         b = _cast(b, da)
     elif db.kind == "f":
