@@ -63,7 +63,11 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     return _finish(numpy.full(_sizes((size,)), fill_value), dtype, device, requires_grad)
 
 
-def _like(t, fill, dtype, device, requires_grad):
+def _like(t, fill, dtype, device, requires_grad, name):
+    if not isinstance(t, Tensor):   # (as PyTorch: a number or list has no shape, dtype or device to copy)
+        raise TypeError(f"{name}() expects a Tensor to take the shape, dtype and device of, but got "
+                        f"{type(t).__name__} {t!r:.40}: wrap it with autogradlab.tensor(...), or use "
+                        f"{name[:-5]}(size) for a given size")
     xp = backend.xp_for(t.device if device is None else backend.normalize_device(device))
     dev = t.device if device is None else backend.normalize_device(device)
     data = xp.full(t.shape, fill, dtype=t.dtype if dtype is None else numpy.dtype(dtype))
@@ -75,15 +79,15 @@ def _like(t, fill, dtype, device, requires_grad):
 
 
 def zeros_like(t, dtype=None, device=None, requires_grad=False):
-    return _like(t, 0, dtype, device, requires_grad)
+    return _like(t, 0, dtype, device, requires_grad, "zeros_like")
 
 
 def ones_like(t, dtype=None, device=None, requires_grad=False):
-    return _like(t, 1, dtype, device, requires_grad)
+    return _like(t, 1, dtype, device, requires_grad, "ones_like")
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
-    return _like(t, fill_value, dtype, device, requires_grad)
+    return _like(t, fill_value, dtype, device, requires_grad, "full_like")
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False):

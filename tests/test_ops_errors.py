@@ -307,3 +307,11 @@ def test_a_number_where_a_tensor_goes_is_a_type_error_that_says_how_to_make_a_te
         call()
     msg = str(err.value)
     assert msg.startswith(f"{name}() expects a Tensor, but got {shown}") and "autogradlab.tensor(" in msg
+
+
+@pytest.mark.parametrize("call, name", [(lambda: ag.zeros_like(2.0), "zeros_like"),
+                                        (lambda: ag.ones_like([1.0, 2.0]), "ones_like"),
+                                        (lambda: ag.full_like(1, 3.0), "full_like")])
+def test_a_like_function_given_no_tensor_says_what_to_pass(call, name):
+    with pytest.raises(TypeError, match=m(f"{name}() expects a Tensor") + ".*autogradlab.tensor"):
+        call()
