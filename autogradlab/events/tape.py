@@ -24,8 +24,10 @@ from .text import _row
 
 _LETTERS = "abcdefgh"
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # .../autogradlab/
-_INSIDE: dict = {}   # code object -> whether it is autogradlab's own (a source line is never there)
-_SOURCES: dict = {}  # working directory -> {(code object, line): SourceLine}
+# Keyed by id(code object), not by the code object: its hash is recomputed from its constants and
+# names at every lookup. Each entry holds its code object, so no other one can take that id meanwhile.
+_INSIDE: dict = {}   # id(code) -> (code, whether it is autogradlab's own: a source line is never there)
+_SOURCES: dict = {}  # working directory -> {(id(code), instruction offset): (code, SourceLine)}
 
 
 @functools.lru_cache(maxsize=1)
@@ -177,7 +179,7 @@ class Tape:
         self._pass_nodes: dict = {}    # node -> (node id, name, output id), for the pass in progress
         self._values: dict = {}        # (tensor creation number, version) -> copy of its data (or its Value)
         self._pass_arrays: dict = {}   # id(array) -> _Pending, for the pass in progress
-        # (code object, instruction offset) -> SourceLine, shared by the tapes made in one working directory (a
+        # (id(code), instruction offset) -> (code, SourceLine), shared by the tapes made in one working directory (a
         # SourceLine's file is relative to it), so a loop's line, or a training step's, is read once
         self._sources: dict = _SOURCES.setdefault(os.getcwd(), {})
         if len(self._sources) > 100_000:
@@ -420,20 +422,21 @@ class Tape:
         f = sys._getframe(2)   # (the caller's caller: this method's caller is the tape's)
         while f is not None:
             code = f.f_code
-            inside = _INSIDE.get(code)
-            if inside is None:
-                inside = _INSIDE[code] = code.co_filename.startswith(_PACKAGE_DIR)
-            if not inside:
+            known = _INSIDE.get(id(code))
+            if known is None or known[0] is not code:
+                known = _INSIDE[id(code)] = (code, code.co_filename.startswith(_PACKAGE_DIR))
+            if not known[1]:
                 break
             f = f.f_back
         if f is None:
             return None
-        key = (code, f.f_lasti)   # (the instruction: cheaper to read than its line number)
-        src = self._sources.get(key)
-        if src is None:
-            file, line = code.co_filename, f.f_lineno
-            src = SourceLine(file, line, linecache.getline(file, line, f.f_globals).strip()).portable()
-            self._sources[key] = src
+        key = (id(code), f.f_lasti)   # (the instruction: cheaper to read than its line number)
+        known = self._sources.get(key)
+        if known is not None and known[0] is code:
+            return known[1]
+        file, line = code.co_filename, f.f_lineno
+        src = SourceLine(file, line, linecache.getline(file, line, f.f_globals).strip()).portable()
+        self._sources[key] = (code, src)
         return src
 
     def forward_traceback(self) -> tuple:
