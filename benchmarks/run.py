@@ -183,7 +183,7 @@ def main(argv=None):
     md = report.render(bundle)
     if args.markdown and args.markdown != "-":
         old = open(args.markdown).read() if os.path.exists(args.markdown) else ""
-        for tag in ("player-bench", "source-lines"):  # player_bench.py's and source_lines.py's sections
+        for tag in ("player-bench", "source-lines", "run-spread"):  # the sections of player_bench.py, source_lines.py, spread.py
             start, end = f"<!-- {tag}:start -->", f"<!-- {tag}:end -->"
             if start in old and end in old:
                 md = md.rstrip("\n") + "\n\n" + old[old.index(start):old.index(end) + len(end)] + "\n"

@@ -135,3 +135,23 @@ def test_backward_breakdown_splits_a_backward_into_parts():
     parts = {line.split(" us  ", 1)[1]: float(line.split(" us  ", 1)[0]) for line in out.splitlines()[1:]}
     assert {"backward()", "plan", "checks", "VJPs (Node.apply)", "freeing saved tensors"} <= set(parts)
     assert all(math.isfinite(v) for v in parts.values()) and parts["backward()"] > 0
+
+
+def test_spread_judges_a_goal_on_the_median_of_runs():
+    """spread.py: each run's ratio, their median, and 'runs disagree' when one run alone would flip it."""
+    import spread
+
+    def bundle(torch_us, ours_us):
+        def fw(v):
+            return {"available": True, "workloads": {"W1": {"status": "ok", "metrics": {
+                "fwd_us_per_node": {"median": v}}}}}
+        return {"meta": {"date": "d", "git": {"commit": "abc"}, "loadavg_start": 0.5},
+                "frameworks": {"torch": fw(torch_us), "autogradlab": fw(ours_us)}}
+
+    runs = [bundle(4.0, 6.0), bundle(5.0, 4.5), bundle(4.0, 5.0)]   # ratios 1.5, 0.9, 1.25
+    rows = {r[0]: r for r in spread.spread(runs)}
+    text, ratios, mid, lo, hi, status = rows["W1 forward ≤ 1.0× torch"]
+    assert ratios == [1.5, 0.9, 1.25] and mid == 1.25 and (lo, hi) == (0.9, 1.5)
+    assert status == "**missed** (runs disagree)"
+    assert "W3 forward ≤ 1.5× torch" not in rows   # not run: no row
+    assert "| W1 forward ≤ 1.0× torch | 1.50× | 0.90× | 1.25× | 1.25× |" in spread.markdown(runs)
