@@ -419,7 +419,9 @@ class Tape:
         per code object and line). Its file is kept without the machine's path
         (:meth:`SourceLine.portable`: ``<cell>``, relative to the current directory, or the base name),
         so a saved tape names no home directory."""
-        f = sys._getframe(2)   # (the caller's caller: this method's caller is the tape's)
+        # Frame 1 is op_recorded, frame 2 its caller, always the package's own (registry.apply,
+        # elementwise, function.py): the walk starts above them, one frame object fewer to make.
+        f = sys._getframe(3)
         while f is not None:
             code = f.f_code
             known = _INSIDE.get(id(code))
