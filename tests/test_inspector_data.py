@@ -6,8 +6,6 @@ import inspect
 import json
 import math
 import os
-import shutil
-import subprocess
 import warnings
 
 import numpy as np
@@ -16,7 +14,7 @@ import pytest
 import autogradlab as ag
 from autogradlab import events as ev
 from autogradlab.viz.playerdata import player_data
-from autogradlab.viz.widget import BUNDLE
+from node_harness import run_with_bundle
 
 
 def _line_of(fn, marker):
@@ -257,15 +255,7 @@ process.stdout.write(JSON.stringify(out));
 
 
 def run_front_end(query, tmp_path):
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed (the browser tests check the same in Chromium)")
-    script = tmp_path / "harness.mjs"
-    script.write_text(HARNESS)
-    res = subprocess.run([node, str(script), BUNDLE.as_uri()], input=json.dumps(query), capture_output=True,
-                         text=True, timeout=120)
-    assert res.returncode == 0, res.stderr
-    return json.loads(res.stdout)
+    return run_with_bundle(HARNESS, query, tmp_path)
 
 
 def test_front_end_shows_a_table_statistics_and_a_histogram_or_a_hint(tmp_path):

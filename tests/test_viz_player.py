@@ -16,6 +16,7 @@ from autogradlab import nn, viz
 from autogradlab.events import Tape
 from autogradlab.viz.playerdata import player_data
 from autogradlab.viz.widget import BUNDLE, Player
+from node_harness import run_with_bundle
 
 
 def traced_ab(**backward):
@@ -218,15 +219,7 @@ process.stdout.write(JSON.stringify(out));
 
 
 def run_front_end_fold(data, tmp_path):
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed (the browser tests check the same in Chromium)")
-    script = tmp_path / "harness.mjs"
-    script.write_text(NODE_HARNESS)
-    res = subprocess.run([node, str(script), BUNDLE.as_uri()], input=json.dumps(data), capture_output=True,
-                         text=True, timeout=120)
-    assert res.returncode == 0, res.stderr
-    return json.loads(res.stdout)
+    return run_with_bundle(NODE_HARNESS, data, tmp_path)
 
 
 def expected_marks(tape, data, k):
@@ -433,18 +426,10 @@ process.stdout.write(JSON.stringify({ nodes: view.nodes, edges: view.edges, edge
 
 @pytest.mark.parametrize("expand", ["none", "all"])
 def test_front_end_expanded_and_collapsed_groups_are_marked_from_the_engines_events(expand, tmp_path):
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed (the browser tests check the same in Chromium)")
     tape = _long_chain_tape()
     d = player_data(tape, max_nodes=20)
     keys = list(d["detail"]["members"]) if expand == "all" else []
-    script = tmp_path / "view.mjs"
-    script.write_text(VIEW_HARNESS)
-    res = subprocess.run([node, str(script), BUNDLE.as_uri()], input=json.dumps({"data": d, "expand": keys}),
-                         capture_output=True, text=True, timeout=120)
-    assert res.returncode == 0, res.stderr
-    out = json.loads(res.stdout)
+    out = run_with_bundle(VIEW_HARNESS, {"data": d, "expand": keys}, tmp_path, "view.mjs")
     view = {"nodes": out["nodes"]}
     drawn = [n["key"] for n in out["nodes"]]
     if expand == "all":
