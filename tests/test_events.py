@@ -314,6 +314,15 @@ def test_explain_prints_the_chain_rule_story(capsys):
     assert isinstance(tape, ag.Tape) and x.grad.item() == 6.0
 
 
+@pytest.mark.parametrize("root", [2.0, [1.0, 2.0], None])
+def test_explain_given_no_tensor_says_what_to_pass_and_records_nothing(root, capsys):
+    from autogradlab.grad_mode import state
+    with pytest.raises(TypeError, match=r"explain\(\) expects the Tensor .* got " + type(root).__name__
+                       + r".*explain\(loss\)"):
+        ag.explain(root)
+    assert state.tape is None and capsys.readouterr().out == ""
+
+
 def test_op_recorded_keeps_input_values_and_node_pruned_names_its_tensor():
     with ag.trace() as tape:
         a = ag.tensor([1.0, 2.0], requires_grad=True, name="a")

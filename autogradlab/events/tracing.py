@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import engine
 from ..grad_mode import state
+from ..tensor import Tensor
 from .records import MAX_ELEMENTS
 from .replay import ReplayState
 from .tape import Tape
@@ -34,6 +35,11 @@ class trace:
 def explain(root, file=None, **backward_kwargs) -> Tape:
     """Run ``root.backward(**backward_kwargs)`` under a trace and print the chain-rule story,
     one line per step. Returns the tape."""
+    if not isinstance(root, Tensor):   # (checked before the trace starts: nothing recorded, nothing run)
+        shown = repr(root) if len(repr(root)) <= 40 else repr(root)[:37] + "..."
+        raise TypeError(f"explain() expects the Tensor whose backward to tell (e.g. a loss), but got "
+                        f"{type(root).__name__} {shown}. Pass the output of your computation: "
+                        f"explain(loss), where loss was computed from tensors with requires_grad=True.")
     with trace() as tape:
         root.backward(**backward_kwargs)
     for e in tape.events:
