@@ -1,67 +1,44 @@
-"""How much the ratios to torch move from one run of benchmarks/run.py to the next.
+"""How much the goals' ratios move from one run of benchmarks/run.py to the next.
 
-On a shared or virtual machine one framework's timings can move by 30% between runs while another's
-stay put (frameworks run one after the other, so a slow minute of the host lands on one column). One
-run's ratio is then one sample. This reads several runs' JSON (``--json-out``) and gives each ratio
-per run, its median and its range, so a target is judged on the median, not on a lucky run:
+``run.py`` itself measures in interleaved rounds and judges each goal on the median of its
+per-round ratios (RESULTS.md's goals table, with the rounds side by side), so one run is enough
+for the goals. This compares *runs*: e.g. several runs at different times of day, or runs of two
+trees (before/after a change) read side by side. It reads the runs' JSON (``--json-out``) and
+gives each goal's ratio per run (for a run made in rounds: the median of its rounds), the median
+over the runs and their range:
 
     python benchmarks/run.py --frameworks torch,autogradlab,autograd,mygrad --workloads W1,W2,W3,W5 \\
         --json-out /tmp/run2.json          # (repeat: run3, run4, ...)
-    python benchmarks/spread.py benchmarks/results/latest.json /tmp/run2.json /tmp/run3.json --write
+    python benchmarks/spread.py benchmarks/results/latest.json /tmp/run2.json /tmp/run3.json
 
-``--write`` puts the table into RESULTS.md between its ``run-spread`` markers (run.py keeps that
-section when it rewrites the file).
+``--write`` appends the table to RESULTS.md between ``run-spread`` markers (the next full run of
+run.py rewrites RESULTS.md without it: its own goals table replaces it).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import report  # noqa: E402
 
-#: (text, workload, metric, reference framework, limit): issue 16's ratio goals
-GOALS = [
-    ("W1 forward ≤ 1.0× torch", "W1", "fwd_us_per_node", "torch", 1.0),
-    ("W1 backward ≤ 1.0× torch", "W1", "bwd_us_per_node", "torch", 1.0),
-    ("W2 step ≤ 0.8× torch", "W2", "step_ms", "torch", 0.8),
-    ("W3 forward ≤ 1.5× torch", "W3", "fwd_ms", "torch", 1.5),
-    ("W3 backward ≤ 1.2× torch", "W3", "bwd_ms", "torch", 1.2),
-    ("W5 HVP ≤ 1.0× torch", "W5", "hvp_ms", "torch", 1.0),
-    ("W1 forward < HIPS autograd", "W1", "fwd_us_per_node", "autograd", 1.0),
-    ("W1 backward < HIPS autograd", "W1", "bwd_us_per_node", "autograd", 1.0),
-    ("W2 step < HIPS autograd", "W2", "step_ms", "autograd", 1.0),
-    ("W3 forward < HIPS autograd", "W3", "fwd_ms", "autograd", 1.0),
-    ("W3 backward < HIPS autograd", "W3", "bwd_ms", "autograd", 1.0),
-    ("W5 HVP < HIPS autograd", "W5", "hvp_ms", "autograd", 1.0),
-    ("W1 forward < mygrad", "W1", "fwd_us_per_node", "mygrad", 1.0),
-    ("W1 backward < mygrad", "W1", "bwd_us_per_node", "mygrad", 1.0),
-    ("W2 step < mygrad", "W2", "step_ms", "mygrad", 1.0),
-    ("W3 forward < mygrad", "W3", "fwd_ms", "mygrad", 1.0),
-    ("W3 backward < mygrad", "W3", "bwd_ms", "mygrad", 1.0),
-]
+#: (text, workload, metric, reference framework, limit, strict): issue 16's ratio goals (report.py's)
+GOALS = report.RATIO_GOALS
 
 
 def spread(bundles, clock=None):
-    """[(goal text, [ratio per run or None], median, min, max, status)] over the runs given."""
+    """[(goal text, [ratio per run or None], median, min, max, status)] over the runs given; goals
+    that no run measured are left out."""
     rows = []
-    for text, wid, key, ref, limit in GOALS:
-        ratios = []
-        for b in bundles:
-            a, r = report.median(b, "autogradlab", wid, key, clock), report.median(b, ref, wid, key, clock)
-            ratios.append(a / r if a is not None and r else None)
-        seen = [x for x in ratios if x is not None]
-        if not seen:
+    for text, wid, key, ref, limit, strict in GOALS:
+        ratios = [report.median_ratio(b, "autogradlab", ref, wid, key, clock) for b in bundles]
+        mid, lo, hi, status = report.judge(ratios, limit, strict)
+        if mid is None:
             continue
-        mid = statistics.median(seen)
-        status = "met" if mid <= limit else "**missed**"
-        if min(seen) <= limit < max(seen):
-            status += " (runs disagree)"
-        rows.append((text, ratios, mid, min(seen), max(seen), status))
+        rows.append((text, ratios, mid, lo, hi, status.replace("rounds disagree", "runs disagree")))
     return rows
 
 

@@ -53,14 +53,25 @@ def environment():
             "loadavg_start": os.getloadavg()[0] if hasattr(os, "getloadavg") else None}
 
 
-def run(framework, workloads=None, quick=False, progress=None, on_partial=None, clock="cpu"):
+def scaled(budgets, factor):
+    """The workloads' budgets with each time budget (seconds of repetitions) multiplied by ``factor``;
+    warm-up and the minimum and maximum counts stay. ``run.py`` measures in several rounds and
+    shortens each round's budget so that the rounds together cost about what one long run did."""
+    if factor == 1:
+        return budgets
+    if not factor > 0:
+        raise ValueError(f"budget scale must be > 0, got {factor!r}")
+    return {w: W.Budget(b.warmup, b.min_reps, b.max_reps, b.seconds * factor) for w, b in budgets.items()}
+
+
+def run(framework, workloads=None, quick=False, progress=None, on_partial=None, clock="cpu", budget_scale=1.0):
     """Run ``workloads`` (ids, default all) for ``framework``; returns the result dict (also in-process)."""
     W.set_clock(clock)
     mode = "quick" if quick else "full"
-    sizes, budgets = W.SIZES[mode], W.BUDGETS[mode]
+    sizes, budgets = W.SIZES[mode], scaled(W.BUDGETS[mode], budget_scale)
     wanted = [w for w in W.RUN_ORDER if workloads is None or w in workloads]
     result = {"framework": framework, "label": frameworks.LABELS.get(framework, framework), "mode": mode,
-              "clock": clock, "environment": environment(), "workloads": {}}
+              "clock": clock, "budget_scale": budget_scale, "environment": environment(), "workloads": {}}
     try:
         ad = frameworks.load(framework)
     except Unavailable as exc:
@@ -128,13 +139,15 @@ def main(argv=None):
     ap.add_argument("--clock", choices=list(W.CLOCKS), default="cpu",
                     help="the primary clock (the tables' and targets' figures): process CPU time (default) or "
                          "wall time; every timed region records both")
+    ap.add_argument("--budget-scale", type=float, default=1.0,
+                    help="multiply every workload's time budget by this (run.py's rounds use < 1)")
     ap.add_argument("--json-out", default="-", help="file for the JSON ('-': stdout)")
     args = ap.parse_args(argv)
     wanted = [w.strip().upper() for w in args.workloads.split(",") if w.strip()]
     unknown = set(wanted) - set(W.WORKLOADS)
     if unknown:
         ap.error(f"unknown workloads {sorted(unknown)}; known: {', '.join(W.WORKLOADS)}")
-    result = run(args.framework, wanted, args.quick, clock=args.clock,
+    result = run(args.framework, wanted, args.quick, clock=args.clock, budget_scale=args.budget_scale,
                  progress=lambda m: print(m, file=sys.stderr, flush=True),
                  on_partial=lambda r: _write(args.json_out, r))  # partial results survive a timeout
     _write(args.json_out, result)

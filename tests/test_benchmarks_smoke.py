@@ -73,7 +73,7 @@ def test_report_marks_mismatch_and_targets(quick_results):
     assert checks["W1"]["autogradlab"]["ok"] and checks["W1"]["autogradlab"]["ref"] == "numpy"
     assert checks["W1"]["broken"]["ok"] is False and checks["W2"]["broken"]["ok"]
     md = report.render(bundle)
-    assert "MISMATCH" in md and "## Targets for autogradlab" in md
+    assert "MISMATCH" in md and "## Goals (issue 16)" in md
     assert "W2 step ≤ 1.1× numpy floor" in md
 
 
@@ -90,6 +90,10 @@ def test_runner_end_to_end_quick(tmp_path):
     assert bundle["frameworks"]["autogradlab"]["workloads"]["W1"]["status"] == "ok"
     assert bundle["checks"]["W1"]["autogradlab"]["ok"]
     assert bundle["frameworks"]["autogradlab"]["environment"]["threads"]["OMP_NUM_THREADS"] == "1"
+    # quick mode: two interleaved rounds, the second in the other order; figures pooled over both
+    assert [rd["order"] for rd in bundle["rounds"]] == [["autogradlab", "numpy"], ["numpy", "autogradlab"]]
+    pooled = bundle["frameworks"]["autogradlab"]["workloads"]["W1"]["metrics"]["fwd_us_per_node"]
+    assert len(pooled["rounds"]) == 2 and pooled["n"] == 6
     text = md.read_text()
     assert "| W1 chain: forward, µs/op |" in text and "Quick mode" in text
 
@@ -125,7 +129,7 @@ def test_report_shows_the_other_clock_in_a_second_table(quick_results):
     second = md.split("### The same repetitions by wall time")[1].split("###")[0]
     wall_w1 = ours["workloads"]["W1"]["metrics"]["bwd_us_per_node"]["wall"]["median"]
     assert f"| W1 chain: backward, µs/op | {report.fmt(wall_w1)}" in second.replace(" (ref)", "")
-    assert "| ratio by wall time |" in md
+    assert "| by wall time: median (range) |" in md
     assert report.median(bundle, "autogradlab", "W1", "bwd_us_per_node", "wall") == wall_w1
 
 
