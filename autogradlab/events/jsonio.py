@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
 
 from .records import EVENT_TYPES, BackwardPlan, PlannedNode, SourceLine, Stats, TensorRef, Value
 
@@ -27,8 +28,15 @@ def _enc(v, memo=None):
     if t is int or t is str or t is bool or v is None:
         return v
     if t is tuple:
-        if all(type(x) in _PLAIN for x in v) and all(map(math.isfinite, (x for x in v if type(x) is float))):
-            return list(v)     # the common case: numbers, strings, flags
+        kinds = set(map(type, v))
+        if kinds <= _PLAIN:   # the common case: numbers, strings, flags
+            if float not in kinds:
+                return list(v)
+            if kinds <= _NUMBERS:
+                if all(map(math.isfinite, v)):
+                    return list(v)
+            elif all(map(math.isfinite, (x for x in v if type(x) is float))):
+                return list(v)
         return [_enc(x, memo) for x in v]
     if t is float or isinstance(v, float):
         return {"float": repr(v)} if math.isnan(v) or math.isinf(v) else v
@@ -40,7 +48,7 @@ def _enc(v, memo=None):
         out = v
         if isinstance(v, SourceLine):   # never the machine's path: <cell>, relative, or the base name
             v = v.portable()
-        encoded = {"@": type(v).__name__, **_fields(v, memo)}
+        encoded = _fields(v, memo, {"@": type(v).__name__})
         if memo is not None:
             memo[id(out)] = (out, encoded)   # (keeps the record alive, so its id stays its own)
         return encoded
@@ -50,6 +58,7 @@ def _enc(v, memo=None):
 
 
 _PLAIN = {int, str, bool, type(None), float}
+_NUMBERS = {int, bool, float}
 
 
 _TAGGED = (Value, Stats, TensorRef, PlannedNode, BackwardPlan, SourceLine)  # the records nested inside events
@@ -60,21 +69,25 @@ _OMIT_NONE = {"Value": ("stats",), "SourceLine": ("function",), "OpRecorded": ("
               "HookRan": ("before", "after")}
 
 
-_FIELD_NAMES: dict = {}   # record class -> ((field name, left out while None), ...)
+_FIELD_NAMES: dict = {}   # record class -> ((field name, left out while None), ...), and a getter of their values
 
 
 def _field_names(cls):
     names = _FIELD_NAMES.get(cls)
     if names is None:
         omit = _OMIT_NONE.get(cls.__name__, ())
-        names = _FIELD_NAMES[cls] = tuple((f.name, f.name in omit) for f in dataclasses.fields(cls))
+        fields = tuple((f.name, f.name in omit) for f in dataclasses.fields(cls))
+        get = operator.attrgetter(*[f for f, _ in fields])
+        names = _FIELD_NAMES[cls] = (fields, get if len(fields) > 1 else (lambda v, get=get: (get(v),)))
     return names
 
 
-def _fields(v, memo=None):
-    out = {}
-    for name, omit in _field_names(type(v)):
-        x = getattr(v, name)
+def _fields(v, memo=None, out=None):
+    """The fields of record ``v`` as JSON data, added to ``out`` (a new dict by default)."""
+    if out is None:
+        out = {}
+    fields, get = _field_names(type(v))
+    for (name, omit), x in zip(fields, get(v)):
         t = type(x)
         if t is int or t is str or t is bool:
             out[name] = x
@@ -87,7 +100,7 @@ def _fields(v, memo=None):
 
 
 def _encode(e, memo=None):
-    return {"kind": type(e).__name__, **_fields(e, memo)}
+    return _fields(e, memo, {"kind": type(e).__name__})
 
 
 def encode_events(events) -> list:

@@ -162,6 +162,8 @@ def _dtype_name(dtype) -> str:
 def snapshot(array, max_elements=MAX_ELEMENTS, stats: bool = False) -> Value:
     """Copy an array (NumPy or CuPy) to the host as a :class:`Value`; with ``stats``, an array too
     large for a table (not :func:`fits_a_table`) also gets :class:`Stats`."""
+    if type(array) is numpy.ndarray and array.size <= max_elements and not stats:   # the common case, in short
+        return Value(array.shape, _dtype_name(array.dtype), tuple(array.reshape(-1).tolist()))
     host = backend.to_host(array)
     shape, dtype = tuple(int(n) for n in host.shape), _dtype_name(host.dtype)
     st = array_stats(host) if stats and host.size and not fits_a_table(host.shape) else None

@@ -463,7 +463,7 @@ class Tape:
 
     # -- the engine's calls (each records one event and returns its step) ----------------------
     def op_recorded(self, node, inputs, out):
-        ids, tid, values = self._tensor_ids, self._tid, self._values
+        ids, values = self._tensor_ids, self._values
         ins, leaf_values = [], []
         for t in inputs:
             if type(t) is not Tensor and not isinstance(t, Tensor):   # a constant operand, given as an array
@@ -472,23 +472,42 @@ class Tape:
                 leaf_values.append(t if t.ndim == 0 else self._keep(t))
                 continue
             local = ids.get(t._id)
-            ins.append(tid(t) if local is None else local)
+            ins.append(self._tid(t) if local is None else local)
             if t.grad_fn is None:   # a leaf or a constant: its value now (kept once per version)
                 held = values.get((t._id, t._vc[0]))
                 leaf_values.append(self._hold(t) if held is None else held)
             else:                   # computed: its value is in its own OpRecorded
                 leaf_values.append(None)
-        out_id = tid(out)
-        nid = self.node_id(node)
+        # the output and its node are new: their ids and names are handed out here (``_tid`` and
+        # ``node_id``, inline: this runs for every op of a traced forward)
+        data = out.data
+        if out._id in ids:   # (a custom Function may return a tensor the tape has seen)
+            out_id = self._tid(out)
+        else:
+            out_id = ids[out._id] = len(ids)
+            if out.name:
+                name = out.name
+            else:
+                name, self._computed = f"t{self._computed}", self._computed + 1
+            self._tensor_refs[out_id] = (out_id, name, data.shape, data.dtype, out.device, False, out._requires_grad)
+        node_ids = self._node_ids
+        nid = node_ids.get(node.seq)
+        if nid is None:
+            nid = node_ids[node.seq] = len(node_ids)
         self._node_output[nid] = out_id
-        value = self._keep(out.data)   # a new tensor: no earlier copy of it to look up
+        if data.size > COPY_ELEMENTS:   # (``_keep``, inline: a new tensor has no earlier copy to look up)
+            value = records.snapshot(data, self.max_elements, self.stats)
+        else:
+            value = data.copy()
+            self._pending_bytes += value.nbytes
         source = self.source_line()
         op = node.op
         step = self._n
         self._n = step + 1
-        self._raw += (_build_op, nid, op.name, node.name(), tuple(ins), out_id,
-                      tuple(node._saved) if node._saved else (), _formulas(op, len(ins)) if op.formulas else (),
-                      value, tuple(leaf_values), source, self.forward_traceback() if state.anomaly else None)
+        saved = node._saved
+        self._raw += (_build_op, nid, op.name, op.node_name, tuple(ins), out_id, tuple(saved) if saved else (),
+                      _formulas(op, len(ins)) if op.formulas else (), value, tuple(leaf_values), source,
+                      self.forward_traceback() if state.anomaly else None)
         if self._pending_bytes > self.PENDING_BYTES:
             self._build()
         return step

@@ -73,8 +73,23 @@ def _tex_value(v) -> str:
 
 
 @_cached
-def _plain_value(v) -> str:
+def _plain_value_of(v) -> str:
     return html.escape(_short(v))
+
+
+_BY_ID: dict = {}   # id(Value) -> (Value, its plain text): a tape shares one Value among the events that
+                    # show it, and hashing a Value (every element) costs more than finding it by identity
+
+
+def _plain_value(v) -> str:
+    hit = _BY_ID.get(id(v))
+    if hit is not None and hit[0] is v:
+        return hit[1]
+    if len(_BY_ID) > 4096:
+        _BY_ID.clear()
+    text = _plain_value_of(v)
+    _BY_ID[id(v)] = (v, text)   # (holds the Value, so its id stays its own)
+    return text
 
 
 # -- local derivatives -------------------------------------------------------------------------
@@ -125,9 +140,21 @@ def _tex_grad(name: str) -> str:
     return r"\mathrm{" + clean.replace("_", r"\_") + ".grad}"
 
 
+_RATIOS: dict = {}   # (id(upstream), id(contribution), elementwise) -> (upstream, contribution, ratio)
+
+
 def _local_value(e, op_name):
     """The local derivative's numbers, as contribution / upstream, when that is what they are."""
-    return _ratio(e.upstream, e.contribution, op_name in _ELEMENTWISE)
+    up, c, elementwise = e.upstream, e.contribution, op_name in _ELEMENTWISE
+    key = (id(up), id(c), elementwise)
+    hit = _RATIOS.get(key)
+    if hit is not None and hit[0] is up and hit[1] is c:
+        return hit[2]
+    if len(_RATIOS) > 4096:
+        _RATIOS.clear()
+    ratio = _ratio(up, c, elementwise)
+    _RATIOS[key] = (up, c, ratio)   # (holds both Values, so their ids stay theirs)
+    return ratio
 
 
 @_cached
