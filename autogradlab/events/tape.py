@@ -48,6 +48,7 @@ def _formula(op, i):
 
 
 _FORMULAS: dict = {}
+_SAVED_NAMES: dict = {}   # the names a node saves, as a tuple, shared by the ops that save the same ones
 COPY_ELEMENTS = 1 << 16   # values up to this size are copied when recorded, larger ones summarised at once
 
 
@@ -89,18 +90,21 @@ class _Held:
 # -- Building events from the pending records: ``builder(val, ref, step, *fields)``; ``val`` turns a
 # held copy into its Value, ``ref`` a tape-local tensor id into its TensorRef.
 
-def _build_op(val, ref, step, nid, op, node_name, ins, out, saved, formulas, value, input_values, source,
-              traceback):
-    return OpRecorded(step, nid, op, node_name, tuple([ref(i) for i in ins]), ref(out), saved, formulas,
-                      val(value), tuple([val(v) for v in input_values]), source, traceback)
+def _build_op(val, ref, step, n, nid, op, node_name, out, saved, formulas, value, source, traceback, *ins):
+    # (``ins``: the ``n`` inputs' ids, then their held values: flat, no tuples per op while recording)
+    return OpRecorded(step, nid, op, node_name, tuple([ref(i) for i in ins[:n]]), ref(out), saved, formulas,
+                      val(value), tuple([val(v) for v in ins[n:]]), source, traceback)
 
 
 def _build_started(val, ref, step, pass_index, api, roots, retain_graph, create_graph, inputs, plan):
     if plan is not None:
-        plan_roots, plan_inputs, nodes = plan
-        plan = BackwardPlan(plan_roots, plan_inputs,
-                            tuple([PlannedNode(nid, name, op, ref(out), edges, deps, status)
-                                   for nid, name, op, out, edges, deps, status in nodes]))
+        plan_roots, plan_inputs, flat = plan
+        nodes, i, end = [], 0, len(flat)
+        while i < end:   # (flat: id, name, op, output, dependencies, status, the number of edges, the edges)
+            nid, name, op, out, deps, status, n = flat[i:i + 7]
+            nodes.append(PlannedNode(nid, name, op, ref(out), tuple(flat[i + 7:i + 7 + n]), deps, status))
+            i += 7 + n
+        plan = BackwardPlan(plan_roots, plan_inputs, tuple(nodes))
     return BackwardStarted(step, pass_index, api, tuple([ref(r) for r in roots]), retain_graph, create_graph,
                            None if inputs is None else tuple([ref(r) for r in inputs]), plan)
 
@@ -176,7 +180,7 @@ class Tape:
         self._leaves = self._computed = 0
         self._passes = 0
         self._pass_counts = [0, 0, 0]  # nodes run, contributions, bytes freed
-        self._pass_nodes: dict = {}    # node -> (node id, name, output id), for the pass in progress
+        self._pass_nodes: dict = {}    # node -> node id, for the pass in progress
         self._values: dict = {}        # (tensor creation number, version) -> copy of its data (or its Value)
         self._pass_arrays: dict = {}   # id(array) -> _Pending, for the pass in progress
         # (id(code), instruction offset) -> (code, SourceLine), shared by the tapes made in one working directory (a
@@ -307,6 +311,8 @@ class Tape:
         while i < end:
             builder = raw[i]
             k = _ARITY[builder]
+            if builder is _build_op:   # its field count depends on its number of inputs (the next field)
+                k += 2 * raw[i + 1]
             events.append(builder(val, ref, len(events), *raw[i + 1:i + 1 + k]))
             i += 1 + k
         for key, held in self._values.items():   # later events of the same tensor version reuse the Value
@@ -388,18 +394,20 @@ class Tape:
         """A tensor's id; for a GradientEdge, the id of the tensor its node produces."""
         return self._tid(t) if hasattr(t, "_id") else self._out_id(t.node)
 
-    def _node(self, node):
-        """(node id, name, output tensor id) of a node of the pass in progress."""
-        info = self._pass_nodes.get(node)
-        if info is None:   # (node_id and _out_id, inline: the plan asks this for every node of a pass)
+    def _node(self, node) -> int:
+        """The id of a node of the pass in progress; its output tensor's id is then in ``_node_output``
+        (and its name is ``node.op.node_name``)."""
+        nid = self._pass_nodes.get(node)
+        if nid is None:   # (node_id, inline: the plan asks this for every node of a pass)
             ids = self._node_ids
             key = node.seq if node.priority else ("leaf", node.variable._id)
             nid = ids.get(key)
             if nid is None:
                 nid = ids[key] = len(ids)
-            out = self._node_output.get(nid)
-            info = self._pass_nodes[node] = (nid, node.name(), self._out_id(node) if out is None else out)
-        return info
+            if nid not in self._node_output:
+                self._out_id(node)
+            self._pass_nodes[node] = nid
+        return nid
 
     def snapshot_grad(self, t):
         """What ``t.grad`` holds now (kept for an Accumulated event's ``before``), or None. It runs
@@ -505,9 +513,15 @@ class Tape:
         step = self._n
         self._n = step + 1
         saved = node._saved
-        self._raw += (_build_op, nid, op.name, op.node_name, tuple(ins), out_id, tuple(saved) if saved else (),
-                      _formulas(op, len(ins)) if op.formulas else (), value, tuple(leaf_values), source,
-                      self.forward_traceback() if state.anomaly else None)
+        if saved:   # (one tuple per distinct list of names, not one per op)
+            saved = tuple(saved)
+            saved = _SAVED_NAMES.setdefault(saved, saved)
+        raw = self._raw
+        raw += (_build_op, len(ins), nid, op.name, op.node_name, out_id, saved or (),
+                _formulas(op, len(ins)) if op.formulas else (), value, source,
+                self.forward_traceback() if state.anomaly else None)
+        raw += ins
+        raw += leaf_values
         if self._pending_bytes > self.PENDING_BYTES:
             self._build()
         return step
@@ -526,17 +540,22 @@ class Tape:
         # tape-local ids are handed out in the order the pass's later events first mention the
         # nodes (pruned nodes, the roots, then each node run followed by the nodes it sends to),
         # so a tape's ids do not depend on whether the plan is read
-        see, node_id, info = self._node, self.node_id, self._pass_nodes
+        see, node_id, info, outs = self._node, self.node_id, self._pass_nodes, self._node_output
         for node in plan.pruned:
             see(node)
         for node in plan.root_nodes:
             node_id(node)
         runs, needed, deps = plan.runs, plan.needed, plan.deps
-        nodes = []   # PlannedNode fields; the records are made when the tape is read
-        append = nodes.append
+        # PlannedNode fields, flat (no tuples per node): id, name, op, output, dependencies, status,
+        # the number of edges, then each edge's node id; the records are made when the tape is read
+        nodes = []
+        extend = nodes.extend
         for node in plan.order:
-            nid, name, out = info.get(node) or see(node)
+            nid = info.get(node)
+            if nid is None:
+                nid = see(node)
             edges = node.edges
+            op = node.op
             if node in runs:
                 status = "run"
                 for child in edges:
@@ -544,15 +563,13 @@ class Tape:
                         see(child)
             else:
                 status = "receive"
-            edge_ids = []   # (a loop, not a comprehension: no frame made per node)
-            for child in edges:
-                edge_ids.append(None if child is None else info[child][0] if child in info else node_id(child))
-            append((nid, name, node.op.name, out, tuple(edge_ids), deps.get(node, 0), status))
+            extend((nid, op.node_name, op.name, outs[nid], deps.get(node, 0), status, len(edges)))
+            for child in edges:   # (a loop, not a comprehension: no frame made per node)
+                nodes.append(None if child is None else info[child] if child in info else node_id(child))
         for node in plan.pruned:
-            nid, name, out = info[node]
-            nodes.append((nid, name, node.op.name, out,
-                          tuple([None if c is None else info[c][0] if c in info else node_id(c) for c in node.edges]),
-                          0, "pruned"))
+            nid, op = info[node], node.op
+            extend((nid, op.node_name, op.name, outs[nid], 0, "pruned", len(node.edges)))
+            extend([None if c is None else info[c] if c in info else node_id(c) for c in node.edges])
         return (tuple(node_id(n) for n in plan.root_nodes),
                 None if plan.input_nodes is None else tuple(node_id(n) for n in plan.input_nodes), nodes)
 
@@ -561,27 +578,36 @@ class Tape:
                           bool(implicit))
 
     def node_pruned(self, node):
-        return self._emit(_build_pruned, *self._node(node))
+        nid = self._node(node)
+        return self._emit(_build_pruned, nid, node.op.node_name, self._node_output[nid])
 
     # (the per-node calls below write their fields straight into the pending list: they run for
     # every node of a traced pass)
     def node_started(self, node, g):
         self._pass_counts[0] += 1
-        nid, name, out = self._pass_nodes.get(node) or self._node(node)
+        nid = self._pass_nodes.get(node)
+        if nid is None:
+            nid = self._node(node)
         step = self._n
         self._n = step + 1
-        self._raw += (_build_node_started, nid, name, out, None if g is None else self._hold(g))
+        self._raw += (_build_node_started, nid, node.op.node_name, self._node_output[nid],
+                      None if g is None else self._hold(g))
         return step
 
     def gradient_computed(self, node, i, child, upstream, contribution):
         self._pass_counts[1] += 1
         nodes, hold = self._pass_nodes, self._hold
-        nid, name, _ = nodes.get(node) or self._node(node)
-        to, _, out = nodes.get(child) or self._node(child)
+        nid = nodes.get(node)
+        if nid is None:
+            nid = self._node(node)
+        to = nodes.get(child)
+        if to is None:
+            to = self._node(child)
+        op = node.op
         step = self._n
         self._n = step + 1
-        self._raw += (_build_gradient, nid, name, i, to, out, hold(upstream), _formula(node.op, i),
-                      hold(contribution))
+        self._raw += (_build_gradient, nid, op.node_name, i, to, self._node_output[to], hold(upstream),
+                      _formula(op, i), hold(contribution))
         if self._pending_bytes > self.PENDING_BYTES:
             self._build()
         return step
@@ -596,17 +622,21 @@ class Tape:
         after = contribution_held if after is contribution else hold(tensor._grad if after is None else after)
         step = self._n
         self._n = step + 1
-        self._raw += (_build_accumulated, where, (self._pass_nodes.get(node) or self._node(node))[0],
+        nid = self._pass_nodes.get(node)
+        self._raw += (_build_accumulated, where, self._node(node) if nid is None else nid,
                       None if tensor is None or not hasattr(tensor, "_id") else self._tid(tensor),
                       before, contribution_held, after)
         return step
 
     def saved_freed(self, node, names, nbytes):
         self._pass_counts[2] += nbytes
-        nid, name, _ = self._pass_nodes.get(node) or self._node(node)
+        nid = self._pass_nodes.get(node)
+        if nid is None:
+            nid = self._node(node)
         step = self._n
         self._n = step + 1
-        self._raw += (_build_freed, nid, name, tuple(names), int(nbytes))
+        names = tuple(names)
+        self._raw += (_build_freed, nid, node.op.node_name, _SAVED_NAMES.setdefault(names, names), int(nbytes))
         return step
 
     def hook_values(self, grads) -> tuple:
@@ -621,7 +651,7 @@ class Tape:
     def hook_ran(self, kind, node, changed, before=None, after=None):
         """``before``: :meth:`hook_values` taken before the hook ran; ``after``: the gradient(s) the pass
         goes on with (as :meth:`hook_values` takes them)."""
-        return self._emit(_build_hook, kind, self._node(node)[0], bool(changed), before,
+        return self._emit(_build_hook, kind, self._node(node), bool(changed), before,
                           None if after is None and before is None else self.hook_values(after))
 
     def backward_finished(self):
