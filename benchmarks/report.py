@@ -363,18 +363,33 @@ holds them when it ends. Measured side by side with the tree before that work (W
 2-3.5, CPU time): W1 traced 71.9 -> 36.8 µs/op (4.5x -> 2.8x untraced, while untraced also got
 faster), W2 traced 3.75 -> 3.23 ms (1.70x -> 1.39x); then a cheaper source line (found per code
 object and instruction) and plan: W1 traced 2.78x -> 2.68x untraced (forward 18.4 -> 16.6 µs/op,
-backward 19.4 -> 17.2, load 1.0). What is left per W1 op (about 10 µs forward, 11 µs backward, each
-measured by stubbing one part out): the source-line walk (~2 µs), the rest of the op's record (naming
-its output and constant, its node id, one copy of the output); in the backward the plan (~2 µs per
-node), the four records per node (~3.5 µs) and the engine's traced branches (~4 µs: the events
-list, counting the bytes freed, the run order). In W2: copying the 128x256 forward values, and
-summarising the two large ones (X, W1: over 65,536 elements, summarised when recorded, per tape:
-copying arrays that large every step cost more) and W1's gradient; with those stubbed out W2 traced
-is about 1.1x, so 1.1x needs values that are not copied while something could still write to them
-(an array reached through ``.data`` can be written without a new version). **W7**: the player's data for the 52-node graph took
-25 ms (a JSON round trip per event, LaTeX captions nobody reads, NumPy to format each value); now
-about 4-6 ms on the loaded machine: about a fifth reading the tape (building its events), a quarter
-each the captions and the events' JSON, the rest the drawing (graph model, display, node entries).
+backward 19.4 -> 17.2, load 1.0). Then fewer objects per record: an op's output and node are named
+inline, its inputs and their held values lie flat in the pending list (no tuples per op), a pass maps
+a node to its id alone and the plan's fields lie flat. Instructions per W1 op (callgrind, chains of
+600 and 1,200 one-element ops, the difference, garbage collector frozen and off): untraced 25.8K
+forward, 36.4K backward; traced forward 69.3K -> 55.9K, backward 83.4K -> 81.8K (2.45x -> 2.21x
+untraced); the traced forward's gen-0 collections per 2,000 ops 38 -> 32 (untraced: 26). W6 side
+by side (both trees, alternating runs, load 4-4.8): W1 traced 2.57-2.66x -> 2.35-2.44x untraced, W2
+1.32-1.36x -> 1.33-1.34x (unchanged: W2's cost is not the records). What is left per W1 op: in the
+forward the source-line walk (~2 µs), the copy of the output and the naming; in the backward
+(~45K instructions per node over untraced) the four records and their held gradients (~16K by
+stubbing), the plan (the tape's copy of it ~14% and the run order ~7% of the traced backward's extra
+time), the end-of-pass check of every held gradient and the engine's traced branches; one record per
+node needs the engine to call the tape once per node (engine.py). In W2 (by stubbing, in the same
+process): summarising the two large values (X, W1: over 65,536 elements, summarised when recorded)
+and W1's gradient is ~0.15 of the ratio, copying the 128x256 forward values ~0.05, source lines
+~0.02, the rest the records. 1.1x needs values that are not copied or summarised while something
+could still write to them, i.e. a copy taken *before* each in-place write (in-place ops, the
+optimizers' step, ``zero_grad``, the engine's accumulation into ``.grad``: the version counter is
+bumped after the write, too late to keep the old value); a summary cached across tapes by tensor
+version would miss a ``.data`` write (``tests/test_events_lazy.py``: each tape shows the weight as it
+is). **W7**: the player's data for the 52-node graph took 25 ms (a JSON round trip per event, LaTeX
+captions nobody reads, NumPy to format each value); then about 4-6 ms on the loaded machine; now
+the events' JSON reads each record's fields with one ``attrgetter``, a small host array becomes a
+Value without the general path, and captions find a shared Value's text by identity instead of
+hashing it: 36.3M -> 34.3M instructions per call (callgrind, gc off); by clock 6.9-8.2 ms at load
+4.5, which cannot tell the two apart. What is left, in about equal parts: reading the tape (building
+its events), the events' JSON, the captions and the drawing (display, model, node entries).
 
 """
 
