@@ -37,7 +37,7 @@ from strict_backend import unwrap
 import autogradlab as ag
 from autogradlab.autograd import grad, gradcheck, gradgradcheck
 from autogradlab.ops import REGISTRY
-from autogradlab.ops import elementwise as E, shape as S
+from autogradlab.ops import elementwise as E, linalg as L, shape as S
 
 # -- input builders: each takes a numpy Generator and returns a float64 array ---------------
 
@@ -190,6 +190,10 @@ CASES: dict[str, list[Case]] = {
     "sin": [C(lambda m, a: a.sin(), normal(2, 3), id="method")],
     "cos": [C(lambda m, a: a.cos(), normal(2, 3), id="method")],
     "tanh": [C(lambda m, a: a.tanh(), normal(2, 3), id="method")],
+    "tanh_backward": [C(lambda m, g, y: E.tanh_backward(g, y) if m is ag else m.ops.aten.tanh_backward(g, y),
+                        normal(2, 3), normal(2, 3), id="fn"),
+                      C(lambda m, g, y: E.tanh_backward(g, y) if m is ag else m.ops.aten.tanh_backward(g, y),
+                        normal(2, 3), normal(3), id="bcast")],
     "sigmoid": [C(lambda m, a: a.sigmoid(), normal(2, 3, scale=4.0), id="method")],
     "relu": [C(lambda m, a: a.relu(), nonzero(2, 3), id="method")],
     "sign": [C(lambda m, a: a.sign() * a, nonzero(2, 3), id="times-input")],   # flat: derivative 0
@@ -220,7 +224,14 @@ CASES: dict[str, list[Case]] = {
                C(lambda m, a, b: a @ b, normal(2, 3), normal(3, 4), id="2d-2d"),
                C(lambda m, a, b: m.matmul(a, b), normal(2, 1, 3, 2), normal(3, 2, 2), id="batched-bcast"),
                C(lambda m, a, b: a @ b, normal(3), normal(2, 3, 2), id="1d-batched"),
-               C(lambda m, a, b: a.matmul(b), normal(2, 2, 3), normal(3), id="batched-1d")],
+               C(lambda m, a, b: a.matmul(b), normal(2, 2, 3), normal(3), id="batched-1d"),
+               # what matmul's VJP records: one product with transposed operands (torch: a transpose, then @)
+               C(lambda m, a, b: L.transposed_matmul(a, b, True, False) if m is ag else a.mT @ b,
+                 normal(3, 2), normal(3, 4), id="transposed-a"),
+               C(lambda m, a, b: L.transposed_matmul(a, b, False, True) if m is ag else a @ b.mT,
+                 normal(2, 3), normal(4, 3), id="transposed-b"),
+               C(lambda m, a, b: L.transposed_matmul(a, b, True, True) if m is ag else a.mT @ b.mT,
+                 normal(2, 3, 2), normal(4, 3), id="transposed-both-batched")],
     "dot": [C(lambda m, a, b: m.dot(a, b), normal(4), normal(4), id="fn"),
             C(lambda m, a, b: a.dot(b), normal(3), normal(3), id="method")],
     # -- reductions --

@@ -126,7 +126,7 @@ ADD = defop("add", ("self", "other"), math="a + b;  da = g, db = g",
 
 SUB = defop("sub", ("self", "other"), math="a - b;  da = g, db = -g",
             forward=lambda xp, a, b: a - b,
-            vjp=lambda g, ctx: (g, -g),
+            vjp=lambda g, ctx: (g, -g if ctx.needs_input_grad[1] else None),
             formulas=("1", "-1"))
 
 def _mul_vjp(g, ctx):
@@ -198,15 +198,33 @@ COS = defop("cos", ("self",), save=("self",), math="cos a;  da = -g*sin(a)",
             vjp=lambda g, ctx: (-g * sin(ctx.self),),
             formulas=("-sin(a)",))
 
+def _tanh_grad(xp, g, y):
+    return g - g * y * y  # = g*(1 - y^2), with no Python-number operand: 1 - y costs NumPy ~3x y*y
+
+
 def _tanh_vjp(g, ctx):
+    # recorded (create_graph): one tanh_backward node, as PyTorch records it; on arrays: the same math inline
     y = ctx.result
-    return (g - g * y * y,)  # = g*(1 - y^2), with no Python-number operand: 1 - y costs NumPy ~3x y*y
+    return (tanh_backward(g, y) if isinstance(g, Tensor) else _tanh_grad(None, g, y),)
 
 
 TANH = defop("tanh", ("self",), save=("result",), math="tanh a;  da = g*(1 - tanh(a)^2)",
              forward=lambda xp, a: xp.tanh(a),
              vjp=_tanh_vjp,
              formulas=("1 - tanh(a)^2",))
+
+
+def _tanh_backward_vjp(gg, ctx):
+    need_g, need_y = ctx.needs_input_grad
+    y = ctx.output
+    return (tanh_backward(gg, y) if need_g else None,
+            gg * ctx.grad * y * -2.0 if need_y else None)
+
+
+# tanh's VJP as one op of its own (PyTorch's tanh_backward): what a recorded backward of tanh is made of
+TANH_BACKWARD = defop("tanh_backward", ("grad", "output"), save=("grad", "output"), save_if={"grad": 1},
+                      math="g*(1 - y^2);  dg = gg*(1 - y^2), dy = -2*gg*g*y",
+                      forward=_tanh_grad, vjp=_tanh_backward_vjp, formulas=("1 - y^2", "-2*g*y"))
 
 
 def _sigmoid_forward(xp, a):
@@ -298,7 +316,8 @@ _COMPARE = {
 
 # -- the public functions ----------------------------------------------------------------
 
-add, sub, mul, maximum, minimum = map(_binary, (ADD, SUB, MUL, MAXIMUM, MINIMUM))
+add, sub, mul, maximum, minimum, tanh_backward = map(
+    _binary, (ADD, SUB, MUL, MAXIMUM, MINIMUM, TANH_BACKWARD))
 neg, exp, log, sqrt, sin, cos, tanh, sigmoid, relu, abs, sign = map(
     _unary, (NEG, EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RELU, ABS, SIGN))
 lt, le, gt, ge, eq, ne = (_binary(_COMPARE[n]) for n in ("lt", "le", "gt", "ge", "eq", "ne"))

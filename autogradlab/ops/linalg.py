@@ -8,22 +8,50 @@ from .elementwise import promote
 from .registry import apply, defop
 
 
+def _matmul_forward(xp, a, b, ta=False, tb=False):
+    return xp.matmul(a.mT if ta else a, b.mT if tb else b)
+
+
+def transposed_matmul(a, b, ta, tb):
+    """``op(a) @ op(b)`` for operands of 2 or more dims, ``op`` transposing the last two where asked
+    (``ta``, ``tb``): what matmul's VJP computes, one recorded op under create_graph (not a transpose,
+    then a product) and one ``matmul`` call on arrays."""
+    return apply(MATMUL, (a, b), {"ta": ta, "tb": tb} if ta or tb else None)
+
+
 def _matmul_vjp(g, ctx):
-    """dA = g @ B^T, dB = A^T @ g, after lifting 1-D operands to matrices (batch dims are
-    summed away by the shared unbroadcast in Node.apply). Only the operand each gradient
-    needs was saved (A for dB, B for dA); the input shapes say which operands were 1-D."""
+    """C = op(A) @ op(B) (``op`` transposes when the op's ``ta``/``tb`` says so; a user's ``@`` has
+    neither): dop(A) = g @ op(B)^T, dop(B) = op(A)^T @ g, each again one product with flags, so a
+    recorded backward has no transpose nodes. Only the operand each gradient needs was saved (A for
+    dB, B for dA); batch dims are summed away by the shared unbroadcast in Node.apply."""
+    need_a, need_b = ctx.needs_input_grad
+    params = ctx.params
+    shapes = ctx._input_shapes
+    if params is None and (len(shapes[0]) == 1 or len(shapes[1]) == 1):
+        return _matmul_vector_vjp(g, ctx, need_a, need_b)
+    ta, tb = (params["ta"], params["tb"]) if params else (False, False)
+    da = db = None
+    if need_a:   # dA = g @ op(B)^T, or its transpose op(B) @ g^T when A was used transposed
+        da = transposed_matmul(ctx.other, g, tb, True) if ta else transposed_matmul(g, ctx.other, False, not tb)
+    if need_b:   # dB = op(A)^T @ g, or its transpose g^T @ op(A) when B was used transposed
+        db = transposed_matmul(g, ctx.self, True, ta) if tb else transposed_matmul(ctx.self, g, not ta, False)
+    return da, db
+
+
+def _matmul_vector_vjp(g, ctx, need_a, need_b):
+    """The VJP when an operand is 1-D (a user's ``@`` only): lift it to a matrix, then as above."""
     a_1d, b_1d = len(ctx._input_shapes[0]) == 1, len(ctx._input_shapes[1]) == 1
     # g lacks the dims the 1-D operands dropped: put them back, b's first (g is 0-d for vector @ vector)
     # (indexing with None adds a dim on arrays and Tensors alike)
     g2 = g[..., None] if b_1d else g                     # (..., m) -> (..., m, 1)
     g2 = g2[..., None, :] if a_1d else g2                # (..., n) -> (..., 1, n)
     da = db = None
-    if ctx.needs_input_grad[0]:
+    if need_a:
         b = ctx.other
         b2 = b[:, None] if b_1d else b                   # (k,) -> (k, 1)
         da = g2 @ b2.mT
         da = da.squeeze(-2) if a_1d else da
-    if ctx.needs_input_grad[1]:
+    if need_b:
         a = ctx.self
         a2 = a[None, :] if a_1d else a                   # (k,) -> (1, k)
         db = a2.mT @ g2
@@ -33,7 +61,7 @@ def _matmul_vjp(g, ctx):
 
 MATMUL = defop("matmul", ("self", "other"), save=("self", "other"), save_if={"self": 1, "other": 0},
                math="A @ B;  dA = g @ B^T, dB = A^T @ g",
-               forward=lambda xp, a, b: xp.matmul(a, b),
+               forward=_matmul_forward,
                vjp=_matmul_vjp, formulas=("g @ B^T", "A^T @ g"))
 
 DOT = defop("dot", ("self", "other"), save=("self", "other"), save_if={"self": 1, "other": 0}, math="sum_i a_i b_i;  da = g*b, db = g*a",
@@ -56,7 +84,8 @@ def matmul(a, b):
                          f"{'only' if b.ndim == 1 else 'second-to-last'} dim of the second ({k_b})")
     batch_a, batch_b = a.shape[:-2], b.shape[:-2]
     try:
-        numpy.broadcast_shapes(batch_a, batch_b)
+        if batch_a and batch_b:   # (NumPy's check costs microseconds: only where batch dims meet)
+            numpy.broadcast_shapes(batch_a, batch_b)
     except ValueError:
         raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied: their "
                          f"batch dims {tuple(batch_a)} and {tuple(batch_b)} cannot be broadcast together "

@@ -6,7 +6,7 @@ import numpy
 from ..backend import asarray, scatter_add
 from ..graph import sum_to
 from ..tensor import Tensor
-from .reduce import normalize_dims
+from .reduce import expand_back, normalize_dims
 from .registry import apply, defop, expect_tensor
 
 
@@ -24,9 +24,14 @@ RESHAPE = defop("reshape", ("self",), math="reshape(a);  da = reshape_back(g)", 
                 forward=_reshape_forward,
                 vjp=lambda g, ctx: (g.reshape(ctx._input_shapes[0]),), formulas=("1",))
 
+def _transpose_vjp(g, ctx):
+    d0, d1 = ctx.params["dim0"], ctx.params["dim1"]
+    return (transpose(g, d0, d1) if isinstance(g, Tensor) else g.swapaxes(d0, d1),)
+
+
 TRANSPOSE = defop("transpose", ("self",), math="swap axes i, j;  da = swap_back(g)", view=True,
                   forward=lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1),
-                  vjp=lambda g, ctx: (transpose(g, ctx.dim0, ctx.dim1),), formulas=("1",))
+                  vjp=_transpose_vjp, formulas=("1",))
 
 PERMUTE = defop("permute", ("self",), math="permute axes;  da = inverse_permute(g)", view=True,
                 forward=lambda xp, a, dims: xp.transpose(a, dims),
@@ -39,7 +44,7 @@ EXPAND = defop("expand", ("self",), math="broadcast a to a shape;  da = g summed
 
 SUM_TO_SIZE = defop("sum_to_size", ("self",), math="sum a down to a shape;  da = g expanded",
                     forward=lambda xp, a, shape: sum_to(a, shape),
-                    vjp=lambda g, ctx: (expand(g, ctx._input_shapes[0]),), formulas=("1",))
+                    vjp=lambda g, ctx: (expand_back(g, ctx._input_shapes[0], (), True),), formulas=("1",))
 
 
 def _index_vjp(g, ctx):
@@ -182,14 +187,10 @@ def broadcast_to(a, shape):
 def sum_to_size(a, *shape):
     """Sum broadcast dims away until ``a`` has ``shape`` (the shared unbroadcast helper)."""
     shape = _size_args(shape)
-    if tuple(shape) == a.shape:
+    if shape == a.shape:
         return a
-    try:
-        numpy.broadcast_shapes(shape, a.shape)
-        ok = len(shape) <= a.ndim and numpy.broadcast_shapes(shape, a.shape) == a.shape
-    except ValueError:
-        ok = False
-    if not ok:
+    lead = a.ndim - len(shape)   # ``shape`` must expand to ``a.shape``: each size 1 or a's, aligned right
+    if lead < 0 or any(n != 1 and n != a.shape[lead + i] for i, n in enumerate(shape)):
         raise RuntimeError(f"sum_to_size: size {list(shape)} is not expandable to size {list(a.shape)}")
     return apply(SUM_TO_SIZE, (a,), {"shape": shape})
 
