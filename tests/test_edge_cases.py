@@ -252,3 +252,11 @@ def test_player_caption_explains_a_constant_exponent_drawn_from_a_live_graph():
     from autogradlab import viz
     x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
     assert "b is a constant input of the op" in viz.play_backward((x ** 2).sum()).to_html()
+
+
+@pytest.mark.parametrize("row", [[np.inf, 1.0], [-np.inf, -np.inf], [-np.inf, 1.0], [np.inf, np.inf], [1.0, 2.0, 3.0]])
+def test_log_softmax_of_rows_with_infinities_matches_torch(row):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ours = ag.log_softmax(ag.tensor([row]), 1).numpy()
+    theirs = torch.log_softmax(torch.tensor([row]), 1).numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, equal_nan=True)

@@ -131,7 +131,12 @@ SUB = defop("sub", ("self", "other"), math="a - b;  da = g, db = -g",
 
 def _mul_vjp(g, ctx):
     need_a, need_b = ctx.needs_input_grad   # (read once: the backward's most common VJP)
-    return g * ctx.other if need_a else None, g * ctx.self if need_b else None
+    a = ctx.self if need_b else None
+    b = ctx.other if need_a else None
+    if a is b and a is not None:   # a * a: one product, sent to both (the engine adds them: one op fewer)
+        ga = g * a
+        return ga, ga
+    return g * b if need_a else None, g * a if need_b else None
 
 
 MUL = defop("mul", ("self", "other"), save=("self", "other"), save_if={"self": 1, "other": 0},

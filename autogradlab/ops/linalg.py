@@ -4,19 +4,22 @@ from __future__ import annotations
 import numpy
 
 from ..grad_mode import state
+from ..tensor import Tensor
 from .elementwise import promote
 from .registry import apply, defop
 
 
 def _matmul_forward(xp, a, b, ta=False, tb=False):
-    return xp.matmul(a.mT if ta else a, b.mT if tb else b)
+    return (a.mT if ta else a) @ (b.mT if tb else b)
 
 
 def transposed_matmul(a, b, ta, tb):
     """``op(a) @ op(b)`` for operands of 2 or more dims, ``op`` transposing the last two where asked
     (``ta``, ``tb``): what matmul's VJP computes, one recorded op under create_graph (not a transpose,
     then a product) and one ``matmul`` call on arrays."""
-    return apply(MATMUL, (a, b), {"ta": ta, "tb": tb} if ta or tb else None)
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return apply(MATMUL, (a, b), {"ta": ta, "tb": tb} if ta or tb else None)
+    return _matmul_forward(None, a, b, ta, tb)   # (a VJP on arrays: nothing to record)
 
 
 def _matmul_vjp(g, ctx):

@@ -111,9 +111,16 @@ SOFTMAX = defop("softmax", ("self",), save=("result",),
                 vjp=lambda g, ctx: (ctx.result * (g - sum(g * ctx.result, ctx.dim, keepdim=True)),),
                 formulas=("y*(I - y^T)",))
 
+def _log_softmax_forward(xp, a, dim):
+    # (a - m) - log(sum(e^(a - m))) with m the row's max: two passes over a besides the exp and the sum;
+    # a row with an infinite max gives NaN as in PyTorch (inf - inf)
+    shifted = a - a.max(axis=dim, keepdims=True)
+    return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+
+
 LOG_SOFTMAX = defop("log_softmax", ("self",), save=("result",),
                     math="y = a - logsumexp(a);  da = g - e^y*sum(g)",
-                    forward=lambda xp, a, dim: a - _logsumexp_forward(xp, a, (dim,), True),
+                    forward=_log_softmax_forward,
                     vjp=lambda g, ctx: (g - exp(ctx.result) * sum(g, ctx.dim, keepdim=True),),
                     formulas=("I - softmax(a)",))
 
