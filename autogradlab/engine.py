@@ -29,7 +29,7 @@ from .anomaly import check_nan
 from .arguments import backward_arguments, check_runnable, grad_arguments, grad_results
 from .grad_mode import state
 from .graph import AccumulateGrad, accumulate_into
-from .graph_walk import describe_plan, node_of, on_paths_to, reach, ready_key
+from .graph_walk import describe_plan, node_of, on_paths_to, parents_of, reach, ready_key
 from .hooks import run_node_post_hooks, run_node_pre_hooks, run_post_accumulate_hooks, run_tensor_hooks
 from .tensor import Tensor
 
@@ -85,8 +85,8 @@ class _Plan:
 
 
 def _plan(root_nodes, inputs):
-    """Walk the graph from the roots (once; with ``inputs=`` a second pass over the nodes on a path to
-    an input); count each node's incoming edges.
+    """Walk the graph from the roots once, counting each node's incoming edges; with ``inputs=``,
+    keep only the nodes on a path to an input and count again among those.
 
     ``needed``: nodes on a path to an input (all nodes without ``inputs=``).
     ``runs``: needed nodes whose VJP must run: every op node when no inputs were
@@ -94,16 +94,16 @@ def _plan(root_nodes, inputs):
     node is not run unless it leads to another input: unlike PyTorch.)
     """
     plan = _Plan()
-    plan.targets = {}
-    if inputs is None:   # the common case: one walk counts everything (deps' keys are the nodes)
-        plan.nodes, plan.deps = reach(root_nodes)
+    plan.targets = targets = {}
+    for i, t in enumerate(inputs or ()):
+        targets.setdefault(node_of(t), []).append((i, t))
+    plan.nodes, plan.deps = reach(root_nodes)
+    # the common cases: no inputs=, or every end of the walk (a node sending nowhere) is an input's
+    # accumulator, so every node leads to an input: the walk's counts stand (deps' keys are the nodes)
+    if inputs is None or all(n in targets and isinstance(n, AccumulateGrad) for n in plan.nodes if not any(n.edges)):
         plan.needed = plan.runs = plan.deps.keys()
         return plan
-    parents = {}
-    plan.nodes, seen = reach(root_nodes, parents)
-    for i, t in enumerate(inputs):
-        plan.targets.setdefault(node_of(t), []).append((i, t))
-    plan.needed = needed = on_paths_to(plan.targets, seen, parents)
+    plan.needed = needed = on_paths_to(targets, plan.deps, parents_of(plan.nodes))
     plan.deps = deps = dict.fromkeys(needed, 0)
     plan.runs = runs = set()
     for node in needed:   # it runs if it sends to a needed node (or is a leaf's accumulator)

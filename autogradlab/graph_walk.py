@@ -1,12 +1,13 @@
 """Walks over the recorded graph that run nothing (the engine's bookkeeping, apart from its core).
 
-- :func:`reach`: every node the roots lead to, in walk order, and who consumes each one.
+- :func:`reach`: every node the roots lead to, in walk order, and how many edges lead into each;
+  :func:`parents_of`: who sends to each one.
 - :func:`on_paths_to`: with ``inputs=``, the nodes on some path from a root to an input
   ("pruning": nothing else needs to run).
 - :func:`run_order`: the order a pass will start its nodes in, found without running
   anything (only a traced pass asks, to report its plan before it starts).
 
-All three are iterative (an explicit stack or heap), so a 100,000-op chain never hits
+The walks are iterative (an explicit stack or heap), so a 100,000-op chain never hits
 Python's recursion limit.
 """
 from __future__ import annotations
@@ -15,7 +16,7 @@ import heapq
 
 from .graph import GradientEdge
 
-__all__ = ["node_of", "ready_key", "reach", "on_paths_to", "run_order", "describe_plan"]
+__all__ = ["node_of", "ready_key", "reach", "parents_of", "on_paths_to", "run_order", "describe_plan"]
 
 
 def node_of(t):
@@ -31,10 +32,10 @@ def ready_key(node):
     return (node.priority, -node.seq, node)
 
 
-def reach(root_nodes, parents=None):
+def reach(root_nodes):
     """Depth-first from the roots: ``(nodes, edges_in)``, where ``nodes`` lists every reached node
     in walk order and ``edges_in[n]`` counts the edges into ``n`` from reached nodes (its keys are
-    the reached nodes). Given a ``parents`` dict, also fills ``parents[n]`` with those nodes."""
+    the reached nodes)."""
     nodes, edges_in = [], dict.fromkeys(root_nodes, 0)
     stack = list(edges_in)
     while stack:
@@ -43,14 +44,22 @@ def reach(root_nodes, parents=None):
         for child in node.edges:
             if child is None:
                 continue
-            if parents is not None:
-                parents.setdefault(child, []).append(node)
             if child in edges_in:
                 edges_in[child] += 1
             else:
                 edges_in[child] = 1
                 stack.append(child)
     return nodes, edges_in
+
+
+def parents_of(nodes):
+    """For each node that ``nodes`` send to, the list of those sending to it (to walk back up)."""
+    parents = {}
+    for node in nodes:
+        for child in node.edges:
+            if child is not None:
+                parents.setdefault(child, []).append(node)
+    return parents
 
 
 def on_paths_to(targets, seen, parents):

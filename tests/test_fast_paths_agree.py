@@ -6,7 +6,9 @@ must agree with its definition.
   plain Kahn walk over ``ready_key`` are the same.
 - Fitting a VJP's gradients to the inputs (``Node._fit_to_inputs``), inline in ``Node.apply`` for arrays.
 - Reading a saved tensor (``Node.saved_tensor``), inline in the ``ctx.self`` / ``other`` / ``result``
-  properties (``graph._saved_input``)."""
+  properties (``graph._saved_input``).
+- Planning a pass with ``inputs=`` (``engine._plan``): the walk's own counts when every end of the walk is
+  an input's leaf, else pruned to the paths that reach an input; both are the pruning rule's plan."""
 import heapq
 
 import numpy as np
@@ -109,3 +111,42 @@ def test_the_ctx_properties_read_saved_tensors_as_saved_tensor_does():
             read()
         errors.append(str(err.value))
     assert errors[0] == errors[1] and "modified by an inplace operation" in errors[0]
+
+
+def _plan_by_definition(root, inputs):
+    """needed: nodes from which some input's node can be reached; deps: edges into each needed node from
+    needed nodes; runs: needed nodes sending to a needed node, and leaves' accumulators."""
+    from autogradlab.graph import AccumulateGrad
+    targets, nodes, stack = {node_of(t) for t in inputs}, set(), [node_of(root)]
+    while stack:
+        n = stack.pop()
+        if n not in nodes:
+            nodes.add(n)
+            stack.extend(c for c in n.edges if c is not None)
+
+    memo = {}
+
+    def leads(n):
+        if n not in memo:
+            memo[n] = n in targets or any(leads(c) for c in n.edges if c is not None)
+        return memo[n]
+    needed = {n for n in nodes if leads(n)}
+    deps = {n: sum(1 for p in needed for c in p.edges if c is n) for n in needed}
+    runs = {n for n in needed if isinstance(n, AccumulateGrad) or any(c in needed for c in n.edges)}
+    return needed, deps, runs
+
+
+@pytest.mark.parametrize("seed", range(25))
+@pytest.mark.parametrize("which", ["all leaves", "one leaf", "a leaf and a non-leaf"])
+def test_the_plan_with_inputs_agrees_with_the_pruning_rule(seed, which):
+    """With inputs= the engine keeps the walk's counts when every end of the walk is an input's leaf (the
+    shortcut), else prunes: either way the plan is what the rule says."""
+    from autogradlab.engine import _plan
+    from autogradlab.graph import GradientEdge
+    loss = _random_graph(seed)
+    leaves = [n.variable for n in _plan([loss.grad_fn], None).nodes if not n.priority]
+    inner = GradientEdge(loss.grad_fn.edges[0], 0)
+    inputs = {"all leaves": leaves, "one leaf": leaves[:1], "a leaf and a non-leaf": leaves[:1] + [inner]}[which]
+    plan = _plan([loss.grad_fn], inputs)
+    needed, deps, runs = _plan_by_definition(loss, inputs)
+    assert set(plan.needed) == needed and dict(plan.deps) == deps and set(plan.runs) == runs
