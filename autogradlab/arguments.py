@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 
-from .creation import ones, zeros_like
+from .creation import ones, ones_like, zeros_like
 from .graph import AccumulateGrad, GradientEdge, as_grad_tensor
 from .graph_walk import node_of
 from .ops.elementwise import to_dtype
@@ -22,6 +22,11 @@ __all__ = ["backward_arguments", "grad_arguments", "check_runnable", "grad_resul
 
 def backward_arguments(tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs):
     """``backward``'s arguments as ``(roots, seeds, implicit, retain_graph, inputs)``."""
+    if (type(tensors) is Tensor and grad_tensors is None and grad_variables is None and inputs is None
+            and tensors._requires_grad and tensors._view is None and tensors.data.size == 1):
+        # the common call, loss.backward(): what the general path below gives it, with no checks to fail
+        return (tensors,), [_implicit_seed(tensors)], (True,), bool(create_graph if retain_graph is None
+                                                                       else retain_graph), None
     if grad_variables is not None:
         warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", DeprecationWarning,
                       stacklevel=3)
@@ -202,6 +207,8 @@ def _root_meta(root):
 
 
 def _implicit_seed(root):
+    if isinstance(root, Tensor):
+        return ones_like(root)
     meta = _root_meta(root)
     return ones(meta.shape, dtype=meta.dtype, device=meta.device)
 

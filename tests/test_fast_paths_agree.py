@@ -150,3 +150,19 @@ def test_the_plan_with_inputs_agrees_with_the_pruning_rule(seed, which):
     plan = _plan([loss.grad_fn], inputs)
     needed, deps, runs = _plan_by_definition(loss, inputs)
     assert set(plan.needed) == needed and dict(plan.deps) == deps and set(plan.runs) == runs
+
+
+@pytest.mark.parametrize("create_graph, retain_graph", [(False, None), (True, None), (False, True), (True, False)])
+@pytest.mark.parametrize("dtype", [ag.float32, ag.float64])
+def test_the_arguments_of_loss_backward_agree_with_the_general_path(create_graph, retain_graph, dtype):
+    """``loss.backward()`` (one scalar root, nothing else given) takes a short path in
+    ``arguments.backward_arguments``; given as a list the same root takes the general one."""
+    from autogradlab.arguments import backward_arguments
+    x = ag.tensor([1.0, 2.0], dtype=dtype, requires_grad=True)
+    loss = (x * x).sum()
+    short = backward_arguments(loss, None, retain_graph, create_graph, None, None)
+    general = backward_arguments([loss], None, retain_graph, create_graph, None, None)
+    (roots, seeds, implicit, retain, inputs), (roots2, seeds2, implicit2, retain2, inputs2) = short, general
+    assert roots == roots2 and tuple(implicit) == tuple(implicit2) and retain is retain2 and inputs is inputs2
+    assert [(s.shape, s.dtype, s.device, s.requires_grad, s.tolist()) for s in seeds] == \
+        [(s.shape, s.dtype, s.device, s.requires_grad, s.tolist()) for s in seeds2]
