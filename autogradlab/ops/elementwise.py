@@ -222,8 +222,10 @@ TANH = defop("tanh", ("self",), save=("result",), math="tanh a;  da = g*(1 - tan
 def _tanh_backward_vjp(gg, ctx):
     need_g, need_y = ctx.needs_input_grad
     y = ctx.output
-    return (tanh_backward(gg, y) if need_g else None,
-            gg * ctx.grad * y * -2.0 if need_y else None)
+    if isinstance(gg, Tensor):   # recorded: again one tanh_backward node for dg
+        return (tanh_backward(gg, y) if need_g else None, gg * y * ctx.grad * -2.0 if need_y else None)
+    t = gg * y                   # on arrays: gg*y once, for both
+    return (gg - t * y if need_g else None, t * ctx.grad * -2.0 if need_y else None)
 
 
 # tanh's VJP as one op of its own (PyTorch's tanh_backward): what a recorded backward of tanh is made of
