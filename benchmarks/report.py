@@ -429,7 +429,8 @@ METHOD = """\
   interpreter, allocator or thread pool; the order is rotated from round to round and reversed on
   odd rounds (each framework goes first once, and torch runs before autogradlab in some rounds and
   after it in others). Each round's time budgets are scaled by 2/rounds so the whole run costs about
-  twice one long pass. W4 runs once, after the rounds, in one more worker per framework. Per metric,
+  twice one long pass. W4 runs once, after the rounds, in one more worker per framework (one
+  repetition by default: its RSS figures repeat to within 0.3 MiB). Per metric,
   the tables show the median of the per-round medians; per ratio, the median of the per-round ratios.
   BLAS/OpenMP thread variables (`OMP_NUM_THREADS`, `MKL_NUM_THREADS`, `OPENBLAS_NUM_THREADS`, ...)
   are set before NumPy is imported; torch also gets `set_num_threads`.
@@ -497,7 +498,9 @@ def render(bundle):
           "process, in the order below (rotated and reversed from round to round); each workload's time budget "
           f"per round was {meta.get('budget_scale', 1):.2g}× the full one. Every figure below is the median of "
           "the per-round medians; every ratio the median of the per-round ratios"
-          + (f"; {', '.join(once.get('workloads', []))} (deterministic) ran once, after the rounds" if once else "")
+          + (f"; {', '.join(once.get('workloads', []))} (deterministic) ran once, after the rounds"
+             + (f", {once['reps']} repetition{'s' if once['reps'] != 1 else ''}" if once.get("reps") else "")
+             if once else "")
           + ".\n")
         w("| round | order | started | load (1 min) start → end | wall s |")
         w("|---|---|---|---|---:|")

@@ -12,8 +12,9 @@ Interleaved rounds: each round runs every framework once, each in a fresh worker
 framework after another only once and that minute lands on one column. In rounds it lands on one
 round of every column, and each goal is judged on the median of the per-round ratios (with their
 range). Each round's time budgets are shortened (``--budget-scale``, default 2/rounds) so the
-rounds together cost about twice one long round. W4 (memory, deterministic, about a minute per
-framework) runs once, after the rounds, in a worker of its own per framework.
+rounds together cost about twice one long round. W4 (memory: deterministic, and 1-2 minutes per
+framework and repetition) runs once, after the rounds, with one repetition (``--once-reps``), in a
+worker of its own per framework.
 
 Frameworks that are not installed in the interpreter (``--python``, default: this one) are
 skipped with a note. ``bash benchmarks/run.sh`` creates the peer venv (.venv-bench) first and
@@ -86,13 +87,13 @@ def interpreter_info(python):
 
 
 def run_worker(python, fw, workloads, quick, threads, raw_dir, timeout, clock="cpu", env_extra=None,
-               budget_scale=1.0, tag=""):
+               budget_scale=1.0, tag="", reps=None):
     out = os.path.join(raw_dir, f"{fw}{tag}{'-quick' if quick else ''}.json")
     if os.path.exists(out):
         os.remove(out)
     cmd = [python, os.path.join(HERE, "worker.py"), "--framework", fw, "--workloads", ",".join(workloads),
            "--threads", str(threads), "--clock", clock, "--budget-scale", repr(budget_scale),
-           "--json-out", out] + (["--quick"] if quick else [])
+           "--json-out", out] + (["--quick"] if quick else []) + (["--reps", str(reps)] if reps else [])
     env = dict(os.environ)
     for v in THREAD_VARS:
         env[v] = str(threads)
@@ -252,6 +253,9 @@ def main(argv=None):
                          f"quick {DEFAULT_ROUNDS['quick']})")
     ap.add_argument("--budget-scale", type=float, default=None,
                     help="multiply each workload's time budget per round by this (default: 2/rounds, at most 1)")
+    ap.add_argument("--once-reps", type=int, default=1,
+                    help="repetitions of the workloads measured once, W4 (default 1: its RSS figures repeat to "
+                         "within 0.3 MiB; 3 reps of it cost about 1-2 minutes per framework)")
     ap.add_argument("--tolerance", type=float, default=1e-3, help="relative tolerance of the gradient checks")
     ap.add_argument("--from-json", help="re-render an existing bundle instead of running")
     args = ap.parse_args(argv)
@@ -279,6 +283,8 @@ def main(argv=None):
             "frameworks_requested": fws, "workloads_requested": wls},
             "frameworks": {}}
         rounds_n = args.rounds or DEFAULT_ROUNDS[mode]
+        if args.once_reps < 1:
+            raise SystemExit(f"--once-reps must be at least 1, got {args.once_reps}")
         if rounds_n < 1:
             raise SystemExit(f"--rounds must be at least 1, got {rounds_n}")
         scale = args.budget_scale or min(1.0, 2.0 / rounds_n)
@@ -306,8 +312,8 @@ def main(argv=None):
             start, load0, t_o = now(), loadavg(), time.perf_counter()
             print(f"== once: {','.join(once)} for {', '.join(live)} (load {load0})", file=sys.stderr, flush=True)
             bundle["once"] = {fw: run_worker(args.python, fw, once, args.quick, args.threads, args.raw_dir, timeout,
-                                             args.clock, tag="-once") for fw in live}
-            bundle["meta"]["once"] = {"workloads": once, "start": start, "loadavg_start": load0,
+                                             args.clock, tag="-once", reps=args.once_reps) for fw in live}
+            bundle["meta"]["once"] = {"workloads": once, "reps": args.once_reps, "start": start, "loadavg_start": load0,
                                       "loadavg_end": loadavg(), "wall_s": time.perf_counter() - t_o}
         bundle["frameworks"] = pool(bundle["rounds"], bundle["once"] or None)
         for fw in fws:   # skipped before the first round ran it (not installed): keep its reason

@@ -53,25 +53,30 @@ def environment():
             "loadavg_start": os.getloadavg()[0] if hasattr(os, "getloadavg") else None}
 
 
-def scaled(budgets, factor):
-    """The workloads' budgets with each time budget (seconds of repetitions) multiplied by ``factor``;
-    warm-up and the minimum and maximum counts stay. ``run.py`` measures in several rounds and
-    shortens each round's budget so that the rounds together cost about what one long run did."""
-    if factor == 1:
+def scaled(budgets, factor, reps=None):
+    """The workloads' budgets with each time budget (seconds of repetitions) multiplied by ``factor``
+    and, with ``reps``, the repetition counts capped at ``reps``; warm-up stays. ``run.py`` measures
+    in several rounds and shortens each round's budget so that the rounds together cost about what
+    one long run did; it measures W4 (deterministic RSS) once, with one repetition."""
+    if factor == 1 and reps is None:
         return budgets
     if not factor > 0:
         raise ValueError(f"budget scale must be > 0, got {factor!r}")
-    return {w: W.Budget(b.warmup, b.min_reps, b.max_reps, b.seconds * factor) for w, b in budgets.items()}
+    if reps is not None and reps < 1:
+        raise ValueError(f"repetitions must be at least 1, got {reps!r}")
+    cap = (lambda k: min(k, reps)) if reps is not None else (lambda k: k)
+    return {w: W.Budget(b.warmup, cap(b.min_reps), cap(b.max_reps), b.seconds * factor) for w, b in budgets.items()}
 
 
-def run(framework, workloads=None, quick=False, progress=None, on_partial=None, clock="cpu", budget_scale=1.0):
+def run(framework, workloads=None, quick=False, progress=None, on_partial=None, clock="cpu", budget_scale=1.0,
+        reps=None):
     """Run ``workloads`` (ids, default all) for ``framework``; returns the result dict (also in-process)."""
     W.set_clock(clock)
     mode = "quick" if quick else "full"
-    sizes, budgets = W.SIZES[mode], scaled(W.BUDGETS[mode], budget_scale)
+    sizes, budgets = W.SIZES[mode], scaled(W.BUDGETS[mode], budget_scale, reps)
     wanted = [w for w in W.RUN_ORDER if workloads is None or w in workloads]
     result = {"framework": framework, "label": frameworks.LABELS.get(framework, framework), "mode": mode,
-              "clock": clock, "budget_scale": budget_scale, "environment": environment(), "workloads": {}}
+              "clock": clock, "budget_scale": budget_scale, "reps_cap": reps, "environment": environment(), "workloads": {}}
     try:
         ad = frameworks.load(framework)
     except Unavailable as exc:
@@ -141,13 +146,14 @@ def main(argv=None):
                          "wall time; every timed region records both")
     ap.add_argument("--budget-scale", type=float, default=1.0,
                     help="multiply every workload's time budget by this (run.py's rounds use < 1)")
+    ap.add_argument("--reps", type=int, default=None, help="at most this many repetitions per workload")
     ap.add_argument("--json-out", default="-", help="file for the JSON ('-': stdout)")
     args = ap.parse_args(argv)
     wanted = [w.strip().upper() for w in args.workloads.split(",") if w.strip()]
     unknown = set(wanted) - set(W.WORKLOADS)
     if unknown:
         ap.error(f"unknown workloads {sorted(unknown)}; known: {', '.join(W.WORKLOADS)}")
-    result = run(args.framework, wanted, args.quick, clock=args.clock, budget_scale=args.budget_scale,
+    result = run(args.framework, wanted, args.quick, clock=args.clock, budget_scale=args.budget_scale, reps=args.reps,
                  progress=lambda m: print(m, file=sys.stderr, flush=True),
                  on_partial=lambda r: _write(args.json_out, r))  # partial results survive a timeout
     _write(args.json_out, result)

@@ -161,3 +161,18 @@ def test_spread_reads_runs_made_in_rounds_as_their_median_ratio():
     rows = {r[0]: r for r in spread.spread(runs)}
     text, ratios, mid, lo, hi, status = rows["W1 forward ≤ 1.0× torch"]
     assert ratios == pytest.approx([1.25, 1.25]) and status == "**missed**"
+
+
+def test_round_budgets_are_scaled_and_the_once_pass_capped():
+    import worker
+    import workloads
+    full = workloads.BUDGETS["full"]
+    short = worker.scaled(full, 0.4)
+    assert short["W1"].seconds == pytest.approx(0.4 * full["W1"].seconds)
+    assert (short["W1"].min_reps, short["W1"].max_reps, short["W1"].warmup) == \
+        (full["W1"].min_reps, full["W1"].max_reps, full["W1"].warmup)
+    once = worker.scaled(full, 1.0, reps=1)
+    assert (once["W4"].min_reps, once["W4"].max_reps) == (1, 1) and once["W1"].seconds == full["W1"].seconds
+    assert worker.scaled(full, 1.0) is full
+    with pytest.raises(ValueError, match="budget scale must be > 0"):
+        worker.scaled(full, 0)
