@@ -429,3 +429,38 @@ def test_events_never_import_the_viz_and_tape_play_still_works_through_the_packa
         imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         assert not any("viz" in m for m in imported), path.name
     assert ev.Tape.play.__module__ == "autogradlab"
+
+
+def test_fields_declared_int_str_or_bool_hold_exactly_those_types():
+    """The events' JSON copies a field declared ``int``, ``str`` or ``bool`` as it is (jsonio._fields
+    encodes only the others): every such field, in every kind of record a rich tape holds, must hold
+    that type (a float there would skip the NaN encoding; a tuple would stay a tuple)."""
+    import dataclasses
+    with ag.trace(stats=True) as tape:
+        x, w, b, y = program(0)
+        h = w.register_hook(lambda g: g * 2)
+        v = ag.tensor(np.ones((20, 20)), requires_grad=True)   # too large for a table: Stats
+        z = (y * w).sum() + (w * w).sum() + (v * 2.0).sum()
+        z.backward(retain_graph=True, inputs=[w])
+        h.remove()
+        (g,) = ag.autograd.grad((x * x * w).sum(), [w], create_graph=True)
+        g.sum().backward()
+    declared = {"int": int, "str": str, "bool": bool}
+    seen, todo = set(), list(tape.events)
+    while todo:
+        record = todo.pop()
+        if isinstance(record, tuple):
+            todo.extend(record)
+            continue
+        if not dataclasses.is_dataclass(record):
+            continue
+        seen.add(type(record).__name__)
+        for f in dataclasses.fields(record):
+            value = getattr(record, f.name)
+            want = declared.get(str(f.type).strip())
+            if want is not None:
+                assert type(value) is want, (type(record).__name__, f.name, value)
+            else:
+                todo.append(value)
+    assert {"OpRecorded", "BackwardStarted", "BackwardPlan", "PlannedNode", "NodePruned", "HookRan", "Value",
+            "TensorRef", "SourceLine", "Stats", "Accumulated", "GradientComputed", "SavedFreed"} <= seen

@@ -69,31 +69,41 @@ _OMIT_NONE = {"Value": ("stats",), "SourceLine": ("function",), "OpRecorded": ("
               "HookRan": ("before", "after")}
 
 
-_FIELD_NAMES: dict = {}   # record class -> ((field name, left out while None), ...), and a getter of their values
+_FIELD_NAMES: dict = {}   # record class -> how to encode its fields (see _field_names)
+_PLAIN_TYPES = {"int", "str", "bool"}   # fields declared as these are copied as they are
 
 
 def _field_names(cls):
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
+    """``(names, getter, rest)`` of a record class: its field names, an ``attrgetter`` of all their values,
+    and ``(index, name, left out while None)`` of the fields that may need encoding (the ones not declared
+    ``int``, ``str`` or ``bool``: records, tuples, floats, optional values)."""
+    plan = _FIELD_NAMES.get(cls)
+    if plan is None:
         omit = _OMIT_NONE.get(cls.__name__, ())
-        fields = tuple((f.name, f.name in omit) for f in dataclasses.fields(cls))
-        get = operator.attrgetter(*[f for f, _ in fields])
-        names = _FIELD_NAMES[cls] = (fields, get if len(fields) > 1 else (lambda v, get=get: (get(v),)))
-    return names
+        fields = dataclasses.fields(cls)
+        names = tuple(f.name for f in fields)
+        get = operator.attrgetter(*names)
+        rest = tuple((i, f.name, f.name in omit) for i, f in enumerate(fields)
+                     if str(f.type).strip() not in _PLAIN_TYPES)
+        plan = _FIELD_NAMES[cls] = (names, get if len(names) > 1 else (lambda v, get=get: (get(v),)), rest)
+    return plan
 
 
 def _fields(v, memo=None, out=None):
-    """The fields of record ``v`` as JSON data, added to ``out`` (a new dict by default)."""
+    """The fields of record ``v`` as JSON data, added to ``out`` (a new dict by default), in their order."""
     if out is None:
         out = {}
-    fields, get = _field_names(type(v))
-    for (name, omit), x in zip(fields, get(v)):
+    names, get, rest = _field_names(type(v))
+    values = get(v)
+    out.update(zip(names, values))   # (all at once; then the fields that need it are encoded in place)
+    for i, name, omit in rest:
+        x = values[i]
         t = type(x)
         if t is int or t is str or t is bool:
-            out[name] = x
-        elif x is None:
-            if not omit:
-                out[name] = None
+            continue
+        if x is None:
+            if omit:
+                del out[name]
         else:
             out[name] = _enc(x, memo)
     return out

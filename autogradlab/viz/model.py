@@ -13,6 +13,7 @@ introspection ``op_name``, ``sequence_nr()``, ``saved_tensor_names`` and ``freed
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from .. import events as ev
@@ -60,7 +61,9 @@ class OpNode:
     inferred: bool = False           # known from backward events only (no OpRecorded)
 
 
+@functools.lru_cache(maxsize=1024)
 def _op_from_node_name(node_name: str) -> str:
+    """``MulBackward`` -> ``mul``, ``LogSoftmaxBackward`` -> ``log_softmax`` (cached: a pass repeats them)."""
     base = node_name.removesuffix("Backward")
     out = []
     for i, ch in enumerate(base):
