@@ -56,7 +56,7 @@ class FunctionCtx(Node):
                 out.append(None)
                 continue
             saved.check_version(self, name)
-            out.append(saved.unpack_tensor())
+            out.append(saved.unpack_tensor(self))
         return tuple(out)
 
     @property
@@ -154,7 +154,7 @@ class Function:
         out.grad_fn = ctx
         if state.anomaly:  # where the op was made, for anomaly mode's NaN report (as for built-in ops)
             ctx._traceback = "".join(traceback.format_stack()[:-1])
-        ctx._out_meta = (weakref.ref(out), out.shape, out.dtype, out.device)
+        ctx._out_ref, ctx._out_shape, ctx._out_dtype, ctx._out_device = weakref.ref(out), out.shape, out.dtype, out.device
         ctx._saved = {f"saved_tensors[{i}]": (None if t is None else save_tensor(t, ctx if t is out else None))
                       for i, t in enumerate(ctx._to_save)}
         ctx._to_save = ()

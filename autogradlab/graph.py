@@ -20,8 +20,8 @@ import numpy
 from .grad_mode import state
 from .tensor import Tensor
 
-__all__ = ["Node", "AccumulateGrad", "accumulate_into", "save_tensor", "SavedTensor", "SavedResult",
-           "SavedPacked", "SavedParam", "RemovableHandle", "GradientEdge",
+__all__ = ["Node", "AccumulateGrad", "accumulate_into", "save_tensor", "save_constant", "SavedTensor",
+           "SavedResult", "SavedPacked", "SavedParam", "share_constant", "forget_constants", "RemovableHandle", "GradientEdge",
            "get_gradient_edge", "saved_tensors_hooks", "FREED_MESSAGE"]
 
 _node_counter = itertools.count()
@@ -126,7 +126,7 @@ def save_tensor(tensor, node=None):
     hooks = state.saved_hooks
     if hooks:
         return SavedPacked(tensor, *hooks[-1])
-    return SavedTensor(tensor) if node is None else SavedResult(tensor, node)
+    return SavedTensor(tensor) if node is None else SavedResult(tensor)
 
 
 class SavedTensor(_Saved):
@@ -141,30 +141,27 @@ class SavedTensor(_Saved):
         self.vc = tensor._vc
         self.version = tensor._vc[0]
 
-    def unpack_tensor(self):
+    def unpack_tensor(self, node=None):
         return self.tensor
 
 
 class SavedResult(_Saved):
     """A node's own output, kept without a strong reference to the output tensor (which owns the
-    node: that would be a cycle). Reading it back gives the original tensor while it lives, else a
-    new tensor over the same data and with the same ``grad_fn``, so higher-order gradients still
-    flow through it."""
+    node: that would be a cycle). Reading it back gives the original tensor while it lives (the node's
+    weak reference to its output), else a new tensor over the same data and with the node as its
+    ``grad_fn``, so higher-order gradients still flow through it."""
 
-    __slots__ = ("result_ref", "node_ref", "data", "vc", "version")
+    __slots__ = ("data", "vc", "version")
 
-    def __init__(self, tensor, node):
-        self.result_ref = weakref.ref(tensor)
-        self.node_ref = weakref.ref(node)
+    def __init__(self, tensor):
         self.data = tensor.data
         self.vc = tensor._vc
         self.version = tensor._vc[0]
 
-    def unpack_tensor(self):
-        t = self.result_ref()
-        if t is not None:
+    def unpack_tensor(self, node=None):
+        t = node._out_ref() if node is not None and node._out_ref is not None else None
+        if t is not None and t.data is self.data:
             return t
-        node = self.node_ref()
         return Tensor._make(self.data, node is not None, node)
 
 
@@ -182,7 +179,7 @@ class SavedPacked(_Saved):
         self.unpack = unpack
         self.packed = pack(tensor)
 
-    def unpack_tensor(self):
+    def unpack_tensor(self, node=None):
         return self.unpack(self.packed)
 
     def unpack_array(self):
@@ -207,11 +204,35 @@ class SavedParam(_Saved):
     def check_version(self, node, name):
         pass
 
-    def unpack_tensor(self):
+    def unpack_tensor(self, node=None):
         return self.data
 
     def unpack_array(self):
         return self.data
+
+
+_SHARED_CONSTANTS: dict = {}   # id of a shared read-only constant array -> its one SavedParam
+
+
+def share_constant(array, replaces=None):
+    """Register a read-only constant that many nodes may save (``elementwise.constant`` shares the
+    0-d array of a Python number operand): they then share one :class:`SavedParam` of it. The one
+    it ``replaces`` is no longer shared."""
+    if replaces is not None:
+        _SHARED_CONSTANTS.pop(id(replaces), None)
+    _SHARED_CONSTANTS[id(array)] = SavedParam(array)   # (it keeps the array alive: the id stays its own)
+
+
+def forget_constants():
+    """Stop sharing (nodes keep the SavedParams they hold)."""
+    _SHARED_CONSTANTS.clear()
+
+
+def save_constant(array):
+    """Keep a constant (an array operand that is no Tensor) for a backward: its shared
+    :class:`SavedParam` when it has one, else a new one."""
+    saved = _SHARED_CONSTANTS.get(id(array))
+    return SavedParam(array) if saved is None else saved
 
 
 def _saved_input(name, doc):
@@ -227,7 +248,7 @@ def _saved_input(name, doc):
             s.check_version(node, name)
         if node._arrays:
             return s.data if s.unpack is None else s.unpack_array()
-        return s.unpack_tensor()
+        return s.unpack_tensor(node)
     return property(read, doc=doc)
 
 
@@ -241,11 +262,14 @@ class Node:
 
     __slots__ = ("seq", "op", "edges", "params", "_saved", "_input_shapes", "_input_dtypes",
                  "_pre_hooks", "_post_hooks", "_tensor_pre_hooks", "_retain_ref", "_traceback",
-                 "_freed", "_out_meta", "_needs", "_arrays", "__weakref__")
+                 "_freed", "_out_ref", "_out_shape", "_out_dtype", "_out_device", "_needs", "_arrays",
+                 "__weakref__")
 
     priority = 1  # ready queue: lower priority first, then later-created (higher seq) first
 
-    def __init__(self, op, edges, params, input_shapes, input_dtypes):
+    def __init__(self, op, edges, params, input_shapes, input_dtypes, out=None, device=None):
+        """``out``: the tensor the op made (on ``device``), remembered by weak reference (it owns the
+        node), with its shape, dtype and device for when it is gone."""
         self.seq = next(_node_counter)
         self.op = op
         self.edges = edges
@@ -253,13 +277,22 @@ class Node:
         self._saved = None
         self._input_shapes = input_shapes
         self._input_dtypes = input_dtypes
-        self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = None
-        self._retain_ref = None
-        self._traceback = None
-        self._freed = False
-        self._out_meta = None  # (weakref to the output tensor, its shape, dtype, device)
+        self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = self._retain_ref = self._traceback = None
+        self._freed = self._arrays = False   # _arrays: True while its VJP runs on arrays (ctx.self gives arrays)
         self._needs = None     # needs_input_grad, made on first read
-        self._arrays = False   # True while its VJP runs on arrays (ctx.self etc. give arrays)
+        if out is None:
+            self._out_ref = self._out_shape = self._out_dtype = self._out_device = None
+        else:
+            data = out.data
+            self._out_ref = weakref.ref(out)
+            self._out_shape = data.shape
+            self._out_dtype = data.dtype
+            self._out_device = device
+
+    @property
+    def _out_meta(self):
+        """(weak reference to the output tensor, its shape, dtype, device), or None for a leaf's node."""
+        return None if self._out_ref is None else (self._out_ref, self._out_shape, self._out_dtype, self._out_device)
 
     # -- identity -----------------------------------------------------------
     def name(self) -> str:
@@ -310,7 +343,7 @@ class Node:
         s = saved[name]
         if s.vc[0] != s.version:
             s.check_version(self, name)
-        return s.unpack_array() if self._arrays else s.unpack_tensor()
+        return s.unpack_array() if self._arrays else s.unpack_tensor(self)
 
     # the saved inputs and result most VJPs read, as properties (no __getattr__ detour)
     self = _saved_input("self", "the saved input ``self``")

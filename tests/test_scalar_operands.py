@@ -222,3 +222,77 @@ def test_zero_d_tensor_operands_give_torchs_result_and_grad_dtypes(da, db, shape
         out[m.__name__] = [str(t.dtype).replace("torch.", "") for t in (y, a.grad, b.grad)] + [
             a.grad.numpy().astype(float).tolist(), b.grad.numpy().astype(float).tolist()]
     assert out["autogradlab"] == out["torch"]
+
+
+# -- the shared constants (elementwise.constant makes the array of a number once, on the CPU) -------
+
+def test_a_number_used_again_is_one_shared_read_only_array_and_one_saved_param():
+    x = ag.tensor([0.5, 2.0], requires_grad=True)
+    y1, y2 = x * 0.75, x * 0.75
+    c1, c2 = y1.grad_fn._saved["other"], y2.grad_fn._saved["other"]
+    assert c1 is c2 and c1.data is c2.data       # one SavedParam, one array, for every node that keeps 0.75
+    assert not c1.data.flags.writeable
+    with pytest.raises(ValueError):
+        c1.data[...] = 1.0                         # nobody can change the number under another node
+    (y1.sum() + y2.sum()).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.5, 1.5])
+    assert y1.grad_fn.freed and y2.grad_fn.freed   # freeing a node leaves the shared constant alone
+    z = x * 0.75
+    z.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.25, 2.25])
+
+
+def test_the_same_number_next_to_another_dtype_gets_that_dtype():
+    for dtype in ("float32", "float64", "float16", "float32"):
+        x = ag.tensor([1.0, 3.0], dtype=dtype, requires_grad=True)
+        y = x * 0.1
+        assert y.dtype == np.dtype(dtype)
+        assert y.grad_fn._saved["other"].data.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(y.detach().numpy(), x.detach().numpy() * np.array(0.1, dtype))
+
+
+@pytest.mark.parametrize("number", [0.0, -0.0, float("nan"), float("inf"), -float("inf")])
+def test_signed_zeros_nan_and_infinities_as_operands_match_torch(number):
+    a = ag.tensor([1.0, -2.0, 0.0], requires_grad=True)
+    t = torch.tensor([1.0, -2.0, 0.0], requires_grad=True)
+    for make in (lambda v: v * number, lambda v: v / 2.0 * number, lambda v: v * 0.0 * number):
+        mine, ref = make(a), make(t)
+        np.testing.assert_array_equal(mine.detach().numpy(), ref.detach().numpy())
+        assert (np.signbit(mine.detach().numpy()) == torch.signbit(ref.detach()).numpy()).all()
+        mine.sum().backward()
+        ref.sum().backward()
+        np.testing.assert_array_equal(a.grad.numpy(), t.grad.numpy())
+        assert (np.signbit(a.grad.numpy()) == torch.signbit(t.grad).numpy()).all()
+        a.grad = t.grad = None
+
+
+def test_many_different_numbers_keep_the_cache_bounded_and_results_right():
+    from autogradlab.ops import elementwise
+    x = ag.tensor([2.0], dtype="float64", requires_grad=True)
+    total = x * 0.0
+    for i in range(1, 3000):
+        total = total + x * (i / 7)
+    assert len(elementwise._CONSTANTS) <= 1024
+    total.backward()
+    assert abs(x.grad.item() - sum(i / 7 for i in range(1, 3000))) < 1e-6
+
+
+def test_a_node_remembers_its_output_weakly_with_its_shape_dtype_and_device():
+    x = ag.tensor([[1.0, 2.0]], requires_grad=True)
+    y = (x * 2.0).tanh()
+    node = y.grad_fn
+    ref, shape, dtype, device = node._out_meta
+    assert ref() is y and shape == (1, 2) and dtype == np.dtype("float32") and device == "cpu"
+    del y
+    ref, shape, dtype, device = node._out_meta
+    assert ref() is None and shape == (1, 2)
+
+
+def test_a_saved_output_read_back_after_its_tensor_is_gone_still_carries_the_graph():
+    # d2/dx2 tanh(x) = -2 tanh(x) (1 - tanh(x)^2): tanh's VJP reads its saved output, whose tensor
+    # is a temporary here (nothing holds tanh(x) but the graph)
+    x = ag.tensor([0.3, -1.2], dtype="float64", requires_grad=True)
+    (g,) = grad(ag.tanh(x * 1.0).sum(), x, create_graph=True)
+    (h,) = grad(g.sum(), x)
+    t = np.tanh(np.array([0.3, -1.2]))
+    np.testing.assert_allclose(h.numpy(), -2 * t * (1 - t * t), rtol=1e-12)

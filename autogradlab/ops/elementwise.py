@@ -7,15 +7,13 @@ op's parameters. A VJP returns one gradient per input, in the output's
 """
 from __future__ import annotations
 
-import weakref
-
 import numbers
 
 import numpy
 
 from ..backend import asarray, to_host
 from ..grad_mode import state
-from ..graph import Node
+from ..graph import Node, forget_constants, share_constant
 from ..tensor import DEFAULT_FLOAT, Tensor
 from .registry import apply, defop, on_arrays
 
@@ -37,16 +35,39 @@ def number_dtype(value, dtype):
     return numpy.dtype("int64") if kind == "b" else dtype
 
 
+_CONSTANTS: dict = {}   # number -> its read-only 0-d array (of the dtype it was last asked in), shared
+
+
 def constant(value, like: Tensor):
     """A Python number operand as a *constant*: a 0-d array of :func:`number_dtype` on ``like``'s device.
 
     Ops take it as it is (no Tensor, no edge in the graph: nothing flows back to a number),
-    and a VJP that needs it reads it back like a saved parameter.
+    and a VJP that needs it reads it back like a saved parameter. On the CPU the array of a
+    number is made once and shared (``h * 0.999`` in a loop makes one), so it is read-only;
+    the nodes that save it share one ``SavedParam`` too (``graph.save_constant``).
     """
     data = like.data
     dtype = data.dtype if data.dtype.kind == "f" else number_dtype(value, data.dtype)
-    if type(data) is numpy.ndarray:
-        return numpy.array(value, dtype)
+    if type(data) is not numpy.ndarray:
+        return asarray(value, like.device, dtype)
+    old = _CONSTANTS.get(value)
+    if old is not None and old.dtype is dtype:
+        return old
+    new = numpy.array(value, dtype)
+    if value:   # (0.0 == -0.0 as a key: zeros are made each time; NaNs never match a key)
+        if len(_CONSTANTS) >= 1024:   # a program making ever new numbers: start again
+            _CONSTANTS.clear()
+            forget_constants()
+        new.flags.writeable = False
+        _CONSTANTS[value] = new
+        share_constant(new, old)
+    return new
+
+
+def _fresh_constant(value, like: Tensor):
+    """:func:`constant`, but a new writable array (for a constant wrapped as a Tensor)."""
+    data = like.data
+    dtype = data.dtype if data.dtype.kind == "f" else number_dtype(value, data.dtype)
     return asarray(value, like.device, dtype)
 
 
@@ -55,7 +76,7 @@ def as_tensor_like(value, like: Tensor) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (int, float)):
-        return Tensor._make(constant(value, like), False, None, like.device)
+        return Tensor._make(_fresh_constant(value, like), False, None, like.device)
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         return Tensor._make(asarray(value, like.device), False, None, like.device)
     raise TypeError(f"unsupported operand type {type(value).__name__}: use a Tensor or a number")
@@ -97,9 +118,13 @@ def _cast(operand, dtype):
 def _binary(op):
     def fn(a, b):
         if type(a) is Tensor:  # the common cases need no coercion
-            if type(b) is Tensor and a.data.dtype is b.data.dtype:
+            data = a.data
+            if type(b) is Tensor and data.dtype is b.data.dtype:
                 return apply(op, (a, b))
-            if type(b) is float and a.data.dtype.kind == "f":  # x * 0.5: 0.5 takes x's dtype
+            if type(b) is float and data.dtype.kind == "f":  # x * 0.5: 0.5 takes x's dtype
+                shared = _CONSTANTS.get(b)   # (constant(b, a), its first lines inline)
+                if shared is not None and shared.dtype is data.dtype and type(data) is numpy.ndarray:
+                    return apply(op, (a, shared))
                 return apply(op, (a, constant(b, a)))
         if not isinstance(a, Tensor) and not isinstance(b, Tensor):
             return on_arrays(op, (a, b))  # inside a VJP on arrays
@@ -402,9 +427,8 @@ def to_device(a, device):
     out = Tensor._make(data, requires, None, device)
     if requires:
         node = Node(TO_DEVICE, (a.grad_fn or a._grad_accumulator(),), {"source": a.device},
-                    (a.shape,), (a.dtype,))
+                    (a.shape,), (a.dtype,), out, device)
         out.grad_fn = node
-        node._out_meta = (weakref.ref(out), out.shape, out.dtype, device)
         tape = state.tape
         if tape is not None:
             tape.op_recorded(node, (a,), out)

@@ -128,7 +128,7 @@ def _rebase(view, result):
     if base._retains_grad and base.grad_fn is not None:
         base.grad_fn._retain_ref = None
     base.grad_fn, base._requires_grad = new_base.grad_fn, True
-    new_base.grad_fn._out_meta = (weakref.ref(base),) + new_base.grad_fn._out_meta[1:]
+    new_base.grad_fn._out_ref = weakref.ref(base)
     if base._retains_grad:
         base.grad_fn._retain_ref = weakref.ref(base)
     refresh_view(view)

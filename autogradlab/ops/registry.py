@@ -28,12 +28,13 @@ import numpy
 
 from ..backend import on_cpu_array_module, shares_memory, xp_for, xp_of
 from ..grad_mode import state
-from ..graph import Node, SavedParam, save_tensor
+from ..graph import Node, SavedParam, SavedResult, SavedTensor, save_constant, save_tensor
 from ..tensor import Tensor
 
 __all__ = ["OpDef", "defop", "apply", "REGISTRY"]
 
 REGISTRY: dict[str, "OpDef"] = {}
+_make = Tensor._make   # (the fast constructor, looked up once)
 _CPU_XP = None  # numpy (or a test's stand-in, see backend.use_cpu_array_module): kept at hand
 
 
@@ -184,7 +185,7 @@ def apply(op: OpDef, inputs, params=None):
     recording = grad_enabled and op.differentiable
     records = False
     device = None
-    arrays, edges, shapes, dtypes = [], [], [], []   # per input: what the forward and the node need
+    arrays, edges = [], []   # per input: what the forward gets, where its gradient goes (None: nowhere)
     for t in inputs:
         if isinstance(t, Tensor):
             if t._view is not None and grad_enabled and t._view[2] != t._vc[0]:
@@ -193,21 +194,17 @@ def apply(op: OpDef, inputs, params=None):
                 device = t.device
             elif t.device != device:
                 raise _device_error(op, inputs)
-            a = t.data
-            if recording and t._requires_grad:   # the edge: where this input's gradient goes
+            arrays.append(t.data)
+            if recording and t._requires_grad:
                 edges.append(t.grad_fn or t._grad_accumulator())
                 records = True
             else:
                 edges.append(None)
-        else:  # a constant
-            a = t
+        elif hasattr(t, "shape"):  # a constant
+            arrays.append(t)
             edges.append(None)
-        arrays.append(a)
-        try:
-            shapes.append(a.shape)
-        except AttributeError:   # a number or list given where a Tensor goes (ag.exp(2.0))
-            raise not_a_tensor(op.name, a) from None
-        dtypes.append(a.dtype)
+        else:   # a number or list given where a Tensor goes (ag.exp(2.0))
+            raise not_a_tensor(op.name, t)
     if device is None:
         return on_arrays(op, inputs, params)
     xp = _CPU_XP if device == "cpu" else xp_for(device)
@@ -218,29 +215,37 @@ def apply(op: OpDef, inputs, params=None):
     if isinstance(data, numpy.generic):  # NumPy reductions / scalar indexing give scalars: keep 0-d arrays
         data = numpy.asarray(data)
 
-    if not records:
-        out = Tensor._make(data, False, None, device)
-        if op.view and (op.view is True or shares_memory(data, arrays[0])):
-            out._vc = inputs[0]._vc
-            out._view = _view_of(op, inputs[0], params)
-        return out
-
-    node = Node(op, tuple(edges), params, tuple(shapes), tuple(dtypes))
-    out = Tensor._make(data, True, node, device)
-    node._out_meta = (weakref.ref(out), data.shape, data.dtype, device)
+    out = _make(data, records, None, device)
     if op.view and (op.view is True or shares_memory(data, arrays[0])):
         out._vc = inputs[0]._vc
         out._view = _view_of(op, inputs[0], params)
+    if not records:
+        return out
+
+    # the node: where each input's gradient goes, and each input's shape and dtype (to fit it there)
+    if len(arrays) == 1:
+        a = arrays[0]
+        shapes, dtypes = (a.shape,), (a.dtype,)
+    elif len(arrays) == 2:
+        a, b = arrays
+        shapes, dtypes = (a.shape, b.shape), (a.dtype, b.dtype)
+    else:
+        shapes, dtypes = tuple([a.shape for a in arrays]), tuple([a.dtype for a in arrays])
+    out.grad_fn = node = Node(op, tuple(edges), params, shapes, dtypes, out, device)
     if op.save:  # what the VJP reads back, kept only where a gradient that needs it is wanted
         saved = {}
+        packing = switches["saved_hooks"]   # (saved_tensors_hooks: then save_tensor packs)
         for name, i, needed_by in op.save_inputs:
             if needed_by is None or edges[needed_by] is not None:
                 t = inputs[i]
-                saved[name] = save_tensor(t) if isinstance(t, Tensor) else SavedParam(t)  # (a constant as it is)
+                if isinstance(t, Tensor):
+                    saved[name] = save_tensor(t) if packing else SavedTensor(t)
+                else:   # a constant, as it is
+                    saved[name] = save_constant(t)
         for name in op.save_params:
             saved[name] = SavedParam(params[name])
         if op.save_result and (op.save_result[0] is None or edges[op.save_result[0]] is not None):
-            saved["result"] = save_tensor(out, node)
+            saved["result"] = save_tensor(out, node) if packing else SavedResult(out)
         node._saved = saved
     if switches["anomaly"]:
         node._traceback = "".join(traceback.format_stack()[:-2])
@@ -286,7 +291,7 @@ def refresh_view(t):
         old._retain_ref = None
     t.grad_fn, t._requires_grad = node, fresh._requires_grad
     if node is not None:
-        node._out_meta = (weakref.ref(t),) + node._out_meta[1:]
+        node._out_ref = weakref.ref(t)
         if t._retains_grad:
             node._retain_ref = weakref.ref(t)
     t._view = (base, steps, t._vc[0])
