@@ -368,9 +368,13 @@ inline, its inputs and their held values lie flat in the pending list (no tuples
 a node to its id alone and the plan's fields lie flat. Instructions per W1 op (callgrind, chains of
 600 and 1,200 one-element ops, the difference, garbage collector frozen and off): untraced 25.8K
 forward, 36.4K backward; traced forward 69.3K -> 55.9K, backward 83.4K -> 81.8K (2.45x -> 2.21x
-untraced); the traced forward's gen-0 collections per 2,000 ops 38 -> 32 (untraced: 26). W6 side
-by side (both trees, alternating runs, load 4-4.8): W1 traced 2.57-2.66x -> 2.35-2.44x untraced, W2
-1.32-1.36x -> 1.33-1.34x (unchanged: W2's cost is not the records). What is left per W1 op: in the
+untraced); the traced forward's gen-0 collections per 2,000 ops 38 -> 32 (untraced: 26). By clock
+the change is smaller than the noise of this machine: W6 side by side (both trees, alternating runs,
+load 4-4.8) W1 2.57-2.66x -> 2.35-2.44x untraced and W2 1.32-1.36x -> 1.33-1.34x (W2's cost is not the
+records); a 2,000-op chain timed in one process, traced and untraced alternating, three runs of each
+tree alternating (load about 3): traced minus untraced forward 7.4-9.2 -> 6.7-7.4 µs/op, backward
+9.3-11.5 -> 9.8-10.8 µs/node, ratio 2.43-2.60x -> 2.43-2.51x (untraced also got faster meanwhile:
+other work in the same trees). What is left per W1 op: in the
 forward the source-line walk (~2 µs), the copy of the output and the naming; in the backward
 (~45K instructions per node over untraced) the four records and their held gradients (~16K by
 stubbing), the plan (the tape's copy of it ~14% and the run order ~7% of the traced backward's extra
