@@ -436,7 +436,8 @@ METHOD = """\
   odd rounds (each framework goes first once, and torch runs before autogradlab in some rounds and
   after it in others). Each round's time budgets are scaled by 2/rounds so the whole run costs about
   twice one long pass. W4 runs once, after the rounds, in one more worker per framework (one
-  repetition by default: its RSS figures repeat to within 0.3 MiB). Per metric,
+  repetition by default, after a discarded one at the quick sizes: its RSS figures then repeat to
+  within 0.3 MiB). Per metric,
   the tables show the median of the per-round medians; per ratio, the median of the per-round ratios.
   BLAS/OpenMP thread variables (`OMP_NUM_THREADS`, `MKL_NUM_THREADS`, `OPENBLAS_NUM_THREADS`, ...)
   are set before NumPy is imported; torch also gets `set_num_threads`.

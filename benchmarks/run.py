@@ -14,7 +14,7 @@ round of every column, and each goal is judged on the median of the per-round ra
 range). Each round's time budgets are shortened (``--budget-scale``, default 2/rounds) so the
 rounds together cost about twice one long round. W4 (memory: deterministic, and 1-2 minutes per
 framework and repetition) runs once, after the rounds, with one repetition (``--once-reps``), in a
-worker of its own per framework.
+worker of its own per framework that runs it at the quick sizes first (discarded: one-time costs).
 
 Frameworks that are not installed in the interpreter (``--python``, default: this one) are
 skipped with a note. ``bash benchmarks/run.sh`` creates the peer venv (.venv-bench) first and
@@ -93,7 +93,7 @@ def run_worker(python, fw, workloads, quick, threads, raw_dir, timeout, clock="c
         os.remove(out)
     cmd = [python, os.path.join(HERE, "worker.py"), "--framework", fw, "--workloads", ",".join(workloads),
            "--threads", str(threads), "--clock", clock, "--budget-scale", repr(budget_scale),
-           "--json-out", out] + (["--quick"] if quick else []) + (["--reps", str(reps)] if reps else [])
+           "--json-out", out] + (["--quick"] if quick else []) + (["--reps", str(reps), "--warm-up"] if reps else [])
     env = dict(os.environ)
     for v in THREAD_VARS:
         env[v] = str(threads)

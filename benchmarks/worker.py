@@ -69,14 +69,19 @@ def scaled(budgets, factor, reps=None):
 
 
 def run(framework, workloads=None, quick=False, progress=None, on_partial=None, clock="cpu", budget_scale=1.0,
-        reps=None):
-    """Run ``workloads`` (ids, default all) for ``framework``; returns the result dict (also in-process)."""
+        reps=None, warm_up=False):
+    """Run ``workloads`` (ids, default all) for ``framework``; returns the result dict (also in-process).
+
+    ``warm_up``: first run the same workloads once at the quick sizes and discard what they give,
+    so that a framework's one-time costs (lazy initialisation, first allocations of its allocator)
+    are not in the figures. Used with ``reps=1`` (W4 measured once in a fresh process: without it,
+    torch's first repetition held 5 MiB more after backward than every later one)."""
     W.set_clock(clock)
     mode = "quick" if quick else "full"
     sizes, budgets = W.SIZES[mode], scaled(W.BUDGETS[mode], budget_scale, reps)
     wanted = [w for w in W.RUN_ORDER if workloads is None or w in workloads]
     result = {"framework": framework, "label": frameworks.LABELS.get(framework, framework), "mode": mode,
-              "clock": clock, "budget_scale": budget_scale, "reps_cap": reps, "environment": environment(), "workloads": {}}
+              "clock": clock, "budget_scale": budget_scale, "reps_cap": reps, "warm_up": warm_up, "environment": environment(), "workloads": {}}
     try:
         ad = frameworks.load(framework)
     except Unavailable as exc:
@@ -86,6 +91,9 @@ def run(framework, workloads=None, quick=False, progress=None, on_partial=None, 
     # Move everything alive now (the interpreter, the framework's modules; in-process: the test
     # runner's heap) to gc's permanent generation, so collections -- ours between repetitions and
     # the automatic ones inside timed regions -- scan only what the workloads make.
+    if warm_up:
+        quick_budgets = {w: W.Budget(0, 1, 1, 0.0) for w in W.BUDGETS["quick"]}
+        _run_workloads(framework, ad, wanted, W.SIZES["quick"], quick_budgets, {"workloads": {}}, None, None)
     gc.collect()
     gc.freeze()
     try:
@@ -147,6 +155,8 @@ def main(argv=None):
     ap.add_argument("--budget-scale", type=float, default=1.0,
                     help="multiply every workload's time budget by this (run.py's rounds use < 1)")
     ap.add_argument("--reps", type=int, default=None, help="at most this many repetitions per workload")
+    ap.add_argument("--warm-up", action="store_true",
+                    help="run the workloads once at the quick sizes first (discarded): one-time costs left out")
     ap.add_argument("--json-out", default="-", help="file for the JSON ('-': stdout)")
     args = ap.parse_args(argv)
     wanted = [w.strip().upper() for w in args.workloads.split(",") if w.strip()]
@@ -154,6 +164,7 @@ def main(argv=None):
     if unknown:
         ap.error(f"unknown workloads {sorted(unknown)}; known: {', '.join(W.WORKLOADS)}")
     result = run(args.framework, wanted, args.quick, clock=args.clock, budget_scale=args.budget_scale, reps=args.reps,
+                 warm_up=args.warm_up,
                  progress=lambda m: print(m, file=sys.stderr, flush=True),
                  on_partial=lambda r: _write(args.json_out, r))  # partial results survive a timeout
     _write(args.json_out, result)

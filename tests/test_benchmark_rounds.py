@@ -176,3 +176,23 @@ def test_round_budgets_are_scaled_and_the_once_pass_capped():
     assert worker.scaled(full, 1.0) is full
     with pytest.raises(ValueError, match="budget scale must be > 0"):
         worker.scaled(full, 0)
+
+
+def test_the_once_pass_warms_each_workload_up_at_the_quick_sizes_first(monkeypatch):
+    """W4 measured once (one repetition) in a fresh worker: a discarded quick-size run goes first, so
+    a framework's one-time allocations are not in the single repetition."""
+    import worker
+    import workloads
+    calls = []
+
+    def fake(ad, sz, budget):
+        calls.append((sz["w1_ops"], budget.min_reps, budget.max_reps))
+        return {"metrics": {"x_ms": workloads.summarize([1.0])}, "check": None}
+
+    monkeypatch.setitem(workloads.WORKLOADS, "W1", ("chain", fake, None))
+    result = worker.run("autogradlab", ["W1"], reps=1, warm_up=True)
+    assert calls == [(workloads.SIZES["quick"]["w1_ops"], 1, 1), (workloads.SIZES["full"]["w1_ops"], 1, 1)]
+    assert result["workloads"]["W1"]["status"] == "ok" and result["warm_up"] is True
+    calls.clear()
+    worker.run("autogradlab", ["W1"], reps=1)
+    assert calls == [(workloads.SIZES["full"]["w1_ops"], 1, 1)]
