@@ -493,3 +493,32 @@ def test_gradebook_and_feedback_files(tmp_path):
     assert all(f.parent == tmp_path / "fb" for f in files)
     text = (tmp_path / "fb" / "ann.txt").read_text()
     assert "1 of 2 checks correct" in text and "(hidden test): not right yet - off" in text
+
+
+def test_a_kernel_that_dies_while_starting_is_started_again_and_the_student_keeps_full_marks(tmp_path, monkeypatch):
+    """No student code has run when a kernel fails to start: a busy grading machine must not score a correct
+    submission 0 (seen once in a class of 50: "Kernel died before replying to kernel_info")."""
+    from autogradlab.lessons import grading
+    real, calls = grading._Kernel, []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(grading, "_Kernel", flaky)
+    _write(tmp_path, "s00", _notebook(CORRECT_CODE))
+    (result,), _ = grade_all([tmp_path], LESSONS, Limits(cell_timeout=60, total_timeout=300), seed=5, jobs=1)
+    assert (result.correct, len(result.checks)) == (3, 3), (result.checks, result.problems)
+    assert any("failed to start" in p and "try 2 of 3" in p for p in result.problems)
+
+    calls.clear()
+    monkeypatch.setattr(grading, "_Kernel", lambda *a, **k: (calls.append(1), flaky_always())[1])
+
+    def flaky_always():
+        raise RuntimeError("Kernel died before replying to kernel_info")
+
+    (result,), _ = grade_all([tmp_path], LESSONS, Limits(cell_timeout=60, total_timeout=300), seed=5, jobs=1)
+    assert len(calls) == grading.KERNEL_START_TRIES and result.correct == 0   # (not forever: the run reports it)
+    assert any("could not run: RuntimeError: Kernel died" in p for p in result.problems)

@@ -320,11 +320,28 @@ class _Kernel:
                        "replaced?)")
 
 
+KERNEL_START_TRIES = 3
+
+
+def _start_kernel(nb, workdir, spec_dir, limits, deadline, problems):
+    """A fresh kernel, its start tried up to KERNEL_START_TRIES times: no student code has run yet, so a
+    kernel that dies while starting (a busy grading machine: "Kernel died before replying to kernel_info")
+    is the machine's failure, not the student's, and must not score 0. Each retry is noted in the report."""
+    for attempt in range(1, KERNEL_START_TRIES + 1):
+        try:
+            return _Kernel(nb, workdir, spec_dir, limits, deadline)
+        except Exception as exc:  # noqa: BLE001
+            if attempt == KERNEL_START_TRIES or deadline - time.monotonic() <= 1:
+                raise
+            problems.append(f"the kernel failed to start ({type(exc).__name__}: {exc}"[:300]
+                            + f"); started again, try {attempt + 1} of {KERNEL_START_TRIES}")
+
+
 def _run_cells(nb, workdir, spec_dir, limits, deadline, problems, skipped):
     """Run the code cells, leaving out (and reporting) any that time out or kill the kernel (their indices go
     into ``skipped``, which also names cells to leave out from the start); returns the live kernel."""
     for _attempt in range(6):
-        kernel = _Kernel(nb, workdir, spec_dir, limits, deadline)
+        kernel = _start_kernel(nb, workdir, spec_dir, limits, deadline, problems)
         failed = None
         try:
             first_error = None
