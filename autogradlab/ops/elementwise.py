@@ -54,7 +54,7 @@ def constant(value, like: Tensor):
     if old is not None and old.dtype is dtype:
         return old
     new = numpy.array(value, dtype)
-    if value:   # (0.0 == -0.0 as a key: zeros are made each time; NaNs never match a key)
+    if value:   # (0.0 == -0.0 as a key: zeros are made each time; a NaN key matches only its own float object)
         if len(_CONSTANTS) >= 1024:   # a program making ever new numbers: start again
             _CONSTANTS.clear()
             forget_constants()
