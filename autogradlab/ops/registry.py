@@ -28,13 +28,14 @@ import numpy
 
 from ..backend import on_cpu_array_module, shares_memory, xp_for, xp_of
 from ..grad_mode import state
-from ..graph import Node, SavedParam, SavedResult, SavedTensor, save_constant, save_tensor
+from ..graph import _SHARED_CONSTANTS, Node, SavedParam, SavedResult, SavedTensor, save_tensor
 from ..tensor import Tensor
 
 __all__ = ["OpDef", "defop", "apply", "REGISTRY"]
 
 REGISTRY: dict[str, "OpDef"] = {}
 _make = Tensor._make   # (the fast constructor, looked up once)
+_NDARRAY = numpy.ndarray
 _CPU_XP = None  # numpy (or a test's stand-in, see backend.use_cpu_array_module): kept at hand
 
 
@@ -190,17 +191,22 @@ def apply(op: OpDef, inputs, params=None):
         if isinstance(t, Tensor):
             if t._view is not None and grad_enabled and t._view[2] != t._vc[0]:
                 refresh_view(t)
-            if device is None:
+            if t.device is not device:   # (the first Tensor, or one on another device)
+                if device is not None and t.device != device:
+                    raise _device_error(op, inputs)
                 device = t.device
-            elif t.device != device:
-                raise _device_error(op, inputs)
             arrays.append(t.data)
             if recording and t._requires_grad:
-                edges.append(t.grad_fn or t._grad_accumulator())
+                edge = t.grad_fn
+                if edge is None:   # a leaf: its AccumulateGrad (made on first use, then kept by weak reference)
+                    edge = t._acc_ref() if t._acc_ref is not None else None
+                    if edge is None:
+                        edge = t._grad_accumulator()
+                edges.append(edge)
                 records = True
             else:
                 edges.append(None)
-        elif hasattr(t, "shape"):  # a constant
+        elif hasattr(t, "dtype"):  # a constant
             arrays.append(t)
             edges.append(None)
         else:   # a number or list given where a Tensor goes (ag.exp(2.0))
@@ -209,10 +215,13 @@ def apply(op: OpDef, inputs, params=None):
         return on_arrays(op, inputs, params)
     xp = _CPU_XP if device == "cpu" else xp_for(device)
     try:
-        data = op.forward(xp, *arrays, **params) if params else op.forward(xp, *arrays)
+        if len(arrays) == 1:
+            data = op.forward(xp, arrays[0], **params) if params else op.forward(xp, arrays[0])
+        else:
+            data = op.forward(xp, *arrays, **params) if params else op.forward(xp, *arrays)
     except ValueError as exc:
         raise _forward_error(op, inputs, exc) from None
-    if isinstance(data, numpy.generic):  # NumPy reductions / scalar indexing give scalars: keep 0-d arrays
+    if type(data) is not _NDARRAY and isinstance(data, numpy.generic):  # NumPy reductions give scalars: keep 0-d arrays
         data = numpy.asarray(data)
 
     out = _make(data, records, None, device)
@@ -240,8 +249,8 @@ def apply(op: OpDef, inputs, params=None):
                 t = inputs[i]
                 if isinstance(t, Tensor):
                     saved[name] = save_tensor(t) if packing else SavedTensor(t)
-                else:   # a constant, as it is
-                    saved[name] = save_constant(t)
+                else:   # a constant, as it is (save_constant(t), inline)
+                    saved[name] = _SHARED_CONSTANTS.get(id(t)) or SavedParam(t)
         for name in op.save_params:
             saved[name] = SavedParam(params[name])
         if op.save_result and (op.save_result[0] is None or edges[op.save_result[0]] is not None):
