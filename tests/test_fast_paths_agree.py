@@ -8,14 +8,21 @@ must agree with its definition.
 - Reading a saved tensor (``Node.saved_tensor``), inline in the ``ctx.self`` / ``other`` / ``result``
   properties (``graph._saved_input``).
 - Planning a pass with ``inputs=`` (``engine._plan``): the walk's own counts when every end of the walk is
-  an input's leaf, else pruned to the paths that reach an input; both are the pruning rule's plan."""
+  an input's leaf, else pruned to the paths that reach an input; both are the pruning rule's plan.
+- In ``registry.apply``: a leaf's edge (``Tensor._grad_accumulator``, read through its weak reference
+  inline) and a constant's saved value (``graph.save_constant``, inline); in ``elementwise._binary``: a
+  Python number's shared array (``elementwise.constant``'s first lines, inline)."""
 import heapq
 
 import numpy as np
 import pytest
 
+import gc
+
 import autogradlab as ag
 from autogradlab import events as ev
+from autogradlab.graph import save_constant
+from autogradlab.ops.elementwise import constant
 from autogradlab.graph_walk import node_of, ready_key
 
 
@@ -166,3 +173,34 @@ def test_the_arguments_of_loss_backward_agree_with_the_general_path(create_graph
     assert roots == roots2 and tuple(implicit) == tuple(implicit2) and retain is retain2 and inputs is inputs2
     assert [(s.shape, s.dtype, s.device, s.requires_grad, s.tolist()) for s in seeds] == \
         [(s.shape, s.dtype, s.device, s.requires_grad, s.tolist()) for s in seeds2]
+
+
+def test_a_leafs_edge_in_apply_is_its_grad_accumulator_also_after_the_old_one_is_gone():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2.0
+    acc = x._grad_accumulator()
+    assert y.grad_fn.next_functions[0][0] is acc       # the live one, read through the weak reference
+    z = x + y
+    assert z.grad_fn.next_functions[0][0] is acc
+    del y, z, acc
+    gc.collect()                                        # the graph, and with it the AccumulateGrad, is gone
+    w = x * 3.0
+    acc2 = w.grad_fn.next_functions[0][0]
+    assert type(acc2).__name__ == "AccumulateGrad" and acc2.variable is x and acc2 is x._grad_accumulator()
+    w.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+
+
+@pytest.mark.parametrize("number", [0.5, 0.999, -3.0, 0.0, float("inf")])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_a_number_operand_takes_the_array_and_saved_value_constant_and_save_constant_give(number, dtype):
+    x = ag.tensor([1.0, -2.0], dtype=dtype, requires_grad=True)
+    for _ in range(2):                                  # the first use makes the shared array, the second reads it
+        y = x * number
+        c = constant(number, x)
+        kept = y.grad_fn._saved["other"]
+        assert kept.data.dtype == c.dtype and float(kept.data) == float(c)
+        if number:                                      # shared: the very array and SavedParam of the slow path
+            assert kept.data is c and kept is save_constant(c)
+        else:                                           # zeros are made each time (0.0 == -0.0 as a dict key)
+            assert kept is not save_constant(c)
