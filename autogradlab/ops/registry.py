@@ -206,7 +206,7 @@ def apply(op: OpDef, inputs, params=None):
                 records = True
             else:
                 edges.append(None)
-        elif hasattr(t, "dtype"):  # a constant
+        elif type(t) is _NDARRAY or hasattr(t, "dtype"):  # a constant (an array of any array library)
             arrays.append(t)
             edges.append(None)
         else:   # a number or list given where a Tensor goes (ag.exp(2.0))
