@@ -464,3 +464,22 @@ def test_fields_declared_int_str_or_bool_hold_exactly_those_types():
                 todo.append(value)
     assert {"OpRecorded", "BackwardStarted", "BackwardPlan", "PlannedNode", "NodePruned", "HookRan", "Value",
             "TensorRef", "SourceLine", "Stats", "Accumulated", "GradientComputed", "SavedFreed"} <= seen
+
+
+def test_the_table_and_describe_show_what_a_hook_was_given_and_what_the_pass_went_on_with():
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    w = ag.tensor(2.0, requires_grad=True, name="w")
+    h = x * w
+    h.register_hook(lambda g: g * 10)                 # replaces h's gradient
+    h.grad_fn.register_hook(lambda grads_in, grads_out: None)   # looks, changes nothing
+    with ag.trace() as tape:
+        h.sum().backward()
+    rows = [ln for ln in tape.table().splitlines() if "HookRan" in ln]
+    assert rows[0].endswith("tensor hook ran, changed the gradient: [1, 1] -> [10, 10]")
+    assert rows[1].endswith("node_post hook ran: ([20, 20], 30), unchanged")   # one value per input
+    tensor_hook, post_hook = of(tape, ev.HookRan)
+    assert ev.describe(tensor_hook) == "  a tensor hook on node 1 ran and replaced the gradient: [1, 1] -> [10, 10]"
+    assert ev.describe(post_hook) == "  a node_post hook on node 1 ran: ([20, 20], 30), unchanged"
+    # a tape saved before hooks' values were recorded (before/after None) reads as it always did
+    old = ev.HookRan(tensor_hook.step, "tensor", tensor_hook.node_id, True)
+    assert ev.describe(old) == "  a tensor hook on node 1 ran and replaced the gradient"

@@ -8,6 +8,20 @@ def _v(value, digits):
     return "-" if value is None else value.short(digits)
 
 
+def _hook_values(e, d) -> str:
+    """What a hook was given and what the pass went on with: ``[1, 1] -> [10, 10]``, or ``[1, 1], unchanged``
+    (a node_post hook has one value per input: ``(a, b)``; ``-`` where an input has no gradient); "" for a
+    tape saved before hooks' values were recorded."""
+    if e.before is None:
+        return ""
+    def vals(vs):
+        text = ", ".join(_v(v, d) for v in vs)
+        return f"({text})" if len(vs) != 1 else text
+    if not e.changed:
+        return f"{vals(e.before)}, unchanged"
+    return f"{vals(e.before)} -> {vals(e.after)}"
+
+
 def _row(e, d):
     node = str(getattr(e, "node_id", ""))
     name = getattr(e, "node_name", "")
@@ -34,7 +48,9 @@ def _row(e, d):
     if isinstance(e, NodePruned):
         return (node, e.output.name, "pruned: not on a path to inputs")
     if isinstance(e, HookRan):
-        return (node, "", f"{e.hook} hook ran" + (", changed the gradient" if e.changed else ""))
+        values = _hook_values(e, d)
+        return (node, "", f"{e.hook} hook ran" + (", changed the gradient" if e.changed else "")
+                + (f": {values}" if values else ""))
     if isinstance(e, BackwardFinished):
         return ("", "", f"pass {e.pass_index} done: {e.nodes_run} nodes ran, {e.contributions} contributions, "
                         f"{e.bytes_freed} bytes freed")
@@ -73,7 +89,9 @@ def describe(e, digits=4) -> str:
         return (f"node {e.node_id} ({e.node_name}) is skipped: the gradient of {e.output.name} "
                 f"does not lead to any of inputs=")
     if isinstance(e, HookRan):
-        return f"  a {e.hook} hook on node {e.node_id} ran" + (" and replaced the gradient" if e.changed else "")
+        values = _hook_values(e, d)
+        return (f"  a {e.hook} hook on node {e.node_id} ran" + (" and replaced the gradient" if e.changed else "")
+                + (f": {values}" if values else ""))
     if isinstance(e, BackwardFinished):
         return (f"done: {e.nodes_run} nodes ran, {e.contributions} contributions, "
                 f"{e.bytes_freed} bytes of saved tensors freed")
