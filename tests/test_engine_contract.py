@@ -1105,6 +1105,49 @@ def test_saved_tensors_are_attributes_of_the_node():
         y.grad_fn._saved_nonsense
 
 
+
+def test_an_ops_parameters_and_saved_values_read_as_node_attributes_without_a_getattr():
+    from autogradlab.graph import AccumulateGrad, Node, OpNode
+    from autogradlab.ops.registry import REGISTRY
+    # no __getattr__ on the classes the engine reads: CPython 3.11 would then read every attribute of
+    # every node the slow way (node.edges in the engine's loop included)
+    assert not any(hasattr(cls, "__getattr__") for cls in (Node, OpNode, AccumulateGrad))
+    for op in REGISTRY.values():   # each op's parameters and saved values are declared with it
+        for name in op.param_names + op.save:
+            assert isinstance(getattr(OpNode, "_saved_" + name), property), (op.name, name)
+    x = leaf([[1.0, 2.0], [3.0, 4.0]])
+    s = x.sum(1, keepdim=True)
+    assert s.grad_fn.dims == (1,) and s.grad_fn.keepdim is True and s.grad_fn._saved_keepdim is True
+    with pytest.raises(AttributeError, match="MulBackward has no saved tensor or parameter 'dims'"):
+        (x * x).grad_fn.dims            # another op's parameter: named, with the node it was asked of
+    with pytest.raises(AttributeError):
+        x._grad_accumulator().dims      # a leaf's node has no op parameters
+
+
+def test_an_op_parameter_that_would_hide_a_node_attribute_is_refused_when_declared():
+    from autogradlab.ops.registry import REGISTRY, defop
+    with pytest.raises(ValueError, match="'edges' would hide Node.edges"):
+        defop("bad_op_for_this_test", ("self",), forward=lambda xp, a, edges: a, vjp=lambda g, ctx: (g,))
+    assert "bad_op_for_this_test" not in REGISTRY
+
+
+def test_a_custom_functions_ctx_keeps_any_attribute_even_an_ops_parameter_name():
+    class Scale(ag.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.dims, ctx.keepdim, ctx.scale = (0,), "kept", 3.0   # names built-in ops use as parameters
+            return a * 3.0
+
+        @staticmethod
+        def backward(ctx, g):
+            assert ctx.dims == (0,) and ctx.keepdim == "kept"
+            return g * ctx.scale
+
+    x = leaf([1.0, 2.0])
+    Scale.apply(x).sum().backward()
+    close(x.grad, [3.0, 3.0])
+
+
 def test_saved_result_outlives_its_tensor_and_keeps_the_graph():
     x = leaf([1.0])
     node = x.exp().grad_fn                        # the output tensor is gone

@@ -13,7 +13,7 @@ import numpy
 
 from ..backend import asarray, to_host
 from ..grad_mode import state
-from ..graph import Node, forget_constants, share_constant
+from ..graph import OpNode, forget_constants, share_constant
 from ..tensor import DEFAULT_FLOAT, Tensor
 from .registry import apply, defop, on_arrays
 
@@ -326,7 +326,7 @@ TO_DTYPE = defop("to_dtype", ("self",), math="cast(a);  da = cast_back(g)",
                  vjp=lambda g, ctx: (g,), formulas=("1",))
 
 TO_DEVICE = defop("to_device", ("self",), math="move(a);  da = move_back(g)",
-                  forward=lambda xp, a, device: a,  # replaced below: the data changes device
+                  forward=lambda xp, a, source: a,  # not called: to_device moves the data (source: where from)
                   vjp=lambda g, ctx: (g.to(ctx.source),), formulas=("1",), arrays=False)
 
 # sign is flat: its derivative is 0 (not undefined), so relu/abs gradients stay connected to their
@@ -426,7 +426,7 @@ def to_device(a, device):
     requires = state.grad_enabled and a._requires_grad
     out = Tensor._make(data, requires, None, device)
     if requires:
-        node = Node(TO_DEVICE, (a.grad_fn or a._grad_accumulator(),), {"source": a.device},
+        node = OpNode(TO_DEVICE, (a.grad_fn or a._grad_accumulator(),), {"source": a.device},
                     (a.shape,), (a.dtype,), out, device)
         out.grad_fn = node
         tape = state.tape

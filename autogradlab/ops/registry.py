@@ -21,6 +21,7 @@ sums each gradient back to its input's shape), never inside a VJP.
 """
 from __future__ import annotations
 
+import inspect
 import traceback
 import weakref
 
@@ -28,7 +29,7 @@ import numpy
 
 from ..backend import on_cpu_array_module, shares_memory, xp_for, xp_of
 from ..grad_mode import state
-from ..graph import _SHARED_CONSTANTS, Node, SavedParam, SavedResult, SavedTensor, save_tensor
+from ..graph import _SHARED_CONSTANTS, OpNode, SavedParam, SavedResult, SavedTensor, declare_fields, save_tensor
 from ..tensor import Tensor
 
 __all__ = ["OpDef", "defop", "apply", "REGISTRY"]
@@ -62,6 +63,8 @@ class OpDef:
     output shares memory with input 0 (they share its version counter);
     ``view="if_shared"`` (reshape) when the output is a view only if the array
     library could make one, else a copy with a version counter of its own.
+    The forward's parameters after ``xp`` and the inputs (``dims``, ``keepdim``) are the op's
+    *parameters*, passed as keywords: the node keeps them, and a VJP reads them as ``ctx.dims``.
 
     The VJP's contract on arrays: each gradient it returns is ``g`` itself, a view of ``g``, or a
     fresh array (``g * b``, ``g.sum(...)``), never a saved or input array (nor the op's result)
@@ -71,7 +74,7 @@ class OpDef:
     """
 
     __slots__ = ("name", "node_name", "inputs", "save", "forward", "vjp", "formulas", "math",
-                 "view", "differentiable", "save_inputs", "save_result", "save_params", "arrays")
+                 "view", "differentiable", "save_inputs", "save_result", "save_params", "arrays", "param_names")
 
     def __init__(self, name, inputs, forward, vjp, save=(), formulas=None, math="", view=False, save_if=None,
                  arrays=True):
@@ -93,6 +96,7 @@ class OpDef:
         self.save_params = tuple(n for n in self.save if n != "result" and n not in self.inputs)
         # False, or (the input whose gradient needs the result, or None for "always")
         self.save_result = "result" in self.save and (save_if.get("result"),)
+        self.param_names = _param_names(forward, len(self.inputs))
 
     @property
     def __doc__(self):
@@ -109,8 +113,20 @@ def defop(name, inputs, forward, vjp, **kwargs) -> OpDef:
     if name in REGISTRY:
         raise ValueError(f"op {name!r} is already registered")
     op = OpDef(name, inputs, forward, vjp, **kwargs)
+    declare_fields(op.param_names + op.save)   # the node reads them as ctx.<name>
     REGISTRY[name] = op
     return op
+
+
+def _param_names(forward, n_inputs):
+    """The names of an op's parameters: the forward's arguments after ``xp`` and the inputs (after
+    ``*arrays`` for a variadic op such as cat); none for a custom Function's (its forward is its own)."""
+    if forward is None:
+        return ()
+    args = list(inspect.signature(forward).parameters.values())[1:]
+    if any(a.kind is a.VAR_POSITIONAL for a in args):
+        return tuple(a.name for a in args if a.kind is a.KEYWORD_ONLY)
+    return tuple(a.name for a in args[n_inputs:] if a.kind is not a.VAR_KEYWORD)
 
 
 def _input_names(op, inputs):
@@ -240,7 +256,7 @@ def apply(op: OpDef, inputs, params=None):
         shapes, dtypes = (a.shape, b.shape), (a.dtype, b.dtype)
     else:
         shapes, dtypes = tuple([a.shape for a in arrays]), tuple([a.dtype for a in arrays])
-    out.grad_fn = node = Node(op, tuple(edges), params, shapes, dtypes, out, device)
+    out.grad_fn = node = OpNode(op, tuple(edges), params, shapes, dtypes, out, device)
     if op.save:  # what the VJP reads back, kept only where a gradient that needs it is wanted
         saved = {}
         packing = switches["saved_hooks"]   # (saved_tensors_hooks: then save_tensor packs)
