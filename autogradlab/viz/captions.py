@@ -263,7 +263,7 @@ def _explain(model, e, want_tex=True):
     if kind is ev.GradientComputed:
         return _chain_rule(model, e, want_tex)
     if kind is ev.Accumulated:
-        return _accumulated(model, e)
+        return _accumulated(model, e, want_tex)
     if kind is ev.SavedFreed:
         words = (f"{_node(model, e.node_id, e.node_name)} frees what it saved: {esc(', '.join(e.names))} "
                  f"({e.nbytes} bytes) because retain_graph=False: a second backward through it would fail.")
@@ -337,21 +337,44 @@ def _unbound(local: str, bound: int) -> list:
     return [ch for ch in "ab"[bound:] if bound and re.search(rf"(?<![\w^])[{ch}](?![\w(])", local)]
 
 
-def _accumulated(model, e):
+def _accumulated(model, e, want_tex=True):
+    """``(words, LaTeX, plain formula)`` of an Accumulated event; the LaTeX only if ``want_tex`` (else "")."""
     esc = _escape
     c, b, a = e.contribution, e.before, e.after
+    tex = ""
     if e.where == "buffer":
         name = _out_name(model, e.node_id, f"node {e.node_id}")
         if b is None:
             words = (f"Accumulate at node #{e.node_id}: the first contribution to {esc(name)}'s gradient "
                      f"waits in its pending sum until every consumer of {esc(name)} has sent one.")
-            tex, plain = f"{_tex_bar(name)} = {_tex_value(c)}", f"{_plain_bar(name)} = {_plain_value(c)}"
+            if want_tex:
+                tex = f"{_tex_bar(name)} = {_tex_value(c)}"
+            plain = f"{_plain_bar(name)} = {_plain_value(c)}"
         else:
             words = (f"Accumulate at a fan-in: {esc(name)} is used more than once, so its gradient is the sum "
                      f"of the contributions; this one is added to the pending sum.")
-            tex = rf"{_tex_bar(name)} = {_tex_value(b)} + {_tex_value(c)} = {_tex_value(a)}"
+            if want_tex:
+                tex = rf"{_tex_bar(name)} = {_tex_value(b)} + {_tex_value(c)} = {_tex_value(a)}"
             plain = f"{_plain_bar(name)} = {_plain_value(b)} + {_plain_value(c)} = {_plain_value(a)}"
         return words, tex, plain
+    name = e.tensor.name if e.tensor is not None else model.name(model.node_tensor.get(e.node_id))
+    target = {"leaf": f"{name}.grad", "retained": f"{name}.grad (retain_grad)", "input": f"{name}.grad (inputs=)",
+              "captured": f"the autograd.grad result for {name}"}[e.where]
+    if b is None:
+        words = f"Accumulate into {esc(target)}: it was None, so it becomes this gradient (before → after)."
+        if want_tex:
+            tex = rf"{_tex_grad(name)}: \text{{None}} \to {_tex_value(a)}"
+        plain = f"{esc(name)}.grad: None → {_plain_value(a)}"
+    else:
+        words = (f"Accumulate into {esc(target)}: gradients add up (before + contribution → after)"
+                 + (", across backward calls too." if e.where == "leaf" else "."))
+        if want_tex:
+            tex = rf"{_tex_grad(name)}: {_tex_value(b)} + {_tex_value(c)} \to {_tex_value(a)}"
+        plain = f"{esc(name)}.grad: {_plain_value(b)} + {_plain_value(c)} → {_plain_value(a)}"
+    if e.where == "captured":
+        tex = tex.replace(".grad", "")
+        plain = plain.replace(".grad", "")
+    return words, tex, plain
     name = e.tensor.name if e.tensor is not None else model.name(model.node_tensor.get(e.node_id))
     target = {"leaf": f"{name}.grad", "retained": f"{name}.grad (retain_grad)", "input": f"{name}.grad (inputs=)",
               "captured": f"the autograd.grad result for {name}"}[e.where]
