@@ -104,8 +104,13 @@ def _fields(v, memo=None, out=None):
         if x is None:
             if omit:
                 del out[name]
-        else:
-            out[name] = _enc(x, memo)
+            continue
+        if memo is not None:   # a record another event shares, encoded already (_enc's first lines, inline)
+            hit = memo.get(id(x))
+            if hit is not None:
+                out[name] = hit[1]
+                continue
+        out[name] = _enc(x, memo)
     return out
 
 
