@@ -389,16 +389,19 @@ class Node:
             grads = op.vjp(grad, self)
         finally:
             self._arrays = False
-        out = []
-        for g, shape, dtype, edge in zip(grads, self._input_shapes, self._input_dtypes, self.edges):
-            if g is not None and edge is not None:
-                if g.shape != shape:
-                    g = sum_to(g, shape)
+        out = list(grads)   # (by index, not zip(): one or two inputs, and no tuple per input)
+        edges, shapes, dtypes = self.edges, self._input_shapes, self._input_dtypes
+        for i in range(len(out)):
+            g = out[i]
+            if g is not None:
+                if edges[i] is None:
+                    out[i] = None
+                    continue
+                if g.shape != shapes[i]:
+                    g = out[i] = sum_to(g, shapes[i])
+                dtype = dtypes[i]
                 if g.dtype is not dtype and g.dtype != dtype:
-                    g = g.astype(dtype)
-                out.append(g)
-            else:
-                out.append(None)
+                    out[i] = g.astype(dtype)
         return out
 
     def made_new(self, gi, g, grads_in) -> bool:
