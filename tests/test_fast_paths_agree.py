@@ -11,7 +11,10 @@ must agree with its definition.
   an input's leaf, else pruned to the paths that reach an input; both are the pruning rule's plan.
 - In ``registry.apply``: a leaf's edge (``Tensor._grad_accumulator``, read through its weak reference
   inline) and a constant's saved value (``graph.save_constant``, inline); in ``elementwise._binary``: a
-  Python number's shared array (``elementwise.constant``'s first lines, inline)."""
+  Python number's shared array (``elementwise.constant``'s first lines, inline).
+- ``registry.apply_unary`` / ``apply_binary`` (what the operators call) against ``registry.apply``: the same
+  tensor, node, edges and saved values, and the same events in a trace; ``graph.new_op_node`` against
+  ``OpNode(...)``."""
 import heapq
 
 import numpy as np
@@ -204,3 +207,127 @@ def test_a_number_operand_takes_the_array_and_saved_value_constant_and_save_cons
             assert kept.data is c and kept is save_constant(c)
         else:                                           # zeros are made each time (0.0 == -0.0 as a dict key)
             assert kept is not save_constant(c)
+
+
+# -- registry.apply_unary / apply_binary (the operators' path) against registry.apply ----------------------
+
+from autogradlab.graph import OpNode, new_op_node                      # noqa: E402
+from autogradlab.ops import elementwise as E                           # noqa: E402
+from autogradlab.ops.registry import apply, apply_binary, apply_unary  # noqa: E402
+
+_NODE_FIELDS = [s for s in OpNode.__mro__[1].__slots__ if s not in ("seq", "__weakref__", "_saved", "_out_ref")]
+
+
+def _same_result(fast, slow):
+    """Two results of one op on the same inputs: same array, flags, node, edges, saved values and metadata."""
+    assert type(fast) is type(slow) is ag.Tensor
+    np.testing.assert_array_equal(fast.data, slow.data)
+    assert (fast.dtype, fast.device, fast.requires_grad, fast._vc, fast._view) == \
+           (slow.dtype, slow.device, slow.requires_grad, slow._vc, slow._view)
+    if slow.grad_fn is None:
+        assert fast.grad_fn is None
+        return
+    f, s = fast.grad_fn, slow.grad_fn
+    assert type(f) is type(s) is OpNode and f.seq > s.seq
+    for name in _NODE_FIELDS:
+        a, b = getattr(f, name), getattr(s, name)
+        if name == "edges":
+            assert len(a) == len(b) and all(x is y for x, y in zip(a, b))
+        else:
+            assert a == b, name
+    assert f._out_ref() is fast and s._out_ref() is slow
+    assert list(f._saved or ()) == list(s._saved or ())
+    for name, kept in (s._saved or {}).items():
+        other = f._saved[name]
+        assert type(other) is type(kept) and other.version == kept.version
+        assert other.data is kept.data or name == "result"
+
+
+def _operands(case):
+    x = ag.tensor([0.5, -1.5], requires_grad=True)
+    w = ag.tensor([2.0, 0.25], requires_grad=True)
+    c = ag.tensor([3.0, -0.5])
+    return {"leaf, leaf": (x, w), "leaf, constant tensor": (x, c), "constant tensor, leaf": (c, w),
+            "non-leaf, leaf": (x * 2.0, w), "no grad at all": (c, c * 2.0),
+            "leaf, number's array": (x, constant(0.75, x)), "non-leaf, number's array": (x.tanh(), constant(3.0, x)),
+            "float64 leaf, leaf": (ag.tensor([0.5, -1.5], dtype=ag.float64, requires_grad=True),
+                                   ag.tensor([2.0, 0.25], dtype=ag.float64, requires_grad=True))}[case]
+
+
+_CASES = ["leaf, leaf", "leaf, constant tensor", "constant tensor, leaf", "non-leaf, leaf", "no grad at all",
+          "leaf, number's array", "non-leaf, number's array", "float64 leaf, leaf"]
+
+
+@pytest.mark.parametrize("case", _CASES)
+@pytest.mark.parametrize("op", [E.ADD, E.SUB, E.MUL, E.MAXIMUM, E.TANH_BACKWARD, E._COMPARE["lt"]],
+                         ids=lambda op: op.name)
+@pytest.mark.parametrize("grad_mode", [True, False])
+def test_apply_binary_makes_what_apply_makes(case, op, grad_mode):
+    a, b = _operands(case)
+    with ag.set_grad_enabled(grad_mode):
+        slow = apply(op, (a, b))
+        fast = apply_binary(op, a, b)
+    _same_result(fast, slow)
+
+
+@pytest.mark.parametrize("case", ["leaf", "non-leaf", "constant", "float64 leaf"])
+@pytest.mark.parametrize("op", [E.TANH, E.EXP, E.NEG, E.RELU, E.SIGN], ids=lambda op: op.name)
+@pytest.mark.parametrize("grad_mode", [True, False])
+def test_apply_unary_makes_what_apply_makes(case, op, grad_mode):
+    x = ag.tensor([0.5, -1.5], requires_grad=case != "constant")
+    a = {"leaf": x, "non-leaf": x * 3.0, "constant": x,
+         "float64 leaf": ag.tensor([0.5, -1.5], dtype=ag.float64, requires_grad=True)}[case]
+    with ag.set_grad_enabled(grad_mode):
+        slow = apply(op, (a,))
+        fast = apply_unary(op, a)
+    _same_result(fast, slow)
+
+
+def test_the_operators_take_the_fast_paths_and_a_stale_view_or_a_number_error_takes_apply():
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    base = x * 1.0
+    view = base[:2]
+    base.mul_(2.0)                  # view's memory changed through its base: its history is taken again
+    for make in (lambda v: v * v, lambda v: v + 0.5, lambda v: v.tanh()):
+        v = base[:2]
+        v2 = view
+        fresh, stale = make(v), make(v2)
+        np.testing.assert_array_equal(fresh.data, stale.data)
+        g1, = ag.autograd.grad(fresh.sum(), x, retain_graph=True)
+        g2, = ag.autograd.grad(stale.sum(), x, retain_graph=True)
+        np.testing.assert_array_equal(g1.numpy(), g2.numpy())
+    with pytest.raises(TypeError, match="expects a Tensor"):
+        ag.exp(2.0)
+    with pytest.raises(ValueError, match="cannot be broadcast") as fast_error:
+        ag.tensor([1.0, 2.0]) * ag.tensor([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="cannot be broadcast") as slow_error:
+        apply(E.MUL, (ag.tensor([1.0, 2.0]), ag.tensor([1.0, 2.0, 3.0])))
+    assert str(fast_error.value) == str(slow_error.value)
+
+
+def test_the_fast_paths_tell_a_trace_what_apply_tells():
+    def run(how):
+        x = ag.tensor([0.5, -1.5], requires_grad=True, name="x")
+        with ag.trace() as tape:
+            y = how(E.MUL, (x, ag.tensor([2.0, 3.0])))
+            z = how(E.TANH, (y,))
+            how(E.ADD, (z, constant(0.5, z))).sum().backward()
+        return [(type(e).__name__, getattr(e, "op", None)) for e in tape.events]
+
+    fast = run(lambda op, args: apply_binary(op, *args) if len(args) == 2 else apply_unary(op, *args))
+    assert fast == run(apply) and ("OpRecorded", "mul") in [(k, o) for k, o in fast]
+
+
+def test_new_op_node_sets_every_field_op_node_sets():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    out = ag.tensor([3.0, 4.0])
+    args = (E.MUL, (x._grad_accumulator(), None), {"p": 1}, ((2,), (2,)), (x.dtype, x.dtype), out, "cpu")
+    made, fast = OpNode(*args), new_op_node(*args)
+    for name in OpNode.__mro__[1].__slots__:
+        if name not in ("seq", "__weakref__"):
+            a, b = getattr(made, name), getattr(fast, name)
+            if name == "_out_ref":
+                assert a() is b() is out
+            else:
+                assert a == b, name
+    assert fast.seq == made.seq + 1 and type(fast) is OpNode

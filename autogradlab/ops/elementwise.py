@@ -15,7 +15,7 @@ from ..backend import asarray, to_host
 from ..grad_mode import state
 from ..graph import OpNode, forget_constants, share_constant
 from ..tensor import DEFAULT_FLOAT, Tensor
-from .registry import apply, defop, on_arrays
+from .registry import apply, apply_binary, apply_unary, defop, on_arrays
 
 
 # -- coercion of Python numbers and mixed dtypes (PyTorch's rules) ----------------------
@@ -120,11 +120,11 @@ def _binary(op):
         if type(a) is Tensor:  # the common cases need no coercion
             data = a.data
             if type(b) is Tensor and data.dtype is b.data.dtype:
-                return apply(op, (a, b))
+                return apply_binary(op, a, b)
             if type(b) is float and data.dtype.kind == "f":  # x * 0.5: 0.5 takes x's dtype
                 shared = _CONSTANTS.get(b)   # (constant(b, a), its first lines inline)
                 if shared is not None and shared.dtype is data.dtype and type(data) is numpy.ndarray:
-                    return apply(op, (a, shared))
+                    return apply_binary(op, a, shared)
                 return apply(op, (a, constant(b, a)))
         if not isinstance(a, Tensor) and not isinstance(b, Tensor):
             return on_arrays(op, (a, b))  # inside a VJP on arrays
@@ -136,7 +136,7 @@ def _binary(op):
 
 def _unary(op):
     def fn(a):
-        return apply(op, (a,))
+        return apply_unary(op, a) if type(a) is Tensor else apply(op, (a,))
     fn.__name__ = op.name
     fn.__doc__ = op.__doc__
     return fn

@@ -29,10 +29,10 @@ import numpy
 
 from ..backend import on_cpu_array_module, shares_memory, xp_for, xp_of
 from ..grad_mode import state
-from ..graph import _SHARED_CONSTANTS, OpNode, SavedParam, SavedResult, SavedTensor, declare_fields, save_tensor
+from ..graph import _SHARED_CONSTANTS, new_op_node, SavedParam, SavedResult, SavedTensor, declare_fields, save_tensor
 from ..tensor import Tensor
 
-__all__ = ["OpDef", "defop", "apply", "REGISTRY"]
+__all__ = ["OpDef", "defop", "apply", "apply_unary", "apply_binary", "REGISTRY"]
 
 REGISTRY: dict[str, "OpDef"] = {}
 _make = Tensor._make   # (the fast constructor, looked up once)
@@ -244,10 +244,78 @@ def apply(op: OpDef, inputs, params=None):
     if op.view and (op.view is True or shares_memory(data, arrays[0])):
         out._vc = inputs[0]._vc
         out._view = _view_of(op, inputs[0], params)
-    if not records:
-        return out
+    if records:
+        _record(op, inputs, arrays, tuple(edges), params, out, device, switches)
+    return out
 
-    # the node: where each input's gradient goes, and each input's shape and dtype (to fit it there)
+
+def _edge(t):
+    """Where the gradient of Tensor ``t`` (which requires grad) goes: its ``grad_fn``, or for a leaf its
+    AccumulateGrad (made on first use, then kept by weak reference)."""
+    edge = t.grad_fn
+    if edge is None:
+        edge = t._acc_ref() if t._acc_ref is not None else None
+        if edge is None:
+            edge = t._grad_accumulator()
+    return edge
+
+
+def apply_unary(op, a):
+    """``apply(op, (a,))`` for a Tensor ``a`` and an op with no parameters that makes no view (exp, tanh,
+    relu, ...): the same steps without the loop over inputs. A view waiting to be refreshed takes
+    :func:`apply`. (tests/test_fast_paths_agree.py checks that the two make the same tensor and node.)"""
+    switches = state.__dict__
+    grad_enabled = switches["grad_enabled"]
+    if a._view is not None and grad_enabled:
+        return apply(op, (a,))
+    device, x = a.device, a.data
+    try:
+        data = op.forward(_CPU_XP if device == "cpu" else xp_for(device), x)
+    except ValueError as exc:
+        raise _forward_error(op, (a,), exc) from None
+    if type(data) is not _NDARRAY and isinstance(data, numpy.generic):
+        data = numpy.asarray(data)
+    if not (grad_enabled and a._requires_grad and op.differentiable):
+        return _make(data, False, None, device)
+    out = _make(data, True, None, device)
+    _record(op, (a,), (x,), (_edge(a),), None, out, device, switches)
+    return out
+
+
+def apply_binary(op, a, b):
+    """``apply(op, (a, b))`` for a Tensor ``a`` and a Tensor or NumPy constant ``b`` on its device, for
+    an op with no parameters that makes no view (every binary operator): the same steps without the
+    loop over inputs. Two devices or a view waiting to be refreshed take :func:`apply`.
+    (tests/test_fast_paths_agree.py checks that the two make the same tensor and node.)"""
+    switches = state.__dict__
+    grad_enabled = switches["grad_enabled"]
+    device = a.device
+    constant = type(b) is _NDARRAY
+    if (b.device is not device if not constant else device != "cpu") or (
+            grad_enabled and (a._view is not None or not constant and b._view is not None)):
+        return apply(op, (a, b))
+    x, y = a.data, (b if constant else b.data)
+    try:
+        data = op.forward(_CPU_XP if device == "cpu" else xp_for(device), x, y)
+    except ValueError as exc:
+        raise _forward_error(op, (a, b), exc) from None
+    if type(data) is not _NDARRAY and isinstance(data, numpy.generic):
+        data = numpy.asarray(data)
+    if not (grad_enabled and op.differentiable):
+        return _make(data, False, None, device)
+    a_edge = _edge(a) if a._requires_grad else None
+    b_edge = _edge(b) if not constant and b._requires_grad else None
+    if a_edge is None and b_edge is None:
+        return _make(data, False, None, device)
+    out = _make(data, True, None, device)
+    _record(op, (a, b), (x, y), (a_edge, b_edge), None, out, device, switches)
+    return out
+
+
+def _record(op, inputs, arrays, edges, params, out, device, switches):
+    """Make ``out``'s node: where each input's gradient goes (``edges``), each input's shape and dtype
+    (to fit its gradient there), and what the VJP reads back, kept only where a gradient that needs
+    it is wanted."""
     if len(arrays) == 1:
         a = arrays[0]
         shapes, dtypes = (a.shape,), (a.dtype,)
@@ -256,8 +324,8 @@ def apply(op: OpDef, inputs, params=None):
         shapes, dtypes = (a.shape, b.shape), (a.dtype, b.dtype)
     else:
         shapes, dtypes = tuple([a.shape for a in arrays]), tuple([a.dtype for a in arrays])
-    out.grad_fn = node = OpNode(op, tuple(edges), params, shapes, dtypes, out, device)
-    if op.save:  # what the VJP reads back, kept only where a gradient that needs it is wanted
+    out.grad_fn = node = new_op_node(op, edges, params, shapes, dtypes, out, device)
+    if op.save:
         saved = {}
         packing = switches["saved_hooks"]   # (saved_tensors_hooks: then save_tensor packs)
         for name, i, needed_by in op.save_inputs:
@@ -273,11 +341,10 @@ def apply(op: OpDef, inputs, params=None):
             saved["result"] = save_tensor(out, node) if packing else SavedResult(out)
         node._saved = saved
     if switches["anomaly"]:
-        node._traceback = "".join(traceback.format_stack()[:-2])
+        node._traceback = "".join(traceback.format_stack()[:-3])
     tape = switches["tape"]
     if tape is not None:  # (a constant operand is told as the constant tensor it stands for)
         tape.op_recorded(node, inputs, out)
-    return out
 
 
 def on_arrays(op: OpDef, arrays, params=None):
