@@ -373,7 +373,8 @@ class Node:
 
     # -- the chain rule step ----------------------------------------------------
     def apply(self, grad):
-        """One gradient per input: the op's vjp, then broadcasting and dtype undone.
+        """One gradient per input (a sequence: the VJP's own tuple when every gradient already fits its
+        input): the op's vjp, then broadcasting and dtype undone.
 
         ``grad`` is a Tensor when the backward is recorded (``create_graph=True``), else an
         array: an op whose VJP is written for both (``op.arrays``) then runs on arrays and
@@ -390,19 +391,22 @@ class Node:
             grads = op.vjp(grad, self)
         finally:
             self._arrays = False
-        out = list(grads)   # (by index, not zip(): one or two inputs, and no tuple per input)
+        out = grads   # copied into a list only if a gradient must change (by index: no tuple per input)
         edges, shapes, dtypes = self.edges, self._input_shapes, self._input_dtypes
-        for i in range(len(out)):
-            g = out[i]
+        for i in range(len(grads)):
+            g = grads[i]
             if g is not None:
                 if edges[i] is None:
-                    out[i] = None
-                    continue
-                if g.shape != shapes[i]:
-                    g = out[i] = sum_to(g, shapes[i])
-                dtype = dtypes[i]
-                if g.dtype is not dtype and g.dtype != dtype:
-                    out[i] = g.astype(dtype)
+                    fitted = None
+                else:
+                    fitted = g if g.shape == shapes[i] else sum_to(g, shapes[i])
+                    dtype = dtypes[i]
+                    if fitted.dtype is not dtype and fitted.dtype != dtype:
+                        fitted = fitted.astype(dtype)
+                if fitted is not g:
+                    if out is grads:
+                        out = list(grads)
+                    out[i] = fitted
         return out
 
     def made_new(self, gi, g, grads_in) -> bool:

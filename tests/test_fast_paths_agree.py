@@ -258,6 +258,20 @@ _CASES = ["leaf, leaf", "leaf, constant tensor", "constant tensor, leaf", "non-l
           "leaf, number's array", "non-leaf, number's array", "float64 leaf, leaf"]
 
 
+def test_fitting_on_arrays_keeps_a_fitting_gradient_and_drops_one_with_nowhere_to_go():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    c = ag.tensor([3.0, 4.0])
+    both = (x * x).grad_fn                     # a * a: one product sent to both inputs
+    g = np.array([1.0, 1.0], dtype=np.float32)
+    ga, gb = both.apply(g)
+    assert ga is gb and ga.tolist() == [1.0, 2.0]   # (the engine adds the two: 2x)
+    add = (x + c).grad_fn                      # add's VJP gives g to both; c takes none
+    out = add.apply(g)
+    assert out[0] is g and out[1] is None
+    bias = (x.reshape(1, 2) + ag.tensor([[1.0, 1.0], [2.0, 2.0]])).grad_fn   # broadcast: summed back
+    assert bias.apply(np.ones((2, 2), dtype=np.float32))[0].tolist() == [[2.0, 2.0]]
+
+
 @pytest.mark.parametrize("case", _CASES)
 @pytest.mark.parametrize("op", [E.ADD, E.SUB, E.MUL, E.MAXIMUM, E.TANH_BACKWARD, E._COMPARE["lt"]],
                          ids=lambda op: op.name)
