@@ -345,3 +345,30 @@ def test_new_op_node_sets_every_field_op_node_sets():
             else:
                 assert a == b, name
     assert fast.seq == made.seq + 1 and type(fast) is OpNode
+
+
+@pytest.mark.parametrize("array", [np.array(2.5, dtype=np.float32), np.array(-1.0), np.array([1.0, 2.0]),
+                                   np.arange(6.0).reshape(2, 3)[:, :1]], ids=["0-d f32", "0-d f64", "1-d", "column"])
+@pytest.mark.parametrize("shape", [(), (3,), (4, 1), (2, 3, 1)])
+def test_backend_broadcast_to_is_numpys_broadcast_to(array, shape):
+    from autogradlab.backend import broadcast_to
+    try:
+        want = np.broadcast_to(array, shape)
+    except ValueError:
+        with pytest.raises(ValueError):
+            broadcast_to(array, shape)
+        return
+    got = broadcast_to(array, shape)
+    assert got.shape == want.shape and got.dtype == want.dtype and got.strides == want.strides
+    np.testing.assert_array_equal(got, want)
+    assert not got.flags.writeable and np.shares_memory(got, array)
+
+
+def test_a_full_sums_gradient_is_a_view_and_the_leaf_takes_a_copy():
+    x = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    g = ag.tensor(3.0)
+    x.sum().backward(g)
+    assert x.grad.data.flags.writeable and not np.shares_memory(x.grad.data, g.data)
+    np.testing.assert_array_equal(x.grad.data, np.full((2, 2), 3.0, dtype=np.float32))
+    x.grad.data += 1.0                                  # .grad is the leaf's own array
+    np.testing.assert_array_equal(g.data, 3.0)

@@ -6,7 +6,7 @@ import builtins
 import operator
 from collections import namedtuple
 
-from ..backend import xp_of
+from ..backend import broadcast_to, xp_of
 from ..tensor import Tensor
 from .elementwise import exp, maximum, minimum, where
 from .registry import apply, defop, expect_tensor
@@ -43,7 +43,7 @@ def expand_back(g, shape, dims, keepdim):
     """Undo a reduction over ``dims``: put size-1 axes back (if dropped) and expand to ``shape``."""
     if not keepdim and dims != tuple(range(len(dims))):  # (reduced leading dims come back by broadcasting)
         g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(shape)))
-    return g.expand(shape) if isinstance(g, Tensor) else xp_of(g).broadcast_to(g, shape)
+    return g.expand(shape) if isinstance(g, Tensor) else broadcast_to(g, shape)
 
 
 def _count(shape, dims):

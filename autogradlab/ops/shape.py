@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy
 
 from ..backend import asarray, scatter_add
+from ..backend import broadcast_to as broadcast_view
 from ..graph import sum_to
 from ..tensor import Tensor
 from .reduce import expand_back, normalize_dims
@@ -39,7 +40,7 @@ PERMUTE = defop("permute", ("self",), math="permute axes;  da = inverse_permute(
 
 EXPAND = defop("expand", ("self",), math="broadcast a to a shape;  da = g summed over broadcast axes",
                view=True,
-               forward=lambda xp, a, shape: xp.broadcast_to(a, shape),
+               forward=lambda xp, a, shape: broadcast_view(a, shape),
                vjp=lambda g, ctx: (g,), formulas=("1",))  # Node.apply sums g back to a's shape
 
 SUM_TO_SIZE = defop("sum_to_size", ("self",), math="sum a down to a shape;  da = g expanded",
