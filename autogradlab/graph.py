@@ -312,7 +312,12 @@ class Node:
         """Per input: does it need a gradient? (``edges[i] is not None``)"""
         needs = self._needs
         if needs is None:
-            needs = self._needs = tuple([edge is not None for edge in self.edges])
+            edges = self.edges
+            if len(edges) == 2:   # (most ops: no list comprehension to call)
+                needs = (edges[0] is not None, edges[1] is not None)
+            else:
+                needs = tuple([edge is not None for edge in edges])
+            self._needs = needs
         return needs
 
     # -- introspection (public: the viz's draw(tensor) uses only these) ---------------

@@ -372,3 +372,13 @@ def test_a_full_sums_gradient_is_a_view_and_the_leaf_takes_a_copy():
     np.testing.assert_array_equal(x.grad.data, np.full((2, 2), 3.0, dtype=np.float32))
     x.grad.data += 1.0                                  # .grad is the leaf's own array
     np.testing.assert_array_equal(g.data, 3.0)
+
+
+def test_needs_input_grad_is_whether_each_edge_leads_somewhere():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    c = ag.tensor([3.0, 4.0])
+    for out in (x * c, c * x, x * x, x.tanh(), ag.where(c > 3.0, x, c), ag.where(c > 3.0, c, x), ag.cat([x, c, x])):
+        node = out.grad_fn
+        assert node.needs_input_grad == tuple(e is not None for e in node.edges)
+        assert node.needs_input_grad is node.needs_input_grad          # made once per node
+    assert (x * c).grad_fn.needs_input_grad == (True, False) and (c * x).grad_fn.needs_input_grad == (False, True)
