@@ -6,7 +6,7 @@ import numpy
 from ..grad_mode import state
 from ..tensor import Tensor
 from .elementwise import promote
-from .registry import apply, defop
+from .registry import apply, apply_binary, defop
 
 
 def _matmul_forward(xp, a, b, ta=False, tb=False):
@@ -17,6 +17,8 @@ def transposed_matmul(a, b, ta, tb):
     """``op(a) @ op(b)`` for operands of 2 or more dims, ``op`` transposing the last two where asked
     (``ta``, ``tb``): what matmul's VJP computes, one recorded op under create_graph (not a transpose,
     then a product) and one ``matmul`` call on arrays."""
+    if type(a) is Tensor and type(b) is Tensor:
+        return apply_binary(MATMUL, a, b, {"ta": ta, "tb": tb} if ta or tb else None)
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         return apply(MATMUL, (a, b), {"ta": ta, "tb": tb} if ta or tb else None)
     return _matmul_forward(None, a, b, ta, tb)   # (a VJP on arrays: nothing to record)
@@ -99,7 +101,7 @@ def matmul(a, b):
         out = apply(MATMUL, (a.reshape(-1, k_a), b)).reshape(a.shape[:-1] + b.shape[1:])
         out._vc, out._view = [0], None   # not a view: the product is new memory (PyTorch's _unsafe_view)
         return out
-    return apply(MATMUL, (a, b))
+    return apply_binary(MATMUL, a, b) if type(a) is Tensor and type(b) is Tensor else apply(MATMUL, (a, b))
 
 
 def dot(a, b):

@@ -9,7 +9,7 @@ from collections import namedtuple
 from ..backend import broadcast_to, xp_of
 from ..tensor import Tensor
 from .elementwise import exp, maximum, minimum, where
-from .registry import apply, defop, expect_tensor
+from .registry import apply, apply_unary, defop, expect_tensor
 
 
 def normalize_dims(dim, ndim, op="reduction"):
@@ -130,7 +130,8 @@ def _reduce(op, a, dim, keepdim):
     dims = normalize_dims(dim, a.ndim, op.name)
     if a.ndim == 0:
         dims = ()  # a 0-d tensor accepts dim 0 / -1, as in PyTorch; there is nothing to reduce
-    return apply(op, (a,), {"dims": dims, "keepdim": bool(keepdim)})
+    params = {"dims": dims, "keepdim": bool(keepdim)}
+    return apply_unary(op, a, params) if type(a) is Tensor else apply(op, (a,), params)
 
 
 def sum(a, dim=None, keepdim=False):
@@ -329,11 +330,11 @@ def softmax(a, dim):
     """``exp(a) / sum(exp(a), dim)`` computed stably."""
     expect_tensor(a, "softmax")
     d = single_dim(dim, a.ndim, "softmax")
-    return apply(SOFTMAX, (a,), {"dim": d})
+    return apply_unary(SOFTMAX, a, {"dim": d}) if type(a) is Tensor else apply(SOFTMAX, (a,), {"dim": d})
 
 
 def log_softmax(a, dim):
     """``a - logsumexp(a, dim)``."""
     expect_tensor(a, "log_softmax")
     d = single_dim(dim, a.ndim, "log_softmax")
-    return apply(LOG_SOFTMAX, (a,), {"dim": d})
+    return apply_unary(LOG_SOFTMAX, a, {"dim": d}) if type(a) is Tensor else apply(LOG_SOFTMAX, (a,), {"dim": d})

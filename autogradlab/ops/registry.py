@@ -260,17 +260,18 @@ def _edge(t):
     return edge
 
 
-def apply_unary(op, a):
-    """``apply(op, (a,))`` for a Tensor ``a`` and an op with no parameters that makes no view (exp, tanh,
-    relu, ...): the same steps without the loop over inputs. A view waiting to be refreshed takes
+def apply_unary(op, a, params=None):
+    """``apply(op, (a,), params)`` for a Tensor ``a`` (exp, tanh, sum, softmax, ...): the same steps
+    without the loop over inputs. An op that makes a view, or a view waiting to be refreshed, takes
     :func:`apply`. (tests/test_fast_paths_agree.py checks that the two make the same tensor and node.)"""
     switches = state.__dict__
     grad_enabled = switches["grad_enabled"]
-    if a._view is not None and grad_enabled:
-        return apply(op, (a,))
+    if op.view or (a._view is not None and grad_enabled):
+        return apply(op, (a,), params)
     device, x = a.device, a.data
+    xp = _CPU_XP if device == "cpu" else xp_for(device)
     try:
-        data = op.forward(_CPU_XP if device == "cpu" else xp_for(device), x)
+        data = op.forward(xp, x, **params) if params else op.forward(xp, x)
     except ValueError as exc:
         raise _forward_error(op, (a,), exc) from None
     if type(data) is not _NDARRAY and isinstance(data, numpy.generic):
@@ -278,25 +279,26 @@ def apply_unary(op, a):
     if not (grad_enabled and a._requires_grad and op.differentiable):
         return _make(data, False, None, device)
     out = _make(data, True, None, device)
-    _record(op, (a,), (x,), (_edge(a),), None, out, device, switches)
+    _record(op, (a,), (x,), (_edge(a),), params, out, device, switches)
     return out
 
 
-def apply_binary(op, a, b):
-    """``apply(op, (a, b))`` for a Tensor ``a`` and a Tensor or NumPy constant ``b`` on its device, for
-    an op with no parameters that makes no view (every binary operator): the same steps without the
+def apply_binary(op, a, b, params=None):
+    """``apply(op, (a, b), params)`` for a Tensor ``a`` and a Tensor or NumPy constant ``b`` on its
+    device, for an op that makes no view (every binary operator, matmul): the same steps without the
     loop over inputs. Two devices or a view waiting to be refreshed take :func:`apply`.
     (tests/test_fast_paths_agree.py checks that the two make the same tensor and node.)"""
     switches = state.__dict__
     grad_enabled = switches["grad_enabled"]
     device = a.device
     constant = type(b) is _NDARRAY
-    if (b.device is not device if not constant else device != "cpu") or (
+    if op.view or (b.device is not device if not constant else device != "cpu") or (
             grad_enabled and (a._view is not None or not constant and b._view is not None)):
-        return apply(op, (a, b))
+        return apply(op, (a, b), params)
     x, y = a.data, (b if constant else b.data)
+    xp = _CPU_XP if device == "cpu" else xp_for(device)
     try:
-        data = op.forward(_CPU_XP if device == "cpu" else xp_for(device), x, y)
+        data = op.forward(xp, x, y, **params) if params else op.forward(xp, x, y)
     except ValueError as exc:
         raise _forward_error(op, (a, b), exc) from None
     if type(data) is not _NDARRAY and isinstance(data, numpy.generic):
@@ -308,7 +310,7 @@ def apply_binary(op, a, b):
     if a_edge is None and b_edge is None:
         return _make(data, False, None, device)
     out = _make(data, True, None, device)
-    _record(op, (a, b), (x, y), (a_edge, b_edge), None, out, device, switches)
+    _record(op, (a, b), (x, y), (a_edge, b_edge), params, out, device, switches)
     return out
 
 
