@@ -57,6 +57,14 @@ def grad_arguments(outputs, inputs, grad_outputs, retain_graph, create_graph, al
                          "but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    if (type(outputs) is Tensor and grad_outputs is None and outputs._requires_grad
+            and outputs._view is None and outputs.data.size == 1):
+        # the common call, grad(loss, params): what the general path below gives it, with no checks to fail
+        given = (inputs,) if isinstance(inputs, Tensor) else inputs
+        if type(given) in (tuple, list) and given and all(
+                [isinstance(t, Tensor) and t._requires_grad and t._view is None for t in given]):
+            return ((outputs,), tuple(given), [_implicit_seed(outputs)], (True,),
+                    bool(create_graph if retain_graph is None else retain_graph), allow_unused)
     roots = _as_tuple(outputs, "outputs", allow_edges=True)
     inputs = _as_tuple(inputs, "inputs", allow_edges=True)
     _refresh_views(roots)

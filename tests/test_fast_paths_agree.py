@@ -178,6 +178,41 @@ def test_the_arguments_of_loss_backward_agree_with_the_general_path(create_graph
         [(s.shape, s.dtype, s.device, s.requires_grad, s.tolist()) for s in seeds2]
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("retain_graph", [None, False, True])
+@pytest.mark.parametrize("given", ["tuple", "list", "one tensor", "a non-leaf too"])
+@pytest.mark.parametrize("allow_unused", [None, True])
+def test_the_arguments_of_grad_loss_params_agree_with_the_general_path(create_graph, retain_graph, given,
+                                                                       allow_unused):
+    """``grad(loss, params)`` (one scalar root, no grad_outputs) takes a short path in
+    ``arguments.grad_arguments``; given as a list the same root takes the general one."""
+    from autogradlab.arguments import grad_arguments
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    w = ag.tensor([[3.0]], dtype=ag.float64, requires_grad=True)
+    h = x * 2.0
+    loss = (h * h).sum() + w.sum()
+    inputs = {"tuple": (x, w), "list": [x, w], "one tensor": x, "a non-leaf too": [h, x]}[given]
+    short = grad_arguments(loss, inputs, None, retain_graph, create_graph, allow_unused, False)
+    general = grad_arguments([loss], inputs, None, retain_graph, create_graph, allow_unused, False)
+    (roots, ins, seeds, implicit, retain, unused), (roots2, ins2, seeds2, implicit2, retain2, unused2) = short, general
+    assert roots == roots2 and ins == ins2 and type(ins) is tuple and tuple(implicit) == tuple(implicit2)
+    assert retain is retain2 and unused is unused2
+    assert [(s.shape, s.dtype, s.device, s.requires_grad, s.tolist()) for s in seeds] == \
+        [(s.shape, s.dtype, s.device, s.requires_grad, s.tolist()) for s in seeds2]
+
+
+def test_grad_refuses_what_the_short_path_does_not_take_with_the_general_paths_errors():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    loss = (x * x).sum()
+    with pytest.raises(RuntimeError, match=r"does not require grad: inputs\[1\]"):
+        ag.autograd.grad(loss, [x, ag.tensor([1.0])])
+    with pytest.raises(TypeError, match=r"inputs\[0\] must be a Tensor"):
+        ag.autograd.grad(loss, [[1.0]])
+    with pytest.raises(RuntimeError, match="at least one input"):
+        ag.autograd.grad(loss, [])
+    assert x.grad is None
+
+
 def test_a_leafs_edge_in_apply_is_its_grad_accumulator_also_after_the_old_one_is_gone():
     x = ag.tensor([1.0, 2.0], requires_grad=True)
     y = x * 2.0
