@@ -444,3 +444,21 @@ def test_a_view_op_given_to_the_fast_paths_still_makes_a_view():
     y = apply_unary(ag.ops.REGISTRY["transpose"], x, {"dim0": 0, "dim1": 1})
     assert y._vc is x._vc and y._view is not None                 # shares x's version counter, as apply's
     _same_result(y, apply(ag.ops.REGISTRY["transpose"], (x,), {"dim0": 0, "dim1": 1}))
+
+
+@pytest.mark.parametrize("array", [np.array([True, True, False]), np.arange(6, dtype=np.int8).reshape(2, 3),
+                                   np.ones((2, 3), np.float16), np.linspace(0, 1, 24).reshape(2, 3, 4), np.ones(())],
+                         ids=["bool", "int8", "float16", "float64 3-d", "0-d"])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_sums_forward_is_ndarray_sum(array, keepdim):
+    from autogradlab.ops.reduce import _sum_forward, normalize_dims
+    every = {(), normalize_dims(None, array.ndim), normalize_dims(0, array.ndim), normalize_dims(-1, array.ndim)}
+    for dims in every if array.ndim else {()}:      # (a 0-d tensor's dim 0 reduces nothing: _reduce passes ())
+        got, want = _sum_forward(np, array, dims, keepdim), array.sum(axis=dims, keepdims=keepdim)
+        assert type(got) is type(want) and got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_normalize_dims_of_none_is_every_axis_for_any_ndim():
+    from autogradlab.ops.reduce import normalize_dims
+    for ndim in range(12):
+        assert normalize_dims(None, ndim) == tuple(range(ndim))

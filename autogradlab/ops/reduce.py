@@ -6,16 +6,22 @@ import builtins
 import operator
 from collections import namedtuple
 
+import numpy
+
 from ..backend import broadcast_to, xp_of
 from ..tensor import Tensor
 from .elementwise import exp, maximum, minimum, where
 from .registry import apply, apply_unary, defop, expect_tensor
 
 
+_add_reduce = numpy.add.reduce
+_ALL_DIMS = [tuple(range(n)) for n in range(9)]   # dim=None: every axis (made once per ndim)
+
+
 def normalize_dims(dim, ndim, op="reduction"):
     """``dim`` (int, tuple or None) as a sorted tuple of non-negative axes."""
     if dim is None:
-        return tuple(range(ndim))
+        return _ALL_DIMS[ndim] if ndim < len(_ALL_DIMS) else tuple(range(ndim))
     dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     out, size = [], builtins.max(ndim, 1)  # (this module defines its own max, min and sum)
     for d in dims:
@@ -53,8 +59,13 @@ def _count(shape, dims):
     return n
 
 
+def _sum_forward(xp, a, dims, keepdim):
+    # (NumPy's ndarray.sum is add.reduce behind a Python wrapper: called directly, 0.2 us less)
+    return _add_reduce(a, dims, None, None, keepdim) if type(a) is numpy.ndarray else a.sum(axis=dims, keepdims=keepdim)
+
+
 SUM = defop("sum", ("self",), math="sum_i a_i;  da = g (expanded)",
-            forward=lambda xp, a, dims, keepdim: a.sum(axis=dims, keepdims=keepdim),
+            forward=_sum_forward,
             vjp=lambda g, ctx: (expand_back(g, ctx._input_shapes[0], ctx.dims, ctx.keepdim),),
             formulas=("1",))
 

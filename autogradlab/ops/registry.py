@@ -173,7 +173,7 @@ def not_a_tensor(name, got):
 
 def expect_tensor(a, name):
     """Raise :func:`not_a_tensor` unless ``a`` is a Tensor (or an array: a VJP running on arrays)."""
-    if not hasattr(a, "ndim"):
+    if type(a) is not Tensor and not hasattr(a, "ndim"):   # (a Tensor's ndim is a property: not run)
         raise not_a_tensor(name, a)
 
 
