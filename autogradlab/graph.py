@@ -430,9 +430,11 @@ class Node:
             if g is None or edge is None:
                 out.append(None)
                 continue
-            if g.shape != shape:
+            data = g.data   # (its shape and dtype read off the array: no Tensor property to call)
+            if data.shape != shape:
                 g = sum_to_shape(g, shape)
-            if g.dtype != dtype:
+                data = g.data
+            if data.dtype != dtype:
                 g = cast(g, dtype)
             out.append(g)
         return out

@@ -462,3 +462,25 @@ def test_normalize_dims_of_none_is_every_axis_for_any_ndim():
     from autogradlab.ops.reduce import normalize_dims
     for ndim in range(12):
         assert normalize_dims(None, ndim) == tuple(range(ndim))
+
+
+def test_a_vjp_reading_back_a_numbers_array_records_it_as_a_constant_under_create_graph():
+    x = ag.tensor([1.0, -2.0, 3.0], dtype=ag.float64, requires_grad=True)
+    c = constant(0.25, x)                                         # what ctx.other gives back for x * 0.25
+    y, z = E.mul(x, c), x * 0.25
+    assert y.grad_fn.edges[1] is None and y.grad_fn._saved["other"] is z.grad_fn._saved["other"]
+    v = ag.tensor([1.0, 1.0, 1.0], dtype=ag.float64, requires_grad=True)
+    loss = (x * x).sum() * 0.25
+    g, = ag.autograd.grad(loss, x, grad_outputs=v.sum(), create_graph=True)   # the VJP's v * 0.25 is recorded
+    np.testing.assert_allclose(g.data, 0.5 * x.data * 3.0)
+    dv, = ag.autograd.grad(g.sum(), v)                            # d/dv of sum(2 x * 0.25 * sum(v)) = sum(x) / 2
+    np.testing.assert_allclose(dv.data, np.full(3, x.data.sum() / 2))
+
+
+def test_a_writable_array_operand_is_not_taken_as_a_shared_constant():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    w = np.array([3.0, 4.0], dtype=np.float32)                    # the user's own array: may change later
+    y = x * w
+    assert y.grad_fn._saved["other"].__class__.__name__ == "SavedTensor"   # wrapped (promote), as before
+    np.testing.assert_allclose(y.data, [3.0, 8.0])
+

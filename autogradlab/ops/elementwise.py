@@ -126,6 +126,9 @@ def _binary(op):
                 if shared is not None and shared.dtype is data.dtype and type(data) is numpy.ndarray:
                     return apply_binary(op, a, shared)
                 return apply(op, (a, constant(b, a)))
+            if (type(b) is numpy.ndarray and b.dtype is data.dtype and type(data) is numpy.ndarray
+                    and not b.flags.writeable):   # a number's shared array, read back by a VJP under create_graph
+                return apply_binary(op, a, b)
         if not isinstance(a, Tensor) and not isinstance(b, Tensor):
             return on_arrays(op, (a, b))  # inside a VJP on arrays
         return apply(op, promote(a, b))

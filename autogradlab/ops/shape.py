@@ -8,7 +8,7 @@ from ..backend import broadcast_to as broadcast_view
 from ..graph import sum_to
 from ..tensor import Tensor
 from .reduce import expand_back, normalize_dims
-from .registry import apply, defop, expect_tensor
+from .registry import apply, apply_unary, defop, expect_tensor
 
 
 def _size_args(sizes):
@@ -193,6 +193,8 @@ def sum_to_size(a, *shape):
     lead = a.ndim - len(shape)   # ``shape`` must expand to ``a.shape``: each size 1 or a's, aligned right
     if lead < 0 or any(n != 1 and n != a.shape[lead + i] for i, n in enumerate(shape)):
         raise RuntimeError(f"sum_to_size: size {list(shape)} is not expandable to size {list(a.shape)}")
+    if type(a) is Tensor:
+        return apply_unary(SUM_TO_SIZE, a, {"shape": shape})
     return apply(SUM_TO_SIZE, (a,), {"shape": shape})
 
 
