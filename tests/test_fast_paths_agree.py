@@ -484,3 +484,16 @@ def test_a_writable_array_operand_is_not_taken_as_a_shared_constant():
     assert y.grad_fn._saved["other"].__class__.__name__ == "SavedTensor"   # wrapped (promote), as before
     np.testing.assert_allclose(y.data, [3.0, 8.0])
 
+
+
+@pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True), (False, False)])
+def test_a_product_of_two_matrices_takes_the_fast_path_and_makes_what_apply_makes(needs):
+    rng = np.random.default_rng(2)
+    a = ag.tensor(rng.standard_normal((2, 3)), requires_grad=needs[0])
+    b = ag.tensor(rng.standard_normal((3, 4)), requires_grad=needs[1])
+    slow = apply(ag.ops.REGISTRY["matmul"], (a, b))
+    _same_result(a @ b, slow)
+    with pytest.raises(ValueError, match=r"shapes \(2, 3\) and \(2, 3\) cannot be multiplied"):
+        a @ a                                                     # not fitting: the general path's message
+    with pytest.raises(ValueError, match="cannot be multiplied"):
+        a @ ag.tensor(rng.standard_normal((3, 4)), dtype=ag.float32)[:2]

@@ -77,6 +77,10 @@ DOT = defop("dot", ("self", "other"), save=("self", "other"), save_if={"self": 1
 
 def matmul(a, b):
     """Matrix product with NumPy's rules for 1-D and batched operands."""
+    if type(a) is Tensor and type(b) is Tensor:   # two matrices that fit (the common case): nothing to check
+        x, y = a.data, b.data
+        if x.ndim == 2 and y.ndim == 2 and x.dtype is y.dtype and x.shape[1] == y.shape[0]:
+            return apply_binary(MATMUL, a, b)
     a, b = promote(a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"matmul: both arguments need at least 1 dimension, got shapes "
