@@ -1814,3 +1814,19 @@ def test_a_100k_op_chain_runs_forward_and_backward_without_recursion():
     h.sum().backward()
     close(x.grad, [1.0])
     del h                                    # freeing the long chain recurses nowhere either
+
+
+def test_a_backward_pass_reads_anomaly_mode_when_it_starts():
+    """Switching anomaly mode from inside a hook takes effect from the next pass, not mid-pass."""
+    x = ag.tensor([0.0], requires_grad=True)
+    y = ag.sqrt(x) * 0.0                                   # d sqrt at 0: inf * 0 = NaN in the gradient
+    mode = ag.autograd.set_detect_anomaly(False)
+    try:
+        y.register_hook(lambda g: ag.autograd.set_detect_anomaly(True) and None)
+        y.sum().backward(retain_graph=True)                # started without anomaly mode: no error
+        assert np.isnan(x.grad.data).all()
+        with pytest.raises(RuntimeError, match="nan|NaN"):
+            y.sum().backward()                             # started with it on: stops at the NaN
+    finally:
+        mode.__exit__(None, None, None)
+    assert not ag.autograd.is_anomaly_enabled()
