@@ -248,7 +248,9 @@ def test_a_number_operand_takes_the_array_and_saved_value_constant_and_save_cons
 
 from autogradlab.graph import OpNode, new_op_node                      # noqa: E402
 from autogradlab.ops import elementwise as E                           # noqa: E402
+from autogradlab.ops import registry                                     # noqa: E402
 from autogradlab.ops.registry import apply, apply_binary, apply_unary  # noqa: E402
+from conftest import import_torch                                       # noqa: E402
 
 _NODE_FIELDS = [s for s in OpNode.__mro__[1].__slots__ if s not in ("seq", "__weakref__", "_saved", "_out_ref")]
 
@@ -352,6 +354,34 @@ def test_the_operators_take_the_fast_paths_and_a_stale_view_or_a_number_error_ta
     with pytest.raises(ValueError, match="cannot be broadcast") as slow_error:
         apply(E.MUL, (ag.tensor([1.0, 2.0]), ag.tensor([1.0, 2.0, 3.0])))
     assert str(fast_error.value) == str(slow_error.value)
+
+
+@pytest.mark.parametrize("stale", [False, True], ids=["fresh view", "stale view"])
+def test_a_view_operand_takes_apply_only_when_its_base_changed_since(stale, monkeypatch):
+    """A view whose base is unchanged takes the fast path (W5's expanded gradient); a stale one, whose
+    history must be taken again, goes through apply: the gradients are torch's either way."""
+    torch = import_torch()
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    base = x * 1.0
+    view = base[:2]
+    if stale:
+        base.mul_(2.0)              # the view's history must be taken again: apply does that
+    calls = []
+    monkeypatch.setattr(registry, "apply", lambda *args: calls.append(args) or apply(*args))
+    fast_bin, fast_un = apply_binary(E.MUL, view, view), apply_unary(E.TANH, view)
+    assert len(calls) == (2 if stale else 0)
+    monkeypatch.undo()
+    _same_result(fast_bin, apply(E.MUL, (view, view)))
+    _same_result(fast_un, apply(E.TANH, (view,)))
+    np.testing.assert_array_equal(fast_bin.data, (base.data[:2]) ** 2)
+    g, = ag.autograd.grad(fast_bin.sum() + fast_un.sum(), x)
+    xt = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    bt = xt * 1.0
+    vt = bt[:2]
+    if stale:
+        bt.mul_(2.0)
+    ((vt * vt).sum() + vt.tanh().sum()).backward()
+    np.testing.assert_allclose(g.numpy(), xt.grad.numpy(), rtol=1e-6)
 
 
 def test_the_fast_paths_tell_a_trace_what_apply_tells():

@@ -266,7 +266,7 @@ def apply_unary(op, a, params=None):
     :func:`apply`. (tests/test_fast_paths_agree.py checks that the two make the same tensor and node.)"""
     switches = state.__dict__
     grad_enabled = switches["grad_enabled"]
-    if op.view or (a._view is not None and grad_enabled):
+    if op.view or (grad_enabled and a._view is not None and a._view[2] != a._vc[0]):
         return apply(op, (a,), params)
     device, x = a.device, a.data
     xp = _CPU_XP if device == "cpu" else xp_for(device)
@@ -292,8 +292,9 @@ def apply_binary(op, a, b, params=None):
     grad_enabled = switches["grad_enabled"]
     device = a.device
     constant = type(b) is _NDARRAY
-    if op.view or (b.device is not device if not constant else device != "cpu") or (
-            grad_enabled and (a._view is not None or not constant and b._view is not None)):
+    if op.view or (b.device is not device if not constant else device != "cpu") or grad_enabled and (
+            a._view is not None and a._view[2] != a._vc[0]
+            or not constant and b._view is not None and b._view[2] != b._vc[0]):
         return apply(op, (a, b), params)
     x, y = a.data, (b if constant else b.data)
     xp = _CPU_XP if device == "cpu" else xp_for(device)
