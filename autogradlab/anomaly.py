@@ -31,8 +31,8 @@ class set_detect_anomaly:
 
 class detect_anomaly:
     """Context manager/decorator: ops record their forward traceback, and a backward
-    that produces NaN raises naming the op and showing that traceback. A backward pass reads
-    the mode when it starts (switching it from inside a hook takes effect from the next pass)."""
+    that produces NaN raises naming the op and showing that traceback. The backward reads
+    the mode at each node, as PyTorch does: switched on from inside a hook, it checks the rest of that pass."""
 
     def __enter__(self):
         self._prev = state.anomaly

@@ -1816,17 +1816,28 @@ def test_a_100k_op_chain_runs_forward_and_backward_without_recursion():
     del h                                    # freeing the long chain recurses nowhere either
 
 
-def test_a_backward_pass_reads_anomaly_mode_when_it_starts():
-    """Switching anomaly mode from inside a hook takes effect from the next pass, not mid-pass."""
-    x = ag.tensor([0.0], requires_grad=True)
-    y = ag.sqrt(x) * 0.0                                   # d sqrt at 0: inf * 0 = NaN in the gradient
-    mode = ag.autograd.set_detect_anomaly(False)
-    try:
-        y.register_hook(lambda g: ag.autograd.set_detect_anomaly(True) and None)
-        y.sum().backward(retain_graph=True)                # started without anomaly mode: no error
-        assert np.isnan(x.grad.numpy()).all()
-        with pytest.raises(RuntimeError, match="nan|NaN"):
-            y.sum().backward()                             # started with it on: stops at the NaN
-    finally:
-        mode.__exit__(None, None, None)
+@pytest.mark.parametrize("switch_on", [True, False], ids=["switched on", "switched off"])
+def test_anomaly_mode_switched_from_a_hook_takes_effect_in_the_same_pass_as_in_torch(switch_on):
+    """PyTorch reads anomaly mode at each node: a tensor hook that switches it on makes the rest of the
+    same pass stop at a NaN; switched off, the rest of the pass runs on."""
+    torch = import_torch()
+
+    def run(lib, mod):
+        x = lib.tensor([-1.0, 4.0], requires_grad=True)
+        z = mod.sqrt(x) * 2.0                        # d sqrt at -1: NaN, made by a node after z's hook
+        z.register_hook(lambda g: lib.autograd.set_detect_anomaly(switch_on) and None)
+        mode = lib.autograd.set_detect_anomaly(not switch_on)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")      # (torch warns that anomaly mode slows things down)
+                z.sum().backward()
+            return "ran", np.isnan(x.grad.detach().numpy()).tolist()
+        except RuntimeError as exc:
+            assert "nan" in str(exc).lower() and "Sqrt" in str(exc)
+            return "stopped", x.grad
+        finally:
+            mode.__exit__(None, None, None)
+
+    ours, theirs = run(ag, ag), run(torch, torch)
+    assert ours == theirs == (("stopped", None) if switch_on else ("ran", [True, False]))
     assert not ag.autograd.is_anomaly_enabled()
