@@ -507,12 +507,20 @@ def test_a_vjp_reading_back_a_numbers_array_records_it_as_a_constant_under_creat
     np.testing.assert_allclose(dv.data, np.full(3, x.data.sum() / 2))
 
 
-def test_a_writable_array_operand_is_not_taken_as_a_shared_constant():
+@pytest.mark.parametrize("writeable", [True, False], ids=["writable", "read-only"])
+def test_a_users_array_operand_is_not_taken_as_a_shared_constant(writeable):
+    """Only a number's shared array takes the constant fast path: a user's own array, read-only or not,
+    is wrapped as before, so saved_tensors_hooks see it (a read-only one was once saved raw, unpacked)."""
     x = ag.tensor([1.0, 2.0], requires_grad=True)
     w = np.array([3.0, 4.0], dtype=np.float32)                    # the user's own array: may change later
+    w.flags.writeable = writeable
     y = x * w
     assert y.grad_fn._saved["other"].__class__.__name__ == "SavedTensor"   # wrapped (promote), as before
     np.testing.assert_allclose(y.data, [3.0, 8.0])
+    packed = []
+    with ag.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.data.copy()) or t, lambda t: t):
+        x * w
+    assert [p.tolist() for p in packed] == [[3.0, 4.0]]
 
 
 

@@ -13,7 +13,7 @@ import numpy
 
 from ..backend import asarray, to_host
 from ..grad_mode import state
-from ..graph import OpNode, forget_constants, share_constant
+from ..graph import _SHARED_CONSTANTS, OpNode, forget_constants, share_constant
 from ..tensor import DEFAULT_FLOAT, Tensor
 from .registry import apply, apply_binary, apply_unary, defop, on_arrays
 
@@ -126,9 +126,10 @@ def _binary(op):
                 if shared is not None and shared.dtype is data.dtype and type(data) is numpy.ndarray:
                     return apply_binary(op, a, shared)
                 return apply(op, (a, constant(b, a)))
-            if (type(b) is numpy.ndarray and b.dtype is data.dtype and type(data) is numpy.ndarray
-                    and not b.flags.writeable):   # a number's shared array, read back by a VJP under create_graph
-                return apply_binary(op, a, b)
+            if type(b) is numpy.ndarray and b.dtype is data.dtype and type(data) is numpy.ndarray:
+                shared = _SHARED_CONSTANTS.get(id(b))   # a number's shared array, read back by a VJP
+                if shared is not None and shared.data is b:   # under create_graph (any other array: promote)
+                    return apply_binary(op, a, b)
         if not isinstance(a, Tensor) and not isinstance(b, Tensor):
             return on_arrays(op, (a, b))  # inside a VJP on arrays
         return apply(op, promote(a, b))
