@@ -1816,6 +1816,27 @@ def test_a_100k_op_chain_runs_forward_and_backward_without_recursion():
     del h                                    # freeing the long chain recurses nowhere either
 
 
+def test_anomaly_modes_forward_traceback_ends_at_the_line_that_called_the_op():
+    """Whatever path an op takes inside the package (an operator, a reduction's helper, a stale view
+    taken again through apply), the traceback anomaly mode keeps ends at the caller's line."""
+    with ag.autograd.detect_anomaly():
+        x = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        x2 = x * 1.0
+        stale = x2[0]
+        x2.mul_(1.0)                                   # stale's base changed: it is taken again
+        made = {"mul": x * 2.0, "sum": x.sum(), "sum0": x.sum(0), "matmul": x @ x, "tanh": x.tanh(),
+                "stale exp": ag.exp(stale), "stale mul": stale * x, "reshape": x.reshape(4)}
+    for name, y in made.items():
+        last = y.grad_fn._traceback.rstrip().splitlines()
+        assert __file__ in last[-2] and "test_anomaly_modes_forward_traceback_ends" in last[-2], name
+    with ag.autograd.detect_anomaly():
+        z = (ag.sqrt(ag.tensor([0.0], requires_grad=True)) * 0.0).sum()   # NaN in sqrt's backward
+        with pytest.raises(RuntimeError) as err, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            z.backward()
+    assert str(err.value).rstrip().splitlines()[-1].strip().startswith("z = (ag.sqrt(")
+
+
 @pytest.mark.parametrize("switch_on", [True, False], ids=["switched on", "switched off"])
 def test_anomaly_mode_switched_from_a_hook_takes_effect_in_the_same_pass_as_in_torch(switch_on):
     """PyTorch reads anomaly mode at each node: a tensor hook that switches it on makes the rest of the

@@ -22,6 +22,7 @@ sums each gradient back to its input's shape), never inside a VJP.
 from __future__ import annotations
 
 import inspect
+import os
 import traceback
 import weakref
 
@@ -344,10 +345,22 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
             saved["result"] = save_tensor(out, node) if packing else SavedResult(out)
         node._saved = saved
     if switches["anomaly"]:
-        node._traceback = "".join(traceback.format_stack()[:-3])
+        node._traceback = _forward_traceback()
     tape = switches["tape"]
     if tape is not None:  # (a constant operand is told as the constant tensor it stands for)
         tape.op_recorded(node, inputs, out)
+
+
+_OPS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "")
+
+
+def _forward_traceback():
+    """Anomaly mode's record of where an op was called: the Python stack up to the caller's line,
+    without the frames inside this package's ops (the operator, apply, _record: their number varies)."""
+    frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_OPS_DIR):
+        frames.pop()
+    return "".join(traceback.format_list(frames))
 
 
 def on_arrays(op: OpDef, arrays, params=None):
