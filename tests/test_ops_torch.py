@@ -363,3 +363,16 @@ def test_pow_with_a_scalar_exponent_saves_its_input_not_its_output_like_torch():
         y.add_(1.0)
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             y.sum().backward()
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int32", "int64"])
+@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid"])
+def test_floating_unary_ops_compute_an_int_or_bool_tensor_in_float32_like_torch(name, dtype):
+    """exp(int) is float32 in PyTorch (its default dtype), not NumPy's float64 (or float16 for bool), and
+    sigmoid of an int tensor is its float sigmoid, not an int; a function and a method alike."""
+    values = np.array([0, 1, 2, 5], dtype=dtype) if dtype != "bool" else np.array([False, True, True, False])
+    want = getattr(torch, name)(torch.tensor(values))
+    for got in (getattr(ag, name)(ag.tensor(values)), getattr(ag.tensor(values), name)()):
+        assert got.dtype == np.dtype(str(want.dtype).replace("torch.", "")) == np.float32
+        assert not got.requires_grad
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=0)

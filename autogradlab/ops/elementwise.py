@@ -146,6 +146,20 @@ def _unary(op):
     return fn
 
 
+def _floating_unary(op):
+    """A unary op whose result is a float whatever the input (exp, log, sqrt, sin, cos, tanh, sigmoid):
+    as in PyTorch, an int or bool tensor is computed in the default float dtype (float32)."""
+    def fn(a):
+        if type(a) is Tensor and a.data.dtype.kind == "f":
+            return apply_unary(op, a)
+        if isinstance(a, Tensor) and a.dtype.kind in "biu":
+            a = to_dtype(a, DEFAULT_FLOAT)
+        return apply(op, (a,))
+    fn.__name__ = op.name
+    fn.__doc__ = op.__doc__
+    return fn
+
+
 # -- arithmetic ------------------------------------------------------------------------
 
 ADD = defop("add", ("self", "other"), math="a + b;  da = g, db = g",
@@ -354,8 +368,8 @@ _COMPARE = {
 
 add, sub, mul, maximum, minimum, tanh_backward = map(
     _binary, (ADD, SUB, MUL, MAXIMUM, MINIMUM, TANH_BACKWARD))
-neg, exp, log, sqrt, sin, cos, tanh, sigmoid, relu, abs, sign = map(
-    _unary, (NEG, EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RELU, ABS, SIGN))
+neg, relu, abs, sign = map(_unary, (NEG, RELU, ABS, SIGN))
+exp, log, sqrt, sin, cos, tanh, sigmoid = map(_floating_unary, (EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID))
 lt, le, gt, ge, eq, ne = (_binary(_COMPARE[n]) for n in ("lt", "le", "gt", "ge", "eq", "ne"))
 
 
