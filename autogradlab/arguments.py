@@ -123,7 +123,9 @@ def grad_results(inputs, captured, allow_unused, materialize_grads, create_graph
 def _as_tuple(value, argname, allow_edges=False):
     if isinstance(value, (Tensor, GradientEdge)):
         value = (value,)
-    elif not isinstance(value, (tuple, list)):
+    elif isinstance(value, (tuple, list)) or hasattr(value, "__iter__") and not isinstance(value, (str, bytes)):
+        value = tuple(value)   # (any iterable, as PyTorch takes: model.parameters() is a generator)
+    else:
         raise TypeError(f"{argname} must be a Tensor or a sequence of Tensors, got {type(value).__name__}")
     for i, v in enumerate(value):
         if isinstance(v, GradientEdge) and allow_edges:
@@ -144,7 +146,8 @@ def _make_seeds(roots, grad_tensors, create_graph, argname, rootname):
         grad_tensors = (None,) * len(roots)
     elif isinstance(grad_tensors, Tensor):
         grad_tensors = (grad_tensors,)
-    elif isinstance(grad_tensors, (tuple, list)):
+    elif isinstance(grad_tensors, (tuple, list)) or (hasattr(grad_tensors, "__iter__")
+                                                      and not isinstance(grad_tensors, (str, bytes))):
         grad_tensors = tuple(grad_tensors)
     else:
         raise TypeError(f"{argname} must be a Tensor, a sequence of Tensors (or None), or None; got "

@@ -1862,3 +1862,27 @@ def test_anomaly_mode_switched_from_a_hook_takes_effect_in_the_same_pass_as_in_t
     ours, theirs = run(ag, ag), run(torch, torch)
     assert ours == theirs == (("stopped", None) if switch_on else ("ran", [True, False]))
     assert not ag.autograd.is_anomaly_enabled()
+
+
+def test_grad_and_backward_take_any_iterable_of_tensors_as_torch_does():
+    """``grad(loss, model.parameters())``: PyTorch takes a generator (any iterable) for outputs, inputs
+    and grad_tensors; a string or a number is still refused, naming the argument."""
+    torch = import_torch()
+    ours, theirs = ag.nn.Linear(2, 1), torch.nn.Linear(2, 1)
+    with torch.no_grad():
+        for p, q in zip(ours.parameters(), theirs.parameters()):
+            q.copy_(torch.from_numpy(np.array(p.detach().numpy())))
+    x = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]], dtype=np.float32)
+    got = ag.autograd.grad(ours(ag.tensor(x)).sum(), ours.parameters())
+    want = torch.autograd.grad(theirs(torch.from_numpy(x)).sum(), theirs.parameters())
+    assert len(got) == len(want) == 2
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
+    w = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = w * w
+    ag.autograd.backward(iter([y]), grad_tensors=(g for g in [ag.tensor([1.0, 1.0])]), inputs=(t for t in [w]))
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, 4.0])
+    for bad, name in (("w", "str"), (5, "int")):
+        with pytest.raises(TypeError, match=f"inputs must be a Tensor or a sequence of Tensors, got {name}"):
+            ag.autograd.grad((w * w).sum(), bad)
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, 4.0])        # a refused call changed nothing
