@@ -376,3 +376,24 @@ def test_floating_unary_ops_compute_an_int_or_bool_tensor_in_float32_like_torch(
         assert got.dtype == np.dtype(str(want.dtype).replace("torch.", "")) == np.float32
         assert not got.requires_grad
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("dim", [[], ()], ids=["[]", "()"])
+@pytest.mark.parametrize("name", ["sum", "mean", "amax", "amin", "var", "std"])
+def test_a_reduction_over_an_empty_dim_list_reduces_every_axis_like_torch(name, dim, keepdim):
+    """``x.sum(dim=[])`` is a full sum in PyTorch (not "sum over nothing"): value, shape and gradient.
+    (torch 2.13's own var/std backward reads dim=[] as no reduction and divides by n - 1 = 0, giving
+    inf/NaN gradients for the full variance it computed: their gradient is compared with dim=None's.)"""
+    values = np.array([[1.0, -2.0, 3.5], [0.5, 4.0, -1.0]])
+    x = ag.tensor(values, requires_grad=True)
+    xt = torch.tensor(values, requires_grad=True)
+    got, want = getattr(x, name)(dim=dim, keepdim=keepdim), getattr(xt, name)(dim=dim, keepdim=keepdim)
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12)
+    if name in ("var", "std"):
+        want = getattr(xt, name)(dim=None, keepdim=keepdim)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12)
+    got.sum().backward()
+    want.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-12)

@@ -38,6 +38,14 @@ def normalize_dims(dim, ndim, op="reduction"):
     return tuple(sorted(out))
 
 
+def reduction_dims(dim, ndim, op):
+    """A reduction's ``dim`` as :func:`normalize_dims` gives it, except that an empty list or tuple
+    means every axis, as ``None`` does (PyTorch reads ``x.sum(dim=[])`` as a full sum)."""
+    if dim is not None and isinstance(dim, (tuple, list)) and not dim:
+        dim = None
+    return normalize_dims(dim, ndim, op)
+
+
 def single_dim(dim, ndim, op):
     """``dim`` (one int, possibly negative) as a non-negative axis, for ops along one dim."""
     if isinstance(dim, (bool, tuple, list)) or dim is None:
@@ -138,7 +146,7 @@ LOG_SOFTMAX = defop("log_softmax", ("self",), save=("result",),
 
 def _reduce(op, a, dim, keepdim):
     expect_tensor(a, op.name)
-    dims = normalize_dims(dim, a.ndim, op.name)
+    dims = reduction_dims(dim, a.ndim, op.name)
     if a.ndim == 0:
         dims = ()  # a 0-d tensor accepts dim 0 / -1, as in PyTorch; there is nothing to reduce
     params = {"dims": dims, "keepdim": bool(keepdim)}
@@ -162,14 +170,14 @@ def mean(a, dim=None, keepdim=False):
 def amax(a, dim=None, keepdim=False):
     """The largest element over ``dim`` (all by default); tied elements share the gradient equally."""
     expect_tensor(a, "amax")
-    _check_not_empty("amax", a, normalize_dims(dim, a.ndim, "amax") if a.ndim else ())
+    _check_not_empty("amax", a, reduction_dims(dim, a.ndim, "amax") if a.ndim else ())
     return _reduce(AMAX, a, dim, keepdim)
 
 
 def amin(a, dim=None, keepdim=False):
     """The smallest element over ``dim`` (all by default); tied elements share the gradient equally."""
     expect_tensor(a, "amin")
-    _check_not_empty("amin", a, normalize_dims(dim, a.ndim, "amin") if a.ndim else ())
+    _check_not_empty("amin", a, reduction_dims(dim, a.ndim, "amin") if a.ndim else ())
     return _reduce(AMIN, a, dim, keepdim)
 
 
@@ -318,7 +326,7 @@ def _moment(op, a, dim, correction, keepdim, unbiased):
     expect_tensor(a, op.name)
     if unbiased is not None:
         correction = 1 if unbiased else 0
-    dims = normalize_dims(dim, a.ndim, op.name) if a.ndim else ()  # dim 0 / -1 of a 0-d tensor: nothing to reduce
+    dims = reduction_dims(dim, a.ndim, op.name) if a.ndim else ()  # dim 0 / -1 of a 0-d tensor: nothing to reduce
     return apply(op, (a,), {"dims": dims, "keepdim": bool(keepdim), "correction": correction})
 
 
