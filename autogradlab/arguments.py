@@ -120,11 +120,17 @@ def grad_results(inputs, captured, allow_unused, materialize_grads, create_graph
     return tuple(result)
 
 
+def _iterable(value) -> bool:
+    """A list, tuple or any other iterable of tensors, as PyTorch takes (``model.parameters()`` is a
+    generator); not a string, and not an array (its error names the array, not its first element)."""
+    return hasattr(value, "__iter__") and not isinstance(value, (str, bytes)) and not hasattr(value, "dtype")
+
+
 def _as_tuple(value, argname, allow_edges=False):
     if isinstance(value, (Tensor, GradientEdge)):
         value = (value,)
-    elif isinstance(value, (tuple, list)) or hasattr(value, "__iter__") and not isinstance(value, (str, bytes)):
-        value = tuple(value)   # (any iterable, as PyTorch takes: model.parameters() is a generator)
+    elif _iterable(value):
+        value = tuple(value)
     else:
         raise TypeError(f"{argname} must be a Tensor or a sequence of Tensors, got {type(value).__name__}")
     for i, v in enumerate(value):
@@ -146,8 +152,7 @@ def _make_seeds(roots, grad_tensors, create_graph, argname, rootname):
         grad_tensors = (None,) * len(roots)
     elif isinstance(grad_tensors, Tensor):
         grad_tensors = (grad_tensors,)
-    elif isinstance(grad_tensors, (tuple, list)) or (hasattr(grad_tensors, "__iter__")
-                                                      and not isinstance(grad_tensors, (str, bytes))):
+    elif _iterable(grad_tensors):
         grad_tensors = tuple(grad_tensors)
     else:
         raise TypeError(f"{argname} must be a Tensor, a sequence of Tensors (or None), or None; got "

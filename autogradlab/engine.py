@@ -248,9 +248,8 @@ def _chain_rule_step(p, node, g):
             for i, (child, gi) in enumerate(zip(node.edges, grads_in)):
                 if child is not None and child in needed and gi is not None:
                     p.events.append(tape.gradient_computed(node, i, child, g, gi))
-        if state.anomaly:   # read per node, as PyTorch does (a hook may switch it); after the events
-            # (a trace shows the NaN it stops at)
-            check_nan(node, grads_in)
+        if state.anomaly:   # read per node, as PyTorch does: a hook may switch it mid-pass.
+            check_nan(node, grads_in)   # (after the events: a trace shows the NaN it stops at)
     if not p.retain_graph and node._saved:
         if tape is None:
             node.free_saved()

@@ -1882,7 +1882,7 @@ def test_grad_and_backward_take_any_iterable_of_tensors_as_torch_does():
     y = w * w
     ag.autograd.backward(iter([y]), grad_tensors=(g for g in [ag.tensor([1.0, 1.0])]), inputs=(t for t in [w]))
     np.testing.assert_array_equal(w.grad.numpy(), [2.0, 4.0])
-    for bad, name in (("w", "str"), (5, "int")):
+    for bad, name in (("w", "str"), (5, "int"), (np.array([1.0, 2.0]), "ndarray")):
         with pytest.raises(TypeError, match=f"inputs must be a Tensor or a sequence of Tensors, got {name}"):
             ag.autograd.grad((w * w).sum(), bad)
     np.testing.assert_array_equal(w.grad.numpy(), [2.0, 4.0])        # a refused call changed nothing

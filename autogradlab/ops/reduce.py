@@ -41,7 +41,7 @@ def normalize_dims(dim, ndim, op="reduction"):
 def reduction_dims(dim, ndim, op):
     """A reduction's ``dim`` as :func:`normalize_dims` gives it, except that an empty list or tuple
     means every axis, as ``None`` does (PyTorch reads ``x.sum(dim=[])`` as a full sum)."""
-    if dim is not None and isinstance(dim, (tuple, list)) and not dim:
+    if isinstance(dim, (tuple, list)) and not dim:
         dim = None
     return normalize_dims(dim, ndim, op)
 
