@@ -25,7 +25,6 @@ __all__ = ["Node", "OpNode", "declare_fields", "AccumulateGrad", "accumulate_int
            "get_gradient_edge", "saved_tensors_hooks", "FREED_MESSAGE"]
 
 _node_counter = itertools.count()
-_new = object.__new__
 _handle_counter = itertools.count()
 
 FREED_MESSAGE = (
@@ -468,28 +467,6 @@ class OpNode(Node):
     """
 
     __slots__ = ()
-
-
-def new_op_node(op, edges, params, input_shapes, input_dtypes, out, device):
-    """``OpNode(op, edges, params, input_shapes, input_dtypes, out, device)``, made without calling
-    ``Node.__init__`` (a class call that runs a Python ``__init__`` costs about 2,000 instructions more:
-    ``registry.apply`` makes one node per recorded op). tests/test_fast_paths_agree.py checks the two agree."""
-    node = _new(OpNode)
-    node.seq = next(_node_counter)
-    node.op = op
-    node.edges = edges
-    node.params = params
-    node._saved = node._pre_hooks = node._post_hooks = node._tensor_pre_hooks = None
-    node._retain_ref = node._traceback = node._needs = None
-    node._input_shapes = input_shapes
-    node._input_dtypes = input_dtypes
-    node._freed = node._arrays = False
-    data = out.data
-    node._out_ref = weakref.ref(out)
-    node._out_shape = data.shape
-    node._out_dtype = data.dtype
-    node._out_device = device
-    return node
 
 
 def _field(name, attr):

@@ -13,8 +13,8 @@ must agree with its definition.
   inline) and a constant's saved value (``graph.save_constant``, inline); in ``elementwise._binary``: a
   Python number's shared array (``elementwise.constant``'s first lines, inline).
 - ``registry.apply_unary`` / ``apply_binary`` (what the operators call) against ``registry.apply``: the same
-  tensor, node, edges and saved values, and the same events in a trace; ``graph.new_op_node`` against
-  ``OpNode(...)``."""
+  tensor, node, edges and saved values, and the same events in a trace; the node ``registry._record`` makes
+  against ``OpNode(...)``, and its shared tuples of shapes and dtypes against the arrays'."""
 import heapq
 
 import numpy as np
@@ -246,7 +246,7 @@ def test_a_number_operand_takes_the_array_and_saved_value_constant_and_save_cons
 
 # -- registry.apply_unary / apply_binary (the operators' path) against registry.apply ----------------------
 
-from autogradlab.graph import OpNode, new_op_node                      # noqa: E402
+from autogradlab.graph import OpNode                                    # noqa: E402
 from autogradlab.ops import elementwise as E                           # noqa: E402
 from autogradlab.ops import registry                                     # noqa: E402
 from autogradlab.ops.registry import apply, apply_binary, apply_unary  # noqa: E402
@@ -397,19 +397,44 @@ def test_the_fast_paths_tell_a_trace_what_apply_tells():
     assert fast == run(apply) and ("OpRecorded", "mul") in [(k, o) for k, o in fast]
 
 
-def test_new_op_node_sets_every_field_op_node_sets():
+def test_the_node_record_makes_sets_every_field_op_node_sets():
     x = ag.tensor([1.0, 2.0], requires_grad=True)
-    out = ag.tensor([3.0, 4.0])
-    args = (E.MUL, (x._grad_accumulator(), None), {"p": 1}, ((2,), (2,)), (x.dtype, x.dtype), out, "cpu")
-    made, fast = OpNode(*args), new_op_node(*args)
+    y = ag.tensor([[3.0], [4.0]])
+    out = x * y
+    fast = out.grad_fn
+    made = OpNode(E.MUL, fast.edges, fast.params, ((2,), (2, 1)), (x.dtype, y.dtype), out, "cpu")
     for name in OpNode.__mro__[1].__slots__:
-        if name not in ("seq", "__weakref__"):
+        if name not in ("seq", "__weakref__", "_saved"):
             a, b = getattr(made, name), getattr(fast, name)
             if name == "_out_ref":
                 assert a() is b() is out
             else:
                 assert a == b, name
-    assert fast.seq == made.seq + 1 and type(fast) is OpNode
+    assert made.seq == fast.seq + 1 and type(fast) is OpNode
+
+
+def test_nodes_share_one_tuple_of_shapes_and_dtypes_per_combination():
+    x = ag.tensor(np.ones((2, 3)), requires_grad=True)
+    b = ag.tensor(np.ones(3))
+    first, second = (x * b).grad_fn, (x * b).grad_fn
+    assert first._input_shapes == ((2, 3), (3,)) and first._input_dtypes == (np.dtype("float64"),) * 2
+    assert first._out_shape == (2, 3)
+    assert first._input_shapes is second._input_shapes and first._input_dtypes is second._input_dtypes
+    assert first._out_shape is second._out_shape
+    other = (x * b.to(ag.float32)).grad_fn   # another dtype: a triple of its own
+    assert other._input_dtypes == (np.dtype("float64"), np.dtype("float32"))
+    assert other._input_dtypes is not first._input_dtypes
+    cat = ag.cat([x, x, x]).grad_fn   # a variadic op: one shape and dtype per input
+    assert cat._input_shapes == ((2, 3),) * 3 and cat._out_shape == (6, 3)
+
+
+def test_the_shared_shapes_are_forgotten_past_their_limit_and_gradients_stay_right(monkeypatch):
+    monkeypatch.setattr(registry, "_SHAPES_SEEN", {})
+    for n in range(1, 4200):   # more combinations than it keeps: cleared on the way, never wrong
+        x = ag.tensor(np.ones(n), requires_grad=True)
+        (x * x).sum().backward()
+        assert x.grad.shape == (n,)
+    assert 0 < len(registry._SHAPES_SEEN) <= 4096
 
 
 @pytest.mark.parametrize("array", [np.array(2.5, dtype=np.float32), np.array(-1.0), np.array([1.0, 2.0]),

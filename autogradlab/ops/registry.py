@@ -30,13 +30,14 @@ import numpy
 
 from ..backend import on_cpu_array_module, shares_memory, xp_for, xp_of
 from ..grad_mode import state
-from ..graph import _SHARED_CONSTANTS, new_op_node, SavedParam, SavedResult, SavedTensor, declare_fields, save_tensor
+from ..graph import _SHARED_CONSTANTS, _node_counter, OpNode, SavedParam, SavedResult, SavedTensor, declare_fields, save_tensor
 from ..tensor import Tensor
 
 __all__ = ["OpDef", "defop", "apply", "apply_unary", "apply_binary", "REGISTRY"]
 
 REGISTRY: dict[str, "OpDef"] = {}
 _make = Tensor._make   # (the fast constructor, looked up once)
+_new = object.__new__
 _NDARRAY = numpy.ndarray
 _CPU_XP = None  # numpy (or a test's stand-in, see backend.use_cpu_array_module): kept at hand
 
@@ -280,7 +281,7 @@ def apply_unary(op, a, params=None):
     if not (grad_enabled and a._requires_grad and op.differentiable):
         return _make(data, False, None, device)
     out = _make(data, True, None, device)
-    _record(op, (a,), (x,), (_edge(a),), params, out, device, switches)
+    _record(op, (a,), (x,), (a.grad_fn or _edge(a),), params, out, device, switches)
     return out
 
 
@@ -307,8 +308,8 @@ def apply_binary(op, a, b, params=None):
         data = numpy.asarray(data)
     if not (grad_enabled and op.differentiable):
         return _make(data, False, None, device)
-    a_edge = _edge(a) if a._requires_grad else None
-    b_edge = _edge(b) if not constant and b._requires_grad else None
+    a_edge = (a.grad_fn or _edge(a)) if a._requires_grad else None   # (a call only for a leaf)
+    b_edge = (b.grad_fn or _edge(b)) if not constant and b._requires_grad else None
     if a_edge is None and b_edge is None:
         return _make(data, False, None, device)
     out = _make(data, True, None, device)
@@ -319,16 +320,32 @@ def apply_binary(op, a, b, params=None):
 def _record(op, inputs, arrays, edges, params, out, device, switches):
     """Make ``out``'s node: where each input's gradient goes (``edges``), each input's shape and dtype
     (to fit its gradient there), and what the VJP reads back, kept only where a gradient that needs
-    it is wanted."""
-    if len(arrays) == 1:
-        a = arrays[0]
-        shapes, dtypes = (a.shape,), (a.dtype,)
-    elif len(arrays) == 2:
+    it is wanted. (The node is made here without a Python ``__init__`` call, one per recorded op:
+    tests/test_fast_paths_agree.py checks it against ``OpNode(...)``.)"""
+    data = out.data
+    if len(arrays) == 2:
         a, b = arrays
-        shapes, dtypes = (a.shape, b.shape), (a.dtype, b.dtype)
+        key = (data.shape, a.shape, b.shape, a.dtype, b.dtype)
+    elif len(arrays) == 1:
+        a = arrays[0]
+        key = (data.shape, a.shape, a.dtype)
     else:
-        shapes, dtypes = tuple([a.shape for a in arrays]), tuple([a.dtype for a in arrays])
-    out.grad_fn = node = new_op_node(op, edges, params, shapes, dtypes, out, device)
+        key = (data.shape, *[a.shape for a in arrays], *[a.dtype for a in arrays])
+    meta = _SHAPES_SEEN.get(key)
+    if meta is None:
+        meta = _shapes_seen(key, len(arrays))
+    out.grad_fn = node = _new(OpNode)
+    node.seq = next(_node_counter)
+    node.op = op
+    node.edges = edges
+    node.params = params
+    node._input_shapes, node._input_dtypes, node._out_shape = meta
+    node._out_dtype = data.dtype
+    node._out_device = device
+    node._out_ref = weakref.ref(out)
+    node._saved = node._pre_hooks = node._post_hooks = node._tensor_pre_hooks = None
+    node._retain_ref = node._traceback = node._needs = None
+    node._freed = node._arrays = False
     if op.save:
         saved = {}
         packing = switches["saved_hooks"]   # (saved_tensors_hooks: then save_tensor packs)
@@ -349,6 +366,20 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
     tape = switches["tape"]
     if tape is not None:  # (a constant operand is told as the constant tensor it stands for)
         tape.op_recorded(node, inputs, out)
+
+
+_SHAPES_SEEN: dict = {}   # (output shape, input shapes..., input dtypes...) -> what a node keeps of them
+
+
+def _shapes_seen(key, n):
+    """The input shapes, input dtypes and output shape of a node, as one shared triple per combination
+    seen: a graph of ten thousand ``mul`` nodes on the same shapes keeps one tuple of shapes, not ten
+    thousand (each tuple a node keeps is also an object the garbage collector has to visit). Cleared
+    past 4,096 combinations, so a program whose shapes keep changing does not grow it without end."""
+    if len(_SHAPES_SEEN) >= 4096:
+        _SHAPES_SEEN.clear()
+    meta = _SHAPES_SEEN[key] = (key[1:1 + n], key[1 + n:], key[0])
+    return meta
 
 
 _OPS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "")
