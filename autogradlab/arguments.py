@@ -90,9 +90,9 @@ def check_runnable(plan, inputs, allow_unused):
     runs = plan.runs
     for node in plan.nodes:
         saved = node._saved
-        if saved:   # the version test of SavedTensor.check_version, inline: it runs for every node
+        if saved:   # the version test of graph.check_saved_version, inline: it runs for every node
             for s in saved.values():
-                if s is not None and s.vc[0] != s.version and node in runs:
+                if s is not None and s[2][0] != s[3] and node in runs:   # (source, data, vc, version)
                     node.check_runnable()   # raises, naming the tensor
         elif node._freed and node in runs:
             node.check_runnable()

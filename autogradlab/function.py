@@ -22,7 +22,7 @@ import traceback
 import weakref
 
 from .grad_mode import no_grad, state
-from .graph import FREED_MESSAGE, Node, save_tensor
+from .graph import FREED_MESSAGE, Node, check_saved_version, save_tensor, saved_tensor_of
 from .ops.registry import OpDef
 from .tensor import Tensor
 
@@ -55,8 +55,8 @@ class FunctionCtx(Node):
             if saved is None:
                 out.append(None)
                 continue
-            saved.check_version(self, name)
-            out.append(saved.unpack_tensor(self))
+            check_saved_version(saved, self, name)
+            out.append(saved_tensor_of(saved, self))
         return tuple(out)
 
     @property

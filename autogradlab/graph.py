@@ -20,8 +20,9 @@ import numpy
 from .grad_mode import state
 from .tensor import Tensor
 
-__all__ = ["Node", "OpNode", "declare_fields", "AccumulateGrad", "accumulate_into", "save_tensor", "save_constant", "SavedTensor",
-           "SavedResult", "SavedPacked", "SavedParam", "share_constant", "forget_constants", "RemovableHandle", "GradientEdge",
+__all__ = ["Node", "OpNode", "declare_fields", "AccumulateGrad", "accumulate_into", "save_tensor", "save_constant",
+           "save_param", "saved_array", "saved_tensor_of", "check_saved_version", "saved_nbytes", "Packed", "RESULT",
+           "PARAM", "share_constant", "forget_constants", "RemovableHandle", "GradientEdge",
            "get_gradient_edge", "saved_tensors_hooks", "FREED_MESSAGE"]
 
 _node_counter = itertools.count()
@@ -89,150 +90,123 @@ class saved_tensors_hooks:
         return False
 
 
-class _Saved:
-    """What every value a node keeps offers its backward: ``data`` (the array a VJP on arrays
-    reads), ``unpack`` (None unless saved-tensor hooks packed it), ``vc``/``version`` (the
-    in-place check) and its size. Three kinds follow: an input, the op's output, a packed tensor."""
+# -- what a node keeps for its backward -------------------------------------------------------
+#
+# Each value a node saves is a plain tuple ``(source, data, vc, version)``: most recorded ops save one
+# or two, and a tuple costs about a quarter of what an object of a class of our own costs to make and
+# to free (measured in benchmarks/PROFILE.md).
+#
+#   source   where the value came from: the input Tensor itself; RESULT, the node's own output (read
+#            back through the node's weak reference to it: the output owns the node, so a strong
+#            reference would make a cycle); PARAM, a value that is no tensor (an index op's indices, a
+#            Python number's constant); or a Packed, what a saved_tensors_hooks pack hook returned
+#   data     the array a VJP on arrays reads (the value itself for a PARAM; None when packed)
+#   vc       the version counter the tensor shares with its views (a one-item list), and
+#   version  its value when the tensor was saved: an in-place change since makes them differ
 
-    __slots__ = ()
-    unpack = None
+RESULT = "the op's output"
+PARAM = "a parameter"
+_NEVER_CHANGED = (0,)   # a PARAM's version counter: nothing changes it in place
 
-    def nbytes(self) -> int:
-        return int(getattr(self.data, "nbytes", 0))
 
-    def check_version(self, node, name):
-        if self.vc[0] != self.version:
-            shape = "x".join(map(str, self.shape))  # the saved tensor's own shape
-            raise RuntimeError(
-                f"one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: the tensor saved as '{name}' by {node.name()} (shape [{shape}]) "
-                f"is at version {self.vc[0]}; expected version {self.version} instead. "
-                f"Use an out-of-place op (x = x + y instead of x += y), or clone the tensor before "
-                f"modifying it."
-            )
+class Packed:
+    """A tensor kept through ``saved_tensors_hooks``: what ``pack(tensor)`` returned, given back to
+    ``unpack`` when the backward reads it, and the tensor's shape (for error messages)."""
 
-    @property
-    def shape(self):
-        return tuple(self.data.shape)
+    __slots__ = ("packed", "unpack", "shape")
 
-    def unpack_array(self):
-        return self.data
+    def __init__(self, packed, unpack, shape):
+        self.packed, self.unpack, self.shape = packed, unpack, shape
+
+    def __repr__(self):
+        return f"<Packed {self.packed!r}>"
 
 
 def save_tensor(tensor, node=None):
-    """Keep ``tensor`` for a backward, with the version it has now: passed through the innermost
-    ``saved_tensors_hooks`` pack hook if any is active, else as it is (:class:`SavedTensor`), or,
-    when it is ``node``'s own output, by weak reference (:class:`SavedResult`)."""
+    """Keep ``tensor`` for a backward, with the version it has now: as it is, or when it is ``node``'s
+    own output as RESULT (no strong reference), or through the innermost ``saved_tensors_hooks``
+    pack hook if one is active."""
+    vc = tensor._vc
+    version = vc[0]
     hooks = state.saved_hooks
     if hooks:
-        return SavedPacked(tensor, *hooks[-1])
-    return SavedTensor(tensor) if node is None else SavedResult(tensor)
+        pack, unpack = hooks[-1]
+        return (Packed(pack(tensor), unpack, tuple(tensor.shape)), None, vc, version)
+    return (tensor if node is None else RESULT, tensor.data, vc, version)
 
 
-class SavedTensor(_Saved):
-    """An input a node keeps for its backward, with the version it had when saved.
-    ``data`` is the array itself: what a VJP reads when it runs on arrays."""
-
-    __slots__ = ("tensor", "data", "vc", "version")
-
-    def __init__(self, tensor):
-        self.tensor = tensor
-        self.data = tensor.data
-        self.vc = tensor._vc
-        self.version = tensor._vc[0]
-
-    def unpack_tensor(self, node=None):
-        return self.tensor
+def save_param(value):
+    """Keep ``value``, no tensor, for a backward: it is released with the saved tensors, as PyTorch
+    releases its saved indices and scalars, and its version check always passes."""
+    return (PARAM, value, _NEVER_CHANGED, 0)
 
 
-class SavedResult(_Saved):
-    """A node's own output, kept without a strong reference to the output tensor (which owns the
-    node: that would be a cycle). Reading it back gives the original tensor while it lives (the node's
-    weak reference to its output), else a new tensor over the same data and with the node as its
-    ``grad_fn``, so higher-order gradients still flow through it."""
-
-    __slots__ = ("data", "vc", "version")
-
-    def __init__(self, tensor):
-        self.data = tensor.data
-        self.vc = tensor._vc
-        self.version = tensor._vc[0]
-
-    def unpack_tensor(self, node=None):
-        t = node._out_ref() if node is not None and node._out_ref is not None else None
-        if t is not None and t.data is self.data:
-            return t
-        return Tensor._make(self.data, node is not None, node)
+def saved_array(saved):
+    """What a VJP on arrays reads back: the saved array (or parameter), or the packed tensor's array."""
+    source, data, _, _ = saved
+    return data if type(source) is not Packed else source.unpack(source.packed).data
 
 
-class SavedPacked(_Saved):
-    """A tensor kept through ``saved_tensors_hooks``: what ``pack(tensor)`` returned, given back
-    to ``unpack`` when the backward reads it."""
-
-    __slots__ = ("packed", "unpack", "vc", "version", "shape")
-    data = None   # (the hooks decide what is kept)
-
-    def __init__(self, tensor, pack, unpack):
-        self.vc = tensor._vc
-        self.version = tensor._vc[0]
-        self.shape = tuple(tensor.shape)
-        self.unpack = unpack
-        self.packed = pack(tensor)
-
-    def unpack_tensor(self, node=None):
-        return self.unpack(self.packed)
-
-    def unpack_array(self):
-        return self.unpack(self.packed).data
+def saved_tensor_of(saved, node):
+    """What a VJP on Tensors reads back (``create_graph=True``, custom Functions): the input tensor; for
+    the output, the original tensor while it lives, else a new tensor over the same data with ``node``
+    as its ``grad_fn`` (so higher-order gradients still flow through it); a parameter as it is; a packed
+    tensor through its unpack hook."""
+    source, data, _, _ = saved
+    if source is RESULT:
+        t = node._out_ref() if node._out_ref is not None else None
+        return t if t is not None and t.data is data else Tensor._make(data, True, node)
+    if source is PARAM:
+        return data
+    if type(source) is Packed:
+        return source.unpack(source.packed)
+    return source
 
 
-class SavedParam(_Saved):
-    """A non-tensor an op keeps for its backward: the indices of an index op, a Python number's
-    constant (``x * 0.5`` keeps 0.5 for ``dx = g * 0.5``). Nothing can change it in place, but it is
-    released with the saved tensors, as PyTorch releases its saved indices and scalars."""
-
-    __slots__ = ("data",)
-    vc, version = (0,), 0   # nothing changes it in place: the version check always passes
-
-    def __init__(self, value):
-        self.data = value
-
-    def nbytes(self) -> int:
-        parts = self.data if isinstance(self.data, tuple) else (self.data,)
-        return sum(int(getattr(p, "nbytes", 0)) for p in parts)
-
-    def check_version(self, node, name):
-        pass
-
-    def unpack_tensor(self, node=None):
-        return self.data
-
-    def unpack_array(self):
-        return self.data
+def check_saved_version(saved, node, name):
+    """Refuse to use ``saved`` if its tensor was changed in place since it was saved."""
+    source, data, vc, version = saved
+    if vc[0] != version:
+        shape = "x".join(map(str, data.shape if data is not None else source.shape))   # the saved tensor's
+        raise RuntimeError(
+            f"one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: the tensor saved as '{name}' by {node.name()} (shape [{shape}]) "
+            f"is at version {vc[0]}; expected version {version} instead. "
+            f"Use an out-of-place op (x = x + y instead of x += y), or clone the tensor before "
+            f"modifying it."
+        )
 
 
-_SHARED_CONSTANTS: dict = {}   # id of a shared read-only constant array -> its one SavedParam
+def saved_nbytes(saved) -> int:
+    """The bytes ``saved`` holds (a tuple of arrays for a parameter such as an index's; 0 when packed:
+    the hooks decide what is kept)."""
+    data = saved[1]
+    parts = data if type(data) is tuple else (data,)
+    return sum(int(getattr(p, "nbytes", 0)) for p in parts)
+
+
+_SHARED_CONSTANTS: dict = {}   # id of a shared read-only constant array -> its one saved value
 
 
 def share_constant(array, replaces=None):
     """Register a read-only constant that many nodes may save (``elementwise.constant`` shares the
-    0-d array of a Python number operand): they then share one :class:`SavedParam` of it. The one
-    it ``replaces`` is no longer shared."""
+    0-d array of a Python number operand): they then share one saved value of it. The one it
+    ``replaces`` is no longer shared."""
     if replaces is not None:
         _SHARED_CONSTANTS.pop(id(replaces), None)
-    _SHARED_CONSTANTS[id(array)] = SavedParam(array)   # (it keeps the array alive: the id stays its own)
+    _SHARED_CONSTANTS[id(array)] = save_param(array)   # (it keeps the array alive: the id stays its own)
 
 
 def forget_constants():
-    """Stop sharing (nodes keep the SavedParams they hold)."""
+    """Stop sharing (nodes keep the saved values they hold)."""
     _SHARED_CONSTANTS.clear()
 
 
 def save_constant(array):
-    """Keep a constant (an array operand that is no Tensor) for a backward: its shared
-    :class:`SavedParam` when it has one, else a new one."""
+    """Keep a constant (an array operand that is no Tensor) for a backward: its shared saved value
+    when it has one, else a new one."""
     saved = _SHARED_CONSTANTS.get(id(array))
-    return SavedParam(array) if saved is None else saved
+    return save_param(array) if saved is None else saved
 
 
 def _saved_input(name, doc):
@@ -244,11 +218,12 @@ def _saved_input(name, doc):
         s = saved.get(name) if saved is not None else None
         if s is None:
             raise AttributeError(name)
-        if s.vc[0] != s.version:
-            s.check_version(node, name)
+        source, data, vc, version = s
+        if vc[0] != version:
+            check_saved_version(s, node, name)
         if node._arrays:
-            return s.data if s.unpack is None else s.unpack_array()
-        return s.unpack_tensor(node)
+            return data if type(source) is not Packed else saved_array(s)
+        return saved_tensor_of(s, node)
     return property(read, doc=doc)
 
 
@@ -346,9 +321,8 @@ class Node:
         if saved is None:
             raise RuntimeError(FREED_MESSAGE if self._freed else f"{self.name()} saved nothing")
         s = saved[name]
-        if s.vc[0] != s.version:
-            s.check_version(self, name)
-        return s.unpack_array() if self._arrays else s.unpack_tensor(self)
+        check_saved_version(s, self, name)
+        return saved_array(s) if self._arrays else saved_tensor_of(s, self)
 
     # the saved inputs and result most VJPs read, as properties (an op's other saved values and its
     # parameters are properties of OpNode, declared with the op)
@@ -364,13 +338,13 @@ class Node:
         if self._saved:
             for name, saved in self._saved.items():
                 if saved is not None:
-                    saved.check_version(self, name)
+                    check_saved_version(saved, self, name)
 
     def free_saved(self, count_bytes=False) -> int:
         """Drop the saved tensors (``retain_graph=False``); returns the bytes released if asked."""
         if not self._saved:
             return 0
-        freed = sum(s.nbytes() for s in self._saved.values() if s is not None) if count_bytes else 0
+        freed = sum(saved_nbytes(s) for s in self._saved.values() if s is not None) if count_bytes else 0
         self._freed = tuple(self._saved)   # truthy: remembers what was freed
         self._saved = None
         return freed

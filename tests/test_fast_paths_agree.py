@@ -237,16 +237,16 @@ def test_a_number_operand_takes_the_array_and_saved_value_constant_and_save_cons
         y = x * number
         c = constant(number, x)
         kept = y.grad_fn._saved["other"]
-        assert kept.data.dtype == c.dtype and float(kept.data) == float(c)
-        if number:                                      # shared: the very array and SavedParam of the slow path
-            assert kept.data is c and kept is save_constant(c)
+        assert kept[1].dtype == c.dtype and float(kept[1]) == float(c)   # (source, data, vc, version)
+        if number:                                      # shared: the very array and saved value of the slow path
+            assert kept[1] is c and kept is save_constant(c)
         else:                                           # zeros are made each time (0.0 == -0.0 as a dict key)
             assert kept is not save_constant(c)
 
 
 # -- registry.apply_unary / apply_binary (the operators' path) against registry.apply ----------------------
 
-from autogradlab.graph import OpNode                                    # noqa: E402
+from autogradlab.graph import RESULT, OpNode                            # noqa: E402
 from autogradlab.ops import elementwise as E                           # noqa: E402
 from autogradlab.ops import registry                                     # noqa: E402
 from autogradlab.ops.registry import apply, apply_binary, apply_unary  # noqa: E402
@@ -276,8 +276,9 @@ def _same_result(fast, slow):
     assert list(f._saved or ()) == list(s._saved or ())
     for name, kept in (s._saved or {}).items():
         other = f._saved[name]
-        assert type(other) is type(kept) and other.version == kept.version
-        assert other.data is kept.data or name == "result"
+        (source, data, vc, version), (s_source, s_data, s_vc, s_version) = other, kept
+        assert (source is s_source or name == "result" and source is s_source is RESULT) and version == s_version
+        assert data is s_data or name == "result"
 
 
 def _operands(case):
@@ -540,7 +541,8 @@ def test_a_users_array_operand_is_not_taken_as_a_shared_constant(writeable):
     w = np.array([3.0, 4.0], dtype=np.float32)                    # the user's own array: may change later
     w.flags.writeable = writeable
     y = x * w
-    assert y.grad_fn._saved["other"].__class__.__name__ == "SavedTensor"   # wrapped (promote), as before
+    source = y.grad_fn._saved["other"][0]
+    assert type(source) is ag.Tensor                        # wrapped as a tensor (promote), not kept as a PARAM
     np.testing.assert_allclose(y.data, [3.0, 8.0])
     packed = []
     with ag.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.data.copy()) or t, lambda t: t):

@@ -239,10 +239,10 @@ def test_a_number_used_again_is_one_shared_read_only_array_and_one_saved_param()
     x = ag.tensor([0.5, 2.0], requires_grad=True)
     y1, y2 = x * 0.75, x * 0.75
     c1, c2 = y1.grad_fn._saved["other"], y2.grad_fn._saved["other"]
-    assert c1 is c2 and c1.data is c2.data       # one SavedParam, one array, for every node that keeps 0.75
-    assert not c1.data.flags.writeable
+    assert c1 is c2 and c1[1] is c2[1]           # one saved value, one array, for every node that keeps 0.75
+    assert not c1[1].flags.writeable               # (a saved value is (source, data, vc, version))
     with pytest.raises(ValueError):
-        c1.data[...] = 1.0                         # nobody can change the number under another node
+        c1[1][...] = 1.0                           # nobody can change the number under another node
     (y1.sum() + y2.sum()).backward()
     np.testing.assert_array_equal(x.grad.numpy(), [1.5, 1.5])
     assert y1.grad_fn.freed and y2.grad_fn.freed   # freeing a node leaves the shared constant alone
@@ -256,8 +256,8 @@ def test_off_numpy_each_use_of_a_number_gets_its_own_array_and_saved_param():
     x = ag.tensor([0.5, 2.0], requires_grad=True)
     y1, y2 = x * 0.75, x * 0.75
     c1, c2 = y1.grad_fn._saved["other"], y2.grad_fn._saved["other"]
-    assert c1 is not c2 and c1.data is not c2.data
-    assert type(c1.data) is type(x.data) and float(c1.data) == 0.75   # an array of the backend's kind
+    assert c1 is not c2 and c1[1] is not c2[1]                  # (source, data, vc, version)
+    assert type(c1[1]) is type(x.data) and float(c1[1]) == 0.75   # an array of the backend's kind
     (y1.sum() + y2.sum()).backward()
     np.testing.assert_array_equal(x.grad.numpy(), [1.5, 1.5])
 
@@ -267,7 +267,7 @@ def test_the_same_number_next_to_another_dtype_gets_that_dtype():
         x = ag.tensor([1.0, 3.0], dtype=dtype, requires_grad=True)
         y = x * 0.1
         assert y.dtype == np.dtype(dtype)
-        assert y.grad_fn._saved["other"].data.dtype == np.dtype(dtype)
+        assert y.grad_fn._saved["other"][1].dtype == np.dtype(dtype)   # (source, data, vc, version)
         np.testing.assert_array_equal(y.detach().numpy(), x.detach().numpy() * np.array(0.1, dtype))
 
 

@@ -507,7 +507,7 @@ def check_exp_function(ExpFn):
         raise _Wrong(f"ExpFn saved {len(saved)} tensors; exp needs exactly one (its output, since "
                      f"d exp(x)/dx = exp(x))")
     only = next(iter(saved.values()))
-    saved_data = only.data if only.data is not None else (only.tensor.data if only.tensor is not None else None)
+    saved_data = only[1]   # (source, data, vc, version): the saved array, None when packed
     if saved_data is not None and numpy.allclose(saved_data, x.data) and not numpy.allclose(x.data, y.data):
         raise _Wrong("ExpFn saved its input x; save the output y instead: backward then needs no exp() "
                      "call at all (the output is the derivative)")

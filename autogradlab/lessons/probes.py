@@ -208,8 +208,7 @@ def _harness_exp_function(fn, x, g):
     saved = y.grad_fn._saved or {}
     kinds = []
     for s in saved.values():
-        data = s.data if s.data is not None else (s.tensor.data if s.tensor is not None else None)
-        kinds.append(encode(data))
+        kinds.append(encode(s[1]))   # (source, data, vc, version): the saved array, None when packed
     out["saved"] = kinds
     (gx,) = ag.autograd.grad(y, x, ag.tensor(g, dtype="float64"))
     out["grad"] = encode(gx)

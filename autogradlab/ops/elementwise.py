@@ -44,7 +44,7 @@ def constant(value, like: Tensor):
     Ops take it as it is (no Tensor, no edge in the graph: nothing flows back to a number),
     and a VJP that needs it reads it back like a saved parameter. On the CPU the array of a
     number is made once and shared (``h * 0.999`` in a loop makes one), so it is read-only;
-    the nodes that save it share one ``SavedParam`` too (``graph.save_constant``).
+    the nodes that save it share one saved value of it too (``graph.save_constant``).
     """
     data = like.data
     dtype = data.dtype if data.dtype.kind == "f" else number_dtype(value, data.dtype)
@@ -128,7 +128,7 @@ def _binary(op):
                 return apply(op, (a, constant(b, a)))
             if type(b) is numpy.ndarray and b.dtype is data.dtype and type(data) is numpy.ndarray:
                 shared = _SHARED_CONSTANTS.get(id(b))   # a number's shared array, read back by a VJP
-                if shared is not None and shared.data is b:   # under create_graph (any other array: promote)
+                if shared is not None and shared[1] is b:   # under create_graph (any other array: promote)
                     return apply_binary(op, a, b)
         if not isinstance(a, Tensor) and not isinstance(b, Tensor):
             return on_arrays(op, (a, b))  # inside a VJP on arrays

@@ -2,7 +2,7 @@
 into the same memory, bump the version counter, and move the tensor's history on.
 
 A node that saved this tensor before the change will see the new version and
-refuse to run its backward (see :class:`graph.SavedTensor`). Writing into a view
+refuse to run its backward (see :func:`graph.check_saved_version`). Writing into a view
 also moves its base's history on (:data:`COPY_SLICES`: the old base with the
 view's region replaced), as PyTorch does.
 """

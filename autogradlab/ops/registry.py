@@ -30,7 +30,7 @@ import numpy
 
 from ..backend import on_cpu_array_module, shares_memory, xp_for, xp_of
 from ..grad_mode import state
-from ..graph import _SHARED_CONSTANTS, _node_counter, OpNode, SavedParam, SavedResult, SavedTensor, declare_fields, save_tensor
+from ..graph import _SHARED_CONSTANTS, _node_counter, OpNode, RESULT, declare_fields, save_param, save_tensor
 from ..tensor import Tensor
 
 __all__ = ["OpDef", "defop", "apply", "apply_unary", "apply_binary", "REGISTRY"]
@@ -352,14 +352,16 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
         for name, i, needed_by in op.save_inputs:
             if needed_by is None or edges[needed_by] is not None:
                 t = inputs[i]
-                if isinstance(t, Tensor):
-                    saved[name] = save_tensor(t) if packing else SavedTensor(t)
+                if isinstance(t, Tensor):   # (save_tensor(t), inline unless packing)
+                    vc = t._vc
+                    saved[name] = save_tensor(t) if packing else (t, t.data, vc, vc[0])
                 else:   # a constant, as it is (save_constant(t), inline)
-                    saved[name] = _SHARED_CONSTANTS.get(id(t)) or SavedParam(t)
+                    saved[name] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
         for name in op.save_params:
-            saved[name] = SavedParam(params[name])
+            saved[name] = save_param(params[name])
         if op.save_result and (op.save_result[0] is None or edges[op.save_result[0]] is not None):
-            saved["result"] = save_tensor(out, node) if packing else SavedResult(out)
+            vc = out._vc   # (save_tensor(out, node), inline unless packing)
+            saved["result"] = save_tensor(out, node) if packing else (RESULT, data, vc, vc[0])
         node._saved = saved
     if switches["anomaly"]:
         node._traceback = _forward_traceback()
