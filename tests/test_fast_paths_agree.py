@@ -425,6 +425,10 @@ def test_nodes_share_one_tuple_of_shapes_and_dtypes_per_combination():
     other = (x * b.to(ag.float32)).grad_fn   # another dtype: a triple of its own
     assert other._input_dtypes == (np.dtype("float64"), np.dtype("float32"))
     assert other._input_dtypes is not first._input_dtypes
+    again = (x * b).grad_fn   # the op's last shapes were other's: found again in the table, right
+    assert again._input_dtypes is first._input_dtypes and again._input_shapes is first._input_shapes
+    column = (x * ag.tensor(np.ones((2, 1)))).grad_fn   # same dtypes, other shapes: not the last triple
+    assert column._input_shapes == ((2, 3), (2, 1)) and column._out_shape == (2, 3)
     cat = ag.cat([x, x, x]).grad_fn   # a variadic op: one shape and dtype per input
     assert cat._input_shapes == ((2, 3),) * 3 and cat._out_shape == (6, 3)
 

@@ -76,7 +76,8 @@ class OpDef:
     """
 
     __slots__ = ("name", "node_name", "inputs", "save", "forward", "vjp", "formulas", "math",
-                 "view", "differentiable", "save_inputs", "save_result", "save_params", "arrays", "param_names")
+                 "view", "differentiable", "save_inputs", "save_result", "save_params", "arrays", "param_names",
+                 "last_shapes")
 
     def __init__(self, name, inputs, forward, vjp, save=(), formulas=None, math="", view=False, save_if=None,
                  arrays=True):
@@ -99,6 +100,7 @@ class OpDef:
         # False, or (the input whose gradient needs the result, or None for "always")
         self.save_result = "result" in self.save and (save_if.get("result"),)
         self.param_names = _param_names(forward, len(self.inputs))
+        self.last_shapes = (None, None)   # (key, triple) of the node recorded last: see _record
 
     @property
     def __doc__(self):
@@ -331,9 +333,14 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
         key = (data.shape, a.shape, a.dtype)
     else:
         key = (data.shape, *[a.shape for a in arrays], *[a.dtype for a in arrays])
-    meta = _SHAPES_SEEN.get(key)
-    if meta is None:
-        meta = _shapes_seen(key, len(arrays))
+    last = op.last_shapes   # (the op's previous key and triple: a loop records the same shapes again)
+    if key == last[0]:
+        meta = last[1]
+    else:
+        meta = _SHAPES_SEEN.get(key)
+        if meta is None:
+            meta = _shapes_seen(key, len(arrays))
+        op.last_shapes = (key, meta)
     out.grad_fn = node = _new(OpNode)
     node.seq = next(_node_counter)
     node.op = op
