@@ -321,6 +321,8 @@ class Node:
         if saved is None:
             raise RuntimeError(FREED_MESSAGE if self._freed else f"{self.name()} saved nothing")
         s = saved[name]
+        if s is None:   # (a custom Function's save_for_backward(..., None, ...))
+            return None
         check_saved_version(s, self, name)
         return saved_array(s) if self._arrays else saved_tensor_of(s, self)
 

@@ -1886,3 +1886,31 @@ def test_grad_and_backward_take_any_iterable_of_tensors_as_torch_does():
         with pytest.raises(TypeError, match=f"inputs must be a Tensor or a sequence of Tensors, got {name}"):
             ag.autograd.grad((w * w).sum(), bad)
     np.testing.assert_array_equal(w.grad.numpy(), [2.0, 4.0])        # a refused call changed nothing
+
+
+class SavesNone(ag.autograd.Function):
+    """Saves an input, a None and its output, as torch allows."""
+
+    @staticmethod
+    def forward(ctx, x):
+        out = x * 2.0
+        ctx.save_for_backward(x, None, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, nothing, out = ctx.saved_tensors
+        assert nothing is None
+        return g * out / x
+
+
+def test_a_custom_function_that_saved_none_reads_none_back_from_every_reader():
+    x = leaf([1.0, 2.0])
+    y = SavesNone.apply(x)
+    node = y.grad_fn
+    assert node.saved_tensor("saved_tensors[1]") is None      # (it raised an internal TypeError)
+    assert node.saved_tensor("saved_tensors[0]") is x and node.saved_tensor("saved_tensors[2]") is y
+    assert node.saved_tensor_names == ("saved_tensors[0]", "saved_tensors[1]", "saved_tensors[2]")
+    y.sum().backward()
+    close(x.grad, [2.0, 2.0])
+    assert node.freed and node.saved_tensor_names == ("saved_tensors[0]", "saved_tensors[1]", "saved_tensors[2]")
