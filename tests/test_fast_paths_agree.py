@@ -443,8 +443,13 @@ def test_the_shared_shapes_are_forgotten_past_their_limit_and_gradients_stay_rig
 
 
 @pytest.mark.parametrize("array", [np.array(2.5, dtype=np.float32), np.array(-1.0), np.array([1.0, 2.0]),
-                                   np.arange(6.0).reshape(2, 3)[:, :1]], ids=["0-d f32", "0-d f64", "1-d", "column"])
-@pytest.mark.parametrize("shape", [(), (3,), (4, 1), (2, 3, 1)])
+                                   np.arange(6.0).reshape(2, 3)[:, :1], np.arange(3, dtype=np.float32)[None, :],
+                                   np.arange(2, dtype=np.float16).reshape(2, 1), np.ones((1, 1), dtype=bool),
+                                   np.zeros((0, 3), dtype=np.int64), np.arange(3.0)],
+                         ids=["0-d f32", "0-d f64", "1-d", "column (not contiguous)", "row", "column f16",
+                              "1x1 bool", "empty", "3"])
+@pytest.mark.parametrize("shape", [(), (3,), (4, 1), (2, 3, 1), (2, 3), (4, 2, 3), (0, 3), (2, 0, 3), (1, 3),
+                                   (3, 1, 1)])
 def test_backend_broadcast_to_is_numpys_broadcast_to(array, shape):
     from autogradlab.backend import broadcast_to
     try:
@@ -454,9 +459,11 @@ def test_backend_broadcast_to_is_numpys_broadcast_to(array, shape):
             broadcast_to(array, shape)
         return
     got = broadcast_to(array, shape)
-    assert got.shape == want.shape and got.dtype == want.dtype and got.strides == want.strides
+    assert got.shape == want.shape and got.dtype == want.dtype
+    # the same strides, except along axes of size 1 (never stepped along: NumPy gives them 0)
+    assert [s for s, n in zip(got.strides, got.shape) if n != 1] == [s for s, n in zip(want.strides, want.shape) if n != 1]
     np.testing.assert_array_equal(got, want)
-    assert not got.flags.writeable and np.shares_memory(got, array)
+    assert not got.flags.writeable and (got.size == 0 or np.shares_memory(got, array))
 
 
 def test_a_full_sums_gradient_is_a_view_and_the_leaf_takes_a_copy():
@@ -499,11 +506,21 @@ def test_apply_binary_matmul_with_flags_makes_what_apply_makes(params, needs):
     _same_result(apply_binary(matmul, a, b, params), apply(matmul, (a, b), params))
 
 
-def test_a_view_op_given_to_the_fast_paths_still_makes_a_view():
-    x = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
-    y = apply_unary(ag.ops.REGISTRY["transpose"], x, {"dim0": 0, "dim1": 1})
-    assert y._vc is x._vc and y._view is not None                 # shares x's version counter, as apply's
-    _same_result(y, apply(ag.ops.REGISTRY["transpose"], (x,), {"dim0": 0, "dim1": 1}))
+@pytest.mark.parametrize("name, params, shares", [
+    ("transpose", {"dim0": 0, "dim1": 1}, True), ("permute", {"dims": (1, 0)}, True),
+    ("expand", {"shape": (3, 2, 2)}, True), ("reshape", {"shape": (4,)}, True),
+    ("reshape", {"shape": (2, 2)}, True), ("getitem", {"index": (0, Ellipsis), "advanced": False}, True),
+    ("sum", {"dims": (0,), "keepdim": False}, False)])
+@pytest.mark.parametrize("case", ["leaf", "non-leaf", "constant", "no grad mode"])
+def test_a_view_op_given_to_the_fast_paths_still_makes_a_view(name, params, shares, case):
+    x = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=case != "constant")
+    a = x * 2.0 if case == "non-leaf" else x
+    op = ag.ops.REGISTRY[name]
+    with ag.set_grad_enabled(case != "no grad mode"):
+        y = apply_unary(op, a, dict(params))
+        slow = apply(op, (a,), dict(params))
+    assert (y._vc is a._vc and y._view is not None) == shares   # a view shares a's version counter, as apply's
+    _same_result(y, slow)
 
 
 @pytest.mark.parametrize("array", [np.array([True, True, False]), np.arange(6, dtype=np.int8).reshape(2, 3),
@@ -566,3 +583,16 @@ def test_a_product_of_two_matrices_takes_the_fast_path_and_makes_what_apply_make
         a @ a                                                     # not fitting: the general path's message
     with pytest.raises(ValueError, match="cannot be multiplied"):
         a @ ag.tensor(rng.standard_normal((3, 4)), dtype=ag.float32)[:2]
+
+
+def test_backend_broadcast_to_makes_a_contiguous_arrays_view_itself(monkeypatch):
+    from autogradlab import backend
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("numpy.broadcast_to called for a contiguous array")
+    monkeypatch.setattr(np, "broadcast_to", refuse)
+    row = np.arange(3, dtype=np.float32)[None, :]
+    got = backend.broadcast_to(row, (4, 2, 3))
+    assert got.strides == (0, 0, 4) and got[3, 1].tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(AssertionError, match="contiguous"):   # any other array still goes to NumPy
+        backend.broadcast_to(np.arange(6.0).reshape(2, 3)[:, :1], (2, 4))

@@ -8,6 +8,7 @@ from .. import backend
 from ..grad_mode import state
 from ..tensor import Tensor
 from . import elementwise as E, inplace as I, linalg as L, reduce as R, shape as S
+from .registry import apply_one
 
 
 def _reflected(fn):
@@ -15,14 +16,16 @@ def _reflected(fn):
 
 
 def _T(a):
-    return a if a.ndim < 2 else S.permute(a, tuple(reversed(range(a.ndim))))
+    """Every dim reversed: ``permute(n-1, ..., 0)``, with dims that need no checking."""
+    ndim = a.ndim
+    return a if ndim < 2 else apply_one(S.PERMUTE, a, {"dims": tuple(range(ndim - 1, -1, -1))})
 
 
 def _mT(a):
     if a.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices, got a "
                            f"{a.ndim}-D tensor of shape {tuple(a.shape)}")
-    return S.transpose(a, -2, -1)
+    return apply_one(S.TRANSPOSE, a, {"dim0": a.ndim - 2, "dim1": a.ndim - 1})   # (transpose(a, -2, -1))
 
 
 def _to(self, target):

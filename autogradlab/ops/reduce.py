@@ -11,7 +11,7 @@ import numpy
 from ..backend import broadcast_to, xp_of
 from ..tensor import Tensor
 from .elementwise import exp, maximum, minimum, where
-from .registry import apply, apply_unary, defop, expect_tensor
+from .registry import apply, apply_one, defop, expect_tensor
 
 
 _add_reduce = numpy.add.reduce
@@ -150,7 +150,7 @@ def _reduce(op, a, dim, keepdim):
     if a.ndim == 0:
         dims = ()  # a 0-d tensor accepts dim 0 / -1, as in PyTorch; there is nothing to reduce
     params = {"dims": dims, "keepdim": bool(keepdim)}
-    return apply_unary(op, a, params) if type(a) is Tensor else apply(op, (a,), params)
+    return apply_one(op, a, params)
 
 
 def sum(a, dim=None, keepdim=False):
@@ -349,11 +349,11 @@ def softmax(a, dim):
     """``exp(a) / sum(exp(a), dim)`` computed stably."""
     expect_tensor(a, "softmax")
     d = single_dim(dim, a.ndim, "softmax")
-    return apply_unary(SOFTMAX, a, {"dim": d}) if type(a) is Tensor else apply(SOFTMAX, (a,), {"dim": d})
+    return apply_one(SOFTMAX, a, {"dim": d})
 
 
 def log_softmax(a, dim):
     """``a - logsumexp(a, dim)``."""
     expect_tensor(a, "log_softmax")
     d = single_dim(dim, a.ndim, "log_softmax")
-    return apply_unary(LOG_SOFTMAX, a, {"dim": d}) if type(a) is Tensor else apply(LOG_SOFTMAX, (a,), {"dim": d})
+    return apply_one(LOG_SOFTMAX, a, {"dim": d})

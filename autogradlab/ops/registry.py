@@ -265,12 +265,12 @@ def _edge(t):
 
 
 def apply_unary(op, a, params=None):
-    """``apply(op, (a,), params)`` for a Tensor ``a`` (exp, tanh, sum, softmax, ...): the same steps
-    without the loop over inputs. An op that makes a view, or a view waiting to be refreshed, takes
-    :func:`apply`. (tests/test_fast_paths_agree.py checks that the two make the same tensor and node.)"""
+    """``apply(op, (a,), params)`` for a Tensor ``a`` (exp, tanh, sum, softmax, transpose, ...): the
+    same steps without the loop over inputs. A view waiting to be refreshed takes :func:`apply`.
+    (tests/test_fast_paths_agree.py checks that the two make the same tensor and node.)"""
     switches = state.__dict__
     grad_enabled = switches["grad_enabled"]
-    if op.view or (grad_enabled and a._view is not None and a._view[2] != a._vc[0]):
+    if grad_enabled and a._view is not None and a._view[2] != a._vc[0]:
         return apply(op, (a,), params)
     device, x = a.device, a.data
     xp = _CPU_XP if device == "cpu" else xp_for(device)
@@ -280,11 +280,20 @@ def apply_unary(op, a, params=None):
         raise _forward_error(op, (a,), exc) from None
     if type(data) is not _NDARRAY and isinstance(data, numpy.generic):
         data = numpy.asarray(data)
-    if not (grad_enabled and a._requires_grad and op.differentiable):
-        return _make(data, False, None, device)
-    out = _make(data, True, None, device)
-    _record(op, (a,), (x,), (a.grad_fn or _edge(a),), params, out, device, switches)
+    records = grad_enabled and a._requires_grad and op.differentiable
+    out = _make(data, records, None, device)
+    if op.view and (op.view is True or shares_memory(data, x)):   # (a view shares a's version counter)
+        out._vc = a._vc
+        out._view = _view_of(op, a, params)
+    if records:
+        _record(op, (a,), (x,), (a.grad_fn or _edge(a),), params, out, device, switches)
     return out
+
+
+def apply_one(op, a, params=None):
+    """``apply(op, (a,), params)``: by :func:`apply_unary` when ``a`` is a Tensor (not a subclass, not an
+    array of a VJP running on arrays)."""
+    return apply_unary(op, a, params) if type(a) is Tensor else apply(op, (a,), params)
 
 
 def apply_binary(op, a, b, params=None):

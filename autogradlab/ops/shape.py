@@ -1,6 +1,8 @@
 """Shape ops: the data is rearranged, never changed, so each VJP rearranges ``g`` back."""
 from __future__ import annotations
 
+import math
+
 import numpy
 
 from ..backend import asarray, scatter_add
@@ -8,13 +10,13 @@ from ..backend import broadcast_to as broadcast_view
 from ..graph import sum_to
 from ..tensor import Tensor
 from .reduce import expand_back, normalize_dims
-from .registry import apply, apply_unary, defop, expect_tensor
+from .registry import apply, apply_one, defop, expect_tensor
 
 
 def _size_args(sizes):
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = tuple(sizes[0])
-    return tuple(int(s) for s in sizes)
+        sizes = sizes[0]
+    return tuple(map(int, sizes))
 
 
 def _reshape_forward(xp, a, shape):
@@ -31,11 +33,11 @@ def _transpose_vjp(g, ctx):
 
 
 TRANSPOSE = defop("transpose", ("self",), math="swap axes i, j;  da = swap_back(g)", view=True,
-                  forward=lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1),
+                  forward=lambda xp, a, dim0, dim1: a.swapaxes(dim0, dim1),
                   vjp=_transpose_vjp, formulas=("1",))
 
 PERMUTE = defop("permute", ("self",), math="permute axes;  da = inverse_permute(g)", view=True,
-                forward=lambda xp, a, dims: xp.transpose(a, dims),
+                forward=lambda xp, a, dims: a.transpose(dims),
                 vjp=lambda g, ctx: (permute(g, tuple(numpy.argsort(ctx.dims).tolist())),), formulas=("1",))
 
 EXPAND = defop("expand", ("self",), math="broadcast a to a shape;  da = g summed over broadcast axes",
@@ -101,20 +103,22 @@ def reshape(a, *shape):
     """Same data, new shape (one dim may be -1)."""
     expect_tensor(a, "reshape")
     shape = _size_args(shape)
-    known = 1
-    for n in shape:
-        known *= n if n != -1 else 1
+    numel = a.numel()
     target = shape
-    if shape.count(-1) == 1 and known and a.numel() % known == 0:
-        target = tuple(a.numel() // known if n == -1 else n for n in shape)
-    if shape.count(-1) > 1:
-        raise RuntimeError(f"reshape: only one dim can be -1 (inferred), got shape {list(shape)} for a tensor "
-                           f"of shape {tuple(a.shape)}")
-    if int(numpy.prod(target)) != a.numel() or -1 in target or any(n < -1 for n in shape):
+    if -1 in shape:
+        known = 1
+        for n in shape:
+            known *= n if n != -1 else 1
+        if shape.count(-1) == 1 and known and numel % known == 0:
+            target = tuple(numel // known if n == -1 else n for n in shape)
+        if shape.count(-1) > 1:
+            raise RuntimeError(f"reshape: only one dim can be -1 (inferred), got shape {list(shape)} for a "
+                               f"tensor of shape {tuple(a.shape)}")
+    if math.prod(target) != numel or -1 in target or (shape and min(shape) < -1):
         raise RuntimeError(f"reshape: shape {list(shape)} is invalid for input of size {a.numel()} (shape "
                            f"{tuple(a.shape)}): the new shape must have {a.numel()} elements in all; "
                            f"write -1 for one dim to have it inferred")
-    return apply(RESHAPE, (a,), {"shape": target})
+    return apply_one(RESHAPE, a, {"shape": target})
 
 
 view = reshape
@@ -128,24 +132,30 @@ def flatten(a, start_dim=0, end_dim=-1):
     s, e = normalize_dims(start_dim, a.ndim, "flatten")[0], normalize_dims(end_dim, a.ndim, "flatten")[0]
     if s > e:
         raise ValueError(f"flatten: start_dim ({start_dim}) must not come after end_dim ({end_dim})")
-    merged = int(numpy.prod(a.shape[s:e + 1]))
+    merged = math.prod(a.shape[s:e + 1])
     return reshape(a, a.shape[:s] + (merged,) + a.shape[e + 1:])
 
 
 def transpose(a, dim0, dim1):
     """Swap two dims."""
     expect_tensor(a, "transpose")
-    d0, d1 = (normalize_dims(d, a.ndim, "transpose")[0] for d in (dim0, dim1))
+    ndim = a.ndim
+    if type(dim0) is int and type(dim1) is int and -ndim <= dim0 < ndim and -ndim <= dim1 < ndim:
+        return apply_one(TRANSPOSE, a, {"dim0": dim0 % ndim, "dim1": dim1 % ndim})   # (the common case)
+    d0, d1 = (normalize_dims(d, ndim, "transpose")[0] for d in (dim0, dim1))
     if a.ndim == 0:   # dims 0 / -1 of a 0-d tensor, as in PyTorch: nothing to swap
         return reshape(a, ())
-    return apply(TRANSPOSE, (a,), {"dim0": d0, "dim1": d1})
+    return apply_one(TRANSPOSE, a, {"dim0": d0, "dim1": d1})
 
 
 def permute(a, *dims):
     """Reorder all dims."""
     expect_tensor(a, "permute")
     dims = _size_args(dims)
-    size = max(a.ndim, 1)
+    ndim = a.ndim
+    if sorted(dims) == list(range(ndim)):   # (the common case: every dim once, none negative)
+        return apply_one(PERMUTE, a, {"dims": dims})
+    size = max(ndim, 1)
     bad = [d for d in dims if not -size <= d < size]
     if bad:
         raise IndexError(f"permute: dim {bad[0]} is out of range for a tensor of shape {tuple(a.shape)} "
@@ -154,31 +164,34 @@ def permute(a, *dims):
     if len(dims) != a.ndim or sorted(norm) != list(range(a.ndim)):
         raise RuntimeError(f"permute: dims {list(dims)} must be a permutation of 0..{a.ndim - 1} "
                            f"for a tensor of shape {tuple(a.shape)}")
-    return apply(PERMUTE, (a,), {"dims": norm})
+    return apply_one(PERMUTE, a, {"dims": norm})
 
 
 def expand(a, *sizes):
     """Broadcast to ``sizes`` (-1 keeps a dim) without copying."""
     expect_tensor(a, "expand")
     sizes = _size_args(sizes)
-    lead = len(sizes) - a.ndim
+    have = a.shape
+    lead = len(sizes) - len(have)
     if lead < 0:
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or "
                            f"equal to the number of dimensions in the tensor ({a.ndim}), shape {tuple(a.shape)}")
-    for i, s in enumerate(sizes):
-        if s < -1 or (s == -1 and i < lead):
-            raise RuntimeError(f"expand: the expanded size {s} is not allowed at dim {i} of target sizes "
-                               f"{list(sizes)} for a tensor of shape {tuple(a.shape)}: sizes must be >= 0, "
-                               f"and -1 (keep the size) only in dims the tensor already has")
-    shape = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
-    for i, n in enumerate(a.shape):
+    shape = sizes
+    if sizes and min(sizes) < 0:   # -1 keeps a dim; anything lower is refused
+        for i, s in enumerate(sizes):
+            if s < -1 or (s == -1 and i < lead):
+                raise RuntimeError(f"expand: the expanded size {s} is not allowed at dim {i} of target sizes "
+                                   f"{list(sizes)} for a tensor of shape {tuple(a.shape)}: sizes must be >= 0, "
+                                   f"and -1 (keep the size) only in dims the tensor already has")
+        shape = tuple(have[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    for i, n in enumerate(have):
         if n != 1 and n != shape[i + lead]:
             raise RuntimeError(f"expand: the expanded size of the tensor ({shape[i + lead]}) must match the "
                                f"existing size ({n}) at non-singleton dimension {i + lead}. Target sizes: "
                                f"{list(sizes)}. Tensor sizes: {list(a.shape)}")
-    if shape == a.shape:
+    if shape == have:
         return a
-    return apply(EXPAND, (a,), {"shape": shape})
+    return apply_one(EXPAND, a, {"shape": shape})
 
 
 def broadcast_to(a, shape):
@@ -188,14 +201,19 @@ def broadcast_to(a, shape):
 def sum_to_size(a, *shape):
     """Sum broadcast dims away until ``a`` has ``shape`` (the shared unbroadcast helper)."""
     shape = _size_args(shape)
-    if shape == a.shape:
+    have = a.shape
+    if shape == have:
         return a
-    lead = a.ndim - len(shape)   # ``shape`` must expand to ``a.shape``: each size 1 or a's, aligned right
-    if lead < 0 or any(n != 1 and n != a.shape[lead + i] for i, n in enumerate(shape)):
-        raise RuntimeError(f"sum_to_size: size {list(shape)} is not expandable to size {list(a.shape)}")
-    if type(a) is Tensor:
-        return apply_unary(SUM_TO_SIZE, a, {"shape": shape})
-    return apply(SUM_TO_SIZE, (a,), {"shape": shape})
+    lead = len(have) - len(shape)   # ``shape`` must expand to ``have``: each size 1 or a's, aligned right
+    fits = lead >= 0
+    if fits:
+        for n, m in zip(shape, have[lead:]):
+            if n != 1 and n != m:
+                fits = False
+                break
+    if not fits:
+        raise RuntimeError(f"sum_to_size: size {list(shape)} is not expandable to size {list(have)}")
+    return apply_one(SUM_TO_SIZE, a, {"shape": shape})
 
 
 def squeeze(a, dim=None):
@@ -242,7 +260,7 @@ def getitem(a, index):
         a.data[index]
     except IndexError as exc:
         raise IndexError(f"index {index!r} is invalid for a tensor of shape {tuple(a.shape)}: {exc}") from None
-    return apply(INDEX if advanced else GETITEM, (a,), {"index": index, "advanced": advanced})
+    return apply_one(INDEX if advanced else GETITEM, a, {"index": index, "advanced": advanced})
 
 
 def index_add_into(g, shape, index):
