@@ -482,13 +482,23 @@ def declare_fields(names):
 def sum_to(a, shape):
     """Sum the broadcast axes of array ``a`` away so that it has ``shape`` (the unbroadcast rule).
     The common case (only leading axes, e.g. a bias) is one reduction giving a new array, not a view."""
-    lead = a.ndim - len(shape)
-    kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and a.shape[i + lead] != 1)
+    have = a.shape
+    lead = len(have) - len(shape)
+    if lead > 0 and have[lead:] == shape:   # (the common case: leading axes only)
+        return _sum_axes(a, tuple(range(lead)), False)
+    kept = tuple([i + lead for i, n in enumerate(shape) if n == 1 and have[i + lead] != 1])
     if kept:
-        a = a.sum(axis=kept, keepdims=True)
+        a = _sum_axes(a, kept, True)
     if lead > 0:
-        a = a.sum(axis=tuple(range(lead)))
+        a = _sum_axes(a, tuple(range(lead)), False)
     return a if a.shape == shape else a.reshape(shape)
+
+
+def _sum_axes(a, axes, keepdims):
+    # (ndarray.sum is numpy.add.reduce behind a Python wrapper: called directly, one call less)
+    if type(a) is numpy.ndarray:
+        return _as_array(numpy.add.reduce(a, axes, None, None, keepdims))
+    return a.sum(axis=axes, keepdims=keepdims)
 
 
 def _as_array(g):

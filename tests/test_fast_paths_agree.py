@@ -596,3 +596,24 @@ def test_backend_broadcast_to_makes_a_contiguous_arrays_view_itself(monkeypatch)
     assert got.strides == (0, 0, 4) and got[3, 1].tolist() == [0.0, 1.0, 2.0]
     with pytest.raises(AssertionError, match="contiguous"):   # any other array still goes to NumPy
         backend.broadcast_to(np.arange(6.0).reshape(2, 3)[:, :1], (2, 4))
+
+
+def _sum_to_reference(a, shape):
+    ref = a
+    while ref.ndim > len(shape):
+        ref = ref.sum(axis=0)
+    for i, n in enumerate(shape):
+        if n == 1 and ref.shape[i] != 1:
+            ref = ref.sum(axis=i, keepdims=True)
+    return np.asarray(ref)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32, bool])
+@pytest.mark.parametrize("shape", [(3, 4), (1, 4), (3, 1), (4,), (), (1, 1, 1), (2, 1, 4), (1, 3, 1), (2, 3, 4), (1,)])
+def test_sum_to_sums_the_broadcast_axes_into_a_new_array(dtype, shape):
+    from autogradlab.graph import sum_to
+    a = (np.arange(24).reshape(2, 3, 4) % 5).astype(dtype)
+    got, want = sum_to(a, shape), _sum_to_reference(a, shape)
+    assert type(got) is np.ndarray and got.shape == shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    assert shape == a.shape or not np.shares_memory(got, a)
