@@ -617,3 +617,15 @@ def test_sum_to_sums_the_broadcast_axes_into_a_new_array(dtype, shape):
     assert type(got) is np.ndarray and got.shape == shape and got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
     assert shape == a.shape or not np.shares_memory(got, a)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean"])   # (amax and amin check for emptiness first, by reduction_dims)
+@pytest.mark.parametrize("fast, checked", [(None, (0, 1, 2)), (1, np.int64(1)), (-1, (2,)), (-3, [0])])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_a_reduction_over_every_axis_or_one_int_dim_makes_what_the_checked_path_makes(name, fast, checked, keepdim,
+                                                                                        monkeypatch):
+    from autogradlab.ops import reduce as R
+    x = ag.tensor((np.arange(24.0).reshape(2, 3, 4) % 5), requires_grad=True)
+    slow = getattr(R, name)(x, checked, keepdim)               # (a tuple, list or NumPy int: normalize_dims)
+    monkeypatch.setattr(R, "reduction_dims", None)             # the fast path must not need it
+    _same_result(getattr(R, name)(x, fast, keepdim), slow)

@@ -11,7 +11,7 @@ import numpy
 from ..backend import broadcast_to, xp_of
 from ..tensor import Tensor
 from .elementwise import exp, maximum, minimum, where
-from .registry import apply, apply_one, defop, expect_tensor
+from .registry import apply, apply_one, apply_unary, defop, expect_tensor
 
 
 _add_reduce = numpy.add.reduce
@@ -145,6 +145,13 @@ LOG_SOFTMAX = defop("log_softmax", ("self",), save=("result",),
 
 
 def _reduce(op, a, dim, keepdim):
+    if type(a) is Tensor:   # the common cases, nothing to check: every axis, or one in range
+        ndim = a.data.ndim
+        if dim is None:
+            return apply_unary(op, a, {"dims": _ALL_DIMS[ndim] if ndim < len(_ALL_DIMS) else tuple(range(ndim)),
+                                       "keepdim": bool(keepdim)})
+        if type(dim) is int and -ndim <= dim < ndim:
+            return apply_unary(op, a, {"dims": (dim % ndim,), "keepdim": bool(keepdim)})
     expect_tensor(a, op.name)
     dims = reduction_dims(dim, a.ndim, op.name)
     if a.ndim == 0:
