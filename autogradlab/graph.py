@@ -181,8 +181,9 @@ def saved_nbytes(saved) -> int:
     """The bytes ``saved`` holds (a tuple of arrays for a parameter such as an index's; 0 when packed:
     the hooks decide what is kept)."""
     data = saved[1]
-    parts = data if type(data) is tuple else (data,)
-    return sum(int(getattr(p, "nbytes", 0)) for p in parts)
+    if type(data) is not tuple:
+        return int(getattr(data, "nbytes", 0))
+    return sum(int(getattr(p, "nbytes", 0)) for p in data)
 
 
 _SHARED_CONSTANTS: dict = {}   # id of a shared read-only constant array -> its one saved value
@@ -346,7 +347,11 @@ class Node:
         """Drop the saved tensors (``retain_graph=False``); returns the bytes released if asked."""
         if not self._saved:
             return 0
-        freed = sum(saved_nbytes(s) for s in self._saved.values() if s is not None) if count_bytes else 0
+        freed = 0
+        if count_bytes:
+            for s in self._saved.values():
+                if s is not None:
+                    freed += saved_nbytes(s)
         self._freed = tuple(self._saved)   # truthy: remembers what was freed
         self._saved = None
         return freed

@@ -483,3 +483,16 @@ def test_the_table_and_describe_show_what_a_hook_was_given_and_what_the_pass_wen
     # a tape saved before hooks' values were recorded (before/after None) reads as it always did
     old = ev.HookRan(tensor_hook.step, "tensor", tensor_hook.node_id, True)
     assert ev.describe(old) == "  a tensor hook on node 1 ran and replaced the gradient"
+
+
+def test_saved_freed_counts_the_bytes_of_each_saved_value():
+    # matmul saves both inputs (3x4 and 4x2 float64: 96 + 64 bytes), an advanced index its two
+    # index arrays (3 int64 each: 48 bytes in all), tanh its float64 result (3 elements: 24 bytes)
+    x = ag.tensor(np.ones((3, 4)), requires_grad=True)
+    w = ag.tensor(np.ones((4, 2)), requires_grad=True)
+    with ag.trace() as tape:
+        z = (x @ w)[[0, 2, 2], [1, 0, 1]].tanh()
+        z.sum().backward()
+    freed = {e.node_name: (e.names, e.nbytes) for e in tape.of_kind("SavedFreed")}
+    assert freed == {"TanhBackward": (("result",), 24), "IndexBackward": (("index",), 48),
+                     "MatmulBackward": (("self", "other"), 160)}
