@@ -567,3 +567,17 @@ def test_random_first_order_programs_match_torch(prog):
 @given(programs(SECOND_ORDER_OPS, max_steps=6, second_order=True))
 def test_random_higher_order_programs_match_torch(prog):
     run_differential(prog)
+
+
+def test_a_node_hook_that_edits_a_full_sums_gradient_in_place_is_seen_like_torch():
+    # s (0-d) * y (3x4): s's gradient is a full sum of g * y; a post-hook adding 1 to it in place
+    # changes what reaches s.grad, as in torch, whatever the shapes
+    grads = []
+    for lib in (ag, torch):
+        s = lib.tensor(2.0, requires_grad=True)
+        y = lib.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+        out = s * y
+        out.grad_fn.register_hook(lambda gi, go: gi[0].add_(1.0) and None)
+        out.sum().backward()
+        grads.append(float(s.grad))
+    assert grads[0] == grads[1] == 67.0

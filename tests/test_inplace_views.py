@@ -285,3 +285,19 @@ def test_item_assignment_from_an_overlapping_view_copies_like_torch():
         (t * x).sum().backward()
         return _grads(x) + [t.tolist()]
     assert _both(program) == [[4.0 + 2 * 2.0 + 2 * 3.0, 2.0, 2.0], [2.0, 2.0, 2.0]]
+
+
+@pytest.mark.parametrize("operand", ["expand", "reshape", "unsqueeze", "index"])
+def test_adding_a_view_into_another_view_of_the_same_memory_like_torch(operand):
+    # x[None] and these views are the same three elements laid out alike (the views differ only in the
+    # stride of an axis of size 1): adding one into the other element by element is allowed, as in torch
+    torch = import_torch()
+    import numpy as np
+    results = []
+    for lib in (ag, torch):
+        x = lib.tensor(np.arange(3.0).reshape(1, 3))
+        other = {"expand": lambda: x.expand(1, 1, 3), "reshape": lambda: x.reshape(1, 1, 3),
+                 "unsqueeze": lambda: x.unsqueeze(1), "index": lambda: x[:, None]}[operand]()
+        x[None].add_(other)
+        results.append(x.numpy().tolist())
+    assert results[0] == results[1] == [[0.0, 2.0, 4.0]]
