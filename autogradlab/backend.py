@@ -194,7 +194,6 @@ def broadcast_to(array, shape):
             return view
         lead = len(shape) - ndim
         if lead >= 0 and array.flags.c_contiguous:
-            strides = None
             if array.shape == shape[lead:]:   # only new leading axes (a bias's gradient)
                 strides = (0,) * lead + array.strides
             else:
