@@ -256,11 +256,10 @@ def _canonical_index(index, device="cpu"):
 def getitem(a, index):
     """``a[index]``: basic slicing, and integer/bool array indexing (repeated indices accumulate in backward)."""
     index, advanced = _canonical_index(index, a.device)
-    try:
-        a.data[index]
+    try:   # (a bad index fails in the op's forward, before anything is recorded)
+        return apply_one(INDEX if advanced else GETITEM, a, {"index": index, "advanced": advanced})
     except IndexError as exc:
         raise IndexError(f"index {index!r} is invalid for a tensor of shape {tuple(a.shape)}: {exc}") from None
-    return apply_one(INDEX if advanced else GETITEM, a, {"index": index, "advanced": advanced})
 
 
 def index_add_into(g, shape, index):
