@@ -187,14 +187,9 @@ def broadcast_to(array, shape):
     directly: stride 0 along each repeated axis, the array's own stride along the others. That takes
     about a tenth of ``numpy.broadcast_to``'s time, which handles the general case in Python."""
     if type(array) is numpy.ndarray:
-        ndim = array.ndim
-        if ndim == 0:   # (the gradient of a full sum: every stride 0)
-            view = numpy.ndarray(shape, array.dtype, array, 0, (0,) * len(shape))
-            view.flags.writeable = False
-            return view
-        lead = len(shape) - ndim
+        lead = len(shape) - array.ndim
         if lead >= 0 and array.flags.c_contiguous:
-            if array.shape == shape[lead:]:   # only new leading axes (a bias's gradient)
+            if array.shape == shape[lead:]:   # only new leading axes (a bias's gradient; a full sum's: 0-d)
                 strides = (0,) * lead + array.strides
             else:
                 strides = [0] * lead

@@ -148,8 +148,7 @@ def _reduce(op, a, dim, keepdim):
     if type(a) is Tensor:   # the common cases, nothing to check: every axis, or one in range
         ndim = a.data.ndim
         if dim is None:
-            return apply_unary(op, a, {"dims": _ALL_DIMS[ndim] if ndim < len(_ALL_DIMS) else tuple(range(ndim)),
-                                       "keepdim": bool(keepdim)})
+            return apply_unary(op, a, {"dims": normalize_dims(None, ndim), "keepdim": bool(keepdim)})
         if type(dim) is int and -ndim <= dim < ndim:
             return apply_unary(op, a, {"dims": (dim % ndim,), "keepdim": bool(keepdim)})
     expect_tensor(a, op.name)
