@@ -432,7 +432,7 @@ def test_events_never_import_the_viz_and_tape_play_still_works_through_the_packa
 
 
 def test_fields_declared_int_str_or_bool_hold_exactly_those_types():
-    """The events' JSON copies a field declared ``int``, ``str`` or ``bool`` as it is (jsonio._fields
+    """The events' JSON copies a field declared ``int``, ``str`` or ``bool`` as it is (jsonio._encoder
     encodes only the others): every such field, in every kind of record a rich tape holds, must hold
     that type (a float there would skip the NaN encoding; a tuple would stay a tuple)."""
     import dataclasses

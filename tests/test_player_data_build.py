@@ -59,3 +59,81 @@ def test_player_data_is_the_same_built_twice_and_from_a_loaded_tape():
     assert json.dumps(player_data(tape), sort_keys=True) == first          # caches give the same
     loaded = ev.Tape.from_json(tape.to_json())
     assert json.dumps(player_data(loaded), sort_keys=True) == first
+
+
+@pytest.mark.parametrize("values", [
+    (), (3, 4), (True, False, 1), (0.5, -0.0, 2), (1e308, 1e308), (float("nan"), 1.0), (float("inf"), 1.0),
+    (float("inf"), float("-inf")), (5, None), ("a", 1.5), (2 ** 1100, 1), (np.float64("nan"), 2.0),
+    (np.float32(1.5),), ((1, float("-inf")), 3), tuple(float(i) / 3 for i in range(64))])
+def test_tuples_encode_by_the_plain_rule(values):
+    """A tuple's JSON form keeps every element as it is (bools stay bools), nests tuples, and writes a
+    float that is NaN or infinite as a tagged string; the shortcut for finite numbers must agree."""
+    def plain(v):
+        if isinstance(v, tuple):
+            return [plain(x) for x in v]
+        if isinstance(v, float) and not np.isfinite(v):
+            return {"float": repr(float(v))}
+        return v
+    out = jsonio._enc(values)
+    assert out == plain(values)
+    assert [type(x) for x in out] == [type(x) for x in plain(values)]
+
+
+def rich_tape():
+    """A tape with every kind of record: hooks, inputs= (pruned nodes), create_graph, Stats, anomaly
+    mode's tracebacks, NaN and infinite values."""
+    ag.manual_seed(5)
+    x = ag.randn(3, requires_grad=True)
+    x.name = "x"
+    w = ag.randn(2, 3, requires_grad=True)
+    v = ag.tensor(np.ones((20, 20)), requires_grad=True)   # too large for a table: Stats
+    with ag.trace(stats=True) as tape:
+        with ag.autograd.detect_anomaly():
+            h = w.register_hook(lambda g: g * 2)
+            z = ((w * x).tanh().sum(1) * x[:2]).sum() + (v * 2.0).sum() + ((x * float("inf")).sum() + (v * float("inf")).sum()) * 0
+        z.backward(retain_graph=True, inputs=[w])
+        h.remove()
+        (g,) = ag.autograd.grad((x * x * w).sum(), [w], create_graph=True)
+        g.sum().backward()
+    return tape
+
+
+def _reference_encode(record, tag):
+    """A record as JSON data, written the plain way (a loop over its fields), to check the encoders
+    jsonio writes once per class against."""
+    import dataclasses
+    if isinstance(record, ev.SourceLine):
+        record = record.portable()
+    omit = jsonio._OMIT_NONE.get(type(record).__name__, ())
+    out = {tag: type(record).__name__}
+    for f in dataclasses.fields(record):
+        value = getattr(record, f.name)
+        if value is None and f.name in omit:
+            continue
+        out[f.name] = _reference_value(value)
+    return out
+
+
+def _reference_value(v):
+    import dataclasses
+    if isinstance(v, tuple):
+        return [_reference_value(x) for x in v]
+    if isinstance(v, float) and not np.isfinite(v):
+        return {"float": repr(float(v))}
+    if dataclasses.is_dataclass(v):
+        return _reference_encode(v, "@")
+    return v
+
+
+def test_the_encoders_written_per_record_class_give_the_plain_encoding_in_field_order():
+    tape = rich_tape()
+    kinds = {type(e).__name__ for e in tape.events}
+    assert {"OpRecorded", "BackwardStarted", "Seeded", "NodeStarted", "GradientComputed", "Accumulated",
+            "SavedFreed", "NodePruned", "HookRan", "BackwardFinished"} <= kinds
+    assert any(e.traceback for e in tape.of_kind("OpRecorded"))
+    assert any(e.value.stats is not None for e in tape.of_kind("OpRecorded"))
+    assert any(e.value.max == float("inf") for e in tape.of_kind("OpRecorded"))   # a summary with inf
+    fast = jsonio.encode_events(tape.events)
+    plain = [_reference_encode(e, "kind") for e in tape.events]
+    # the same text, keys in the same order (a saved tape's JSON does not change)
+    assert json.dumps(fast, allow_nan=False) == json.dumps(plain, allow_nan=False)

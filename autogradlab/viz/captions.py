@@ -375,19 +375,3 @@ def _accumulated(model, e, want_tex=True):
         tex = tex.replace(".grad", "")
         plain = plain.replace(".grad", "")
     return words, tex, plain
-    name = e.tensor.name if e.tensor is not None else model.name(model.node_tensor.get(e.node_id))
-    target = {"leaf": f"{name}.grad", "retained": f"{name}.grad (retain_grad)", "input": f"{name}.grad (inputs=)",
-              "captured": f"the autograd.grad result for {name}"}[e.where]
-    if b is None:
-        words = f"Accumulate into {esc(target)}: it was None, so it becomes this gradient (before → after)."
-        tex = rf"{_tex_grad(name)}: \text{{None}} \to {_tex_value(a)}"
-        plain = f"{esc(name)}.grad: None → {_plain_value(a)}"
-    else:
-        words = (f"Accumulate into {esc(target)}: gradients add up (before + contribution → after)"
-                 + (", across backward calls too." if e.where == "leaf" else "."))
-        tex = rf"{_tex_grad(name)}: {_tex_value(b)} + {_tex_value(c)} \to {_tex_value(a)}"
-        plain = f"{esc(name)}.grad: {_plain_value(b)} + {_plain_value(c)} → {_plain_value(a)}"
-    if e.where == "captured":
-        tex = tex.replace(".grad", "")
-        plain = plain.replace(".grad", "")
-    return words, tex, plain
