@@ -1,4 +1,5 @@
 """Step events: what the engine tells, and that telling it is free when nobody listens."""
+import dataclasses
 import json
 
 import numpy as np
@@ -44,6 +45,40 @@ def test_events_are_frozen_and_slotted_and_hold_no_live_objects():
         for value in vars_of(e):
             assert not isinstance(value, (ag.Tensor, ag.autograd.graph.Node))
     assert [e.step for e in tape.events] == list(range(len(tape.events)))
+
+
+def _record_classes():
+    from autogradlab.events import records
+    return [c for c in vars(records).values() if isinstance(c, type) and dataclasses.is_dataclass(c)
+            and c.__module__ == records.__name__]
+
+
+@pytest.mark.parametrize("cls", _record_classes(), ids=lambda c: c.__name__)
+def test_records_are_made_as_their_dataclass_would_make_them(cls):
+    """records.py gives each record a faster ``__init__`` (the slots' own setters instead of
+    ``object.__setattr__``): same signature and defaults as the frozen dataclass's, the same record from
+    positional or keyword arguments, and still frozen."""
+    import inspect
+    plain = dataclasses.dataclass(frozen=True, slots=True)(
+        type(cls.__name__, (), {"__annotations__": dict(cls.__annotations__),
+                                **{f.name: f.default for f in dataclasses.fields(cls)
+                                   if f.default is not dataclasses.MISSING}}))
+    ours, theirs = inspect.signature(cls.__init__), inspect.signature(plain.__init__)
+    assert [(p.name, p.default, p.kind) for p in ours.parameters.values()] == \
+           [(p.name, p.default, p.kind) for p in theirs.parameters.values()]
+    values = [f"value {i}" for i, _ in enumerate(dataclasses.fields(cls))]
+    made = cls(*values)
+    assert [getattr(made, f.name) for f in dataclasses.fields(cls)] == values
+    assert cls(**{f.name: v for f, v in zip(dataclasses.fields(cls), values)}) == made
+    required = [f for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING]
+    short = cls(*values[:len(required)])
+    assert [getattr(short, f.name) for f in dataclasses.fields(cls)] == \
+           values[:len(required)] + [f.default for f in dataclasses.fields(cls)[len(required):]]
+    with pytest.raises(TypeError):
+        cls(*values, "one too many")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(made, dataclasses.fields(cls)[0].name, "changed")
+    assert dataclasses.replace(made, **{required[0].name: "new"}) == cls("new", *values[1:])
 
 
 def vars_of(e):

@@ -3,6 +3,7 @@
 Events never hold live Tensors or nodes, so a tape can be saved as JSON and replayed elsewhere."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
@@ -18,6 +19,41 @@ TABLE_SIDE = 12   # the player shows an array as a table when it is at most 2-D 
                   # columns; a larger one gets Stats (with trace(stats=True))
 
 
+def _frozen(cls):
+    """``@dataclass(frozen=True, slots=True)`` with a faster ``__init__`` of the same signature.
+
+    A frozen dataclass's own ``__init__`` sets each field through ``object.__setattr__`` (the class's
+    ``__setattr__`` refuses), which looks the slot up by name every time; this one calls each slot's own
+    setter, about 3x faster, and a tape makes hundreds of records each time it is read. The record is
+    as frozen as before: assigning to a field afterwards raises ``FrozenInstanceError``. For
+    :class:`SourceLine` it reads::
+
+        def __init__(self, file, line, text, function=_default_function):
+            _set_file(self, file)
+            _set_line(self, line)
+            _set_text(self, text)
+            _set_function(self, function)
+    """
+    cls = dataclass(frozen=True, slots=True)(cls)
+    namespace, params, body = {}, [], []
+    for f in dataclasses.fields(cls):
+        if f.default_factory is not dataclasses.MISSING:
+            raise TypeError(f"{cls.__name__}.{f.name}: a record's field takes a default, not a factory")
+        namespace[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            namespace[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        body.append(f"    _set_{f.name}(self, {f.name})\n")
+    source = f"def __init__(self, {', '.join(params)}):\n" + "".join(body)
+    exec(compile(source, f"<__init__ of {cls.__name__}>", "exec"), namespace)   # (source from field names only)
+    init = namespace["__init__"]
+    init.__qualname__, init.__doc__ = f"{cls.__qualname__}.__init__", cls.__init__.__doc__
+    cls.__init__ = init
+    return cls
+
+
 def fits_a_table(shape) -> bool:
     """True when the player shows an array of this shape as a table of its numbers (at most 2-D, at most
     ``TABLE_SIDE`` rows and columns); else it shows :class:`Stats`."""
@@ -28,7 +64,7 @@ def fits_a_table(shape) -> bool:
 # Values and references
 # ---------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Stats:
     """Summary statistics of a large array (taken when the tape asks for them: ``trace(stats=True)``).
 
@@ -78,7 +114,7 @@ def array_stats(host, bins: int = HIST_BINS) -> Stats:
     return Stats(mean, std, nan, posinf, neginf, lo, hi, tuple(int(c) for c in counts))
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Value:
     """A host snapshot of an array: every element (``data``, flattened) or, for large
     arrays, a summary (``data`` is None; ``min``, ``max``, ``norm`` are set). ``stats``: mean, std,
@@ -176,7 +212,7 @@ def snapshot(array, max_elements=MAX_ELEMENTS, stats: bool = False) -> Value:
                  float(numpy.sqrt(numpy.dot(flat, flat, out=None).astype(numpy.float64))), st)
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class TensorRef:
     """Which tensor an event is about: tape-local id, name, shape, dtype, device."""
 
@@ -193,7 +229,7 @@ class TensorRef:
 # The event kinds
 # ---------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class OpRecorded:
     """Forward: an op ran with grad recording and created node ``node_id``."""
     step: int
@@ -214,7 +250,7 @@ class OpRecorded:
                                       # each, with its function); None otherwise
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class SourceLine:
     """Where in the user's code an op was created: the first frame outside autogradlab.
     ``file`` is the frame's file without the machine's path (a tape records :meth:`portable`: ``<cell>``
@@ -275,7 +311,7 @@ def _portable(file, cwd):
     return rel.replace(os.sep, "/")
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class PlannedNode:
     """One node of a backward plan (see :class:`BackwardPlan`).
 
@@ -295,7 +331,7 @@ class PlannedNode:
     status: str            # "run" | "receive" | "pruned"
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class BackwardPlan:
     """What the engine decided before running anything: every node reached from the roots.
 
@@ -312,7 +348,7 @@ class BackwardPlan:
     nodes: tuple           # PlannedNode per node
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class BackwardStarted:
     """A backward pass begins (``api`` is "backward" or "grad"); ``pass_index`` counts passes in this tape."""
     step: int
@@ -327,7 +363,7 @@ class BackwardStarted:
                                        # inputs= pruned; None only in tapes saved before plans existed
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Seeded:
     """Root ``root_index`` receives its seed (ones when ``implicit``, else the given gradient)."""
     step: int
@@ -338,7 +374,7 @@ class Seeded:
     implicit: bool
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class NodeStarted:
     """Node ``node_id`` runs with the summed gradient of its output (``grad`` None: nothing reached it)."""
     step: int
@@ -348,7 +384,7 @@ class NodeStarted:
     grad: Value | None
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class GradientComputed:
     """One chain-rule edge: ``contribution = upstream x local derivative`` for input ``input_index``."""
     step: int
@@ -362,7 +398,7 @@ class GradientComputed:
     contribution: Value
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class Accumulated:
     """A contribution is added somewhere: ``where`` is "buffer" (pending sum at a fan-in),
     "leaf" (a leaf's ``.grad``), "retained" (a ``retain_grad`` tensor), "input" (a non-leaf in
@@ -376,7 +412,7 @@ class Accumulated:
     after: Value
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class SavedFreed:
     """Node ``node_id`` released its saved tensors after running (``retain_graph=False``)."""
     step: int
@@ -386,7 +422,7 @@ class SavedFreed:
     nbytes: int
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class NodePruned:
     """Node ``node_id`` is not run: no path from it leads to the requested ``inputs``."""
     step: int
@@ -395,7 +431,7 @@ class NodePruned:
     output: TensorRef      # the tensor whose gradient is not computed (for AccumulateGrad: its leaf)
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class HookRan:
     """A hook ran: ``hook`` is "tensor", "node_pre", "node_post" or "post_accumulate"."""
     step: int
@@ -409,7 +445,7 @@ class HookRan:
     after: tuple | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@_frozen
 class BackwardFinished:
     """The pass ended: how many nodes ran, contributions passed on, bytes of saved tensors freed."""
     step: int
