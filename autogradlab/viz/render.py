@@ -85,22 +85,18 @@ class Display:
         ops = sorted((o for o in m.ops.values() if upto is None or o.step <= upto), key=lambda o: (o.step, o.nid))
         op_ids = {o.nid for o in ops}
         tensors = {tid: t for tid, t in m.tensors.items() if upto is None or t.step <= upto}
-        # model nodes in forward order: each op's new inputs, the op, its output; then the rest
-        order, seen = [], set()
-
-        def add(key):
-            if key not in seen:
-                seen.add(key)
-                order.append(key)
+        # model nodes in forward order: each op's new inputs, the op, its output; then the rest (a dict
+        # as an ordered set: setting a key again keeps its first place)
+        order = {}
         for o in ops:
             for i in sorted(o.inputs):
                 if o.inputs[i] in tensors:
-                    add(("t", o.inputs[i]))
-            add(("o", o.nid))
+                    order["t", o.inputs[i]] = None
+            order["o", o.nid] = None
             if o.output in tensors:
-                add(("t", o.output))
+                order["t", o.output] = None
         for tid in sorted(tensors):
-            add(("t", tid))
+            order["t", tid] = None
         self.acc_of = {tid: nid for nid, tid in m.node_tensor.items() if nid in m.acc_nodes}
         self.producer_of = {}
         for nid, tid in m.node_tensor.items():
@@ -160,12 +156,14 @@ class Display:
             owner = self._truncate(owner, model_edges)
         self.owner = owner
         self.edges: dict = {}
+        nodes = self.nodes
         for src, dst, member, step in model_edges():
             a, b = owner[src], owner[dst]
             if a == b:
                 continue
-            plain = self.nodes[a].kind in ("tensor", "op") and self.nodes[b].kind in ("tensor", "op")
-            da, db = self.nodes[a].name, self.nodes[b].name
+            na, nb = nodes[a], nodes[b]
+            plain = na.kind in ("tensor", "op") and nb.kind in ("tensor", "op")
+            da, db = na.name, nb.name
             if plain and member[1] != "out":
                 ekey, dom = (a, b, member[1]), f"agl-edge-{da}-{db}-{member[1]}"
             else:
