@@ -32,15 +32,8 @@ def _enc(v, memo=None):
                 return list(v)
         except (TypeError, ValueError, OverflowError):
             pass
-        kinds = set(map(type, v))
-        if kinds <= _PLAIN:   # the common case: numbers, strings, flags
-            if float not in kinds:
-                return list(v)
-            if kinds <= _NUMBERS:
-                if all(map(math.isfinite, v)):
-                    return list(v)
-            elif all(map(math.isfinite, (x for x in v if type(x) is float))):
-                return list(v)
+        if set(map(type, v)) <= _AS_THEY_ARE:   # strings, ints, flags, None
+            return list(v)
         return [_enc(x, memo) for x in v]
     if t is float or isinstance(v, float):
         return {"float": repr(float(v))} if math.isnan(v) or math.isinf(v) else v
@@ -52,7 +45,7 @@ def _enc(v, memo=None):
         out = v
         if isinstance(v, SourceLine):   # never the machine's path: <cell>, relative, or the base name
             v = v.portable()
-        encoded = _encoder(type(v), "@")(v, memo)
+        encoded = (_ENCODERS.get(t) or _encoder(t))(v, memo)
         if memo is not None:
             memo[id(out)] = (out, encoded)   # (keeps the record alive, so its id stays its own)
         return encoded
@@ -61,8 +54,7 @@ def _enc(v, memo=None):
     return v
 
 
-_PLAIN = {int, str, bool, type(None), float}
-_NUMBERS = {int, bool, float}
+_AS_THEY_ARE = {int, str, bool, type(None)}
 
 
 _TAGGED = (Value, Stats, TensorRef, PlannedNode, BackwardPlan, SourceLine)  # the records nested inside events
@@ -74,12 +66,13 @@ _OMIT_NONE = {"Value": ("stats",), "SourceLine": ("function",), "OpRecorded": ("
 
 
 _PLAIN_TYPES = {"int", "str", "bool"}   # fields declared as these are copied as they are
-_ENCODERS: dict = {}   # (record class, tag) -> its encoder (see _encoder)
+_ENCODERS: dict = {}   # record class -> its encoder (see _encoder)
 
 
-def _encoder(cls, tag):
+def _encoder(cls):
     """The function ``(record, memo) -> dict`` that encodes a record of class ``cls``: ``{tag: class
-    name, field: value, ...}`` in field order. A field declared ``int``, ``str`` or ``bool`` is copied as
+    name, field: value, ...}`` in field order, the tag ``"kind"`` for an event, ``"@"`` for a record
+    nested in one. A field declared ``int``, ``str`` or ``bool`` is copied as
     it is (tests/test_events.py checks that each holds that type); any other goes through :func:`_enc`;
     the fields of ``_OMIT_NONE`` are left out while None.
 
@@ -91,9 +84,10 @@ def _encoder(cls, tag):
             return {'kind': 'SavedFreed', 'step': v.step, 'node_id': v.node_id,
                     'node_name': v.node_name, 'names': _enc(v.names, memo), 'nbytes': v.nbytes}
     """
-    fn = _ENCODERS.get((cls, tag))
+    fn = _ENCODERS.get(cls)
     if fn is None:
-        fn = _ENCODERS[cls, tag] = _compile(_encoder_source(cls, tag), cls)
+        tag = "kind" if EVENT_TYPES.get(cls.__name__) is cls else "@"
+        fn = _ENCODERS[cls] = _compile(_encoder_source(cls, tag), cls)
     return fn
 
 
@@ -123,7 +117,7 @@ def _compile(source, cls):
 
 
 def _encode(e, memo=None):
-    return _encoder(type(e), "kind")(e, memo)
+    return (_ENCODERS.get(type(e)) or _encoder(type(e)))(e, memo)
 
 
 def encode_events(events) -> list:
