@@ -149,7 +149,11 @@ def player_data(source, *, phase=None, error=None, names=None, max_nodes: int = 
     events = ev.jsonio.encode_events(model.events)   # plain JSON data (records they share, encoded once)
     sources = {}  # node id -> the user's line that created it, without the machine's path to the file
     tracebacks = {}  # node id -> anomaly mode's forward traceback (the user's frames, outermost first)
+    has_forward = False
     for e, raw in zip(model.events, events):
+        if type(e) is not ev.OpRecorded:   # (the only events with a source line or a traceback)
+            continue
+        has_forward = True
         if raw.pop("source", None) is not None:
             sources[str(e.node_id)] = {"where": e.source.label(), "text": e.source.text}
         if raw.pop("traceback", None) is not None:
@@ -168,7 +172,7 @@ def player_data(source, *, phase=None, error=None, names=None, max_nodes: int = 
         "phase": phase, "start": lo, "end": hi, "error": err,
         "events": events, "captions": caps, "initial": initial, "sources": sources, "tracebacks": tracebacks,
         "nodes": nodes, "edges": edges, "edge_of": edge_of, "tensor_node": tensor_node,
-        "has_forward": any(isinstance(e, ev.OpRecorded) for e in model.events), "first_backward": first_bw,
+        "has_forward": has_forward, "first_backward": first_bw,
         "detail": detail, "note": disp.note(), "rankdir": rankdir, "height": height, "speed": speed,
     }
 
