@@ -85,15 +85,18 @@ def _phase_range(model: GraphModel, phase):
     return phase, 0, n - 1
 
 
+_TAGS = {"param": " (leaf)", "const": " (constant)"}   # after a tensor's name, by its kind
+
+
 def _node_entry(disp: Display, dn, names, show_values):
     m = disp.model
     if dn.kind == "tensor":
         t = dn.tensor
         name = names.get(t.tid, t.name)
-        tag = {"param": " (leaf)", "const": " (constant)"}.get(t.kind, "")
+        tag = _TAGS.get(t.kind, "")
         if t.root and t.kind == "computed":
             tag = " (root)"
-        lines = [name + tag, " ".join(x for x in (t.dtype or "", _shape(t.shape)) if x)]
+        lines = [name + tag, " ".join([x for x in (t.dtype or "", _shape(t.shape)) if x])]
         if show_values and t.value is not None:
             lines.append("= " + fmt(t.value, 30))
         acc = disp.acc_of.get(t.tid)
