@@ -388,13 +388,12 @@ optimizers' step, ``zero_grad``, the engine's accumulation into ``.grad``: the v
 bumped after the write, too late to keep the old value); a summary cached across tapes by tensor
 version would miss a ``.data`` write (``tests/test_events_lazy.py``: each tape shows the weight as it
 is). **W7**: the player's data for the 52-node graph took 25 ms (a JSON round trip per event, LaTeX
-captions nobody reads, NumPy to format each value); then about 4-6 ms on the loaded machine; now
-the events' JSON reads each record's fields with one ``attrgetter`` and encodes only those not
-declared ``int``, ``str`` or ``bool`` (a test checks that such fields hold exactly those), a small host
-array becomes a Value without the general path, captions find a shared Value's text by identity
-instead of hashing it, and an op's name from its node's is cached: 36.3M -> 33.4M instructions per
-call (callgrind, gc off; about 0.2M run to run); by clock 6.9-8.2 ms at load 4.5, which cannot tell
-the two apart. What is left, in about equal parts: reading the tape (building
+captions nobody reads, NumPy to format each value); then about 4-6 ms on the loaded machine. Since
+then each record class's JSON encoder is written once as one dict display, each frozen record's
+``__init__`` sets its slots through their own setters (tests check both against the plain dataclass
+ways), and the drawing's order is a dict used as an ordered set: 32.6M -> 26.4M instructions per call
+(``benchmarks/PROFILE.md``, "W7"); by clock, 4.2 ms and 6.8 ms at the same code within one hour on
+this host. What is left, in about equal parts: reading the tape (building
 its events), the events' JSON, the captions and the drawing (display, model, node entries).
 
 """
