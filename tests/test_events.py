@@ -64,8 +64,10 @@ def test_records_are_made_as_their_dataclass_would_make_them(cls):
                                 **{f.name: f.default for f in dataclasses.fields(cls)
                                    if f.default is not dataclasses.MISSING}}))
     ours, theirs = inspect.signature(cls.__init__), inspect.signature(plain.__init__)
-    assert [(p.name, p.default, p.kind) for p in ours.parameters.values()] == \
-           [(p.name, p.default, p.kind) for p in theirs.parameters.values()]
+    assert [(p.name, p.default, p.kind, p.annotation) for p in ours.parameters.values()] == \
+           [(p.name, p.default, p.kind, p.annotation) for p in theirs.parameters.values()]
+    assert ours.return_annotation == theirs.return_annotation   # (what help() shows)
+    assert cls.__init__.__module__ == cls.__module__ and cls.__init__.__qualname__ == f"{cls.__name__}.__init__"
     values = [f"value {i}" for i, _ in enumerate(dataclasses.fields(cls))]
     made = cls(*values)
     assert [getattr(made, f.name) for f in dataclasses.fields(cls)] == values
@@ -79,6 +81,17 @@ def test_records_are_made_as_their_dataclass_would_make_them(cls):
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(made, dataclasses.fields(cls)[0].name, "changed")
     assert dataclasses.replace(made, **{required[0].name: "new"}) == cls("new", *values[1:])
+
+
+def test_a_record_with_a_field_the_fast_init_cannot_set_is_refused():
+    from autogradlab.events.records import _frozen
+    for body in ({"__annotations__": {"a": "int"}, "__post_init__": lambda self: None},
+                 {"__annotations__": {"a": "int", "b": "int"}, "b": dataclasses.field(default=0, init=False)},
+                 {"__annotations__": {"a": "int", "b": "int"}, "b": dataclasses.field(default=0, kw_only=True)},
+                 {"__annotations__": {"a": "int", "b": "list"}, "b": dataclasses.field(default_factory=list)},
+                 {"__annotations__": {"a": "int", "b": dataclasses.InitVar[int]}}):
+        with pytest.raises(TypeError, match="record"):
+            _frozen(type("R", (), dict(body)))
 
 
 def vars_of(e):

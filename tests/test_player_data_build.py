@@ -137,3 +137,26 @@ def test_the_encoders_written_per_record_class_give_the_plain_encoding_in_field_
     plain = [_reference_encode(e, "kind") for e in tape.events]
     # the same text, keys in the same order (a saved tape's JSON does not change)
     assert json.dumps(fast, allow_nan=False) == json.dumps(plain, allow_nan=False)
+
+
+def test_subclassed_records_encode_and_play_as_their_base_class():
+    """A SourceLine subclass is written as a SourceLine (the tag a tape can load back); an event subclass
+    keeps the event's tag, and an OpRecorded subclass still gives the player its source line."""
+    import dataclasses
+
+    class Line(ev.SourceLine):
+        __slots__ = ()
+
+    assert jsonio._enc(Line("/a/b/c.py", 3, "x = 1")) == jsonio._enc(ev.SourceLine("/a/b/c.py", 3, "x = 1"))
+
+    class Op(ev.OpRecorded):
+        __slots__ = ()
+
+    tape = rich_tape()
+    plain = player_data(tape, phase="forward")
+    events = [Op(*[getattr(e, f.name) for f in dataclasses.fields(e)]) if isinstance(e, ev.OpRecorded) else e
+              for e in tape.events]
+    tape._events[:] = events
+    sub = player_data(tape, phase="forward")
+    assert sub["has_forward"] and sub["sources"] == plain["sources"] and sub["sources"]
+    assert [e["kind"] for e in jsonio.encode_events(events)] == [type(e).__name__ for e in events]

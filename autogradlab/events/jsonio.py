@@ -45,6 +45,7 @@ def _enc(v, memo=None):
         out = v
         if isinstance(v, SourceLine):   # never the machine's path: <cell>, relative, or the base name
             v = v.portable()
+            t = type(v)
         encoded = (_ENCODERS.get(t) or _encoder(t))(v, memo)
         if memo is not None:
             memo[id(out)] = (out, encoded)   # (keeps the record alive, so its id stays its own)
@@ -67,6 +68,7 @@ _OMIT_NONE = {"Value": ("stats",), "SourceLine": ("function",), "OpRecorded": ("
 
 _PLAIN_TYPES = {"int", "str", "bool"}   # fields declared as these are copied as they are
 _ENCODERS: dict = {}   # record class -> its encoder (see _encoder)
+_EVENT_CLASSES = tuple(EVENT_TYPES.values())
 
 
 def _encoder(cls):
@@ -86,7 +88,7 @@ def _encoder(cls):
     """
     fn = _ENCODERS.get(cls)
     if fn is None:
-        tag = "kind" if EVENT_TYPES.get(cls.__name__) is cls else "@"
+        tag = "kind" if issubclass(cls, _EVENT_CLASSES) else "@"
         fn = _ENCODERS[cls] = _compile(_encoder_source(cls, tag), cls)
     return fn
 

@@ -35,10 +35,12 @@ def _frozen(cls):
             _set_function(self, function)
     """
     cls = dataclass(frozen=True, slots=True)(cls)
+    if hasattr(cls, "__post_init__") or len(dataclasses.fields(cls)) != len(cls.__dataclass_fields__):
+        raise TypeError(f"{cls.__name__}: a record has plain fields only (no __post_init__, InitVar, ClassVar)")
     namespace, params, body = {}, [], []
     for f in dataclasses.fields(cls):
-        if f.default_factory is not dataclasses.MISSING:
-            raise TypeError(f"{cls.__name__}.{f.name}: a record's field takes a default, not a factory")
+        if f.default_factory is not dataclasses.MISSING or not f.init or f.kw_only:
+            raise TypeError(f"{cls.__name__}.{f.name}: a record's field is positional, with at most a default")
         namespace[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
         if f.default is dataclasses.MISSING:
             params.append(f.name)
@@ -49,7 +51,8 @@ def _frozen(cls):
     source = f"def __init__(self, {', '.join(params)}):\n" + "".join(body)
     exec(compile(source, f"<__init__ of {cls.__name__}>", "exec"), namespace)   # (source from field names only)
     init = namespace["__init__"]
-    init.__qualname__, init.__doc__ = f"{cls.__qualname__}.__init__", cls.__init__.__doc__
+    init.__qualname__, init.__module__, init.__doc__ = f"{cls.__qualname__}.__init__", cls.__module__, cls.__init__.__doc__
+    init.__annotations__ = dict(cls.__init__.__annotations__)   # (what help() and inspect show)
     cls.__init__ = init
     return cls
 

@@ -154,7 +154,7 @@ def player_data(source, *, phase=None, error=None, names=None, max_nodes: int = 
     tracebacks = {}  # node id -> anomaly mode's forward traceback (the user's frames, outermost first)
     has_forward = False
     for e, raw in zip(model.events, events):
-        if type(e) is not ev.OpRecorded:   # (the only events with a source line or a traceback)
+        if not isinstance(e, ev.OpRecorded):   # (the only events with a source line or a traceback)
             continue
         has_forward = True
         if raw.pop("source", None) is not None:
