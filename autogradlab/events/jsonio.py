@@ -74,9 +74,9 @@ _EVENT_CLASSES = tuple(EVENT_TYPES.values())
 def _encoder(cls):
     """The function ``(record, memo) -> dict`` that encodes a record of class ``cls``: ``{tag: class
     name, field: value, ...}`` in field order, the tag ``"kind"`` for an event, ``"@"`` for a record
-    nested in one. A field declared ``int``, ``str`` or ``bool`` is copied as
-    it is (tests/test_events.py checks that each holds that type); any other goes through :func:`_enc`;
-    the fields of ``_OMIT_NONE`` are left out while None.
+    nested in one. A field declared ``int``, ``str`` or ``bool`` is copied as it is
+    (tests/test_events.py checks that each holds that type); any other goes through :func:`_enc`; the
+    fields of ``_OMIT_NONE`` are left out while None.
 
     Like dataclasses' own ``__init__`` and ``__eq__``, it is written once per class as Python source
     (one dict display: about three times faster than filling a dict from a loop over the fields, and a

@@ -51,7 +51,8 @@ def _frozen(cls):
     source = f"def __init__(self, {', '.join(params)}):\n" + "".join(body)
     exec(compile(source, f"<__init__ of {cls.__name__}>", "exec"), namespace)   # (source from field names only)
     init = namespace["__init__"]
-    init.__qualname__, init.__module__, init.__doc__ = f"{cls.__qualname__}.__init__", cls.__module__, cls.__init__.__doc__
+    init.__qualname__, init.__module__ = f"{cls.__qualname__}.__init__", cls.__module__
+    init.__doc__ = cls.__init__.__doc__
     init.__annotations__ = dict(cls.__init__.__annotations__)   # (what help() and inspect show)
     cls.__init__ = init
     return cls
