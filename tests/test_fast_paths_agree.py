@@ -629,3 +629,71 @@ def test_a_reduction_over_every_axis_or_one_int_dim_makes_what_the_checked_path_
     slow = getattr(R, name)(x, checked, keepdim)               # (a tuple, list or NumPy int: normalize_dims)
     monkeypatch.setattr(R, "reduction_dims", None)             # the fast path must not need it
     _same_result(getattr(R, name)(x, fast, keepdim), slow)
+
+
+def _saved_as_the_general_rule_keeps_it(op, make, monkeypatch):
+    """``make()``'s node's saved values, recorded once by ``_record``'s short form for ``op`` and once
+    by its general loop (the op's ``save_kind`` cleared), as (name, source, data, version) lists."""
+    def kept():
+        out = make()
+        return [(name, s[0], "the output's array" if s[1] is out.data else s[1], s[3])
+                for name, s in out.grad_fn._saved.items()]
+    fast = kept()
+    monkeypatch.setattr(op, "save_kind", None)
+    general = kept()
+    monkeypatch.undo()
+    return fast, general
+
+
+def test_the_ops_whose_saving_rule_record_writes_out_are_those_of_that_rule():
+    from autogradlab.ops.registry import REGISTRY, SAVES_CROSSWISE, SAVES_RESULT
+    result_only = sorted(op.name for op in REGISTRY.values() if op.save_kind is SAVES_RESULT)
+    crosswise = sorted(op.name for op in REGISTRY.values() if op.save_kind is SAVES_CROSSWISE)
+    assert {"exp", "tanh", "sigmoid", "relu", "softmax"} <= set(result_only)
+    assert {"mul", "matmul"} <= set(crosswise)
+    for op in REGISTRY.values():   # each is exactly its rule; every other op takes the general loop
+        if op.save_kind is SAVES_RESULT:
+            assert op.save_result == (None,) and not op.save_inputs and not op.save_params, op.name
+        elif op.save_kind is SAVES_CROSSWISE:
+            assert [(i, k) for _, i, k in op.save_inputs] == [(0, 1), (1, 0)] and not op.save_result, op.name
+            assert not op.save_params, op.name
+        else:
+            assert op.save_kind is None, op.name
+
+
+@pytest.mark.parametrize("op_name,needs", [(op, needs) for op in ("mul", "matmul") for needs in (
+    "both", "first", "second", "parameter")] + [("mul", "number"), ("mul", "number first")])
+def test_a_product_keeps_what_the_general_saving_rule_keeps(op_name, needs, monkeypatch):
+    rg = {"both": (True, True), "first": (True, False), "second": (False, True)}.get(needs, (True, True))
+    x = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=rg[0])
+    y = ag.tensor([[0.5, 1.0], [1.5, 2.0]], requires_grad=rg[1])
+    if needs == "parameter":                    # a Tensor subclass is a Tensor operand, not a constant
+        y = ag.nn.Parameter(np.array([[0.5, 1.0], [1.5, 2.0]], dtype=np.float32))
+    op = {"mul": E.MUL, "matmul": registry.REGISTRY["matmul"]}[op_name]
+    if needs.startswith("number"):   # (a Python number: its shared constant array, no edge)
+        make = (lambda: x * 0.5) if needs == "number" else (lambda: 0.5 * x)
+    else:
+        make = (lambda: x * y) if op_name == "mul" else (lambda: x @ y)
+    fast, general = _saved_as_the_general_rule_keeps_it(op, make, monkeypatch)
+    assert fast == general and fast
+    names = [name for name, *_ in fast]
+    if needs in ("first", "second"):            # only the other operand's gradient needs each one
+        assert len(names) == 1
+
+
+@pytest.mark.parametrize("op", [E.TANH, E.EXP, E.RELU, E.SIGMOID], ids=lambda op: op.name)
+def test_an_op_that_keeps_its_output_keeps_what_the_general_saving_rule_keeps(op, monkeypatch):
+    x = ag.tensor([0.5, -1.5], requires_grad=True)
+    fast, general = _saved_as_the_general_rule_keeps_it(op, lambda: apply_unary(op, x), monkeypatch)
+    assert fast == general == [("result", RESULT, "the output's array", 0)]
+
+
+def test_saved_tensor_hooks_still_pack_what_the_short_forms_keep():
+    x = ag.tensor([0.5, -1.5], requires_grad=True)
+    packed = []
+    with ag.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.shape) or t, lambda t: t):
+        y = (x * x).tanh()
+    assert packed == [(2,), (2,), (2,)]        # mul's two operands, then tanh's output
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), (1 - np.tanh([0.25, 2.25]) ** 2) * 2 * np.array([0.5, -1.5]),
+                               rtol=1e-6)

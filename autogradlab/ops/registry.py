@@ -50,6 +50,10 @@ def _set_cpu_xp(xp):
 on_cpu_array_module(_set_cpu_xp)
 
 
+SAVES_RESULT = "the output alone"                       # OpDef.save_kind
+SAVES_CROSSWISE = "each of two inputs for the other's gradient"
+
+
 class OpDef:
     """A differentiable op: forward on arrays + VJP in Tensor ops + its math in words.
 
@@ -77,7 +81,7 @@ class OpDef:
 
     __slots__ = ("name", "node_name", "inputs", "save", "forward", "vjp", "formulas", "math",
                  "view", "differentiable", "save_inputs", "save_result", "save_params", "arrays", "param_names",
-                 "last_shapes")
+                 "last_shapes", "save_kind")
 
     def __init__(self, name, inputs, forward, vjp, save=(), formulas=None, math="", view=False, save_if=None,
                  arrays=True):
@@ -101,6 +105,15 @@ class OpDef:
         self.save_result = "result" in self.save and (save_if.get("result"),)
         self.param_names = _param_names(forward, len(self.inputs))
         self.last_shapes = (None, None)   # (key, triple) of the node recorded last: see _record
+        # the two most common rules, which _record applies without its general loop: the output alone
+        # (exp, tanh, relu, softmax, ...), or two inputs each kept for the other's gradient (mul, matmul)
+        if self.save_result == (None,) and not self.save_inputs and not self.save_params:
+            self.save_kind = SAVES_RESULT
+        elif (len(self.save_inputs) == 2 and not self.save_result and not self.save_params
+              and [(i, needed_by) for _, i, needed_by in self.save_inputs] == [(0, 1), (1, 0)]):
+            self.save_kind = SAVES_CROSSWISE
+        else:
+            self.save_kind = None
 
     @property
     def __doc__(self):
@@ -363,22 +376,43 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
     node._retain_ref = node._traceback = node._needs = None
     node._freed = node._arrays = False
     if op.save:
-        saved = {}
         packing = switches["saved_hooks"]   # (saved_tensors_hooks: then save_tensor packs)
-        for name, i, needed_by in op.save_inputs:
-            if needed_by is None or edges[needed_by] is not None:
-                t = inputs[i]
-                if isinstance(t, Tensor):   # (save_tensor(t), inline unless packing)
+        kind = None if packing else op.save_kind
+        if kind is SAVES_RESULT:   # the general rule below for exp, tanh, ...: one dict display
+            vc = out._vc
+            node._saved = {"result": (RESULT, data, vc, vc[0])}
+        elif kind is SAVES_CROSSWISE:   # ... and for a * b, which keeps a for db and b for da
+            node._saved = saved = {}
+            if edges[1] is not None:
+                t = inputs[0]
+                if isinstance(t, Tensor):
                     vc = t._vc
-                    saved[name] = save_tensor(t) if packing else (t, t.data, vc, vc[0])
-                else:   # a constant, as it is (save_constant(t), inline)
-                    saved[name] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
-        for name in op.save_params:
-            saved[name] = save_param(params[name])
-        if op.save_result and (op.save_result[0] is None or edges[op.save_result[0]] is not None):
-            vc = out._vc   # (save_tensor(out, node), inline unless packing)
-            saved["result"] = save_tensor(out, node) if packing else (RESULT, data, vc, vc[0])
-        node._saved = saved
+                    saved[op.save_inputs[0][0]] = (t, t.data, vc, vc[0])
+                else:
+                    saved[op.save_inputs[0][0]] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
+            if edges[0] is not None:
+                t = inputs[1]
+                if isinstance(t, Tensor):
+                    vc = t._vc
+                    saved[op.save_inputs[1][0]] = (t, t.data, vc, vc[0])
+                else:
+                    saved[op.save_inputs[1][0]] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
+        else:
+            saved = {}
+            for name, i, needed_by in op.save_inputs:
+                if needed_by is None or edges[needed_by] is not None:
+                    t = inputs[i]
+                    if isinstance(t, Tensor):   # (save_tensor(t), inline unless packing)
+                        vc = t._vc
+                        saved[name] = save_tensor(t) if packing else (t, t.data, vc, vc[0])
+                    else:   # a constant, as it is (save_constant(t), inline)
+                        saved[name] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
+            for name in op.save_params:
+                saved[name] = save_param(params[name])
+            if op.save_result and (op.save_result[0] is None or edges[op.save_result[0]] is not None):
+                vc = out._vc   # (save_tensor(out, node), inline unless packing)
+                saved["result"] = save_tensor(out, node) if packing else (RESULT, data, vc, vc[0])
+            node._saved = saved
     if switches["anomaly"]:
         node._traceback = _forward_traceback()
     tape = switches["tape"]
