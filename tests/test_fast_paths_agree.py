@@ -14,7 +14,9 @@ must agree with its definition.
   Python number's shared array (``elementwise.constant``'s first lines, inline).
 - ``registry.apply_unary`` / ``apply_binary`` (what the operators call) against ``registry.apply``: the same
   tensor, node, edges and saved values, and the same events in a trace; the node ``registry._record`` makes
-  against ``OpNode(...)``, and its shared tuples of shapes and dtypes against the arrays'."""
+  against ``OpNode(...)``, and its shared tuples of shapes and dtypes against the arrays'.
+- The saved values of an op that keeps only its output, or each of two inputs for the other's gradient
+  (``OpDef.save_kind``), written out in ``registry._record``: the same as its general loop keeps."""
 import heapq
 
 import numpy as np
@@ -633,11 +635,20 @@ def test_a_reduction_over_every_axis_or_one_int_dim_makes_what_the_checked_path_
 
 def _saved_as_the_general_rule_keeps_it(op, make, monkeypatch):
     """``make()``'s node's saved values, recorded once by ``_record``'s short form for ``op`` and once
-    by its general loop (the op's ``save_kind`` cleared), as (name, source, data, version) lists."""
+    by its general loop (the op's ``save_kind`` cleared): per value its name, source, array, which
+    version counter it keeps, the version, and whether it is a number's shared saved value."""
+    from autogradlab.graph import _SHARED_CONSTANTS
+
     def kept():
         out = make()
-        return [(name, s[0], "the output's array" if s[1] is out.data else s[1], s[3])
-                for name, s in out.grad_fn._saved.items()]
+
+        def counter(source, vc):
+            if vc is out._vc:
+                return "the output's counter"
+            return "the input's own counter" if isinstance(source, ag.Tensor) and vc is source._vc else vc
+
+        return [(name, s[0], "the output's array" if s[1] is out.data else s[1], counter(s[0], s[2]), s[3],
+                 s is _SHARED_CONSTANTS.get(id(s[1]))) for name, s in out.grad_fn._saved.items()]
     fast = kept()
     monkeypatch.setattr(op, "save_kind", None)
     general = kept()
@@ -645,47 +656,64 @@ def _saved_as_the_general_rule_keeps_it(op, make, monkeypatch):
     return fast, general
 
 
-def test_the_ops_whose_saving_rule_record_writes_out_are_those_of_that_rule():
+def test_each_op_of_the_two_written_out_saving_rules_is_marked_and_no_other():
     from autogradlab.ops.registry import REGISTRY, SAVES_CROSSWISE, SAVES_RESULT
-    result_only = sorted(op.name for op in REGISTRY.values() if op.save_kind is SAVES_RESULT)
-    crosswise = sorted(op.name for op in REGISTRY.values() if op.save_kind is SAVES_CROSSWISE)
-    assert {"exp", "tanh", "sigmoid", "relu", "softmax"} <= set(result_only)
-    assert {"mul", "matmul"} <= set(crosswise)
-    for op in REGISTRY.values():   # each is exactly its rule; every other op takes the general loop
-        if op.save_kind is SAVES_RESULT:
-            assert op.save_result == (None,) and not op.save_inputs and not op.save_params, op.name
-        elif op.save_kind is SAVES_CROSSWISE:
-            assert [(i, k) for _, i, k in op.save_inputs] == [(0, 1), (1, 0)] and not op.save_result, op.name
-            assert not op.save_params, op.name
-        else:
-            assert op.save_kind is None, op.name
+    for op in REGISTRY.values():
+        output_alone = op.save_result == (None,) and not op.save_inputs and not op.save_params
+        crosswise = ([(i, k) for _, i, k in op.save_inputs] == [(0, 1), (1, 0)] and not op.save_result
+                     and not op.save_params)
+        assert (op.save_kind is SAVES_RESULT) == output_alone, op.name
+        assert (op.save_kind is SAVES_CROSSWISE) == crosswise, op.name
+    marked = {kind: sorted(op.name for op in REGISTRY.values() if op.save_kind is kind)
+              for kind in (SAVES_RESULT, SAVES_CROSSWISE)}
+    assert {"exp", "tanh", "sigmoid", "relu", "softmax", "log_softmax"} <= set(marked[SAVES_RESULT])
+    assert marked[SAVES_CROSSWISE] == ["dot", "matmul", "mul"]
+    assert REGISTRY["div"].save_kind is REGISTRY["pow"].save_kind is REGISTRY["maximum"].save_kind is None
 
 
-@pytest.mark.parametrize("op_name,needs", [(op, needs) for op in ("mul", "matmul") for needs in (
-    "both", "first", "second", "parameter")] + [("mul", "number"), ("mul", "number first")])
+_PRODUCT_CASES = [(op, needs) for op in ("mul", "matmul", "dot") for needs in ("both", "first", "second", "parameter")]
+
+
+@pytest.mark.parametrize("op_name,needs", _PRODUCT_CASES + [
+    ("mul", "number"), ("mul", "number first"), ("mul", "zero")])
 def test_a_product_keeps_what_the_general_saving_rule_keeps(op_name, needs, monkeypatch):
-    rg = {"both": (True, True), "first": (True, False), "second": (False, True)}.get(needs, (True, True))
-    x = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=rg[0])
-    y = ag.tensor([[0.5, 1.0], [1.5, 2.0]], requires_grad=rg[1])
+    rg = {"first": (True, False), "second": (False, True)}.get(needs, (True, True))
+    shape = (2,) if op_name == "dot" else (2, 2)
+    x = ag.tensor(np.arange(1.0, 5.0)[:np.prod(shape)].reshape(shape), requires_grad=rg[0])
+    y = ag.tensor(np.arange(0.5, 2.5, 0.5)[:np.prod(shape)].reshape(shape), requires_grad=rg[1])
     if needs == "parameter":                    # a Tensor subclass is a Tensor operand, not a constant
-        y = ag.nn.Parameter(np.array([[0.5, 1.0], [1.5, 2.0]], dtype=np.float32))
-    op = {"mul": E.MUL, "matmul": registry.REGISTRY["matmul"]}[op_name]
-    if needs.startswith("number"):   # (a Python number: its shared constant array, no edge)
-        make = (lambda: x * 0.5) if needs == "number" else (lambda: 0.5 * x)
-    else:
-        make = (lambda: x * y) if op_name == "mul" else (lambda: x @ y)
+        y = ag.nn.Parameter(y.detach().numpy().copy())
+    with ag.no_grad():                          # versions 1 and 2: the saved version is each one's own
+        x.add_(0.0), y.add_(0.0), y.add_(0.0)
+    op = registry.REGISTRY[op_name]
+    make = {"mul": lambda: x * y, "matmul": lambda: x @ y, "dot": lambda: ag.dot(x, y)}[op_name]
+    if needs == "number":            # a Python number: its shared constant array, no edge
+        make = lambda: x * 0.5      # noqa: E731
+    elif needs == "number first":
+        make = lambda: 0.5 * x      # noqa: E731
+    elif needs == "zero":            # 0.0's array is not shared: saved as a value of its own
+        make = lambda: x * 0.0      # noqa: E731
     fast, general = _saved_as_the_general_rule_keeps_it(op, make, monkeypatch)
     assert fast == general and fast
-    names = [name for name, *_ in fast]
+    kept = {name: (counter, version, shared) for name, _, _, counter, version, shared in fast}
     if needs in ("first", "second"):            # only the other operand's gradient needs each one
-        assert len(names) == 1
+        assert len(kept) == 1
+    if needs in ("both", "parameter"):
+        assert kept == {"self": ("the input's own counter", 1, False), "other": ("the input's own counter", 2, False)}
+    if needs.startswith("number"):
+        assert [shared for *_, shared in fast] == [True]
+    if needs == "zero":
+        assert [shared for *_, shared in fast] == [False]
 
 
-@pytest.mark.parametrize("op", [E.TANH, E.EXP, E.RELU, E.SIGMOID], ids=lambda op: op.name)
-def test_an_op_that_keeps_its_output_keeps_what_the_general_saving_rule_keeps(op, monkeypatch):
-    x = ag.tensor([0.5, -1.5], requires_grad=True)
-    fast, general = _saved_as_the_general_rule_keeps_it(op, lambda: apply_unary(op, x), monkeypatch)
-    assert fast == general == [("result", RESULT, "the output's array", 0)]
+@pytest.mark.parametrize("op,params", [(E.TANH, None), (E.EXP, None), (E.RELU, None), (E.SIGMOID, None),
+                                       (E.SQRT, None), (registry.REGISTRY["softmax"], {"dim": 0}),
+                                       (registry.REGISTRY["log_softmax"], {"dim": 0})],
+                         ids=lambda v: getattr(v, "name", "params"))
+def test_an_op_that_keeps_its_output_keeps_what_the_general_saving_rule_keeps(op, params, monkeypatch):
+    x = ag.tensor([0.5, 1.5], requires_grad=True)
+    fast, general = _saved_as_the_general_rule_keeps_it(op, lambda: apply_unary(op, x, params), monkeypatch)
+    assert fast == general == [("result", RESULT, "the output's array", "the output's counter", 0, False)]
 
 
 def test_saved_tensor_hooks_still_pack_what_the_short_forms_keep():

@@ -61,7 +61,8 @@ class OpDef:
     name: it is then released with the saved tensors, so a second backward raises as in PyTorch);
     ``save_if={"self": 1}`` keeps ``self`` only when input 1 needs a gradient
     (``a * b`` needs ``a`` only for ``db``), as PyTorch saves only what it needs;
-    ``"result"`` may be conditional too.
+    ``"result"`` may be conditional too. (``save_kind`` is derived from these: it marks the two
+    commonest rules, which ``_record`` applies without its general loop.)
     ``arrays=False`` marks a VJP that only runs on Tensors (it is handed wrapped
     arrays when no graph is recorded: slower, same result).
     ``formulas`` gives, per input, the local derivative as a short string
@@ -105,8 +106,9 @@ class OpDef:
         self.save_result = "result" in self.save and (save_if.get("result"),)
         self.param_names = _param_names(forward, len(self.inputs))
         self.last_shapes = (None, None)   # (key, triple) of the node recorded last: see _record
-        # the two most common rules, which _record applies without its general loop: the output alone
-        # (exp, tanh, relu, softmax, ...), or two inputs each kept for the other's gradient (mul, matmul)
+        # which of the two commonest saving rules this op has, if any (``_record`` writes those two out,
+        # without its general loop): the output alone (exp, tanh, relu, softmax, ...), or two inputs each
+        # kept for the other's gradient (mul, matmul, dot)
         if self.save_result == (None,) and not self.save_inputs and not self.save_params:
             self.save_kind = SAVES_RESULT
         elif (len(self.save_inputs) == 2 and not self.save_result and not self.save_params
@@ -376,28 +378,32 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
     node._retain_ref = node._traceback = node._needs = None
     node._freed = node._arrays = False
     if op.save:
-        packing = switches["saved_hooks"]   # (saved_tensors_hooks: then save_tensor packs)
+        # (saved_tensors_hooks: then save_tensor packs each value, and only the general loop calls it)
+        packing = switches["saved_hooks"]
         kind = None if packing else op.save_kind
-        if kind is SAVES_RESULT:   # the general rule below for exp, tanh, ...: one dict display
+        # The two commonest rules, written out: the dict the general loop below would make, without its
+        # loop (tests/test_fast_paths_agree.py checks that the two agree).
+        if kind is SAVES_RESULT:   # an op that keeps only its output (exp, tanh, relu, softmax, ...)
             vc = out._vc
             node._saved = {"result": (RESULT, data, vc, vc[0])}
-        elif kind is SAVES_CROSSWISE:   # ... and for a * b, which keeps a for db and b for da
+        elif kind is SAVES_CROSSWISE:   # a * b (or a @ b): a is needed only for b's gradient, b for a's
             node._saved = saved = {}
+            (first, _, _), (second, _, _) = op.save_inputs   # the two inputs' names ("self", "other")
             if edges[1] is not None:
                 t = inputs[0]
-                if isinstance(t, Tensor):
+                if isinstance(t, Tensor):   # (save_tensor(t), inline)
                     vc = t._vc
-                    saved[op.save_inputs[0][0]] = (t, t.data, vc, vc[0])
-                else:
-                    saved[op.save_inputs[0][0]] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
+                    saved[first] = (t, t.data, vc, vc[0])
+                else:   # a constant, as it is (save_constant(t), inline)
+                    saved[first] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
             if edges[0] is not None:
                 t = inputs[1]
                 if isinstance(t, Tensor):
                     vc = t._vc
-                    saved[op.save_inputs[1][0]] = (t, t.data, vc, vc[0])
+                    saved[second] = (t, t.data, vc, vc[0])
                 else:
-                    saved[op.save_inputs[1][0]] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
-        else:
+                    saved[second] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
+        else:   # the general rule
             saved = {}
             for name, i, needed_by in op.save_inputs:
                 if needed_by is None or edges[needed_by] is not None:
