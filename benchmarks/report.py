@@ -345,15 +345,17 @@ operand).
 
 **Forward (W1/W3).** A Python-number operand (`h * 0.999`) is a constant: a 0-d array of
 PyTorch's dtype handed to the forward, with no Tensor and no edge (a VJP that needs it reads it back
-as a saved parameter); `registry.apply` walks its inputs once and saves inline; what a node keeps is
-one of three small classes (an input; the op's output, by weak reference; a tensor packed by
-hooks), and a thread's switches are read once per op (the table above has the ratios; before this,
-commit `1caea9f`, W1's forward was 1.87x torch and W3's 2.73x in a run at load 1.1-2). What is
-left per op is spread out: about 400 bytecodes of Python (the operator, the loop over the inputs,
-`Node.__init__` and `Tensor._make` filling 16 and 13 slots, the output's weak reference), the
-garbage collector (about 12 tracked objects per recorded op, ~9% of the forward) and NumPy itself
-(~0.45 µs per ufunc on one element). Closing W3's gap would take fewer objects per op (no
-separate saved-value and `_out_meta` objects), which changes what the backward reads.
+as a saved parameter). The operators take `apply_binary` / `apply_unary`, which skip the loop over
+inputs; `_record` makes the node without a Python `__init__`, shares one tuple of shapes and dtypes
+per combination seen, keeps each saved value as a plain tuple, and writes out the two commonest
+saving rules (the output alone; each of two inputs for the other's gradient); a thread's switches
+are read once per op (before this work, commit `1caea9f`, W1's forward was 1.87x torch and W3's
+2.73x in a run at load 1.1-2). What is left per op is spread out: the bytecode of the operator,
+`apply_binary` and `_record` (the node's and the Tensor's slots; the key of shapes and dtypes alone
+is about 2.3K instructions), the objects each recorded op leaves (the Tensor, the node, the output's
+weak reference, about 1K instructions with its freeing, the version counter, the saved dict and
+tuples), the garbage collector visiting them (about 8% of a W3 forward) and NumPy itself (~0.45 µs
+per ufunc on one element). `PROFILE.md` counts each part.
 
 **W2** is kernel-bound (the matmuls); **W5** records the backward (`create_graph=True`) and so still
 pays the Tensor dispatch twice. **W6** (tracing): a traced pass now only notes each
