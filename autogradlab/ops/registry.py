@@ -388,21 +388,22 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
             node._saved = {"result": (RESULT, data, vc, vc[0])}
         elif kind is SAVES_CROSSWISE:   # a * b (or a @ b): a is needed only for b's gradient, b for a's
             node._saved = saved = {}
-            (first, _, _), (second, _, _) = op.save_inputs   # the two inputs' names ("self", "other")
             if edges[1] is not None:
                 t = inputs[0]
+                name = op.save_inputs[0][0]   # input 0's name ("self")
                 if isinstance(t, Tensor):   # (save_tensor(t), inline)
                     vc = t._vc
-                    saved[first] = (t, t.data, vc, vc[0])
+                    saved[name] = (t, t.data, vc, vc[0])
                 else:   # a constant, as it is (save_constant(t), inline)
-                    saved[first] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
+                    saved[name] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
             if edges[0] is not None:
                 t = inputs[1]
+                name = op.save_inputs[1][0]   # input 1's name ("other")
                 if isinstance(t, Tensor):
                     vc = t._vc
-                    saved[second] = (t, t.data, vc, vc[0])
+                    saved[name] = (t, t.data, vc, vc[0])
                 else:
-                    saved[second] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
+                    saved[name] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
         else:   # the general rule
             saved = {}
             for name, i, needed_by in op.save_inputs:
