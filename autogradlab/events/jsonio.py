@@ -27,8 +27,10 @@ def _enc(v, memo=None):
     if t is int or t is str or t is bool or v is None:
         return v
     if t is tuple:
-        try:   # only numbers, all finite (shapes, edges, a Value's data): as they are. (fsum raises on
-            if math.isfinite(math.fsum(v)):   # anything else, and is inf or NaN if any number is)
+        # Only numbers, all finite (shapes, edges, a Value's data): copied as they are. fsum raises on
+        # anything else (and on an overflowing sum), and gives inf or NaN if any number is one.
+        try:
+            if math.isfinite(math.fsum(v)):
                 return list(v)
         except (TypeError, ValueError, OverflowError):
             pass
