@@ -300,3 +300,38 @@ def test_adding_a_view_into_another_view_of_the_same_memory_like_torch(operand):
         x[None].add_(other)
         results.append(x.numpy().tolist())
     assert results[0] == results[1] == [[0.0, 2.0, 4.0]]
+
+
+@pytest.mark.parametrize("view", ["view(-1)", "reshape(3, 2)", "T.reshape(-1)"])
+def test_a_write_through_a_reshaped_view_gets_its_gradient_right_when_the_gradient_arrives_transposed(view):
+    """The view's region is zeroed in the base's gradient by replaying the view steps on it; a gradient laid
+    out unlike the forward's base (here transposed, by ``b.T`` below) cannot be reshaped as a view, and the
+    write then goes through the region's flat positions."""
+    def program(lib):
+        x = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+        b = x * 1.0
+        eval(f"b.{view}").mul_(2.0)                # b = 2x, written through a reshaped view
+        (b.T * lib.arange(6, dtype=lib.float64).reshape(3, 2)).sum().backward()
+        return x.grad.tolist()
+    _both(program)
+
+
+@pytest.mark.parametrize("index", ["slice(None)", "slice(0, None)", "Ellipsis", "(slice(None), slice(None))",
+                                   "slice(0, 2)", "(Ellipsis, slice(0, 3))"])
+def test_assigning_to_the_whole_tensor_copies_into_it_and_saves_nothing(index):
+    """``t[:] = v`` takes all of ``t``: PyTorch copies into ``t`` itself (CopyBackwards, nothing saved), so a
+    second backward works; a part (``t[0] = v``) goes through a view and CopySlices, which frees its steps."""
+    def program(lib):
+        x = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+        v = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        t = x + 1.0
+        t[eval(index)] = v
+        t.sum().backward()
+        t.sum().backward()                         # the copy kept nothing to free
+        return [t.tolist(), x.grad.tolist(), v.grad.tolist()]
+    _both(program)
+    t = ag.ones(2, 3, requires_grad=True) + 1.0
+    t[0] = ag.full((3,), 7.0)
+    t.sum().backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        t.sum().backward()

@@ -349,6 +349,15 @@ CASES["copy_slices"] = [C(_inplace_on_view, normal(3, 2), normal(2, 1), id="view
 CASES["fill"] = [C(_fill, normal(2, 3), normal(2, 3), id="fill_", smooth=False),
                  C(_zero, normal(2, 3), normal(2, 3), id="zero_", smooth=False)]
 
+def _copy_all(m, x, v):
+    t = x * 1
+    t[...] = v * x[0]                  # all of t: copied into t itself (CopyBackward), v broadcast to each row
+    return t * t
+
+
+CASES["copy"] = [C(_copy_all, normal(2, 3), normal(3), id="setitem-all"),
+                 C(lambda m, x, v: (x * 1).fill_(v) * x, normal(3), normal(), id="fill_-0d-tensor")]
+
 NONDIFFERENTIABLE_CASES: dict[str, Callable] = {
     "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
     "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,

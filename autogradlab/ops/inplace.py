@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import weakref
 
-from ..backend import partial_overlap, xp_of
+from ..backend import partial_overlap, shares_memory, xp_of
 from ..grad_mode import no_grad, state
 from ..tensor import Tensor
 from . import elementwise as E
@@ -97,7 +97,13 @@ def _replay_arrays(xp, array, steps):
 
 def _copy_slices_forward(xp, base, src, steps):
     out = base.copy(order="K")          # the same memory layout, so the view steps replay as views
-    _replay_arrays(xp, out, steps)[...] = src
+    region = _replay_arrays(xp, out, steps)
+    if shares_memory(region, out):
+        region[...] = src
+    else:   # a step copied (``base`` is laid out unlike the forward's base, e.g. a transposed gradient,
+        # and a reshape cannot view it): write through the region's flat positions instead
+        where = _replay_arrays(xp, xp.arange(out.size).reshape(out.shape), steps)
+        xp.put(out, where, xp.broadcast_to(src, where.shape))
     return out
 
 
@@ -177,16 +183,19 @@ def fill_(self, value):
 def _fill(self, value, opname):
     if not isinstance(value, Tensor):     # a number: the FILL op, which saves nothing (as PyTorch's)
         return inplace(self, opname, lambda a: apply(FILL, (a,), {"value": value}))
-
-    def filled(a, v):                     # a tensor value gets the gradient: where(True, value, a)
-        everywhere = Tensor._make(xp_of(a.data).ones(a.shape, dtype=bool), False, None, a.device)
-        return E.where(everywhere, v, a)
-    return inplace(self, opname, filled, value)   # (an argument: whether it requires grad decides recording)
+    # a tensor value gets the gradient (COPY, which saves nothing either); it is an argument of
+    # inplace, so whether it requires grad decides recording
+    return inplace(self, opname, lambda a, v: apply(COPY, (a, v)), value)
 
 
 FILL = defop("fill", ("self",), math="value everywhere;  da = 0",
              forward=lambda xp, a, value: xp.full_like(a, value),
              vjp=lambda g, ctx: (_zeros_like(g),), formulas=("0",))
+
+
+COPY = defop("copy", ("self", "src"), math="s, broadcast to a's shape;  da = 0, ds = g",
+             forward=lambda xp, a, v: xp.broadcast_to(v, a.shape).astype(a.dtype),
+             vjp=lambda g, ctx: (_zeros_like(g) if ctx.needs_input_grad[0] else None, g), formulas=("0", "1"))
 
 
 def _zeros_like(g):

@@ -38,6 +38,19 @@ def _to(self, target):
     return E.to_dtype(self, numpy.dtype(target))
 
 
+def _takes_all(t, index) -> bool:
+    """Whether ``t[index]`` is all of ``t``, element for element (``t[:]``, ``t[...]``, ``t[0:n]``)."""
+    index, advanced = S._canonical_index(index, t.device)
+    if advanced:
+        return False
+    try:
+        part = t.data[index]
+    except (IndexError, TypeError):
+        return False   # (getitem below raises its own, clearer error)
+    return part.shape == t.data.shape and backend.shares_memory(part, t.data) and not backend.partial_overlap(
+        part, t.data)
+
+
 def _setitem(self, index, value):
     """``t[index] = value``: while recording, an in-place copy into the view ``t[index]`` (so ``t``'s
     history goes on through copy_slices, as in PyTorch); integer/bool array indices are not a view."""
@@ -46,6 +59,11 @@ def _setitem(self, index, value):
         while value.ndim > target_ndim and value.shape[0] == 1:
             value = value.reshape(value.shape[1:])
     if state.grad_enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
+        if _takes_all(self, index):   # t[:] = v, t[...] = v: PyTorch copies into t itself, no view
+            if not isinstance(value, (Tensor, bool, int, float)):
+                value = Tensor._make(backend.asarray(value, self.device, self.dtype), False, None, self.device)
+            I._fill(self, value, "__setitem__")
+            return
         view = S.getitem(self, index)
         if view._view is None:
             raise RuntimeError("item assignment t[index] = v with integer or boolean array indices is not "
