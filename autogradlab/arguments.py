@@ -15,9 +15,11 @@ from .graph import AccumulateGrad, GradientEdge, as_grad_tensor
 from .graph_walk import node_of
 from .ops.elementwise import to_dtype
 from .ops.registry import refresh_view
+from .ops.shape import stack
 from .tensor import FLOAT_DTYPES, Tensor
 
-__all__ = ["backward_arguments", "grad_arguments", "check_runnable", "grad_results", "unused_input_error"]
+__all__ = ["backward_arguments", "grad_arguments", "grad_variant", "check_runnable", "grad_results",
+           "unused_input_error"]
 
 
 def backward_arguments(tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs):
@@ -37,7 +39,7 @@ def backward_arguments(tensors, grad_tensors, retain_graph, create_graph, grad_v
     roots = _as_tuple(tensors, "tensors", allow_edges=True)
     _refresh_views(roots)
     if inputs is not None:
-        inputs = _as_tuple(inputs, "inputs", allow_edges=True)
+        inputs = _as_tuple(inputs.values() if isinstance(inputs, dict) else inputs, "inputs", allow_edges=True)
         if not inputs:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         _refresh_views(inputs)
@@ -50,13 +52,16 @@ def backward_arguments(tensors, grad_tensors, retain_graph, create_graph, grad_v
     return roots, seeds, implicit, bool(create_graph if retain_graph is None else retain_graph), inputs
 
 
-def grad_arguments(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
-    """``grad``'s arguments as ``(roots, inputs, seeds, implicit, retain_graph, allow_unused)``."""
+def _allow_unused(allow_unused, materialize_grads):
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
-    if allow_unused is None:
-        allow_unused = materialize_grads
+    return materialize_grads if allow_unused is None else allow_unused
+
+
+def grad_arguments(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    """``grad``'s arguments as ``(roots, inputs, seeds, implicit, retain_graph, allow_unused)``."""
+    allow_unused = _allow_unused(allow_unused, materialize_grads)
     if (type(outputs) is Tensor and grad_outputs is None and outputs._requires_grad
             and outputs._view is None and outputs.data.size == 1):
         # the common call, grad(loss, params): what the general path below gives it, with no checks to fail
@@ -81,6 +86,58 @@ def grad_arguments(outputs, inputs, grad_outputs, retain_graph, create_graph, al
     seeds = [s if s is not None else _implicit_seed(r) for r, s in zip(roots, seeds)]
     retain_graph = bool(create_graph if retain_graph is None else retain_graph)
     return roots, inputs, seeds, implicit, retain_graph, allow_unused
+
+
+def grad_variant(grad, outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs, allow_unused,
+                 is_grads_batched, materialize_grads):
+    """``grad`` with named inputs (a dict: the result is a dict with the same names), with a batch of
+    vectors (``is_grads_batched``: one VJP per row of each grad_output, stacked), or with the deprecated
+    ``only_inputs`` (ignored, as in PyTorch)."""
+    if not only_inputs:
+        warnings.warn("grad(only_inputs=False) is deprecated and ignored: grad() only ever computes the "
+                      "inputs' gradients. To accumulate gradients into the leaves' .grad, call backward().",
+                      FutureWarning, stacklevel=3)
+    if isinstance(inputs, dict):
+        results = grad(outputs, tuple(inputs.values()), grad_outputs, retain_graph, create_graph, True,
+                       allow_unused, is_grads_batched, materialize_grads)
+        return dict(zip(inputs, results))
+    if not is_grads_batched:
+        return grad(outputs, inputs, grad_outputs, retain_graph, create_graph, True, allow_unused, False,
+                    materialize_grads)
+    allow_unused = _allow_unused(allow_unused, materialize_grads)
+    batches = _unbatch(_as_tuple(outputs, "outputs", allow_edges=True), grad_outputs)
+    keep = bool(create_graph if retain_graph is None else retain_graph)
+    per_vector = [grad(outputs, inputs, vectors, True if b < len(batches) - 1 else keep, create_graph,
+                       allow_unused=allow_unused) for b, vectors in enumerate(batches)]
+    stacked = [None if rows[0] is None else stack(rows) for rows in zip(*per_vector)]
+    # (as PyTorch: an unused input's zeros come after the batch, so they have no batch dim)
+    return grad_results(_as_tuple(inputs, "inputs", allow_edges=True), stacked, allow_unused, materialize_grads,
+                        create_graph)
+
+
+def _unbatch(roots, grad_outputs):
+    """``is_grads_batched``: the grad_outputs as one list per vector of the batch (row ``b`` of each)."""
+    given = (grad_outputs,) if isinstance(grad_outputs, Tensor) else (
+        tuple(grad_outputs) if grad_outputs is not None and _iterable(grad_outputs) else ())
+    if len(given) != len(roots) or not all(isinstance(g, Tensor) for g in given):
+        raise RuntimeError(f"grad(is_grads_batched=True) needs grad_outputs: one Tensor per output ({len(roots)} "
+                           f"here) whose first dim is the batch of vectors and whose other dims are the output's "
+                           f"shape, e.g. an identity matrix for a Jacobian")
+    sizes = []
+    for i, (root, g) in enumerate(zip(roots, given)):
+        if g.ndim == 0 or _shape(g)[1:] != _shape(_root_meta(root)):
+            raise RuntimeError(f"grad(is_grads_batched=True) reads the first dim of each grad_output as the batch "
+                               f"and the others as its output's shape, but grad_outputs[{i}] has shape {_shape(g)} "
+                               f"and outputs[{i}] has shape {_shape(_root_meta(root))}: give it shape "
+                               f"(batch, {', '.join(map(str, _shape(_root_meta(root))))})")
+        sizes.append(g.shape[0])
+    if len(set(sizes)) > 1:
+        raise RuntimeError(f"grad(is_grads_batched=True): every grad_output needs the same batch size (its first "
+                           f"dim), but they have {sizes}")
+    if sizes[0] == 0:
+        raise RuntimeError("grad(is_grads_batched=True) got an empty batch (first dim 0): there is no vector to "
+                           "take a vector-Jacobian product with")
+    return [[g[b] for g in given] for b in range(sizes[0])]
 
 
 def check_runnable(plan, inputs, allow_unused):
@@ -192,8 +249,8 @@ def _make_seeds(roots, grad_tensors, create_graph, argname, rootname):
         if g is None:
             out.append(None)
             continue
-        if g.dtype != root.dtype:  # PyTorch casts a float seed to the output's dtype
-            g = to_dtype(g.detach(), root.dtype)
+        if g.dtype != root.dtype:  # PyTorch casts a float seed to the output's dtype (recorded under create_graph)
+            g = to_dtype(g if create_graph else g.detach(), root.dtype)
         out.append(g if create_graph else g.detach())
     return out
 

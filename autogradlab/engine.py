@@ -12,7 +12,7 @@ Four steps, in the order a reader meets them below:
    run nothing, are in :mod:`autogradlab.graph_walk`.
 3. **Run** (:func:`_execute`): a node is *ready* when all its consumers have
    sent their gradient; the ready node created last runs first (as in
-   PyTorch). Running a node is one chain-rule step: the summed incoming
+   PyTorch; leaves ready together tie, and the heap picks, as PyTorch's does). Running a node is one chain-rule step: the summed incoming
    gradient goes through the op's vector-Jacobian product, giving one
    contribution per input.
 4. **Accumulate**: contributions meeting at a node (fan-in) are summed in a
@@ -23,13 +23,13 @@ trace is active: every ``if tape is not None`` below is skipped otherwise.
 """
 from __future__ import annotations
 
-from heapq import heapify, heappop, heappush
+from heapq import heappop, heappush
 
 from .anomaly import check_nan
-from .arguments import backward_arguments, check_runnable, grad_arguments, grad_results
+from .arguments import backward_arguments, check_runnable, grad_arguments, grad_results, grad_variant
 from .grad_mode import state
 from .graph import AccumulateGrad, accumulate_into
-from .graph_walk import describe_plan, node_of, on_paths_to, parents_of, reach, ready_key
+from .graph_walk import describe_plan, node_of, on_paths_to, parents_of, reach, ready_key, release_order
 from .hooks import run_node_post_hooks, run_node_pre_hooks, run_post_accumulate_hooks, run_tensor_hooks
 from .tensor import Tensor
 
@@ -62,9 +62,13 @@ def backward_steps(tensors, grad_tensors=None, retain_graph=None, create_graph=F
                     implicit=implicit)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False):
-    """Return d(outputs)/d(inputs) (weighted by ``grad_outputs``) without touching any ``.grad``."""
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(outputs)/d(inputs) (weighted by ``grad_outputs``) without touching any ``.grad``.
+    (Named inputs, a batch of grad_outputs and ``only_inputs``: :func:`arguments.grad_variant`.)"""
+    if is_grads_batched or not only_inputs or isinstance(inputs, dict):
+        return grad_variant(grad, outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
+                            allow_unused, is_grads_batched, materialize_grads)
     roots, inputs, seeds, implicit, retain_graph, allow_unused = grad_arguments(
         outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads)
     captured = [None] * len(inputs)
@@ -159,8 +163,10 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
         p.buffers[node] = seed if before is None else before + seed
         if tape is not None:
             yield tape.seeded(i, roots[i], node, seed, implicit[i] if implicit else False)
-    p.ready = [ready_key(n) for n in set(root_nodes) if n in plan.needed and plan.deps[n] == 0]
-    heapify(p.ready)
+    p.ready = []
+    for n in release_order(root_nodes):
+        if n in plan.needed and plan.deps[n] == 0:
+            heappush(p.ready, ready_key(n))
 
     prev_mode = state.grad_enabled
     state.grad_enabled = create_graph     # the VJPs record a graph only with create_graph=True
@@ -199,6 +205,7 @@ def _receive(p, node, g):
         return g
     tape, is_leaf = p.tape, not node.priority
     hooks = node.variable._hooks if is_leaf else node._tensor_pre_hooks
+    arrived = g
     if hooks:
         g = run_tensor_hooks(hooks, g, node, tape, p.events)
     owned = not hooks and node in p.owned   # a hook may have kept the gradient: then copy it
@@ -211,24 +218,38 @@ def _receive(p, node, g):
     if p.plan.targets:
         for i, t in p.plan.targets.get(node, ()):
             if p.captured is not None:          # autograd.grad: collect, never touch .grad
+                # (as PyTorch: an op node that runs its VJP too is captured before its tensor hooks)
+                got = arrived if not is_leaf and node in p.plan.runs else g
                 before = p.captured[i]
-                p.captured[i] = g if before is None else before + g
+                p.captured[i] = got if before is None else before + got
                 if tape is not None:
-                    p.events.append(tape.accumulated("captured", node, t, before, g, p.captured[i]))
+                    p.events.append(tape.accumulated("captured", node, t, before, got, p.captured[i]))
             elif isinstance(t, Tensor) and not is_leaf and t is not retained:
                 before = tape.snapshot_grad(t) if tape is not None else None
                 accumulate_into(t, g)
                 if tape is not None:
                     p.events.append(tape.accumulated("input", node, t, before, g))
     if is_leaf and p.accumulate and (p.inputs is None or node in p.plan.targets):
-        var = node.variable
+        _accumulate_leaf(p, node, g, owned)
+    return g
+
+
+def _accumulate_leaf(p, node, g, owned):
+    """The leaf's AccumulateGrad runs, as PyTorch's: its node pre-hooks, then ``g`` is added into
+    ``.grad`` (unless a pre-hook answered None, or the leaf no longer requires grad), then the leaf's
+    post-accumulate hooks and the node's post-hooks."""
+    tape, var = p.tape, node.variable
+    if node._pre_hooks:
+        g, owned = run_node_pre_hooks(node, g, tape, p.events), False   # (a hook may have kept it)
+    if g is not None and var._requires_grad:
         before = tape.snapshot_grad(var) if tape is not None else None
         accumulate_into(var, g, owned)
         if tape is not None:
             p.events.append(tape.accumulated("leaf", node, var, before, g))
-        if var._post_acc_hooks:
-            run_post_accumulate_hooks(var, node, tape, p.events)
-    return g
+    if var._post_acc_hooks:
+        run_post_accumulate_hooks(var, node, tape, p.events)
+    if node._post_hooks:   # (an AccumulateGrad has no inputs: grad_inputs is empty)
+        run_node_post_hooks(node, [], g, tape, p.events)
 
 
 def _chain_rule_step(p, node, g):
@@ -240,7 +261,8 @@ def _chain_rule_step(p, node, g):
     else:
         if node._pre_hooks:
             g = run_node_pre_hooks(node, g, tape, p.events)
-        grads_in = node.apply(g)
+        # (g None: a pre-hook answered (None,), and the node sends nothing, as in PyTorch)
+        grads_in = node.apply(g) if g is not None else [None] * len(node.edges)
         if node._post_hooks:
             grads_in = run_node_post_hooks(node, grads_in, g, tape, p.events)
         if tape is not None:
@@ -280,7 +302,7 @@ def _send(p, node, g, grads_in):
                 p.events.append(tape.accumulated("buffer", child, None, before, gi, buffers[child]))
         deps[child] = left - 1
         if left == 1:
-            heappush(p.ready, (child.priority, -child.seq, child))   # graph_walk.ready_key, inline
+            heappush(p.ready, (child.priority, -child.seq if child.priority else 0, child))   # ready_key, inline
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

@@ -554,6 +554,11 @@ class AccumulateGrad(Node):
         super().__init__(_AccumulateOp, (), None, (variable.shape,), (variable.dtype,))
         self.variable = variable
 
+    def __lt__(self, other):
+        # Leaves ready at once tie in the ready queue (PyTorch gives every AccumulateGrad the same
+        # sequence number): the heap itself decides which runs first, as PyTorch's heap does.
+        return False
+
     def __repr__(self):
         v = self.variable
         return f"<AccumulateGrad of {v.name or 'a leaf'} {tuple(v.shape)}>"

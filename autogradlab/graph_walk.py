@@ -16,7 +16,7 @@ import heapq
 
 from .graph import GradientEdge
 
-__all__ = ["node_of", "ready_key", "reach", "parents_of", "on_paths_to", "run_order", "describe_plan"]
+__all__ = ["node_of", "ready_key", "release_order", "reach", "parents_of", "on_paths_to", "run_order", "describe_plan"]
 
 
 def node_of(t):
@@ -28,8 +28,15 @@ def node_of(t):
 
 def ready_key(node):
     """The ready queue's order: lower ``priority`` first (a leaf's AccumulateGrad), then the
-    node created last (highest ``seq``), as in PyTorch."""
-    return (node.priority, -node.seq, node)
+    node created last (highest ``seq``), as in PyTorch. Leaves tie (PyTorch gives them all one
+    sequence number): among those ready at once, the heap's own order decides, as in PyTorch."""
+    return (node.priority, -node.seq if node.priority else 0, node)
+
+
+def release_order(root_nodes):
+    """The root nodes, each once, in the order the pass releases them: a node named twice at its
+    last place (PyTorch's graph root sends to the roots in turn; a node is ready after its last)."""
+    return list(dict.fromkeys(reversed(root_nodes)))[::-1]
 
 
 def reach(root_nodes):
@@ -80,10 +87,11 @@ def run_order(plan, root_nodes):
     """The order the engine's ready queue will start the needed nodes in (the same rule, run on
     a copy of the dependency counts, calling no VJP)."""
     deps, needed, runs = dict(plan.deps), plan.needed, plan.runs
-    ready = [ready_key(n) for n in set(root_nodes) if n in needed and deps[n] == 0]
-    heapq.heapify(ready)
-    order = []
     push, pop = heapq.heappush, heapq.heappop
+    ready, order = [], []
+    for n in release_order(root_nodes):
+        if n in needed and deps[n] == 0:
+            push(ready, ready_key(n))
     while ready:
         node = pop(ready)[2]
         order.append(node)
@@ -94,7 +102,7 @@ def run_order(plan, root_nodes):
             if left is not None:
                 deps[child] = left - 1
                 if left == 1:
-                    push(ready, (child.priority, -child.seq, child))   # ready_key, inline
+                    push(ready, (child.priority, -child.seq if child.priority else 0, child))   # ready_key, inline
     return order
 
 

@@ -71,9 +71,9 @@ def test_backward_signature_matches_pytorch():
     assert params == ["tensors", "grad_tensors", "retain_graph", "create_graph", "grad_variables", "inputs"]
     params = list(inspect.signature(ag.Tensor.backward).parameters)
     assert params == ["self", "gradient", "retain_graph", "create_graph", "inputs"]
-    params = list(inspect.signature(ag.autograd.grad).parameters)
-    assert params[:7] == ["outputs", "inputs", "grad_outputs", "retain_graph", "create_graph", "allow_unused",
-                          "materialize_grads"]
+    params = list(inspect.signature(ag.autograd.grad).parameters)   # (and test_grad_api_vs_torch.py)
+    assert params == ["outputs", "inputs", "grad_outputs", "retain_graph", "create_graph", "only_inputs",
+                      "allow_unused", "is_grads_batched", "materialize_grads"]
 
 
 def test_tensor_backward_takes_gradient_retain_graph_create_graph_inputs_positionally():

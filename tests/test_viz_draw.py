@@ -190,7 +190,7 @@ def test_active_node_freed_saves_and_leaf_accumulation_per_step():
     assert "freed: self, other" in label_of(freed, "agl-node-op-0")
     assert 'fillcolor="#D9D9D9"' in node_line(freed, "agl-node-op-0")
     assert "penwidth=3.5" in node_line(freed, "agl-node-op-0") and "▶ mul" in freed   # active this step
-    last_acc = max(e.step for e in tape.of_kind("Accumulated") if e.where == "leaf")
+    last_acc = max(e.step for e in tape.of_kind("Accumulated") if e.where == "leaf" and e.tensor.name == "a")
     src = viz.draw(tape, step=last_acc).source
     assert "grad: None → 4" in label_of(src, "agl-node-tensor-0")
     assert label_of(src, "agl-node-tensor-0").startswith("▶ a")
