@@ -584,7 +584,9 @@ def test_a_product_of_two_matrices_takes_the_fast_path_and_makes_what_apply_make
     with pytest.raises(ValueError, match=r"shapes \(2, 3\) and \(2, 3\) cannot be multiplied"):
         a @ a                                                     # not fitting: the general path's message
     with pytest.raises(ValueError, match="cannot be multiplied"):
-        a @ ag.tensor(rng.standard_normal((3, 4)), dtype=ag.float32)[:2]
+        a @ ag.tensor(rng.standard_normal((3, 4)))[:2]
+    with pytest.raises(RuntimeError, match="same dtype"):                # (and no promotion, as in PyTorch)
+        a @ ag.tensor(rng.standard_normal((3, 4)), dtype=ag.float32)
 
 
 def test_backend_broadcast_to_makes_a_contiguous_arrays_view_itself(monkeypatch):

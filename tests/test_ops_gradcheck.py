@@ -174,7 +174,7 @@ CASES: dict[str, list[Case]] = {
             C(lambda m, a: a * a, normal(3), id="same-input")],
     "div": [C(lambda m, a, b: a / b, normal(2, 3), nonzero(3), id="bcast"),
             C(lambda m, a: a / 4, normal(3), id="scalar"),
-            C(lambda m, a: 2 / a, nonzero(3), id="reflected")],
+            C(lambda m, a: m.div(2.0, a), nonzero(3), id="number-first")],   # (2 / a: reciprocal, below)
     "pow": [C(lambda m, a, b: a ** b, positive(2, 3), normal(3), id="tensor-exponent"),
             C(lambda m, a: a ** 3, normal(2, 3), id="int-exponent"),
             C(lambda m, a: a ** 0.5, positive(4), id="sqrt"),
@@ -355,6 +355,8 @@ def _copy_all(m, x, v):
     return t * t
 
 
+CASES["reciprocal"] = [C(lambda m, a: m.reciprocal(a), nonzero(2, 3), id="function"),
+                       C(lambda m, a: 2.5 / a, nonzero(3), id="number-over-tensor")]
 CASES["copy"] = [C(_copy_all, normal(2, 3), normal(3), id="setitem-all"),
                  C(lambda m, x, v: (x * 1).fill_(v) * x, normal(3), normal(), id="fill_-0d-tensor")]
 

@@ -214,6 +214,11 @@ POW = defop("pow", ("self", "other"), save=("self", "other", "result"), save_if=
             vjp=_pow_vjp,
             formulas=("b*a^(b-1)", "a^b*log(a)"))
 
+RECIPROCAL = defop("reciprocal", ("self",), save=("result",), math="y = 1/a;  da = -g*y^2",
+                   forward=lambda xp, a: xp.reciprocal(a),
+                   vjp=lambda g, ctx: (-g * ctx.result * ctx.result,),
+                   formulas=("-1/a^2",))
+
 NEG = defop("neg", ("self",), math="-a;  da = -g",
             forward=lambda xp, a: -a,
             vjp=lambda g, ctx: (-g,),
@@ -369,7 +374,8 @@ _COMPARE = {
 add, sub, mul, maximum, minimum, tanh_backward = map(
     _binary, (ADD, SUB, MUL, MAXIMUM, MINIMUM, TANH_BACKWARD))
 neg, relu, abs, sign = map(_unary, (NEG, RELU, ABS, SIGN))
-exp, log, sqrt, sin, cos, tanh, sigmoid = map(_floating_unary, (EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID))
+exp, log, sqrt, sin, cos, tanh, sigmoid, reciprocal = map(
+    _floating_unary, (EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RECIPROCAL))
 lt, le, gt, ge, eq, ne = (_binary(_COMPARE[n]) for n in ("lt", "le", "gt", "ge", "eq", "ne"))
 
 

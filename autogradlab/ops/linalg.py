@@ -75,12 +75,21 @@ DOT = defop("dot", ("self", "other"), save=("self", "other"), save_if={"self": 1
                                 g * ctx.self if ctx.needs_input_grad[1] else None), formulas=("b", "a"))
 
 
+def _same_dtype(name, a, b):
+    """Products take operands of one dtype, as in PyTorch (no promotion: a float32 model fed float64 data
+    is a mistake to see, not to hide)."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype != b.dtype:
+        raise RuntimeError(f"{name}: expected both operands to have the same dtype, but got {a.dtype.name} and "
+                           f"{b.dtype.name}; convert one first, e.g. b.to(a.dtype)")
+
+
 def matmul(a, b):
     """Matrix product with NumPy's rules for 1-D and batched operands."""
     if type(a) is Tensor and type(b) is Tensor:   # two matrices that fit (the common case): nothing to check
         x, y = a.data, b.data
         if x.ndim == 2 and y.ndim == 2 and x.dtype is y.dtype and x.shape[1] == y.shape[0]:
             return apply_binary(MATMUL, a, b)
+    _same_dtype("matmul", a, b)
     a, b = promote(a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"matmul: both arguments need at least 1 dimension, got shapes "
@@ -110,6 +119,7 @@ def matmul(a, b):
 
 def dot(a, b):
     """Inner product of two 1-D tensors of the same length."""
+    _same_dtype("dot", a, b)
     a, b = promote(a, b)
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
         raise RuntimeError(f"dot: expected two 1-D tensors of the same length, got shapes "

@@ -2,6 +2,8 @@
 so a reader can see what ``a + b`` or ``a.sum(1)`` calls."""
 from __future__ import annotations
 
+import numbers
+
 import numpy
 
 from .. import backend
@@ -36,6 +38,23 @@ def _to(self, target):
             return self
         return E.to_device(self, device)
     return E.to_dtype(self, numpy.dtype(target))
+
+
+def _rtruediv(self, other):
+    """``other / self`` for a number or array ``other``: ``reciprocal(self) * other``, as PyTorch computes
+    it (the graph keeps ``1/self``, not ``self``, so changing ``self`` in place later is fine)."""
+    return E.mul(E.reciprocal(self), other)
+
+
+def _equality(compare):
+    """``==`` / ``!=`` against a Tensor, a number or an array; against anything else (None, a string, a
+    list) Python's own answer (by identity: ``t == None`` is False), as PyTorch gives."""
+    def fn(self, other):
+        if isinstance(other, (Tensor, numbers.Number)) or hasattr(other, "dtype"):
+            return compare(self, other)
+        return NotImplemented
+    fn.__name__ = compare.__name__
+    return fn
 
 
 def _takes_all(t, index) -> bool:
@@ -82,9 +101,9 @@ METHODS = {
     # arithmetic operators (Python numbers allowed on either side)
     "__add__": E.add, "__radd__": _reflected(E.add), "__sub__": E.sub, "__rsub__": _reflected(E.sub),
     "__mul__": E.mul, "__rmul__": _reflected(E.mul), "__truediv__": E.div,
-    "__rtruediv__": _reflected(E.div), "__pow__": E.pow, "__rpow__": _reflected(E.pow),
+    "__rtruediv__": _rtruediv, "__pow__": E.pow, "__rpow__": _reflected(E.pow),
     "__matmul__": L.matmul, "__rmatmul__": _reflected(L.matmul), "__neg__": E.neg, "__abs__": E.abs,
-    "__lt__": E.lt, "__le__": E.le, "__gt__": E.gt, "__ge__": E.ge, "__eq__": E.eq, "__ne__": E.ne,
+    "__lt__": E.lt, "__le__": E.le, "__gt__": E.gt, "__ge__": E.ge, "__eq__": _equality(E.eq), "__ne__": _equality(E.ne),
     "__getitem__": S.getitem, "__setitem__": _setitem,
     # in-place
     "__iadd__": I.add_, "__isub__": I.sub_, "__imul__": I.mul_, "__itruediv__": I.div_,
@@ -93,7 +112,7 @@ METHODS = {
     # named methods
     "add": E.add, "sub": E.sub, "mul": E.mul, "div": E.div, "pow": E.pow, "neg": E.neg,
     "abs": E.abs, "exp": E.exp, "log": E.log, "sqrt": E.sqrt, "sin": E.sin, "cos": E.cos,
-    "tanh": E.tanh, "sigmoid": E.sigmoid, "relu": E.relu, "sign": E.sign, "clamp": E.clamp,
+    "tanh": E.tanh, "sigmoid": E.sigmoid, "reciprocal": E.reciprocal, "relu": E.relu, "sign": E.sign, "clamp": E.clamp,
     "clip": E.clamp, "maximum": E.maximum, "minimum": E.minimum, "clone": E.clone,
     "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge, "eq": E.eq, "ne": E.ne,
     "sum": R.sum, "mean": R.mean, "max": R.max, "min": R.min, "amax": R.amax, "amin": R.amin,

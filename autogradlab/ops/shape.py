@@ -5,7 +5,7 @@ import math
 
 import numpy
 
-from ..backend import asarray, scatter_add
+from ..backend import asarray, scatter_add, shares_memory
 from ..backend import broadcast_to as broadcast_view
 from ..graph import sum_to
 from ..tensor import Tensor
@@ -121,7 +121,15 @@ def reshape(a, *shape):
     return apply_one(RESHAPE, a, {"shape": target})
 
 
-view = reshape
+def view(a, *shape):
+    """``reshape`` that must share ``a``'s memory, as PyTorch's ``view``: where the layout cannot be
+    seen with the new shape without a copy (a transposed matrix flattened), it raises."""
+    out = reshape(a, *shape)
+    if out.data.size and not shares_memory(out.data, a.data):
+        raise RuntimeError(f"view: a tensor of shape {tuple(a.shape)} laid out as this one is (e.g. transposed) "
+                           f"cannot be viewed as {list(out.shape)} without copying its data: use .reshape(...), "
+                           f"which copies when it must, or .contiguous() first")
+    return out
 
 
 def flatten(a, start_dim=0, end_dim=-1):

@@ -1,0 +1,61 @@
+"""Operator details that lab code meets when it ports to PyTorch, each checked against torch:
+``number / t`` is ``reciprocal(t) * number`` (the graph keeps ``1/t``), products refuse mixed dtypes,
+``view`` refuses a layout it cannot view without copying, and ``t == None`` is False."""
+from __future__ import annotations
+
+import pytest
+from conftest import import_torch
+
+import autogradlab as ag
+
+torch = import_torch()
+BOTH = pytest.mark.parametrize("M", [torch, ag], ids=["torch", "autogradlab"])
+
+
+def _number_over(M):
+    x = M.tensor([0.5, 2.0], requires_grad=True)
+    y = 2.0 / x
+    with M.no_grad():
+        x.add_(1.0)            # the graph kept 1/x, not x: the change in place does not matter
+    y.sum().backward()
+    i = M.tensor([1, 2])
+    return y.tolist(), x.grad.tolist(), str(y.dtype).replace("torch.", ""), (2 / i).tolist(), \
+        str((2 / i).dtype).replace("torch.", ""), i.reciprocal().tolist()
+
+
+def test_a_number_over_a_tensor_multiplies_its_reciprocal():
+    assert _number_over(ag) == _number_over(torch)
+    x = ag.tensor([0.5, 2.0], requires_grad=True)
+    y = 2.0 / x
+    assert y.grad_fn.name() == "MulBackward" and y.grad_fn.next_functions[0][0].name() == "ReciprocalBackward"
+
+
+@BOTH
+def test_products_refuse_mixed_dtypes(M):
+    a, b = M.ones(2, 3), M.ones(3, 2, dtype=M.float64)
+    for product in (lambda: a @ b, lambda: M.matmul(a, b.to(M.int64)), lambda: M.ones(3) @ M.ones(3, dtype=M.float64),
+                    lambda: M.dot(M.ones(2), M.ones(2, dtype=M.float64))):
+        with pytest.raises(RuntimeError, match="dtype"):
+            product()
+    assert (a @ b.to(M.float32)).shape == (2, 2)
+
+
+@BOTH
+def test_view_refuses_a_layout_it_cannot_view(M):
+    x = M.ones(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="reshape"):
+        x.T.view(-1)
+    assert tuple(x.T.view(3, 2).shape) == (3, 2) and tuple(x.T.reshape(-1).shape) == (6,)
+    v = (x * 1).view(3, 2)
+    with M.no_grad():
+        v[0, 0] = 5.0
+    assert v.tolist()[0][0] == 5.0
+
+
+@BOTH
+def test_equality_with_something_that_is_not_an_operand_is_identity(M):
+    x = M.tensor([1.0, 2.0])
+    assert (x == None) is False and (x != None) is True     # noqa: E711  (the point of the test)
+    assert (x == "a") is False and (x == [1.0, 2.0]) is False and (x != object()) is True
+    assert None not in [x] and x in [None, x]
+    assert (x == 1.0).tolist() == [True, False] and (x != M.tensor([1.0, 0.0])).tolist() == [False, True]
