@@ -215,11 +215,15 @@ def shares_memory(a, b) -> bool:
 
 def partial_overlap(a, b) -> bool:
     """True when arrays ``a`` and ``b`` may share memory without being the same elements in the same
-    layout (PyTorch refuses such an operand in an in-place op; the very same array is fine)."""
+    layout (PyTorch refuses such an operand in an in-place op; the very same array is fine). As PyTorch,
+    only arrays that fill one block of memory are judged (it calls other layouts, such as every other
+    element, too hard to tell and lets them through; NumPy then computes as if the operand were a copy)."""
     if a is b:
         return False
     if _CpuArray is not None and isinstance(a, _CpuArray):
         a, b = _host_view(a), (_host_view(b) if isinstance(b, _CpuArray) else b)
+    if not (_dense(a) and _dense(b)):
+        return False
     if not xp_of(a).may_share_memory(a, b):
         return False
     if a.shape != b.shape or _address(a) != _address(b):
@@ -227,6 +231,17 @@ def partial_overlap(a, b) -> bool:
     # the same elements in the same layout: equal strides, except along axes of size 1, which are
     # never stepped along (NumPy gives them 0 in one view and the row's stride in another)
     return any(sa != sb for sa, sb, n in zip(a.strides, b.strides, a.shape) if n != 1)
+
+
+def _dense(array) -> bool:
+    """Whether the elements fill one block of memory, each once, in some order of the axes (PyTorch's
+    ``is_non_overlapping_and_dense``: a transposed matrix is, every other element is not)."""
+    expected = array.itemsize
+    for stride, n in sorted((s, n) for s, n in zip(array.strides, array.shape) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
 
 
 def _address(array):

@@ -148,10 +148,10 @@ class Function:
                             f"Functions have one output), got {type(out).__name__}")
         if not requires:
             return out
-        if out.grad_fn is not None or any(out is t for t in tensors):
+        if out._grad_fn is not None or any(out is t for t in tensors):
             out = Tensor._make(out.data, False, None, out.device)  # a fresh output tensor for the node
         out._requires_grad = True
-        out.grad_fn = ctx
+        out._grad_fn = ctx
         if state.anomaly:  # where the op was made, for anomaly mode's NaN report (as for built-in ops)
             ctx._traceback = "".join(traceback.format_stack()[:-1])
         ctx._out_ref, ctx._out_shape, ctx._out_dtype, ctx._out_device = weakref.ref(out), out.shape, out.dtype, out.device

@@ -41,7 +41,7 @@ def _check_float(dtype, what="only floating point tensors can require gradients"
 class Tensor:
     """An n-dimensional array that can record the ops applied to it."""
 
-    __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "name", "device", "_id", "_vc",
+    __slots__ = ("data", "_grad", "_requires_grad", "_grad_fn", "name", "device", "_id", "_vc",
                  "_retains_grad", "_hooks", "_post_acc_hooks", "_acc_ref", "_view", "__weakref__")
 
     __array_priority__ = 1000  # numpy_array * tensor -> Tensor.__rmul__
@@ -58,7 +58,7 @@ class Tensor:
         t.data = data
         t._grad = None
         t._requires_grad = requires_grad
-        t.grad_fn = grad_fn
+        t._grad_fn = grad_fn
         t.name = None
         t.device = device if device is not None else backend.device_of(data)
         t._id = next(_tensor_counter)
@@ -69,7 +69,24 @@ class Tensor:
 
     # -- properties --------------------------------------------------------------
     @property
+    def grad_fn(self):
+        """The node that made this tensor (None for a leaf). A view whose base was changed in place after
+        the view was taken first takes its history from the base again, as PyTorch regenerates it."""
+        if self._view is not None and self._view[2] != self._vc[0]:
+            self._refresh_view()
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
+
+    def _refresh_view(self):
+        """Take a stale view again from its base (attached by ``ops.registry``, which knows how)."""
+
+    @property
     def requires_grad(self) -> bool:
+        if self._view is not None and self._view[2] != self._vc[0]:
+            self._refresh_view()   # (a stale view of a base that now requires grad requires grad too)
         return self._requires_grad
 
     @requires_grad.setter
@@ -193,7 +210,7 @@ class Tensor:
 
     def detach_(self):
         """Cut this tensor from the graph in place."""
-        self.grad_fn = None
+        self._grad_fn = None
         self._requires_grad = False
         return self
 

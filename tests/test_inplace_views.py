@@ -335,3 +335,43 @@ def test_assigning_to_the_whole_tensor_copies_into_it_and_saves_nothing(index):
     t.sum().backward()
     with pytest.raises(RuntimeError, match="second time"):
         t.sum().backward()
+
+
+def test_a_stale_views_grad_fn_and_requires_grad_follow_its_base():
+    """A view taken before its base was written in place (through another view) reads its history from the
+    base again on ``grad_fn`` / ``requires_grad`` / ``is_leaf``, as PyTorch regenerates it on access."""
+    def program(lib):
+        a = lib.zeros(3, 3, dtype=lib.float64)
+        v = a.reshape(-1)                 # a view of a, taken while a needs no gradient
+        w = lib.ones(2, dtype=lib.float64, requires_grad=True)
+        a[0, :2] = w                      # a now has a history leading to w
+        seen = [v.requires_grad, v.is_leaf, v.grad_fn is not None]
+        (v * lib.arange(9, dtype=lib.float64)).sum().backward()
+        return seen + [w.grad.tolist()]
+    assert _both(program)[:3] == [True, False, True]
+
+
+OVERLAPS = {
+    "shifted slice": lambda lib: lib.arange(5.0)[1:].__setitem__(slice(None), lib.arange(5.0)[:-1]),
+    "t[1:] = t[:-1]": lambda lib: (lambda t: t.__setitem__(slice(1, None), t[:-1]))(lib.arange(5.0)),
+    "recorded t[1:] = t[:-1]": lambda lib: (lambda t: t.__setitem__(slice(1, None), t[:-1]))(
+        lib.arange(5.0, requires_grad=True) * 1),
+    "t[:] = t": lambda lib: (lambda t: t.__setitem__(slice(None), t))(lib.arange(5.0)),
+    "row from row": lambda lib: (lambda t: t.__setitem__(0, t[1]))(lib.arange(6.0).reshape(2, 3)),
+    "every other element": lambda lib: (lambda t: t.__setitem__(slice(None, None, 2), t[1::2]))(lib.arange(4.0)),
+    "x.add_(x.T)": lambda lib: (lambda x: x.add_(x.T))(lib.arange(9.0).reshape(3, 3)),
+    "column into column": lambda lib: (lambda x: x[:, 0].add_(x[:, 1]))(lib.arange(9.0).reshape(3, 3)),
+}
+
+
+@pytest.mark.parametrize("case", list(OVERLAPS))
+def test_writes_whose_source_partly_overlaps_the_target_raise_where_pytorch_does(case):
+    def outcome(lib):
+        try:
+            OVERLAPS[case](lib)
+            return "ok"
+        except RuntimeError as exc:
+            assert lib is not ag or "shares memory" in str(exc)
+            return "RuntimeError"
+    torch = import_torch()
+    assert outcome(ag) == outcome(torch)

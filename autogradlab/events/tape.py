@@ -326,7 +326,7 @@ class Tape:
         local = self._tensor_ids.get(t._id)
         if local is None:
             local = self._tensor_ids[t._id] = len(self._tensor_ids)
-            leaf = t.grad_fn is None
+            leaf = t._grad_fn is None
             if t.name:
                 name = t.name
             elif leaf:
@@ -481,7 +481,7 @@ class Tape:
                 continue
             local = ids.get(t._id)
             ins.append(self._tid(t) if local is None else local)
-            if t.grad_fn is None:   # a leaf or a constant: its value now (kept once per version)
+            if t._grad_fn is None:   # a leaf or a constant: its value now (kept once per version)
                 held = values.get((t._id, t._vc[0]))
                 leaf_values.append(self._hold(t) if held is None else held)
             else:                   # computed: its value is in its own OpRecorded

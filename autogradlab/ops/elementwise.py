@@ -450,9 +450,9 @@ def to_device(a, device):
     requires = state.grad_enabled and a._requires_grad
     out = Tensor._make(data, requires, None, device)
     if requires:
-        node = OpNode(TO_DEVICE, (a.grad_fn or a._grad_accumulator(),), {"source": a.device},
+        node = OpNode(TO_DEVICE, (a._grad_fn or a._grad_accumulator(),), {"source": a.device},
                     (a.shape,), (a.dtype,), out, device)
-        out.grad_fn = node
+        out._grad_fn = node
         tape = state.tape
         if tape is not None:
             tape.op_recorded(node, (a,), out)

@@ -20,12 +20,12 @@ from .registry import apply, defop, refresh_view
 def _check(self, opname):
     if not state.grad_enabled:
         return
-    if self._requires_grad and self.grad_fn is None:
+    if self._requires_grad and self._grad_fn is None:
         raise RuntimeError(
             f"{opname}: a leaf Variable that requires grad is being used in an in-place operation. "
             f"Wrap parameter updates in `with autogradlab.no_grad():`, or use an out-of-place op.")
     base = self._view[0] if self._view is not None else None
-    if base is not None and base._requires_grad and base.grad_fn is None:
+    if base is not None and base._requires_grad and base._grad_fn is None:
         raise RuntimeError(
             f"{opname}: a view of a leaf Variable that requires grad is being used in an in-place operation "
             f"(the view has shape {tuple(self.shape)}, the leaf {tuple(base.shape)}). Wrap parameter updates "
@@ -48,14 +48,13 @@ def inplace(self: Tensor, opname: str, fn, *args):
     if state.grad_enabled and self._view is not None and self._view[2] != self._vc[0]:
         refresh_view(self)   # its base changed since: continue from the base's current history
     _check(self, opname)
-    if opname != "__setitem__":   # (t[i] = v copies like PyTorch's copy_, which allows overlapping memory)
-        _check_no_overlap(self, opname, args)
+    _check_no_overlap(self, opname, args)
     records = state.grad_enabled and (self._requires_grad or any(
         isinstance(a, Tensor) and a._requires_grad for a in args))
     if records:
         # the history continues from a snapshot of the old value, so nodes that need the
         # old value (mul_, div_) keep a correct copy of it
-        old = Tensor._make(self.data.copy(), self._requires_grad, self.grad_fn, self.device)
+        old = Tensor._make(self.data.copy(), self._requires_grad, self._grad_fn, self.device)
         result = fn(old, *args)
     else:
         with no_grad():
@@ -78,12 +77,12 @@ def inplace(self: Tensor, opname: str, fn, *args):
     if records and self._view is not None:
         _rebase(self, result)
     elif records:
-        if self._retains_grad and self.grad_fn is not None:
-            self.grad_fn._retain_ref = None  # .grad now belongs to the new value (as in PyTorch)
-        self.grad_fn = result.grad_fn
+        if self._retains_grad and self._grad_fn is not None:
+            self._grad_fn._retain_ref = None  # .grad now belongs to the new value (as in PyTorch)
+        self._grad_fn = result._grad_fn
         self._requires_grad = result._requires_grad
-        if self.grad_fn is not None and self._retains_grad:
-            self.grad_fn._retain_ref = weakref.ref(self)
+        if self._grad_fn is not None and self._retains_grad:
+            self._grad_fn._retain_ref = weakref.ref(self)
     return self
 
 
@@ -129,14 +128,14 @@ def _rebase(view, result):
     history becomes 'old base with the view's region replaced by result' (PyTorch's CopySlices),
     and the view takes its history from the base again."""
     base, steps, _ = view._view
-    old_base = Tensor._make(base.data, base._requires_grad, base.grad_fn, base.device)
+    old_base = Tensor._make(base.data, base._requires_grad, base._grad_fn, base.device)
     new_base = apply(COPY_SLICES, (old_base, result), {"steps": steps})
-    if base._retains_grad and base.grad_fn is not None:
-        base.grad_fn._retain_ref = None
-    base.grad_fn, base._requires_grad = new_base.grad_fn, True
-    new_base.grad_fn._out_ref = weakref.ref(base)
+    if base._retains_grad and base._grad_fn is not None:
+        base._grad_fn._retain_ref = None
+    base._grad_fn, base._requires_grad = new_base._grad_fn, True
+    new_base._grad_fn._out_ref = weakref.ref(base)
     if base._retains_grad:
-        base.grad_fn._retain_ref = weakref.ref(base)
+        base._grad_fn._retain_ref = weakref.ref(base)
     refresh_view(view)
 
 

@@ -92,7 +92,9 @@ def _setitem(self, index, value):
             value = Tensor._make(backend.asarray(value, self.device, self.dtype), False, None, self.device)
         I._fill(view, value, "__setitem__")
         return
-    index, _ = S._canonical_index(index, self.device)
+    index, advanced = S._canonical_index(index, self.device)
+    if isinstance(value, Tensor) and not advanced:   # (as recorded: a part overlapping its own source refuses)
+        I._check_no_overlap(Tensor._make(self.data[index], False, None, self.device), "__setitem__", (value,))
     self.data[index] = value.data if isinstance(value, Tensor) else value
     self._vc[0] += 1
 

@@ -232,7 +232,7 @@ def apply(op: OpDef, inputs, params=None):
                 device = t.device
             arrays.append(t.data)
             if recording and t._requires_grad:
-                edge = t.grad_fn
+                edge = t._grad_fn
                 if edge is None:   # a leaf: its AccumulateGrad (made on first use, then kept by weak reference)
                     edge = t._acc_ref() if t._acc_ref is not None else None
                     if edge is None:
@@ -271,7 +271,7 @@ def apply(op: OpDef, inputs, params=None):
 def _edge(t):
     """Where the gradient of Tensor ``t`` (which requires grad) goes: its ``grad_fn``, or for a leaf its
     AccumulateGrad (made on first use, then kept by weak reference)."""
-    edge = t.grad_fn
+    edge = t._grad_fn
     if edge is None:
         edge = t._acc_ref() if t._acc_ref is not None else None
         if edge is None:
@@ -301,7 +301,7 @@ def apply_unary(op, a, params=None):
         out._vc = a._vc
         out._view = _view_of(op, a, params)
     if records:
-        _record(op, (a,), (x,), (a.grad_fn or _edge(a),), params, out, device, switches)
+        _record(op, (a,), (x,), (a._grad_fn or _edge(a),), params, out, device, switches)
     return out
 
 
@@ -334,8 +334,8 @@ def apply_binary(op, a, b, params=None):
         data = numpy.asarray(data)
     if not (grad_enabled and op.differentiable):
         return _make(data, False, None, device)
-    a_edge = (a.grad_fn or _edge(a)) if a._requires_grad else None   # (a call only for a leaf)
-    b_edge = (b.grad_fn or _edge(b)) if not constant and b._requires_grad else None
+    a_edge = (a._grad_fn or _edge(a)) if a._requires_grad else None   # (a call only for a leaf)
+    b_edge = (b._grad_fn or _edge(b)) if not constant and b._requires_grad else None
     if a_edge is None and b_edge is None:
         return _make(data, False, None, device)
     out = _make(data, True, None, device)
@@ -365,7 +365,7 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
         if meta is None:
             meta = _shapes_seen(key, len(arrays))
         op.last_shapes = (key, meta)
-    out.grad_fn = node = _new(OpNode)
+    out._grad_fn = node = _new(OpNode)
     node.seq = next(_node_counter)
     node.op = op
     node.edges = edges
@@ -484,12 +484,15 @@ def refresh_view(t):
             fresh = apply(op, (fresh,), params)
     finally:
         state.grad_enabled = enabled
-    old, node = t.grad_fn, fresh.grad_fn
+    old, node = t._grad_fn, fresh._grad_fn
     if old is not None and old._retain_ref is not None:
         old._retain_ref = None
-    t.grad_fn, t._requires_grad = node, fresh._requires_grad
+    t._grad_fn, t._requires_grad = node, fresh._requires_grad
     if node is not None:
         node._out_ref = weakref.ref(t)
         if t._retains_grad:
             node._retain_ref = weakref.ref(t)
     t._view = (base, steps, t._vc[0])
+
+
+Tensor._refresh_view = refresh_view   # (tensor.py's grad_fn and requires_grad call it: tensor.py imports nothing above it)
