@@ -361,6 +361,12 @@ OVERLAPS = {
     "every other element": lambda lib: (lambda t: t.__setitem__(slice(None, None, 2), t[1::2]))(lib.arange(4.0)),
     "x.add_(x.T)": lambda lib: (lambda x: x.add_(x.T))(lib.arange(9.0).reshape(3, 3)),
     "column into column": lambda lib: (lambda x: x[:, 0].add_(x[:, 1]))(lib.arange(9.0).reshape(3, 3)),
+    "an element of the row": lambda lib: (lambda t: t.__setitem__(0, t[0, 1]))(lib.arange(6.0).reshape(2, 3)),
+    "recorded, an element of the row": lambda lib: (lambda t: t.__setitem__(0, t[0, 1]))(
+        (lib.arange(6.0, requires_grad=True) * 1).reshape(2, 3)),
+    "a row broadcast over the rows": lambda lib: (lambda t: t.__setitem__(slice(1, None), t[0]))(
+        lib.arange(9.0).reshape(3, 3)),
+    "x.mul_(x[0])": lambda lib: (lambda x: x.mul_(x[0]))(lib.arange(9.0).reshape(3, 3)),
 }
 
 

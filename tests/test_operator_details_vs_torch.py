@@ -59,3 +59,32 @@ def test_equality_with_something_that_is_not_an_operand_is_identity(M):
     assert (x == "a") is False and (x == [1.0, 2.0]) is False and (x != object()) is True
     assert None not in [x] and x in [None, x]
     assert (x == 1.0).tolist() == [True, False] and (x != M.tensor([1.0, 0.0])).tolist() == [False, True]
+
+
+NAN, INF = float("nan"), float("inf")
+EDGE_CASES = {
+    "relu": lambda M, x: M.relu(x), "abs": lambda M, x: M.abs(x), "sign": lambda M, x: M.sign(x),
+    "maximum, x first": lambda M, x: M.maximum(x, M.zeros(3, dtype=M.float64)),
+    "maximum, x second": lambda M, x: M.maximum(M.zeros(3, dtype=M.float64), x),
+    "minimum": lambda M, x: M.minimum(x, M.zeros(3, dtype=M.float64)),
+    "maximum of ties": lambda M, x: M.maximum(x, M.tensor([NAN, 1.0, 0.0], dtype=M.float64)),
+    "max()": lambda M, x: x.max(), "min()": lambda M, x: M.min(x), "amax(dim)": lambda M, x: M.amax(x, 0),
+    "x ** 0.0": lambda M, x: x ** 0.0, "x ** zeros": lambda M, x: x ** M.zeros(3, dtype=M.float64),
+}
+
+
+def _edge(M, case, values):
+    def plain(t):
+        return [("nan" if v != v else v) for v in t.detach().reshape(-1).tolist()]
+    x = M.tensor(values, dtype=M.float64, requires_grad=True)
+    y = EDGE_CASES[case](M, x)
+    y.sum().backward()
+    return plain(y), plain(x.grad)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # (NumPy warns about the NaN it makes; torch does not)
+@pytest.mark.parametrize("values", [[NAN, 1.0, -2.0], [INF, -INF, 0.0], [1.0, 1.0, NAN], [2.0, -1.0, 2.0]],
+                         ids=["nan first", "infinities", "tie and nan", "ties"])
+@pytest.mark.parametrize("case", list(EDGE_CASES))
+def test_values_and_gradients_at_nan_and_infinity_are_pytorchs(case, values):
+    assert _edge(ag, case, values) == _edge(torch, case, values)

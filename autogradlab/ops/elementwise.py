@@ -11,7 +11,7 @@ import numbers
 
 import numpy
 
-from ..backend import asarray, to_host
+from ..backend import asarray, to_host, xp_of
 from ..grad_mode import state
 from ..graph import _SHARED_CONSTANTS, OpNode, forget_constants, share_constant
 from ..tensor import DEFAULT_FLOAT, Tensor
@@ -202,7 +202,10 @@ def _pow_vjp(g, ctx):
     a, b = ctx.self, ctx.other
     da = db = None
     if ctx.needs_input_grad[0]:
-        da = g * b * a ** where(b == 0, 1.0, b - 1)
+        if isinstance(g, Tensor) and not isinstance(b, Tensor):   # recording, and b a number: decide on its value
+            da = g * b * a ** (b - 1) if b != 0 else Tensor._make(xp_of(a.data).zeros_like(a.data))
+        else:   # (a ** 0 is flat, also at inf and NaN)
+            da = where(b == 0, 0.0, g * b * a ** where(b == 0, 1.0, b - 1))
     if ctx.needs_input_grad[1]:
         db = g * ctx.result * log(where((a == 0) * (b >= 0), 1.0, a))
     return da, db
@@ -295,7 +298,8 @@ SIGMOID = defop("sigmoid", ("self",), save=("result",), math="s = 1/(1+e^-a);  d
 
 RELU = defop("relu", ("self",), save=("result",), math="max(a, 0);  da = g*[a > 0]",
              forward=lambda xp, a: xp.maximum(a, 0),
-             vjp=lambda g, ctx: (g * sign(ctx.result),),  # sign: 0/1 here, with derivative 0
+             # 0 where y <= 0 (y*0: still connected to a, so grad-of-grad is 0, not an error); a NaN passes g
+             vjp=lambda g, ctx: (where(ctx.result <= 0, ctx.result * 0.0, g),),   # on, as in PyTorch
              formulas=("[a > 0]",))
 
 ABS = defop("abs", ("self",), save=("self",), math="|a|;  da = g*sign(a)",
@@ -303,19 +307,26 @@ ABS = defop("abs", ("self",), save=("self",), math="|a|;  da = g*sign(a)",
             vjp=lambda g, ctx: (g * sign(ctx.self),),
             formulas=("sign(a)",))
 
-# ties send half the gradient to each side, as PyTorch does
+def _extremum_vjp(larger):
+    """The VJP of ``maximum`` (``larger``) or ``minimum``: the gradient goes to the side that won, half to
+    each side of a tie and all of it to both where a NaN is compared (nothing won), as in PyTorch."""
+    def vjp(g, ctx):
+        a, b = ctx.self, ctx.other
+        shared = where(a == b, g * 0.5, g)
+        lost_a, lost_b = (a < b, a > b) if larger else (a > b, a < b)
+        return (where(lost_a, 0.0, shared) if ctx.needs_input_grad[0] else None,
+                where(lost_b, 0.0, shared) if ctx.needs_input_grad[1] else None)
+    return vjp
+
+
 MAXIMUM = defop("maximum", ("self", "other"), save=("self", "other"),
                 math="max(a, b);  da = g*([a > b] + [a = b]/2), db = g*([b > a] + [a = b]/2)",
-                forward=lambda xp, a, b: xp.maximum(a, b),
-                vjp=lambda g, ctx: (g * ((ctx.self > ctx.other) + (ctx.self == ctx.other) * 0.5),
-                                    g * ((ctx.other > ctx.self) + (ctx.self == ctx.other) * 0.5)),
+                forward=lambda xp, a, b: xp.maximum(a, b), vjp=_extremum_vjp(True),
                 formulas=("[a > b] + [a = b]/2", "[b > a] + [a = b]/2"))
 
 MINIMUM = defop("minimum", ("self", "other"), save=("self", "other"),
                 math="min(a, b);  da = g*([a < b] + [a = b]/2), db = g*([b < a] + [a = b]/2)",
-                forward=lambda xp, a, b: xp.minimum(a, b),
-                vjp=lambda g, ctx: (g * ((ctx.self < ctx.other) + (ctx.self == ctx.other) * 0.5),
-                                    g * ((ctx.other < ctx.self) + (ctx.self == ctx.other) * 0.5)),
+                forward=lambda xp, a, b: xp.minimum(a, b), vjp=_extremum_vjp(False),
                 formulas=("[a < b] + [a = b]/2", "[b < a] + [a = b]/2"))
 
 
@@ -354,8 +365,13 @@ TO_DEVICE = defop("to_device", ("self",), math="move(a);  da = move_back(g)",
 
 # sign is flat: its derivative is 0 (not undefined), so relu/abs gradients stay connected to their
 # input and a second derivative through them is 0, as in PyTorch
+def _sign_forward(xp, a):
+    s = xp.sign(a)
+    return xp.where(s != s, 0, s) if s.dtype.kind == "f" else s   # (PyTorch's sign of NaN is 0)
+
+
 SIGN = defop("sign", ("self",), math="sign(a);  da = 0",
-             forward=lambda xp, a: xp.sign(a),
+             forward=_sign_forward,
              vjp=lambda g, ctx: (g * 0,), formulas=("0",))
 
 # -- not differentiable: results never require grad --------------------------------------

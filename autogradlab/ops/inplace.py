@@ -48,7 +48,8 @@ def inplace(self: Tensor, opname: str, fn, *args):
     if state.grad_enabled and self._view is not None and self._view[2] != self._vc[0]:
         refresh_view(self)   # its base changed since: continue from the base's current history
     _check(self, opname)
-    _check_no_overlap(self, opname, args)
+    if opname != "__setitem__":   # (t[i] = v is checked by ops.methods._setitem, after broadcasting v)
+        _check_no_overlap(self, opname, args)
     records = state.grad_enabled and (self._requires_grad or any(
         isinstance(a, Tensor) and a._requires_grad for a in args))
     if records:

@@ -57,6 +57,21 @@ def _equality(compare):
     return fn
 
 
+def _check_source_overlap(t, index, value):
+    """``t[index] = v`` refuses a ``v`` that partly overlaps ``t[index]`` (a basic index), judged as PyTorch's
+    copy does: a ``v`` of the target's shape as it is, a 0-d one never (it is read before anything is
+    written), any other once broadcast to the target's shape (its repeated elements are not judged)."""
+    if not isinstance(value, Tensor) or value.ndim == 0:
+        return
+    try:
+        target = t.data[index]
+        source = value.data if value.shape == target.shape else backend.broadcast_to(value.data, target.shape)
+    except (IndexError, ValueError):
+        return   # (the assignment raises its own, clearer error)
+    I._check_no_overlap(Tensor._make(target, False, None, t.device), "__setitem__",
+                        (Tensor._make(source, False, None, t.device),))
+
+
 def _takes_all(t, index) -> bool:
     """Whether ``t[index]`` is all of ``t``, element for element (``t[:]``, ``t[...]``, ``t[0:n]``)."""
     index, advanced = S._canonical_index(index, t.device)
@@ -78,6 +93,9 @@ def _setitem(self, index, value):
         while value.ndim > target_ndim and value.shape[0] == 1:
             value = value.reshape(value.shape[1:])
     if state.grad_enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
+        basic, advanced = S._canonical_index(index, self.device)
+        if not advanced:
+            _check_source_overlap(self, basic, value)
         if _takes_all(self, index):   # t[:] = v, t[...] = v: PyTorch copies into t itself, no view
             if not isinstance(value, (Tensor, bool, int, float)):
                 value = Tensor._make(backend.asarray(value, self.device, self.dtype), False, None, self.device)
@@ -93,8 +111,8 @@ def _setitem(self, index, value):
         I._fill(view, value, "__setitem__")
         return
     index, advanced = S._canonical_index(index, self.device)
-    if isinstance(value, Tensor) and not advanced:   # (as recorded: a part overlapping its own source refuses)
-        I._check_no_overlap(Tensor._make(self.data[index], False, None, self.device), "__setitem__", (value,))
+    if not advanced:
+        _check_source_overlap(self, index, value)
     self.data[index] = value.data if isinstance(value, Tensor) else value
     self._vc[0] += 1
 

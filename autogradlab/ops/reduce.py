@@ -187,6 +187,20 @@ def amin(a, dim=None, keepdim=False):
     return _reduce(AMIN, a, dim, keepdim)
 
 
+def _whole_extreme_vjp(g, ctx):
+    # max(a) / min(a) of every element: shared equally among the elements equal to it, or among the NaNs
+    # when it is NaN (PyTorch's rule for the whole-tensor max; amax over dims has no NaN case)
+    a, result = ctx.self.detach(), ctx.result.detach()
+    mask = (a == result).to(g.dtype) + (a != a).to(g.dtype) * (result != result).to(g.dtype)
+    return (mask * (g / mask.sum()),)
+
+
+MAX = defop("max", ("self",), save=("self", "result"), math="max_i a_i;  da = g*[a = max]/(number of ties)",
+            forward=lambda xp, a: a.max(), vjp=_whole_extreme_vjp, formulas=("[a = max]",), arrays=False)
+
+MIN = defop("min", ("self",), save=("self", "result"), math="min_i a_i;  da = g*[a = min]/(number of ties)",
+            forward=lambda xp, a: a.min(), vjp=_whole_extreme_vjp, formulas=("[a = min]",), arrays=False)
+
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
 
@@ -248,7 +262,8 @@ def _check_not_empty(name, a, dims):
 
 
 def max(a, dim=None, keepdim=False):
-    """``max(a)``: the largest element (ties share the gradient equally, as ``amax``).
+    """``max(a)``: the largest element (ties share the gradient equally, as ``amax``; a NaN is the
+    largest, and the NaNs share it).
     ``max(a, dim)``: ``(values, indices)`` along ``dim``; the index is the first of tied maxima and
     all of the gradient goes to it (as in PyTorch)."""
     if isinstance(dim, Tensor):
@@ -256,7 +271,7 @@ def max(a, dim=None, keepdim=False):
     expect_tensor(a, "max")
     if dim is None:
         _check_not_empty("max", a, tuple(range(a.ndim)))
-        return amax(a)
+        return apply_one(MAX, a)
     return _extreme_with_indices(a, dim, keepdim, MAX_DIM, "argmax", MaxResult)
 
 
@@ -268,7 +283,7 @@ def min(a, dim=None, keepdim=False):
     expect_tensor(a, "min")
     if dim is None:
         _check_not_empty("min", a, tuple(range(a.ndim)))
-        return amin(a)
+        return apply_one(MIN, a)
     return _extreme_with_indices(a, dim, keepdim, MIN_DIM, "argmin", MinResult)
 
 
