@@ -3,6 +3,8 @@
 ``view`` refuses a layout it cannot view without copying, and ``t == None`` is False."""
 from __future__ import annotations
 
+import numpy as np
+
 import pytest
 from conftest import import_torch
 
@@ -88,3 +90,55 @@ def _edge(M, case, values):
 @pytest.mark.parametrize("case", list(EDGE_CASES))
 def test_values_and_gradients_at_nan_and_infinity_are_pytorchs(case, values):
     assert _edge(ag, case, values) == _edge(torch, case, values)
+
+
+def _outcome(fn):
+    try:
+        out = fn()
+    except (RuntimeError, TypeError, ValueError, IndexError) as exc:
+        return type(exc).__name__
+    return out.tolist(), str(out.dtype).replace("torch.", "")
+
+
+ARGUMENTS = {
+    "float - True": lambda M: M.tensor([1.0, 2.0]) - True,
+    "True - float": lambda M: True - M.tensor([1.0, 2.0]),
+    "mask - 2": lambda M: M.tensor([True, False]) - 2,
+    "mask - mask": lambda M: M.tensor([True, False]) - M.tensor([True, True]),
+    "-mask": lambda M: -M.tensor([True, False]),
+    "~mask": lambda M: ~M.tensor([True, False]),
+    "~ints": lambda M: ~M.tensor([1, 2]),
+    "~floats": lambda M: ~M.tensor([1.0, 2.0]),
+    "mask & mask": lambda M: M.tensor([True, False]) & M.tensor([True, True]),
+    "mask | True": lambda M: M.tensor([True, False]) | True,
+    "False ^ mask": lambda M: False ^ M.tensor([True, False]),
+    "ints & ints": lambda M: M.tensor([6, 3]) & M.tensor([3, 3]),
+    "logical_not of ints": lambda M: M.logical_not(M.tensor([0, 2])),
+    "reshape(6.0)": lambda M: M.arange(6.0).reshape(6.0),
+    "reshape(2, 3.0)": lambda M: M.arange(6.0).reshape(2, 3.0),
+    "expand(2, 3.0)": lambda M: M.ones(3).expand(2, 3.0),
+    "transpose(True, 0)": lambda M: M.ones(2, 3).transpose(True, 0),
+    "sum(True)": lambda M: M.ones(2, 3).sum(True),
+    "sum(dim=(0, True))": lambda M: M.ones(2, 3).sum((0, True)),
+    "where(mask, 1, 2)": lambda M: M.where(M.tensor([True, False]), 1, 2),
+    "where(mask, 1.0, 2)": lambda M: M.where(M.tensor([True, False]), 1.0, 2),
+    "where(mask, True, False)": lambda M: M.where(M.tensor([True, False]), True, False),
+    "logsumexp over an empty dim": lambda M: M.logsumexp(M.ones(0, 2), 0),
+    "logsumexp over an empty dim, keepdim": lambda M: M.logsumexp(M.ones(0, 2), 0, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("case", list(ARGUMENTS))
+def test_masks_sizes_and_numbers_behave_as_in_pytorch(case):
+    assert _outcome(lambda: ARGUMENTS[case](ag)) == _outcome(lambda: ARGUMENTS[case](torch))
+
+
+def test_the_errors_for_bools_and_floats_say_what_to_write_instead():
+    with pytest.raises(RuntimeError, match=r"~mask"):
+        ag.tensor([True, False]) - ag.tensor([True, True])
+    with pytest.raises(TypeError, match=r"//"):
+        ag.arange(6.0).reshape(6 / 2, 2)
+    with pytest.raises(TypeError, match=r"\(x > 0\) & \(y > 0\)"):
+        ag.tensor([1.0]) | ag.tensor([True])
+    with pytest.raises(TypeError, match="object"):
+        ag.tensor([1.0]) + np.array([1.0], dtype=object)

@@ -365,6 +365,9 @@ CASES["copy"] = [C(_copy_all, normal(2, 3), normal(3), id="setitem-all"),
 NONDIFFERENTIABLE_CASES: dict[str, Callable] = {
     "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
     "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
+    "bitwise_not": lambda a, b: ~(a < b), "logical_not": lambda a, b: (a < b).logical_not(),
+    "bitwise_and": lambda a, b: (a < b) & (a > 0), "bitwise_or": lambda a, b: (a < b) | (a > 0),
+    "bitwise_xor": lambda a, b: (a < b) ^ (a > 0),
 }
 
 

@@ -97,6 +97,9 @@ def promote(a, b):
     da, db = a.dtype, b.dtype
     if da is db or da == db:
         return a, b
+    if da.kind not in _CATEGORY or db.kind not in _CATEGORY:
+        raise TypeError(f"unsupported operand dtypes {da.name} and {db.name}: tensors hold bool, integer or "
+                        f"floating point numbers (convert an object or string array first)")
     if _CATEGORY[da.kind] == _CATEGORY[db.kind]:
         a_scalar, b_scalar = a.ndim == 0, b.ndim == 0
         if a_scalar and not b_scalar:
@@ -385,11 +388,75 @@ _COMPARE = {
     ]
 }
 
+# masks (bool tensors; on integers, bits): ~m, m1 & m2, m1 | m2, m1 ^ m2
+_LOGIC = {
+    "bitwise_not": defop("bitwise_not", ("self",), forward=lambda xp, a: xp.invert(a), vjp=None, math="~a"),
+    "logical_not": defop("logical_not", ("self",), forward=lambda xp, a: xp.logical_not(a), vjp=None,
+                         math="not a"),
+    **{name: defop(name, ("self", "other"), forward=f, vjp=None, math=sym) for name, f, sym in [
+        ("bitwise_and", lambda xp, a, b: a & b, "a & b"), ("bitwise_or", lambda xp, a, b: a | b, "a | b"),
+        ("bitwise_xor", lambda xp, a, b: a ^ b, "a ^ b")]},
+}
+
 # -- the public functions ----------------------------------------------------------------
 
-add, sub, mul, maximum, minimum, tanh_backward = map(
+add, _sub, mul, maximum, minimum, tanh_backward = map(
     _binary, (ADD, SUB, MUL, MAXIMUM, MINIMUM, TANH_BACKWARD))
-neg, relu, abs, sign = map(_unary, (NEG, RELU, ABS, SIGN))
+
+
+def _is_bool(x):
+    return type(x) is bool or (isinstance(x, Tensor) and x.dtype.kind == "b")
+
+
+def _masks(name, *operands):
+    """The operands of a mask op: bool or integer tensors (or numbers), never floats (as in PyTorch)."""
+    for t in operands:
+        if isinstance(t, float) or getattr(t, "dtype", numpy.dtype(bool)).kind not in "biu":
+            what = type(t).__name__ if isinstance(t, float) else t.dtype.name
+            raise TypeError(f"{name} takes bool (or integer) tensors, got {what}: make a mask first, "
+                            f"e.g. (x > 0) & (y > 0)")
+
+
+def bitwise_not(a):
+    """``~a``: a mask inverted (the bits of an integer tensor)."""
+    _masks("~ (bitwise_not)", a)
+    return apply(_LOGIC["bitwise_not"], (a,))
+
+
+def logical_not(a):
+    """``a == 0`` as a bool tensor (``not`` of each element)."""
+    return apply(_LOGIC["logical_not"], (a,))
+
+
+def _mask_op(name, symbol):
+    op = _binary(_LOGIC[name])
+
+    def fn(a, b):
+        _masks(f"{symbol} ({name})", a, b)
+        return op(a, b)
+    fn.__name__, fn.__doc__ = name, f"``a {symbol} b`` of two masks (bits of integer tensors)."
+    return fn
+
+
+bitwise_and, bitwise_or, bitwise_xor = (_mask_op(n, s) for n, s in (("bitwise_and", "&"), ("bitwise_or", "|"),
+                                                                    ("bitwise_xor", "^")))
+
+
+def neg(a):
+    """``-a`` (not of a bool tensor: PyTorch refuses it too; invert a mask with ``~``)."""
+    if _is_bool(a):
+        raise RuntimeError("negation (the - operator) of a bool tensor is not supported: to invert a mask use "
+                           "~mask or mask.logical_not()")
+    return _neg(a)
+
+
+def sub(a, b):
+    """``a - b``. Not with a bool tensor or True/False (PyTorch refuses it too): invert a mask with ``~``."""
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError("subtraction (the - operator) with a bool tensor or True/False is not supported: to "
+                           "invert a mask use ~mask or mask.logical_not(); to compare two masks use mask1 ^ mask2")
+    return _sub(a, b)
+_neg, relu, abs, sign = map(_unary, (NEG, RELU, ABS, SIGN))
 exp, log, sqrt, sin, cos, tanh, sigmoid, reciprocal = map(
     _floating_unary, (EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RECIPROCAL))
 lt, le, gt, ge, eq, ne = (_binary(_COMPARE[n]) for n in ("lt", "le", "gt", "ge", "eq", "ne"))
@@ -438,8 +505,10 @@ def where(condition, a, b):
     like = next((t for t in (a, b, condition) if isinstance(t, Tensor)), None)
     if like is None:
         raise TypeError("where: at least one of condition, a, b must be a Tensor")
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        a = as_tensor_like(a, like) if like.dtype.kind == "f" else as_tensor_like(float(a), like)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):   # two numbers: their own dtype, as PyTorch's
+        kind = (numpy.dtype(bool) if type(a) is bool and type(b) is bool else
+                DEFAULT_FLOAT if isinstance(a, float) or isinstance(b, float) else numpy.dtype("int64"))
+        a = Tensor._make(asarray(a, like.device, kind), False, None, like.device)
     a, b = promote(a, b)
     if isinstance(condition, bool) or (hasattr(condition, "dtype") and not isinstance(condition, Tensor)):
         condition = Tensor._make(asarray(condition, like.device, bool), False, None, like.device)

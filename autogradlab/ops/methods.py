@@ -124,6 +124,9 @@ METHODS = {
     "__rtruediv__": _rtruediv, "__pow__": E.pow, "__rpow__": _reflected(E.pow),
     "__matmul__": L.matmul, "__rmatmul__": _reflected(L.matmul), "__neg__": E.neg, "__abs__": E.abs,
     "__lt__": E.lt, "__le__": E.le, "__gt__": E.gt, "__ge__": E.ge, "__eq__": _equality(E.eq), "__ne__": _equality(E.ne),
+    "__invert__": E.bitwise_not, "__and__": E.bitwise_and, "__rand__": _reflected(E.bitwise_and),
+    "__or__": E.bitwise_or, "__ror__": _reflected(E.bitwise_or), "__xor__": E.bitwise_xor,
+    "__rxor__": _reflected(E.bitwise_xor), "logical_not": E.logical_not, "bitwise_not": E.bitwise_not,
     "__getitem__": S.getitem, "__setitem__": _setitem,
     # in-place
     "__iadd__": I.add_, "__isub__": I.sub_, "__imul__": I.mul_, "__itruediv__": I.div_,

@@ -26,6 +26,8 @@ def normalize_dims(dim, ndim, op="reduction"):
     out, size = [], builtins.max(ndim, 1)  # (this module defines its own max, min and sum)
     for d in dims:
         try:
+            if type(dim) is bool:   # (x.sum(True): an int to Python, but a keepdim in the wrong place; PyTorch
+                raise TypeError     # refuses it too, though it reads True inside a tuple as 1)
             d = operator.index(d)
         except TypeError:
             raise TypeError(f"{op}: dim must be an int or a tuple of ints, got {dim!r}") from None
@@ -104,6 +106,9 @@ AMIN = defop("amin", ("self",), save=("self", "result"),
 
 
 def _logsumexp_forward(xp, a, dims, keepdim):
+    if a.size == 0:   # an empty sum is 0, and its log -inf (as PyTorch gives)
+        out = xp.full([1 if i in dims else n for i, n in enumerate(a.shape)], -xp.inf, dtype=a.dtype)
+        return out if keepdim else out.squeeze(axis=dims)
     m = a.max(axis=dims, keepdims=True)
     m = xp.where(xp.isfinite(m), m, 0)
     out = xp.log(xp.exp(a - m).sum(axis=dims, keepdims=True)) + m

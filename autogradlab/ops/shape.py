@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy
 
@@ -9,14 +10,22 @@ from ..backend import asarray, scatter_add, shares_memory
 from ..backend import broadcast_to as broadcast_view
 from ..graph import sum_to
 from ..tensor import Tensor
-from .reduce import expand_back, normalize_dims
+from .reduce import expand_back, normalize_dims, single_dim
 from .registry import apply, apply_one, defop, expect_tensor
 
 
 def _size_args(sizes):
+    """Sizes (or dims) given as ``f(2, 3)`` or ``f((2, 3))``: ints only (a float or a bool is refused, as
+    PyTorch refuses it: ``reshape(6.0)`` is almost always a division that should have been ``//``)."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = sizes[0]
-    return tuple(map(int, sizes))
+    try:
+        if any(type(n) is bool for n in sizes):
+            raise TypeError
+        return tuple(map(operator.index, sizes))
+    except TypeError:
+        raise TypeError(f"sizes and dims must be ints, got {tuple(sizes)!r}; a size computed by division "
+                        f"needs // (or int(...))") from None
 
 
 def _reshape_forward(xp, a, shape):
@@ -150,7 +159,7 @@ def transpose(a, dim0, dim1):
     ndim = a.ndim
     if type(dim0) is int and type(dim1) is int and -ndim <= dim0 < ndim and -ndim <= dim1 < ndim:
         return apply_one(TRANSPOSE, a, {"dim0": dim0 % ndim, "dim1": dim1 % ndim})   # (the common case)
-    d0, d1 = (normalize_dims(d, ndim, "transpose")[0] for d in (dim0, dim1))
+    d0, d1 = (single_dim(d, ndim, "transpose") for d in (dim0, dim1))
     if a.ndim == 0:   # dims 0 / -1 of a 0-d tensor, as in PyTorch: nothing to swap
         return reshape(a, ())
     return apply_one(TRANSPOSE, a, {"dim0": d0, "dim1": d1})
