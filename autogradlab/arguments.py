@@ -4,7 +4,9 @@ As in PyTorch's ``torch/autograd/__init__.py``: every argument is turned into a
 tuple, every root and seed checked (shape, dtype, device), implicit seeds made
 (ones for a one-element root) and ``retain_graph`` defaulted to ``create_graph``.
 A call with bad arguments raises here, so it leaves every ``.grad`` as it was;
-the engine's loop then assumes clean inputs.
+the engine's loop then assumes clean inputs. (:func:`grad_variant` also lives
+here: ``grad()`` with named inputs or a batch of vectors, which it turns into
+plain ``grad()`` calls, one pass per vector.)
 """
 from __future__ import annotations
 

@@ -233,6 +233,20 @@ def partial_overlap(a, b) -> bool:
     return any(sa != sb for sa, sb, n in zip(a.strides, b.strides, a.shape) if n != 1)
 
 
+def is_contiguous(array) -> bool:
+    """Row-major and without gaps (what ``view`` can always reshape)."""
+    return bool(array.flags.c_contiguous)
+
+
+def same_elements(a, b) -> bool:
+    """Whether ``a`` and ``b`` are the same elements in the same order: same shape, same start, and the
+    same step along every axis longer than 1 (a reversed view is not)."""
+    if _CpuArray is not None and isinstance(a, _CpuArray):
+        a, b = _host_view(a), (_host_view(b) if isinstance(b, _CpuArray) else b)
+    return a.shape == b.shape and _address(a) == _address(b) and all(
+        sa == sb for sa, sb, n in zip(a.strides, b.strides, a.shape) if n != 1)
+
+
 def _dense(array) -> bool:
     """Whether the elements fill one block of memory, each once, in some order of the axes (PyTorch's
     ``is_non_overlapping_and_dense``: a transposed matrix is, every other element is not)."""

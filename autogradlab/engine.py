@@ -12,7 +12,8 @@ Four steps, in the order a reader meets them below:
    run nothing, are in :mod:`autogradlab.graph_walk`.
 3. **Run** (:func:`_execute`): a node is *ready* when all its consumers have
    sent their gradient; the ready node created last runs first (as in
-   PyTorch; leaves ready together tie, and the heap picks, as PyTorch's does). Running a node is one chain-rule step: the summed incoming
+   PyTorch; leaves ready together tie, and the heap picks, as PyTorch's
+   does). Running a node is one chain-rule step: the summed incoming
    gradient goes through the op's vector-Jacobian product, giving one
    contribution per input.
 4. **Accumulate**: contributions meeting at a node (fan-in) are summed in a

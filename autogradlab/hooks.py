@@ -51,7 +51,7 @@ def checked_node_hook_result(fn, new, olds, kind):
     a tuple with one entry per gradient in ``olds``, each None or a Tensor of the same size, dtype and
     device; a gradient that was None stays None (PyTorch's checks, made before the pass uses any of it)."""
     name, per = _hook_name(fn), ("output" if kind == "pre" else "input")
-    if type(new) is not tuple:
+    if not isinstance(new, tuple):
         raise TypeError(f"{kind}-hook '{name}' returned a {type(new).__name__}: a node {kind}-hook must return "
                         f"a tuple with one gradient per {per} of the node (here {len(olds)}), or None to keep them")
     if len(new) != len(olds):

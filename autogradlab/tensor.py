@@ -209,7 +209,10 @@ class Tensor:
         return t
 
     def detach_(self):
-        """Cut this tensor from the graph in place."""
+        """Cut this tensor from the graph in place (not a view: its history is its base's, as in PyTorch)."""
+        if self._view is not None:
+            raise RuntimeError("can't detach a view in place (its history comes from its base): use "
+                               "t = t.detach() instead")
         self._grad_fn = None
         self._requires_grad = False
         return self

@@ -142,3 +142,45 @@ def test_the_errors_for_bools_and_floats_say_what_to_write_instead():
         ag.tensor([1.0]) | ag.tensor([True])
     with pytest.raises(TypeError, match="object"):
         ag.tensor([1.0]) + np.array([1.0], dtype=object)
+
+
+@BOTH
+def test_contiguous_copies_a_layout_view_cannot_take_and_a_refused_view_records_nothing(M):
+    x = M.ones(2, 3, requires_grad=True)
+    assert x.T.contiguous().view(-1).shape == (6,)
+    y = x * 1
+    assert y.contiguous() is y                     # already row-major: itself
+    if M is ag:
+        with ag.trace() as tape:
+            with pytest.raises(RuntimeError):
+                y.T.view(-1)
+        assert [e.op for e in tape.of_kind("OpRecorded")] == ["permute"]   # (.T, then nothing)
+
+
+@BOTH
+def test_sign_sends_constant_zeros_even_for_an_infinite_or_nan_gradient(M):
+    x = M.tensor([float("inf"), 1.0, float("nan")], requires_grad=True)
+    M.sign(x).backward(M.tensor([float("inf"), float("nan"), 1.0]))
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+@BOTH
+def test_detaching_a_view_in_place_raises(M):
+    base = M.ones(3, requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match="detach"):
+        base[:2].detach_()
+    assert base.detach_() is base and base.grad_fn is None
+
+
+@pytest.mark.parametrize("index", ["slice(None, None, -1)", "(slice(None), slice(None, None, -1))"])
+def test_assigning_through_a_reversed_view_while_recording_writes_in_that_order(index):
+    x = ag.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    t = x * 1
+    v = ag.tensor(np.arange(10.0, 16.0).reshape(2, 3), requires_grad=True)
+    t[eval(index)] = v
+    expected = np.arange(6.0).reshape(2, 3)
+    expected[eval(index)] = np.arange(10.0, 16.0).reshape(2, 3)
+    assert t.tolist() == expected.tolist()
+    (t * ag.tensor(np.arange(6.0).reshape(2, 3))).sum().backward()
+    weights = np.arange(6.0).reshape(2, 3)
+    assert v.grad.tolist() == weights[eval(index)].tolist() and x.grad.tolist() == np.zeros((2, 3)).tolist()

@@ -299,11 +299,16 @@ SIGMOID = defop("sigmoid", ("self",), save=("result",), math="s = 1/(1+e^-a);  d
                 vjp=lambda g, ctx: (g * ctx.result * (1 - ctx.result),),
                 formulas=("s*(1-s)",))
 
+def _relu_vjp(g, ctx):
+    # g where y > 0 or y is NaN (as in PyTorch), else 0
+    y = ctx.result
+    if isinstance(g, Tensor):   # recording: y*0 keeps the zeros connected to a, so grad-of-grad is 0, not an error
+        return (where(y <= 0, y * 0.0, g),)
+    return (g * ~(y <= 0),)     # (on arrays a multiply: where() on a random mask is several times slower)
+
+
 RELU = defop("relu", ("self",), save=("result",), math="max(a, 0);  da = g*[a > 0]",
-             forward=lambda xp, a: xp.maximum(a, 0),
-             # 0 where y <= 0 (y*0: still connected to a, so grad-of-grad is 0, not an error); a NaN passes g
-             vjp=lambda g, ctx: (where(ctx.result <= 0, ctx.result * 0.0, g),),   # on, as in PyTorch
-             formulas=("[a > 0]",))
+             forward=lambda xp, a: xp.maximum(a, 0), vjp=_relu_vjp, formulas=("[a > 0]",))
 
 ABS = defop("abs", ("self",), save=("self",), math="|a|;  da = g*sign(a)",
             forward=lambda xp, a: xp.abs(a),
@@ -375,7 +380,14 @@ def _sign_forward(xp, a):
 
 SIGN = defop("sign", ("self",), math="sign(a);  da = 0",
              forward=_sign_forward,
-             vjp=lambda g, ctx: (g * 0,), formulas=("0",))
+             vjp=lambda g, ctx: (zeros_gradient(g),), formulas=("0",))
+
+
+def zeros_gradient(g):
+    """A constant 0 gradient (no history, also where g is inf or NaN), as PyTorch's zeros_like(grad)."""
+    if isinstance(g, Tensor):
+        return Tensor._make(xp_of(g.data).zeros_like(g.data), False, None, g.device)
+    return xp_of(g).zeros_like(g)
 
 # -- not differentiable: results never require grad --------------------------------------
 

@@ -198,8 +198,4 @@ COPY = defop("copy", ("self", "src"), math="s, broadcast to a's shape;  da = 0, 
              vjp=lambda g, ctx: (_zeros_like(g) if ctx.needs_input_grad[0] else None, g), formulas=("0", "1"))
 
 
-def _zeros_like(g):
-    """A constant 0 gradient: no history even under create_graph (PyTorch returns zeros_like(grad))."""
-    if not isinstance(g, Tensor):   # the VJP runs on arrays
-        return xp_of(g).zeros_like(g)
-    return Tensor._make(xp_of(g.data).zeros_like(g.data), False, None, g.device)
+_zeros_like = E.zeros_gradient   # (a constant 0 gradient: FILL's and COPY's for the old value)

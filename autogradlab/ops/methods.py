@@ -81,8 +81,7 @@ def _takes_all(t, index) -> bool:
         part = t.data[index]
     except (IndexError, TypeError):
         return False   # (getitem below raises its own, clearer error)
-    return part.shape == t.data.shape and backend.shares_memory(part, t.data) and not backend.partial_overlap(
-        part, t.data)
+    return backend.same_elements(part, t.data)
 
 
 def _setitem(self, index, value):
@@ -123,7 +122,8 @@ METHODS = {
     "__mul__": E.mul, "__rmul__": _reflected(E.mul), "__truediv__": E.div,
     "__rtruediv__": _rtruediv, "__pow__": E.pow, "__rpow__": _reflected(E.pow),
     "__matmul__": L.matmul, "__rmatmul__": _reflected(L.matmul), "__neg__": E.neg, "__abs__": E.abs,
-    "__lt__": E.lt, "__le__": E.le, "__gt__": E.gt, "__ge__": E.ge, "__eq__": _equality(E.eq), "__ne__": _equality(E.ne),
+    "__lt__": E.lt, "__le__": E.le, "__gt__": E.gt, "__ge__": E.ge,
+    "__eq__": _equality(E.eq), "__ne__": _equality(E.ne),
     "__invert__": E.bitwise_not, "__and__": E.bitwise_and, "__rand__": _reflected(E.bitwise_and),
     "__or__": E.bitwise_or, "__ror__": _reflected(E.bitwise_or), "__xor__": E.bitwise_xor,
     "__rxor__": _reflected(E.bitwise_xor), "logical_not": E.logical_not, "bitwise_not": E.bitwise_not,
@@ -148,7 +148,7 @@ METHODS = {
     "matmul": L.matmul, "dot": L.dot, "outer": L.outer,
     "expand_as": lambda a, other: S.expand(a, other.shape),
     "reshape_as": lambda a, other: S.reshape(a, other.shape),
-    "contiguous": lambda a: a,
+    "contiguous": lambda a: a if backend.is_contiguous(a.data) else E.clone(a),
     # dtype and device
     "to": _to, "cpu": lambda a: _to(a, "cpu"),
     "cuda": lambda a, device=None: _to(a, "cuda" if device is None else f"cuda:{device}"),

@@ -495,4 +495,5 @@ def refresh_view(t):
     t._view = (base, steps, t._vc[0])
 
 
-Tensor._refresh_view = refresh_view   # (tensor.py's grad_fn and requires_grad call it: tensor.py imports nothing above it)
+# tensor.py's grad_fn and requires_grad call it (tensor.py imports nothing above it)
+Tensor._refresh_view = refresh_view

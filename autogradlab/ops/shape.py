@@ -133,12 +133,15 @@ def reshape(a, *shape):
 def view(a, *shape):
     """``reshape`` that must share ``a``'s memory, as PyTorch's ``view``: where the layout cannot be
     seen with the new shape without a copy (a transposed matrix flattened), it raises."""
-    out = reshape(a, *shape)
-    if out.data.size and not shares_memory(out.data, a.data):
+    try:   # (checked on the array first: a refused view records nothing)
+        probe = a.data.reshape(_size_args(shape))
+    except ValueError:
+        probe = None   # (reshape raises its own error)
+    if probe is not None and probe.size and not shares_memory(probe, a.data):
         raise RuntimeError(f"view: a tensor of shape {tuple(a.shape)} laid out as this one is (e.g. transposed) "
-                           f"cannot be viewed as {list(out.shape)} without copying its data: use .reshape(...), "
+                           f"cannot be viewed as {list(probe.shape)} without copying its data: use .reshape(...), "
                            f"which copies when it must, or .contiguous() first")
-    return out
+    return reshape(a, *shape)
 
 
 def flatten(a, start_dim=0, end_dim=-1):

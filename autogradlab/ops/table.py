@@ -19,7 +19,7 @@ COMPOSITES = (
     ("`clamp` (Tensor bounds)", "lt, gt, where", "`where(a < lo, lo, a)`, then `where(. > hi, hi, .)`",
      "`da = g*[lo <= a <= hi], dlo = g*[a < lo], dhi = g*[a > hi]`"),
     ("`flatten`", "reshape", "merge dims `start_dim..end_dim`", "`da = reshape_back(g)`"),
-    ("`view`", "reshape", "`reshape(a)` (copies when needed: never fails on a non-contiguous input)",
+    ("`view`", "reshape", "`reshape(a)` sharing a's memory (refuses a layout it cannot view)",
      "`da = reshape_back(g)`"),
     ("`squeeze`, `unsqueeze`", "reshape", "drop / insert size-1 dims", "`da = reshape_back(g)`"),
     ("`split`, `chunk`", "getitem", "slices along dim", "`da` = the pieces of `g` put back in place"),
