@@ -303,7 +303,7 @@ def _send(p, node, g, grads_in):
                 p.events.append(tape.accumulated("buffer", child, None, before, gi, buffers[child]))
         deps[child] = left - 1
         if left == 1:
-            heappush(p.ready, (child.priority, -child.seq if child.priority else 0, child))   # ready_key, inline
+            heappush(p.ready, (child.priority, -child.seq, child))   # graph_walk.ready_key, inline
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

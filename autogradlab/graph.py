@@ -547,17 +547,22 @@ class AccumulateGrad(Node):
     accumulates as soon as its gradient is complete (PyTorch does the same).
     """
 
-    __slots__ = ("variable",)
+    __slots__ = ("variable", "_created")
     priority = 0
 
     def __init__(self, variable):
         super().__init__(_AccumulateOp, (), None, (variable.shape,), (variable.dtype,))
         self.variable = variable
+        # Leaves ready at once tie in the ready queue, as in PyTorch (which gives every AccumulateGrad
+        # the same sequence number): one seq for all, and the heap itself decides which runs first.
+        self._created, self.seq = self.seq, 0
 
-    def __lt__(self, other):
-        # Leaves ready at once tie in the ready queue (PyTorch gives every AccumulateGrad the same
-        # sequence number): the heap itself decides which runs first, as PyTorch's heap does.
+    def __lt__(self, other):   # (the queue compares two tied leaves themselves: neither comes first)
         return False
+
+    def sequence_nr(self) -> int:
+        """When it was made (its ``seq`` is every leaf's 0, for the ready queue's tie)."""
+        return self._created
 
     def __repr__(self):
         v = self.variable

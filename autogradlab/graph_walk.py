@@ -28,9 +28,9 @@ def node_of(t):
 
 def ready_key(node):
     """The ready queue's order: lower ``priority`` first (a leaf's AccumulateGrad), then the
-    node created last (highest ``seq``), as in PyTorch. Leaves tie (PyTorch gives them all one
-    sequence number): among those ready at once, the heap's own order decides, as in PyTorch."""
-    return (node.priority, -node.seq if node.priority else 0, node)
+    node created last (highest ``seq``), as in PyTorch. Leaves tie (every AccumulateGrad's ``seq`` is 0,
+    as PyTorch gives them all one sequence number): the heap's own order decides, as in PyTorch's."""
+    return (node.priority, -node.seq, node)
 
 
 def release_order(root_nodes):
@@ -102,7 +102,7 @@ def run_order(plan, root_nodes):
             if left is not None:
                 deps[child] = left - 1
                 if left == 1:
-                    push(ready, (child.priority, -child.seq if child.priority else 0, child))   # ready_key, inline
+                    push(ready, (child.priority, -child.seq, child))   # ready_key, inline
     return order
 
 
