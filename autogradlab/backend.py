@@ -224,13 +224,7 @@ def partial_overlap(a, b) -> bool:
         a, b = _host_view(a), (_host_view(b) if isinstance(b, _CpuArray) else b)
     if not (_dense(a) and _dense(b)):
         return False
-    if not xp_of(a).may_share_memory(a, b):
-        return False
-    if a.shape != b.shape or _address(a) != _address(b):
-        return True
-    # the same elements in the same layout: equal strides, except along axes of size 1, which are
-    # never stepped along (NumPy gives them 0 in one view and the row's stride in another)
-    return any(sa != sb for sa, sb, n in zip(a.strides, b.strides, a.shape) if n != 1)
+    return bool(xp_of(a).may_share_memory(a, b)) and not same_elements(a, b)
 
 
 def is_contiguous(array) -> bool:
@@ -240,7 +234,8 @@ def is_contiguous(array) -> bool:
 
 def same_elements(a, b) -> bool:
     """Whether ``a`` and ``b`` are the same elements in the same order: same shape, same start, and the
-    same step along every axis longer than 1 (a reversed view is not)."""
+    same step along every axis longer than 1 (a reversed view is not; along an axis of size 1 NumPy may
+    give one view a 0 step and another the row's, never stepped along either way)."""
     if _CpuArray is not None and isinstance(a, _CpuArray):
         a, b = _host_view(a), (_host_view(b) if isinstance(b, _CpuArray) else b)
     return a.shape == b.shape and _address(a) == _address(b) and all(

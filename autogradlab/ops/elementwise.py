@@ -206,7 +206,7 @@ def _pow_vjp(g, ctx):
     da = db = None
     if ctx.needs_input_grad[0]:
         if isinstance(g, Tensor) and not isinstance(b, Tensor):   # recording, and b a number: decide on its value
-            da = g * b * a ** (b - 1) if b != 0 else Tensor._make(xp_of(a.data).zeros_like(a.data))
+            da = g * b * a ** (b - 1) if b != 0 else zeros_gradient(g)
         else:   # (a ** 0 is flat, also at inf and NaN)
             da = where(b == 0, 0.0, g * b * a ** where(b == 0, 1.0, b - 1))
     if ctx.needs_input_grad[1]:
@@ -371,8 +371,8 @@ TO_DEVICE = defop("to_device", ("self",), math="move(a);  da = move_back(g)",
                   forward=lambda xp, a, source: a,  # not called: to_device moves the data (source: where from)
                   vjp=lambda g, ctx: (g.to(ctx.source),), formulas=("1",), arrays=False)
 
-# sign is flat: its derivative is 0 (not undefined), so relu/abs gradients stay connected to their
-# input and a second derivative through them is 0, as in PyTorch
+# sign is flat: its derivative is 0 (not undefined), so abs's gradient stays connected to its input
+# and a second derivative through it is 0, as in PyTorch
 def _sign_forward(xp, a):
     s = xp.sign(a)
     return xp.where(s != s, 0, s) if s.dtype.kind == "f" else s   # (PyTorch's sign of NaN is 0)

@@ -190,12 +190,10 @@ def _fill(self, value, opname):
 
 FILL = defop("fill", ("self",), math="value everywhere;  da = 0",
              forward=lambda xp, a, value: xp.full_like(a, value),
-             vjp=lambda g, ctx: (_zeros_like(g),), formulas=("0",))
+             vjp=lambda g, ctx: (E.zeros_gradient(g),), formulas=("0",))
 
 
 COPY = defop("copy", ("self", "src"), math="s, broadcast to a's shape;  da = 0, ds = g",
              forward=lambda xp, a, v: xp.broadcast_to(v, a.shape).astype(a.dtype),
-             vjp=lambda g, ctx: (_zeros_like(g) if ctx.needs_input_grad[0] else None, g), formulas=("0", "1"))
+             vjp=lambda g, ctx: (E.zeros_gradient(g) if ctx.needs_input_grad[0] else None, g), formulas=("0", "1"))
 
-
-_zeros_like = E.zeros_gradient   # (a constant 0 gradient: FILL's and COPY's for the old value)

@@ -72,13 +72,11 @@ def _check_source_overlap(t, index, value):
                         (Tensor._make(source, False, None, t.device),))
 
 
-def _takes_all(t, index) -> bool:
-    """Whether ``t[index]`` is all of ``t``, element for element (``t[:]``, ``t[...]``, ``t[0:n]``)."""
-    index, advanced = S._canonical_index(index, t.device)
-    if advanced:
-        return False
+def _takes_all(t, basic) -> bool:
+    """Whether ``t[basic]`` (a basic index) is all of ``t``, element for element (``t[:]``, ``t[...]``,
+    ``t[0:n]``)."""
     try:
-        part = t.data[index]
+        part = t.data[basic]
     except (IndexError, TypeError):
         return False   # (getitem below raises its own, clearer error)
     return backend.same_elements(part, t.data)
@@ -87,17 +85,17 @@ def _takes_all(t, index) -> bool:
 def _setitem(self, index, value):
     """``t[index] = value``: while recording, an in-place copy into the view ``t[index]`` (so ``t``'s
     history goes on through copy_slices, as in PyTorch); integer/bool array indices are not a view."""
+    basic, advanced = S._canonical_index(index, self.device)
     if isinstance(value, Tensor):   # leading size-1 dims beyond the target's are dropped, as PyTorch does
-        target_ndim = self.data[S._canonical_index(index, self.device)[0]].ndim
+        target_ndim = self.data[basic].ndim
         while value.ndim > target_ndim and value.shape[0] == 1:
             value = value.reshape(value.shape[1:])
+    if not advanced:
+        _check_source_overlap(self, basic, value)
     if state.grad_enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
-        basic, advanced = S._canonical_index(index, self.device)
-        if not advanced:
-            _check_source_overlap(self, basic, value)
-        if _takes_all(self, index):   # t[:] = v, t[...] = v: PyTorch copies into t itself, no view
-            if not isinstance(value, (Tensor, bool, int, float)):
-                value = Tensor._make(backend.asarray(value, self.device, self.dtype), False, None, self.device)
+        if not isinstance(value, (Tensor, bool, int, float)):   # a list or an array
+            value = Tensor._make(backend.asarray(value, self.device, self.dtype), False, None, self.device)
+        if not advanced and _takes_all(self, basic):   # t[:] = v, t[...] = v: PyTorch copies into t itself
             I._fill(self, value, "__setitem__")
             return
         view = S.getitem(self, index)
@@ -105,14 +103,9 @@ def _setitem(self, index, value):
             raise RuntimeError("item assignment t[index] = v with integer or boolean array indices is not "
                                "recorded by autogradlab (only slices and single integers are); build the new "
                                "tensor out of place (e.g. with where or cat), or do it under no_grad()")
-        if not isinstance(value, (Tensor, bool, int, float)):   # a list or an array
-            value = Tensor._make(backend.asarray(value, self.device, self.dtype), False, None, self.device)
         I._fill(view, value, "__setitem__")
         return
-    index, advanced = S._canonical_index(index, self.device)
-    if not advanced:
-        _check_source_overlap(self, index, value)
-    self.data[index] = value.data if isinstance(value, Tensor) else value
+    self.data[basic] = value.data if isinstance(value, Tensor) else value
     self._vc[0] += 1
 
 
