@@ -213,18 +213,19 @@ def shares_memory(a, b) -> bool:
     return bool(xp_of(a).may_share_memory(a, b))
 
 
-def partial_overlap(a, b) -> bool:
-    """True when arrays ``a`` and ``b`` may share memory without being the same elements in the same
-    layout (PyTorch refuses such an operand in an in-place op; the very same array is fine). As PyTorch,
-    only arrays that fill one block of memory are judged (it calls other layouts, such as every other
-    element, too hard to tell and lets them through; NumPy then computes as if the operand were a copy)."""
-    if a is b:
-        return False
+def overlap(a, b) -> bool:
+    """True when arrays ``a`` and ``b`` may share memory, judged as PyTorch judges an operand of a write:
+    only arrays that fill one block of memory (it calls other layouts, such as every other element, too
+    hard to tell and lets them through; NumPy then computes as if the operand were a copy)."""
     if _CpuArray is not None and isinstance(a, _CpuArray):
         a, b = _host_view(a), (_host_view(b) if isinstance(b, _CpuArray) else b)
-    if not (_dense(a) and _dense(b)):
-        return False
-    return bool(xp_of(a).may_share_memory(a, b)) and not same_elements(a, b)
+    return _dense(a) and _dense(b) and bool(xp_of(a).may_share_memory(a, b))
+
+
+def partial_overlap(a, b) -> bool:
+    """True when arrays ``a`` and ``b`` :func:`overlap` without being the same elements in the same layout
+    (PyTorch refuses such an operand in an in-place op; the very same array is fine)."""
+    return a is not b and overlap(a, b) and not same_elements(a, b)
 
 
 def is_contiguous(array) -> bool:

@@ -59,6 +59,8 @@ def _analytic_jacobian(func, inputs, out_index):
     diff = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
     out = _outputs(func, inputs)[out_index]
     jac = [numpy.zeros((out.numel(), t.numel())) for t in diff]
+    if not out.requires_grad:   # no input reaches it: its Jacobian is 0
+        return jac
     for k in range(out.numel()):
         seed = numpy.zeros(out.numel(), dtype=out.dtype)
         seed[k] = 1
@@ -79,8 +81,11 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             import warnings
             warnings.warn(f"gradcheck: input {i} is {t.dtype.name}, not float64; finite differences "
                           f"may be too imprecise for the check to be meaningful", UserWarning, stacklevel=2)
-    n_out = len(_outputs(func, inputs))
-    for o in range(n_out):
+    outs = _outputs(func, inputs)
+    # as PyTorch's: the outputs that require grad are checked; only when none does, all of them (their
+    # Jacobian is 0, which finite differences must confirm)
+    checked = [o for o, out in enumerate(outs) if out.requires_grad] or range(len(outs))
+    for o in checked:
         numerical = [j for j in _numerical_jacobian(func, inputs, o, eps) if j is not None]
         analytic = _analytic_jacobian(func, inputs, o)
         for i, (num, ana) in enumerate(zip(numerical, analytic)):

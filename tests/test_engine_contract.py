@@ -1635,6 +1635,20 @@ def test_gradgradcheck_detects_a_wrong_second_derivative():
     assert ag.autograd.gradgradcheck(DetachedCube.apply, (x,), raise_exception=False) is False
 
 
+@pytest.mark.parametrize("M", ["autogradlab", "torch"])
+def test_gradcheck_takes_an_output_no_input_reaches_as_a_zero_jacobian(M):
+    """As PyTorch's: when some outputs require grad, only those are checked; when none does, each has Jacobian
+    0, which finite differences must confirm (a first derivative that is a constant 0, as threshold_backward's
+    in y, passes gradgradcheck)."""
+    m = ag if M == "autogradlab" else import_torch()
+    x = m.tensor([0.5, -1.5], dtype=m.float64, requires_grad=True)
+    assert m.autograd.gradcheck(lambda t: (t * 2, (t > 0).to(m.float64)), (x,))
+    assert m.autograd.gradcheck(lambda t: (t * 2, t.detach() * 3), (x,))
+    assert m.autograd.gradcheck(lambda t: (t > 0).to(m.float64), (x,))
+    with pytest.raises((ag.autograd.GradcheckError, RuntimeError)):
+        m.autograd.gradcheck(lambda t: t.detach() * 2, (x,))
+
+
 def _functional_pairs():
     torch = import_torch()
     F = torch.autograd.functional

@@ -8,7 +8,8 @@ hook), then *calls* (``backward`` / ``Tensor.backward`` / ``autograd.grad`` with
 step and every call both must agree: either both raise (the error classes mapped by
 :data:`SAME_ERROR`) or neither does, and then every value, every ``.grad`` and every result of
 ``grad()`` agree (rtol 1e-7) along with ``requires_grad``. The programs cover broadcasting,
-reductions with ties, views and integer/slice/array indexing, in-place ops (on bases with views,
+reductions with ties, views and integer/slice/array indexing, item assignment (slices, integers and
+lists: copy_slices and index_put), in-place ops (on bases with views,
 on constants, aliasing their operand, on saved tensors), fan-out and hooks.
 
 The generator asks a torch interpretation of the program so far for shapes and values (it never
@@ -422,11 +423,11 @@ def _inplace_step(rng, tw, pick, emit, exact, expanded):
     if target in expanded:
         return      # writing into an expanded view: PyTorch may write the shared memory, ours is read-only
     param = rng.choice([0.5, -2.0, 3.0])
-    if name == "setitem":           # t[i] = other, or t[lo:] = other
+    if name == "setitem":           # t[i] = other, t[lo:] = other, or t[[i, 0]] = other (index_put_)
         if t.ndim == 0:
             return
         i = rng.randrange(t.shape[0])
-        param = i if rng.random() < 0.5 else slice(i, None)
+        param = rng.choice([i, slice(i, None), [i], [i, 0]])
     emit(("inplace", name, args, param))
     memory = t.untyped_storage().data_ptr()   # the target, its base and its other views changed
     exact.difference_update(i for i, u in enumerate(tw.tensors)

@@ -351,6 +351,103 @@ def test_a_stale_views_grad_fn_and_requires_grad_follow_its_base():
     assert _both(program)[:3] == [True, False, True]
 
 
+def _outcome(fn):
+    try:
+        return fn()
+    except RuntimeError as exc:
+        return "RuntimeError: " + ("freed" if "second time" in str(exc) or "freed" in str(exc) else "other")
+
+
+ARRAY_ASSIGNMENTS = {   # t[index] = v with integer/bool array indices while recording: PyTorch's index_put_
+    "list of rows": lambda lib, x, v: (lambda t: (t.__setitem__([0, 2], v[:2]), t)[1])(x * 1),
+    "bool mask, a number": lambda lib, x, v: (lambda t: (t.__setitem__(t > 0.5, 0.0), t)[1])(x * 1),
+    "bool mask, a 0-d tensor": lambda lib, x, v: (lambda t: (t.__setitem__(t < 0.5, v[0, 0]), t)[1])(x * 1),
+    "a row twice (each copy gets g)": lambda lib, x, v: (lambda t: (t.__setitem__([1, 1], v[0]), t)[1])(x * 1),
+    "slice and array": lambda lib, x, v: (lambda t: (t.__setitem__((slice(None), [1, 0]), v[1, :2]), t)[1])(x * 1),
+    "through a view": lambda lib, x, v: (lambda t: (t[1].__setitem__([0, 2], v[0, :2]), t)[1])(x * 1),
+    "then used": lambda lib, x, v: (lambda t: (t.__setitem__([2], v[1]), t.exp() * t)[1])(x * 1),
+}
+
+
+@pytest.mark.parametrize("case", list(ARRAY_ASSIGNMENTS))
+def test_item_assignment_with_array_indices_is_recorded_as_pytorchs_index_put(case):
+    """The written elements get no gradient from the result, the values get g read back at the index (a value
+    written twice gets it twice, as in PyTorch); a second backward raises; create_graph gives second order."""
+    def program(lib):
+        x = lib.tensor([[0.25, 1.0, -2.0], [3.0, 0.75, 0.5], [-1.0, 2.0, 0.125]], dtype=lib.float64,
+                       requires_grad=True)
+        v = lib.tensor([[5.0, -6.0, 7.0], [0.5, 1.5, -2.5]], dtype=lib.float64, requires_grad=True)
+        y = ARRAY_ASSIGNMENTS[case](lib, x, v)
+        w = lib.arange(y.numel(), dtype=lib.float64).reshape(y.shape)
+        (y * w).sum().backward()
+        again = _outcome(lambda: (y * w).sum().backward())
+        first = _grads(x, v)
+        x.grad = v.grad = None
+        y = ARRAY_ASSIGNMENTS[case](lib, x, v)
+        gx, gv = lib.autograd.grad((y * y * w).sum(), (x, v), create_graph=True, materialize_grads=True)
+        (gx.sum() + gv.sum()).backward()
+        name = type(y.grad_fn).__name__.rstrip("0") if lib is not ag else y.grad_fn.name()
+        return [y.tolist(), name.replace("CopySlicesBackward", "CopySlices"),
+                first, again, _grads(x, v)]
+    _both(program)
+
+
+def test_array_item_assignment_of_a_value_of_the_wrong_shape_says_which_shapes_and_changes_nothing():
+    x = ag.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    y = x * 1
+    node = y.grad_fn
+    with pytest.raises(RuntimeError, match=r"v of shape \(3,\) cannot be broadcast to the \(2, 2\) elements"):
+        y[:, [2, 0]] = ag.ones(3, requires_grad=True)
+    assert y.grad_fn is node and y._version == 0 and y.tolist() == x.tolist()
+
+
+VALUE_DTYPES = {   # t[index] = v with array indices: v of t's dtype, or one element with a single bool mask
+    "list, float64 v": lambda lib, t: t.__setitem__([0], lib.tensor(5.0, dtype=lib.float64)),
+    "list, int64 v": lambda lib, t: t.__setitem__([0], lib.tensor(5)),
+    "mask, two float64 elements": lambda lib, t: t.__setitem__(t > 1.5, lib.tensor([5.0, 6.0], dtype=lib.float64)),
+    "mask, a 0-d float64 v": lambda lib, t: t.__setitem__(t > 1.5, lib.tensor(5.0, dtype=lib.float64)),
+    "mask, one float64 element": lambda lib, t: t.__setitem__(t > 1.5, lib.tensor([5.0], dtype=lib.float64)),
+    "numbers and bools": lambda lib, t: (t.__setitem__([0], 5), t.__setitem__([1], True)),
+}
+
+
+@pytest.mark.parametrize("recorded", [False, True], ids=["plain", "recorded"])
+@pytest.mark.parametrize("case", list(VALUE_DTYPES))
+def test_array_item_assignment_takes_pytorchs_value_dtypes(case, recorded):
+    def program(lib):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=recorded)
+        t = x * 1 if recorded else x
+        try:
+            VALUE_DTYPES[case](lib, t)
+        except RuntimeError as exc:
+            assert lib is not ag or "t's dtype" in str(exc)
+            return ["RuntimeError", t.tolist()]
+        if recorded:
+            t.sum().backward()
+        return [t.tolist(), str(t.dtype).replace("torch.", ""), x.grad.tolist() if recorded else None]
+    _both(program)
+
+
+def test_an_index_tensor_written_after_recording_does_not_change_the_gradient():
+    """The node keeps a copy of the index: the gradient is the one of the indexing that happened. (PyTorch
+    refuses the backward instead, as it would for any saved tensor changed in place.)"""
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    idx = ag.tensor([0, 2])
+    y = x[idx] * ag.tensor([10.0, 20.0])
+    t = x * 1
+    t[idx] = ag.tensor([5.0, 6.0], requires_grad=True)
+    idx[0] = 1
+    (y.sum() + t.sum()).backward()
+    assert x.grad.tolist() == [10.0, 1.0, 20.0]
+
+
+def test_array_item_assignment_into_a_leaf_that_requires_grad_raises_and_changes_nothing():
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        x[[0, 2]] = 0.0
+    assert x.tolist() == [1.0, 2.0, 3.0] and x._version == 0
+
+
 OVERLAPS = {
     "shifted slice": lambda lib: lib.arange(5.0)[1:].__setitem__(slice(None), lib.arange(5.0)[:-1]),
     "t[1:] = t[:-1]": lambda lib: (lambda t: t.__setitem__(slice(1, None), t[:-1]))(lib.arange(5.0)),
@@ -367,6 +464,20 @@ OVERLAPS = {
     "a row broadcast over the rows": lambda lib: (lambda t: t.__setitem__(slice(1, None), t[0]))(
         lib.arange(9.0).reshape(3, 3)),
     "x.mul_(x[0])": lambda lib: (lambda x: x.mul_(x[0]))(lib.arange(9.0).reshape(3, 3)),
+    "t[[3, 4]] = t[0:2]": lambda lib: (lambda t: t.__setitem__([3, 4], t[0:2]))(lib.arange(6.0)),
+    "recorded t[[3, 4]] = t[0:2]": lambda lib: (lambda t: t.__setitem__([3, 4], t[0:2]))(
+        lib.arange(6.0, requires_grad=True) * 1),
+    "t[[0, 1]] = t[4]": lambda lib: (lambda t: t.__setitem__([0, 1], t[4]))(lib.arange(6.0)),
+    "row [0] from row 1": lambda lib: (lambda t: t.__setitem__([0], t[1]))(lib.arange(6.0).reshape(2, 3)),
+    "t[0:3][[0]] = t[4:5] (apart)": lambda lib: (lambda t: t[0:3].__setitem__([0], t[4:5]))(lib.arange(6.0)),
+    "t[mask] = t.flip (a copy)": lambda lib: (lambda t: t.__setitem__(t > 2, t[[5, 4, 3]]))(lib.arange(6.0)),
+    "t[[0, 1]] = t[[1, 2]] (a copy)": lambda lib: (lambda t: t.__setitem__([0, 1], t[[1, 2]]))(lib.arange(6.0)),
+    "t[mask] = t[0] (one element: a fill)": lambda lib: (lambda t: t.__setitem__(t > 2, t[0]))(lib.arange(6.0)),
+    "t[mask] = t[0:1]": lambda lib: (lambda t: t.__setitem__(t > 2, t[0:1]))(lib.arange(6.0)),
+    "t[mask] = t[0:2]": lambda lib: (lambda t: t.__setitem__(t > 4, t[0:2]))(lib.arange(6.0)),
+    "t.masked_fill_(mask, t[0])": lambda lib: (lambda t: t.masked_fill_(t > 1, t[0]))(lib.arange(6.0)),
+    "recorded t.masked_fill_(mask, t[0])": lambda lib: (lambda t: t.masked_fill_(t > 1, t[0]))(
+        lib.arange(6.0, requires_grad=True) * 1),
 }
 
 

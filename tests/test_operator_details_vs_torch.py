@@ -92,6 +92,141 @@ def test_values_and_gradients_at_nan_and_infinity_are_pytorchs(case, values):
     assert _edge(ag, case, values) == _edge(torch, case, values)
 
 
+UPSTREAM = {   # ops whose backward selects (where a multiply by a mask would turn an inf or NaN g into NaN)
+    "relu": lambda M, x: M.relu(x), "tanh": lambda M, x: M.tanh(x), "sigmoid": lambda M, x: M.sigmoid(x),
+    "clamp": lambda M, x: M.clamp(x, -0.5, 0.5), "clamp(min)": lambda M, x: M.clamp(x, min=0.0),
+    "clamp(max)": lambda M, x: M.clamp(x, max=0.0),
+    "maximum": lambda M, x: M.maximum(x, M.zeros(3, dtype=M.float64)),
+    "where": lambda M, x: M.where(x > 0, x, M.zeros(3, dtype=M.float64)),
+    "max()": lambda M, x: x.max().expand(3), "min()": lambda M, x: x.min().expand(3),
+    "max(dim)": lambda M, x: M.max(x.reshape(1, 3), 1)[0].expand(3),
+    "min(dim)": lambda M, x: M.min(x.reshape(1, 3), 1)[0].expand(3),
+    "max(dim) of ties": lambda M, x: M.max(x.reshape(3, 1).expand(3, 2), 1)[0],
+}
+
+
+def _upstream(M, case, values, seed, create_graph):
+    x = M.tensor(values, dtype=M.float64, requires_grad=True)
+    y = UPSTREAM[case](M, x)
+    (g,) = M.autograd.grad(y, x, M.tensor(seed, dtype=M.float64), create_graph=create_graph)
+    return [("nan" if v != v else round(v, 12)) for v in g.detach().tolist()]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("create_graph", [False, True], ids=["arrays", "recorded"])
+@pytest.mark.parametrize("seed", [[INF, INF, INF], [NAN, 1.0, -INF]], ids=["inf", "nan and -inf"])
+@pytest.mark.parametrize("values", [[-1.0, 0.0, 2.0], [3.0, 1.0, NAN]], ids=["kinks", "nan"])
+@pytest.mark.parametrize("case", list(UPSTREAM))
+def test_an_infinite_or_nan_gradient_flows_back_as_in_pytorch(case, values, seed, create_graph):
+    """Where the gradient arriving is inf or NaN, the elements an op's backward does not select get exactly 0
+    (relu, clamp, max: a select, as PyTorch's), and tanh's g*(1 - y^2) stays inf (g - g*y*y would be NaN)."""
+    assert _upstream(ag, case, values, seed, create_graph) == _upstream(torch, case, values, seed, create_graph)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("shapes", [((2, 3), (2, 3)), ((3,), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2,))])
+def test_masked_is_a_select_bit_for_bit(dtype, shapes):
+    """elementwise.masked(g, keep) on arrays: g's own bits where keep holds (-0.0, inf and NaN included),
+    +0.0 elsewhere, broadcast either way: what numpy.where(keep, g, 0) gives, without its branches."""
+    from autogradlab.ops.elementwise import masked
+    rng = np.random.default_rng(len(dtype) + sum(map(len, shapes)))
+    g_shape, keep_shape = shapes
+    g = rng.choice(np.array([1.5, -0.0, INF, -INF, NAN, -2.25]), g_shape).astype(dtype)
+    keep = rng.random(keep_shape) < 0.5
+    got, want = masked(g, keep), np.where(keep, g, np.zeros((), dtype))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+
+
+@BOTH
+def test_relu_records_its_backward_as_one_threshold_backward(M):
+    """A recorded backward of relu is one node, PyTorch's threshold_backward: its derivative in relu's output
+    is a constant 0 (a result that requires no grad), in the gradient a select again."""
+    x = M.tensor([-1.0, 2.0, 3.0], dtype=M.float64, requires_grad=True)
+    y = x.relu()
+    (g,) = M.autograd.grad(y, x, M.tensor([1.0, 2.0, 3.0], dtype=M.float64, requires_grad=True), create_graph=True)
+    name = g.grad_fn.name() if M is ag else type(g.grad_fn).__name__
+    assert name.rstrip("0") == "ThresholdBackwardBackward"
+    dy, = M.autograd.grad(g.sum(), y, retain_graph=True)
+    assert dy.tolist() == [0.0, 0.0, 0.0] and not dy.requires_grad
+    v = g.grad_fn.next_functions[0][0]
+    assert v is not None and (g * g).sum().requires_grad
+
+
+CLAMP_TENSORS = {   # x, its dtype, then each bound and its dtype (None: left out)
+    "min only": ([1.0, 2.0, 3.0], "float32", [2.0, 2.0, 2.0], "float32", None, None),
+    "max only": ([1.0, 2.0, 3.0], "float32", None, None, [2.0], "float32"),
+    "broadcast bounds": ([[1.0, 2.0, 3.0], [0.0, 5.0, -1.0]], "float64", [0.5, 2.0, 4.0], "float64",
+                         [[1.0], [3.0]], "float64"),
+    "0-d float64 bound": ([1.0, 2.0, 3.0], "float32", 2.0, "float64", None, None),
+    "float64 bound": ([1.0, 2.0, 3.0], "float32", [2.0, 2.0, 2.0], "float64", None, None),
+    "ints": ([1, 2, 3], "int64", [2, 2, 2], "int64", [2, 3, 2], "int64"),
+    "int x, float max": ([1, 2, 3], "int64", None, None, [2.5, 2.5, 2.5], "float32"),
+    "int x, float min, int max": ([1, 2, 3], "int64", [1.5, 1.5, 1.5], "float32", [2, 2, 2], "int64"),
+    "int32 x, int64 max": ([1, 2, 3], "int32", None, None, [2, 2, 2], "int64"),
+    "min above max": ([1.0, 2.0, 3.0], "float64", [3.0, 3.0, 3.0], "float64", [1.0, 1.0, 1.0], "float64"),
+    "ties and NaN": ([1.0, 2.0, NAN], "float64", [1.0, NAN, 0.0], "float64", [1.0, 3.0, 2.0], "float64"),
+    "NaN, and max below min": ([NAN, 5.0], "float64", [3.0, NAN], "float64", [1.0, 2.0], "float64"),
+    "min equal to max": ([0.0, 2.0], "float64", [1.0, 1.0], "float64", [1.0, 1.0], "float64"),
+    "an infinite min only": ([1.0, 2.0], "float64", [INF, 0.0], "float64", None, None),
+    "compared in the result's dtype": ([0.0, 0.1], "float16", 0.1, "float64", [1.0, 0.1], "float32"),
+}
+
+
+def _clamp_tensors(M, case):
+    xv, xd, lo, lod, hi, hid = CLAMP_TENSORS[case]
+
+    def make(v, d):
+        return None if v is None else M.tensor(v, dtype=getattr(M, d), requires_grad=d.startswith("float"))
+    x, a, b = make(xv, xd), make(lo, lod), make(hi, hid)
+    y = M.clamp(x, a, b)
+    seen = [str(y.detach().tolist()), str(y.dtype).replace("torch.", "")]
+    if y.requires_grad:
+        y.backward(M.ones(y.shape, dtype=y.dtype) * 1.5)
+        seen += [None if t is None or t.grad is None else t.grad.tolist() for t in (x, a, b)]
+    return seen
+
+
+@pytest.mark.parametrize("case", list(CLAMP_TENSORS))
+def test_clamp_with_tensor_bounds_is_pytorchs(case):
+    """clamp with Tensor bounds (one clamp_tensor op): PyTorch's dtype, value (NaN in a bound gives NaN; min above
+    max gives max) and gradients (a at a tie with a bound, never a NaN element; a bound where it was picked)."""
+    assert _clamp_tensors(ag, case) == _clamp_tensors(torch, case)
+
+
+MASKED_FILLS = {
+    "a number": lambda M, x, v: x.masked_fill(M.tensor([True, False, True]), 2.5),
+    "a 0-d tensor, the mask broadcast": lambda M, x, v: x.masked_fill(M.tensor([[True, False, True], [False] * 3]), v),
+    "a function, NaN into inf": lambda M, x, v: M.masked_fill(x * INF, M.tensor([False, True, False]), NAN),
+    "a float into ints": lambda M, x, v: M.tensor([1, 2, 3]).masked_fill(M.tensor([True, False, True]), 2.7),
+    "in place": lambda M, x, v: (x * 1).masked_fill_(M.tensor([True, False, False]), v),
+    "a float mask": lambda M, x, v: x.masked_fill(M.tensor([1.0, 0.0, 1.0]), 0.0),
+    "a NumPy mask": lambda M, x, v: x.masked_fill(np.array([True, False, True]), 0.0),
+    "a value with dims": lambda M, x, v: x.masked_fill(M.tensor([True, False, True]), M.tensor([1.0, 2.0])),
+    "in place, a mask larger than t": lambda M, x, v: (x * 1).masked_fill_(M.tensor([[True, False, False]] * 2), v),
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("case", list(MASKED_FILLS))
+def test_masked_fill_is_pytorchs(case):
+    """masked_fill: PyTorch's value, dtype (the tensor's), gradients (none where filled; the sum of them to a 0-d
+    value tensor) and errors (a bool mask, a 0-d value, an in-place result of the tensor's shape)."""
+    def run(M):
+        x = M.tensor([0.5, -1.0, 2.0], dtype=M.float64, requires_grad=True)
+        v = M.tensor(7.0, dtype=M.float32, requires_grad=True)
+        try:
+            y = MASKED_FILLS[case](M, x, v)
+        except (RuntimeError, TypeError) as exc:
+            return type(exc).__name__
+        seen = [str(y.detach().tolist()), str(y.dtype).replace("torch.", "")]
+        if y.requires_grad:
+            (y * M.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
+            seen += [None if t.grad is None else str(t.grad.tolist()) for t in (x, v)]
+        return seen
+    assert run(ag) == run(torch)
+
+
 def _outcome(fn):
     try:
         out = fn()

@@ -100,6 +100,15 @@ def C(fn, *inputs, id, **kw):
     return Case(fn, inputs, id, **kw)
 
 
+def _put(index):
+    """``t = a * 1; t[index] = v``: a case of index_put through item assignment (PyTorch's index_put_)."""
+    def fn(m, a, v):
+        t = a * 1
+        t[index] = v
+        return t
+    return fn
+
+
 # constants the case functions close over (fixed, so repeated calls see the same ones)
 _rng = np.random.default_rng(1234)
 COND = _rng.random((2, 3)) > 0.5
@@ -196,6 +205,10 @@ CASES: dict[str, list[Case]] = {
                         normal(2, 3), normal(3), id="bcast")],
     "sigmoid": [C(lambda m, a: a.sigmoid(), normal(2, 3, scale=4.0), id="method")],
     "relu": [C(lambda m, a: a.relu(), nonzero(2, 3), id="method")],
+    "threshold_backward": [C(lambda m, g, y: E.threshold_backward(g, y) if m is ag
+                             else m.ops.aten.threshold_backward(g, y, 0), normal(2, 3), nonzero(2, 3), id="fn"),
+                           C(lambda m, g, y: E.threshold_backward(g, y) if m is ag
+                             else m.ops.aten.threshold_backward(g, y, 0), normal(3), nonzero(2, 3), id="bcast")],
     "sign": [C(lambda m, a: a.sign() * a, nonzero(2, 3), id="times-input")],   # flat: derivative 0
     "std": [C(lambda m, a: a.std(), normal(3, 4), id="all"),
             C(lambda m, a: m.std(a, 1, keepdim=True), normal(3, 4), id="dim"),
@@ -209,6 +222,11 @@ CASES: dict[str, list[Case]] = {
     "clamp": [C(lambda m, a: a.clamp(-0.5, 0.5), away_from_bounds(3, 4), id="both"),
               C(lambda m, a: m.clamp(a, min=-0.5), away_from_bounds(3, 4), id="min"),
               C(lambda m, a: a.clamp(max=0.5), away_from_bounds(3, 4), id="max")],
+    # bounds on grids apart from a's and from each other: no ties, and lo > hi happens too
+    "clamp_tensor": [C(lambda m, a, lo, hi: m.clamp(a, min=lo, max=hi), off_grid(2, 3), off_grid(3, offset=0.0),
+                       off_grid(2, 1, offset=0.1), id="tensor-bounds"),
+                     C(lambda m, a, lo: a.clamp(min=lo), off_grid(2, 3), off_grid(3, offset=0.0), id="tensor-min"),
+                     C(lambda m, a, hi: a.clamp(max=hi), off_grid(2, 3), off_grid(2, 1, offset=0.1), id="tensor-max")],
     "where": [C(lambda m, a, b: m.where(m.tensor(COND), a, b), normal(2, 3), normal(3), id="bcast"),
               C(lambda m, a: m.where(m.tensor(COND_ROW), a, 0.0), normal(2, 3), id="scalar-other"),
               C(lambda m, b: m.where(m.tensor(COND), 1.5, b), normal(2, 3), id="scalar-self")],
@@ -293,6 +311,13 @@ CASES: dict[str, list[Case]] = {
               C(lambda m, a: a[[0, 0, 1], [2, 2, 0]], normal(2, 3), id="two-arrays"),
               C(lambda m, a: a[:, [1, 1, 0]], normal(2, 3), id="slice-and-array"),
               C(lambda m, a: a[m.tensor([2, 2])] * 3, normal(3), id="int-tensor")],
+    # t[index] = v with array indices, into a copy of a (the leaf itself cannot be written in place)
+    "index_put": [C(_put([0, 2]), normal(3, 2), normal(2, 2), id="list"),
+                  C(_put([1, 2]), normal(3, 2), normal(), id="broadcast-0d"),
+                  C(lambda m, a, v: _put(m.tensor(MASK))(m, a, v), normal(2, 3), normal(1), id="bool-mask"),
+                  C(_put((slice(None), [2, 0])), normal(2, 3), normal(2, 2), id="slice-and-array"),
+                  C(lambda m, a, v: S.index_put(a, ([0, 2],), v) if m is ag else m.index_put(a, (m.tensor([0, 2]),), v),
+                    normal(3), normal(2), id="fn")],
     "index_add_into": [C(lambda m, g: S.index_add_into(g, (3, 2), (np.array(REPEATED),)), normal(4, 2),
                          id="repeated", torch=False),
                        C(lambda m, g: S.index_add_into(g, (4, 3), (slice(1, 3),)), normal(2, 3), id="slice",
@@ -323,10 +348,8 @@ COMPOSITE_CASES: dict[str, list[Case]] = {
                C(lambda m, a: m.unbind(a), normal(3, 2), id="dim0")],
     "outer": [C(lambda m, a, b: m.outer(a, b), normal(3), normal(4), id="fn"),
               C(lambda m, a, b: a.outer(b), normal(2), normal(3), id="method")],
-    # bounds on grids apart from a's and from each other: no ties, and lo > hi happens too
-    "clamp(Tensor)": [C(lambda m, a, lo, hi: m.clamp(a, min=lo, max=hi), off_grid(2, 3), off_grid(3, offset=0.0),
-                        off_grid(2, 1, offset=0.1), id="tensor-bounds"),
-                      C(lambda m, a, lo: a.clamp(min=lo), off_grid(2, 3), off_grid(3, offset=0.0), id="tensor-min")],
+    "masked_fill": [C(lambda m, a, v: a.masked_fill(m.tensor(MASK), v), normal(2, 3), normal(), id="0d-value"),
+                    C(lambda m, a: m.masked_fill(a, m.tensor(MASK[0]), -1.5), normal(2, 3), id="number-broadcast")],
     "inplace": [C(_iadd, normal(2, 3), normal(3), id="iadd"),
                 C(_isub, normal(2, 3), normal(2, 1), id="isub"),
                 C(_imul, normal(2, 3), normal(3), id="imul"),
@@ -338,7 +361,9 @@ COMPOSITE_CASES: dict[str, list[Case]] = {
                 C(_inplace("div_"), normal(2, 3), nonzero(2, 3), id="div_"),
                 C(_inplace("mul_", 3.0), normal(2, 3), id="mul_-number"),
                 C(_inplace("clamp_", -0.5, 0.5), away_from_bounds(3, 4), id="clamp_"),
-                C(lambda m, x, v: (x * 1).fill_(v) * x, normal(3), normal(), id="fill_-0d-tensor")],
+                C(lambda m, x, v: (x * 1).fill_(v) * x, normal(3), normal(), id="fill_-0d-tensor"),
+                C(lambda m, x, v: (x * 1).masked_fill_(m.tensor(MASK[1]), v) * x, normal(3), normal(),
+                  id="masked_fill_")],
 }
 def _inplace_on_view(m, x, y):
     t = x * 1

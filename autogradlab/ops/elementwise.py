@@ -257,8 +257,16 @@ COS = defop("cos", ("self",), save=("self",), math="cos a;  da = -g*sin(a)",
             vjp=lambda g, ctx: (-g * sin(ctx.self),),
             formulas=("-sin(a)",))
 
+_ONE = {numpy.dtype(t): numpy.ones((), t) for t in ("float16", "float32", "float64")}
+for _one in _ONE.values():
+    _one.flags.writeable = False
+
+
 def _tanh_grad(xp, g, y):
-    return g - g * y * y  # = g*(1 - y^2), with no Python-number operand: 1 - y costs NumPy ~3x y*y
+    # g*(1 - y^2) in PyTorch's order: inf where g is inf (g - g*y*y makes that NaN). On the CPU the 1 is a
+    # 0-d array of y's dtype: a Python number costs NumPy a conversion on every call
+    one = _ONE.get(y.dtype, 1) if type(y) is numpy.ndarray else 1
+    return g * (one - y * y)
 
 
 def _tanh_vjp(g, ctx):
@@ -278,8 +286,7 @@ def _tanh_backward_vjp(gg, ctx):
     y = ctx.output
     if isinstance(gg, Tensor):   # recorded: again one tanh_backward node for dg
         return (tanh_backward(gg, y) if need_g else None, gg * y * ctx.grad * -2.0 if need_y else None)
-    t = gg * y                   # on arrays: gg*y once, for both
-    return (gg - t * y if need_g else None, t * ctx.grad * -2.0 if need_y else None)
+    return (_tanh_grad(None, gg, y) if need_g else None, gg * y * ctx.grad * -2.0 if need_y else None)
 
 
 # tanh's VJP as one op of its own (PyTorch's tanh_backward): what a recorded backward of tanh is made of
@@ -299,16 +306,33 @@ SIGMOID = defop("sigmoid", ("self",), save=("result",), math="s = 1/(1+e^-a);  d
                 vjp=lambda g, ctx: (g * ctx.result * (1 - ctx.result),),
                 formulas=("s*(1-s)",))
 
+def _relu_grad(xp, g, y):
+    return masked(g, ~(y <= 0))   # g where y > 0 or y is NaN (as in PyTorch), else exactly 0
+
+
 def _relu_vjp(g, ctx):
-    # g where y > 0 or y is NaN (as in PyTorch), else 0
+    # recorded (create_graph): one threshold_backward node, as PyTorch records it; on arrays: the same select
     y = ctx.result
-    if isinstance(g, Tensor):   # recording: y*0 keeps the zeros connected to a, so grad-of-grad is 0, not an error
-        return (where(y <= 0, y * 0.0, g),)
-    return (g * ~(y <= 0),)     # (on arrays a multiply: where() on a random mask is several times slower)
+    return (threshold_backward(g, y) if isinstance(g, Tensor) else _relu_grad(None, g, y),)
 
 
-RELU = defop("relu", ("self",), save=("result",), math="max(a, 0);  da = g*[a > 0]",
+RELU = defop("relu", ("self",), save=("result",), math="max(a, 0);  da = g where a > 0, else 0",
              forward=lambda xp, a: xp.maximum(a, 0), vjp=_relu_vjp, formulas=("[a > 0]",))
+
+
+def _threshold_backward_vjp(gg, ctx):
+    need_g, need_y = ctx.needs_input_grad
+    dg = None
+    if need_g:   # (y was saved only for this one)
+        y = ctx.output
+        dg = threshold_backward(gg, y) if isinstance(gg, Tensor) else _relu_grad(None, gg, y)
+    return dg, zeros_gradient(gg) if need_y else None   # (the mask is flat in y: a constant 0, as PyTorch's)
+
+
+# relu's VJP as one op of its own (PyTorch's threshold_backward at threshold 0): a recorded backward of relu
+THRESHOLD_BACKWARD = defop("threshold_backward", ("grad", "output"), save=("output",), save_if={"output": 0},
+                           math="g where y > 0 (or NaN), else 0;  dg = gg where y > 0 (or NaN), else 0, dy = 0",
+                           forward=_relu_grad, vjp=_threshold_backward_vjp, formulas=("[y > 0]", "0"))
 
 ABS = defop("abs", ("self",), save=("self",), math="|a|;  da = g*sign(a)",
             forward=lambda xp, a: xp.abs(a),
@@ -348,12 +372,41 @@ def _clamp_vjp(g, ctx):
         inside = a >= ctx.min
     if ctx.max is not None:
         upper = a <= ctx.max
-        inside = upper if inside is None else inside * upper
-    return (g * inside,)
+        inside = upper if inside is None else inside & upper
+    return (masked(g, inside),)
 
 
 CLAMP = defop("clamp", ("self",), save=("self",), math="min(max(a, lo), hi);  da = g*[lo <= a <= hi]",
               forward=_clamp_forward, vjp=_clamp_vjp, formulas=("[lo <= a <= hi]",))
+
+
+def _clamp_tensor_forward(xp, a, lo, hi, given, dtype):
+    cast = [t.astype(dtype, copy=False) for t in (a, lo, hi)]   # (PyTorch's result type of the three)
+    return xp.minimum(xp.maximum(cast[0], cast[1]), cast[2])    # (a NaN anywhere gives NaN)
+
+
+def _clamp_tensor_vjp(g, ctx):
+    # PyTorch's rule: a gets g inside [lo, hi]; lo where it was picked (a < lo < hi); hi where it was picked
+    # (a > hi, or hi < lo: then hi is the result everywhere). Each comparison with a NaN is false, so a NaN a
+    # or lo gets nothing, but hi below lo still gets g. With one bound given, only its own test counts. (On
+    # Tensors: each comparison takes its own two operands' dtype, as PyTorch's do)
+    need_a, need_lo, need_hi = ctx.needs_input_grad
+    a, lo, hi, given = ctx.self, ctx.min, ctx.max, ctx.given
+    keep_lo = (a < lo) & (lo < hi) if given == "both" else a < lo
+    keep_hi = (a > hi) | (hi < lo) if given == "both" else a > hi
+    keep_a = (a >= lo) & (a <= hi) if given == "both" else (a >= lo if given == "min" else a <= hi)
+    return (masked(g, keep_a) if need_a else None,
+            masked(g, keep_lo) if need_lo else None,
+            masked(g, keep_hi) if need_hi else None)
+
+
+# clamp with Tensor bounds (PyTorch's clamp.Tensor): the bounds broadcast, and may take a gradient. A bound
+# left out is a constant (the lowest or highest value of the dtype); ``given`` says which were given
+CLAMP_TENSOR = defop("clamp_tensor", ("self", "min", "max"), save=("self", "min", "max"),
+                     math="min(max(a, lo), hi);  da = g*[lo <= a <= hi], dlo = g*[a < lo < hi], "
+                          "dhi = g*[a > hi or hi < lo]",
+                     forward=_clamp_tensor_forward, vjp=_clamp_tensor_vjp, arrays=False,
+                     formulas=("[lo <= a <= hi]", "[a < lo < hi]", "[a > hi or hi < lo]"))
 
 WHERE = defop("where", ("condition", "self", "other"), save=("condition",),
               math="c ? a : b;  da = g*[c], db = g*[not c]",
@@ -381,6 +434,24 @@ def _sign_forward(xp, a):
 SIGN = defop("sign", ("self",), math="sign(a);  da = 0",
              forward=_sign_forward,
              vjp=lambda g, ctx: (zeros_gradient(g),), formulas=("0",))
+
+
+_SAME_SIZE_UINT = {2: numpy.uint16, 4: numpy.uint32, 8: numpy.uint64}
+
+
+def masked(g, keep):
+    """``g`` where the bool ``keep`` holds, else exactly 0: a select, as PyTorch's backward of relu, clamp and
+    max takes (``g * keep`` would be NaN where an infinite or NaN ``g`` meets a 0). Recording, a ``where``; on
+    arrays (a gradient: float16, 32 or 64), the same select without branches (NumPy's ``where`` on a random
+    mask is several times slower): ``g``'s bits kept where ``keep`` holds, all cleared (+0.0) elsewhere."""
+    if isinstance(g, Tensor) or isinstance(keep, Tensor):
+        return where(keep, g, 0.0)
+    xp, uint = xp_of(g), _SAME_SIZE_UINT[g.dtype.itemsize]
+    shape = g.shape if keep.shape == g.shape else numpy.broadcast_shapes(keep.shape, g.shape)
+    bits = xp.broadcast_to(keep, shape).astype(uint)   # 1 where kept, 0 elsewhere
+    xp.negative(bits, out=bits)                         # every bit set where kept
+    bits &= g.view(uint)
+    return bits.view(g.dtype)
 
 
 def zeros_gradient(g):
@@ -412,8 +483,8 @@ _LOGIC = {
 
 # -- the public functions ----------------------------------------------------------------
 
-add, _sub, mul, maximum, minimum, tanh_backward = map(
-    _binary, (ADD, SUB, MUL, MAXIMUM, MINIMUM, TANH_BACKWARD))
+add, _sub, mul, maximum, minimum, tanh_backward, threshold_backward = map(
+    _binary, (ADD, SUB, MUL, MAXIMUM, MINIMUM, TANH_BACKWARD, THRESHOLD_BACKWARD))
 
 
 def _is_bool(x):
@@ -492,22 +563,56 @@ def clamp(a, min=None, max=None):
     """Limit values to ``[min, max]`` (either bound may be None).
 
     Number bounds use the ``clamp`` op; Tensor bounds (which may require grad and
-    broadcast) are composed of ``where``: ``a`` gets ``g`` inside the bounds, a bound
-    gets ``g`` where it was the value picked.
+    broadcast) the ``clamp_tensor`` op: ``a`` gets ``g`` inside the bounds, a bound
+    gets ``g`` where it was the value picked (PyTorch's rules, NaN and ``min > max`` included).
     """
     if min is None and max is None:
         raise ValueError("clamp: at least one of min and max must be given")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = a
-        if min is not None:
-            out = where(lt(out, min), min, out)
-        if max is not None:
-            out = where(gt(out, max), max, out)
-        return out
+        return _clamp_tensor(a, min, max)
     for name, bound in (("min", min), ("max", max)):
         if bound is not None and not isinstance(bound, numbers.Real):
             raise TypeError(f"clamp: {name} must be a number, a Tensor or None, got {type(bound).__name__}")
     return apply(CLAMP, (a,), {"min": min, "max": max})
+
+
+def _clamp_tensor(a, lo, hi):
+    """``clamp(a, lo, hi)`` with a Tensor bound, computed in PyTorch's result type of the three; a bound left
+    out is that dtype's lowest (highest) value, a constant."""
+    given = "both" if lo is not None and hi is not None else ("min" if lo is not None else "max")
+    lo, hi = (None if b is None else as_tensor_like(b, a) for b in (lo, hi))
+    dtype = result_type(*[t for t in (a, lo, hi) if t is not None])
+    lowest, highest = (-numpy.inf, numpy.inf) if dtype.kind == "f" else (
+        (numpy.iinfo(dtype).min, numpy.iinfo(dtype).max) if dtype.kind in "iu" else (False, True))
+    lo = asarray(lowest, a.device, dtype) if lo is None else lo
+    hi = asarray(highest, a.device, dtype) if hi is None else hi
+    return apply(CLAMP_TENSOR, (a, lo, hi), {"given": given, "dtype": dtype})
+
+
+def result_type(*tensors):
+    """PyTorch's result dtype of an op on ``tensors``: the highest category (bool < integer < float) wins, and
+    within it the dimensioned tensors' dtypes decide (a 0-d tensor only where no dimensioned one has it)."""
+    top = max(_CATEGORY[t.dtype.kind] for t in tensors)
+    ours = [t for t in tensors if _CATEGORY[t.dtype.kind] == top]
+    deciding = [t.dtype for t in ours if t.ndim] or [t.dtype for t in ours]
+    return numpy.result_type(*deciding)
+
+
+def masked_fill(a, mask, value):
+    """``a`` with ``value`` where the bool ``mask`` holds (PyTorch's ``masked_fill``; ``mask`` broadcasts):
+    ``where(mask, value, a)`` in ``a``'s dtype, so ``a`` gets ``g`` where the mask does not hold and a 0-d
+    ``value`` tensor the sum of ``g`` where it does."""
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"masked_fill takes the mask as a bool Tensor, got {type(mask).__name__}: wrap it with "
+                        f"autogradlab.tensor(mask), or make one with a comparison, e.g. x > 0")
+    if mask.dtype.kind != "b":
+        raise RuntimeError(f"masked_fill only supports boolean masks, but got a mask with dtype {mask.dtype.name}: "
+                           f"make one with a comparison, e.g. x > 0")
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(f"masked_fill only supports a 0-dimensional value tensor, but got a tensor of shape "
+                           f"{tuple(value.shape)}: use where(mask, values, a) to fill from a tensor")
+    out = where(mask, value, a)
+    return out if out.dtype == a.dtype else to_dtype(out, a.dtype)
 
 
 def where(condition, a, b):

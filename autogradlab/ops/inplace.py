@@ -48,7 +48,9 @@ def inplace(self: Tensor, opname: str, fn, *args):
     if state.grad_enabled and self._view is not None and self._view[2] != self._vc[0]:
         refresh_view(self)   # its base changed since: continue from the base's current history
     _check(self, opname)
-    if opname != "__setitem__":   # (t[i] = v is checked by ops.methods._setitem, after broadcasting v)
+    # (t[i] = v is checked by ops.methods._setitem, after broadcasting v; masked_fill_ reads its 0-d value
+    # once, before writing, and PyTorch does not check it either)
+    if opname not in ("__setitem__", "masked_fill_"):
         _check_no_overlap(self, opname, args)
     records = state.grad_enabled and (self._requires_grad or any(
         isinstance(a, Tensor) and a._requires_grad for a in args))
@@ -168,6 +170,10 @@ def pow_(self, other):
 
 def clamp_(self, min=None, max=None):
     return inplace(self, "clamp_", lambda a: E.clamp(a, min, max))
+
+
+def masked_fill_(self, mask, value):
+    return inplace(self, "masked_fill_", lambda a, v: E.masked_fill(a, mask, v), value)
 
 
 def zero_(self):

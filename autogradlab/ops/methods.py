@@ -72,6 +72,24 @@ def _check_source_overlap(t, index, value):
                         (Tensor._make(source, False, None, t.device),))
 
 
+def _check_index_put_value(t, index, value):
+    """``t[index] = v`` with array indices takes a ``v`` of ``t``'s dtype that shares no memory with ``t``, as
+    PyTorch's ``index_put_`` does (its writes could change ``v`` while it is read). As in PyTorch, one bool
+    mask and a ``v`` of one element (read once, as a fill value) is let through either way."""
+    if not isinstance(value, Tensor):
+        return
+    if not isinstance(index, tuple) and getattr(index, "dtype", None) == bool and value.numel() == 1:
+        return
+    if value.dtype != t.dtype:
+        raise RuntimeError(f"t[index] = v with an integer or boolean array index needs v of t's dtype (as PyTorch's "
+                           f"index_put_), got {t.dtype.name} for t and {value.dtype.name} for v: convert v first "
+                           f"(v.to(t.dtype))")
+    if value.device == t.device and backend.overlap(t.data, value.data):
+        raise RuntimeError(f"t[index] = v with an integer or boolean array index: v (shape {tuple(value.shape)}) "
+                           f"shares memory with t (shape {tuple(t.shape)}), so some of its elements could be "
+                           f"written before they are read. PyTorch refuses this too: pass v.clone().")
+
+
 def _takes_all(t, basic) -> bool:
     """Whether ``t[basic]`` (a basic index) is all of ``t``, element for element (``t[:]``, ``t[...]``,
     ``t[0:n]``)."""
@@ -84,26 +102,26 @@ def _takes_all(t, basic) -> bool:
 
 def _setitem(self, index, value):
     """``t[index] = value``: while recording, an in-place copy into the view ``t[index]`` (so ``t``'s
-    history goes on through copy_slices, as in PyTorch); integer/bool array indices are not a view."""
+    history goes on through copy_slices, as in PyTorch); with integer/bool array indices (no view) an
+    in-place ``index_put``, as PyTorch's ``index_put_``."""
     basic, advanced = S._canonical_index(index, self.device)
     if isinstance(value, Tensor):   # leading size-1 dims beyond the target's are dropped, as PyTorch does
         target_ndim = self.data[basic].ndim
         while value.ndim > target_ndim and value.shape[0] == 1:
             value = value.reshape(value.shape[1:])
-    if not advanced:
+    if advanced:
+        _check_index_put_value(self, basic, value)
+    else:
         _check_source_overlap(self, basic, value)
     if state.grad_enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
         if not isinstance(value, (Tensor, bool, int, float)):   # a list or an array
             value = Tensor._make(backend.asarray(value, self.device, self.dtype), False, None, self.device)
-        if not advanced and _takes_all(self, basic):   # t[:] = v, t[...] = v: PyTorch copies into t itself
+        if advanced:   # integer/bool array indices: no view to write through; PyTorch's index_put_, in place
+            I.inplace(self, "__setitem__", lambda old, v: S.put(old, basic, v), value)
+        elif _takes_all(self, basic):   # t[:] = v, t[...] = v: PyTorch copies into t itself
             I._fill(self, value, "__setitem__")
-            return
-        view = S.getitem(self, index)
-        if view._view is None:
-            raise RuntimeError("item assignment t[index] = v with integer or boolean array indices is not "
-                               "recorded by autogradlab (only slices and single integers are); build the new "
-                               "tensor out of place (e.g. with where or cat), or do it under no_grad()")
-        I._fill(view, value, "__setitem__")
+        else:
+            I._fill(S.getitem(self, index), value, "__setitem__")
         return
     self.data[basic] = value.data if isinstance(value, Tensor) else value
     self._vc[0] += 1
@@ -124,12 +142,12 @@ METHODS = {
     # in-place
     "__iadd__": I.add_, "__isub__": I.sub_, "__imul__": I.mul_, "__itruediv__": I.div_,
     "add_": I.add_, "sub_": I.sub_, "mul_": I.mul_, "div_": I.div_, "pow_": I.pow_,
-    "clamp_": I.clamp_, "zero_": I.zero_, "fill_": I.fill_,
+    "clamp_": I.clamp_, "zero_": I.zero_, "fill_": I.fill_, "masked_fill_": I.masked_fill_,
     # named methods
     "add": E.add, "sub": E.sub, "mul": E.mul, "div": E.div, "pow": E.pow, "neg": E.neg,
     "abs": E.abs, "exp": E.exp, "log": E.log, "sqrt": E.sqrt, "sin": E.sin, "cos": E.cos,
     "tanh": E.tanh, "sigmoid": E.sigmoid, "reciprocal": E.reciprocal, "relu": E.relu, "sign": E.sign, "clamp": E.clamp,
-    "clip": E.clamp, "maximum": E.maximum, "minimum": E.minimum, "clone": E.clone,
+    "clip": E.clamp, "maximum": E.maximum, "minimum": E.minimum, "clone": E.clone, "masked_fill": E.masked_fill,
     "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge, "eq": E.eq, "ne": E.ne,
     "sum": R.sum, "mean": R.mean, "max": R.max, "min": R.min, "amax": R.amax, "amin": R.amin,
     "var": R.var, "std": R.std, "logsumexp": R.logsumexp, "softmax": R.softmax,

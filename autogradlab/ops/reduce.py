@@ -10,7 +10,7 @@ import numpy
 
 from ..backend import broadcast_to, xp_of
 from ..tensor import Tensor
-from .elementwise import exp, maximum, minimum, where
+from .elementwise import eq, exp, masked, maximum, minimum, where
 from .registry import apply, apply_one, apply_unary, defop, expect_tensor
 
 
@@ -196,8 +196,8 @@ def _whole_extreme_vjp(g, ctx):
     # max(a) / min(a) of every element: shared equally among the elements equal to it, or among the NaNs
     # when it is NaN (PyTorch's rule for the whole-tensor max; amax over dims has no NaN case)
     a, result = ctx.self.detach(), ctx.result.detach()
-    mask = (a == result).to(g.dtype) + (a != a).to(g.dtype) * (result != result).to(g.dtype)
-    return (mask * (g / mask.sum()),)
+    mask = (a == result) | ((a != a) & (result != result))
+    return (masked(g / mask.sum(), mask),)   # (a select: 0 elsewhere also for an infinite g, as in PyTorch)
 
 
 MAX = defop("max", ("self",), save=("self", "result"), math="max_i a_i;  da = g*[a = max]/(number of ties)",
@@ -219,13 +219,12 @@ def _at_indices_forward(xp, a, indices, dim, keepdim):
 
 def _at_indices_vjp(g, ctx):
     # all of g goes to the index the forward returned (one per slice), as in PyTorch
-    from .elementwise import eq
     shape, dim = ctx._input_shapes[0], ctx.dim
     if not shape:
         return (g, None)
     indices = ctx.indices if ctx.keepdim else ctx.indices.unsqueeze(dim)
     positions = arange_along(shape, dim, indices.device)
-    return (eq(positions, indices).to(g.dtype) * expand_back(g, shape, (dim,), ctx.keepdim), None)
+    return (masked(expand_back(g, shape, (dim,), ctx.keepdim), eq(positions, indices)), None)
 
 
 def arange_along(shape, dim, device):

@@ -90,6 +90,27 @@ def _scatter_forward(xp, g, shape, index, advanced):
     return out
 
 
+def _index_put_forward(xp, a, values, index):
+    out = a.copy()
+    out[index] = values
+    return out
+
+
+def _index_put_vjp(g, ctx):
+    # the elements written over are gone from a: it gets g with zeros there; the values get g read back at
+    # index (a value written to two places gets both; Node.apply sums g[index] back to the values' shape)
+    need_a, need_v = ctx.needs_input_grad
+    index = ctx.index
+    if isinstance(g, Tensor):   # recording: the same two ops
+        return (put(g, index, 0.0) if need_a else None, getitem(g, index, copy=False) if need_v else None)
+    return (_index_put_forward(None, g, 0, index) if need_a else None, g[index] if need_v else None)
+
+
+# t[index] = v with integer/bool array indices (PyTorch's index_put_): written in place by inplace.py
+INDEX_PUT = defop("index_put", ("self", "values"), save=("index",),
+                  math="a with a[index] = v (integer/bool arrays);  da = g with zeros at index, dv = g[index]",
+                  forward=_index_put_forward, vjp=_index_put_vjp, formulas=("1 except at index", "1 at index"))
+
 SCATTER_ADD = defop("index_add_into", ("self",), math="zeros(shape) with a added at index;  da = g[index]",
                     forward=_scatter_forward,
                     vjp=lambda g, ctx: (g[ctx.index],), formulas=("1 at index",))
@@ -256,35 +277,60 @@ def unsqueeze(a, dim):
     return reshape(a, a.shape[:d] + (1,) + a.shape[d:])
 
 
-def _canonical_index(index, device="cpu"):
-    """Turn Tensor / list parts of an index into arrays on ``device``; report whether it is 'advanced'."""
+def _canonical_index(index, device="cpu", copy=True):
+    """Turn Tensor / list parts of an index into arrays on ``device``; report whether it is 'advanced'.
+    Array parts are copied (unless ``copy=False``, for an index made here already): a node keeps the index
+    as it was when recorded, whatever is written into the index tensor afterwards (PyTorch raises then)."""
     parts = index if isinstance(index, tuple) else (index,)
     out, advanced = [], False
     for p in parts:
         if isinstance(p, Tensor):
-            if p.requires_grad:
-                p = p.detach()
-            p, advanced = p.data, True
-        elif isinstance(p, (list, numpy.ndarray)):
-            p, advanced = asarray(p, device), True
-        elif hasattr(p, "shape") and hasattr(p, "dtype"):
-            advanced = True
+            p, advanced = (p.data.copy() if copy else p.data), True
+        elif isinstance(p, list):
+            p, advanced = asarray(p, device), True   # (a new array)
+        elif isinstance(p, numpy.ndarray):
+            on_device = asarray(p, device)             # (p itself on the CPU: then copied)
+            p, advanced = (on_device.copy() if copy and on_device is p else on_device), True
+        elif hasattr(p, "shape") and hasattr(p, "dtype"):   # a CuPy array, a NumPy integer
+            p, advanced = (p.copy() if copy else p), True
         out.append(p)
     return (tuple(out) if isinstance(index, tuple) or len(out) != 1 else out[0]), advanced
 
 
-def getitem(a, index):
-    """``a[index]``: basic slicing, and integer/bool array indexing (repeated indices accumulate in backward)."""
-    index, advanced = _canonical_index(index, a.device)
+def getitem(a, index, copy=True):
+    """``a[index]``: basic slicing, and integer/bool array indexing (repeated indices accumulate in backward).
+    (``copy=False``: ``index`` is one this module made, whose arrays need no copy.)"""
+    index, advanced = _canonical_index(index, a.device, copy)
     try:   # (a bad index fails in the op's forward, before anything is recorded)
         return apply_one(INDEX if advanced else GETITEM, a, {"index": index, "advanced": advanced})
     except IndexError as exc:
         raise IndexError(f"index {index!r} is invalid for a tensor of shape {tuple(a.shape)}: {exc}") from None
 
 
+def index_put(a, index, values):
+    """``a`` with ``a[index] = values`` for integer/bool array indices, out of place (``values`` broadcast to
+    ``a[index]``; a number is a constant). ``t[index] = v`` on a tensor that records writes it in place."""
+    return put(a, _canonical_index(index, a.device)[0], values)
+
+
+def put(a, index, values):
+    """:func:`index_put` with an ``index`` already made by ``_canonical_index`` (its arrays are not copied)."""
+    if not isinstance(values, Tensor):   # (a number, as a constant of a's dtype, or an array)
+        values = asarray(values, a.device, a.dtype)
+    try:
+        return apply(INDEX_PUT, (a, values), {"index": index})
+    except IndexError as exc:
+        raise IndexError(f"index {index!r} is invalid for a tensor of shape {tuple(a.shape)}: {exc}") from None
+    except ValueError:
+        target = a.data[index].shape
+        raise RuntimeError(f"t[index] = v: v of shape {tuple(values.shape)} cannot be broadcast to the "
+                           f"{tuple(target)} elements the index picks out of t (shape {tuple(a.shape)}); give "
+                           f"v that shape, or one that broadcasts to it") from None
+
+
 def index_add_into(g, shape, index):
     """A zero tensor of ``shape`` with ``g`` added at ``index`` (the VJP of ``getitem``)."""
-    index, advanced = _canonical_index(index, g.device)  # (a no-op for the index getitem saved)
+    index, advanced = _canonical_index(index, g.device, copy=False)  # (a no-op for the index getitem saved)
     return apply(SCATTER_ADD, (g,), {"shape": tuple(shape), "index": index, "advanced": advanced})
 
 

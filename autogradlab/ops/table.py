@@ -16,8 +16,8 @@ __all__ = ["op_table", "COMPOSITES"]
 # public functions that record other ops' nodes, as markdown cells:
 # (name, built from, forward, gradient)
 COMPOSITES = (
-    ("`clamp` (Tensor bounds)", "lt, gt, where", "`where(a < lo, lo, a)`, then `where(. > hi, hi, .)`",
-     "`da = g*[lo <= a <= hi], dlo = g*[a < lo], dhi = g*[a > hi]`"),
+    ("`masked_fill`", "where", "`where(mask, value, a)` in a's dtype",
+     "`da = g*[not mask], dvalue = sum(g*[mask])` (a 0-d value tensor)"),
     ("`flatten`", "reshape", "merge dims `start_dim..end_dim`", "`da = reshape_back(g)`"),
     ("`view`", "reshape", "`reshape(a)` sharing a's memory (refuses a layout it cannot view)",
      "`da = reshape_back(g)`"),
