@@ -447,9 +447,10 @@ def masked(g, keep):
     if isinstance(g, Tensor) or isinstance(keep, Tensor):
         return where(keep, g, 0.0)
     xp, uint = xp_of(g), _SAME_SIZE_UINT[g.dtype.itemsize]
-    shape = g.shape if keep.shape == g.shape else numpy.broadcast_shapes(keep.shape, g.shape)
-    bits = xp.broadcast_to(keep, shape).astype(uint)   # 1 where kept, 0 elsewhere
-    xp.negative(bits, out=bits)                         # every bit set where kept
+    if keep.shape != g.shape:   # (broadcast_to is slow Python: only where needed)
+        keep = xp.broadcast_to(keep, numpy.broadcast_shapes(keep.shape, g.shape))
+    bits = keep.astype(uint)       # 1 where kept, 0 elsewhere
+    xp.negative(bits, out=bits)    # every bit set where kept
     bits &= g.view(uint)
     return bits.view(g.dtype)
 
