@@ -230,6 +230,8 @@ class Tensor:
         body = numpy.array2string(host, separator=", ", precision=4, prefix="tensor(",
                                   floatmode="fixed" if fixed else "maxprec")
         extras = []
+        if host.size == 0 and host.ndim != 1:   # (an empty tensor prints as [] whatever its shape: add it)
+            extras.append(f"size={tuple(host.shape)}")
         if host.dtype not in (DEFAULT_FLOAT, numpy.dtype("int64"), numpy.dtype("bool")):
             extras.append(f"dtype={host.dtype.name}")
         if self.device != "cpu":

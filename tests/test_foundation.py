@@ -53,6 +53,7 @@ def test_repr_shows_values_grad_fn_and_requires_grad():
     assert "dtype=float64" in repr(ag.tensor([1.0], dtype=ag.float64))
     assert repr(ag.tensor([0.39317, 0.21])) == "tensor([0.3932, 0.2100])"   # 4 fixed decimals, as torch
     assert repr(ag.tensor(3.5)) == "tensor(3.5000)"
+    assert repr(ag.zeros(2, 0)) == "tensor([], size=(2, 0))" and repr(ag.zeros(0)) == "tensor([])"   # as torch
 
 
 def test_factories_and_seed_are_reproducible():

@@ -227,6 +227,37 @@ def test_masked_fill_is_pytorchs(case):
     assert run(ag) == run(torch)
 
 
+EMPTY = {   # ops on tensors with no elements, forward and backward
+    "exp": lambda M, x: M.exp(x), "relu": lambda M, x: M.relu(x), "sum(0)": lambda M, x: x.sum(0),
+    "sum(-1)": lambda M, x: x.sum(-1), "mean(-1)": lambda M, x: x.mean(-1), "var": lambda M, x: x.var(),
+    "amax(-1)": lambda M, x: M.amax(x, -1), "amax(0)": lambda M, x: M.amax(x, 0), "amax()": lambda M, x: M.amax(x),
+    "max()": lambda M, x: x.max(), "max(0)": lambda M, x: M.max(x, 0)[0], "max(-1)": lambda M, x: M.max(x, -1)[0],
+    "softmax(-1)": lambda M, x: M.softmax(x, -1), "log_softmax(0)": lambda M, x: M.log_softmax(x, 0),
+    "logsumexp(-1)": lambda M, x: M.logsumexp(x, -1), "matmul": lambda M, x: x @ M.ones(x.shape[-1], 3, dtype=M.float64),
+    "cat": lambda M, x: M.cat([x, x], -1), "index by a mask": lambda M, x: x[x > 0],
+    "t[mask] = 0": lambda M, x: (lambda t: (t.__setitem__(t > 0, 0.0), t)[1])(x * 1),
+    "clamp": lambda M, x: M.clamp(x, -1.0, 1.0), "masked_fill": lambda M, x: x.masked_fill(x > 0, 1.0),
+}
+
+
+@pytest.mark.parametrize("shape", [(0,), (2, 0), (0, 3)], ids=str)
+@pytest.mark.parametrize("case", list(EMPTY))
+def test_ops_on_empty_tensors_are_pytorchs(case, shape):
+    """Empty in, empty out (a softmax over an empty dim too); the max of nothing raises as in PyTorch (IndexError
+    for a dim given, RuntimeError for the whole tensor)."""
+    def run(M):
+        x = M.zeros(*shape, dtype=M.float64, requires_grad=True)
+        try:
+            y = EMPTY[case](M, x)
+            y.sum().backward()
+        except (RuntimeError, ValueError) as exc:   # (a ValueError of ours is a RuntimeError of PyTorch's)
+            return "RuntimeError" if isinstance(exc, ValueError) or type(exc) is RuntimeError else type(exc).__name__
+        except IndexError:
+            return "IndexError"
+        return tuple(y.shape), str(y.detach().tolist()), tuple(x.grad.shape), str(x.grad.tolist())
+    assert run(ag) == run(torch)
+
+
 def _outcome(fn):
     try:
         out = fn()

@@ -125,6 +125,8 @@ LOGSUMEXP = defop("logsumexp", ("self",), save=("self", "result"),
 
 
 def _softmax_forward(xp, a, dim):
+    if a.size == 0:   # (nothing to normalize; NumPy's max has no value for an empty dim)
+        return a.copy()
     e = xp.exp(a - a.max(axis=dim, keepdims=True))
     return e / e.sum(axis=dim, keepdims=True)
 
@@ -138,6 +140,8 @@ SOFTMAX = defop("softmax", ("self",), save=("result",),
 def _log_softmax_forward(xp, a, dim):
     # (a - m) - log(sum(e^(a - m))) with m the row's max: two passes over a besides the exp and the sum;
     # a row with an infinite max gives NaN as in PyTorch (inf - inf)
+    if a.size == 0:   # (nothing to normalize; NumPy's max has no value for an empty dim)
+        return a.copy()
     shifted = a - a.max(axis=dim, keepdims=True)
     return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
 
@@ -181,14 +185,14 @@ def mean(a, dim=None, keepdim=False):
 def amax(a, dim=None, keepdim=False):
     """The largest element over ``dim`` (all by default); tied elements share the gradient equally."""
     expect_tensor(a, "amax")
-    _check_not_empty("amax", a, reduction_dims(dim, a.ndim, "amax") if a.ndim else ())
+    _check_not_empty("amax", a, reduction_dims(dim, a.ndim, "amax") if a.ndim else (), dim is None)
     return _reduce(AMAX, a, dim, keepdim)
 
 
 def amin(a, dim=None, keepdim=False):
     """The smallest element over ``dim`` (all by default); tied elements share the gradient equally."""
     expect_tensor(a, "amin")
-    _check_not_empty("amin", a, reduction_dims(dim, a.ndim, "amin") if a.ndim else ())
+    _check_not_empty("amin", a, reduction_dims(dim, a.ndim, "amin") if a.ndim else (), dim is None)
     return _reduce(AMIN, a, dim, keepdim)
 
 
@@ -253,9 +257,10 @@ def _extreme_with_indices(a, dim, keepdim, op, arg, result_type):
     return result_type(apply(op, (a, indices), {"dim": d, "keepdim": bool(keepdim)}), indices)
 
 
-def _check_not_empty(name, a, dims):
-    """The max or min of nothing is undefined: say so (as PyTorch does) before NumPy's own error."""
-    if len(dims) == a.ndim and a.numel() == 0:
+def _check_not_empty(name, a, dims, whole=False):
+    """The max or min of nothing is undefined: say so (as PyTorch does) before NumPy's own error: for the
+    whole tensor (``whole``, no dim given) a RuntimeError, for a dim given of size 0 an IndexError."""
+    if whole and a.numel() == 0:
         raise RuntimeError(f"{name}(): the input has shape {tuple(a.shape)} with no elements, and the "
                            f"{name[-3:]} of nothing is undefined. Check the shape first, or reduce over a "
                            f"dim that is not empty with {name}(dim=...).")
@@ -274,7 +279,7 @@ def max(a, dim=None, keepdim=False):
         return maximum(a, dim)
     expect_tensor(a, "max")
     if dim is None:
-        _check_not_empty("max", a, tuple(range(a.ndim)))
+        _check_not_empty("max", a, tuple(range(a.ndim)), whole=True)
         return apply_one(MAX, a)
     return _extreme_with_indices(a, dim, keepdim, MAX_DIM, "argmax", MaxResult)
 
@@ -286,7 +291,7 @@ def min(a, dim=None, keepdim=False):
         return minimum(a, dim)
     expect_tensor(a, "min")
     if dim is None:
-        _check_not_empty("min", a, tuple(range(a.ndim)))
+        _check_not_empty("min", a, tuple(range(a.ndim)), whole=True)
         return apply_one(MIN, a)
     return _extreme_with_indices(a, dim, keepdim, MIN_DIM, "argmin", MinResult)
 
