@@ -19,8 +19,9 @@ from .engine import backward
 from .events import Tape, explain, steps, trace
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops.elementwise import (abs, add, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, clamp, clone, cos, div,
-                              eq, exp, ge, gt, le, log, logical_not, lt, masked_fill, maximum, minimum, mul, ne,
-                              neg, pow, reciprocal, relu, sigmoid, sign, sin, sqrt, sub, tanh, where)
+                              eq, exp, floor_divide, ge, gt, le, log, logical_not, lt, masked_fill, maximum,
+                              minimum, mul, ne, neg, pow, reciprocal, relu, remainder, sigmoid, sign, sin, sqrt, sub,
+                              tanh, where)
 from .ops.linalg import dot, matmul, outer
 from .ops.reduce import amax, amin, log_softmax, logsumexp, max, mean, min, softmax, std, sum, var
 from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, permute, reshape, split, squeeze, stack,
@@ -59,9 +60,9 @@ __all__ = ["get_default_device", "set_default_device", "arange", "eye", "full", 
            "manual_seed", "ones", "ones_like", "rand", "randint", "randn", "randperm", "zeros", "zeros_like",
            "backward", "Tape", "explain", "steps", "trace", "enable_grad", "is_grad_enabled", "no_grad",
            "set_grad_enabled", "abs", "add", "bitwise_and", "bitwise_not", "bitwise_or",
-           "bitwise_xor", "clamp", "clone", "cos", "div", "eq", "exp", "ge", "gt", "le",
+           "bitwise_xor", "clamp", "clone", "cos", "div", "eq", "exp", "floor_divide", "ge", "gt", "le",
            "log", "logical_not", "lt", "masked_fill", "maximum", "minimum", "mul", "ne", "neg", "pow", "reciprocal", "relu",
-           "sigmoid", "sign", "sin",
+           "remainder", "sigmoid", "sign", "sin",
            "sqrt", "sub", "tanh", "where", "dot", "matmul", "outer", "amax", "amin", "log_softmax",
            "logsumexp", "max", "mean", "min", "softmax", "std", "sum", "var", "broadcast_to", "cat", "chunk",
            "expand", "flatten", "permute", "reshape", "split", "squeeze", "stack", "transpose", "unbind",

@@ -9,7 +9,7 @@ step and every call both must agree: either both raise (the error classes mapped
 :data:`SAME_ERROR`) or neither does, and then every value, every ``.grad`` and every result of
 ``grad()`` agree (rtol 1e-7) along with ``requires_grad``. The programs cover broadcasting,
 reductions with ties, views and integer/slice/array indexing, item assignment (slices, integers and
-lists: copy_slices and index_put), in-place ops (on bases with views,
+lists: copy_slices and index_put), seeds holding an inf or a NaN, in-place ops (on bases with views,
 on constants, aliasing their operand, on saved tensors), fan-out and hooks.
 
 The generator asks a torch interpretation of the program so far for shapes and values (it never
@@ -396,7 +396,10 @@ def generate(seed):
             if int(np.prod(shape)) == 1 and rng.random() < 0.6:
                 seeds.append(None)
             else:
-                seeds.append(nrng.uniform(-1.5, 1.5, size=shape).tolist())
+                seed = nrng.uniform(-1.5, 1.5, size=shape)
+                if seed.size and rng.random() < 0.5:   # an infinite or NaN gradient arriving (training diverging)
+                    seed.reshape(-1)[rng.randrange(seed.size)] = rng.choice([np.inf, -np.inf, np.nan])
+                seeds.append(seed.tolist())
         kind = rng.choice(["backward", "backward", "tensor_backward", "grad"])
         if kind == "tensor_backward":
             roots, seeds = roots[:1], seeds[:1]

@@ -102,6 +102,7 @@ UPSTREAM = {   # ops whose backward selects (where a multiply by a mask would tu
     "max(dim)": lambda M, x: M.max(x.reshape(1, 3), 1)[0].expand(3),
     "min(dim)": lambda M, x: M.min(x.reshape(1, 3), 1)[0].expand(3),
     "max(dim) of ties": lambda M, x: M.max(x.reshape(3, 1).expand(3, 2), 1)[0],
+    "relu of each 0-d element": lambda M, x: M.stack([M.relu(x[0]), M.relu(x[1]), M.clamp(x[2], min=0.0)]),
 }
 
 
@@ -124,7 +125,8 @@ def test_an_infinite_or_nan_gradient_flows_back_as_in_pytorch(case, values, seed
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
-@pytest.mark.parametrize("shapes", [((2, 3), (2, 3)), ((3,), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2,))])
+@pytest.mark.parametrize("shapes", [((2, 3), (2, 3)), ((3,), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2,)),
+                                    ((), ()), ((2,), ())])
 def test_masked_is_a_select_bit_for_bit(dtype, shapes):
     """elementwise.masked(g, keep) on arrays: g's own bits where keep holds (-0.0, inf and NaN included),
     +0.0 elsewhere, broadcast either way: what numpy.where(keep, g, 0) gives, without its branches."""
@@ -132,10 +134,23 @@ def test_masked_is_a_select_bit_for_bit(dtype, shapes):
     rng = np.random.default_rng(len(dtype) + sum(map(len, shapes)))
     g_shape, keep_shape = shapes
     g = rng.choice(np.array([1.5, -0.0, INF, -INF, NAN, -2.25]), g_shape).astype(dtype)
-    keep = rng.random(keep_shape) < 0.5
+    keep = rng.random(keep_shape) < 0.5   # (a NumPy bool scalar for shape (), as a 0-d comparison gives)
     got, want = masked(g, keep), np.where(keep, g, np.zeros((), dtype))
     assert got.dtype == want.dtype and got.shape == want.shape
     assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("op", ["sigmoid", "tanh", "relu"])
+def test_second_order_through_an_infinite_first_gradient_is_pytorchs(op):
+    """sigmoid_backward and tanh_backward are one node each, as PyTorch records them: the derivative in y is one
+    product (gg*g*(1 - 2y) for sigmoid), not the sum of the product rule's two terms (inf - inf = NaN)."""
+    def run(M):
+        x = M.tensor([0.5, -1.0, 2.0], dtype=M.float64, requires_grad=True)
+        (g,) = M.autograd.grad(getattr(M, op)(x), x, M.tensor([INF, 1.0, -2.0], dtype=M.float64), create_graph=True)
+        (gg,) = M.autograd.grad((g * g).sum(), x, allow_unused=True, materialize_grads=True)
+        return str(g.detach().tolist()), str(gg.tolist()), g.grad_fn is not None
+    assert run(ag) == run(torch)
 
 
 @BOTH
@@ -255,6 +270,33 @@ def test_ops_on_empty_tensors_are_pytorchs(case, shape):
         except IndexError:
             return "IndexError"
         return tuple(y.shape), str(y.detach().tolist()), tuple(x.grad.shape), str(x.grad.tolist())
+    assert run(ag) == run(torch)
+
+
+NON_FLOAT = {   # integer and bool tensors through ops that compute in floats, or refuse them
+    "var": lambda M, x: x.var(), "std": lambda M, x: x.std(0), "softmax": lambda M, x: M.softmax(x, 0),
+    "log_softmax": lambda M, x: M.log_softmax(x, 0), "logsumexp": lambda M, x: M.logsumexp(x, 0),
+    "clamp(0.5, 1.5)": lambda M, x: M.clamp(x, 0.5, 1.5), "clamp(0, 1)": lambda M, x: M.clamp(x, 0, 1),
+    "relu": lambda M, x: M.relu(x), "abs": lambda M, x: M.abs(x), "sign": lambda M, x: M.sign(x),
+    "x @ x": lambda M, x: x @ x, "dot": lambda M, x: M.dot(x, x), "x // 2": lambda M, x: x // 2,
+    "7 // x": lambda M, x: 7 // (x + 3), "x % -2": lambda M, x: x % -2, "x.remainder(x + 3)": lambda M, x: x.remainder(x + 3),
+    "x.remainder(x + 4)": lambda M, x: x.remainder(x + 4), "x // 0": lambda M, x: x // 0,
+}
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+@pytest.mark.parametrize("case", list(NON_FLOAT))
+def test_integer_and_bool_tensors_are_taken_or_refused_as_in_pytorch(case, dtype):
+    """The dtype and value PyTorch gives (logsumexp of integers in float32, an integer clamped to a float bound in
+    float32, // and % rounding toward -inf), or an error where PyTorch refuses (var, softmax of integers; relu,
+    abs and products of bools)."""
+    def run(M):
+        x = M.tensor([True, False, True] if dtype == "bool" else [5, -3, 2], dtype=getattr(M, dtype))
+        try:
+            y = NON_FLOAT[case](M, x)
+        except (RuntimeError, TypeError, ValueError) as exc:   # (NotImplementedError is a RuntimeError)
+            return "TypeError" if isinstance(exc, TypeError) else "RuntimeError"
+        return str(y.dtype).replace("torch.", ""), [round(v, 5) for v in y.reshape(-1).tolist()]
     assert run(ag) == run(torch)
 
 

@@ -204,7 +204,16 @@ CASES: dict[str, list[Case]] = {
                       C(lambda m, g, y: E.tanh_backward(g, y) if m is ag else m.ops.aten.tanh_backward(g, y),
                         normal(2, 3), normal(3), id="bcast")],
     "sigmoid": [C(lambda m, a: a.sigmoid(), normal(2, 3, scale=4.0), id="method")],
+    "sigmoid_backward": [C(lambda m, g, y: E.sigmoid_backward(g, y) if m is ag else m.ops.aten.sigmoid_backward(g, y),
+                           normal(2, 3), positive(2, 3, lo=0.1, hi=0.9), id="fn"),
+                         C(lambda m, g, y: E.sigmoid_backward(g, y) if m is ag else m.ops.aten.sigmoid_backward(g, y),
+                           normal(3), positive(2, 3, lo=0.1, hi=0.9), id="bcast")],
     "relu": [C(lambda m, a: a.relu(), nonzero(2, 3), id="method")],
+    # away from the jumps of a % b (where a/b is a whole number): a in (0.1, 0.9) + k, b = 1.5 or -2.5
+    "remainder": [C(lambda m, a, b: a % b, lambda rng: rng.uniform(0.1, 0.4, (2, 3)) + rng.integers(-3, 3, (2, 3)),
+                    lambda rng: rng.choice([1.5, -2.5], 3) + rng.uniform(-0.01, 0.01, 3), id="operator"),
+                  C(lambda m, a: m.remainder(a, 2.0), lambda rng: rng.uniform(0.1, 1.9, (3,)) + 2 * rng.integers(-2, 2, 3),
+                    id="number")],
     "threshold_backward": [C(lambda m, g, y: E.threshold_backward(g, y) if m is ag
                              else m.ops.aten.threshold_backward(g, y, 0), normal(2, 3), nonzero(2, 3), id="fn"),
                            C(lambda m, g, y: E.threshold_backward(g, y) if m is ag
@@ -393,6 +402,7 @@ NONDIFFERENTIABLE_CASES: dict[str, Callable] = {
     "bitwise_not": lambda a, b: ~(a < b), "logical_not": lambda a, b: (a < b).logical_not(),
     "bitwise_and": lambda a, b: (a < b) & (a > 0), "bitwise_or": lambda a, b: (a < b) | (a > 0),
     "bitwise_xor": lambda a, b: (a < b) ^ (a > 0),
+    "floor_divide": lambda a, b: a // b,
 }
 
 
@@ -451,7 +461,8 @@ def test_nondifferentiable_ops_never_require_grad(name):
     b = ag.tensor([[0.5], [2.0]], dtype=ag.float64, requires_grad=True)
     out = NONDIFFERENTIABLE_CASES[name](a, b)
     assert out.requires_grad is False and out.grad_fn is None
-    assert out.dtype == np.dtype(bool) and out.shape == (2, 3)
+    # (masks, but a // b keeps the operands' dtype)
+    assert out.dtype == (a.dtype if name == "floor_divide" else np.dtype(bool)) and out.shape == (2, 3)
 
 
 # -- (a) finite differences, (b) VJP vs JVP, (c) second order ---------------------------------

@@ -199,6 +199,15 @@ DIV = defop("div", ("self", "other"), save=("self", "other"), save_if={"self": 1
             formulas=("1/b", "-a/b^2"))
 
 
+# floor division and its remainder round toward -inf (Python's and PyTorch's rule): 7 // -2 == -4, 7 % -2 == -1
+REMAINDER = defop("remainder", ("self", "other"), save=("self", "other"), save_if={"self": 1, "other": 1},
+                  math="a - b*floor(a/b);  da = g, db = -g*floor(a/b)",
+                  forward=lambda xp, a, b: xp.remainder(a, b),
+                  vjp=lambda g, ctx: (g if ctx.needs_input_grad[0] else None,
+                                      -g * floor_divide(ctx.self, ctx.other) if ctx.needs_input_grad[1] else None),
+                  formulas=("1", "-floor(a/b)"))
+
+
 def _pow_vjp(g, ctx):
     # PyTorch's conventions at the edges: da = 0 where b = 0 (even at a = 0, where
     # b*a^(b-1) would be 0*inf), and db = 0 where a = 0 and b >= 0 (a^b*log(a) would be 0*-inf).
@@ -301,10 +310,34 @@ def _sigmoid_forward(xp, a):
     return xp.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
 
 
-SIGMOID = defop("sigmoid", ("self",), save=("result",), math="s = 1/(1+e^-a);  da = g*s*(1-s)",
-                forward=_sigmoid_forward,
-                vjp=lambda g, ctx: (g * ctx.result * (1 - ctx.result),),
-                formulas=("s*(1-s)",))
+def _sigmoid_grad(xp, g, y):
+    one = _ONE.get(y.dtype, 1) if type(y) is numpy.ndarray else 1   # (see _tanh_grad)
+    return g * (one - y) * y   # (PyTorch's order)
+
+
+def _sigmoid_vjp(g, ctx):
+    # recorded (create_graph): one sigmoid_backward node, as PyTorch records it; on arrays: the same math inline
+    y = ctx.result
+    return (sigmoid_backward(g, y) if isinstance(g, Tensor) else _sigmoid_grad(None, g, y),)
+
+
+SIGMOID = defop("sigmoid", ("self",), save=("result",), math="s = 1/(1+e^-a);  da = g*(1-s)*s",
+                forward=_sigmoid_forward, vjp=_sigmoid_vjp, formulas=("s*(1-s)",))
+
+
+def _sigmoid_backward_vjp(gg, ctx):
+    # dy is one product, gg*g*(1 - 2y) (the product rule through g*(1-y)*y would add two terms: inf - inf
+    # where gg is infinite, as PyTorch's single product is not)
+    need_g, need_y = ctx.needs_input_grad
+    y = ctx.output
+    dg = (sigmoid_backward(gg, y) if isinstance(gg, Tensor) else _sigmoid_grad(None, gg, y)) if need_g else None
+    return dg, gg * ctx.grad * (1 - 2 * y) if need_y else None
+
+
+# sigmoid's VJP as one op of its own (PyTorch's sigmoid_backward): what a recorded backward of sigmoid is made of
+SIGMOID_BACKWARD = defop("sigmoid_backward", ("grad", "output"), save=("grad", "output"), save_if={"grad": 1},
+                         math="g*(1-y)*y;  dg = gg*(1-y)*y, dy = gg*g*(1 - 2y)",
+                         forward=_sigmoid_grad, vjp=_sigmoid_backward_vjp, formulas=("(1-y)*y", "g*(1 - 2y)"))
 
 def _relu_grad(xp, g, y):
     return masked(g, ~(y <= 0))   # g where y > 0 or y is NaN (as in PyTorch), else exactly 0
@@ -449,7 +482,7 @@ def masked(g, keep):
     xp, uint = xp_of(g), _SAME_SIZE_UINT[g.dtype.itemsize]
     if keep.shape != g.shape:   # (broadcast_to is slow Python: only where needed)
         keep = xp.broadcast_to(keep, numpy.broadcast_shapes(keep.shape, g.shape))
-    bits = keep.astype(uint)       # 1 where kept, 0 elsewhere
+    bits = xp.asarray(keep).astype(uint)   # 1 where kept, 0 elsewhere (asarray: NumPy gives 0-d results as scalars)
     xp.negative(bits, out=bits)    # every bit set where kept
     bits &= g.view(uint)
     return bits.view(g.dtype)
@@ -474,6 +507,8 @@ _COMPARE = {
 
 # masks (bool tensors; on integers, bits): ~m, m1 & m2, m1 | m2, m1 ^ m2
 _LOGIC = {
+    "floor_divide": defop("floor_divide", ("self", "other"), forward=lambda xp, a, b: xp.floor_divide(a, b),
+                          vjp=None, math="floor(a / b)"),
     "bitwise_not": defop("bitwise_not", ("self",), forward=lambda xp, a: xp.invert(a), vjp=None, math="~a"),
     "logical_not": defop("logical_not", ("self",), forward=lambda xp, a: xp.logical_not(a), vjp=None,
                          math="not a"),
@@ -484,8 +519,8 @@ _LOGIC = {
 
 # -- the public functions ----------------------------------------------------------------
 
-add, _sub, mul, maximum, minimum, tanh_backward, threshold_backward = map(
-    _binary, (ADD, SUB, MUL, MAXIMUM, MINIMUM, TANH_BACKWARD, THRESHOLD_BACKWARD))
+add, _sub, mul, maximum, minimum, tanh_backward, sigmoid_backward, threshold_backward = map(
+    _binary, (ADD, SUB, MUL, MAXIMUM, MINIMUM, TANH_BACKWARD, SIGMOID_BACKWARD, THRESHOLD_BACKWARD))
 
 
 def _is_bool(x):
@@ -522,6 +557,27 @@ def _mask_op(name, symbol):
     return fn
 
 
+def _integers(x):
+    """Whether operand ``x`` (a Tensor, an array or a number) holds integers or bools."""
+    return isinstance(x, (bool, int)) or getattr(x, "dtype", numpy.dtype(float)).kind in "biu"
+
+
+def _integer_division(op):
+    div = _binary(op)
+
+    def fn(a, b):
+        if _integers(a) and _integers(b) and not numpy.all(to_host(b.data if isinstance(b, Tensor) else b) != 0):
+            # (NumPy would give 0 and a warning; PyTorch raises)
+            raise RuntimeError(f"ZeroDivisionError: {op.name} of integers by 0 (a // 0 and a % 0 are undefined)")
+        return div(a, b)
+    fn.__name__ = op.name
+    return fn
+
+
+floor_divide, remainder = _integer_division(_LOGIC["floor_divide"]), _integer_division(REMAINDER)
+floor_divide.__doc__ = "``a // b``: the quotient rounded toward -inf (not differentiable: flat almost everywhere)."
+remainder.__doc__ = "``a % b``: ``a - b * (a // b)``, with the sign of ``b`` (Python's and PyTorch's rule)."
+
 bitwise_and, bitwise_or, bitwise_xor = (_mask_op(n, s) for n, s in (("bitwise_and", "&"), ("bitwise_or", "|"),
                                                                     ("bitwise_xor", "^")))
 
@@ -540,7 +596,26 @@ def sub(a, b):
         raise RuntimeError("subtraction (the - operator) with a bool tensor or True/False is not supported: to "
                            "invert a mask use ~mask or mask.logical_not(); to compare two masks use mask1 ^ mask2")
     return _sub(a, b)
-_neg, relu, abs, sign = map(_unary, (NEG, RELU, ABS, SIGN))
+_neg, _relu, _abs, _sign = map(_unary, (NEG, RELU, ABS, SIGN))
+
+
+def relu(a):
+    """``max(a, 0)``; not of a bool tensor (PyTorch refuses it too)."""
+    if _is_bool(a):
+        raise RuntimeError("relu of a bool tensor is not supported: convert it first, e.g. x.to(autogradlab.float32)")
+    return _relu(a)
+
+
+def abs(a):
+    """``|a|``; not of a bool tensor (PyTorch refuses it too)."""
+    if _is_bool(a):
+        raise RuntimeError("abs of a bool tensor is not supported: a mask is its own absolute value")
+    return _abs(a)
+
+
+def sign(a):
+    """-1, 0 or 1 by the sign of each element (of a bool tensor: itself, as in PyTorch)."""
+    return a.clone() if _is_bool(a) else _sign(a)
 exp, log, sqrt, sin, cos, tanh, sigmoid, reciprocal = map(
     _floating_unary, (EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RECIPROCAL))
 lt, le, gt, ge, eq, ne = (_binary(_COMPARE[n]) for n in ("lt", "le", "gt", "ge", "eq", "ne"))
@@ -574,6 +649,8 @@ def clamp(a, min=None, max=None):
     for name, bound in (("min", min), ("max", max)):
         if bound is not None and not isinstance(bound, numbers.Real):
             raise TypeError(f"clamp: {name} must be a number, a Tensor or None, got {type(bound).__name__}")
+    if a.dtype.kind in "biu" and (isinstance(min, float) or isinstance(max, float)):
+        a = to_dtype(a, DEFAULT_FLOAT)   # (an integer tensor with a float bound: float32, as in PyTorch)
     return apply(CLAMP, (a,), {"min": min, "max": max})
 
 

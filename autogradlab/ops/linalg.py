@@ -81,13 +81,16 @@ def _same_dtype(name, a, b):
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype != b.dtype:
         raise RuntimeError(f"{name}: expected both operands to have the same dtype, but got {a.dtype.name} and "
                            f"{b.dtype.name}; convert one first, e.g. b.to(a.dtype)")
+    if any(isinstance(t, Tensor) and t.dtype.kind == "b" for t in (a, b)):
+        raise RuntimeError(f"{name} of bool tensors is not supported (as in PyTorch): convert them first, e.g. "
+                           f"a.to(autogradlab.int64)")
 
 
 def matmul(a, b):
     """Matrix product with NumPy's rules for 1-D and batched operands."""
     if type(a) is Tensor and type(b) is Tensor:   # two matrices that fit (the common case): nothing to check
         x, y = a.data, b.data
-        if x.ndim == 2 and y.ndim == 2 and x.dtype is y.dtype and x.shape[1] == y.shape[0]:
+        if x.ndim == 2 and y.ndim == 2 and x.dtype is y.dtype and x.shape[1] == y.shape[0] and x.dtype.kind != "b":
             return apply_binary(MATMUL, a, b)
     _same_dtype("matmul", a, b)
     a, b = promote(a, b)

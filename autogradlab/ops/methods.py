@@ -132,6 +132,8 @@ METHODS = {
     "__add__": E.add, "__radd__": _reflected(E.add), "__sub__": E.sub, "__rsub__": _reflected(E.sub),
     "__mul__": E.mul, "__rmul__": _reflected(E.mul), "__truediv__": E.div,
     "__rtruediv__": _rtruediv, "__pow__": E.pow, "__rpow__": _reflected(E.pow),
+    "__floordiv__": E.floor_divide, "__rfloordiv__": _reflected(E.floor_divide),
+    "__mod__": E.remainder, "__rmod__": _reflected(E.remainder),
     "__matmul__": L.matmul, "__rmatmul__": _reflected(L.matmul), "__neg__": E.neg, "__abs__": E.abs,
     "__lt__": E.lt, "__le__": E.le, "__gt__": E.gt, "__ge__": E.ge,
     "__eq__": _equality(E.eq), "__ne__": _equality(E.ne),
@@ -145,6 +147,7 @@ METHODS = {
     "clamp_": I.clamp_, "zero_": I.zero_, "fill_": I.fill_, "masked_fill_": I.masked_fill_,
     # named methods
     "add": E.add, "sub": E.sub, "mul": E.mul, "div": E.div, "pow": E.pow, "neg": E.neg,
+    "floor_divide": E.floor_divide, "remainder": E.remainder,
     "abs": E.abs, "exp": E.exp, "log": E.log, "sqrt": E.sqrt, "sin": E.sin, "cos": E.cos,
     "tanh": E.tanh, "sigmoid": E.sigmoid, "reciprocal": E.reciprocal, "relu": E.relu, "sign": E.sign, "clamp": E.clamp,
     "clip": E.clamp, "maximum": E.maximum, "minimum": E.minimum, "clone": E.clone, "masked_fill": E.masked_fill,

@@ -9,8 +9,8 @@ from collections import namedtuple
 import numpy
 
 from ..backend import broadcast_to, xp_of
-from ..tensor import Tensor
-from .elementwise import eq, exp, masked, maximum, minimum, where
+from ..tensor import DEFAULT_FLOAT, Tensor
+from .elementwise import eq, exp, masked, maximum, minimum, to_dtype, where
 from .registry import apply, apply_one, apply_unary, defop, expect_tensor
 
 
@@ -352,8 +352,16 @@ STD = defop("std", ("self",), save=("self", "result"),
             forward=_std_forward, vjp=_std_vjp, formulas=("(a - mean)/((n - c)*std)",), arrays=False)
 
 
+def _floats_only(a, name):
+    """var, std, softmax and log_softmax take floating point tensors (as PyTorch: no silent float64)."""
+    if a.dtype.kind != "f":
+        raise RuntimeError(f"{name} only supports floating point tensors, but got {a.dtype.name}: convert it first, "
+                           f"e.g. x.to(autogradlab.float32)")
+
+
 def _moment(op, a, dim, correction, keepdim, unbiased):
     expect_tensor(a, op.name)
+    _floats_only(a, op.name)
     if unbiased is not None:
         correction = 1 if unbiased else 0
     dims = reduction_dims(dim, a.ndim, op.name) if a.ndim else ()  # dim 0 / -1 of a 0-d tensor: nothing to reduce
@@ -371,13 +379,16 @@ def std(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
 
 
 def logsumexp(a, dim, keepdim=False):
-    """``log(sum(exp(a), dim))`` computed stably."""
+    """``log(sum(exp(a), dim))`` computed stably (an integer or bool tensor in float32, as in PyTorch)."""
+    if isinstance(a, Tensor) and a.dtype.kind in "biu":
+        a = to_dtype(a, DEFAULT_FLOAT)
     return _reduce(LOGSUMEXP, a, dim, keepdim)
 
 
 def softmax(a, dim):
     """``exp(a) / sum(exp(a), dim)`` computed stably."""
     expect_tensor(a, "softmax")
+    _floats_only(a, "softmax")
     d = single_dim(dim, a.ndim, "softmax")
     return apply_one(SOFTMAX, a, {"dim": d})
 
@@ -385,5 +396,6 @@ def softmax(a, dim):
 def log_softmax(a, dim):
     """``a - logsumexp(a, dim)``."""
     expect_tensor(a, "log_softmax")
+    _floats_only(a, "log_softmax")
     d = single_dim(dim, a.ndim, "log_softmax")
     return apply_one(LOG_SOFTMAX, a, {"dim": d})
