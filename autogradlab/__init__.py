@@ -23,7 +23,7 @@ from .ops.elementwise import (abs, add, bitwise_and, bitwise_not, bitwise_or, bi
                               minimum, mul, ne, neg, pow, reciprocal, relu, remainder, sigmoid, sign, sin, sqrt, sub,
                               tanh, where)
 from .ops.linalg import dot, matmul, outer
-from .ops.reduce import amax, amin, log_softmax, logsumexp, max, mean, min, softmax, std, sum, var
+from .ops.reduce import amax, amin, cumsum, log_softmax, logsumexp, max, mean, min, softmax, std, sum, var
 from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, permute, reshape, split, squeeze, stack,
                         transpose, unbind, unsqueeze)
 from .tensor import Tensor, tensor
@@ -63,7 +63,7 @@ __all__ = ["get_default_device", "set_default_device", "arange", "eye", "full", 
            "bitwise_xor", "clamp", "clone", "cos", "div", "eq", "exp", "floor_divide", "ge", "gt", "le",
            "log", "logical_not", "lt", "masked_fill", "maximum", "minimum", "mul", "ne", "neg", "pow", "reciprocal", "relu",
            "remainder", "sigmoid", "sign", "sin",
-           "sqrt", "sub", "tanh", "where", "dot", "matmul", "outer", "amax", "amin", "log_softmax",
+           "sqrt", "sub", "tanh", "where", "dot", "matmul", "outer", "amax", "amin", "cumsum", "log_softmax",
            "logsumexp", "max", "mean", "min", "softmax", "std", "sum", "var", "broadcast_to", "cat", "chunk",
            "expand", "flatten", "permute", "reshape", "split", "squeeze", "stack", "transpose", "unbind",
            "unsqueeze", "Tensor", "tensor", "autograd", "float16", "float32", "float64", "int32", "int64",

@@ -232,7 +232,8 @@ class Tensor:
         extras = []
         if host.size == 0 and host.ndim != 1:   # (an empty tensor prints as [] whatever its shape: add it)
             extras.append(f"size={tuple(host.shape)}")
-        if host.dtype not in (DEFAULT_FLOAT, numpy.dtype("int64"), numpy.dtype("bool")):
+        if host.dtype != DEFAULT_FLOAT and (host.size == 0 or host.dtype not in (numpy.dtype("int64"),
+                                                                                  numpy.dtype("bool"))):
             extras.append(f"dtype={host.dtype.name}")
         if self.device != "cpu":
             extras.append(f"device='{self.device}'")

@@ -281,7 +281,25 @@ NON_FLOAT = {   # integer and bool tensors through ops that compute in floats, o
     "x @ x": lambda M, x: x @ x, "dot": lambda M, x: M.dot(x, x), "x // 2": lambda M, x: x // 2,
     "7 // x": lambda M, x: 7 // (x + 3), "x % -2": lambda M, x: x % -2, "x.remainder(x + 3)": lambda M, x: x.remainder(x + 3),
     "x.remainder(x + 4)": lambda M, x: x.remainder(x + 4), "x // 0": lambda M, x: x // 0,
+    "cumsum": lambda M, x: x.cumsum(0), "x // x": lambda M, x: x // x, "x % x": lambda M, x: x % x,
+    "x //= 2, in place": lambda M, x: (lambda t: (t[:2].__ifloordiv__(2), t)[1])(x.clone()),
 }
+
+
+@pytest.mark.parametrize("divisor", [2.0, -2.0, 1.5, -0.75])
+def test_remainder_of_floats_is_pytorchs_signed_zeros_and_second_order_included(divisor):
+    """a % b: a zero result keeps a's sign (PyTorch's fmod-based rule; NumPy's remainder gives it b's); the
+    gradient in b, -g*floor(a/b), stays connected to a and b (a zero second derivative, not a cut)."""
+    def run(M):
+        a = M.tensor([-4.0, 4.0, 3.5, -3.5, 0.0, -0.0], dtype=M.float64, requires_grad=True)
+        b = M.full((6,), divisor, dtype=M.float64, requires_grad=True)
+        y = a % b
+        ga, gb = M.autograd.grad((y * y).sum(), (a, b), create_graph=True)
+        second = M.autograd.grad((gb * gb).sum(), (a, b))
+        t = a.detach().clone()
+        t %= divisor
+        return [repr(v) for v in y.tolist()], gb.tolist(), [g.tolist() for g in second], [repr(v) for v in t.tolist()]
+    assert run(ag) == run(torch)
 
 
 @pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
@@ -296,7 +314,7 @@ def test_integer_and_bool_tensors_are_taken_or_refused_as_in_pytorch(case, dtype
             y = NON_FLOAT[case](M, x)
         except (RuntimeError, TypeError, ValueError) as exc:   # (NotImplementedError is a RuntimeError)
             return "TypeError" if isinstance(exc, TypeError) else "RuntimeError"
-        return str(y.dtype).replace("torch.", ""), [round(v, 5) for v in y.reshape(-1).tolist()]
+        return str(y.dtype).replace("torch.", ""), [repr(round(v, 5)) for v in y.reshape(-1).tolist()]
     assert run(ag) == run(torch)
 
 

@@ -12,7 +12,7 @@ import numbers
 import numpy
 
 from ..backend import asarray, to_host, xp_of
-from ..grad_mode import state
+from ..grad_mode import no_grad, state
 from ..graph import _SHARED_CONSTANTS, OpNode, forget_constants, share_constant
 from ..tensor import DEFAULT_FLOAT, Tensor
 from .registry import apply, apply_binary, apply_unary, defop, on_arrays
@@ -200,12 +200,30 @@ DIV = defop("div", ("self", "other"), save=("self", "other"), save_if={"self": 1
 
 
 # floor division and its remainder round toward -inf (Python's and PyTorch's rule): 7 // -2 == -4, 7 % -2 == -1
+
+def _remainder_forward(xp, a, b):
+    r = xp.fmod(a, b)   # the sign of a; then moved by b where the signs differ, as PyTorch computes it (so a
+    return xp.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)   # zero keeps a's sign: -4.0 % 2 is -0.0)
+
+
+def _remainder_vjp(g, ctx):
+    need_a, need_b = ctx.needs_input_grad
+    if not need_b:
+        return g, None
+    quotient = (div_floor(ctx.self, ctx.other) if isinstance(g, Tensor)   # (recorded: flat, but connected to a
+                else xp_of(g).floor_divide(ctx.self, ctx.other))           # and b, as PyTorch's div(floor))
+    return (g if need_a else None), -g * quotient
+
+
 REMAINDER = defop("remainder", ("self", "other"), save=("self", "other"), save_if={"self": 1, "other": 1},
                   math="a - b*floor(a/b);  da = g, db = -g*floor(a/b)",
-                  forward=lambda xp, a, b: xp.remainder(a, b),
-                  vjp=lambda g, ctx: (g if ctx.needs_input_grad[0] else None,
-                                      -g * floor_divide(ctx.self, ctx.other) if ctx.needs_input_grad[1] else None),
-                  formulas=("1", "-floor(a/b)"))
+                  forward=_remainder_forward, vjp=_remainder_vjp, formulas=("1", "-floor(a/b)"))
+
+# floor(a / b) as PyTorch's div(a, b, rounding_mode="floor"): differentiable, with derivative 0 (what remainder's
+# recorded backward is made of; ``a // b`` itself is not differentiable, as PyTorch's floor_divide has none)
+DIV_FLOOR = defop("div_floor", ("self", "other"), math="floor(a / b);  da = 0, db = 0",
+                  forward=lambda xp, a, b: xp.floor_divide(a, b),
+                  vjp=lambda g, ctx: (zeros_gradient(g), zeros_gradient(g)), formulas=("0", "0"))
 
 
 def _pow_vjp(g, ctx):
@@ -326,8 +344,8 @@ SIGMOID = defop("sigmoid", ("self",), save=("result",), math="s = 1/(1+e^-a);  d
 
 
 def _sigmoid_backward_vjp(gg, ctx):
-    # dy is one product, gg*g*(1 - 2y) (the product rule through g*(1-y)*y would add two terms: inf - inf
-    # where gg is infinite, as PyTorch's single product is not)
+    # dy is one product, gg*g*(1 - 2y) (the product rule through g*(1-y)*y would add two terms, inf - inf where
+    # gg*g is infinite; PyTorch's single product is not)
     need_g, need_y = ctx.needs_input_grad
     y = ctx.output
     dg = (sigmoid_backward(gg, y) if isinstance(gg, Tensor) else _sigmoid_grad(None, gg, y)) if need_g else None
@@ -349,8 +367,14 @@ def _relu_vjp(g, ctx):
     return (threshold_backward(g, y) if isinstance(g, Tensor) else _relu_grad(None, g, y),)
 
 
+def _no_bools(name, a):
+    if a.dtype.kind == "b":   # (PyTorch refuses these too)
+        raise RuntimeError(f"{name} of a bool tensor is not supported: convert it first, e.g. x.to(autogradlab.int64)")
+    return a
+
+
 RELU = defop("relu", ("self",), save=("result",), math="max(a, 0);  da = g where a > 0, else 0",
-             forward=lambda xp, a: xp.maximum(a, 0), vjp=_relu_vjp, formulas=("[a > 0]",))
+             forward=lambda xp, a: xp.maximum(_no_bools("relu", a), 0), vjp=_relu_vjp, formulas=("[a > 0]",))
 
 
 def _threshold_backward_vjp(gg, ctx):
@@ -368,7 +392,7 @@ THRESHOLD_BACKWARD = defop("threshold_backward", ("grad", "output"), save=("outp
                            forward=_relu_grad, vjp=_threshold_backward_vjp, formulas=("[y > 0]", "0"))
 
 ABS = defop("abs", ("self",), save=("self",), math="|a|;  da = g*sign(a)",
-            forward=lambda xp, a: xp.abs(a),
+            forward=lambda xp, a: xp.abs(_no_bools("abs", a)),
             vjp=lambda g, ctx: (g * sign(ctx.self),),
             formulas=("sign(a)",))
 
@@ -507,8 +531,6 @@ _COMPARE = {
 
 # masks (bool tensors; on integers, bits): ~m, m1 & m2, m1 | m2, m1 ^ m2
 _LOGIC = {
-    "floor_divide": defop("floor_divide", ("self", "other"), forward=lambda xp, a, b: xp.floor_divide(a, b),
-                          vjp=None, math="floor(a / b)"),
     "bitwise_not": defop("bitwise_not", ("self",), forward=lambda xp, a: xp.invert(a), vjp=None, math="~a"),
     "logical_not": defop("logical_not", ("self",), forward=lambda xp, a: xp.logical_not(a), vjp=None,
                          math="not a"),
@@ -516,6 +538,9 @@ _LOGIC = {
         ("bitwise_and", lambda xp, a, b: a & b, "a & b"), ("bitwise_or", lambda xp, a, b: a | b, "a | b"),
         ("bitwise_xor", lambda xp, a, b: a ^ b, "a ^ b")]},
 }
+
+FLOOR_DIVIDE = defop("floor_divide", ("self", "other"), forward=lambda xp, a, b: xp.floor_divide(a, b), vjp=None,
+                     math="floor(a / b)")   # (not differentiable, as PyTorch's floor_divide, whose derivative is missing)
 
 # -- the public functions ----------------------------------------------------------------
 
@@ -566,17 +591,25 @@ def _integer_division(op):
     div = _binary(op)
 
     def fn(a, b):
-        if _integers(a) and _integers(b) and not numpy.all(to_host(b.data if isinstance(b, Tensor) else b) != 0):
+        if _is_bool(a) and _is_bool(b):
+            raise RuntimeError(f"{op.name} of two bool operands is not supported (as in PyTorch): convert one, "
+                               f"e.g. mask.to(autogradlab.int64)")
+        if (_integers(a) and _integers(b) and not (isinstance(a, Tensor) and a.numel() == 0)
+                and not numpy.all(to_host(b.data if isinstance(b, Tensor) else b) != 0)):
             # (NumPy would give 0 and a warning; PyTorch raises)
             raise RuntimeError(f"ZeroDivisionError: {op.name} of integers by 0 (a // 0 and a % 0 are undefined)")
+        if op is REMAINDER and not isinstance(a, Tensor):   # number % t: PyTorch has no derivative for it either
+            with no_grad():
+                return div(a, b)
         return div(a, b)
     fn.__name__ = op.name
     return fn
 
 
-floor_divide, remainder = _integer_division(_LOGIC["floor_divide"]), _integer_division(REMAINDER)
+floor_divide, remainder, div_floor = _integer_division(FLOOR_DIVIDE), _integer_division(REMAINDER), _binary(DIV_FLOOR)
 floor_divide.__doc__ = "``a // b``: the quotient rounded toward -inf (not differentiable: flat almost everywhere)."
-remainder.__doc__ = "``a % b``: ``a - b * (a // b)``, with the sign of ``b`` (Python's and PyTorch's rule)."
+remainder.__doc__ = ("``a % b``: ``a - b * floor(a / b)``, with the sign of ``b`` (a zero keeps ``a``'s sign, "
+                     "as in PyTorch); a number ``% t`` is not differentiable, as in PyTorch.")
 
 bitwise_and, bitwise_or, bitwise_xor = (_mask_op(n, s) for n, s in (("bitwise_and", "&"), ("bitwise_or", "|"),
                                                                     ("bitwise_xor", "^")))
@@ -596,26 +629,12 @@ def sub(a, b):
         raise RuntimeError("subtraction (the - operator) with a bool tensor or True/False is not supported: to "
                            "invert a mask use ~mask or mask.logical_not(); to compare two masks use mask1 ^ mask2")
     return _sub(a, b)
-_neg, _relu, _abs, _sign = map(_unary, (NEG, RELU, ABS, SIGN))
-
-
-def relu(a):
-    """``max(a, 0)``; not of a bool tensor (PyTorch refuses it too)."""
-    if _is_bool(a):
-        raise RuntimeError("relu of a bool tensor is not supported: convert it first, e.g. x.to(autogradlab.float32)")
-    return _relu(a)
-
-
-def abs(a):
-    """``|a|``; not of a bool tensor (PyTorch refuses it too)."""
-    if _is_bool(a):
-        raise RuntimeError("abs of a bool tensor is not supported: a mask is its own absolute value")
-    return _abs(a)
+_neg, relu, abs, _sign = map(_unary, (NEG, RELU, ABS, SIGN))
 
 
 def sign(a):
     """-1, 0 or 1 by the sign of each element (of a bool tensor: itself, as in PyTorch)."""
-    return a.clone() if _is_bool(a) else _sign(a)
+    return a.clone() if isinstance(a, Tensor) and a.dtype.kind == "b" else _sign(a)
 exp, log, sqrt, sin, cos, tanh, sigmoid, reciprocal = map(
     _floating_unary, (EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RECIPROCAL))
 lt, le, gt, ge, eq, ne = (_binary(_COMPARE[n]) for n in ("lt", "le", "gt", "ge", "eq", "ne"))

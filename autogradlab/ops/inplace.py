@@ -168,6 +168,14 @@ def pow_(self, other):
     return inplace(self, "pow_", E.pow, other)
 
 
+def floor_divide_(self, other):
+    return inplace(self, "floor_divide_", E.floor_divide, other)
+
+
+def remainder_(self, other):
+    return inplace(self, "remainder_", E.remainder, other)
+
+
 def clamp_(self, min=None, max=None):
     return inplace(self, "clamp_", lambda a: E.clamp(a, min, max))
 

@@ -81,7 +81,7 @@ def _same_dtype(name, a, b):
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype != b.dtype:
         raise RuntimeError(f"{name}: expected both operands to have the same dtype, but got {a.dtype.name} and "
                            f"{b.dtype.name}; convert one first, e.g. b.to(a.dtype)")
-    if any(isinstance(t, Tensor) and t.dtype.kind == "b" for t in (a, b)):
+    if (isinstance(a, Tensor) and a.dtype.kind == "b") or (isinstance(b, Tensor) and b.dtype.kind == "b"):
         raise RuntimeError(f"{name} of bool tensors is not supported (as in PyTorch): convert them first, e.g. "
                            f"a.to(autogradlab.int64)")
 

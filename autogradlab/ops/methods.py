@@ -143,6 +143,8 @@ METHODS = {
     "__getitem__": S.getitem, "__setitem__": _setitem,
     # in-place
     "__iadd__": I.add_, "__isub__": I.sub_, "__imul__": I.mul_, "__itruediv__": I.div_,
+    "__ifloordiv__": I.floor_divide_, "__imod__": I.remainder_, "floor_divide_": I.floor_divide_,
+    "remainder_": I.remainder_,
     "add_": I.add_, "sub_": I.sub_, "mul_": I.mul_, "div_": I.div_, "pow_": I.pow_,
     "clamp_": I.clamp_, "zero_": I.zero_, "fill_": I.fill_, "masked_fill_": I.masked_fill_,
     # named methods
@@ -153,7 +155,7 @@ METHODS = {
     "clip": E.clamp, "maximum": E.maximum, "minimum": E.minimum, "clone": E.clone, "masked_fill": E.masked_fill,
     "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge, "eq": E.eq, "ne": E.ne,
     "sum": R.sum, "mean": R.mean, "max": R.max, "min": R.min, "amax": R.amax, "amin": R.amin,
-    "var": R.var, "std": R.std, "logsumexp": R.logsumexp, "softmax": R.softmax,
+    "var": R.var, "std": R.std, "logsumexp": R.logsumexp, "softmax": R.softmax, "cumsum": R.cumsum,
     "log_softmax": R.log_softmax,
     "reshape": S.reshape, "view": S.view, "flatten": S.flatten, "transpose": S.transpose,
     "permute": S.permute, "expand": S.expand, "broadcast_to": S.broadcast_to,

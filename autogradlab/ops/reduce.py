@@ -153,6 +153,26 @@ LOG_SOFTMAX = defop("log_softmax", ("self",), save=("result",),
                     formulas=("I - softmax(a)",))
 
 
+def _cumsum_vjp(g, ctx):
+    # a_i is in every partial sum from i on: da_i = sum_{j >= i} g_j, a cumulative sum taken from the end
+    if not ctx._input_shapes[0]:   # (a 0-d tensor: its own sum)
+        return (g,)
+    backwards = (slice(None),) * ctx.dim + (slice(None, None, -1),)
+    return (cumsum(g[backwards], ctx.dim)[backwards],)
+
+
+CUMSUM = defop("cumsum", ("self",), math="y_i = sum_{j <= i} a_j along dim;  da_i = sum_{j >= i} g_j",
+               forward=lambda xp, a, dim: xp.cumsum(a.reshape(1) if a.ndim == 0 else a, axis=dim).reshape(a.shape),
+               vjp=_cumsum_vjp, formulas=("[j >= i]",))
+
+
+def cumsum(a, dim):
+    """Running sums along ``dim``: ``y[i] = a[0] + ... + a[i]`` (integers and bools sum as int64, as in PyTorch)."""
+    expect_tensor(a, "cumsum")
+    d = single_dim(dim, a.ndim, "cumsum")
+    return apply_one(CUMSUM, a, {"dim": d})
+
+
 def _reduce(op, a, dim, keepdim):
     if type(a) is Tensor:   # the common cases, nothing to check: every axis, or one in range
         ndim = a.data.ndim
@@ -185,14 +205,14 @@ def mean(a, dim=None, keepdim=False):
 def amax(a, dim=None, keepdim=False):
     """The largest element over ``dim`` (all by default); tied elements share the gradient equally."""
     expect_tensor(a, "amax")
-    _check_not_empty("amax", a, reduction_dims(dim, a.ndim, "amax") if a.ndim else (), dim is None)
+    _check_not_empty("amax", a, reduction_dims(dim, a.ndim, "amax") if a.ndim else (), _every_dim(dim))
     return _reduce(AMAX, a, dim, keepdim)
 
 
 def amin(a, dim=None, keepdim=False):
     """The smallest element over ``dim`` (all by default); tied elements share the gradient equally."""
     expect_tensor(a, "amin")
-    _check_not_empty("amin", a, reduction_dims(dim, a.ndim, "amin") if a.ndim else (), dim is None)
+    _check_not_empty("amin", a, reduction_dims(dim, a.ndim, "amin") if a.ndim else (), _every_dim(dim))
     return _reduce(AMIN, a, dim, keepdim)
 
 
@@ -255,6 +275,11 @@ def _extreme_with_indices(a, dim, keepdim, op, arg, result_type):
         idx = getattr(a.data, arg)(axis=d, keepdims=bool(keepdim)).astype("int64")  # the first of ties
     indices = Tensor._make(idx, False, None, a.device)
     return result_type(apply(op, (a, indices), {"dim": d, "keepdim": bool(keepdim)}), indices)
+
+
+def _every_dim(dim) -> bool:
+    """Whether ``dim`` asks for a reduction over every dim (None, or an empty tuple or list, as in PyTorch)."""
+    return dim is None or (isinstance(dim, (tuple, list)) and not dim)
 
 
 def _check_not_empty(name, a, dims, whole=False):
