@@ -23,7 +23,7 @@ from .ops.elementwise import (abs, add, bitwise_and, bitwise_not, bitwise_or, bi
                               minimum, mul, ne, neg, pow, reciprocal, relu, remainder, sigmoid, sign, sin, sqrt, sub,
                               tanh, where)
 from .ops.linalg import dot, matmul, outer
-from .ops.reduce import amax, amin, cumsum, log_softmax, logsumexp, max, mean, min, softmax, std, sum, var
+from .ops.reduce import amax, amin, cumsum, log_softmax, logsumexp, max, mean, min, norm, softmax, std, sum, var
 from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, permute, reshape, split, squeeze, stack,
                         transpose, unbind, unsqueeze)
 from .tensor import Tensor, tensor
@@ -64,7 +64,7 @@ __all__ = ["get_default_device", "set_default_device", "arange", "eye", "full", 
            "log", "logical_not", "lt", "masked_fill", "maximum", "minimum", "mul", "ne", "neg", "pow", "reciprocal", "relu",
            "remainder", "sigmoid", "sign", "sin",
            "sqrt", "sub", "tanh", "where", "dot", "matmul", "outer", "amax", "amin", "cumsum", "log_softmax",
-           "logsumexp", "max", "mean", "min", "softmax", "std", "sum", "var", "broadcast_to", "cat", "chunk",
+           "logsumexp", "max", "mean", "min", "norm", "softmax", "std", "sum", "var", "broadcast_to", "cat", "chunk",
            "expand", "flatten", "permute", "reshape", "split", "squeeze", "stack", "transpose", "unbind",
            "unsqueeze", "Tensor", "tensor", "autograd", "float16", "float32", "float64", "int32", "int64",
            "bool_", "bool", "clip", "is_tensor", "data", "nn", "optim", "training", "load", "save"]

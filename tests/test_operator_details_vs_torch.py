@@ -286,6 +286,38 @@ NON_FLOAT = {   # integer and bool tensors through ops that compute in floats, o
 }
 
 
+NORMS = {
+    "rows, one of them zero": lambda M, x: x.norm(dim=1),
+    "all": lambda M, x: x.norm(), "p=1 by rows": lambda M, x: x.norm(p=1, dim=1),
+    "fro, keepdim": lambda M, x: M.norm(x, "fro", 0, True), "0-d": lambda M, x: M.norm(x[0, 0] - 2.0),
+    "of integers": lambda M, x: M.tensor([3, 4]).norm(),
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")   # (recorded, NumPy warns of the 0/0 that torch keeps too)
+@pytest.mark.parametrize("case", list(NORMS))
+def test_norm_is_pytorchs_with_gradient_zero_where_the_norm_is_zero(case):
+    def run(M):
+        x = M.tensor([[3.0, 4.0], [0.0, 0.0]], dtype=M.float64, requires_grad=True)
+        try:
+            n = NORMS[case](M, x)
+        except RuntimeError:
+            return "RuntimeError"
+        (g,) = M.autograd.grad(n.sum(), x, create_graph=True)
+        (h,) = M.autograd.grad(g.sum(), x, allow_unused=True)   # (NaN on a zero row, in torch too)
+        host = None if h is None else (h.detach().numpy(force=True) if M is torch else h.numpy())   # (ZeroTensor)
+        second = None if h is None else [("nan" if v != v else round(v, 12)) for v in host.reshape(-1).tolist()]
+        return n.tolist(), g.tolist(), second
+    assert run(ag) == run(torch)
+
+
+def test_norm_takes_p_2_fro_and_1_and_says_so_for_another_p():
+    x = ag.tensor([3.0, 4.0])
+    assert x.norm().item() == x.norm(2).item() == x.norm("fro").item() == 5.0 and x.norm(1).item() == 7.0
+    with pytest.raises(RuntimeError, match=r"p=3 is not supported here: use p=2"):
+        x.norm(p=3)
+
+
 @pytest.mark.parametrize("divisor", [2.0, -2.0, 1.5, -0.75])
 def test_remainder_of_floats_is_pytorchs_signed_zeros_and_second_order_included(divisor):
     """a % b: a zero result keeps a's sign (PyTorch's fmod-based rule; NumPy's remainder gives it b's); the

@@ -155,7 +155,7 @@ METHODS = {
     "clip": E.clamp, "maximum": E.maximum, "minimum": E.minimum, "clone": E.clone, "masked_fill": E.masked_fill,
     "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge, "eq": E.eq, "ne": E.ne,
     "sum": R.sum, "mean": R.mean, "max": R.max, "min": R.min, "amax": R.amax, "amin": R.amin,
-    "var": R.var, "std": R.std, "logsumexp": R.logsumexp, "softmax": R.softmax, "cumsum": R.cumsum,
+    "var": R.var, "std": R.std, "logsumexp": R.logsumexp, "softmax": R.softmax, "cumsum": R.cumsum, "norm": R.norm,
     "log_softmax": R.log_softmax,
     "reshape": S.reshape, "view": S.view, "flatten": S.flatten, "transpose": S.transpose,
     "permute": S.permute, "expand": S.expand, "broadcast_to": S.broadcast_to,

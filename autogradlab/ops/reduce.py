@@ -10,7 +10,7 @@ import numpy
 
 from ..backend import broadcast_to, xp_of
 from ..tensor import DEFAULT_FLOAT, Tensor
-from .elementwise import eq, exp, masked, maximum, minimum, to_dtype, where
+from .elementwise import abs, eq, exp, masked, maximum, minimum, to_dtype, where
 from .registry import apply, apply_one, apply_unary, defop, expect_tensor
 
 
@@ -151,6 +151,36 @@ LOG_SOFTMAX = defop("log_softmax", ("self",), save=("result",),
                     forward=_log_softmax_forward,
                     vjp=lambda g, ctx: (g - exp(ctx.result) * sum(g, ctx.dim, keepdim=True),),
                     formulas=("I - softmax(a)",))
+
+
+def _norm_vjp(g, ctx):
+    # d sqrt(sum a^2) / da = a / norm, and 0 where the norm is 0 (PyTorch's choice there: no NaN; recorded, the
+    # division by that 0 stays in the graph, as in PyTorch, whose second derivative there is NaN)
+    shape, dims, keepdim = ctx._input_shapes[0], ctx.dims, ctx.keepdim
+    n = expand_back(ctx.result, shape, dims, keepdim)
+    nonzero = n != 0
+    if not isinstance(g, Tensor):   # (on arrays: no NumPy warning for the 0/0 that the select drops)
+        n = where(nonzero, n, 1.0)
+    return (masked(ctx.self * expand_back(g, shape, dims, keepdim) / n, nonzero),)
+
+
+NORM = defop("norm", ("self",), save=("self", "result"),
+             math="sqrt(sum_i a_i^2);  da = g*a/norm (0 where norm = 0)",
+             forward=lambda xp, a, dims, keepdim: xp.sqrt((a * a).sum(axis=dims, keepdims=keepdim)),
+             vjp=_norm_vjp, formulas=("a/norm",))
+
+
+def norm(a, p="fro", dim=None, keepdim=False):
+    """The 2-norm ``sqrt(sum a^2)`` over ``dim`` (every dim by default; ``p=2`` or ``"fro"``), or the 1-norm
+    ``sum |a|`` (``p=1``). Where the 2-norm is 0 its gradient is 0, as in PyTorch."""
+    expect_tensor(a, "norm")
+    _floats_only(a, "norm")
+    if p == 1:
+        return sum(abs(a), dim, keepdim)
+    if p not in (2, "fro"):
+        raise RuntimeError(f"norm: p={p!r} is not supported here: use p=2 (the default, also 'fro') or p=1")
+    dims = reduction_dims(dim, a.ndim, "norm") if a.ndim else ()
+    return apply_one(NORM, a, {"dims": dims, "keepdim": bool(keepdim)})
 
 
 def _cumsum_vjp(g, ctx):
