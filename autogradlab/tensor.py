@@ -232,6 +232,7 @@ class Tensor:
         extras = []
         if host.size == 0 and host.ndim != 1:   # (an empty tensor prints as [] whatever its shape: add it)
             extras.append(f"size={tuple(host.shape)}")
+        # (the dtype unless float32; int64 and bool are told by the values, except when there are none)
         if host.dtype != DEFAULT_FLOAT and (host.size == 0 or host.dtype not in (numpy.dtype("int64"),
                                                                                   numpy.dtype("bool"))):
             extras.append(f"dtype={host.dtype.name}")

@@ -318,6 +318,15 @@ def test_norm_takes_p_2_fro_and_1_and_says_so_for_another_p():
         x.norm(p=3)
 
 
+def test_floor_division_and_a_number_modulo_a_tensor_are_not_differentiable():
+    """PyTorch has no derivative for a // b nor for number % t (it records them, and the backward raises); here
+    their results need no grad (README: differences), while t % number is differentiable in both."""
+    t = ag.tensor([5.5, -3.25], requires_grad=True)
+    assert not (2.5 % t).requires_grad and not (t // 2).requires_grad and not ag.floor_divide(t, t).requires_grad
+    (t % 2).sum().backward()
+    assert t.grad.tolist() == [1.0, 1.0]
+
+
 @pytest.mark.parametrize("divisor", [2.0, -2.0, 1.5, -0.75])
 def test_remainder_of_floats_is_pytorchs_signed_zeros_and_second_order_included(divisor):
     """a % b: a zero result keeps a's sign (PyTorch's fmod-based rule; NumPy's remainder gives it b's); the

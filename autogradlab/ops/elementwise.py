@@ -289,11 +289,14 @@ for _one in _ONE.values():
     _one.flags.writeable = False
 
 
+def _one_like(y):
+    """1 for ``1 - y`` in a VJP: on the CPU a 0-d array of y's dtype (a Python number costs NumPy a conversion
+    on every call), else the number."""
+    return _ONE.get(y.dtype, 1) if type(y) is numpy.ndarray else 1
+
+
 def _tanh_grad(xp, g, y):
-    # g*(1 - y^2) in PyTorch's order: inf where g is inf (g - g*y*y makes that NaN). On the CPU the 1 is a
-    # 0-d array of y's dtype: a Python number costs NumPy a conversion on every call
-    one = _ONE.get(y.dtype, 1) if type(y) is numpy.ndarray else 1
-    return g * (one - y * y)
+    return g * (_one_like(y) - y * y)   # (PyTorch's order: inf where g is inf; g - g*y*y makes that NaN)
 
 
 def _tanh_vjp(g, ctx):
@@ -329,8 +332,7 @@ def _sigmoid_forward(xp, a):
 
 
 def _sigmoid_grad(xp, g, y):
-    one = _ONE.get(y.dtype, 1) if type(y) is numpy.ndarray else 1   # (see _tanh_grad)
-    return g * (one - y) * y   # (PyTorch's order)
+    return g * (_one_like(y) - y) * y   # (PyTorch's order)
 
 
 def _sigmoid_vjp(g, ctx):
@@ -598,18 +600,22 @@ def _integer_division(op):
                 and not numpy.all(to_host(b.data if isinstance(b, Tensor) else b) != 0)):
             # (NumPy would give 0 and a warning; PyTorch raises)
             raise RuntimeError(f"ZeroDivisionError: {op.name} of integers by 0 (a // 0 and a % 0 are undefined)")
-        if op is REMAINDER and not isinstance(a, Tensor):   # number % t: PyTorch has no derivative for it either
-            with no_grad():
-                return div(a, b)
         return div(a, b)
     fn.__name__ = op.name
     return fn
 
 
-floor_divide, remainder, div_floor = _integer_division(FLOOR_DIVIDE), _integer_division(REMAINDER), _binary(DIV_FLOOR)
+floor_divide, _remainder, div_floor = _integer_division(FLOOR_DIVIDE), _integer_division(REMAINDER), _binary(DIV_FLOOR)
 floor_divide.__doc__ = "``a // b``: the quotient rounded toward -inf (not differentiable: flat almost everywhere)."
-remainder.__doc__ = ("``a % b``: ``a - b * floor(a / b)``, with the sign of ``b`` (a zero keeps ``a``'s sign, "
-                     "as in PyTorch); a number ``% t`` is not differentiable, as in PyTorch.")
+
+
+def remainder(a, b):
+    """``a % b``: ``a - b * floor(a / b)``, with the sign of ``b`` (a zero keeps ``a``'s sign, as in PyTorch).
+    A number ``% t`` is not differentiable, as in PyTorch, which has no derivative for it."""
+    if not isinstance(a, Tensor):
+        with no_grad():
+            return _remainder(a, b)
+    return _remainder(a, b)
 
 bitwise_and, bitwise_or, bitwise_xor = (_mask_op(n, s) for n, s in (("bitwise_and", "&"), ("bitwise_or", "|"),
                                                                     ("bitwise_xor", "^")))

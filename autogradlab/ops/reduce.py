@@ -408,7 +408,8 @@ STD = defop("std", ("self",), save=("self", "result"),
 
 
 def _floats_only(a, name):
-    """var, std, softmax and log_softmax take floating point tensors (as PyTorch: no silent float64)."""
+    """var, std, norm, softmax and log_softmax take floating point tensors (as PyTorch: no silent float64;
+    mean says so in its own words, which its test reads)."""
     if a.dtype.kind != "f":
         raise RuntimeError(f"{name} only supports floating point tensors, but got {a.dtype.name}: convert it first, "
                            f"e.g. x.to(autogradlab.float32)")
