@@ -13,18 +13,19 @@ import numpy as _np
 
 from . import ops as _ops  # noqa: F401  (registers the ops and attaches the Tensor methods)
 from .backend import get_default_device, set_default_device
-from .creation import (arange, eye, full, full_like, linspace, manual_seed, ones, ones_like, rand, randint,
-                       randn, randperm, zeros, zeros_like)
+from .creation import (arange, as_tensor, eye, from_numpy, full, full_like, linspace, manual_seed, ones, ones_like,
+                       rand, randint, randn, randperm, zeros, zeros_like)
 from .engine import backward
 from .events import Tape, explain, steps, trace
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .ops.elementwise import (abs, add, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, clamp, clone, cos, div,
-                              eq, exp, floor_divide, ge, gt, le, log, logical_not, lt, masked_fill, maximum,
-                              minimum, mul, ne, neg, pow, reciprocal, relu, remainder, sigmoid, sign, sin, sqrt, sub,
-                              tanh, where)
-from .ops.linalg import dot, matmul, outer
-from .ops.reduce import amax, amin, cumsum, log_softmax, logsumexp, max, mean, min, norm, softmax, std, sum, var
-from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, permute, reshape, split, squeeze, stack,
+from .ops.elementwise import (abs, add, allclose, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, clamp, clone,
+                              cos, div, eq, equal, exp, expm1, floor_divide, ge, gt, isclose, isfinite, isinf, isnan,
+                              le, log, log1p, logical_not, lt, masked_fill, maximum, minimum, mul, ne, neg, pow,
+                              reciprocal, relu, remainder, sigmoid, sign, sin, sqrt, square, sub, tanh, where)
+from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumsum, log_softmax, logsumexp, max, mean, min, norm,
+                         prod, softmax, std, sum, var)
+from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, permute, reshape, split, squeeze, stack, t,
                         transpose, unbind, unsqueeze)
 from .tensor import Tensor, tensor
 from . import autograd  # noqa: E402
@@ -56,15 +57,17 @@ from . import data, nn, optim, training  # noqa: E402  (the course toolkit; matp
 from .serialization import load, save  # noqa: E402
 
 # the public API (PyTorch names), spelled out for readers and for `from autogradlab import *`
-__all__ = ["get_default_device", "set_default_device", "arange", "eye", "full", "full_like", "linspace",
-           "manual_seed", "ones", "ones_like", "rand", "randint", "randn", "randperm", "zeros", "zeros_like",
-           "backward", "Tape", "explain", "steps", "trace", "enable_grad", "is_grad_enabled", "no_grad",
-           "set_grad_enabled", "abs", "add", "bitwise_and", "bitwise_not", "bitwise_or",
-           "bitwise_xor", "clamp", "clone", "cos", "div", "eq", "exp", "floor_divide", "ge", "gt", "le",
-           "log", "logical_not", "lt", "masked_fill", "maximum", "minimum", "mul", "ne", "neg", "pow", "reciprocal", "relu",
-           "remainder", "sigmoid", "sign", "sin",
-           "sqrt", "sub", "tanh", "where", "dot", "matmul", "outer", "amax", "amin", "cumsum", "log_softmax",
-           "logsumexp", "max", "mean", "min", "norm", "softmax", "std", "sum", "var", "broadcast_to", "cat", "chunk",
-           "expand", "flatten", "permute", "reshape", "split", "squeeze", "stack", "transpose", "unbind",
-           "unsqueeze", "Tensor", "tensor", "autograd", "float16", "float32", "float64", "int32", "int64",
-           "bool_", "bool", "clip", "is_tensor", "data", "nn", "optim", "training", "load", "save"]
+__all__ = ["get_default_device", "set_default_device", "arange", "as_tensor", "eye", "from_numpy", "full",
+           "full_like", "linspace", "manual_seed", "ones", "ones_like", "rand", "randint", "randn", "randperm",
+           "zeros", "zeros_like", "backward", "Tape", "explain", "steps", "trace", "enable_grad",
+           "is_grad_enabled", "no_grad", "set_grad_enabled", "abs", "add", "bitwise_and", "bitwise_not",
+           "bitwise_or", "bitwise_xor", "clamp", "clone", "cos", "div", "eq", "exp", "floor_divide", "ge",
+           "gt", "le", "log", "logical_not", "lt", "masked_fill", "maximum", "minimum", "mul", "ne", "neg",
+           "pow", "reciprocal", "relu", "remainder", "sigmoid", "sign", "sin", "sqrt", "sub", "tanh", "where",
+           "dot", "matmul", "outer", "amax", "amin", "cumsum", "log_softmax", "logsumexp", "max", "mean",
+           "min", "norm", "softmax", "std", "sum", "var", "broadcast_to", "cat", "chunk", "expand", "flatten",
+           "permute", "reshape", "split", "squeeze", "stack", "transpose", "unbind", "unsqueeze", "all", "any",
+           "argmax", "argmin", "allclose", "isclose", "equal", "isnan", "isinf", "isfinite", "log1p", "expm1",
+           "square", "prod", "t", "mm", "mv", "bmm", "Tensor", "tensor", "autograd", "float16", "float32",
+           "float64", "int32", "int64", "bool_", "bool", "clip", "is_tensor", "data", "nn", "optim",
+           "training", "load", "save"]

@@ -5,13 +5,15 @@ the device), so ``manual_seed(0)`` gives the same values on CPU and GPU.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy
 
 from . import backend
-from .tensor import DEFAULT_FLOAT, Tensor, _check_float
+from .tensor import DEFAULT_FLOAT, Tensor, _check_float, tensor
 
 __all__ = ["zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "rand", "randn", "randint",
-           "arange", "linspace", "eye", "manual_seed", "randperm"]
+           "arange", "linspace", "eye", "manual_seed", "randperm", "from_numpy", "as_tensor"]
 
 _rng = numpy.random.default_rng(0)
 
@@ -124,3 +126,36 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _finish(numpy.eye(n, m), _float(dtype), device, requires_grad)
+
+
+def from_numpy(array) -> Tensor:
+    """A CPU tensor that shares ``array``'s memory (no copy, as PyTorch's): a write to either shows in the
+    other. (Writes through NumPy bypass the version counter that guards saved tensors: do not change an
+    array in place while a graph that used it waits for its backward.)"""
+    if not isinstance(array, numpy.ndarray):
+        raise TypeError(f"from_numpy() expects a NumPy array, got {type(array).__name__}: use tensor(...) for a "
+                        f"number or a list (it copies)")
+    if array.dtype.kind not in "fiub" or array.dtype.itemsize > 8:
+        raise TypeError(f"from_numpy(): unsupported dtype {array.dtype.name}; tensors hold floats (16 to 64 bits), "
+                        f"integers or bools")
+    if not array.dtype.isnative:
+        raise ValueError(f"from_numpy(): the array's bytes are in the other byte order ({array.dtype.str}); "
+                         f"convert it first: array.astype(array.dtype.newbyteorder('='))")
+    if not array.flags.writeable:
+        warnings.warn("from_numpy(): the NumPy array is not writable, and the tensor shares its memory, so an "
+                      "in-place op on the tensor will raise. Pass array.copy() for a tensor you can change.",
+                      UserWarning, stacklevel=2)
+    return Tensor._make(backend.asarray(array, "cpu"), False, None, "cpu")
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """``data`` as a tensor, without a copy where none is needed: a Tensor already of ``dtype`` on ``device``
+    comes back as it is (else converted, differentiably, as ``data.to(...)``); a NumPy array of ``dtype``, for
+    the CPU, is shared as :func:`from_numpy` shares it; anything else is copied, as by :func:`tensor`."""
+    if isinstance(data, Tensor):
+        out = data if dtype is None else data.to(numpy.dtype(dtype))
+        return out if device is None else out.to(backend.normalize_device(device))
+    if (isinstance(data, numpy.ndarray) and (dtype is None or numpy.dtype(dtype) == data.dtype)
+            and backend.normalize_device(device) == "cpu"):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)

@@ -65,7 +65,7 @@ def test_zero_and_fill_work_on_0d_tensors():
 
 def test_in_place_into_an_expanded_view_explains_read_only_memory():
     a = ag.zeros(3)
-    with pytest.raises(RuntimeError, match="read-only view: expand"):
+    with pytest.raises(RuntimeError, match="is read-only: a view made by expand"):
         a.expand(2, 3).add_(1)
 
 

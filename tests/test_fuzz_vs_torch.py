@@ -107,18 +107,24 @@ OPS = {
     "var_all": lambda L, a, b, p: a.var(),
     "logsumexp": lambda L, a, b, p: a.logsumexp(p[0]),
     "softmax": lambda L, a, b, p: a.softmax(p[0]),
+    "prod_dim": lambda L, a, b, p: a.prod(p[0], keepdim=p[1]),
+    "square": lambda L, a, b, p: a.square(),
+    "log1p1": lambda L, a, b, p: (a * a).log1p(),
+    "expm1": lambda L, a, b, p: a.tanh().expm1(),
+    "rem1": lambda L, a, b, p: a % (b * b + 0.5),
     # views and indexing
     "select": lambda L, a, b, p: a[p],
     "select2": lambda L, a, b, p: a[p[0], p[1]],
     "slice": lambda L, a, b, p: a[p[0]:p[1]],
     "transpose": lambda L, a, b, p: a.transpose(0, -1),
+    "t": lambda L, a, b, p: a.t(),
     "flatten": lambda L, a, b, p: a.reshape(-1),
     "unsqueeze": lambda L, a, b, p: a.unsqueeze(p),
     "expand": lambda L, a, b, p: a.expand(*p),
     "index": lambda L, a, b, p: a[list(p)],
 }
-BINARY = {"add", "sub", "mul", "div1", "matmul", "maximum", "minimum", "stack", "cat"}
-KINKS = {"relu", "abs", "clamp", "maximum", "minimum", "max_all", "amax", "max_dim", "min_dim"}
+BINARY = {"add", "sub", "mul", "div1", "matmul", "maximum", "minimum", "stack", "cat", "rem1"}
+KINKS = {"relu", "abs", "clamp", "maximum", "minimum", "max_all", "amax", "max_dim", "min_dim", "rem1"}
 SMOOTH = [n for n in OPS if n not in KINKS]
 INPLACE = {
     "add_": lambda t, o, p: t.add_(o),
@@ -267,6 +273,12 @@ def _kink_safe(name, a, b, exact):
             return np.all(np.abs(x - b.detach().numpy()) > 1e-6)
         except ValueError:
             return True     # shapes that do not broadcast: both raise
+    if name == "rem1":   # a % d jumps where a / d is a whole number
+        try:
+            q = x / (b.detach().numpy() ** 2 + 0.5)
+        except ValueError:
+            return True
+        return np.all(np.abs(q - np.round(q)) > 1e-6)
     return _spread_ok(x)
 
 
@@ -334,8 +346,8 @@ def generate(seed):
             param = rng.choice([-1.5, 0.5, 2.0])
         elif name == "pow_c":
             param = rng.choice([2.0, 3.0, 2])
-        elif name in ("amax", "max_dim", "min_dim", "sum_dim", "mean_dim", "std_dim", "var_dim"):
-            if nd == 0 and name not in ("max_dim", "min_dim", "sum_dim"):
+        elif name in ("amax", "max_dim", "min_dim", "sum_dim", "mean_dim", "std_dim", "var_dim", "prod_dim"):
+            if nd == 0 and name not in ("max_dim", "min_dim", "sum_dim", "prod_dim"):
                 continue
             param = (rng.randint(-max(nd, 1), max(nd, 1) - 1), rng.random() < 0.5)
         elif name in ("logsumexp", "softmax"):
@@ -359,10 +371,11 @@ def generate(seed):
             param = (lo, rng.randint(lo + 1, ta.shape[0]))
         elif name == "unsqueeze":
             param = rng.randint(-nd - 1, nd)
-        elif name == "expand":
+        elif name in ("expand", "t"):
             if nd > 2:
                 continue
-            param = (2,) + tuple(3 if n == 1 else n for n in ta.shape)
+            if name == "expand":
+                param = (2,) + tuple(3 if n == 1 else n for n in ta.shape)
         elif name == "index":
             if nd == 0:
                 continue
@@ -374,7 +387,7 @@ def generate(seed):
         raised = emit(("op", name, args, param))
         new, out = len(tw.tensors) - 1, tw.tensors[-1]
         if raised is None and a in exact and name in ("neg", "clone", "select", "select2", "slice",
-                                                      "transpose", "flatten", "unsqueeze"):
+                                                      "transpose", "t", "flatten", "unsqueeze"):
             exact.add(new)
         if raised is None and (name == "expand" or a in expanded) and out._base is not None:
             expanded.add(new)
@@ -416,6 +429,16 @@ def generate(seed):
     return program
 
 
+def _dense(t):
+    """PyTorch's "non-overlapping and dense": the elements fill one block of memory (in some order of the dims)."""
+    expected = 1
+    for stride, n in sorted((s, n) for s, n in zip(t.stride(), t.shape) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
 def _inplace_step(rng, tw, pick, emit, exact, expanded):
     name = rng.choice(list(INPLACE))
     target = pick()
@@ -431,6 +454,12 @@ def _inplace_step(rng, tw, pick, emit, exact, expanded):
             return
         i = rng.randrange(t.shape[0])
         param = rng.choice([i, slice(i, None), [i], [i, 0]])
+    if len(args) > 1:
+        source = tw.tensors[args[1]]
+        if (source.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+                and not (_dense(source) and _dense(t))):
+            return   # an operand in t's own memory that PyTorch finds too hard to check: it writes element by
+            #          element, so what it reads depends on its kernel's order (NumPy reads a copy)
     emit(("inplace", name, args, param))
     memory = t.untyped_storage().data_ptr()   # the target, its base and its other views changed
     exact.difference_update(i for i, u in enumerate(tw.tensors)

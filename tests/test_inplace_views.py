@@ -478,6 +478,14 @@ OVERLAPS = {
     "t.masked_fill_(mask, t[0])": lambda lib: (lambda t: t.masked_fill_(t > 1, t[0]))(lib.arange(6.0)),
     "recorded t.masked_fill_(mask, t[0])": lambda lib: (lambda t: t.masked_fill_(t > 1, t[0]))(
         lib.arange(6.0, requires_grad=True) * 1),
+    # a value of another shape loses its leading size-1 dims, then is broadcast: 1x1 into its own row overlaps
+    # partly (a new dim of step 0), a 1x3 into its own row is the same elements, a row over the rows repeats
+    "t[0] = t, t 1x1": lambda lib: (lambda t: t.__setitem__(0, t))(lib.zeros(1, 1)),
+    "recorded t[0] = t, t 1x1": lambda lib: (lambda t: t.__setitem__(0, t))(lib.zeros(1, 1, requires_grad=True) * 1),
+    "t[0] = t, t 1x3": lambda lib: (lambda t: t.__setitem__(0, t))(lib.arange(3.0).reshape(1, 3)),
+    "t[0] = t[0], t 1x1": lambda lib: (lambda t: t.__setitem__(0, t[0]))(lib.zeros(1, 1)),
+    "t[:] = t[0]": lambda lib: (lambda t: t.__setitem__(slice(None), t[0]))(lib.arange(6.0).reshape(2, 3)),
+    "t[0:1] = t[None, 0:1]": lambda lib: (lambda t: t.__setitem__(slice(0, 1), t[None, 0:1]))(lib.arange(3.0)),
 }
 
 

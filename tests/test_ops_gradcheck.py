@@ -55,6 +55,11 @@ def nonzero(*shape, lo=0.3, hi=2.0):
     return lambda rng: rng.choice([-1.0, 1.0], shape) * rng.uniform(lo, hi, shape)
 
 
+def zeros_at(mask):
+    """Normal values, exactly 0 where ``mask`` is 0 (prod's gradient there is the product of the others)."""
+    return lambda rng: rng.standard_normal(mask.shape) * mask
+
+
 def distinct(*shape):
     """No two values closer than 0.3: no ties for max / min along any dim."""
     n = math.prod(shape)
@@ -115,6 +120,8 @@ COND = _rng.random((2, 3)) > 0.5
 COND_ROW = np.array([True, False, True])
 MASK = np.array([[True, False, True], [False, False, True]])
 REPEATED = [0, 2, 0, 0]
+ONE_ZERO = np.array([[1.0, 0.0, 1.0], [1.0, 1.0, 1.0]])    # (prod with an element at exactly 0)
+TWO_ZEROS = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0]])
 
 
 def _inplace(method, *args):
@@ -195,6 +202,18 @@ CASES: dict[str, list[Case]] = {
     "exp": [C(lambda m, a: a.exp(), normal(2, 3), id="method"),
             C(lambda m, a: m.exp(a), normal(), id="0d")],
     "log": [C(lambda m, a: a.log(), positive(2, 3), id="method")],
+    "prod": [C(lambda m, a: a.prod(), normal(2, 3), id="all"),
+             C(lambda m, a: m.prod(a, 1), normal(2, 3), id="dim"),
+             C(lambda m, a: a.prod(0, keepdim=True), normal(3, 2), id="keepdim"),
+             C(lambda m, a: m.prod(a), zeros_at(ONE_ZERO), id="one-zero"),
+             C(lambda m, a: a.prod(1), zeros_at(ONE_ZERO), id="one-zero-per-row"),
+             C(lambda m, a: a.prod(-1), zeros_at(TWO_ZEROS), id="two-zeros"),
+             C(lambda m, a: a.prod(), zeros_at(TWO_ZEROS), id="all-two-zeros"),
+             C(lambda m, a: m.prod(a, 0), normal(), id="0d")],
+    "log1p": [C(lambda m, a: a.log1p(), positive(2, 3, lo=-0.5, hi=2.0), id="method"),
+              C(lambda m, a: m.log1p(a), normal(3, scale=1e-3), id="near-0")],
+    "expm1": [C(lambda m, a: a.expm1(), normal(2, 3), id="method"),
+              C(lambda m, a: m.expm1(a), normal(3, scale=1e-3), id="near-0")],
     "sqrt": [C(lambda m, a: m.sqrt(a), positive(2, 3), id="fn")],
     "sin": [C(lambda m, a: a.sin(), normal(2, 3), id="method")],
     "cos": [C(lambda m, a: a.cos(), normal(2, 3), id="method")],
@@ -364,6 +383,18 @@ COMPOSITE_CASES: dict[str, list[Case]] = {
               C(lambda m, a: m.chunk(a, 2), normal(4, 2), id="dim0")],
     "unbind": [C(lambda m, a: a.unbind(1), normal(2, 3), id="dim1"),
                C(lambda m, a: m.unbind(a), normal(3, 2), id="dim0")],
+    "square": [C(lambda m, a: a.square(), normal(2, 3), id="method"),
+               C(lambda m, a: m.square(a) * a, normal(3), id="fn")],
+    "t": [C(lambda m, a: a.t(), normal(2, 3), id="2d"),
+          C(lambda m, a: m.t(a) * 2, normal(3), id="1d")],
+    "mm": [C(lambda m, a, b: m.mm(a, b), normal(2, 3), normal(3, 4), id="fn"),
+           C(lambda m, a, b: a.mm(b), normal(1, 2), normal(2, 2), id="method")],
+    "mv": [C(lambda m, a, v: m.mv(a, v), normal(2, 3), normal(3), id="fn")],
+    "bmm": [C(lambda m, a, b: m.bmm(a, b), normal(2, 2, 3), normal(2, 3, 1), id="fn")],
+    "float-conversions": [C(lambda m, a: a.double() * 1.5, normal(2, 3), id="double", dtype="float32", eps=1e-3,
+                            atol=1e-4, smooth=False),
+                          C(lambda m, a: a.double().float().double() * a.double(), normal(3), id="float-double",
+                            dtype="float32", eps=1e-3, atol=1e-3, smooth=False)],
     "outer": [C(lambda m, a, b: m.outer(a, b), normal(3), normal(4), id="fn"),
               C(lambda m, a, b: a.outer(b), normal(2), normal(3), id="method")],
     "masked_fill": [C(lambda m, a, v: a.masked_fill(m.tensor(MASK), v), normal(2, 3), normal(), id="0d-value"),
@@ -412,7 +443,15 @@ NONDIFFERENTIABLE_CASES: dict[str, Callable] = {
     "bitwise_and": lambda a, b: (a < b) & (a > 0), "bitwise_or": lambda a, b: (a < b) | (a > 0),
     "bitwise_xor": lambda a, b: (a < b) ^ (a > 0),
     "floor_divide": lambda a, b: a // b,
+    "isnan": lambda a, b: (a / b).isnan(), "isinf": lambda a, b: ag.isinf(a / b),
+    "isfinite": lambda a, b: (a / b).isfinite(), "isclose": lambda a, b: ag.isclose(a * b, b),
+    "argmax": lambda a, b: (a * b).argmax(1), "argmin": lambda a, b: ag.argmin(a * b, 0, keepdim=True),
+    "all": lambda a, b: (a * b).all(1), "any": lambda a, b: ag.any(a * b),
 }
+# (dtype, shape) of those that are not a (2, 3) mask
+NONDIFFERENTIABLE_RESULTS = {"floor_divide": (np.dtype("float64"), (2, 3)), "argmax": (np.dtype("int64"), (2,)),
+                             "argmin": (np.dtype("int64"), (1, 3)), "all": (np.dtype(bool), (2,)),
+                             "any": (np.dtype(bool), ())}
 
 
 def _all_cases():
@@ -470,8 +509,7 @@ def test_nondifferentiable_ops_never_require_grad(name):
     b = ag.tensor([[0.5], [2.0]], dtype=ag.float64, requires_grad=True)
     out = NONDIFFERENTIABLE_CASES[name](a, b)
     assert out.requires_grad is False and out.grad_fn is None
-    # (masks, but a // b keeps the operands' dtype)
-    assert out.dtype == (a.dtype if name == "floor_divide" else np.dtype(bool)) and out.shape == (2, 3)
+    assert (out.dtype, out.shape) == NONDIFFERENTIABLE_RESULTS.get(name, (np.dtype(bool), (2, 3)))
 
 
 # -- (a) finite differences, (b) VJP vs JVP, (c) second order ---------------------------------

@@ -15,7 +15,7 @@ from ..backend import asarray, to_host, xp_of
 from ..grad_mode import no_grad, state
 from ..graph import _SHARED_CONSTANTS, OpNode, forget_constants, share_constant
 from ..tensor import DEFAULT_FLOAT, Tensor
-from .registry import apply, apply_binary, apply_unary, defop, on_arrays
+from .registry import apply, apply_binary, apply_unary, defop, not_a_tensor, on_arrays
 
 
 # -- coercion of Python numbers and mixed dtypes (PyTorch's rules) ----------------------
@@ -269,6 +269,16 @@ LOG = defop("log", ("self",), save=("self",), math="ln a;  da = g/a",
             vjp=lambda g, ctx: (g / ctx.self,),
             formulas=("1/a",))
 
+LOG1P = defop("log1p", ("self",), save=("self",), math="ln(1 + a);  da = g/(1 + a)",
+              forward=lambda xp, a: xp.log1p(a),   # (exact near 0, where log(1 + a) loses a's digits)
+              vjp=lambda g, ctx: (g / (ctx.self + _one_like(ctx.self)),),
+              formulas=("1/(1 + a)",))
+
+EXPM1 = defop("expm1", ("self",), save=("result",), math="y = e^a - 1;  da = g*(y + 1)",
+              forward=lambda xp, a: xp.expm1(a),   # (exact near 0, where exp(a) - 1 loses a's digits)
+              vjp=lambda g, ctx: (g * (ctx.result + _one_like(ctx.result)),),
+              formulas=("exp(a)",))
+
 SQRT = defop("sqrt", ("self",), save=("result",), math="sqrt(a);  da = g/(2*sqrt(a))",
              forward=lambda xp, a: xp.sqrt(a),
              vjp=lambda g, ctx: (g / (2 * ctx.result),),
@@ -475,8 +485,13 @@ WHERE = defop("where", ("condition", "self", "other"), save=("condition",),
 
 # -- casts and moves (their VJP is the identity; Node.apply casts the gradient back) ------
 
+def _cast_forward(xp, a, dtype):
+    with numpy.errstate(invalid="ignore", over="ignore"):   # (NaN to an integer, 1e6 to float16: PyTorch casts
+        return a.astype(dtype)                              # them without a warning; CuPy gives none either)
+
+
 TO_DTYPE = defop("to_dtype", ("self",), math="cast(a);  da = cast_back(g)",
-                 forward=lambda xp, a, dtype: a.astype(dtype),
+                 forward=_cast_forward,
                  vjp=lambda g, ctx: (g,), formulas=("1",))
 
 TO_DEVICE = defop("to_device", ("self",), math="move(a);  da = move_back(g)",
@@ -543,6 +558,35 @@ _LOGIC = {
 
 FLOOR_DIVIDE = defop("floor_divide", ("self", "other"), forward=lambda xp, a, b: xp.floor_divide(a, b), vjp=None,
                      math="floor(a / b)")   # (not differentiable, as PyTorch's floor_divide, whose derivative is missing)
+
+# what each element is: NaN, infinite, or neither (an integer or a bool is never NaN or infinite)
+ISNAN = defop("isnan", ("self",), vjp=None, math="a is NaN",
+              forward=lambda xp, a: xp.isnan(a) if a.dtype.kind == "f" else xp.full(a.shape, False))
+ISINF = defop("isinf", ("self",), vjp=None, math="a is +inf or -inf",
+              forward=lambda xp, a: xp.isinf(a) if a.dtype.kind == "f" else xp.full(a.shape, False))
+ISFINITE = defop("isfinite", ("self",), vjp=None, math="a is not NaN nor infinite",
+                 forward=lambda xp, a: xp.isfinite(a) if a.dtype.kind == "f" else xp.full(a.shape, True))
+
+
+def _isclose_forward(xp, a, b, rtol, atol, equal_nan):
+    # PyTorch's computation, step for step: equal elements (infinities included) are close; others when
+    # their difference is finite and within atol + |rtol*b|, computed in b's float dtype (float32 for
+    # integers and bools)
+    close = a == b
+    if equal_nan and a.dtype.kind == "f":
+        close |= xp.isnan(a) & xp.isnan(b)
+    if rtol == 0 and atol == 0:
+        return close
+    if a.dtype.kind != "f":
+        a, b = a.astype(DEFAULT_FLOAT), b.astype(DEFAULT_FLOAT)
+    with numpy.errstate(invalid="ignore", over="ignore"):   # (inf - inf is NaN, not close: no warning to give)
+        allowed = atol + xp.abs(rtol * b)
+        actual = xp.abs(a - b)
+    return close | (xp.isfinite(actual) & (actual <= allowed))
+
+
+ISCLOSE = defop("isclose", ("self", "other"), forward=_isclose_forward, vjp=None,
+                math="|a - b| <= atol + rtol*|b| (or a = b)")
 
 # -- the public functions ----------------------------------------------------------------
 
@@ -641,9 +685,61 @@ _neg, relu, abs, _sign = map(_unary, (NEG, RELU, ABS, SIGN))
 def sign(a):
     """-1, 0 or 1 by the sign of each element (of a bool tensor: itself, as in PyTorch)."""
     return a.clone() if isinstance(a, Tensor) and a.dtype.kind == "b" else _sign(a)
-exp, log, sqrt, sin, cos, tanh, sigmoid, reciprocal = map(
-    _floating_unary, (EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RECIPROCAL))
+exp, log, sqrt, sin, cos, tanh, sigmoid, reciprocal, log1p, expm1 = map(
+    _floating_unary, (EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RECIPROCAL, LOG1P, EXPM1))
 lt, le, gt, ge, eq, ne = (_binary(_COMPARE[n]) for n in ("lt", "le", "gt", "ge", "eq", "ne"))
+isnan, isinf, isfinite = map(_unary, (ISNAN, ISINF, ISFINITE))
+
+
+def square(a):
+    """``a * a``, recorded as PyTorch records it: ``a ** 2`` (a bool tensor gives int64)."""
+    if not isinstance(a, Tensor):
+        raise not_a_tensor("square", a)
+    return pow(a, 2)
+
+
+def _closeness_args(name, a, b, rtol, atol):
+    """Check the arguments of isclose/allclose; give the tolerances back as Python floats."""
+    for t in (a, b):
+        if not isinstance(t, Tensor):
+            raise not_a_tensor(name, t)
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{name}(): a is {a.dtype.name} and b is {b.dtype.name}: compare tensors of one dtype "
+                           f"(as PyTorch requires), e.g. {name}(a, b.to(a.dtype))")
+    if a.device != b.device:
+        raise RuntimeError(f"{name}(): a is on {a.device} and b on {b.device}: move one first, e.g. b.to(a.device)")
+    tolerances = []
+    for tol, value in (("rtol", rtol), ("atol", atol)):
+        if not isinstance(value, (numbers.Real, Tensor)) or isinstance(value, Tensor) and value.numel() != 1:
+            raise TypeError(f"{name}(): {tol} must be a number, got {type(value).__name__} {value!r:.40}")
+        value = float(value)
+        if not value >= 0:
+            raise RuntimeError(f"{name}(): {tol} must be 0 or more, got {value}")
+        tolerances.append(value)
+    return tolerances
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|a - b| <= atol + rtol*|b|`` as a bool tensor (``a`` and ``b`` broadcast, of one dtype).
+    Equal infinities are close; NaNs are close to each other only with ``equal_nan=True``."""
+    rtol, atol = _closeness_args("isclose", a, b, rtol, atol)
+    return apply(ISCLOSE, (a, b), {"rtol": rtol, "atol": atol, "equal_nan": bool(equal_nan)})
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    """Whether every element of ``a`` is close to ``b``'s (see :func:`isclose`), as a Python bool."""
+    _closeness_args("allclose", a, b, rtol, atol)   # (its errors name allclose)
+    return bool(isclose(a, b, rtol, atol, equal_nan).data.all())
+
+
+def equal(a, b) -> bool:
+    """Whether ``a`` and ``b`` have the same shape and equal elements (a NaN equals nothing), as a Python bool."""
+    for t in (a, b):
+        if not isinstance(t, Tensor):
+            raise not_a_tensor("equal", t)
+    if a.device != b.device:
+        raise RuntimeError(f"equal(): a is on {a.device} and b on {b.device}: move one first, e.g. b.to(a.device)")
+    return a.shape == b.shape and bool((a.data == b.data).all())
 
 
 def div(a, b):

@@ -35,12 +35,16 @@ def _check(self, opname):
 def _check_no_overlap(self, opname, args):
     for a in args:
         if isinstance(a, Tensor) and a.device == self.device and partial_overlap(self.data, a.data):
-            raise RuntimeError(
-                f"{opname}: the operand (shape {tuple(a.shape)}) shares memory with the tensor being written "
-                f"(shape {tuple(self.shape)}): some elements of the input tensor and the written-to tensor "
-                f"refer to a single memory location (e.g. t.mul_(t[0])), so the result would depend on the "
-                f"order of the writes. PyTorch refuses this too: .clone() the operand first "
-                f"(t.mul_(t[0].clone())).")
+            raise overlap_error(opname, a.shape, self.shape)
+
+
+def overlap_error(opname, operand_shape, written_shape):
+    return RuntimeError(
+        f"{opname}: the operand (shape {tuple(operand_shape)}) shares memory with the tensor being written "
+        f"(shape {tuple(written_shape)}): some elements of the input tensor and the written-to tensor "
+        f"refer to a single memory location (e.g. t.mul_(t[0])), so the result would depend on the "
+        f"order of the writes. PyTorch refuses this too: .clone() the operand first "
+        f"(t.mul_(t[0].clone())).")
 
 
 def inplace(self: Tensor, opname: str, fn, *args):
@@ -72,9 +76,10 @@ def inplace(self: Tensor, opname: str, fn, *args):
                            f"tensor first (x.to(float32))")
     flags = getattr(self.data, "flags", None)
     if flags is not None and not getattr(flags, "writeable", True):
-        raise RuntimeError(f"{opname}: this tensor (shape {tuple(self.shape)}) is a read-only view: expand() "
-                           f"and broadcast_to() repeat memory instead of copying it, so it cannot be written "
-                           f"in place. Use the out-of-place op, or .clone() it first.")
+        raise RuntimeError(f"{opname}: this tensor (shape {tuple(self.shape)}) is read-only: a view made by "
+                           f"expand() or broadcast_to() (they repeat memory instead of copying it), or the memory "
+                           f"of a read-only NumPy array given to from_numpy(). Use the out-of-place op, or "
+                           f".clone() it first.")
     self.data[...] = result.data
     self._vc[0] += 1
     if records and self._view is not None:

@@ -1,4 +1,5 @@
-"""Linear algebra: ``matmul`` (1-D, 2-D and batched, NumPy's rules), ``dot`` and ``outer``."""
+"""Linear algebra: ``matmul`` (1-D, 2-D and batched, NumPy's rules), ``dot`` and ``outer``; ``mm``, ``mv``
+and ``bmm`` are matmul for exactly the shapes their names say."""
 from __future__ import annotations
 
 import numpy
@@ -6,7 +7,7 @@ import numpy
 from ..grad_mode import state
 from ..tensor import Tensor
 from .elementwise import promote
-from .registry import apply, apply_binary, defop
+from .registry import apply, apply_binary, defop, not_a_tensor
 
 
 def _matmul_forward(xp, a, b, ta=False, tb=False):
@@ -135,3 +136,37 @@ def outer(a, b):
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"outer: expected two 1-D tensors, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
     return a.unsqueeze(1) * b.unsqueeze(0)
+
+
+def _product_of(name, a, b, a_ndim, b_ndim, what):
+    """The checks of ``mm``, ``mv`` and ``bmm``: tensors of exactly the dims each takes (``matmul``
+    takes them all), of one dtype."""
+    for arg, t, ndim in (("first", a, a_ndim), ("second", b, b_ndim)):
+        if not isinstance(t, Tensor):
+            raise not_a_tensor(name, t)
+        if t.ndim != ndim:
+            raise RuntimeError(f"{name}: the {arg} operand must be {what[arg]} ({ndim}-D), got a {t.ndim}-D tensor "
+                               f"of shape {tuple(t.shape)}; matmul() takes any of these shapes")
+    _same_dtype(name, a, b)
+
+
+def mm(a, b):
+    """Matrix times matrix: ``(n, k) @ (k, m)``, strictly 2-D (:func:`matmul` also takes other shapes)."""
+    _product_of("mm", a, b, 2, 2, {"first": "a matrix", "second": "a matrix"})
+    return matmul(a, b)
+
+
+def mv(a, v):
+    """Matrix times vector: ``(n, k) @ (k,)`` gives ``(n,)``."""
+    _product_of("mv", a, v, 2, 1, {"first": "a matrix", "second": "a vector"})
+    return matmul(a, v)
+
+
+def bmm(a, b):
+    """A batch of matrix products: ``(B, n, k) @ (B, k, m)``, the batch sizes equal (not broadcast)."""
+    _product_of("bmm", a, b, 3, 3, {"first": "a batch of matrices", "second": "a batch of matrices"})
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"bmm: the batch sizes differ: {a.shape[0]} matrices in the first operand (shape "
+                           f"{tuple(a.shape)}) and {b.shape[0]} in the second (shape {tuple(b.shape)}); bmm does "
+                           f"not broadcast (matmul does)")
+    return matmul(a, b)

@@ -13,6 +13,10 @@ from . import elementwise as E, inplace as I, linalg as L, reduce as R, shape as
 from .registry import apply_one
 
 
+_FLOAT16, _FLOAT32, _FLOAT64, _INT32, _INT64, _BOOL = map(numpy.dtype, ("float16", "float32", "float64", "int32",
+                                                                       "int64", "bool"))
+
+
 def _reflected(fn):
     return lambda self, other: fn(other, self)
 
@@ -57,19 +61,23 @@ def _equality(compare):
     return fn
 
 
-def _check_source_overlap(t, index, value):
+def _check_source_overlap(t, index, value, given_0d):
     """``t[index] = v`` refuses a ``v`` that partly overlaps ``t[index]`` (a basic index), judged as PyTorch's
     copy does: a ``v`` of the target's shape as it is, a 0-d one never (it is read before anything is
-    written), any other once broadcast to the target's shape (its repeated elements are not judged)."""
-    if not isinstance(value, Tensor) or value.ndim == 0:
+    written), any other once broadcast to the target's shape (its repeated elements are not judged; without
+    repeats, any overlap is partial: ``t[0] = t`` for a 1x1 ``t``)."""
+    if not isinstance(value, Tensor) or given_0d:
         return
     try:
         target = t.data[index]
-        source = value.data if value.shape == target.shape else backend.broadcast_to(value.data, target.shape)
+        broadcast = value.shape != target.shape
+        source = backend.broadcast_to(value.data, target.shape) if broadcast else value.data
     except (IndexError, ValueError):
         return   # (the assignment raises its own, clearer error)
-    I._check_no_overlap(Tensor._make(target, False, None, t.device), "__setitem__",
-                        (Tensor._make(source, False, None, t.device),))
+    # (broadcast, a source is never the target's own elements in its own layout: a new dim has step 0)
+    overlaps = backend.overlap if broadcast else backend.partial_overlap
+    if value.device == t.device and overlaps(target, source):
+        raise I.overlap_error("__setitem__", value.shape, target.shape)
 
 
 def _check_index_put_value(t, index, value):
@@ -105,14 +113,18 @@ def _setitem(self, index, value):
     history goes on through copy_slices, as in PyTorch); with integer/bool array indices (no view) an
     in-place ``index_put``, as PyTorch's ``index_put_``."""
     basic, advanced = S._canonical_index(index, self.device)
-    if isinstance(value, Tensor):   # leading size-1 dims beyond the target's are dropped, as PyTorch does
-        target_ndim = self.data[basic].ndim
-        while value.ndim > target_ndim and value.shape[0] == 1:
-            value = value.reshape(value.shape[1:])
+    given_0d = isinstance(value, Tensor) and value.ndim == 0
+    if isinstance(value, Tensor) and value.shape != self.data[basic].shape:
+        # as PyTorch's copy into the target: a value of another shape loses its leading size-1 dims first
+        size = value.shape
+        while size and size[0] == 1:
+            size = size[1:]
+        if size != value.shape:
+            value = value.reshape(size)
     if advanced:
         _check_index_put_value(self, basic, value)
     else:
-        _check_source_overlap(self, basic, value)
+        _check_source_overlap(self, basic, value, given_0d)
     if state.grad_enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
         if not isinstance(value, (Tensor, bool, int, float)):   # a list or an array
             value = Tensor._make(backend.asarray(value, self.device, self.dtype), False, None, self.device)
@@ -165,7 +177,15 @@ METHODS = {
     "expand_as": lambda a, other: S.expand(a, other.shape),
     "reshape_as": lambda a, other: S.reshape(a, other.shape),
     "contiguous": lambda a: a if backend.is_contiguous(a.data) else E.clone(a),
+    "log1p": E.log1p, "expm1": E.expm1, "square": E.square,
+    "isnan": E.isnan, "isinf": E.isinf, "isfinite": E.isfinite,
+    "isclose": E.isclose, "allclose": E.allclose, "equal": E.equal,
+    "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any, "prod": R.prod,
+    "t": S.t, "mm": L.mm, "mv": L.mv, "bmm": L.bmm,
     # dtype and device
+    "float": lambda a: E.to_dtype(a, _FLOAT32), "double": lambda a: E.to_dtype(a, _FLOAT64),
+    "half": lambda a: E.to_dtype(a, _FLOAT16), "long": lambda a: E.to_dtype(a, _INT64),
+    "int": lambda a: E.to_dtype(a, _INT32), "bool": lambda a: E.to_dtype(a, _BOOL),
     "to": _to, "cpu": lambda a: _to(a, "cpu"),
     "cuda": lambda a, device=None: _to(a, "cuda" if device is None else f"cuda:{device}"),
     "type_as": lambda a, other: _to(a, other.dtype),

@@ -183,6 +183,50 @@ def norm(a, p="fro", dim=None, keepdim=False):
     return apply_one(NORM, a, {"dims": dims, "keepdim": bool(keepdim)})
 
 
+def _prod_forward(xp, a, dim, keepdim):
+    # (integers and bools multiply as int64, as in PyTorch)
+    return a.prod(axis=dim, keepdims=keepdim, dtype="int64" if a.dtype.kind in "biu" else None)
+
+
+def _prod_vjp(g, ctx):
+    # d prod(a) / da_i = the product of the other elements. While no element is 0 that is y / a_i (PyTorch's
+    # formula). In a slice with zeros, y / a_i is still right away from the zeros (0, and its derivative in the
+    # zero, which y keeps), and at a zero it is: with one zero, the product R of the nonzero elements; with two,
+    # the other zero times R, written (S - a_i)*R with S the sum over the zeros: 0, but with a's derivative
+    # (d/da_j of a_i*a_j*R is a_i*R); with more, 0.
+    a, y, dim = ctx.self, ctx.result, ctx.dim
+    if a.ndim == 0:
+        return (g,)
+    if dim is not None and not ctx.keepdim:   # (the reduced dim back as size 1: g and y broadcast against a)
+        kept = a.shape[:dim] + (1,) + a.shape[dim + 1:]
+        g, y = g.reshape(kept), y.reshape(kept)
+    zero = a == 0
+    if not (zero.data if isinstance(zero, Tensor) else zero).any():
+        return (g * (y / a),)
+    safe = where(zero, 1, a)    # (a with its zeros as 1: no 0/0, in either order of derivative)
+    count, at_zeros = sum(zero, dim, keepdim=True), sum(where(zero, a, 0), dim, keepdim=True)
+    rest = prod(safe, dim, keepdim=True) if dim is not None else prod(safe)
+    at_zero = where(count == 1, rest, where(count == 2, (at_zeros - a) * rest, 0))
+    return (g * where(zero, at_zero, y / safe),)
+
+
+PROD = defop("prod", ("self",), save=("self", "result"),
+             math="prod_i a_i;  da_i = g*(product of the other a_j)",
+             forward=_prod_forward, vjp=_prod_vjp, formulas=("product of the others",))
+
+
+def prod(a, dim=None, keepdim=False):
+    """The product of the elements along ``dim`` (one dim; all of them by default). Integers and bools give
+    int64. Its gradient is the product of the other elements, also where some are 0."""
+    expect_tensor(a, "prod")
+    if dim is None:
+        if keepdim:
+            raise TypeError("prod(): keepdim=True needs a dim (as in PyTorch): a.prod(dim, keepdim=True)")
+        return apply_one(PROD, a, {"dim": None, "keepdim": False})
+    d = single_dim(dim, a.ndim, "prod")
+    return apply_one(PROD, a, {"dim": None if a.ndim == 0 else d, "keepdim": bool(keepdim)})
+
+
 def _cumsum_vjp(g, ctx):
     # a_i is in every partial sum from i on: da_i = sum_{j >= i} g_j, a cumulative sum taken from the end
     if not ctx._input_shapes[0]:   # (a 0-d tensor: its own sum)
@@ -455,3 +499,76 @@ def log_softmax(a, dim):
     _floats_only(a, "log_softmax")
     d = single_dim(dim, a.ndim, "log_softmax")
     return apply_one(LOG_SOFTMAX, a, {"dim": d})
+
+
+# -- not differentiable: indices and truth values ----------------------------------------------
+
+def _index_forward(pick):
+    def forward(xp, a, dim, keepdim):
+        if a.ndim == 0:   # (a 0-d tensor's one element, at index 0)
+            return xp.zeros((), dtype="int64")
+        if dim is None:   # over every element, as if flattened: a flat index
+            return xp.full((1,) * a.ndim if keepdim else (), getattr(a, pick)(), dtype="int64")
+        return getattr(a, pick)(axis=dim, keepdims=keepdim).astype("int64", copy=False)
+    return forward
+
+
+ARGMAX = defop("argmax", ("self",), forward=_index_forward("argmax"), vjp=None,
+               math="the index of the largest a_i (the first of ties, and a NaN counts as the largest)")
+ARGMIN = defop("argmin", ("self",), forward=_index_forward("argmin"), vjp=None,
+               math="the index of the smallest a_i (the first of ties, and a NaN counts as the smallest)")
+def _truth_forward(name):
+    def forward(xp, a, dims, keepdim):
+        out = getattr(xp, name)(a, axis=dims, keepdims=keepdim)
+        return out.astype(a.dtype) if a.dtype == numpy.uint8 else out   # (bytes in, bytes out: PyTorch's rule)
+    return forward
+
+
+ALL = defop("all", ("self",), forward=_truth_forward("all"), vjp=None, math="every a_i is nonzero")
+ANY = defop("any", ("self",), forward=_truth_forward("any"), vjp=None, math="some a_i is nonzero")
+
+
+def _index_of_extreme(op, a, dim, keepdim):
+    expect_tensor(a, op.name)
+    if a.dtype.kind == "b":
+        raise RuntimeError(f"{op.name}(): does not support bool input (as in PyTorch): convert it first, "
+                           f"e.g. mask.to(autogradlab.int64).{op.name}()")
+    if dim is None:
+        if a.numel() == 0:
+            raise IndexError(f"{op.name}(): the input has shape {tuple(a.shape)} with no elements, so there is no "
+                             f"index to give. Check the shape first, or give a dim that is not empty.")
+        return apply_one(op, a, {"dim": None, "keepdim": bool(keepdim)})
+    d = single_dim(dim, a.ndim, op.name)
+    if a.ndim:
+        _check_not_empty(op.name, a, (d,))
+    return apply_one(op, a, {"dim": d, "keepdim": bool(keepdim)})
+
+
+def argmax(a, dim=None, keepdim=False):
+    """The index of the largest element along ``dim`` (int64; the first of ties, a NaN counts as the largest);
+    with no dim, the index into the flattened tensor. Not differentiable: indices have no gradient."""
+    return _index_of_extreme(ARGMAX, a, dim, keepdim)
+
+
+def argmin(a, dim=None, keepdim=False):
+    """The index of the smallest element along ``dim`` (see :func:`argmax`)."""
+    return _index_of_extreme(ARGMIN, a, dim, keepdim)
+
+
+def _truth(op, a, dim, keepdim):
+    expect_tensor(a, op.name)
+    # (unlike sum's, an empty tuple of dims reduces none, as in PyTorch: each element's own truth)
+    dims = normalize_dims(dim, a.ndim, op.name)
+    if a.ndim == 0:   # (dims 0 and -1 of a 0-d tensor, as in PyTorch: nothing to reduce)
+        dims = ()
+    return apply_one(op, a, {"dims": dims, "keepdim": bool(keepdim)})
+
+
+def all(a, dim=None, keepdim=False):
+    """Whether every element over ``dim`` (all by default) is nonzero, as a bool tensor."""
+    return _truth(ALL, a, dim, keepdim)
+
+
+def any(a, dim=None, keepdim=False):
+    """Whether some element over ``dim`` (all by default) is nonzero, as a bool tensor."""
+    return _truth(ANY, a, dim, keepdim)

@@ -189,6 +189,15 @@ def transpose(a, dim0, dim1):
     return apply_one(TRANSPOSE, a, {"dim0": d0, "dim1": d1})
 
 
+def t(a):
+    """The transpose of a matrix (``transpose(a, 0, 1)``); a tensor of 0 or 1 dims as it is (a view)."""
+    expect_tensor(a, "t")
+    if a.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor of at most 2 dims, got shape {tuple(a.shape)}: use "
+                           f"transpose(a, dim0, dim1) to say which two dims to swap, or a.mT for the last two")
+    return transpose(a, 0, a.ndim - 1 if a.ndim else 0)
+
+
 def permute(a, *dims):
     """Reorder all dims."""
     expect_tensor(a, "permute")

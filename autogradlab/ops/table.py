@@ -25,6 +25,14 @@ COMPOSITES = (
     ("`split`, `chunk`", "getitem", "slices along dim", "`da` = the pieces of `g` put back in place"),
     ("`unbind`", "getitem", "`a[..., i, ...]` for each `i` along dim", "`da` = the pieces of `g` stacked"),
     ("`outer`", "unsqueeze, mul", "`a[:, None] * b[None, :]`", "`da = g @ b, db = g^T @ a`"),
+    ("`square`", "pow", "`a ** 2` (PyTorch records it as pow too)", "`da = g*2*a`"),
+    ("`t`", "transpose", "`transpose(a, 0, 1)` (0-d and 1-d: a view of a, unchanged)", "`da = g^T`"),
+    ("`mm`, `mv`, `bmm`", "matmul", "`matmul` of exactly 2-D by 2-D, 2-D by 1-D, 3-D by 3-D (equal batches)",
+     "`dA = g @ B^T, dB = A^T @ g`"),
+    ("`float`, `double`, `half`", "to_dtype", "`a.to(float32)`, `float64`, `float16` (a itself if already so)",
+     "`da = cast_back(g)`"),
+    ("`long`, `int`, `bool`", "to_dtype", "`a.to(int64)`, `int32`, `bool`", "not differentiable"),
+    ("`allclose`", "isclose", "a Python bool: every element close (see `isclose`)", "not differentiable"),
 )
 
 

@@ -1,0 +1,395 @@
+"""The PyTorch names lab code reaches for besides the differentiable ops: indices of extremes, truth values,
+closeness, dtype conversions, strict matrix products, ``t()``, ``from_numpy``/``as_tensor``, ``log1p``/``expm1``
+and ``square``. Each is run in both libraries on the same inputs (ties, NaN, infinities, empty tensors,
+integers and bools), comparing values, dtypes, shapes, ``requires_grad`` and which error is raised."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from conftest import import_torch
+
+import autogradlab as ag
+
+torch = import_torch()
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _both(value, dtype=None):
+    """The same data as an autogradlab tensor and a torch tensor."""
+    arr = np.array(value, dtype=dtype)
+    return ag.tensor(arr), torch.tensor(arr)
+
+
+def _same(ours, theirs):
+    """Same value (NaN where NaN), dtype and shape; Python bools compared as they are."""
+    if isinstance(theirs, bool):
+        assert ours is theirs
+        return
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+    assert ours.requires_grad == theirs.requires_grad
+    np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
+
+
+def _same_outcome(ours, theirs, errors=None):
+    """Run both calls: the same result, or an error in both (of the same type unless ``errors`` maps
+    torch's type to ours)."""
+    try:
+        expected = theirs()
+    except Exception as exc:   # noqa: BLE001  (whatever torch raises, ours must raise too)
+        kind = (errors or {}).get(type(exc), type(exc))
+        with pytest.raises(kind):
+            ours()
+        return
+    _same(ours(), expected)
+
+
+FLOATS = [[[1.0, 3.0, 3.0], [2.0, NAN, 0.0]],          # ties and a NaN
+          [[-INF, 0.5, INF], [0.0, -0.0, 2.0]],        # infinities and signed zeros
+          [[NAN, NAN, 1.0], [5.0, 5.0, 5.0]],          # two NaNs, a row of ties
+          [[0.25], [-1.0]]]
+INTEGERS = [[[3, -1, 3], [0, 0, 7]]]
+
+# -- argmax, argmin -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("value, dtype", [(v, "float32") for v in FLOATS] + [(v, "int64") for v in INTEGERS]
+                         + [(2.5, "float64"), ([4.0, -1.0, 4.0], "float64")])
+@pytest.mark.parametrize("dim, keepdim", [(None, False), (None, True), (0, False), (-1, False), (1, True)])
+def test_argmax_argmin(name, value, dtype, dim, keepdim):
+    a, ta = _both(value, dtype)
+    _same_outcome(lambda: getattr(a, name)(dim, keepdim), lambda: getattr(ta, name)(dim, keepdim))
+    _same_outcome(lambda: getattr(ag, name)(a, dim=dim, keepdim=keepdim),
+                  lambda: getattr(torch, name)(ta, dim=dim, keepdim=keepdim))
+
+
+@pytest.mark.parametrize("call", [lambda m, x: m.argmax(x), lambda m, x: m.argmin(x, 1)])
+@pytest.mark.parametrize("shape, dtype", [((0,), "float32"), ((0, 3), "float32"), ((3, 0), "float32"),
+                                          ((2, 3), "bool")])
+def test_argmax_argmin_refuse_what_torch_refuses(call, shape, dtype):
+    arr = np.zeros(shape, dtype=dtype)
+    _same_outcome(lambda: call(ag, ag.tensor(arr)), lambda: call(torch, torch.tensor(arr)))
+
+
+def test_argmax_refuses_a_tuple_of_dims():
+    for lib, x in ((ag, ag.ones(2, 3)), (torch, torch.ones(2, 3))):
+        with pytest.raises(TypeError):
+            lib.argmax(x, (0, 1))
+
+
+def test_argmax_takes_no_gradient_and_records_nothing():
+    x = ag.tensor([[1.0, 5.0], [7.0, 2.0]], requires_grad=True)
+    i = (x * 2).argmax(1)
+    assert not i.requires_grad and i.grad_fn is None
+    assert i.tolist() == [1, 0]
+    with pytest.raises(RuntimeError, match="bool input"):
+        (x > 2).argmax()
+
+# -- all, any ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["all", "any"])
+@pytest.mark.parametrize("value, dtype", [(v, "float32") for v in FLOATS] + [(v, "int64") for v in INTEGERS]
+                         + [([[True, False], [True, True]], "bool"), (0.0, "float64"), ([], "float32"),
+                            ([[0, 3], [255, 1]], "uint8")])
+@pytest.mark.parametrize("dim, keepdim", [(None, False), (0, False), (-1, True), ((0, 1), False), ((), True)])
+def test_all_any(name, value, dtype, dim, keepdim):
+    a, ta = _both(value, dtype)
+    if dim is None:
+        _same_outcome(lambda: getattr(a, name)(), lambda: getattr(ta, name)())
+    _same_outcome(lambda: getattr(ag, name)(a, dim, keepdim=keepdim),
+                  lambda: getattr(torch, name)(ta, dim, keepdim=keepdim),
+                  errors={RuntimeError: IndexError})   # (a dim out of range of a 0-d or 1-d tensor)
+
+# -- isnan, isinf, isfinite ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite"])
+@pytest.mark.parametrize("value, dtype", [(v, d) for v in FLOATS for d in ("float16", "float32", "float64")]
+                         + [(v, "int64") for v in INTEGERS] + [([True, False], "bool"), ([], "float32")])
+def test_isnan_isinf_isfinite(name, value, dtype):
+    a, ta = _both(value, dtype)
+    _same(getattr(a, name)(), getattr(ta, name)())
+    _same(getattr(ag, name)(a), getattr(torch, name)(ta))
+
+# -- isclose, allclose, equal ------------------------------------------------------------------------
+
+
+def _closeness_pairs():
+    rng = np.random.default_rng(7)
+    base = rng.standard_normal((4, 5))
+    near = base * (1 + rng.choice([0.0, 3e-6, 2e-5, 1e-3], base.shape)) + rng.choice([0.0, 5e-9, 3e-8], base.shape)
+    near[0, :4] = [INF, -INF, NAN, 0.0]
+    base[0, :4] = [INF, INF, NAN, NAN]
+    for dtype in ("float16", "float32", "float64"):
+        yield base.astype(dtype), near.astype(dtype)
+    yield base.astype(dtype)[:, :1], near.astype(dtype)   # broadcast
+    ints = rng.integers(-5, 5, (3, 4))
+    yield ints, ints + rng.integers(0, 2, (3, 4))
+    yield ints > 0, ints > 1
+
+
+@pytest.mark.parametrize("pair", list(_closeness_pairs()), ids=lambda p: f"{p[0].dtype}-{p[0].shape}")
+@pytest.mark.parametrize("kwargs", [{}, {"equal_nan": True}, {"rtol": 0.0, "atol": 0.0}, {"rtol": 1e-2},
+                                    {"atol": 0.5, "rtol": 0.0}])
+def test_isclose_allclose(pair, kwargs):
+    (a, ta), (b, tb) = _both(pair[0]), _both(pair[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # (inf - inf on the way: NaN, not close, and no NumPy warning)
+        _same(ag.isclose(a, b, **kwargs), torch.isclose(ta, tb, **kwargs))
+    _same(a.isclose(b, **kwargs), ta.isclose(tb, **kwargs))
+    _same(ag.allclose(a, b, **kwargs), torch.allclose(ta, tb, **kwargs))
+    _same(ag.allclose(a[1:], a[1:].clone(), **kwargs), torch.allclose(ta[1:], ta[1:].clone(), **kwargs))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, a, b: m.isclose(a, b.to(m.float64)),          # two dtypes
+    lambda m, a, b: m.allclose(a, b, rtol=-1.0),            # a negative tolerance
+    lambda m, a, b: m.isclose(a, b, atol=-1e-3),
+    lambda m, a, b: m.isclose(a, 1.0),                      # a number where a tensor goes
+])
+def test_isclose_refuses_what_torch_refuses(call):
+    a, ta = _both([1.0, 2.0], "float32")
+    _same_outcome(lambda: call(ag, a, a), lambda: call(torch, ta, ta))
+
+
+def test_isclose_takes_tolerances_given_as_tensors():
+    a, ta = _both([1.0, 2.0], "float32")
+    b, tb = _both([1.05, 2.5], "float32")
+    _same(ag.isclose(a, b, atol=ag.tensor(0.1)), torch.isclose(ta, tb, atol=torch.tensor(0.1)))
+    with pytest.raises(TypeError, match="atol must be a number"):
+        ag.isclose(a, b, atol="0.1")
+
+
+def test_allclose_names_the_dtypes_and_the_fix():
+    with pytest.raises(RuntimeError, match=r"allclose\(\): a is float32 and b is float64.*to\(a.dtype\)"):
+        ag.allclose(ag.ones(2), ag.ones(2, dtype=ag.float64))
+
+
+@pytest.mark.parametrize("a, b", [([1.0, 2.0], [1.0, 2.0]), ([1.0, 1.0], [1.0]), ([NAN], [NAN]), ([0.0], [-0.0]),
+                                  ([[1.0, 2.0]], [1.0, 2.0]), ([], [])])
+def test_equal(a, b):
+    (x, tx), (y, ty) = _both(a, "float32"), _both(b, "float32")
+    _same(ag.equal(x, y), torch.equal(tx, ty))
+    _same(x.equal(y), tx.equal(ty))
+    _same(ag.equal(x, y.to(ag.float64)), torch.equal(tx, ty.to(torch.float64)))
+
+# -- dtype conversions --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["float", "double", "half", "long", "int", "bool"])
+@pytest.mark.parametrize("value, dtype", [([[1.5, -2.7], [0.0, 3.0]], "float32"), ([1.0, -2.5], "float64"),
+                                          ([2, 0, -3], "int64"), ([True, False], "bool")])
+def test_conversions(name, value, dtype):
+    arr = np.array(value, dtype=dtype)
+    a, ta = ag.tensor(arr, requires_grad=dtype.startswith("float")), torch.tensor(arr,
+                                                                                 requires_grad=dtype.startswith("float"))
+    out, tout = getattr(a, name)(), getattr(ta, name)()
+    _same(out, tout)
+    assert (out is a) == (tout is ta)   # already of that dtype: the tensor itself
+    if tout.requires_grad:   # a float result is differentiable, its gradient cast back
+        v = np.arange(1, out.numel() + 1, dtype=out.dtype.name).reshape(out.shape)
+        (out * ag.tensor(v)).sum().backward()
+        (tout * torch.tensor(v)).sum().backward()
+        _same(a.grad, ta.grad)
+
+
+def test_casts_out_of_range_give_no_warning_as_in_torch():
+    """NaN or inf to an integer (its value is the platform's), 1e6 to float16 (inf): no NumPy warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = ag.tensor([NAN, INF, -INF, 2.5, -3.7]).long()
+        big = ag.tensor([1e6, -1e6]).half()
+    assert out.dtype == ag.int64 and out[3:].tolist() == [2, -3]
+    _same(big, torch.tensor([1e6, -1e6]).half())
+
+# -- t, mm, mv, bmm --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (1, 2, 3)])
+def test_t(shape):
+    arr = np.arange(float(np.prod(shape))).reshape(shape)
+    a, ta = ag.tensor(arr, requires_grad=True), torch.tensor(arr, requires_grad=True)
+    _same_outcome(lambda: a.t(), lambda: ta.t())
+    _same_outcome(lambda: ag.t(a), lambda: torch.t(ta))
+
+
+def test_t_is_a_view():
+    base = ag.zeros(2, 3)
+    base.t()[2, 0] = 5.0
+    assert base[0, 2].item() == 5.0
+
+
+def _product_inputs(shapes, rng):
+    return [rng.standard_normal(s) for s in shapes]
+
+
+@pytest.mark.parametrize("name, shapes", [("mm", [(2, 3), (3, 4)]), ("mm", [(1, 1), (1, 5)]),
+                                          ("mv", [(2, 3), (3,)]), ("bmm", [(2, 2, 3), (2, 3, 4)]),
+                                          ("bmm", [(1, 1, 2), (1, 2, 1)])])
+def test_strict_products_values_and_gradients(name, shapes):
+    arrays = _product_inputs(shapes, np.random.default_rng(len(name)))
+    xs = [ag.tensor(a, requires_grad=True) for a in arrays]
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out, tout = getattr(ag, name)(*xs), getattr(torch, name)(*ts)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12)
+    seed = np.random.default_rng(1).standard_normal(tout.shape)
+    out.backward(ag.tensor(seed))
+    tout.backward(torch.tensor(seed))
+    for x, t in zip(xs, ts):
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+    method = getattr(xs[0].detach(), name) if name != "bmm" else None
+    if method is not None:
+        np.testing.assert_allclose(method(xs[1].detach()).numpy(), tout.detach().numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name, shapes, dtypes", [
+    ("mm", [(2, 3), (3,)], None), ("mm", [(2, 3, 1), (3, 1)], None), ("mm", [(2, 3), (3, 2)], ("float32", "float64")),
+    ("mv", [(2, 3), (3, 1)], None), ("mv", [(3,), (3,)], None),
+    ("bmm", [(2, 3), (3, 4)], None), ("bmm", [(2, 2, 3), (3, 3, 4)], None),
+])
+def test_strict_products_refuse_the_shapes_torch_refuses(name, shapes, dtypes):
+    arrays = _product_inputs(shapes, np.random.default_rng(0))
+    if dtypes:
+        arrays = [a.astype(d) for a, d in zip(arrays, dtypes)]
+    _same_outcome(lambda: getattr(ag, name)(*map(ag.tensor, arrays)),
+                  lambda: getattr(torch, name)(*map(torch.tensor, arrays)))
+
+
+def test_mm_points_to_mv_and_matmul():
+    with pytest.raises(RuntimeError, match=r"mm: the second operand must be a matrix \(2-D\), got a 1-D tensor "
+                                           r"of shape \(3,\); matmul\(\)"):
+        ag.mm(ag.ones(2, 3), ag.ones(3))
+    with pytest.raises(RuntimeError, match="bmm does not broadcast"):
+        ag.bmm(ag.ones(2, 2, 3), ag.ones(1, 3, 4))
+
+# -- square, log1p, expm1 -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value, dtype", [([1.5, -2.0, 0.0], "float32"), ([3, -4], "int64"), ([True, False], "bool"),
+                                          (2.5, "float64")])
+def test_square(value, dtype):
+    a, ta = _both(value, dtype)
+    _same(a.square(), ta.square())
+    _same(ag.square(a), torch.square(ta))
+
+
+@pytest.mark.parametrize("arg", [3.0, [1.0, 2.0]])
+def test_square_of_a_number_or_list(arg):
+    _same_outcome(lambda: ag.square(arg), lambda: torch.square(arg))
+
+
+@pytest.mark.parametrize("name", ["log1p", "expm1"])
+@pytest.mark.parametrize("value, dtype", [([1e-10, -3e-8, 0.5, -0.75, 0.0, -0.0, INF, NAN], "float64"),
+                                          ([1e-7, 2.0, -0.5], "float32"), ([0, 3], "int64"), ([True], "bool")])
+def test_log1p_expm1_near_zero_and_on_integers(name, value, dtype):
+    a, ta = _both(value, dtype)
+    out, tout = getattr(a, name)(), getattr(ta, name)()
+    assert out.dtype.name == str(tout.dtype).removeprefix("torch.")
+    np.testing.assert_allclose(out.numpy(), tout.numpy(), rtol=2e-7 if dtype == "float32" else 1e-15)
+
+
+def test_log1p_keeps_the_digits_that_log_of_one_plus_loses():
+    x = ag.tensor([1e-12], dtype=ag.float64, requires_grad=True)
+    y = ag.log1p(x)
+    assert y.item() == pytest.approx(1e-12, rel=1e-12)
+    assert ag.log(1 + x).item() != pytest.approx(1e-12, rel=1e-6, abs=0)   # (what log1p is for)
+    y.backward()
+    assert x.grad.item() == pytest.approx(1 / (1 + 1e-12), rel=1e-15)
+
+# -- from_numpy, as_tensor ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("array", [np.arange(6.0).reshape(2, 3), np.ones(3, dtype="float32"), np.arange(4),
+                                   np.array([True, False]), np.arange(9.0).reshape(3, 3)[:, 1]])
+def test_from_numpy_shares_memory_both_ways(array):
+    t, tt = ag.from_numpy(array), torch.from_numpy(array.copy())
+    _same(t, tt)
+    array[0] = 1 if array.dtype != bool else False
+    np.testing.assert_array_equal(t.numpy(), array)
+    t[-1] = 0
+    assert not array[-1].any()
+
+
+@pytest.mark.parametrize("value", [[1.0, 2.0], np.float64(1.0), 3.0, np.array(["a"]), np.ones(2, dtype=">f8"),
+                                   np.ones(2, dtype=np.longdouble)], ids=lambda v: f"{type(v).__name__}")
+def test_from_numpy_refuses_what_torch_refuses(value):
+    _same_outcome(lambda: ag.from_numpy(value), lambda: torch.from_numpy(value))
+
+
+def test_from_numpy_of_a_read_only_array_warns_and_its_writes_raise():
+    array = np.arange(3.0)
+    array.flags.writeable = False
+    with pytest.warns(UserWarning, match="not writable"):
+        t = ag.from_numpy(array)
+    with pytest.raises(RuntimeError, match="read-only NumPy array given to from_numpy"):
+        t.add_(1.0)
+    assert t._version == 0 and array.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_from_numpy_float64_can_require_grad():
+    x = ag.from_numpy(np.array([1.0, 2.0])).requires_grad_()
+    (x * x).sum().backward()
+    assert x.dtype == ag.float64 and x.grad.tolist() == [2.0, 4.0]
+
+
+@pytest.mark.parametrize("data, dtype", [([1, 2.5], None), ([1, 2], None), ([True], None), (3, None),
+                                         ([1, 2], "float64"), (np.ones(2, dtype="float32"), "float64"),
+                                         (np.arange(3), None)])
+def test_as_tensor_values(data, dtype):
+    _same(ag.as_tensor(data, dtype=dtype), torch.as_tensor(data, dtype=getattr(torch, dtype) if dtype else None))
+
+
+def test_as_tensor_shares_or_copies_as_torch():
+    arr = np.zeros(3, dtype="float32")
+    shared, copied = ag.as_tensor(arr), ag.as_tensor(arr, dtype=ag.float64)
+    arr[0] = 5
+    assert shared[0].item() == 5 and copied[0].item() == 0
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    assert ag.as_tensor(x) is x
+    y = ag.as_tensor(x, dtype=ag.float64)   # a conversion, recorded
+    (y * y).sum().backward()
+    assert y.dtype == ag.float64 and x.grad.tolist() == [2.0, 4.0] and x.grad.dtype == ag.float32
+
+# -- prod ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value, dtype", [([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], "float32"),
+                                          ([[2, -3, 4], [0, 5, 1]], "int64"), ([[2, 3], [4, 5]], "int32"),
+                                          ([[True, False], [True, True]], "bool"), (np.zeros((0, 3)), "float64"),
+                                          ([[INF, 0.0, 2.0], [NAN, 1.0, -INF]], "float64"), (2.5, "float32")])
+@pytest.mark.parametrize("args, kwargs", [((), {}), ((0,), {}), ((-1, True), {}), ((1, False), {}), (((0, 1),), {}),
+                                          ((2,), {}), ((), {"keepdim": True})])
+def test_prod_values(value, dtype, args, kwargs):
+    a, ta = _both(value, dtype)
+    _same_outcome(lambda: a.prod(*args, **kwargs), lambda: ta.prod(*args, **kwargs), errors={RuntimeError: IndexError})
+
+
+@pytest.mark.parametrize("value", [[[0.0, 2.0, 0.0], [3.0, 0.0, 5.0]], [[0.0, 0.0, 0.0], [1.5, -2.0, 0.5]],
+                                   [[0.0, 2.0, -3.0], [4.0, 0.5, 0.0]]])
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_prod_first_and_second_derivatives_with_zeros(value, dim):
+    """Zeros make y / a_i 0/0: the gradient is the product of the others, and under create_graph its own
+    derivative too (two zeros in a slice: d/da_j of a_j*a_k is a_k, not 0)."""
+    arr = np.array(value)
+    x, t = ag.tensor(arr, requires_grad=True), torch.tensor(arr, requires_grad=True)
+    y, ty = (x.prod(), t.prod()) if dim is None else (x.prod(dim), t.prod(dim))
+    v = np.random.default_rng(3).standard_normal(ty.shape)
+    (g,), (tg,) = (ag.autograd.grad(y, x, ag.tensor(v), create_graph=True),
+                   torch.autograd.grad(ty, t, torch.tensor(v), create_graph=True))
+    np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=1e-12)
+    w = np.random.default_rng(4).standard_normal(arr.shape)
+    (h,), (th,) = ag.autograd.grad((g * ag.tensor(w)).sum(), x), torch.autograd.grad((tg * torch.tensor(w)).sum(), t)
+    np.testing.assert_allclose(h.numpy(), th.numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name, shapes", [("mm", [(2, 3), (2, 3)]), ("mv", [(2, 3), (2,)]),
+                                          ("bmm", [(2, 2, 3), (2, 2, 3)])])
+def test_strict_products_with_inner_sizes_that_differ_raise_valueerror_as_matmul(name, shapes):
+    arrays = _product_inputs(shapes, np.random.default_rng(0))
+    _same_outcome(lambda: getattr(ag, name)(*map(ag.tensor, arrays)),
+                  lambda: getattr(torch, name)(*map(torch.tensor, arrays)), errors={RuntimeError: ValueError})
