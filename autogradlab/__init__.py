@@ -18,10 +18,11 @@ from .creation import (arange, as_tensor, eye, from_numpy, full, full_like, lins
 from .engine import backward
 from .events import Tape, explain, steps, trace
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .ops.elementwise import (abs, add, allclose, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, clamp, clone,
-                              cos, div, eq, equal, exp, expm1, floor_divide, ge, gt, isclose, isfinite, isinf, isnan,
-                              le, log, log1p, logical_not, lt, masked_fill, maximum, minimum, mul, ne, neg, pow,
-                              reciprocal, relu, remainder, sigmoid, sign, sin, sqrt, square, sub, tanh, where)
+from .ops.elementwise import (abs, acos, add, allclose, asin, atan, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
+                              ceil, clamp, clone, cos, cosh, div, eq, equal, exp, exp2, expm1, floor, floor_divide, ge,
+                              gt, isclose, isfinite, isinf, isnan, le, log, log1p, log2, log10, logical_not, lt,
+                              masked_fill, maximum, minimum, mul, ne, neg, pow, reciprocal, relu, remainder, round,
+                              rsqrt, sigmoid, sign, sin, sinh, sqrt, square, sub, tan, tanh, trunc, where)
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumsum, log_softmax, logsumexp, max, mean, min, norm,
                          prod, softmax, std, sum, var)
@@ -68,6 +69,7 @@ __all__ = ["get_default_device", "set_default_device", "arange", "as_tensor", "e
            "min", "norm", "softmax", "std", "sum", "var", "broadcast_to", "cat", "chunk", "expand", "flatten",
            "permute", "reshape", "split", "squeeze", "stack", "transpose", "unbind", "unsqueeze", "all", "any",
            "argmax", "argmin", "allclose", "isclose", "equal", "isnan", "isinf", "isfinite", "log1p", "expm1",
-           "square", "prod", "t", "mm", "mv", "bmm", "Tensor", "tensor", "autograd", "float16", "float32",
-           "float64", "int32", "int64", "bool_", "bool", "clip", "is_tensor", "data", "nn", "optim",
+           "square", "prod", "t", "mm", "mv", "bmm", "floor", "ceil", "round", "trunc", "tan", "asin", "acos",
+           "atan", "sinh", "cosh", "log2", "log10", "exp2", "rsqrt", "Tensor", "tensor", "autograd", "float16",
+           "float32", "float64", "int32", "int64", "bool_", "bool", "clip", "is_tensor", "data", "nn", "optim",
            "training", "load", "save"]

@@ -55,6 +55,12 @@ def nonzero(*shape, lo=0.3, hi=2.0):
     return lambda rng: rng.choice([-1.0, 1.0], shape) * rng.uniform(lo, hi, shape)
 
 
+def away_from_whole(*shape, scale=1.0):
+    """Values (in units of ``scale``) a quarter away from whole and half numbers: floor, ceil, trunc and round
+    are flat around them."""
+    return lambda rng: (rng.integers(-3, 3, shape) + rng.choice([0.25, 0.75], shape)) * scale
+
+
 def zeros_at(mask):
     """Normal values, exactly 0 where ``mask`` is 0 (prod's gradient there is the product of the others)."""
     return lambda rng: rng.standard_normal(mask.shape) * mask
@@ -210,6 +216,22 @@ CASES: dict[str, list[Case]] = {
              C(lambda m, a: a.prod(-1), zeros_at(TWO_ZEROS), id="two-zeros"),
              C(lambda m, a: a.prod(), zeros_at(TWO_ZEROS), id="all-two-zeros"),
              C(lambda m, a: m.prod(a, 0), normal(), id="0d")],
+    "log2": [C(lambda m, a: a.log2(), positive(2, 3), id="method")],
+    "log10": [C(lambda m, a: m.log10(a), positive(3), id="fn")],
+    "exp2": [C(lambda m, a: a.exp2(), normal(2, 3), id="method")],
+    "rsqrt": [C(lambda m, a: a.rsqrt(), positive(2, 3), id="method")],
+    "tan": [C(lambda m, a: a.tan(), normal(2, 3, scale=0.5), id="method")],
+    "asin": [C(lambda m, a: a.asin(), positive(2, 3, lo=-0.8, hi=0.8), id="method")],
+    "acos": [C(lambda m, a: m.acos(a), positive(3, lo=-0.8, hi=0.8), id="fn")],
+    "atan": [C(lambda m, a: a.atan(), normal(2, 3), id="method")],
+    "sinh": [C(lambda m, a: a.sinh(), normal(2, 3), id="method")],
+    "cosh": [C(lambda m, a: m.cosh(a), normal(3), id="fn")],
+    # flat between whole numbers: a zero gradient, kept in the graph (inputs away from whole numbers and halves)
+    "floor": [C(lambda m, a: a.floor() * a, away_from_whole(2, 3), id="method")],
+    "ceil": [C(lambda m, a: m.ceil(a) + a, away_from_whole(3), id="fn")],
+    "trunc": [C(lambda m, a: a.trunc() * a, away_from_whole(2, 3), id="method")],
+    "round": [C(lambda m, a: a.round() * a, away_from_whole(2, 3), id="method"),
+              C(lambda m, a: m.round(a, decimals=1) * a, away_from_whole(3, scale=0.1), id="decimals")],
     "log1p": [C(lambda m, a: a.log1p(), positive(2, 3, lo=-0.5, hi=2.0), id="method"),
               C(lambda m, a: m.log1p(a), normal(3, scale=1e-3), id="near-0")],
     "expm1": [C(lambda m, a: a.expm1(), normal(2, 3), id="method"),

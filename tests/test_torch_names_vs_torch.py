@@ -1,6 +1,7 @@
 """The PyTorch names lab code reaches for besides the differentiable ops: indices of extremes, truth values,
-closeness, dtype conversions, strict matrix products, ``t()``, ``from_numpy``/``as_tensor``, ``log1p``/``expm1``
-and ``square``. Each is run in both libraries on the same inputs (ties, NaN, infinities, empty tensors,
+closeness, dtype conversions, strict matrix products, ``t()``, ``from_numpy``/``as_tensor``, ``prod``, rounding
+(``floor``, ``ceil``, ``trunc``, ``round``) and the other elementwise functions (``log1p``, ``expm1``, ``square``,
+``log2``, ``log10``, ``exp2``, ``rsqrt``, ``tan``, ``asin``, ``acos``, ``atan``, ``sinh``, ``cosh``). Each is run in both libraries on the same inputs (ties, NaN, infinities, empty tensors,
 integers and bools), comparing values, dtypes, shapes, ``requires_grad`` and which error is raised."""
 from __future__ import annotations
 
@@ -393,3 +394,52 @@ def test_strict_products_with_inner_sizes_that_differ_raise_valueerror_as_matmul
     arrays = _product_inputs(shapes, np.random.default_rng(0))
     _same_outcome(lambda: getattr(ag, name)(*map(ag.tensor, arrays)),
                   lambda: getattr(torch, name)(*map(torch.tensor, arrays)), errors={RuntimeError: ValueError})
+
+# -- rounding and the other elementwise functions -----------------------------------------------------
+
+ROUNDINGS = ["floor", "ceil", "trunc", "round"]
+
+
+@pytest.mark.parametrize("name", ROUNDINGS)
+@pytest.mark.parametrize("value, dtype", [([1.5, -2.5, 0.5, 2.4999, -0.0, NAN, INF], "float32"),
+                                          ([0.5, 1.5, -1.5, 2.675], "float64"), ([3, -4], "int64"),
+                                          ([True, False], "bool"), ([], "float32")])
+def test_rounding(name, value, dtype):
+    a, ta = _both(value, dtype)
+    _same_outcome(lambda: getattr(a, name)(), lambda: getattr(ta, name)())
+    _same_outcome(lambda: getattr(ag, name)(a), lambda: getattr(torch, name)(ta))
+
+
+@pytest.mark.parametrize("decimals", [1, 2, -1])
+@pytest.mark.parametrize("value, dtype", [([1.25, -2.35, 1234.5, 0.125], "float64"), ([3, 17], "int64")])
+def test_round_to_decimals(decimals, value, dtype):
+    a, ta = _both(value, dtype)
+    try:
+        expected = torch.round(ta, decimals=decimals)
+    except RuntimeError:
+        with pytest.raises(RuntimeError, match="integer tensor"):
+            ag.round(a, decimals=decimals)
+        return
+    out = ag.round(a, decimals=decimals)
+    assert out.dtype.name == str(expected.dtype).removeprefix("torch.")
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-15)
+
+
+def test_rounding_keeps_a_zero_gradient_in_the_graph_as_torch():
+    x, t = ag.tensor([1.5, -0.3], requires_grad=True), torch.tensor([1.5, -0.3], requires_grad=True)
+    for name in ROUNDINGS:
+        y, ty = getattr(x, name)(), getattr(t, name)()
+        assert y.requires_grad and ty.requires_grad and y.grad_fn is not None
+        (g,), (tg,) = ag.autograd.grad(y.sum(), x), torch.autograd.grad(ty.sum(), t)
+        assert g.tolist() == tg.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("name", ["log2", "log10", "exp2", "rsqrt", "tan", "asin", "acos", "atan", "sinh", "cosh"])
+@pytest.mark.parametrize("value, dtype", [([0.25, -0.5, 0.0, -0.0, 1.0, 2.0, NAN, INF, -INF], "float64"),
+                                          ([0.3, -0.9, 3.0], "float32"), ([0, 1, -2], "int64"), ([True, False], "bool")])
+def test_elementwise_functions(name, value, dtype):
+    a, ta = _both(value, dtype)
+    out, tout = getattr(ag, name)(a), getattr(torch, name)(ta)
+    assert out.dtype.name == str(tout.dtype).removeprefix("torch.") and out.shape == tuple(tout.shape)
+    np.testing.assert_allclose(out.numpy(), tout.numpy(), rtol=4e-7 if out.dtype == ag.float32 else 1e-14)
+    np.testing.assert_allclose(getattr(a, name)().numpy(), out.numpy())

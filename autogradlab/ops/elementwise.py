@@ -279,10 +279,30 @@ EXPM1 = defop("expm1", ("self",), save=("result",), math="y = e^a - 1;  da = g*(
               vjp=lambda g, ctx: (g * (ctx.result + _one_like(ctx.result)),),
               formulas=("exp(a)",))
 
+LOG2 = defop("log2", ("self",), save=("self",), math="log_2 a;  da = g/(a*ln 2)",
+             forward=lambda xp, a: xp.log2(a),
+             vjp=lambda g, ctx: (g / (ctx.self * 0.6931471805599453),),
+             formulas=("1/(a*ln 2)",))
+
+LOG10 = defop("log10", ("self",), save=("self",), math="log_10 a;  da = g/(a*ln 10)",
+              forward=lambda xp, a: xp.log10(a),
+              vjp=lambda g, ctx: (g / (ctx.self * 2.302585092994046),),
+              formulas=("1/(a*ln 10)",))
+
+EXP2 = defop("exp2", ("self",), save=("result",), math="y = 2^a;  da = g*y*ln 2",
+             forward=lambda xp, a: xp.exp2(a),
+             vjp=lambda g, ctx: (g * ctx.result * 0.6931471805599453,),
+             formulas=("2^a*ln 2",))
+
 SQRT = defop("sqrt", ("self",), save=("result",), math="sqrt(a);  da = g/(2*sqrt(a))",
              forward=lambda xp, a: xp.sqrt(a),
              vjp=lambda g, ctx: (g / (2 * ctx.result),),
              formulas=("1/(2*sqrt(a))",))
+
+RSQRT = defop("rsqrt", ("self",), save=("result",), math="y = 1/sqrt(a);  da = -g*y^3/2",
+              forward=lambda xp, a: 1 / xp.sqrt(a),
+              vjp=lambda g, ctx: (-0.5 * g * ctx.result ** 3,),
+              formulas=("-1/(2*a^(3/2))",))
 
 SIN = defop("sin", ("self",), save=("self",), math="sin a;  da = g*cos(a)",
             forward=lambda xp, a: xp.sin(a),
@@ -293,6 +313,36 @@ COS = defop("cos", ("self",), save=("self",), math="cos a;  da = -g*sin(a)",
             forward=lambda xp, a: xp.cos(a),
             vjp=lambda g, ctx: (-g * sin(ctx.self),),
             formulas=("-sin(a)",))
+
+TAN = defop("tan", ("self",), save=("result",), math="y = tan a;  da = g*(1 + y^2)",
+            forward=lambda xp, a: xp.tan(a),
+            vjp=lambda g, ctx: (g * (_one_like(ctx.result) + ctx.result * ctx.result),),
+            formulas=("1 + tan(a)^2",))
+
+ASIN = defop("asin", ("self",), save=("self",), math="arcsin a;  da = g/sqrt(1 - a^2)",
+             forward=lambda xp, a: xp.arcsin(a),
+             vjp=lambda g, ctx: (g * rsqrt(-ctx.self * ctx.self + _one_like(ctx.self)),),
+             formulas=("1/sqrt(1 - a^2)",))
+
+ACOS = defop("acos", ("self",), save=("self",), math="arccos a;  da = -g/sqrt(1 - a^2)",
+             forward=lambda xp, a: xp.arccos(a),
+             vjp=lambda g, ctx: (g * -rsqrt(-ctx.self * ctx.self + _one_like(ctx.self)),),
+             formulas=("-1/sqrt(1 - a^2)",))
+
+ATAN = defop("atan", ("self",), save=("self",), math="arctan a;  da = g/(1 + a^2)",
+             forward=lambda xp, a: xp.arctan(a),
+             vjp=lambda g, ctx: (g / (ctx.self * ctx.self + _one_like(ctx.self)),),
+             formulas=("1/(1 + a^2)",))
+
+SINH = defop("sinh", ("self",), save=("self",), math="sinh a;  da = g*cosh(a)",
+             forward=lambda xp, a: xp.sinh(a),
+             vjp=lambda g, ctx: (g * cosh(ctx.self),),
+             formulas=("cosh(a)",))
+
+COSH = defop("cosh", ("self",), save=("self",), math="cosh a;  da = g*sinh(a)",
+             forward=lambda xp, a: xp.cosh(a),
+             vjp=lambda g, ctx: (g * sinh(ctx.self),),
+             formulas=("sinh(a)",))
 
 _ONE = {numpy.dtype(t): numpy.ones((), t) for t in ("float16", "float32", "float64")}
 for _one in _ONE.values():
@@ -510,6 +560,19 @@ SIGN = defop("sign", ("self",), math="sign(a);  da = 0",
              vjp=lambda g, ctx: (zeros_gradient(g),), formulas=("0",))
 
 
+def _rounding(name, forward):
+    """floor, ceil, round, trunc: flat between whole numbers, so their gradient is 0 (as PyTorch's, whose
+    result requires grad: unlike a // b they stay in the graph); an integer tensor comes back as a copy."""
+    return defop(name, ("self",), math=f"{name}(a);  da = 0", formulas=("0",), forward=forward,
+                 vjp=lambda g, ctx: (zeros_gradient(g),))
+
+
+FLOOR = _rounding("floor", lambda xp, a: xp.floor(a) if a.dtype.kind == "f" else a.copy())
+CEIL = _rounding("ceil", lambda xp, a: xp.ceil(a) if a.dtype.kind == "f" else a.copy())
+TRUNC = _rounding("trunc", lambda xp, a: xp.trunc(a) if a.dtype.kind == "f" else a.copy())
+ROUND = _rounding("round", lambda xp, a, decimals: xp.round(a, decimals) if a.dtype.kind == "f" else a.copy())
+
+
 _SAME_SIZE_UINT = {2: numpy.uint16, 4: numpy.uint32, 8: numpy.uint64}
 
 
@@ -687,6 +750,39 @@ def sign(a):
     return a.clone() if isinstance(a, Tensor) and a.dtype.kind == "b" else _sign(a)
 exp, log, sqrt, sin, cos, tanh, sigmoid, reciprocal, log1p, expm1 = map(
     _floating_unary, (EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RECIPROCAL, LOG1P, EXPM1))
+log2, log10, exp2, rsqrt, tan, asin, acos, atan, sinh, cosh = map(
+    _floating_unary, (LOG2, LOG10, EXP2, RSQRT, TAN, ASIN, ACOS, ATAN, SINH, COSH))
+
+
+def _no_rounding_of_bools(name, a):
+    if _is_bool(a):   # (NotImplementedError, a RuntimeError, as PyTorch's)
+        raise NotImplementedError(f"{name}() of a bool tensor is not supported (as in PyTorch): a mask is whole "
+                                  f"already; convert it if you need numbers, e.g. mask.to(autogradlab.float32)")
+
+
+def _whole(op):
+    def fn(a):
+        _no_rounding_of_bools(op.name, a)
+        return apply_unary(op, a) if type(a) is Tensor else apply(op, (a,))
+    fn.__name__, fn.__doc__ = op.name, f"{op.name}(a), elementwise (its gradient is 0; an integer tensor: a copy)."
+    return fn
+
+
+floor, ceil, trunc = map(_whole, (FLOOR, CEIL, TRUNC))
+
+
+def round(a, decimals=0):
+    """Each element to the nearest whole number (ties to even, as PyTorch), or to ``decimals`` places
+    (multiplied by 10**decimals, rounded, divided back). Its gradient is 0."""
+    if not isinstance(decimals, int) or isinstance(decimals, bool):
+        raise TypeError(f"round(): decimals must be an int, got {type(decimals).__name__} {decimals!r:.40}")
+    _no_rounding_of_bools("round", a)
+    if decimals and isinstance(a, Tensor) and a.dtype.kind != "f":
+        raise RuntimeError(f"round(decimals={decimals}) of an integer tensor is not supported (as in PyTorch): "
+                           f"round(a) gives it back, or convert it first: a.to(autogradlab.float32)")
+    return apply(ROUND, (a,), {"decimals": decimals})
+
+
 lt, le, gt, ge, eq, ne = (_binary(_COMPARE[n]) for n in ("lt", "le", "gt", "ge", "eq", "ne"))
 isnan, isinf, isfinite = map(_unary, (ISNAN, ISINF, ISFINITE))
 
