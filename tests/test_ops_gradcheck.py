@@ -126,6 +126,7 @@ COND = _rng.random((2, 3)) > 0.5
 COND_ROW = np.array([True, False, True])
 MASK = np.array([[True, False, True], [False, False, True]])
 REPEATED = [0, 2, 0, 0]
+GATHER_ROWS = [[0, 0], [1, 3], [2, 2]]    # (a column taken twice: its gradient adds up)
 ONE_ZERO = np.array([[1.0, 0.0, 1.0], [1.0, 1.0, 1.0]])    # (prod with an element at exactly 0)
 TWO_ZEROS = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0]])
 
@@ -405,6 +406,9 @@ COMPOSITE_CASES: dict[str, list[Case]] = {
               C(lambda m, a: m.chunk(a, 2), normal(4, 2), id="dim0")],
     "unbind": [C(lambda m, a: a.unbind(1), normal(2, 3), id="dim1"),
                C(lambda m, a: m.unbind(a), normal(3, 2), id="dim0")],
+    "gather": [C(lambda m, a: a.gather(1, m.tensor(GATHER_ROWS)), normal(3, 4), id="dim1-repeats"),
+               C(lambda m, a: m.gather(a, 0, m.tensor([[2, 0, 1, 2]])), normal(3, 4), id="dim0"),
+               C(lambda m, a: m.gather(a, -1, m.tensor([[1], [0]])) * a[:2, :1], normal(3, 4), id="smaller")],
     "square": [C(lambda m, a: a.square(), normal(2, 3), id="method"),
                C(lambda m, a: m.square(a) * a, normal(3), id="fn")],
     "t": [C(lambda m, a: a.t(), normal(2, 3), id="2d"),

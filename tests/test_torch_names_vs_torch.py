@@ -443,3 +443,31 @@ def test_elementwise_functions(name, value, dtype):
     assert out.dtype.name == str(tout.dtype).removeprefix("torch.") and out.shape == tuple(tout.shape)
     np.testing.assert_allclose(out.numpy(), tout.numpy(), rtol=4e-7 if out.dtype == ag.float32 else 1e-14)
     np.testing.assert_allclose(getattr(a, name)().numpy(), out.numpy())
+
+# -- gather ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dim, index, dtype", [
+    (1, [[0, 0], [1, 3], [2, 2]], "int64"), (0, [[0, 1, 2, 0]], "int64"), (1, [[1], [0]], "int32"),
+    (1, [[1, 0, 0, 0, 0]], "int64"),        # longer along dim than the input
+    (-1, np.zeros((3, 0)), "int64"),        # empty
+    (1, [[1], [0], [0], [0]], "int64"),     # larger in another dim
+    (1, [[4]], "int64"), (1, [[-1]], "int64"), (1, [[1.0]], "float32"), (1, [1], "int64"), (2, [[0]], "int64"),
+])
+def test_gather(dim, index, dtype):
+    arr = np.arange(12.0).reshape(3, 4)
+    a, ta = ag.tensor(arr, requires_grad=True), torch.tensor(arr, requires_grad=True)
+    i, ti = _both(index, dtype)
+    _same_outcome(lambda: a.gather(dim, i), lambda: ta.gather(dim, ti), errors={IndexError: IndexError})
+    _same_outcome(lambda: ag.gather(a, dim, i), lambda: torch.gather(ta, dim, ti), errors={IndexError: IndexError})
+
+
+@pytest.mark.parametrize("index", [0, [0], [0, 0], [[0]]])
+def test_gather_of_a_0d_tensor(index):
+    (a, ta), (i, ti) = _both(3.0, "float32"), _both(index, "int64")
+    _same_outcome(lambda: a.gather(0, i), lambda: ta.gather(0, ti))
+
+
+def test_gather_names_a_list_index_and_the_fix():
+    with pytest.raises(TypeError, match=r"gather\(\): index must be a Tensor"):
+        ag.ones(2, 2).gather(1, [[0]])

@@ -7,6 +7,7 @@ import operator
 import numpy
 
 from ..backend import asarray, scatter_add, shares_memory
+from ..backend import xp_of
 from ..backend import broadcast_to as broadcast_view
 from ..graph import sum_to
 from ..tensor import Tensor
@@ -314,6 +315,40 @@ def getitem(a, index, copy=True):
         return apply_one(INDEX if advanced else GETITEM, a, {"index": index, "advanced": advanced})
     except IndexError as exc:
         raise IndexError(f"index {index!r} is invalid for a tensor of shape {tuple(a.shape)}: {exc}") from None
+
+
+def gather(a, dim, index):
+    """Along ``dim``, the element ``index`` names; elsewhere the same position (for dim=1:
+    ``out[i][j] = a[i][index[i][j]]``). ``index`` has a's number of dims, and no dim larger than a's but
+    ``dim``. Built as ``a[...]`` with integer arrays, so its gradient adds ``g`` back at the indices (twice
+    where an index repeats), to any order."""
+    expect_tensor(a, "gather")
+    if not isinstance(index, Tensor):
+        raise TypeError(f"gather(): index must be a Tensor of integers, got {type(index).__name__}: wrap it with "
+                        f"autogradlab.tensor(..., dtype=autogradlab.int64)")
+    if index.dtype.kind not in "iu":
+        raise RuntimeError(f"gather(): index must hold integers (int64 or int32), got {index.dtype.name}: convert "
+                           f"it with index.to(autogradlab.int64)")
+    d = single_dim(dim, a.ndim, "gather")
+    if index.ndim != a.ndim and not (a.ndim == 0 and index.ndim <= 1):
+        raise RuntimeError(f"gather(): index must have as many dims as the input ({a.ndim}), got shape "
+                           f"{tuple(index.shape)}; add dims with index.unsqueeze(...)")
+    if a.ndim == 0:   # (a 0-d tensor: its one element, at index 0)
+        return gather(a.reshape(1), 0, index.reshape(-1)).reshape(index.shape)
+    too_big = [k for k in range(a.ndim) if k != d and index.shape[k] > a.shape[k]]
+    if too_big:
+        raise RuntimeError(f"gather(): index shape {tuple(index.shape)} is larger than the input's "
+                           f"{tuple(a.shape)} in dim {too_big[0]}; only dim {d} (the one gathered along) may differ")
+    idx = index.data
+    if idx.size and not (0 <= int(idx.min()) and int(idx.max()) < a.shape[d]):
+        bad = int(idx.min()) if int(idx.min()) < 0 else int(idx.max())
+        raise RuntimeError(f"gather(): index {bad} is out of bounds for dim {d} of size {a.shape[d]} (input shape "
+                           f"{tuple(a.shape)}); indices count from 0 and are not negative")
+    xp = xp_of(idx)
+    # a[positions]: the index itself along dim, and along every other dim k an arange(n_k) that broadcasts
+    positions = tuple(idx if k == d else xp.arange(n).reshape((n,) + (1,) * (index.ndim - k - 1))
+                      for k, n in enumerate(index.shape))
+    return getitem(a, positions)
 
 
 def index_put(a, index, values):

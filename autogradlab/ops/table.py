@@ -26,6 +26,8 @@ COMPOSITES = (
     ("`unbind`", "getitem", "`a[..., i, ...]` for each `i` along dim", "`da` = the pieces of `g` stacked"),
     ("`outer`", "unsqueeze, mul", "`a[:, None] * b[None, :]`", "`da = g @ b, db = g^T @ a`"),
     ("`square`", "pow", "`a ** 2` (PyTorch records it as pow too)", "`da = g*2*a`"),
+    ("`gather`", "index", "`a[..., index, ...]` along dim (the same position along the other dims)",
+     "`da = zeros with g added at index` (repeats add up)"),
     ("`t`", "transpose", "`transpose(a, 0, 1)` (0-d and 1-d: a view of a, unchanged)", "`da = g^T`"),
     ("`mm`, `mv`, `bmm`", "matmul", "`matmul` of exactly 2-D by 2-D, 2-D by 1-D, 3-D by 3-D (equal batches)",
      "`dA = g @ B^T, dB = A^T @ g`"),
