@@ -1,6 +1,7 @@
 """nn: Module bookkeeping, Parameter, Linear, nn.init distributions, functional losses vs torch,
 state_dict / load_state_dict, and save / load (npz, no pickle)."""
 import math
+import warnings
 import zipfile
 
 import numpy as np
@@ -583,3 +584,84 @@ def test_dropout_zeroes_and_rescales_in_training_and_is_identity_in_eval():
     a = nn.functional.dropout(ag.ones(8), 0.5).tolist()
     ag.manual_seed(3)
     assert nn.functional.dropout(ag.ones(8), 0.5).tolist() == a     # seeded
+
+
+# -- more activations and losses, against torch ---------------------------------------------------------
+
+ACTIVATIONS = [("leaky_relu", {}), ("leaky_relu", {"negative_slope": 0.2}), ("elu", {}), ("elu", {"alpha": 0.5}),
+               ("silu", {}), ("softplus", {}), ("softplus", {"beta": 2.0, "threshold": 5.0})]
+
+
+@pytest.mark.parametrize("name, kwargs", ACTIVATIONS, ids=[f"{n}-{k}" for n, k in ACTIVATIONS])
+def test_more_activations_match_torch_at_zero_and_far_out(torch, name, kwargs):
+    """Values and gradients, also at 0 (where PyTorch takes the left branch's slope), at softplus's threshold and
+    at +-800 (where a branch not taken must not turn the gradient into NaN); second derivatives away from those
+    points (PyTorch's own first and second derivatives disagree on which side a kink belongs to: elu's takes
+    x <= 0 for the first and x < 0 for the second)."""
+    x_np = np.array([[-800.0, -3.0, -0.5, 0.0], [1e-3, 0.7, 2.5, 800.0], [2.5, 10.0, 20.0, 21.0]])
+    x, tx = _pair(torch, x_np)
+    _check(getattr(F, name)(x, **kwargs), getattr(torch.nn.functional, name)(tx, **kwargs), [x], [tx])
+    kinks = (x_np == 0) | (x_np * kwargs.get("beta", 1.0) == kwargs.get("threshold", 20.0))
+    x, tx = _pair(torch, x_np)
+    (g,), (tg,) = (ag.autograd.grad(getattr(F, name)(x, **kwargs).sum(), x, create_graph=True),
+                   torch.autograd.grad(getattr(torch.nn.functional, name)(tx, **kwargs).sum(), tx, create_graph=True))
+    np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=1e-12, atol=1e-300)
+    if name == "leaky_relu":   # (piecewise linear: its gradient is a constant here, recorded in PyTorch)
+        assert not g.requires_grad and not torch.autograd.grad(tg.sum(), tx)[0].any()
+        return
+    (h,), (th,) = ag.autograd.grad(g.sum(), x), torch.autograd.grad(tg.sum(), tx)
+    np.testing.assert_allclose(h.numpy()[~kinks], th.numpy()[~kinks], rtol=1e-10, atol=1e-300)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_l1_loss_matches_torch_also_where_input_equals_target(torch, reduction):
+    x_np = np.array([[0.5, -1.0, 2.0], [3.0, 0.0, -0.25]])
+    y_np = np.array([[0.5, 1.0, 1.0], [-3.0, 0.0, 0.5]])
+    (x, tx), (y, ty) = _pair(torch, x_np), _pair(torch, y_np)
+    _check(F.l1_loss(x, y, reduction=reduction), torch.nn.functional.l1_loss(tx, ty, reduction=reduction),
+           [x, y], [tx, ty])
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_cross_entropy_matches_torch_also_at_0_and_1(torch, reduction, weighted):
+    x_np = np.array([[0.0, 0.3, 1.0, 0.5], [1e-30, 0.9, 1.0 - 1e-12, 0.0]])
+    y_np = np.array([[0.0, 1.0, 1.0, 0.2], [1.0, 0.0, 0.5, 1.0]])
+    w_np = np.array([2.0, 1.0, 0.5, 3.0])
+    (x, tx), (y, ty) = _pair(torch, x_np), _pair(torch, y_np)
+    kwargs = {"weight": ag.tensor(w_np)} if weighted else {}
+    tkwargs = {"weight": torch.tensor(w_np)} if weighted else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # (log 0 on the way, clamped at -100: no NumPy warning)
+        out = F.binary_cross_entropy(x, y, reduction=reduction, **kwargs)
+    ref = torch.nn.functional.binary_cross_entropy(tx, ty, reduction=reduction, **tkwargs)
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-12)
+    seed = np.random.default_rng(0).standard_normal(ref.shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out.backward(ag.tensor(seed))
+    ref.backward(torch.tensor(seed))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy(), rtol=1e-12)   # (inf where x is 0 or 1)
+
+
+def test_binary_cross_entropy_refuses_logits_and_says_what_to_use(torch):
+    x, y = ag.tensor([0.5, 1.5]), ag.tensor([0.0, 1.0])
+    with pytest.raises(RuntimeError, match="between 0 and 1.*binary_cross_entropy_with_logits"):
+        F.binary_cross_entropy(x, y)
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.binary_cross_entropy(torch.tensor([0.5, 1.5]), torch.tensor([0.0, 1.0]))
+    with pytest.raises(RuntimeError, match="between 0 and 1"):
+        F.binary_cross_entropy(ag.tensor([float("nan")]), ag.tensor([1.0]))
+
+
+def test_new_modules_call_the_functions_and_print_as_torch(torch):
+    x = ag.tensor([[-1.0, 0.5], [2.0, -0.1]])
+    for ours, theirs in [(nn.LeakyReLU(0.1), torch.nn.LeakyReLU(0.1)), (nn.ELU(), torch.nn.ELU()),
+                         (nn.SiLU(), torch.nn.SiLU()), (nn.Softplus(beta=2.0), torch.nn.Softplus(beta=2.0))]:
+        assert repr(ours) == repr(theirs)
+        np.testing.assert_allclose(ours(x).numpy(), theirs(torch.tensor(x.numpy())).numpy(), rtol=1e-6)
+    p, y = ag.tensor([0.2, 0.9]), ag.tensor([0.0, 1.0])
+    assert nn.BCELoss()(p, y).item() == pytest.approx(F.binary_cross_entropy(p, y).item())
+    assert nn.L1Loss(reduction="sum")(p, y).item() == pytest.approx(0.3)
+    assert repr(nn.L1Loss()) == repr(torch.nn.L1Loss()) and repr(nn.BCELoss()) == repr(torch.nn.BCELoss())

@@ -61,6 +61,10 @@ def away_from_whole(*shape, scale=1.0):
     return lambda rng: (rng.integers(-3, 3, shape) + rng.choice([0.25, 0.75], shape)) * scale
 
 
+def _bce(m):
+    return ag.nn.functional.binary_cross_entropy if m is ag else m.nn.functional.binary_cross_entropy
+
+
 def zeros_at(mask):
     """Normal values, exactly 0 where ``mask`` is 0 (prod's gradient there is the product of the others)."""
     return lambda rng: rng.standard_normal(mask.shape) * mask
@@ -233,6 +237,8 @@ CASES: dict[str, list[Case]] = {
     "trunc": [C(lambda m, a: a.trunc() * a, away_from_whole(2, 3), id="method")],
     "round": [C(lambda m, a: a.round() * a, away_from_whole(2, 3), id="method"),
               C(lambda m, a: m.round(a, decimals=1) * a, away_from_whole(3, scale=0.1), id="decimals")],
+    "binary_cross_entropy": [C(lambda m, x, y: _bce(m)(x, y, reduction="none"), positive(2, 3, lo=0.1, hi=0.9),
+                               positive(2, 3, lo=0.0, hi=1.0), id="probabilities")],
     "log1p": [C(lambda m, a: a.log1p(), positive(2, 3, lo=-0.5, hi=2.0), id="method"),
               C(lambda m, a: m.log1p(a), normal(3, scale=1e-3), id="near-0")],
     "expm1": [C(lambda m, a: a.expm1(), normal(2, 3), id="method"),

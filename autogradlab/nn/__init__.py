@@ -6,10 +6,11 @@ losses, ``nn.init`` and ``nn.functional``.
     loss = nn.functional.cross_entropy(model(X), y)
 """
 from . import functional, init  # noqa: F401
-from .layers import (MLP, BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Identity, Linear, LogSoftmax, ModuleList,
-                     MSELoss, ReLU, Sequential, Sigmoid, Softmax, Tanh)
+from .layers import (ELU, MLP, BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Identity, L1Loss, LeakyReLU,
+                     Linear, LogSoftmax, ModuleList, MSELoss, ReLU, Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh)
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "Identity", "Softmax", "LogSoftmax",
-           "Dropout", "Sequential", "ModuleList", "MLP", "MSELoss", "CrossEntropyLoss", "BCEWithLogitsLoss", "functional", "init"]
+__all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "Softplus",
+           "Identity", "Softmax", "LogSoftmax", "Dropout", "Sequential", "ModuleList", "MLP", "MSELoss", "L1Loss",
+           "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "functional", "init"]

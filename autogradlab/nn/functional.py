@@ -12,10 +12,12 @@ from .. import backend
 from ..creation import arange
 from ..ops import elementwise as E
 from ..ops import reduce as R
+from ..ops.registry import apply, defop
 from ..tensor import Tensor
 
-__all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "mse_loss", "cross_entropy",
-           "nll_loss", "binary_cross_entropy_with_logits", "one_hot"]
+__all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "elu", "silu", "softplus",
+           "mse_loss", "l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "one_hot"]
 
 
 def linear(input, weight, bias=None):
@@ -41,6 +43,30 @@ def tanh(input):
 def sigmoid(input):
     """1 / (1 + e^-x)."""
     return E.sigmoid(input)
+
+
+def leaky_relu(input, negative_slope=0.01):
+    """x where x > 0, else negative_slope*x; d/dx = 1, or negative_slope (also at 0, as in PyTorch)."""
+    return E.where(input > 0, input, input * negative_slope)
+
+
+def elu(input, alpha=1.0):
+    """x where x > 0, else alpha*(e^x - 1); d/dx = 1, or alpha*e^x (also at 0, as in PyTorch)."""
+    # (the exponential of min(x, 0): for a large x the branch not taken stays finite, and so its gradient 0)
+    return E.where(input > 0, input, E.expm1(E.clamp(input, max=0.0)) * alpha)
+
+
+def silu(input):
+    """x*sigmoid(x) (also called swish); d/dx = s*(1 + x*(1 - s))."""
+    return input * E.sigmoid(input)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + e^(beta*x))/beta, a smooth relu; x itself where beta*x > threshold (they agree there to float
+    precision); d/dx = sigmoid(beta*x)."""
+    z = input * beta
+    # (the exponential of min(z, threshold): the branch not taken never overflows, so its gradient is 0, not NaN)
+    return E.where(z > threshold, input, E.log1p(E.exp(E.clamp(z, max=threshold))) / beta)
 
 
 def softmax(input, dim):
@@ -93,14 +119,25 @@ def mse_loss(input, target, reduction="mean"):
     ``input`` and ``target`` must have the same shape: a (N, 1) prediction against a (N,)
     target would silently broadcast to (N, N), so that is an error here.
     """
-    _check_float(input, "input", "mse_loss")
-    _check_float(target, "target", "mse_loss")
-    if input.shape != target.shape:
-        raise ValueError(f"mse_loss: input shape {tuple(input.shape)} and target shape {tuple(target.shape)} "
-                         f"differ; reshape one of them (e.g. target.reshape({', '.join(map(str, input.shape))}))"
-                         f" so they match")
+    _same_shape(input, target, "mse_loss")
     diff = input - target
     return _reduce(diff * diff, reduction, "mse_loss")
+
+
+def _same_shape(input, target, name):
+    _check_float(input, "input", name)
+    _check_float(target, "target", name)
+    if input.shape != target.shape:
+        raise ValueError(f"{name}: input shape {tuple(input.shape)} and target shape {tuple(target.shape)} "
+                         f"differ; reshape one of them (e.g. target.reshape({', '.join(map(str, input.shape))}))"
+                         f" so they match")
+
+
+def l1_loss(input, target, reduction="mean"):
+    """|x - y|, averaged (or summed) over all elements; d/dx = sign(x - y) (0 where x = y). ``input`` and
+    ``target`` must have the same shape (as for :func:`mse_loss`)."""
+    _same_shape(input, target, "l1_loss")
+    return _reduce(E.abs(input - target), reduction, "l1_loss")
 
 
 def nll_loss(input, target, reduction="mean"):
@@ -160,6 +197,42 @@ def binary_cross_entropy_with_logits(input, target, reduction="mean"):
     # maximum() splits the gradient at a tie, so x = 0 gets d/dx = 1/2 - y, like sigmoid(0) - y
     loss = E.maximum(input, 0.0) - input * target + E.log(1 + E.exp(-E.abs(input)))
     return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
+
+
+def _bce_forward(xp, x, y):
+    with numpy.errstate(divide="ignore"):   # (log 0 = -inf, then clamped: x = 0 or 1 is a saturated sigmoid's)
+        return (y - 1) * xp.maximum(xp.log1p(-x), -100) - y * xp.maximum(xp.log(x), -100)
+
+
+_BCE_EPSILON = float(numpy.float32(1e-12))   # (PyTorch's floor of x*(1 - x): 1e-12 as a float32, in every dtype)
+
+
+def _bce_vjp(g, ctx):
+    # PyTorch's formulas: dx = g*(x - y)/max(x*(1 - x), 1e-12) (finite at x = 0 or 1), dy = -g*logit(x)
+    x, y = ctx.self, ctx.target
+    one = E._one_like(x)
+    with numpy.errstate(divide="ignore"):
+        return (g * (x - y) / E.maximum((one - x) * x, _BCE_EPSILON), g * -E.log(x / (one - x)))
+
+
+BINARY_CROSS_ENTROPY = defop(
+    "binary_cross_entropy", ("self", "target"), save=("self", "target"),
+    math="-(y*log(x) + (1-y)*log(1-x)), each log at least -100;  dx = g*(x - y)/(x*(1 - x)), dy = -g*log(x/(1-x))",
+    forward=_bce_forward, vjp=_bce_vjp, formulas=("(x - y)/(x*(1 - x))", "-log(x/(1 - x))"))
+
+
+def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    """-[y log x + (1 - y) log(1 - x)] for probabilities x in [0, 1] (a sigmoid's output), each log clamped
+    at -100 as PyTorch does, so x = 0 or 1 gives 100, not inf; times ``weight`` if given. From logits,
+    :func:`binary_cross_entropy_with_logits` is the stable choice."""
+    _check_float(input, "input (probabilities)", "binary_cross_entropy")
+    _check_float(target, "target (0/1 labels or probabilities)", "binary_cross_entropy")
+    _same_shape(input, target, "binary_cross_entropy")
+    if not bool(((input.data >= 0) & (input.data <= 1)).all()):
+        raise RuntimeError("binary_cross_entropy: all elements of input should be between 0 and 1 (probabilities); "
+                           "for logits (any real numbers) use binary_cross_entropy_with_logits")
+    loss = apply(BINARY_CROSS_ENTROPY, (input, target))
+    return _reduce(loss if weight is None else loss * weight, reduction, "binary_cross_entropy")
 
 
 def one_hot(tensor, num_classes=-1):

@@ -65,6 +65,55 @@ class Sigmoid(Module):
         return F.sigmoid(input)
 
 
+class LeakyReLU(Module):
+    """x where x > 0, else negative_slope*x."""
+
+    def __init__(self, negative_slope=0.01):
+        super().__init__()
+        self.negative_slope = negative_slope
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}"
+
+
+class ELU(Module):
+    """x where x > 0, else alpha*(e^x - 1)."""
+
+    def __init__(self, alpha=1.0):
+        super().__init__()
+        self.alpha = alpha
+
+    def forward(self, input):
+        return F.elu(input, self.alpha)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}"
+
+
+class SiLU(Module):
+    """x*sigmoid(x)."""
+
+    def forward(self, input):
+        return F.silu(input)
+
+
+class Softplus(Module):
+    """log(1 + e^(beta*x))/beta (x where beta*x > threshold)."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
 class Identity(Module):
     """x."""
 
@@ -220,6 +269,24 @@ class MSELoss(_Loss):
 
     def forward(self, input, target):
         return F.mse_loss(input, target, self.reduction)
+
+
+class L1Loss(_Loss):
+    """mean |x - y| (see ``functional.l1_loss``)."""
+
+    def forward(self, input, target):
+        return F.l1_loss(input, target, self.reduction)
+
+
+class BCELoss(_Loss):
+    """mean of -[y log x + (1-y) log(1 - x)] for probabilities x (see ``functional.binary_cross_entropy``)."""
+
+    def __init__(self, weight=None, reduction="mean"):
+        super().__init__(reduction)
+        self.weight = weight
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
 
 
 class CrossEntropyLoss(_Loss):
