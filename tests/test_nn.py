@@ -606,11 +606,37 @@ def test_more_activations_match_torch_at_zero_and_far_out(torch, name, kwargs):
     (g,), (tg,) = (ag.autograd.grad(getattr(F, name)(x, **kwargs).sum(), x, create_graph=True),
                    torch.autograd.grad(getattr(torch.nn.functional, name)(tx, **kwargs).sum(), tx, create_graph=True))
     np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=1e-12, atol=1e-300)
-    if name == "leaky_relu":   # (piecewise linear: its gradient is a constant here, recorded in PyTorch)
-        assert not g.requires_grad and not torch.autograd.grad(tg.sum(), tx)[0].any()
-        return
+    assert g.requires_grad == tg.requires_grad   # (leaky_relu's too: recorded as a function of x, derivative 0)
     (h,), (th,) = ag.autograd.grad(g.sum(), x), torch.autograd.grad(tg.sum(), tx)
     np.testing.assert_allclose(h.numpy()[~kinks], th.numpy()[~kinks], rtol=1e-10, atol=1e-300)
+
+
+@pytest.mark.parametrize("name, kwargs", ACTIVATIONS, ids=[f"{n}-{k}" for n, k in ACTIVATIONS])
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_more_activations_match_torch_in_low_precision_and_at_nan(torch, name, kwargs, dtype):
+    """float16 (softplus is computed in float32, as PyTorch does: e^11 overflows float16), float32 far left (elu's
+    gradient is alpha*e^x, not expm1's g*(y + 1), which cancels), and NaN (its gradient passes on, as PyTorch's)."""
+    x_np = np.concatenate([np.linspace(-30, 30, 241), [-17.0, -10.0, float("nan")]]).astype(dtype)
+    x, tx = ag.tensor(x_np, requires_grad=True), torch.tensor(x_np, requires_grad=True)
+    y, ty = getattr(F, name)(x, **kwargs), getattr(torch.nn.functional, name)(tx, **kwargs)
+    (g,), (tg,) = ag.autograd.grad(y.sum(), x), torch.autograd.grad(ty.sum(), tx)
+    # (float16: PyTorch computes each op in float32 and rounds once; NumPy rounds after each op, so a gradient of
+    # about 1e-7, a float16 subnormal, may come out 0)
+    tol, atol = {"float16": (2e-3, 1e-6), "float32": (2e-6, 1e-30)}[dtype]
+    np.testing.assert_allclose(y.detach().numpy().astype(float), ty.detach().numpy().astype(float), rtol=tol, atol=tol)
+    np.testing.assert_allclose(g.numpy().astype(float), tg.numpy().astype(float), rtol=tol, atol=atol)
+
+
+@pytest.mark.parametrize("name", ["relu", "leaky_relu", "elu", "silu"])
+def test_activations_take_inplace_and_compute_out_of_place(torch, name):
+    x = ag.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    y = getattr(F, name)(x * 1, inplace=True)
+    assert np.allclose(y.detach().numpy(), getattr(torch.nn.functional, name)(torch.tensor([-1.0, 0.5, 2.0])).numpy())
+    module = {"relu": nn.ReLU, "leaky_relu": nn.LeakyReLU, "elu": nn.ELU, "silu": nn.SiLU}[name](inplace=True)
+    theirs = {"relu": torch.nn.ReLU, "leaky_relu": torch.nn.LeakyReLU, "elu": torch.nn.ELU,
+              "silu": torch.nn.SiLU}[name](inplace=True)
+    assert repr(module) == repr(theirs)
+    assert np.allclose(module(x).detach().numpy(), y.detach().numpy())
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
@@ -643,6 +669,25 @@ def test_binary_cross_entropy_matches_torch_also_at_0_and_1(torch, reduction, we
     ref.backward(torch.tensor(seed))
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
     np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy(), rtol=1e-12)   # (inf where x is 0 or 1)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, t: F.binary_cross_entropy(t([0.3, 0.6]), t([1.5, 0.0])),                   # a target outside [0, 1]
+    lambda F, t: F.binary_cross_entropy(t([0.3, 0.6]), t([float("nan"), 0.0])),
+    lambda F, t: F.binary_cross_entropy(t([0.3, 0.6]), t([1.0, 0.0], dtype="float64")),  # two dtypes
+    lambda F, t: F.binary_cross_entropy(t([[0.3, 0.6]]), t([[1.0, 0.0]]), weight=t([[[1.0, 2.0]], [[1.0, 1.0]]])),
+])
+def test_binary_cross_entropy_refuses_what_torch_refuses(torch, call):
+    def ours(v, dtype="float32"):
+        return ag.tensor(v, dtype=dtype)
+
+    def theirs(v, dtype="float32"):
+        return torch.tensor(v, dtype=getattr(torch, dtype))
+
+    with pytest.raises(Exception) as expected:
+        call(torch.nn.functional, theirs)
+    with pytest.raises((expected.type, ValueError)):   # (a weight too large: ValueError, as every shape mismatch)
+        call(F, ours)
 
 
 def test_binary_cross_entropy_refuses_logits_and_says_what_to_use(torch):

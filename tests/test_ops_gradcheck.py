@@ -61,8 +61,12 @@ def away_from_whole(*shape, scale=1.0):
     return lambda rng: (rng.integers(-3, 3, shape) + rng.choice([0.25, 0.75], shape)) * scale
 
 
+def _F(m):
+    return ag.nn.functional if m is ag else m.nn.functional
+
+
 def _bce(m):
-    return ag.nn.functional.binary_cross_entropy if m is ag else m.nn.functional.binary_cross_entropy
+    return _F(m).binary_cross_entropy
 
 
 def zeros_at(mask):
@@ -237,6 +241,10 @@ CASES: dict[str, list[Case]] = {
     "trunc": [C(lambda m, a: a.trunc() * a, away_from_whole(2, 3), id="method")],
     "round": [C(lambda m, a: a.round() * a, away_from_whole(2, 3), id="method"),
               C(lambda m, a: m.round(a, decimals=1) * a, away_from_whole(3, scale=0.1), id="decimals")],
+    "leaky_relu": [C(lambda m, a: _F(m).leaky_relu(a, 0.2), nonzero(2, 3), id="slope")],
+    "leaky_relu_backward": [C(lambda m, g, x: ag.nn.functional.leaky_relu_backward(g, x, 0.2) if m is ag
+                              else m.ops.aten.leaky_relu_backward(g, x, 0.2, False), normal(2, 3), nonzero(2, 3),
+                              id="fn")],
     "binary_cross_entropy": [C(lambda m, x, y: _bce(m)(x, y, reduction="none"), positive(2, 3, lo=0.1, hi=0.9),
                                positive(2, 3, lo=0.0, hi=1.0), id="probabilities")],
     "log1p": [C(lambda m, a: a.log1p(), positive(2, 3, lo=-0.5, hi=2.0), id="method"),

@@ -425,6 +425,21 @@ def test_round_to_decimals(decimals, value, dtype):
     np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-15)
 
 
+@pytest.mark.parametrize("decimals", [-2, 1, 2, 3, 5])
+def test_round_to_decimals_of_float16_as_torch(decimals):
+    """float16 is rounded in float32, as PyTorch does: 94.7 * 100 is past float16's precision (and 10^5 past
+    its range)."""
+    a, ta = _both(np.random.default_rng(0).uniform(-500, 500, 2000), "float16")
+    np.testing.assert_array_equal(ag.round(a, decimals=decimals).numpy(), torch.round(ta, decimals=decimals).numpy())
+
+
+def test_round_takes_decimals_by_keyword_only_and_refuses_them_for_integers():
+    a, ta = _both([1.25], "float32")
+    _same_outcome(lambda: ag.round(a, 1), lambda: torch.round(ta, 1))
+    i, ti = _both([12], "int64")
+    _same_outcome(lambda: ag.round(i, decimals=1), lambda: torch.round(ti, decimals=1))
+
+
 def test_rounding_keeps_a_zero_gradient_in_the_graph_as_torch():
     x, t = ag.tensor([1.5, -0.3], requires_grad=True), torch.tensor([1.5, -0.3], requires_grad=True)
     for name in ROUNDINGS:
@@ -453,6 +468,7 @@ def test_elementwise_functions(name, value, dtype):
     (-1, np.zeros((3, 0)), "int64"),        # empty
     (1, [[1], [0], [0], [0]], "int64"),     # larger in another dim
     (1, [[4]], "int64"), (1, [[-1]], "int64"), (1, [[1.0]], "float32"), (1, [1], "int64"), (2, [[0]], "int64"),
+    (1, [[1]], "int16"), (1, [[1]], "uint8"), (1, np.zeros((5, 0)), "int64"),   # (empty: no shape checks)
 ])
 def test_gather(dim, index, dtype):
     arr = np.arange(12.0).reshape(3, 4)
@@ -462,9 +478,10 @@ def test_gather(dim, index, dtype):
     _same_outcome(lambda: ag.gather(a, dim, i), lambda: torch.gather(ta, dim, ti), errors={IndexError: IndexError})
 
 
-@pytest.mark.parametrize("index", [0, [0], [0, 0], [[0]]])
-def test_gather_of_a_0d_tensor(index):
-    (a, ta), (i, ti) = _both(3.0, "float32"), _both(index, "int64")
+@pytest.mark.parametrize("value", [3.0, [3.0, 4.0, 5.0]])
+@pytest.mark.parametrize("index", [0, 1, [0], [0, 0], [[0]]])
+def test_gather_with_0d_tensors(value, index):
+    (a, ta), (i, ti) = _both(value, "float32"), _both(index, "int64")
     _same_outcome(lambda: a.gather(0, i), lambda: ta.gather(0, ti))
 
 

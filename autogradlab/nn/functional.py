@@ -30,8 +30,9 @@ def linear(input, weight, bias=None):
     return out if bias is None else out + bias
 
 
-def relu(input):
+def relu(input, inplace=False):
     """max(x, 0)."""
+    _inplace_is_out_of_place(inplace)
     return E.relu(input)
 
 
@@ -45,28 +46,80 @@ def sigmoid(input):
     return E.sigmoid(input)
 
 
-def leaky_relu(input, negative_slope=0.01):
+def _leaky_relu_grad(xp, g, x, negative_slope):
+    return xp.where(x > 0, g, g * negative_slope)   # (a select: an infinite g stays on its side)
+
+
+def leaky_relu_backward(g, x, negative_slope):
+    """leaky_relu's VJP as an op of its own (PyTorch's leaky_relu_backward): recorded, it depends on x with
+    derivative 0, so the gradient of a gradient is zeros, not an error."""
+    return apply(LEAKY_RELU_BACKWARD, (g, x), {"negative_slope": negative_slope})
+
+
+LEAKY_RELU = defop("leaky_relu", ("self",), save=("self",), math="x where x > 0, else s*x;  dx = g, or g*s",
+                   forward=lambda xp, x, negative_slope: xp.where(x > 0, x, x * negative_slope),
+                   vjp=lambda g, ctx: (leaky_relu_backward(g, ctx.self, ctx.negative_slope),),
+                   formulas=("1 or negative_slope",))
+
+LEAKY_RELU_BACKWARD = defop(
+    "leaky_relu_backward", ("grad", "self"), save=("self",), save_if={"self": 0},
+    math="g where x > 0, else g*s;  dg = gg where x > 0, else gg*s, dx = 0", forward=_leaky_relu_grad,
+    vjp=lambda gg, ctx: (leaky_relu_backward(gg, ctx.self, ctx.negative_slope) if ctx.needs_input_grad[0]
+                         else None, E.zeros_gradient(gg) if ctx.needs_input_grad[1] else None),
+    formulas=("1 or negative_slope", "0"))
+
+
+def _inplace_is_out_of_place(inplace):
+    # inplace=True (PyTorch's memory saving) is taken, and computed out of place: the same values and gradients,
+    # but the input keeps its values (README: toolkit differences)
+    if not isinstance(inplace, bool):
+        raise TypeError(f"inplace must be True or False, got {inplace!r}")
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x where x > 0, else negative_slope*x; d/dx = 1, or negative_slope (also at 0, as in PyTorch)."""
-    return E.where(input > 0, input, input * negative_slope)
+    _inplace_is_out_of_place(inplace)
+    _check_float(input, "input", "leaky_relu")
+    return apply(LEAKY_RELU, (input,), {"negative_slope": negative_slope})
 
 
-def elu(input, alpha=1.0):
+def _half_in_float32(fn, input, *args):
+    """``fn(input, *args)`` computed in float32 for a float16 input and rounded back once, as PyTorch computes
+    half-precision activations (rounding after each of their several ops loses digits, e^11 overflows float16)."""
+    return fn(input.to(numpy.float32), *args).to(numpy.float16)
+
+
+def elu(input, alpha=1.0, inplace=False):
     """x where x > 0, else alpha*(e^x - 1); d/dx = 1, or alpha*e^x (also at 0, as in PyTorch)."""
-    # (the exponential of min(x, 0): for a large x the branch not taken stays finite, and so its gradient 0)
-    return E.where(input > 0, input, E.expm1(E.clamp(input, max=0.0)) * alpha)
+    _inplace_is_out_of_place(inplace)
+    _check_float(input, "input", "elu")
+    if input.dtype == numpy.float16:
+        return _half_in_float32(elu, input, alpha)
+    # (the exponential sees x only where x <= 0, else 0: for a large x, or a NaN, which goes the way of x as in
+    # PyTorch, the branch not taken stays finite, so its gradient is 0; e^x - 1, not expm1, whose VJP g*(y + 1)
+    # cancels far left)
+    return E.where(input <= 0, (E.exp(E.where(input <= 0, input, 0.0)) - 1) * alpha, input)
 
 
-def silu(input):
+def silu(input, inplace=False):
     """x*sigmoid(x) (also called swish); d/dx = s*(1 + x*(1 - s))."""
+    _inplace_is_out_of_place(inplace)
+    _check_float(input, "input", "silu")
+    if input.dtype == numpy.float16:
+        return _half_in_float32(silu, input)
     return input * E.sigmoid(input)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + e^(beta*x))/beta, a smooth relu; x itself where beta*x > threshold (they agree there to float
     precision); d/dx = sigmoid(beta*x)."""
+    _check_float(input, "input", "softplus")
+    if input.dtype == numpy.float16:
+        return _half_in_float32(softplus, input, beta, threshold)
     z = input * beta
-    # (the exponential of min(z, threshold): the branch not taken never overflows, so its gradient is 0, not NaN)
-    return E.where(z > threshold, input, E.log1p(E.exp(E.clamp(z, max=threshold))) / beta)
+    # (e^min(z, threshold): the branch not taken never overflows, so its gradient is 0, not NaN; a select, not
+    # clamp, so that a NaN passes its gradient on, as in PyTorch)
+    return E.where(z > threshold, input, E.log1p(E.exp(E.where(z > threshold, threshold, z))) / beta)
 
 
 def softmax(input, dim):
@@ -228,9 +281,17 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     _check_float(input, "input (probabilities)", "binary_cross_entropy")
     _check_float(target, "target (0/1 labels or probabilities)", "binary_cross_entropy")
     _same_shape(input, target, "binary_cross_entropy")
-    if not bool(((input.data >= 0) & (input.data <= 1)).all()):
-        raise RuntimeError("binary_cross_entropy: all elements of input should be between 0 and 1 (probabilities); "
-                           "for logits (any real numbers) use binary_cross_entropy_with_logits")
+    if input.dtype != target.dtype:
+        raise RuntimeError(f"binary_cross_entropy: input is {input.dtype.name} and target {target.dtype.name}; give "
+                           f"them one dtype (as PyTorch requires), e.g. target.to(input.dtype)")
+    if weight is not None and numpy.broadcast_shapes(tuple(weight.shape), tuple(input.shape)) != tuple(input.shape):
+        raise ValueError(f"binary_cross_entropy: weight shape {tuple(weight.shape)} does not broadcast to the "
+                         f"input's {tuple(input.shape)} (one weight per element, or per row or column)")
+    for t, what in ((input, "input"), (target, "target")):
+        if not bool(((t.data >= 0) & (t.data <= 1)).all()):
+            raise RuntimeError(f"binary_cross_entropy: all elements of {what} should be between 0 and 1"
+                               + ("; for logits (any real numbers) use binary_cross_entropy_with_logits"
+                                  if what == "input" else " (0/1 labels or probabilities)"))
     loss = apply(BINARY_CROSS_ENTROPY, (input, target))
     return _reduce(loss if weight is None else loss * weight, reduction, "binary_cross_entropy")
 

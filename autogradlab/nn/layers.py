@@ -44,11 +44,22 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
-class ReLU(Module):
+class _Activation(Module):
+    """An activation with PyTorch's ``inplace`` flag (taken, and computed out of place: see ``F.leaky_relu``)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class ReLU(_Activation):
     """max(x, 0)."""
 
     def forward(self, input):
-        return F.relu(input)
+        return F.relu(input, self.inplace)
 
 
 class Tanh(Module):
@@ -65,39 +76,39 @@ class Sigmoid(Module):
         return F.sigmoid(input)
 
 
-class LeakyReLU(Module):
+class LeakyReLU(_Activation):
     """x where x > 0, else negative_slope*x."""
 
-    def __init__(self, negative_slope=0.01):
-        super().__init__()
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__(inplace)
         self.negative_slope = negative_slope
 
     def forward(self, input):
-        return F.leaky_relu(input, self.negative_slope)
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self):
-        return f"negative_slope={self.negative_slope}"
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
-class ELU(Module):
+class ELU(_Activation):
     """x where x > 0, else alpha*(e^x - 1)."""
 
-    def __init__(self, alpha=1.0):
-        super().__init__()
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__(inplace)
         self.alpha = alpha
 
     def forward(self, input):
-        return F.elu(input, self.alpha)
+        return F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self):
-        return f"alpha={self.alpha}"
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
-class SiLU(Module):
+class SiLU(_Activation):
     """x*sigmoid(x)."""
 
     def forward(self, input):
-        return F.silu(input)
+        return F.silu(input, self.inplace)
 
 
 class Softplus(Module):

@@ -570,7 +570,17 @@ def _rounding(name, forward):
 FLOOR = _rounding("floor", lambda xp, a: xp.floor(a) if a.dtype.kind == "f" else a.copy())
 CEIL = _rounding("ceil", lambda xp, a: xp.ceil(a) if a.dtype.kind == "f" else a.copy())
 TRUNC = _rounding("trunc", lambda xp, a: xp.trunc(a) if a.dtype.kind == "f" else a.copy())
-ROUND = _rounding("round", lambda xp, a, decimals: xp.round(a, decimals) if a.dtype.kind == "f" else a.copy())
+def _round_forward(xp, a, decimals):
+    if a.dtype.kind != "f" or not decimals:
+        return xp.round(a) if a.dtype.kind == "f" else a.copy()
+    # a * 10^decimals rounded, then divided back (times back for decimals < 0); float16 in float32, as PyTorch
+    # (94.7 * 100 is past float16's precision); a huge 10^decimals overflows to inf, quietly as in PyTorch
+    with numpy.errstate(over="ignore", invalid="ignore"):
+        wide = a.astype(numpy.float32) if a.dtype == numpy.float16 else a
+        return xp.round(wide, decimals).astype(a.dtype, copy=False)
+
+
+ROUND = _rounding("round", _round_forward)
 
 
 _SAME_SIZE_UINT = {2: numpy.uint16, 4: numpy.uint32, 8: numpy.uint64}
@@ -771,15 +781,15 @@ def _whole(op):
 floor, ceil, trunc = map(_whole, (FLOOR, CEIL, TRUNC))
 
 
-def round(a, decimals=0):
-    """Each element to the nearest whole number (ties to even, as PyTorch), or to ``decimals`` places
-    (multiplied by 10**decimals, rounded, divided back). Its gradient is 0."""
+def round(a, *, decimals=0):
+    """Each element to the nearest whole number (ties to even, as PyTorch), or to ``decimals`` places (to tens,
+    hundreds, ... for a negative ``decimals``). Its gradient is 0."""
     if not isinstance(decimals, int) or isinstance(decimals, bool):
         raise TypeError(f"round(): decimals must be an int, got {type(decimals).__name__} {decimals!r:.40}")
     _no_rounding_of_bools("round", a)
     if decimals and isinstance(a, Tensor) and a.dtype.kind != "f":
-        raise RuntimeError(f"round(decimals={decimals}) of an integer tensor is not supported (as in PyTorch): "
-                           f"round(a) gives it back, or convert it first: a.to(autogradlab.float32)")
+        raise NotImplementedError(f"round(decimals={decimals}) of an integer tensor is not supported (as in "
+                                  f"PyTorch): round(a) gives it back, or convert it first: a.to(autogradlab.float32)")
     return apply(ROUND, (a,), {"decimals": decimals})
 
 

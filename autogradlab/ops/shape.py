@@ -326,24 +326,26 @@ def gather(a, dim, index):
     if not isinstance(index, Tensor):
         raise TypeError(f"gather(): index must be a Tensor of integers, got {type(index).__name__}: wrap it with "
                         f"autogradlab.tensor(..., dtype=autogradlab.int64)")
-    if index.dtype.kind not in "iu":
-        raise RuntimeError(f"gather(): index must hold integers (int64 or int32), got {index.dtype.name}: convert "
+    if index.dtype not in (numpy.int64, numpy.int32):
+        raise RuntimeError(f"gather(): index must hold int64 (or int32) integers, got {index.dtype.name}: convert "
                            f"it with index.to(autogradlab.int64)")
     d = single_dim(dim, a.ndim, "gather")
-    if index.ndim != a.ndim and not (a.ndim == 0 and index.ndim <= 1):
+    if max(index.ndim, 1) != max(a.ndim, 1):   # (a 0-d tensor counts as 1-d, as in PyTorch)
         raise RuntimeError(f"gather(): index must have as many dims as the input ({a.ndim}), got shape "
                            f"{tuple(index.shape)}; add dims with index.unsqueeze(...)")
-    if a.ndim == 0:   # (a 0-d tensor: its one element, at index 0)
-        return gather(a.reshape(1), 0, index.reshape(-1)).reshape(index.shape)
+    if a.ndim == 0 or index.ndim == 0:
+        return gather(a.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
+    if index.numel() == 0:   # (nothing to take: PyTorch checks no shapes either)
+        return getitem(a.reshape(-1), asarray(numpy.zeros(index.shape, numpy.int64), a.device))
     too_big = [k for k in range(a.ndim) if k != d and index.shape[k] > a.shape[k]]
     if too_big:
         raise RuntimeError(f"gather(): index shape {tuple(index.shape)} is larger than the input's "
                            f"{tuple(a.shape)} in dim {too_big[0]}; only dim {d} (the one gathered along) may differ")
     idx = index.data
-    if idx.size and not (0 <= int(idx.min()) and int(idx.max()) < a.shape[d]):
-        bad = int(idx.min()) if int(idx.min()) < 0 else int(idx.max())
-        raise RuntimeError(f"gather(): index {bad} is out of bounds for dim {d} of size {a.shape[d]} (input shape "
-                           f"{tuple(a.shape)}); indices count from 0 and are not negative")
+    lo, hi = int(idx.min()), int(idx.max())
+    if lo < 0 or hi >= a.shape[d]:
+        raise RuntimeError(f"gather(): index {lo if lo < 0 else hi} is out of bounds for dim {d} of size "
+                           f"{a.shape[d]} (input shape {tuple(a.shape)}); indices count from 0 and are not negative")
     xp = xp_of(idx)
     # a[positions]: the index itself along dim, and along every other dim k an arange(n_k) that broadcasts
     positions = tuple(idx if k == d else xp.arange(n).reshape((n,) + (1,) * (index.ndim - k - 1))
