@@ -1,8 +1,9 @@
 """The PyTorch names lab code reaches for besides the differentiable ops: indices of extremes, truth values,
-closeness, dtype conversions, strict matrix products, ``t()``, ``from_numpy``/``as_tensor``, ``prod``, rounding
-(``floor``, ``ceil``, ``trunc``, ``round``) and the other elementwise functions (``log1p``, ``expm1``, ``square``,
-``log2``, ``log10``, ``exp2``, ``rsqrt``, ``tan``, ``asin``, ``acos``, ``atan``, ``sinh``, ``cosh``). Each is run in both libraries on the same inputs (ties, NaN, infinities, empty tensors,
-integers and bools), comparing values, dtypes, shapes, ``requires_grad`` and which error is raised."""
+closeness, dtype conversions, strict matrix products, ``t()``, ``from_numpy``/``as_tensor``, ``prod``, ``gather``,
+rounding (``floor``, ``ceil``, ``trunc``, ``round``) and the other elementwise functions (``log1p``, ``expm1``,
+``square``, ``log2``, ``log10``, ``exp2``, ``rsqrt``, ``tan``, ``asin``, ``acos``, ``atan``, ``sinh``, ``cosh``).
+Each is run in both libraries on the same inputs (ties, NaN, infinities, empty tensors, integers and bools),
+comparing values, dtypes, shapes, ``requires_grad`` and which error is raised."""
 from __future__ import annotations
 
 import warnings
@@ -187,8 +188,8 @@ def test_equal(a, b):
                                           ([2, 0, -3], "int64"), ([True, False], "bool")])
 def test_conversions(name, value, dtype):
     arr = np.array(value, dtype=dtype)
-    a, ta = ag.tensor(arr, requires_grad=dtype.startswith("float")), torch.tensor(arr,
-                                                                                 requires_grad=dtype.startswith("float"))
+    floating = dtype.startswith("float")
+    a, ta = ag.tensor(arr, requires_grad=floating), torch.tensor(arr, requires_grad=floating)
     out, tout = getattr(a, name)(), getattr(ta, name)()
     _same(out, tout)
     assert (out is a) == (tout is ta)   # already of that dtype: the tensor itself
@@ -451,7 +452,8 @@ def test_rounding_keeps_a_zero_gradient_in_the_graph_as_torch():
 
 @pytest.mark.parametrize("name", ["log2", "log10", "exp2", "rsqrt", "tan", "asin", "acos", "atan", "sinh", "cosh"])
 @pytest.mark.parametrize("value, dtype", [([0.25, -0.5, 0.0, -0.0, 1.0, 2.0, NAN, INF, -INF], "float64"),
-                                          ([0.3, -0.9, 3.0], "float32"), ([0, 1, -2], "int64"), ([True, False], "bool")])
+                                          ([0.3, -0.9, 3.0], "float32"), ([0, 1, -2], "int64"),
+                                          ([True, False], "bool")])
 def test_elementwise_functions(name, value, dtype):
     a, ta = _both(value, dtype)
     out, tout = getattr(ag, name)(a), getattr(torch, name)(ta)
