@@ -710,3 +710,70 @@ def test_new_modules_call_the_functions_and_print_as_torch(torch):
     assert nn.BCELoss()(p, y).item() == pytest.approx(F.binary_cross_entropy(p, y).item())
     assert nn.L1Loss(reduction="sum")(p, y).item() == pytest.approx(0.3)
     assert repr(nn.L1Loss()) == repr(torch.nn.L1Loss()) and repr(nn.BCELoss()) == repr(torch.nn.BCELoss())
+
+
+# -- buffers ----------------------------------------------------------------------------------------------
+
+def _with_buffers(lib):
+    """The same module in either library: buffers of its own (one not persistent, one None), a child with one."""
+    nn_ = lib.nn
+
+    class WithBuffers(nn_.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn_.Linear(2, 2)
+            self.register_buffer("running", lib.zeros(2))
+            self.register_buffer("count", lib.tensor(0))
+            self.register_buffer("scratch", lib.ones(1), persistent=False)
+            self.register_buffer("absent", None)
+            self.inner = nn_.Sequential(nn_.Linear(2, 1))
+            self.inner.register_buffer("b2", lib.ones(3))
+
+    return WithBuffers()
+
+
+def test_buffers_are_named_saved_and_cast_as_in_torch(torch):
+    ours, theirs = _with_buffers(ag), _with_buffers(torch)
+    assert list(ours.state_dict()) == list(theirs.state_dict())   # each module's parameters, then its buffers
+    assert [n for n, _ in ours.named_buffers()] == [n for n, _ in theirs.named_buffers()]
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    ours.to(ag.float64)
+    theirs.to(torch.float64)
+    for (name, b), (_, tb) in zip(ours.named_buffers(), theirs.named_buffers()):
+        assert b.dtype.name == str(tb.dtype).removeprefix("torch."), name   # (the int64 count stays int64)
+    ours.running = None
+    theirs.running = None
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+
+
+@pytest.mark.parametrize("call", [lambda m, lib: m.register_buffer("a.b", lib.ones(1)),
+                                  lambda m, lib: m.register_buffer("", lib.ones(1)),
+                                  lambda m, lib: m.register_buffer("fc", lib.ones(1)),
+                                  lambda m, lib: m.register_buffer("x", 3),
+                                  lambda m, lib: m.register_buffer(3, lib.ones(1)),
+                                  lambda m, lib: setattr(m, "running", 3)])
+def test_buffer_errors_as_in_torch(torch, call):
+    with pytest.raises(Exception) as expected:
+        call(_with_buffers(torch), torch)
+    with pytest.raises(expected.type):
+        call(_with_buffers(ag), ag)
+
+
+def test_buffers_round_trip_through_load_state_dict_and_save(tmp_path):
+    source, target = _with_buffers(ag), _with_buffers(ag)
+    source.running[...] = ag.tensor([1.5, -2.0])   # (a running mean, as a layer would keep it)
+    source.count += 7
+    ag.save(source.state_dict(), tmp_path / "m.npz")
+    target.load_state_dict(ag.load(tmp_path / "m.npz"))
+    assert target.running.tolist() == [1.5, -2.0] and target.count.item() == 7 and target.count.dtype == ag.int64
+    assert target.scratch.tolist() == [1.0]   # (not persistent: neither saved nor loaded)
+    assert all(not b.requires_grad for b in target.buffers())
+    assert len(list(target.parameters())) == 4   # (buffers are not parameters: no optimizer sees them)
+
+
+def test_bce_loss_keeps_its_weight_as_a_buffer(torch):
+    w = np.array([2.0, 0.5])
+    ours, theirs = nn.BCELoss(weight=ag.tensor(w)), torch.nn.BCELoss(weight=torch.tensor(w))
+    assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight"]
+    p, y = np.array([0.2, 0.9]), np.array([0.0, 1.0])
+    assert ours(ag.tensor(p), ag.tensor(y)).item() == pytest.approx(theirs(torch.tensor(p), torch.tensor(y)).item())

@@ -294,7 +294,7 @@ class BCELoss(_Loss):
 
     def __init__(self, weight=None, reduction="mean"):
         super().__init__(reduction)
-        self.weight = weight
+        self.register_buffer("weight", weight)   # (saved with the model, moved and cast by .to())
 
     def forward(self, input, target):
         return F.binary_cross_entropy(input, target, self.weight, self.reduction)

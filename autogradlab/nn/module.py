@@ -22,6 +22,7 @@ from collections import OrderedDict, namedtuple
 import numpy
 
 from .. import backend
+from ..grad_mode import no_grad
 from ..tensor import Tensor, zero_grads
 from .parameter import Parameter
 
@@ -36,6 +37,8 @@ class Module:
     def __init__(self):
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())   # tensors that are state, not parameters
+        object.__setattr__(self, "_non_persistent", set())     # buffer names left out of state_dict
         object.__setattr__(self, "_modules", OrderedDict())
 
     # -- registration --------------------------------------------------------------------
@@ -43,16 +46,21 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError(f"cannot assign {name!r} before Module.__init__() call: "
                                  f"call super().__init__() first in {type(self).__name__}.__init__")
-        params, modules = self.__dict__["_parameters"], self.__dict__["_modules"]
+        params, modules, buffers = self.__dict__["_parameters"], self.__dict__["_modules"], self.__dict__["_buffers"]
         if isinstance(value, Parameter):
             self.__dict__.pop(name, None)
             modules.pop(name, None)
+            buffers.pop(name, None)
             params[name] = value  # a re-assigned name keeps its place in the order
         elif name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
                                 f"(nn.Parameter or None expected)")
             params[name] = None  # an optional parameter that is absent (Linear(bias=False))
+        elif name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (Tensor or None expected)")
+            buffers[name] = value
         elif isinstance(value, Module):
             self.__dict__.pop(name, None)
             params.pop(name, None)
@@ -67,18 +75,40 @@ class Module:
 
     def __getattr__(self, name):  # only called when normal lookup fails
         d = self.__dict__
-        if "_parameters" in d and name in d["_parameters"]:
-            return d["_parameters"][name]
-        if "_modules" in d and name in d["_modules"]:
-            return d["_modules"][name]
+        for table in ("_parameters", "_buffers", "_modules"):
+            if table in d and name in d[table]:
+                return d[table][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
-        for table in (self._parameters, self._modules):
+        for table in (self._parameters, self._buffers, self._modules):
             if name in table:
                 del table[name]
+                self._non_persistent.discard(name)
                 return
         object.__delattr__(self, name)
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Keep ``tensor`` as state of this module that is not a parameter (a running mean, a loss's class
+        weights): ``self.name`` reads it, ``.to()`` moves and casts it, and ``state_dict()`` saves it unless
+        ``persistent=False``. The optimizer never sees it, and it takes no gradient."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign a buffer before Module.__init__() call: call super().__init__() "
+                                 f"first in {type(self).__name__}.__init__")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string, got {type(name).__name__}")
+        if not name:
+            raise KeyError("buffer name can't be empty")
+        if "." in name:
+            raise KeyError(f"buffer name can't contain \".\" ({name!r}): dots separate the names of child modules "
+                           f"in state_dict")
+        if name not in self._buffers and (hasattr(self, name)):
+            raise KeyError(f"attribute '{name}' already exists: choose another name for the buffer")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (Tensor or None "
+                            f"required): wrap it with autogradlab.tensor(...)")
+        self._buffers[name] = tensor
+        (self._non_persistent.discard if persistent else self._non_persistent.add)(name)
 
     def register_parameter(self, name, param):
         """Same as ``self.name = param`` (``param`` may be None)."""
@@ -133,20 +163,33 @@ class Module:
         for _, m in self.named_children():
             yield m
 
-    def named_parameters(self, prefix="", recurse=True):
-        """``(dotted.name, parameter)`` in registration order; a shared parameter appears once."""
+    def _named_members(self, table, prefix, recurse):
+        """``(dotted.name, tensor)`` from each module's ``table`` (``_parameters`` or ``_buffers``), depth first
+        in registration order; a tensor shared by two modules appears once."""
         seen = set()
         modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
         for mod_prefix, module in modules:
-            for name, p in module._parameters.items():
-                if p is None or id(p) in seen:
+            for name, t in getattr(module, table).items():
+                if t is None or id(t) in seen:
                     continue
-                seen.add(id(p))
-                yield (f"{mod_prefix}.{name}" if mod_prefix else name), p
+                seen.add(id(t))
+                yield (f"{mod_prefix}.{name}" if mod_prefix else name), t
+
+    def named_parameters(self, prefix="", recurse=True):
+        """``(dotted.name, parameter)`` in registration order; a shared parameter appears once."""
+        return self._named_members("_parameters", prefix, recurse)
 
     def parameters(self, recurse=True):
         for _, p in self.named_parameters(recurse=recurse):
             yield p
+
+    def named_buffers(self, prefix="", recurse=True):
+        """``(dotted.name, buffer)`` in registration order (see :meth:`register_buffer`); each tensor once."""
+        return self._named_members("_buffers", prefix, recurse)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
 
     # -- training helpers --------------------------------------------------------------------
     def zero_grad(self, set_to_none=True):
@@ -173,7 +216,8 @@ class Module:
     def to(self, target):
         """Move (``"cpu"``, ``"cuda"``) or cast (``float64``) every parameter in place; returns ``self``.
 
-        The Parameter objects stay the same, so an optimizer made before ``to`` still holds them.
+        The Parameter objects stay the same, so an optimizer made before ``to`` still holds them. Buffers
+        are replaced by moved tensors, and cast only when they hold floats (a count stays int64).
         """
         dtype = _as_float_dtype(target)
         device = None if dtype is not None else backend.normalize_device(target)
@@ -191,6 +235,11 @@ class Module:
             p._vc = [0]  # new memory, new version counter
             if p._grad is not None:
                 p._grad = p._grad.detach().to(target)
+        with no_grad():   # buffers: new tensors (a cast only for floating ones: a count stays int64)
+            for m in self.modules():
+                for name, b in m._buffers.items():
+                    if b is not None and (dtype is None or b.dtype.kind == "f"):
+                        m._buffers[name] = b.to(dtype if dtype is not None else device)
         return self
 
     def cpu(self):
@@ -207,9 +256,19 @@ class Module:
 
     # -- saving and loading --------------------------------------------------------------------
     def state_dict(self):
-        """An ordered ``{name: tensor}`` of detached copies of every parameter."""
-        return OrderedDict((name, Tensor._make(p.data.copy(), False, None, p.device))
-                           for name, p in self.named_parameters())
+        """An ordered ``{name: tensor}`` of detached copies of every parameter and persistent buffer: each
+        module's parameters, then its buffers, then its children's, as PyTorch orders them."""
+        return OrderedDict((name, Tensor._make(t.data.copy(), False, None, t.device)) for name, t in self._state())
+
+    def _state(self):
+        """``(dotted.name, tensor)`` of what ``state_dict`` saves, in its order; a shared tensor once."""
+        seen = set()
+        for prefix, module in self.named_modules():
+            persistent = [(n, b) for n, b in module._buffers.items() if n not in module._non_persistent]
+            for name, t in list(module._parameters.items()) + persistent:
+                if t is not None and id(t) not in seen:
+                    seen.add(id(t))
+                    yield (f"{prefix}.{name}" if prefix else name), t
 
     def load_state_dict(self, state_dict, strict=True):
         """Copy values from ``state_dict`` into the parameters, in place.
@@ -220,7 +279,7 @@ class Module:
         """
         if not hasattr(state_dict, "items"):
             raise TypeError(f"load_state_dict expects a dict of name -> tensor, got {type(state_dict).__name__}")
-        params = OrderedDict(self.named_parameters())
+        params = OrderedDict(self._state())
         missing = [k for k in params if k not in state_dict]
         unexpected = [k for k in state_dict if k not in params]
         problems = []
@@ -264,7 +323,7 @@ class Module:
         return head + "\n".join(lines) + "\n)"
 
     def __dir__(self):
-        return list(super().__dir__()) + list(self._parameters) + list(self._modules)
+        return list(super().__dir__()) + list(self._parameters) + list(self._buffers) + list(self._modules)
 
 
 _DTYPE_NAMES = {"float": "float32", "float32": "float32", "double": "float64", "float64": "float64",
