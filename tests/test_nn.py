@@ -777,3 +777,33 @@ def test_bce_loss_keeps_its_weight_as_a_buffer(torch):
     assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight"]
     p, y = np.array([0.2, 0.9]), np.array([0.0, 1.0])
     assert ours(ag.tensor(p), ag.tensor(y)).item() == pytest.approx(theirs(torch.tensor(p), torch.tensor(y)).item())
+
+
+def test_a_failed_load_changes_no_buffer_even_a_read_only_one():
+    m = nn.Module()
+    m.register_buffer("a", ag.tensor([1.0, 2.0]))
+    m.register_buffer("e", ag.tensor([1.0]).expand(3))   # (read-only memory: no values can be loaded into it)
+    with pytest.raises(RuntimeError, match="(?s)e is read-only.*The model was not changed"):
+        m.load_state_dict({"a": ag.tensor([7.0, 7.0]), "e": ag.tensor([1.0, 2.0, 3.0])})
+    assert m.a.tolist() == [1.0, 2.0]
+
+
+def test_to_casts_parameters_with_gradients_and_buffers_as_torch(torch):
+    ours, theirs = nn.Linear(2, 1), torch.nn.Linear(2, 1)
+    for model, lib in ((ours, ag), (theirs, torch)):
+        model(lib.ones(3, 2)).sum().backward()
+        model.register_buffer("rm", lib.zeros(2))
+        model.register_buffer("tracked", lib.ones(2, requires_grad=True))
+        model.double()
+    assert ours.weight.dtype == ours.weight.grad.dtype == ours.rm.dtype == ag.float64
+    assert theirs.weight.grad.dtype == theirs.rm.dtype == torch.float64
+    assert ours.tracked.requires_grad == theirs.tracked.requires_grad   # (cast as a recorded op, as in torch)
+    assert ours.half().weight.dtype == ag.float16
+
+
+def test_a_module_assigned_to_a_buffer_name_replaces_the_buffer_as_in_torch(torch):
+    for lib in (ag, torch):
+        m = lib.nn.Module()
+        m.register_buffer("a", lib.zeros(1))
+        m.a = lib.nn.Linear(1, 1)
+        assert [n for n, _ in m.named_buffers()] == [] and [n for n, _ in m.named_children()] == ["a"]

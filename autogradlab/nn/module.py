@@ -22,7 +22,6 @@ from collections import OrderedDict, namedtuple
 import numpy
 
 from .. import backend
-from ..grad_mode import no_grad
 from ..tensor import Tensor, zero_grads
 from .parameter import Parameter
 
@@ -51,20 +50,23 @@ class Module:
             self.__dict__.pop(name, None)
             modules.pop(name, None)
             buffers.pop(name, None)
+            self.__dict__["_non_persistent"].discard(name)
             params[name] = value  # a re-assigned name keeps its place in the order
         elif name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
                                 f"(nn.Parameter or None expected)")
             params[name] = None  # an optional parameter that is absent (Linear(bias=False))
+        elif isinstance(value, Module):
+            self.__dict__.pop(name, None)
+            params.pop(name, None)
+            buffers.pop(name, None)
+            self.__dict__["_non_persistent"].discard(name)
+            modules[name] = value
         elif name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (Tensor or None expected)")
             buffers[name] = value
-        elif isinstance(value, Module):
-            self.__dict__.pop(name, None)
-            params.pop(name, None)
-            modules[name] = value
         elif name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
@@ -234,12 +236,11 @@ class Module:
                 p.device = device
             p._vc = [0]  # new memory, new version counter
             if p._grad is not None:
-                p._grad = p._grad.detach().to(target)
-        with no_grad():   # buffers: new tensors (a cast only for floating ones: a count stays int64)
-            for m in self.modules():
-                for name, b in m._buffers.items():
-                    if b is not None and (dtype is None or b.dtype.kind == "f"):
-                        m._buffers[name] = b.to(dtype if dtype is not None else device)
+                p._grad = p._grad.detach().to(dtype if dtype is not None else device)
+        for m in self.modules():   # buffers: new tensors (a cast only for floating ones: a count stays int64)
+            for name, b in m._buffers.items():
+                if b is not None and (dtype is None or b.dtype.kind == "f"):
+                    m._buffers[name] = b.to(dtype if dtype is not None else device)
         return self
 
     def cpu(self):
@@ -253,6 +254,9 @@ class Module:
 
     def float(self):
         return self.to("float32")
+
+    def half(self):
+        return self.to("float16")
 
     # -- saving and loading --------------------------------------------------------------------
     def state_dict(self):
@@ -295,6 +299,9 @@ class Module:
             if shape != tuple(p.shape):
                 problems.append(f"size mismatch for {name}: copying a param with shape {shape} from "
                                 f"checkpoint, the shape in current model is {tuple(p.shape)}.")
+            elif not getattr(getattr(p.data, "flags", None), "writeable", True):
+                problems.append(f"{name} is read-only (an expand()ed or broadcast tensor): register a "
+                                f"tensor of its own, e.g. .clone(), to load values into it.")
         if problems:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                                + "\n\t".join(problems) + "\nThe model was not changed.")
