@@ -51,8 +51,8 @@ class _Activation(Module):
         super().__init__()
         self.inplace = inplace
 
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+    def extra_repr(self, *settings):
+        return ", ".join(settings + (("inplace=True",) if self.inplace else ()))
 
 
 class ReLU(_Activation):
@@ -87,7 +87,7 @@ class LeakyReLU(_Activation):
         return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self):
-        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+        return super().extra_repr(f"negative_slope={self.negative_slope}")
 
 
 class ELU(_Activation):
@@ -101,7 +101,7 @@ class ELU(_Activation):
         return F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self):
-        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+        return super().extra_repr(f"alpha={self.alpha}")
 
 
 class SiLU(_Activation):

@@ -104,7 +104,7 @@ class Module:
         if "." in name:
             raise KeyError(f"buffer name can't contain \".\" ({name!r}): dots separate the names of child modules "
                            f"in state_dict")
-        if name not in self._buffers and (hasattr(self, name)):
+        if name not in self._buffers and hasattr(self, name):
             raise KeyError(f"attribute '{name}' already exists: choose another name for the buffer")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (Tensor or None "

@@ -197,9 +197,8 @@ def _prod_vjp(g, ctx):
     a, y, dim = ctx.self, ctx.result, ctx.dim
     if a.ndim == 0:
         return (g,)
-    if dim is not None and not ctx.keepdim:   # (the reduced dim back as size 1: g and y broadcast against a)
-        kept = a.shape[:dim] + (1,) + a.shape[dim + 1:]
-        g, y = g.reshape(kept), y.reshape(kept)
+    dims = tuple(range(a.ndim)) if dim is None else (dim,)
+    g, y = (expand_back(t, a.shape, dims, ctx.keepdim) for t in (g, y))   # (back to a's shape)
     zero = a == 0
     if not (zero.data if isinstance(zero, Tensor) else zero).any():
         return (g * (y / a),)
