@@ -33,12 +33,21 @@ def _host_array(value, name):
 
 
 def save(obj, f):
-    """Write a Tensor or a ``{name: Tensor}`` dict (e.g. ``model.state_dict()``) to ``f`` (path or binary file).
+    """Write a Tensor, a ``{name: Tensor}`` dict (``model.state_dict()``), or a checkpoint of nested dicts,
+    lists and tuples holding Tensors, numbers, strings and None (``{"model": model.state_dict(), "optimizer":
+    opt.state_dict(), "epoch": 3}``) to ``f`` (path or binary file).
 
-    The name is used as given: ``save(sd, "model.pt")`` writes ``model.pt`` (an npz inside).
+    The name is used as given: ``save(sd, "model.pt")`` writes ``model.pt`` (an npz inside). A checkpoint's
+    structure goes into the JSON header, each tensor into an array of its own: still no pickle.
     """
+    tree = None
     if isinstance(obj, Tensor):
         kind, names, arrays = "tensor", [""], [_host_array(obj, "tensor")]
+    elif isinstance(obj, (list, tuple)) or hasattr(obj, "items") and not all(
+            isinstance(k, str) and isinstance(v, (Tensor, numpy.ndarray)) for k, v in obj.items()):
+        kind, names, arrays = "tree", [], []
+        tree = _encode(obj, "checkpoint", arrays)
+        names = [f"arr_{i}" for i in range(len(arrays))]
     elif hasattr(obj, "items"):
         kind, names, arrays = "state_dict", [], []
         for name, value in obj.items():
@@ -47,11 +56,13 @@ def save(obj, f):
             names.append(name)
             arrays.append(_host_array(value, name))
     else:
-        raise TypeError(f"save: expected a Tensor or a dict of name -> Tensor, got {type(obj).__name__}")
+        raise TypeError(f"save: expected a Tensor, a dict of name -> Tensor (a state_dict) or a checkpoint (dicts, "
+                        f"lists and tuples of tensors, numbers and strings), got {type(obj).__name__}")
     for name, a in zip(names, arrays):
         if a.dtype.kind not in "fiub":
             raise TypeError(f"save: entry {name!r} has unsupported dtype {a.dtype}")
-    header = json.dumps({"format": "autogradlab", "version": _FORMAT_VERSION, "kind": kind, "names": names})
+    header = json.dumps({"format": "autogradlab", "version": _FORMAT_VERSION, "kind": kind, "names": names}
+                        | ({"tree": tree} if tree is not None else {}))
     payload = {f"arr_{i}": a for i, a in enumerate(arrays)}
     payload[_HEADER] = numpy.array(header)  # a unicode scalar array: no pickle needed
     if isinstance(f, (str, os.PathLike)):
@@ -84,12 +95,12 @@ def load(f, map_location=None):
                 if not isinstance(header, dict) or header.get("format") != "autogradlab" \
                         or header.get("version") != _FORMAT_VERSION:
                     raise ValueError(f"unknown header {header!r}")
-                names, kind = header["names"], header["kind"]
+                names, kind, tree = header["names"], header["kind"], header.get("tree")
                 if not isinstance(names, list) or (kind == "tensor" and len(names) != 1):
                     raise ValueError(f"header lists {names!r} for a {kind!r}")
                 arrays = [npz[f"arr_{i}"] for i in range(len(names))]
             else:
-                kind, names = "state_dict", files
+                kind, names, tree = "state_dict", files, None
                 arrays = [npz[n] for n in files]
         except (ValueError, KeyError, TypeError, OSError, EOFError, zipfile.BadZipFile) as exc:
             raise ValueError(f"load: {where} is malformed or truncated: {exc}") from None
@@ -103,6 +114,61 @@ def load(f, map_location=None):
 
     if kind == "tensor":
         return make(arrays[0])
+    if kind == "tree":
+        try:
+            return _decode(tree, [make(a) for a in arrays])
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise ValueError(f"load: {where} is malformed: its checkpoint structure does not read back ({exc})") \
+                from None
     if kind != "state_dict":
         raise ValueError(f"load: {where} has unknown content kind {kind!r}")
     return OrderedDict((n, make(a)) for n, a in zip(names, arrays))
+
+
+# -- checkpoints: nested containers, their structure as JSON, every tensor an array of its own ---------------
+# Each JSON object in the structure is one of {"$tensor": i}, {"$dict": [[key, value], ...]} (keys may be str,
+# int, float, bool or None, and keep their order) or {"$tuple": [...]}; lists, numbers, strings and null are
+# themselves.
+
+def _encode(value, path, arrays, inside=()):
+    if isinstance(value, (Tensor, numpy.ndarray)):
+        array = _host_array(value, path)
+        if array.dtype.kind not in "fiub":
+            raise TypeError(f"save: {path} has unsupported dtype {array.dtype}; tensors are float, int or bool")
+        arrays.append(array)
+        return {"$tensor": len(arrays) - 1}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (numpy.integer, numpy.floating, numpy.bool_)):
+        return value.item()
+    if id(value) in inside:
+        raise TypeError(f"save: {path} contains itself; a checkpoint must be a tree (no container inside itself)")
+    inside = inside + (id(value),)
+    if hasattr(value, "items"):
+        pairs = []
+        for k, v in value.items():
+            if not (k is None or isinstance(k, (str, int, float, bool))):
+                raise TypeError(f"save: {path} has a key of type {type(k).__name__} ({k!r}); keys must be strings "
+                                f"or numbers")
+            pairs.append([k, _encode(v, f"{path}[{k!r}]", arrays, inside)])
+        return {"$dict": pairs}
+    if isinstance(value, (list, tuple)):
+        items = [_encode(v, f"{path}[{i}]", arrays, inside) for i, v in enumerate(value)]
+        return {"$tuple": items} if isinstance(value, tuple) else items
+    raise TypeError(f"save: {path} is a {type(value).__name__}; a checkpoint holds Tensors, numbers, strings, None, "
+                    f"and dicts, lists and tuples of them. Save a model's state_dict(), not the model itself")
+
+
+def _decode(node, tensors):
+    if isinstance(node, list):
+        return [_decode(v, tensors) for v in node]
+    if not isinstance(node, dict):
+        return node
+    (marker, content), = node.items()
+    if marker == "$tensor":
+        return tensors[content]
+    if marker == "$tuple":
+        return tuple(_decode(v, tensors) for v in content)
+    if marker == "$dict":
+        return {k: _decode(v, tensors) for k, v in content}
+    raise ValueError(f"unknown entry {marker!r}")

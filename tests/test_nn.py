@@ -1,5 +1,6 @@
 """nn: Module bookkeeping, Parameter, Linear, nn.init distributions, functional losses vs torch,
 state_dict / load_state_dict, and save / load (npz, no pickle)."""
+import json
 import math
 import warnings
 import zipfile
@@ -807,3 +808,61 @@ def test_a_module_assigned_to_a_buffer_name_replaces_the_buffer_as_in_torch(torc
         m.register_buffer("a", lib.zeros(1))
         m.a = lib.nn.Linear(1, 1)
         assert [n for n, _ in m.named_buffers()] == [] and [n for n, _ in m.named_children()] == ["a"]
+
+
+# -- checkpoints: nested structures through save/load ---------------------------------------------------------
+
+def test_a_checkpoint_of_nested_containers_round_trips_with_its_types(tmp_path):
+    ck = {"model": {"w": ag.randn(2, 3), "n": ag.tensor(4)}, "optimizer": {"state": {0: {"step": ag.tensor(2.0)}},
+                                                                          "param_groups": [{"betas": (0.9, 0.99),
+                                                                                            "params": [0]}]},
+          "epoch": 3, "lr": 0.5, "name": "run-1", "done": False, "best": None, "nan": float("nan"),
+          "keys": {1: "int", 2.5: "float", None: "none", "s": "str"}, "empty": {}, "nested": [(1, [2, (3,)])],
+          "array": np.arange(3)}
+    ag.save(ck, tmp_path / "ck.pt")
+    back = ag.load(tmp_path / "ck.pt")
+    assert list(back) == list(ck)
+    assert back["epoch"] == 3 and type(back["epoch"]) is int and back["lr"] == 0.5 and back["name"] == "run-1"
+    assert back["done"] is False and back["best"] is None and np.isnan(back["nan"])
+    assert back["optimizer"]["param_groups"][0]["betas"] == (0.9, 0.99)
+    assert list(back["optimizer"]["state"]) == [0] and back["optimizer"]["state"][0]["step"].item() == 2.0
+    assert list(back["keys"].items()) == list(ck["keys"].items()) and back["empty"] == {}
+    assert back["nested"] == [(1, [2, (3,)])]
+    np.testing.assert_array_equal(back["model"]["w"].numpy(), ck["model"]["w"].numpy())
+    assert back["model"]["n"].dtype == np.int64 and back["array"].tolist() == [0, 1, 2]
+    with np.load(tmp_path / "ck.pt", allow_pickle=False) as z:          # still arrays and a JSON header only
+        assert all(z[k].dtype != object for k in z.files)
+
+
+def test_a_checkpoint_may_be_a_list_or_tuple_at_the_top(tmp_path):
+    ag.save([ag.ones(2), 1, (2, "x")], tmp_path / "l.pt")
+    back = ag.load(tmp_path / "l.pt")
+    assert back[1:] == [1, (2, "x")] and back[0].tolist() == [1.0, 1.0]
+    ag.save((ag.ones(1),), tmp_path / "t.pt")
+    assert isinstance(ag.load(tmp_path / "t.pt"), tuple)
+
+
+def test_a_checkpoint_refuses_what_it_cannot_hold_and_names_where(tmp_path):
+    with pytest.raises(TypeError, match=r"checkpoint\['opt'\]\[0\] is a set"):
+        ag.save({"opt": [{1, 2}]}, tmp_path / "x.pt")
+    with pytest.raises(TypeError, match="key of type tuple"):
+        ag.save({"a": {(1, 2): ag.zeros(1)}}, tmp_path / "x.pt")
+    with pytest.raises(TypeError, match=r"checkpoint\['opt'\]\['x'\] has unsupported dtype complex128"):
+        ag.save({"opt": {"x": np.ones(2, complex)}, "n": 1}, tmp_path / "x.pt")
+    loop = {"a": 1}
+    loop["self"] = loop
+    with pytest.raises(TypeError, match="contains itself"):
+        ag.save(loop, tmp_path / "x.pt")
+    assert not (tmp_path / "x.pt").exists()
+
+
+def test_a_damaged_checkpoint_structure_is_reported(tmp_path):
+    ag.save({"a": ag.zeros(2), "b": 1}, tmp_path / "ck.pt")
+    with np.load(tmp_path / "ck.pt", allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    header = json.loads(str(arrays["__autogradlab__"]))
+    header["tree"] = {"$dict": [["a", {"$tensor": 5}]]}                  # an array that is not there
+    arrays["__autogradlab__"] = np.array(json.dumps(header))
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(ValueError, match="malformed"):
+        ag.load(tmp_path / "bad.npz")

@@ -12,6 +12,9 @@ each option falling back to the optimizer's defaults::
 """
 from __future__ import annotations
 
+import numpy
+
+from .. import backend
 from ..tensor import Tensor, zero_grads
 
 __all__ = ["Optimizer"]
@@ -58,6 +61,65 @@ class Optimizer:
                 group[key] = value
         self.param_groups.append(group)
 
+    def state_dict(self):
+        """``{"state": {index: {name: value}}, "param_groups": [{option: value, "params": [index, ...]}]}``,
+        PyTorch's layout: parameters are numbered in group order, and state arrays come as Tensors (copies;
+        ``step`` as a float32 0-d Tensor, as PyTorch keeps it). Save it with the model's for a checkpoint:
+        ``autogradlab.save({"model": model.state_dict(), "optimizer": opt.state_dict()}, path)``."""
+        index, groups = {}, []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: {name: _exported(name, value) for name, value in values.items()}
+                 for p, values in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Restore what :meth:`state_dict` returned: the options of each group (lr, betas, ...) and each
+        parameter's state, copied and cast to the parameter's dtype and device. Everything is checked first
+        (the number of groups and of parameters in each, each state's index and shapes): a state dict that
+        does not fit raises ValueError naming the problem and leaves the optimizer unchanged."""
+        if not hasattr(state_dict, "get") or "state" not in state_dict or "param_groups" not in state_dict:
+            raise ValueError("load_state_dict expects what optimizer.state_dict() returns, a dict with 'state' and "
+                             f"'param_groups', got {type(state_dict).__name__}"
+                             f"{' with keys ' + str(list(state_dict)) if hasattr(state_dict, 'keys') else ''}")
+        saved_groups = list(state_dict["param_groups"])
+        for i, saved in enumerate(saved_groups):
+            if not hasattr(saved, "get") or not isinstance(saved.get("params"), (list, tuple)):
+                raise ValueError(f"loaded state dict's param group {i} is not a dict with a 'params' list of "
+                                 f"parameter numbers: {saved!r}")
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError(f"loaded state dict has a different number of parameter groups ({len(saved_groups)}) "
+                             f"than this optimizer ({len(self.param_groups)}): build the optimizer with the same "
+                             f"groups as the one that was saved")
+        params = [p for group in self.param_groups for p in group["params"]]
+        for i, (saved, group) in enumerate(zip(saved_groups, self.param_groups)):
+            if len(saved["params"]) != len(group["params"]):
+                raise ValueError(f"loaded state dict contains a parameter group that doesn't match the size of "
+                                 f"optimizer's group: group {i} has {len(saved['params'])} parameters there and "
+                                 f"{len(group['params'])} here")
+        order = [i for saved in saved_groups for i in saved["params"]]   # saved index -> our parameter
+        by_index = dict(zip(order, params))
+        state = {}
+        for i, values in state_dict["state"].items():
+            if i not in by_index:
+                raise ValueError(f"loaded state dict has state for parameter {i!r}, but its groups number the "
+                                 f"parameters {sorted(by_index)}")
+            if not hasattr(values, "items"):
+                raise ValueError(f"loaded state dict's state for parameter {i} is not a dict of name -> value: "
+                                 f"{values!r}")
+            p = by_index[i]
+            state[p] = {name: _imported(name, value, p, i) for name, value in values.items()}
+        for saved, group in zip(saved_groups, self.param_groups):   # the saved options, ours where none saved
+            own = group["params"]
+            group.clear()
+            group["params"] = own
+            group.update((k, v) for k, v in saved.items() if k != "params")
+            for key, default in self.defaults.items():
+                group.setdefault(key, default)
+        self.state = state
+
     def zero_grad(self, set_to_none=True):
         """Clear the gradients: ``grad = None`` (default), or fill them with 0 in place."""
         zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
@@ -82,3 +144,28 @@ class Optimizer:
             for key in sorted(k for k in group if k != "params"):
                 lines.append(f"    {key}: {group[key]}")
         return "\n".join(lines) + "\n)"
+
+
+def _exported(name, value):
+    """A state value as ``state_dict`` gives it: arrays as Tensor copies, the step count as PyTorch's float32."""
+    if name == "step" and isinstance(value, int):
+        return Tensor._make(numpy.array(value, dtype=numpy.float32), False, None, "cpu")
+    if hasattr(value, "dtype") and hasattr(value, "shape"):
+        return Tensor._make(value.copy(), False, None, backend.device_of(value))
+    return value
+
+
+def _imported(name, value, p, index):
+    """A state value back as ``step`` keeps it: the count as an int, arrays (Tensors or NumPy) copied and cast to
+    ``p``'s dtype and device, after checking they have ``p``'s shape."""
+    if isinstance(value, numpy.ndarray):
+        value = Tensor._make(value, False, None, "cpu")
+    if not isinstance(value, Tensor):
+        return value
+    if name == "step":
+        return int(value.item())
+    if tuple(value.shape) != tuple(p.shape):
+        raise ValueError(f"loaded state dict has {name!r} of shape {tuple(value.shape)} for parameter {index}, "
+                         f"which has shape {tuple(p.shape)} here: the model was built differently")
+    data = backend.asarray(backend.to_host(value.data) if value.device != p.device else value.data, p.device)
+    return data.astype(p.dtype) if p.dtype.kind == "f" else data.copy()
