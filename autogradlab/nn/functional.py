@@ -6,10 +6,13 @@ the docstrings give the math. Losses take ``reduction``: ``'mean'`` (default),
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy
 
 from .. import backend
 from ..creation import arange
+from ..grad_mode import no_grad
 from ..ops import elementwise as E
 from ..ops import reduce as R
 from ..ops.registry import apply, defop
@@ -17,7 +20,7 @@ from ..tensor import Tensor
 
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "elu", "silu", "softplus",
            "mse_loss", "l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits", "one_hot"]
+           "binary_cross_entropy_with_logits", "one_hot", "layer_norm", "batch_norm"]
 
 
 def linear(input, weight, bias=None):
@@ -146,6 +149,107 @@ def dropout(input, p=0.5, training=True):
     mask = backend.asarray(keep.astype(input.dtype) / (1.0 - p), input.device)
     from ..tensor import Tensor
     return input * Tensor._make(mask, False, None, input.device)
+
+
+# -- normalisation -------------------------------------------------------------------------------
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """(x - mean) / sqrt(var + eps) * weight + bias, with the mean and the biased variance taken over the last
+    ``len(normalized_shape)`` dims: each sample is normalised on its own."""
+    if isinstance(normalized_shape, numbers.Integral) or not all(isinstance(n, numbers.Integral)
+                                                                 for n in normalized_shape):
+        raise TypeError(f"layer_norm: normalized_shape must be a tuple of ints, got {normalized_shape!r}; "
+                        f"for the last dim alone write ({normalized_shape},) (nn.LayerNorm also takes an int)")
+    shape = tuple(int(n) for n in normalized_shape)
+    _check_float(input, "input", "layer_norm")
+    if not shape:
+        raise RuntimeError("layer_norm: normalized_shape is empty; give the trailing dims to normalise over, "
+                           "e.g. (x.shape[-1],)")
+    if tuple(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
+        raise RuntimeError(f"layer_norm: normalized_shape={list(shape)} must be the last dims of the input, but "
+                           f"the input has shape {tuple(input.shape)}: it should be (*, {', '.join(map(str, shape))})")
+    for t, what in ((weight, "weight"), (bias, "bias")):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(f"layer_norm: {what} has shape {tuple(t.shape)} but should have normalized_shape "
+                               f"{shape}")
+    _check_parameter_dtypes(input, "layer_norm", weight=weight, bias=bias)
+    dims = tuple(range(-len(shape), 0))
+    x, weight, bias = (_in_compute_dtype(t, input) for t in (input, weight, bias))
+    return _scale_and_shift(_normalize(x, R.mean(x, dims, keepdim=True), R.var(x, dims, 0, keepdim=True), eps),
+                            weight, bias).to(input.dtype)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """(x - mean) / sqrt(var + eps) * weight + bias for each channel (dim 1), over the batch and every other dim.
+
+    Training uses the batch's mean and biased variance, and moves ``running_mean``/``running_var`` (when given)
+    in place toward the batch's mean and unbiased variance: r <- (1 - momentum)*r + momentum*batch. Evaluation
+    uses the running statistics, so one sample is normalised the same whatever batch it comes in."""
+    _check_float(input, "input", "batch_norm")
+    if input.ndim < 2:
+        raise RuntimeError(f"batch_norm: the input has shape {tuple(input.shape)}, but it needs a batch dim and a "
+                           f"channel dim, (N, C) or (N, C, ...): x.unsqueeze(0) for one sample")
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("batch_norm: running_mean and running_var must either both be None or neither be None")
+    for what, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.requires_grad:
+            raise RuntimeError(f"batch_norm is not differentiable with respect to {what}: it is a statistic, not a "
+                               f"parameter; keep it as a buffer (register_buffer), or pass {what}.detach()")
+    channels = input.shape[1]
+    given = {"running_mean": running_mean, "running_var": running_var, "weight": weight, "bias": bias}
+    for what, t in given.items():
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"batch_norm: {what} should contain {channels} elements (one per channel: the input "
+                               f"has shape {tuple(input.shape)}, channels in dim 1) not {t.numel()}")
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("batch_norm: running_mean and running_var must be given in evaluation mode "
+                           "(training=False); pass training=True to use the batch's own statistics")
+    if training and input.numel() // max(channels, 1) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{tuple(input.shape)}: a batch of one has no variance; use a larger batch, or eval()")
+    _check_parameter_dtypes(input, "batch_norm", **given)
+    shape = (1, channels) + (1,) * (input.ndim - 2)          # one value per channel, broadcast over the rest
+    x, weight, bias = (_in_compute_dtype(t, input) for t in (input, weight, bias))
+    if input.numel() == 0:   # an empty batch: nothing to normalise, nothing learned about the statistics
+        return _scale_and_shift(x.clone(), weight, bias, shape).to(input.dtype)
+    if not training:
+        mean, var = (_in_compute_dtype(t, input).reshape(shape) for t in (running_mean, running_var))
+        return _scale_and_shift(_normalize(x, mean, var, eps), weight, bias, shape).to(input.dtype)
+    dims = (0,) + tuple(range(2, input.ndim))
+    mean, var = R.mean(x, dims, keepdim=True), R.var(x, dims, 0, keepdim=True)
+    n = input.numel() // channels
+    with no_grad():
+        for running, batch in ((running_mean, mean), (running_var, var * (n / (n - 1)))):
+            if running is not None:   # (blended in the compute dtype, float32 for float16, and rounded once)
+                blended = batch.reshape(running.shape) * momentum + _in_compute_dtype(running, input) * (1 - momentum)
+                running.copy_(blended.to(running.dtype))
+    return _scale_and_shift(_normalize(x, mean, var, eps), weight, bias, shape).to(input.dtype)
+
+
+def _normalize(x, mean, var, eps):
+    return (x - mean) * E.rsqrt(var + eps)
+
+
+def _scale_and_shift(x, weight, bias, shape=None):
+    if weight is not None:
+        x = x * (weight if shape is None else weight.reshape(shape))
+    if bias is not None:
+        x = x + (bias if shape is None else bias.reshape(shape))
+    return x
+
+
+def _in_compute_dtype(t, input):
+    """float16 is normalised in float32 and rounded once at the end, as PyTorch does on the CPU."""
+    return None if t is None else t.to(numpy.float32) if input.dtype == numpy.float16 else t
+
+
+def _check_parameter_dtypes(input, name, **tensors):
+    for what, t in tensors.items():
+        if t is not None and t.dtype != input.dtype and not (input.dtype == numpy.float16 and t.dtype == numpy.float32):
+            raise RuntimeError(f"{name}: {what} is {t.dtype.name} but the input is {input.dtype.name}; they must "
+                               f"match: convert the input (x.to({t.dtype.name})) or the model (model.to("
+                               f"{input.dtype.name}))")
 
 
 def _reduce(loss, reduction, name):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections import OrderedDict
 
 from .. import creation
@@ -10,8 +11,9 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "Identity", "Softmax", "LogSoftmax", "Dropout", "Sequential",
-           "ModuleList", "MLP", "MSELoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]
+__all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "Softplus", "Identity", "Softmax",
+           "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Sequential", "ModuleList", "MLP",
+           "MSELoss", "L1Loss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
 
 
 class Linear(Module):
@@ -151,6 +153,103 @@ class LogSoftmax(Softmax):
 
     def forward(self, input):
         return F.log_softmax(input, self.dim)
+
+
+class _Normalization(Module):
+    """What the normalisation layers share: the affine ``weight`` (starting at ones) and ``bias`` (zeros)."""
+
+    def _affine_parameters(self, shape, weight, bias, device, dtype):
+        self.register_parameter("weight", Parameter(creation.ones(*shape, dtype=dtype, device=device))
+                                if weight else None)
+        self.register_parameter("bias", Parameter(creation.zeros(*shape, dtype=dtype, device=device))
+                                if bias else None)
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+
+class LayerNorm(_Normalization):
+    """(x - mean) / sqrt(var + eps) * weight + bias over the last dims (``normalized_shape``), each sample on
+    its own; the same in training and evaluation."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device="cpu", dtype=None):
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else normalized_shape
+        self.normalized_shape = tuple(int(n) for n in shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        self._affine_parameters(self.normalized_shape, elementwise_affine, elementwise_affine and bias, device, dtype)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
+
+
+class _BatchNorm(_Normalization):
+    """Batch normalisation (``F.batch_norm``) with running statistics as buffers. In ``train()`` each batch is
+    normalised by its own mean and variance, and ``running_mean``/``running_var`` follow them (momentum, or a
+    plain average of every batch when momentum is None); in ``eval()`` the running statistics are used."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device="cpu",
+                 dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features, self.eps, self.momentum = int(num_features), eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self._affine_parameters((self.num_features,), affine, affine and bias, device, dtype)
+        if track_running_stats:
+            self.register_buffer("running_mean", creation.zeros(self.num_features, dtype=dtype, device=device))
+            self.register_buffer("running_var", creation.ones(self.num_features, dtype=dtype, device=device))
+            self.register_buffer("num_batches_tracked", creation.tensor(0, dtype="int64", device=device))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        super().reset_parameters()
+
+    def forward(self, input):
+        if input.ndim not in self._ndims:
+            raise ValueError(f"expected {self._dims} input (got {input.ndim}D input): {type(self).__name__} "
+                             f"wants {self._layout}, channels in dim 1")
+        counting = self.training and self.track_running_stats and self.num_batches_tracked is not None
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if counting and self.momentum is None:   # a plain average: the n-th batch counts 1/n
+            momentum = 1.0 / (int(self.num_batches_tracked.item()) + 1)
+        use_batch = self.training or (self.running_mean is None and self.running_var is None)
+        keep = not self.training or self.track_running_stats
+        out = F.batch_norm(input, self.running_mean if keep else None, self.running_var if keep else None,
+                           self.weight, self.bias, use_batch, momentum, self.eps)
+        if counting:   # (after the call: one that fails counts nothing)
+            self.num_batches_tracked.add_(1)
+        return out
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of (N, C) or (N, C, L) input, per channel C (see ``_BatchNorm``)."""
+
+    _ndims, _dims, _layout = (2, 3), "2D or 3D", "(N, C) or (N, C, L)"
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of (N, C, H, W) input, per channel C (see ``_BatchNorm``)."""
+
+    _ndims, _dims, _layout = (4,), "4D", "(N, C, H, W)"
 
 
 class Dropout(Module):

@@ -199,6 +199,19 @@ def fill_(self, value):
     return _fill(self, value, "fill_")
 
 
+def copy_(self, src, non_blocking=False):
+    """Write ``src`` (broadcast to this shape, cast to this dtype) into this tensor; the gradient goes to
+    ``src`` (summed over what was broadcast), none to the old value. An integer or bool tensor takes no
+    gradient, so copying into one records nothing. (``non_blocking`` is accepted; copies are synchronous.)"""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be a Tensor, not {type(src).__name__}; wrap it with "
+                        f"autogradlab.tensor(...)")
+    if self.dtype.kind not in "fc":
+        with no_grad():
+            return inplace(self, "copy_", lambda a, v: apply(COPY, (a, v)), src)
+    return inplace(self, "copy_", lambda a, v: apply(COPY, (a, v)), src)
+
+
 def _fill(self, value, opname):
     if not isinstance(value, Tensor):     # a number: the FILL op, which saves nothing (as PyTorch's)
         return inplace(self, opname, lambda a: apply(FILL, (a,), {"value": value}))

@@ -158,7 +158,8 @@ METHODS = {
     "__ifloordiv__": I.floor_divide_, "__imod__": I.remainder_, "floor_divide_": I.floor_divide_,
     "remainder_": I.remainder_,
     "add_": I.add_, "sub_": I.sub_, "mul_": I.mul_, "div_": I.div_, "pow_": I.pow_,
-    "clamp_": I.clamp_, "zero_": I.zero_, "fill_": I.fill_, "masked_fill_": I.masked_fill_,
+    "clamp_": I.clamp_, "zero_": I.zero_, "fill_": I.fill_, "copy_": I.copy_,
+    "masked_fill_": I.masked_fill_,
     # named methods
     "add": E.add, "sub": E.sub, "mul": E.mul, "div": E.div, "pow": E.pow, "neg": E.neg,
     "floor_divide": E.floor_divide, "remainder": E.remainder,
