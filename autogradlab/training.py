@@ -22,6 +22,7 @@ import numpy
 from . import backend
 from .data.loader import DataLoader
 from .grad_mode import no_grad
+from .optim.lr_scheduler import ReduceLROnPlateau
 from .tensor import Tensor
 
 __all__ = ["fit", "accuracy", "predict", "decision_boundary", "plot_history"]
@@ -174,7 +175,7 @@ def _make_progress(progress, epochs):
 
 
 def fit(model, X, y, loss_fn, optimizer, epochs, batch_size=None, progress=None, plot=False, shuffle=True,
-        seed=None):
+        seed=None, scheduler=None):
     """Train ``model`` on ``(X, y)``; return ``{"loss": [...], "accuracy": [...]}``, one value per epoch.
 
     Each minibatch: ``optimizer.zero_grad(); loss_fn(model(xb), yb).backward(); optimizer.step()``.
@@ -189,13 +190,22 @@ def fit(model, X, y, loss_fn, optimizer, epochs, batch_size=None, progress=None,
         ``history["figure"]`` (and displayed in Jupyter).
     loss_fn: a function ``(output, target) -> scalar`` (``F.cross_entropy``, ``nn.MSELoss()``) or
         one of the names "cross_entropy", "mse", "bce_with_logits".
+    scheduler: an ``optim.lr_scheduler`` scheduler of ``optimizer``, stepped after each epoch
+        (``ReduceLROnPlateau`` with the epoch's loss); ``history["lr"]`` then holds the learning rate each
+        epoch trained with (of the first param group).
     """
     loss_fn = _loss_fn(loss_fn)
+    if scheduler is not None and getattr(scheduler, "optimizer", None) is not optimizer:
+        raise ValueError("fit: the scheduler adjusts another optimizer; build it from the one given to fit, "
+                         "e.g. StepLR(optimizer, step_size=10)")
+    plateau = isinstance(scheduler, ReduceLROnPlateau)
     epochs = int(epochs)
     classification = y.dtype.kind in "iu"
     history = {"loss": []}
     if classification:
         history["accuracy"] = []
+    if scheduler is not None:
+        history["lr"] = []
     batches = [(X, y)] if batch_size is None else DataLoader((X, y), batch_size, shuffle=shuffle, seed=seed)
     n = len(X)
     reporter = _make_progress(progress, epochs)
@@ -204,6 +214,8 @@ def fit(model, X, y, loss_fn, optimizer, epochs, batch_size=None, progress=None,
     try:
         for epoch in range(1, epochs + 1):
             total, correct = 0.0, 0
+            if scheduler is not None:
+                history["lr"].append(optimizer.param_groups[0]["lr"])
             for xb, yb in batches:
                 optimizer.zero_grad()
                 out = model(xb)
@@ -217,6 +229,8 @@ def fit(model, X, y, loss_fn, optimizer, epochs, batch_size=None, progress=None,
             acc = correct / n if classification else None
             if classification:
                 history["accuracy"].append(acc)
+            if scheduler is not None:
+                scheduler.step(total / n) if plateau else scheduler.step()
             if reporter is not None:
                 reporter.update(epoch, total / n, acc, time.perf_counter() - start)
     finally:

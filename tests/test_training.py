@@ -124,3 +124,32 @@ def test_importing_and_fitting_silently_does_not_import_matplotlib_or_widgets():
             "print('loaded:' + ','.join(k for k in ('matplotlib', 'ipywidgets', 'IPython') if k in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "loaded:"
+
+
+def test_fit_steps_a_scheduler_after_each_epoch_and_records_the_lr():
+    X, y = data.make_blobs(n=60, centers=3, seed=0)
+    ag.manual_seed(0)
+    model = nn.MLP([2, 8, 3])
+    opt = optim.SGD(model.parameters(), lr=0.4)
+    history = fit(model, X, y, F.cross_entropy, opt, epochs=7, progress=False,
+                  scheduler=optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5))
+    assert history["lr"] == [0.4, 0.4, 0.4, 0.2, 0.2, 0.2, 0.1]
+    assert opt.param_groups[0]["lr"] == 0.1 and len(history["loss"]) == 7
+
+
+def test_fit_gives_reduce_on_plateau_the_epoch_loss():
+    X, y = data.make_blobs(n=60, centers=3, seed=0)
+    ag.manual_seed(0)
+    model = nn.MLP([2, 8, 3])
+    opt = optim.SGD(model.parameters(), lr=0.2)
+    plateau = optim.lr_scheduler.ReduceLROnPlateau(opt, patience=100, threshold=0.0)
+    history = fit(model, X, y, F.cross_entropy, opt, epochs=5, progress=False, scheduler=plateau)
+    assert plateau.best == min(history["loss"]) and plateau.last_epoch == 5
+
+
+def test_fit_refuses_a_scheduler_of_another_optimizer():
+    model = nn.MLP([2, 3])
+    opt, other = optim.SGD(model.parameters(), lr=0.1), optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(ValueError, match="another optimizer"):
+        fit(model, np.zeros((4, 2), "float32"), np.zeros(4, "int64"), F.cross_entropy, opt, epochs=1,
+            progress=False, scheduler=optim.lr_scheduler.StepLR(other, 2))

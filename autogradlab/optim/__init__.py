@@ -5,9 +5,12 @@
         opt.zero_grad()
         F.cross_entropy(model(xb), yb).backward()
         opt.step()
+
+``optim.lr_scheduler`` holds the learning-rate schedules (``StepLR``, ``CosineAnnealingLR``, ...).
 """
+from . import lr_scheduler
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]

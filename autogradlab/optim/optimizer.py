@@ -120,6 +120,10 @@ class Optimizer:
                 group.setdefault(key, default)
         self.state = state
 
+    def __getstate__(self):
+        """What copy and pickle take: not a scheduler's wrapper of ``step`` (it would step this optimizer)."""
+        return {key: value for key, value in self.__dict__.items() if key not in ("step", "_opt_called")}
+
     def zero_grad(self, set_to_none=True):
         """Clear the gradients: ``grad = None`` (default), or fill them with 0 in place."""
         zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
