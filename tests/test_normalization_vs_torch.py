@@ -8,6 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import import_torch
+from torch_compare import both_raise as _both_raise
+from torch_compare import close as _close
+from torch_compare import pair as _pair
 
 import autogradlab as ag
 import autogradlab.nn as nn
@@ -15,21 +18,6 @@ import autogradlab.nn.functional as F
 from autogradlab.testing import gradcheck, gradgradcheck
 
 torch = import_torch()
-
-
-def _pair(arr, requires_grad=False):
-    arr = np.asarray(arr)
-    return (ag.tensor(arr.copy(), requires_grad=requires_grad),
-            torch.tensor(arr.copy(), requires_grad=requires_grad))
-
-
-def _close(ours, theirs, rtol=2e-5, atol=2e-6):
-    """Same shape, dtype and values (to float rounding; NaN where NaN)."""
-    theirs = theirs.detach()
-    assert tuple(ours.shape) == tuple(theirs.shape)
-    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
-    np.testing.assert_allclose(ours.detach().numpy().astype("float64"), theirs.numpy().astype("float64"),
-                               rtol=rtol, atol=atol)
 
 
 def _data(shape, seed, dtype="float32", scale=3.0):
@@ -285,12 +273,6 @@ def test_running_stats_are_updated_in_place_and_take_no_gradient():
 
 
 # -- errors -------------------------------------------------------------------------------------------------
-
-def _both_raise(ours, theirs):
-    with pytest.raises(Exception) as caught:   # noqa: PT011  (whatever torch raises, ours must raise the same)
-        theirs()
-    with pytest.raises(caught.type):
-        ours()
 
 
 @pytest.mark.parametrize("call", [

@@ -17,10 +17,12 @@ from ..ops import elementwise as E
 from ..ops import reduce as R
 from ..ops.registry import apply, defop
 from ..tensor import Tensor
+from .convolution import avg_pool2d, conv2d, max_pool2d, pad
 
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "elu", "silu", "softplus",
            "mse_loss", "l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits", "one_hot", "layer_norm", "batch_norm"]
+           "binary_cross_entropy_with_logits", "one_hot", "layer_norm", "batch_norm", "pad", "conv2d", "max_pool2d",
+           "avg_pool2d"]
 
 
 def linear(input, weight, bias=None):

@@ -7,13 +7,14 @@ from collections import OrderedDict
 
 from .. import creation
 from . import functional as F
-from . import init
+from . import convolution, init
 from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "Softplus", "Identity", "Softmax",
-           "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Sequential", "ModuleList", "MLP",
-           "MSELoss", "L1Loss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
+           "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv2d", "MaxPool2d", "AvgPool2d",
+           "Flatten", "Sequential", "ModuleList", "MLP", "MSELoss", "L1Loss", "CrossEntropyLoss", "BCELoss",
+           "BCEWithLogitsLoss"]
 
 
 class Linear(Module):
@@ -250,6 +251,114 @@ class BatchNorm2d(_BatchNorm):
     """Batch normalisation of (N, C, H, W) input, per channel C (see ``_BatchNorm``)."""
 
     _ndims, _dims, _layout = (4,), "4D", "(N, C, H, W)"
+
+
+class Conv2d(Module):
+    """A 2-d convolution (``F.conv2d``) with ``out_channels`` learned kernels of shape (in_channels/groups, kh, kw).
+
+    Initialised as PyTorch does: ``kaiming_uniform_(weight, a=sqrt(5))``, i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in))
+    with fan_in = in_channels/groups * kh * kw, and the bias from the same range."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device="cpu", dtype=None):
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups:
+            raise ValueError(f"in_channels must be divisible by groups ({in_channels} channels, {groups} groups)")
+        if out_channels % groups:
+            raise ValueError(f"out_channels must be divisible by groups ({out_channels} channels, {groups} groups)")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"padding_mode must be one of 'zeros', 'reflect', 'replicate' or 'circular', but got "
+                             f"padding_mode={padding_mode!r}")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"Conv2d: padding_mode={padding_mode!r} is not available here, only 'zeros'")
+        if isinstance(padding, str) and padding not in ("same", "valid"):
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of ('valid', 'same')")
+        pair = convolution._pair
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size, self.stride = pair(kernel_size, "kernel_size", 1), pair(stride, "stride", 1)
+        self.padding = padding if isinstance(padding, str) else pair(padding, "padding", 0)
+        self.dilation, self.padding_mode = pair(dilation, "dilation", 1), padding_mode
+        if padding == "same" and self.stride != (1, 1):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        self.weight = Parameter(creation.zeros(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype,
+                                               device=device))
+        self.register_parameter("bias", Parameter(creation.zeros(out_channels, dtype=dtype, device=device))
+                                if bias else None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1] * self.kernel_size[0] * self.kernel_size[1]
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def extra_repr(self):
+        text = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0, 0):
+            text += f", padding={self.padding}"
+        if self.dilation != (1, 1):
+            text += f", dilation={self.dilation}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        if self.bias is None:
+            text += ", bias=False"
+        return text
+
+
+class MaxPool2d(Module):
+    """The largest value of each ``kernel_size`` window (``F.max_pool2d``); stride defaults to the kernel size."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool2d(Module):
+    """The mean of each ``kernel_size`` window (``F.avg_pool2d``); stride defaults to the kernel size."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input):
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class Flatten(Module):
+    """Dims ``start_dim`` to ``end_dim`` made one (by default all but the batch dim: (N, C, H, W) -> (N, C*H*W))."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
 class Dropout(Module):

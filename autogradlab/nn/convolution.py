@@ -1,0 +1,211 @@
+"""Convolution and pooling over images, built from ops the engine already has (``F.conv2d``, ``F.max_pool2d``,
+``F.avg_pool2d``, ``F.pad``), so their gradients, and the gradients of those, come from the engine.
+
+The one idea: gather every window of the (padded) input with advanced indexing (``im2col``): an input of shape
+(N, C, H, W) becomes ``patches`` of shape (N, C, out_h, out_w, kh, kw), where
+``patches[n, c, i, j, u, v] = x[n, c, i*stride + u*dilation, j*stride + v*dilation]``. A convolution is then one
+matrix product of the patches with the weights, a max pool a ``max`` over each window, an average pool a
+``mean``. The gradient of the indexing adds each window's gradient back where it came from (overlapping windows
+add up), which is the convolution's backward. Clear rather than fast: each window is a copy.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy
+
+from .. import backend, creation
+from ..ops import reduce as R
+from ..ops import shape as S
+from ..tensor import Tensor
+
+__all__ = ["pad", "conv2d", "max_pool2d", "avg_pool2d"]
+
+
+def pad(input, pad, mode="constant", value=None):
+    """``input`` with ``value`` (0 by default) added around its last dims: ``pad = (left, right)`` for the last
+    dim, ``(left, right, top, bottom)`` for the last two, and so on; a negative amount cuts instead."""
+    if mode != "constant":
+        raise NotImplementedError(f"pad: mode {mode!r} is not available here, only 'constant'")
+    pad = tuple(pad)
+    if not all(isinstance(n, numbers.Integral) for n in pad):
+        raise TypeError(f"pad: the amounts must be ints, got {pad}")
+    if len(pad) % 2:
+        raise RuntimeError(f"Padding length must be divisible by 2 (a (before, after) pair per dim), got {pad}")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError(f"Padding length {len(pad)} is too large for an input of {input.ndim} dims")
+    for k in range(len(pad) // 2):
+        size = input.shape[input.ndim - 1 - k]
+        if size + pad[2 * k] + pad[2 * k + 1] < 0 or size + min(pad[2 * k], 0) + min(pad[2 * k + 1], 0) < 0:
+            raise RuntimeError(f"pad: cutting {-min(pad[2 * k], 0)} and {-min(pad[2 * k + 1], 0)} from dim "
+                               f"{input.ndim - 1 - k} of size {size} leaves less than nothing")
+    out = input
+    for k in range(len(pad) // 2):
+        dim = input.ndim - 1 - k
+        before, after = pad[2 * k], pad[2 * k + 1]
+        size = out.shape[dim]
+        if before < 0 or after < 0:   # cut first
+            out = S.getitem(out, (slice(None),) * dim + (slice(max(-before, 0), size - max(-after, 0)),))
+        parts = []
+        for amount in (max(before, 0), max(after, 0)):
+            shape = tuple(out.shape[:dim]) + (amount,) + tuple(out.shape[dim + 1:])
+            parts.append(creation.full(shape, 0.0 if value is None else value, dtype=out.dtype, device=out.device)
+                         if amount else None)
+        out = S.cat([p for p in (parts[0], out, parts[1]) if p is not None], dim)
+    return out
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """out[n, o, i, j] = bias[o] + sum_{c,u,v} weight[o, c, u, v] * x[n, c', i*stride + u*dilation, j*stride +
+    v*dilation], x zero-padded, c' running over the input channels of o's group (a cross-correlation, as in
+    every deep-learning library)."""
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError(f"conv2d: input and weight must be Tensors, got {type(input).__name__} and "
+                        f"{type(weight).__name__}")
+    if input.ndim == 3:   # one image, no batch dim
+        return S.squeeze(conv2d(S.unsqueeze(input, 0), weight, bias, stride, padding, dilation, groups), 0)
+    if input.ndim != 4:
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
+                           f"{list(input.shape)}: images are (N, C, H, W)")
+    if weight.ndim != 4:
+        raise RuntimeError(f"conv2d: weight must be (out_channels, in_channels/groups, kh, kw), got shape "
+                           f"{tuple(weight.shape)}")
+    n, c, h, w = input.shape
+    o, c_per_group, kh, kw = weight.shape
+    if not isinstance(groups, numbers.Integral) or groups < 1:
+        raise RuntimeError(f"non-positive groups is not supported, got groups={groups!r}")
+    if o % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                           f"but got weight of size {list(weight.shape)} instead")
+    if c != c_per_group * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape)} to have {c_per_group * groups} channels, but got {c} channels "
+                           f"instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != o):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with {o} "
+                           f"elements, but got bias of size {list(bias.shape)} instead")
+    for what, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.dtype != input.dtype:
+            raise RuntimeError(f"conv2d: {what} is {t.dtype.name} but the input is {input.dtype.name}; convert one "
+                               f"(x.to({t.dtype.name}) or model.to({input.dtype.name}))")
+    stride, dilation = _pair(stride, "stride", 1), _pair(dilation, "dilation", 1)
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: {padding!r}: 'same', 'valid' or numbers")
+        if padding == "same" and stride != (1, 1):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        # 'same': d*(k-1) in all, the odd one at the end (right, bottom), as in PyTorch
+        total = [d * (k - 1) for d, k in zip(dilation, (kh, kw))] if padding == "same" else [0, 0]
+        sides = (total[1] // 2, total[1] - total[1] // 2, total[0] // 2, total[0] - total[0] // 2)
+    else:
+        ph, pw = _pair(padding, "padding", 0)
+        sides = (pw, pw, ph, ph)
+    x = pad(input, sides) if any(sides) else input
+    patches = _windows(x, (kh, kw), stride, dilation, "conv2d")          # (N, C, oh, ow, kh, kw)
+    oh, ow = patches.shape[2], patches.shape[3]
+    g = groups
+    patches = S.reshape(patches, (n, g, c_per_group, oh, ow, kh, kw))
+    patches = S.reshape(S.permute(patches, (0, 1, 3, 4, 2, 5, 6)), (n, g, oh * ow, c_per_group * kh * kw))
+    kernels = S.reshape(weight, (g, o // g, c_per_group * kh * kw))
+    out = patches @ S.transpose(kernels, -1, -2)                          # (N, G, oh*ow, O/G)
+    out = S.reshape(S.permute(out, (0, 1, 3, 2)), (n, o, oh, ow))
+    return out if bias is None else out + S.reshape(bias, (1, o, 1, 1))
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The largest value of each window, whose gradient goes to the element it came from. The element is
+    PyTorch's: the first largest of the window's real (not padding) elements, or the last NaN if there is one,
+    or the first real element when all are -inf."""
+    k, s, p, d = _pool_sizes(input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
+    if return_indices:
+        raise NotImplementedError("max_pool2d: return_indices=True is not available here")
+    fill = -numpy.inf if input.dtype.kind == "f" else numpy.iinfo(input.dtype).min
+    x = pad(input, (p[1], p[1], p[0], p[0]), value=fill) if any(p) else input
+    patches = _windows(x, k, s, d, "max_pool2d")
+    flat = S.reshape(patches, tuple(patches.shape[:-2]) + (k[0] * k[1],))
+    # which element of each window: found on the host, then read with gather (so it differentiates, twice too)
+    rows, cols = _window_positions(x.shape[-2:], k, s, d)
+    real = ((rows >= p[0]) & (rows < x.shape[-2] - p[0]) & (cols >= p[1]) & (cols < x.shape[-1] - p[1]))
+    real = real.reshape(real.shape[:2] + (-1,))                           # (oh, ow, kh*kw)
+    values = backend.to_host(flat.data).astype(numpy.float64)
+    nan = numpy.isnan(values) & real
+    last_nan = nan.shape[-1] - 1 - numpy.argmax(nan[..., ::-1], -1)
+    candidates = numpy.where(real & ~nan, values, -numpy.inf)
+    first_max = numpy.argmax(candidates, -1)
+    first_real = numpy.broadcast_to(numpy.argmax(real, -1), first_max.shape)
+    index = numpy.where(nan.any(-1), last_nan, numpy.where(candidates.max(-1) == -numpy.inf, first_real, first_max))
+    index = Tensor._make(backend.asarray(index[..., None], input.device, numpy.int64), False, None, input.device)
+    return S.squeeze(S.gather(flat, -1, index), -1)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """The mean of each window; zero padding counts in the mean unless ``count_include_pad=False``."""
+    k, s, p, _ = _pool_sizes(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
+    if divisor_override is not None:
+        raise NotImplementedError("avg_pool2d: divisor_override is not available here")
+    if input.dtype.kind != "f":
+        raise TypeError(f"avg_pool2d: input must be floating point, got {input.dtype.name}; convert it with "
+                        f".float() (PyTorch truncates the means of integers)")
+    if input.dtype == numpy.float16:   # summed in float32, rounded once, as PyTorch does
+        return avg_pool2d(input.to(numpy.float32), kernel_size, stride, padding, ceil_mode,
+                          count_include_pad).to(numpy.float16)
+    x = pad(input, (p[1], p[1], p[0], p[0])) if any(p) else input
+    sums = R.sum(_windows(x, k, s, (1, 1), "avg_pool2d"), (-2, -1))
+    if count_include_pad or not any(p):
+        return sums / (k[0] * k[1])
+    ones = pad(creation.ones(*input.shape[-2:], dtype=input.dtype, device=input.device), (p[1], p[1], p[0], p[0]))
+    counts = R.sum(_windows(S.reshape(ones, (1, 1) + tuple(ones.shape)), k, s, (1, 1), "avg_pool2d"), (-2, -1))
+    return sums / S.reshape(counts, tuple(counts.shape[2:]))
+
+
+def _windows(x, kernel, stride, dilation, name):
+    """Every window of the last two dims: (..., H, W) -> (..., out_h, out_w, kh, kw), by advanced indexing."""
+    h, w = x.shape[-2], x.shape[-1]
+    for size, k, d in zip((h, w), kernel, dilation):
+        if d * (k - 1) + 1 > size:
+            raise RuntimeError(f"{name}: calculated padded input size per channel: ({h} x {w}). Kernel size: "
+                               f"({kernel[0]} x {kernel[1]}) with dilation {tuple(dilation)}. Kernel size can't be "
+                               f"greater than actual input size")
+    rows, cols = _window_positions((h, w), kernel, stride, dilation)
+    return S.getitem(x, (Ellipsis, rows, cols))
+
+
+def _window_positions(size, kernel, stride, dilation):
+    """Row and column of element (u, v) of window (i, j): arrays that broadcast to (out_h, out_w, kh, kw)."""
+    (oh, ow) = ((n - d * (k - 1) - 1) // s + 1 for n, k, s, d in zip(size, kernel, stride, dilation))
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    rows = (numpy.arange(oh) * sh)[:, None, None, None] + (numpy.arange(kh) * dh)[None, None, :, None]
+    cols = (numpy.arange(ow) * sw)[None, :, None, None] + (numpy.arange(kw) * dw)[None, None, None, :]
+    return rows, cols
+
+
+def _pool_sizes(input, kernel_size, stride, padding, dilation, ceil_mode, name):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{name}: expected 3D or 4D input, (C, H, W) or (N, C, H, W), got shape "
+                           f"{tuple(input.shape)}")
+    if ceil_mode:
+        raise NotImplementedError(f"{name}: ceil_mode=True is not available here")
+    k = _pair(kernel_size, "kernel_size", 1)
+    s = k if stride is None or stride == [] else _pair(stride, "stride", 1)
+    p, d = _pair(padding, "padding", 0), _pair(dilation, "dilation", 1)
+    for pi, ki, di in zip(p, k, d):
+        if pi > (di * (ki - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pi}, "
+                               f"kernel_size={ki} and dilation={di}")
+    return k, s, p, d
+
+
+def _pair(value, what, least):
+    """An int or a pair of ints, as a pair, each at least ``least``."""
+    pair = (value, value) if isinstance(value, numbers.Integral) else tuple(value)
+    if len(pair) == 1:   # (k,) means (k, k), as in PyTorch
+        pair = pair * 2
+    if len(pair) != 2 or not all(isinstance(v, numbers.Integral) for v in pair):
+        raise TypeError(f"{what} must be an int or a pair of ints, got {value!r}")
+    if any(v < least for v in pair):
+        kind = "non-positive" if least == 1 else "negative"
+        raise RuntimeError(f"{kind} {what} is not supported, got {value!r}")
+    return tuple(int(v) for v in pair)

@@ -1,0 +1,244 @@
+"""Convolution and pooling (``F.conv2d``, ``F.max_pool2d``, ``F.avg_pool2d``, ``F.pad`` and the modules ``Conv2d``,
+``MaxPool2d``, ``AvgPool2d``, ``Flatten``) run in both libraries on the same data: values, gradients of input,
+weight and bias, second derivatives, ties in max pooling (ReLU zeros), reprs, initialisation bounds, errors; and
+finite differences in float64."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import import_torch
+from torch_compare import both_raise as _both_raise
+from torch_compare import close
+from torch_compare import pair as _pair
+
+import autogradlab as ag
+import autogradlab.nn as nn
+import autogradlab.nn.functional as F
+from autogradlab.testing import gradcheck, gradgradcheck
+
+torch = import_torch()
+TF = torch.nn.functional
+NAN, INF = float("nan"), float("inf")
+
+
+def _close(ours, theirs, rtol=1e-5, atol=1e-5):
+    close(ours, theirs, rtol, atol)
+
+
+def _data(shape, seed, dtype="float32"):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+CONVS = [  # (input shape, weight shape, kwargs)
+    ((2, 3, 7, 6), (4, 3, 3, 3), {}),
+    ((2, 3, 7, 6), (4, 3, 3, 2), {"stride": 2, "padding": 1}),
+    ((1, 2, 9, 9), (3, 2, 3, 3), {"stride": (2, 1), "padding": (0, 2), "dilation": (2, 1)}),
+    ((2, 4, 5, 5), (6, 2, 3, 3), {"groups": 2, "padding": "same"}),
+    ((2, 4, 6, 5), (4, 1, 2, 4), {"groups": 4, "padding": "same"}),     # depthwise; odd padding: 1 more at the end
+    ((1, 2, 6, 7), (3, 2, 3, 2), {"padding": "same", "dilation": (2, 3)}),
+    ((2, 3, 5, 5), (2, 3, 5, 5), {"padding": "valid"}),
+    ((3, 6, 6), (2, 3, 3, 3), {}),                                                     # unbatched
+    ((2, 1, 4, 4), (1, 1, 1, 1), {"stride": 3}),
+]
+
+
+@pytest.mark.parametrize("x_shape, w_shape, kwargs", CONVS)
+@pytest.mark.parametrize("with_bias", [True, False])
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel:UserWarning")   # (torch's, on speed)
+def test_conv2d_values_and_gradients_match_torch(x_shape, w_shape, kwargs, with_bias):
+    x, tx = _pair(_data(x_shape, 1), requires_grad=True)
+    w, tw = _pair(_data(w_shape, 2), requires_grad=True)
+    b, tb = _pair(_data(w_shape[:1], 3), requires_grad=True) if with_bias else (None, None)
+    y, ty = F.conv2d(x, w, b, **kwargs), TF.conv2d(tx, tw, tb, **kwargs)
+    _close(y, ty)
+    g = _data(tuple(ty.shape), 4)
+    y.backward(ag.tensor(g))
+    ty.backward(torch.tensor(g))
+    for ours, theirs in [(x, tx), (w, tw)] + ([(b, tb)] if with_bias else []):
+        _close(ours.grad, theirs.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_conv2d_second_derivatives_match_torch():
+    x, tx = _pair(_data((1, 2, 5, 5), 5, "float64"), requires_grad=True)
+    w, tw = _pair(_data((3, 2, 3, 3), 6, "float64"), requires_grad=True)
+    (gx,) = ag.autograd.grad(F.conv2d(x, w, stride=2, padding=1).square().sum(), [x], create_graph=True)
+    (tgx,) = torch.autograd.grad(TF.conv2d(tx, tw, stride=2, padding=1).square().sum(), [tx], create_graph=True)
+    _close(gx, tgx, rtol=1e-10, atol=1e-10)
+    hx, hw = ag.autograd.grad(gx.square().sum(), [x, w])
+    thx, thw = torch.autograd.grad(tgx.square().sum(), [tx, tw])
+    _close(hx, thx, rtol=1e-9, atol=1e-9)
+    _close(hw, thw, rtol=1e-9, atol=1e-9)
+
+
+def test_conv2d_and_pooling_pass_finite_differences():
+    x = ag.tensor(_data((1, 2, 5, 5), 7, "float64"), requires_grad=True)
+    w = ag.tensor(_data((2, 1, 2, 3), 8, "float64"), requires_grad=True)
+    b = ag.tensor(_data((2,), 9, "float64"), requires_grad=True)
+    assert gradcheck(lambda x, w, b: F.conv2d(x, w, b, stride=(1, 2), padding=1, groups=2), (x, w, b))
+    assert gradgradcheck(lambda x, w: F.conv2d(x, w, groups=2, dilation=2), (x, w))
+    assert gradcheck(lambda x: F.max_pool2d(x, 3, stride=2, padding=1), (x,))
+    assert gradcheck(lambda x: F.avg_pool2d(x, 2, stride=1, padding=1, count_include_pad=False), (x,))
+
+
+POOLS = [((2, 3, 6, 6), {"kernel_size": 2}), ((2, 3, 7, 5), {"kernel_size": 3, "stride": 2, "padding": 1}),
+         ((1, 2, 8, 8), {"kernel_size": (2, 3), "stride": (1, 2), "padding": (1, 0)}), ((3, 5, 5), {"kernel_size": 2})]
+
+
+@pytest.mark.parametrize("x_shape, kwargs", POOLS)
+def test_max_pool2d_matches_torch_also_on_ties(x_shape, kwargs):
+    data = np.maximum(_data(x_shape, 10), 0.0)          # after a ReLU: windows of zeros, ties everywhere
+    data[..., 0, :2] = 1.5                              # and a tie of two non-zero values
+    x, tx = _pair(data, requires_grad=True)
+    y, ty = F.max_pool2d(x, **kwargs), TF.max_pool2d(tx, **kwargs)
+    _close(y, ty, rtol=0, atol=0)
+    g = _data(tuple(ty.shape), 11)
+    y.backward(ag.tensor(g))
+    ty.backward(torch.tensor(g))
+    _close(x.grad, tx.grad, rtol=1e-6, atol=1e-6)       # each window's gradient to its first largest element
+
+
+def test_max_pool2d_with_dilation_matches_torch():
+    x, tx = _pair(_data((1, 2, 7, 7), 12), requires_grad=True)
+    y, ty = F.max_pool2d(x, 2, stride=1, dilation=2), TF.max_pool2d(tx, 2, stride=1, dilation=2)
+    _close(y, ty)
+    y.sum().backward()
+    ty.sum().backward()
+    _close(x.grad, tx.grad)
+
+
+@pytest.mark.parametrize("x_shape, kwargs", POOLS)
+@pytest.mark.parametrize("count_include_pad", [True, False])
+def test_avg_pool2d_matches_torch(x_shape, kwargs, count_include_pad):
+    x, tx = _pair(_data(x_shape, 13), requires_grad=True)
+    y = F.avg_pool2d(x, count_include_pad=count_include_pad, **kwargs)
+    ty = TF.avg_pool2d(tx, count_include_pad=count_include_pad, **kwargs)
+    _close(y, ty)
+    g = _data(tuple(ty.shape), 14)
+    y.backward(ag.tensor(g))
+    ty.backward(torch.tensor(g))
+    _close(x.grad, tx.grad)
+
+
+@pytest.mark.parametrize("shape, pad, value", [((2, 3), (1, 2), None), ((2, 3, 4), (0, 1, 2, 0), 5.0),
+                                               ((2, 3), (-1, 1), None), ((1, 2, 3, 3), (1, 1, 1, 1, 1, 0), -1.0)])
+def test_pad_matches_torch(shape, pad, value):
+    x, tx = _pair(_data(shape, 15), requires_grad=True)
+    y, ty = F.pad(x, pad, value=value), TF.pad(tx, pad, value=value)
+    _close(y, ty, rtol=0, atol=0)
+    g = _data(tuple(ty.shape), 16)
+    y.backward(ag.tensor(g))
+    ty.backward(torch.tensor(g))
+    _close(x.grad, tx.grad, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("args, kwargs", [((3, 8, 3), {}), ((3, 8, (3, 5)), {"stride": 2, "padding": 1, "dilation": 2,
+                                                                            "bias": False}),
+                                          ((4, 8, 3), {"groups": 2, "padding": "same"})])
+def test_conv2d_module_prints_initialises_and_computes_as_torch(args, kwargs):
+    ours, theirs = nn.Conv2d(*args, **kwargs), torch.nn.Conv2d(*args, **kwargs)
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    fan_in = ours.weight.shape[1] * ours.weight.shape[2] * ours.weight.shape[3]
+    assert np.abs(ours.weight.detach().numpy()).max() <= 1 / np.sqrt(fan_in)     # PyTorch's default bound
+    ours.load_state_dict({k: ag.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    x, tx = _pair(_data((2, args[0], 9, 8), 17))
+    _close(ours(x), theirs(tx))
+
+
+def test_pooling_and_flatten_modules_print_and_compute_as_torch():
+    x, tx = _pair(_data((2, 3, 6, 6), 18))
+    for ours, theirs in [(nn.MaxPool2d(2), torch.nn.MaxPool2d(2)),
+                         (nn.MaxPool2d(3, stride=1, padding=1), torch.nn.MaxPool2d(3, stride=1, padding=1)),
+                         (nn.AvgPool2d(2), torch.nn.AvgPool2d(2)),
+                         (nn.AvgPool2d(3, 1, 1, count_include_pad=False),
+                          torch.nn.AvgPool2d(3, 1, 1, count_include_pad=False)),
+                         (nn.Flatten(), torch.nn.Flatten()), (nn.Flatten(0, 2), torch.nn.Flatten(0, 2))]:
+        assert repr(ours) == repr(theirs)
+        _close(ours(x), theirs(tx))
+
+
+def test_a_small_cnn_trains_like_torchs():
+    """Conv-ReLU-Pool-Flatten-Linear: the same weights and data give the same loss and gradients."""
+    def cnn(lib):
+        return lib.nn.Sequential(lib.nn.Conv2d(1, 4, 3, padding=1), lib.nn.ReLU(), lib.nn.MaxPool2d(2),
+                                 lib.nn.Conv2d(4, 6, 3), lib.nn.ReLU(), lib.nn.Flatten(), lib.nn.Linear(6, 3))
+    ours, theirs = cnn(ag), cnn(torch)
+    ours.load_state_dict({k: ag.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    x, tx = _pair(_data((5, 1, 6, 6), 19))
+    y, ty = ag.tensor(np.array([0, 2, 1, 1, 0])), torch.tensor([0, 2, 1, 1, 0])
+    loss, tloss = F.cross_entropy(ours(x), y), TF.cross_entropy(theirs(tx), ty)
+    _close(loss, tloss)
+    loss.backward()
+    tloss.backward()
+    for (name, p), (_, tp) in zip(ours.named_parameters(), theirs.named_parameters()):
+        _close(p.grad, tp.grad, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, r: m.nn.functional.conv2d(r(2, 4, 5, 5), r(8, 3, 3, 3)),
+    lambda m, r: m.nn.functional.conv2d(r(2, 3, 2, 2), r(8, 3, 3, 3)),
+    lambda m, r: m.nn.functional.conv2d(r(2, 3, 5, 5), r(8, 3, 3, 3), padding="same", stride=2),
+    lambda m, r: m.nn.functional.conv2d(r(2, 4, 5, 5), r(6, 2, 3, 3), groups=4),
+    lambda m, r: m.nn.functional.conv2d(r(5, 5), r(8, 3, 3, 3)),
+    lambda m, r: m.nn.functional.conv2d(r(2, 3, 5, 5), r(8, 3, 3, 3), bias=r(7)),
+    lambda m, r: m.nn.functional.conv2d(r(2, 3, 5, 5).double(), r(8, 3, 3, 3)),
+    lambda m, r: m.nn.functional.conv2d(r(2, 3, 5, 5), r(8, 3, 3, 3), padding=-1),
+    lambda m, r: m.nn.functional.conv2d(r(2, 3, 5, 5), r(8, 3, 3, 3), stride=0),
+    lambda m, r: m.nn.functional.conv2d(r(2, 3, 5, 5), r(8, 3, 3, 3), padding="full"),
+    lambda m, r: m.nn.functional.max_pool2d(r(1, 1, 4, 4), 2, padding=2),
+    lambda m, r: m.nn.functional.avg_pool2d(r(1, 1, 4, 4), 2, padding=2),
+    lambda m, r: m.nn.functional.pad(r(2, 3), (1, 2, 1)),
+    lambda m, r: m.nn.Conv2d(3, 5, 3, groups=2),
+    lambda m, r: m.nn.Conv2d(3, 6, 3, stride=2, padding="same"),
+    lambda m, r: m.nn.Conv2d(3, 6, 3, padding_mode="mirror"),
+    lambda m, r: m.nn.functional.conv2d(r(2, 4, 5, 5), r(4, 4, 3, 3), groups=0),
+    lambda m, r: m.nn.functional.pad(r(2, 3), (-4, 2)),
+    lambda m, r: m.nn.functional.pad(r(2, 3), (-3, -1)),
+    lambda m, r: m.nn.functional.pad(r(2, 3), (1.0, 1)),
+])
+def test_errors_as_in_torch(call):
+    _both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))
+
+
+@pytest.mark.parametrize("data, kwargs", [
+    ([[[[NAN, 1.0], [NAN, 2.0]]]], {"kernel_size": 2}),                                 # two NaNs: the last one
+    ([[[[-INF, 1.0], [3.0, -INF]]]], {"kernel_size": 2, "stride": 1, "padding": 1}),    # -inf windows, padding
+    ([[[[-INF, -INF, 2.0], [-INF, -INF, NAN], [0.5, 1.0, NAN]]]], {"kernel_size": 2, "stride": 1, "padding": 1}),
+    ([[[[1.0, 1.0, 1.0, 1.0]] * 4]], {"kernel_size": 3, "stride": 1, "padding": 1, "dilation": 1}),
+])
+def test_max_pool2d_sends_the_gradient_where_torch_does_with_nan_and_infinities(data, kwargs):
+    x, tx = _pair(np.array(data, "float32"), requires_grad=True)
+    y, ty = F.max_pool2d(x, **kwargs), TF.max_pool2d(tx, **kwargs)
+    np.testing.assert_array_equal(y.detach().numpy(), ty.detach().numpy())
+    g = _data(tuple(ty.shape), 20)
+    y.backward(ag.tensor(g))
+    ty.backward(torch.tensor(g))
+    _close(x.grad, tx.grad, rtol=0, atol=0)
+
+
+def test_integer_max_pooling_pads_with_the_smallest_integer_as_torch():
+    x, tx = _pair(np.array([[[[-5, 2, 7], [1, -9, 3], [4, 4, -1]]]], "int64"))
+    _close(F.max_pool2d(x, 2, stride=1, padding=1), TF.max_pool2d(tx, 2, stride=1, padding=1), rtol=0, atol=0)
+
+
+def test_avg_pool2d_sums_float16_in_float32_as_torch_and_refuses_integers():
+    x, tx = _pair(_data((2, 3, 8, 8), 21, "float16") * 40)
+    _close(F.avg_pool2d(x, 3, stride=1, padding=1), TF.avg_pool2d(tx, 3, stride=1, padding=1), rtol=0, atol=0)
+    with pytest.raises(TypeError, match=r"\.float\(\)"):
+        F.avg_pool2d(ag.tensor(np.ones((1, 1, 4, 4), "int64")), 2)
+
+
+def test_one_element_tuples_are_pairs_as_in_torch():
+    x, tx = _pair(_data((1, 2, 7, 7), 22))
+    w, tw = _pair(_data((3, 2, 3, 3), 23))
+    _close(F.conv2d(x, w, stride=(2,), padding=(1,)), TF.conv2d(tx, tw, stride=(2,), padding=(1,)))
+    _close(F.max_pool2d(x, (2,), stride=(1,)), TF.max_pool2d(tx, (2,), stride=(1,)))
+    _close(F.avg_pool2d(x, (3,), stride=(2,)), TF.avg_pool2d(tx, (3,), stride=(2,)))
+
+
+def test_conv2d_bias_starts_within_pytorchs_bound_and_fills_it():
+    ag.manual_seed(0)
+    conv = nn.Conv2d(4, 64, 3)                                  # fan_in 36: bound 1/6 for weight and bias
+    for t in (conv.weight, conv.bias):
+        a = np.abs(t.detach().numpy())
+        assert a.max() <= 1 / 6 and a.max() > 0.9 / 6

@@ -1,0 +1,33 @@
+"""Helpers for tests that run the same call in autogradlab and in torch and compare what comes out."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import import_torch
+
+import autogradlab as ag
+
+
+def pair(arr, requires_grad=False):
+    """The same data as an autogradlab tensor and a torch tensor (each its own copy)."""
+    torch = import_torch()
+    arr = np.asarray(arr)
+    return (ag.tensor(arr.copy(), requires_grad=requires_grad),
+            torch.tensor(arr.copy(), requires_grad=requires_grad))
+
+
+def close(ours, theirs, rtol=2e-5, atol=2e-6):
+    """Same shape, dtype and values (to float rounding; NaN where NaN)."""
+    theirs = theirs.detach()
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+    np.testing.assert_allclose(ours.detach().numpy().astype("float64"), theirs.numpy().astype("float64"),
+                               rtol=rtol, atol=atol)
+
+
+def both_raise(ours, theirs):
+    """``theirs()`` raises; ``ours()`` must raise the same exception class."""
+    with pytest.raises(Exception) as caught:   # noqa: PT011  (whatever torch raises, ours must raise the same)
+        theirs()
+    with pytest.raises(caught.type):
+        ours()
