@@ -45,7 +45,7 @@ def save(obj, f):
         kind, names, arrays = "tensor", [""], [_host_array(obj, "tensor")]
     elif isinstance(obj, (list, tuple)) or hasattr(obj, "items") and not all(
             isinstance(k, str) and isinstance(v, (Tensor, numpy.ndarray)) for k, v in obj.items()):
-        kind, names, arrays = "tree", [], []
+        kind, arrays = "tree", []
         tree = _encode(obj, "checkpoint", arrays)
         names = [f"arr_{i}" for i in range(len(arrays))]
     elif hasattr(obj, "items"):

@@ -249,3 +249,14 @@ def test_lambda_objects_keep_their_attributes_through_state_dict_as_torch():
         other = lib.optim.lr_scheduler.LambdaLR(_optimizer(lib), [_Warmup(100), lambda e: 1.0])
         other.load_state_dict(state)
         assert other.lr_lambdas[0].k == 4
+
+
+def test_a_step_whose_schedule_fails_takes_no_epoch():
+    opt = _optimizer(ag)
+    sched = optim.lr_scheduler.LambdaLR(opt, lambda e: 1.0 / (2 - e))    # fails at epoch 2
+    opt.step()
+    sched.step()
+    before = (sched.last_epoch, sched.get_last_lr(), [g["lr"] for g in opt.param_groups])
+    with pytest.raises(ZeroDivisionError):
+        sched.step()
+    assert (sched.last_epoch, sched.get_last_lr(), [g["lr"] for g in opt.param_groups]) == before

@@ -36,7 +36,7 @@ def pad(input, pad, mode="constant", value=None):
         raise RuntimeError(f"Padding length {len(pad)} is too large for an input of {input.ndim} dims")
     for k in range(len(pad) // 2):
         size = input.shape[input.ndim - 1 - k]
-        if size + pad[2 * k] + pad[2 * k + 1] < 0 or size + min(pad[2 * k], 0) + min(pad[2 * k + 1], 0) < 0:
+        if size + min(pad[2 * k], 0) + min(pad[2 * k + 1], 0) < 0:
             raise RuntimeError(f"pad: cutting {-min(pad[2 * k], 0)} and {-min(pad[2 * k + 1], 0)} from dim "
                                f"{input.ndim - 1 - k} of size {size} leaves less than nothing")
     out = input

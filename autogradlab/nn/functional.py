@@ -204,7 +204,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if t is not None and t.numel() != channels:
             raise RuntimeError(f"batch_norm: {what} should contain {channels} elements (one per channel: the input "
                                f"has shape {tuple(input.shape)}, channels in dim 1) not {t.numel()}")
-    if not training and (running_mean is None or running_var is None):
+    if not training and running_mean is None:
         raise RuntimeError("batch_norm: running_mean and running_var must be given in evaluation mode "
                            "(training=False); pass training=True to use the batch's own statistics")
     if training and input.numel() // max(channels, 1) == 1:

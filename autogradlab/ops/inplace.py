@@ -208,8 +208,8 @@ def copy_(self, src, non_blocking=False):
                         f"autogradlab.tensor(...)")
     if self.dtype.kind not in "fc":
         with no_grad():
-            return inplace(self, "copy_", lambda a, v: apply(COPY, (a, v)), src)
-    return inplace(self, "copy_", lambda a, v: apply(COPY, (a, v)), src)
+            return _fill(self, src, "copy_")
+    return _fill(self, src, "copy_")
 
 
 def _fill(self, value, opname):

@@ -55,7 +55,7 @@ class LRScheduler:
         self._is_initial = True
         try:
             self.step()
-        except BaseException:   # (a schedule that fails at epoch 0, e.g. LambdaLR's 1/epoch: the groups as they were)
+        except BaseException:   # (one that fails at epoch 0, e.g. LambdaLR's 1/epoch: no initial_lr left behind)
             for group, saved in before:
                 group.clear()
                 group.update(saved)
@@ -82,9 +82,15 @@ class LRScheduler:
                              f"{len(self.base_lrs)}: build the scheduler after add_param_group")
         self._step_count += 1
         self.last_epoch += 1
-        for group, lr in zip(groups, self.get_lr(), strict=True):
+        try:
+            values = self.get_lr()
+        except BaseException:   # (a schedule that fails, e.g. a LambdaLR's function: the epoch is not taken)
+            self._step_count -= 1
+            self.last_epoch -= 1
+            raise
+        for group, lr in zip(groups, values, strict=True):
             group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        self._last_lr = self._current()
 
     def _current(self) -> list:
         return [group["lr"] for group in self.optimizer.param_groups]
