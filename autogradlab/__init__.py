@@ -19,15 +19,15 @@ from .engine import backward
 from .events import Tape, explain, steps, trace
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops.elementwise import (abs, acos, add, allclose, asin, atan, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
-                              ceil, clamp, clone, cos, cosh, div, eq, equal, exp, exp2, expm1, floor, floor_divide, ge,
+                              ceil, clamp, clone, cos, cosh, div, eq, equal, erf, exp, exp2, expm1, floor, floor_divide, ge,
                               gt, isclose, isfinite, isinf, isnan, le, log, log1p, log2, log10, logical_not, lt,
                               masked_fill, maximum, minimum, mul, ne, neg, pow, reciprocal, relu, remainder, round,
                               rsqrt, sigmoid, sign, sin, sinh, sqrt, square, sub, tan, tanh, trunc, where)
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumsum, log_softmax, logsumexp, max, mean, min, norm,
                          prod, softmax, std, sum, var)
-from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, gather, permute, reshape, split, squeeze, stack,
-                        t, transpose, unbind, unsqueeze)
+from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, flip, gather, permute, reshape, split, squeeze,
+                        stack, t, transpose, tril, triu, unbind, unsqueeze)
 from .tensor import Tensor, tensor
 from . import autograd  # noqa: E402
 
@@ -70,6 +70,6 @@ __all__ = ["get_default_device", "set_default_device", "arange", "as_tensor", "e
            "permute", "reshape", "split", "squeeze", "stack", "transpose", "unbind", "unsqueeze", "all", "any",
            "argmax", "argmin", "allclose", "isclose", "equal", "isnan", "isinf", "isfinite", "log1p", "expm1",
            "square", "prod", "t", "mm", "mv", "bmm", "floor", "ceil", "round", "trunc", "tan", "asin", "acos",
-           "atan", "sinh", "cosh", "log2", "log10", "exp2", "rsqrt", "gather", "Tensor", "tensor", "autograd",
+           "atan", "sinh", "cosh", "log2", "log10", "exp2", "rsqrt", "gather", "erf", "tril", "triu", "flip", "Tensor", "tensor", "autograd",
            "float16", "float32", "float64", "int32", "int64", "bool_", "bool", "clip", "is_tensor", "data",
            "nn", "optim", "training", "load", "save"]

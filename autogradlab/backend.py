@@ -9,11 +9,12 @@ A device is a string: ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
 from __future__ import annotations
 
 import importlib
+import math
 import os
 
 import numpy
 
-__all__ = ["use_cpu_array_module", "on_cpu_array_module", "normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add",
+__all__ = ["use_cpu_array_module", "on_cpu_array_module", "normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add", "erf",
            "partial_overlap", "shares_memory"]
 
 _cupy = None  # the cupy module, once loaded
@@ -179,6 +180,21 @@ def scatter_add(out, index, values):
         cupyx.scatter_add(out, index, values)
     else:
         xp_of(out).add.at(out, index, values)
+
+
+_ERF = numpy.frompyfunc(math.erf, 1, 1)
+
+
+def erf(array):
+    """The error function of each element, erf x = 2/sqrt(pi) * integral from 0 to x of e^(-t^2) dt. NumPy has
+    none: each element goes through Python's ``math.erf`` in float64 and is rounded once to the array's
+    dtype (about 0.1 us an element); on a GPU, CuPy's ``cupyx.scipy.special.erf``."""
+    if _cupy is not None and isinstance(array, _cupy.ndarray):  # pragma: no cover - needs a GPU
+        import cupyx.scipy.special
+        return cupyx.scipy.special.erf(array)
+    host = _host_view(array) if _CpuArray is not None and isinstance(array, _CpuArray) else array
+    out = numpy.asarray(_ERF(host.astype(numpy.float64)), dtype=numpy.float64).astype(host.dtype, copy=False)
+    return out if host is array else _CpuArray(out)
 
 
 def broadcast_to(array, shape):

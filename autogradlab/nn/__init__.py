@@ -6,13 +6,14 @@ losses, ``nn.init`` and ``nn.functional``.
     loss = nn.functional.cross_entropy(model(X), y)
 """
 from . import functional, init  # noqa: F401
-from .layers import (ELU, MLP, AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, BCEWithLogitsLoss, Conv2d,
-                     CrossEntropyLoss, Dropout, Flatten, Identity, L1Loss, LayerNorm, LeakyReLU, Linear, LogSoftmax,
-                     MaxPool2d, ModuleList, MSELoss, ReLU, Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh)
+from .layers import (ELU, GELU, MLP, AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, BCEWithLogitsLoss, Conv2d,
+                     CrossEntropyLoss, Dropout, Embedding, Flatten, Identity, L1Loss, LayerNorm, LeakyReLU, Linear,
+                     LogSoftmax, MaxPool2d, ModuleList, MSELoss, ReLU, Sequential, Sigmoid, SiLU, Softmax, Softplus,
+                     Tanh)
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "Softplus",
+__all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus",
            "Identity", "Softmax", "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv2d",
-           "MaxPool2d", "AvgPool2d", "Flatten", "Sequential", "ModuleList", "MLP", "MSELoss", "L1Loss",
+           "Embedding", "MaxPool2d", "AvgPool2d", "Flatten", "Sequential", "ModuleList", "MLP", "MSELoss", "L1Loss",
            "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "functional", "init"]

@@ -19,9 +19,9 @@ from ..ops.registry import apply, defop
 from ..tensor import Tensor
 from .convolution import avg_pool2d, conv2d, max_pool2d, pad
 
-__all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "elu", "silu", "softplus",
+__all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "elu", "silu", "softplus", "gelu",
            "mse_loss", "l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits", "one_hot", "layer_norm", "batch_norm", "pad", "conv2d", "max_pool2d",
+           "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm", "batch_norm", "pad", "conv2d", "max_pool2d",
            "avg_pool2d"]
 
 
@@ -125,6 +125,23 @@ def softplus(input, beta=1.0, threshold=20.0):
     # (e^min(z, threshold): the branch not taken never overflows, so its gradient is 0, not NaN; a select, not
     # clamp, so that a NaN passes its gradient on, as in PyTorch)
     return E.where(z > threshold, input, E.log1p(E.exp(E.where(z > threshold, threshold, z))) / beta)
+
+
+_GELU_APPROXIMATIONS = ("none", "tanh")
+
+
+def gelu(input, approximate="none"):
+    """x*Phi(x), Phi the standard normal CDF: x/2*(1 + erf(x/sqrt(2))); d/dx = Phi(x) + x*phi(x).
+    ``approximate="tanh"``: x/2*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x^3))), as PyTorch computes them."""
+    _check_float(input, "input", "gelu")
+    if approximate not in _GELU_APPROXIMATIONS:
+        raise RuntimeError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    if input.dtype == numpy.float16:
+        return _half_in_float32(gelu, input, approximate)
+    if approximate == "tanh":   # sqrt(2/pi) = 0.7978845608028654
+        inner = (input + input * input * input * 0.044715) * 0.7978845608028654
+        return input * 0.5 * (E.tanh(inner) + 1.0)
+    return input * 0.5 * (E.erf(input * 0.7071067811865476) + 1.0)   # 1/sqrt(2)
 
 
 def softmax(input, dim):
@@ -323,6 +340,66 @@ def cross_entropy(input, target, reduction="mean"):
     if target.dtype.kind == "f" and target.shape == input.shape:
         return _reduce(-(target * logp).sum(1), reduction, "cross_entropy")
     return nll_loss(logp, target, reduction)
+
+
+def _padding_row(padding_idx, num_embeddings):
+    """``padding_idx`` as a row number in [0, num_embeddings) (a negative one counts from the end), or None."""
+    if padding_idx is None:
+        return None
+    if type(padding_idx) is bool or not isinstance(padding_idx, numbers.Integral):
+        raise TypeError(f"embedding: padding_idx must be an int or None, got {padding_idx!r}")
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise ValueError(f"embedding: padding_idx {padding_idx} is not a row of the weight: with {num_embeddings} "
+                         f"embeddings it must be in [{-num_embeddings}, {num_embeddings - 1}]")
+    return int(padding_idx) % num_embeddings
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """Row ``i`` of ``weight`` (num_embeddings, embedding_dim) for each index ``i`` in ``input``: ``weight[input]``,
+    of shape ``input.shape + (embedding_dim,)``. Its gradient adds ``g`` into each row used (twice for an index
+    used twice); none reaches row ``padding_idx``. With ``max_norm``, each row used whose ``norm_type``-norm
+    is above it is first scaled down to that norm, in place (as PyTorch does: the weight changes)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"embedding: input must be a Tensor of integer indices, got {type(input).__name__}: wrap "
+                        f"it with autogradlab.tensor(..., dtype=autogradlab.int64)")
+    if not isinstance(weight, Tensor) or weight.ndim != 2:
+        raise RuntimeError(f"embedding: the weight must be a 2-D Tensor (num_embeddings, embedding_dim), got "
+                           f"{tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__}")
+    if input.dtype not in (numpy.int64, numpy.int32):
+        raise RuntimeError(f"embedding: input must hold int64 (or int32) indices, got dtype {input.dtype.name}: "
+                           f"convert it with input.to(autogradlab.int64)")
+    if sparse or scale_grad_by_freq:
+        raise NotImplementedError("embedding: sparse=True and scale_grad_by_freq=True are not supported; leave "
+                                  "them False (a dense gradient, the same numbers as sparse=True gives)")
+    n = weight.shape[0]
+    row = _padding_row(padding_idx, n)
+    if input.numel():
+        lo, hi = int(input.data.min()), int(input.data.max())
+        if lo < 0 or hi >= n:
+            raise IndexError(f"embedding: index {lo if lo < 0 else hi} is out of range: the weight has {n} rows, "
+                             f"so indices must be in [0, {n - 1}]")
+    if max_norm is not None:
+        _renorm_rows(weight, input, max_norm, norm_type)
+    out = weight[input]
+    if row is not None:   # the padding row's positions pass their value on, but no gradient
+        out = E.where((input == row).unsqueeze(-1), out.detach(), out)
+    return out
+
+
+def _renorm_rows(weight, input, max_norm, norm_type):
+    """Scale each row of ``weight`` that ``input`` uses and whose ``norm_type``-norm exceeds ``max_norm`` down to
+    ``max_norm`` (by max_norm/(norm + 1e-7), as PyTorch's embedding_renorm_), in place, unrecorded."""
+    with no_grad():
+        rows = Tensor._make(backend.xp_of(input.data).unique(input.data).astype(numpy.int64), False, None,
+                            input.device)
+        used = E.abs(weight[rows])
+        if norm_type == float("inf"):
+            norms = R.amax(used, 1, keepdim=True)
+        else:
+            norms = (used ** norm_type).sum(1, keepdim=True) ** (1.0 / norm_type)
+        scale = E.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight[rows] = weight[rows] * scale
 
 
 def _check_class_targets(input, target, name):

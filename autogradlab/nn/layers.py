@@ -6,14 +6,15 @@ import numbers
 from collections import OrderedDict
 
 from .. import creation
+from ..grad_mode import no_grad
 from . import functional as F
 from . import convolution, init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "Softplus", "Identity", "Softmax",
+__all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus", "Identity", "Softmax",
            "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv2d", "MaxPool2d", "AvgPool2d",
-           "Flatten", "Sequential", "ModuleList", "MLP", "MSELoss", "L1Loss", "CrossEntropyLoss", "BCELoss",
+           "Flatten", "Embedding", "Sequential", "ModuleList", "MLP", "MSELoss", "L1Loss", "CrossEntropyLoss", "BCELoss",
            "BCEWithLogitsLoss"]
 
 
@@ -52,6 +53,69 @@ def _reset_weight_and_bias(weight, bias):
         fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
         bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
         init.uniform_(bias, -bound, bound)
+
+
+class Embedding(Module):
+    """A lookup table: ``Embedding(n, d)(idx)`` is ``weight[idx]``, one row of ``weight`` (n, d) per index.
+
+    Initialised as PyTorch does, from N(0, 1), with row ``padding_idx`` (if given) zeros; that row gets no
+    gradient. ``Embedding.from_pretrained(weights)`` wraps a given table (shared, not copied; frozen unless
+    ``freeze=False``)."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device="cpu", dtype=None):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
+        self.padding_idx = F._padding_row(padding_idx, self.num_embeddings)
+        self.max_norm, self.norm_type = max_norm, norm_type
+        if sparse or scale_grad_by_freq:
+            F.embedding(creation.zeros(0, dtype="int64"), creation.zeros(1, 1), sparse=sparse,
+                        scale_grad_by_freq=scale_grad_by_freq)   # (its NotImplementedError, when built)
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            self.weight = Parameter(creation.zeros(num_embeddings, embedding_dim, dtype=dtype, device=device),
+                                    requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            if tuple(_weight.shape) != (self.num_embeddings, self.embedding_dim):
+                raise ValueError(f"Embedding: the weight's shape {tuple(_weight.shape)} is not (num_embeddings, "
+                                 f"embedding_dim) = {(self.num_embeddings, self.embedding_dim)}")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
+                        scale_grad_by_freq=False, sparse=False):
+        """An Embedding whose weight is ``embeddings`` (2-D, shared, not copied); ``freeze``: no gradient."""
+        if embeddings.ndim != 2:
+            raise ValueError(f"Embedding.from_pretrained: embeddings must be 2-D (num_embeddings, embedding_dim), "
+                             f"got shape {tuple(embeddings.shape)}")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse, _weight=embeddings,
+                   _freeze=freeze)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            s += ", scale_grad_by_freq=True"
+        if self.sparse:
+            s += ", sparse=True"
+        return s
 
 
 class _Activation(Module):
@@ -119,6 +183,20 @@ class SiLU(_Activation):
 
     def forward(self, input):
         return F.silu(input, self.inplace)
+
+
+class GELU(Module):
+    """x*Phi(x) (Phi the standard normal CDF), or its tanh approximation (``approximate="tanh"``)."""
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
 
 
 class Softplus(Module):

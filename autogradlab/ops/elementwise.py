@@ -11,7 +11,7 @@ import numbers
 
 import numpy
 
-from ..backend import asarray, to_host, xp_of
+from ..backend import asarray, erf as _erf_array, to_host, xp_of
 from ..grad_mode import no_grad, state
 from ..graph import _SHARED_CONSTANTS, OpNode, forget_constants, share_constant
 from ..tensor import DEFAULT_FLOAT, Tensor
@@ -278,6 +278,12 @@ EXPM1 = defop("expm1", ("self",), save=("result",), math="y = e^a - 1;  da = g*(
               forward=lambda xp, a: xp.expm1(a),   # (exact near 0, where exp(a) - 1 loses a's digits)
               vjp=lambda g, ctx: (g * (ctx.result + _one_like(ctx.result)),),
               formulas=("exp(a)",))
+
+ERF = defop("erf", ("self",), save=("self",),
+            math="erf a = 2/sqrt(pi) * integral of e^(-t^2) from 0 to a;  da = g*2/sqrt(pi)*e^(-a^2)",
+            forward=lambda xp, a: _erf_array(a),
+            vjp=lambda g, ctx: (exp(-(ctx.self * ctx.self)) * 1.1283791670955126 * g,),   # 2/sqrt(pi)
+            formulas=("2/sqrt(pi)*exp(-a^2)",))
 
 LOG2 = defop("log2", ("self",), save=("self",), math="log_2 a;  da = g/(a*ln 2)",
              forward=lambda xp, a: xp.log2(a),
@@ -760,8 +766,8 @@ def sign(a):
     return a.clone() if isinstance(a, Tensor) and a.dtype.kind == "b" else _sign(a)
 exp, log, sqrt, sin, cos, tanh, sigmoid, reciprocal, log1p, expm1 = map(
     _floating_unary, (EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RECIPROCAL, LOG1P, EXPM1))
-log2, log10, exp2, rsqrt, tan, asin, acos, atan, sinh, cosh = map(
-    _floating_unary, (LOG2, LOG10, EXP2, RSQRT, TAN, ASIN, ACOS, ATAN, SINH, COSH))
+log2, log10, exp2, rsqrt, tan, asin, acos, atan, sinh, cosh, erf = map(
+    _floating_unary, (LOG2, LOG10, EXP2, RSQRT, TAN, ASIN, ACOS, ATAN, SINH, COSH, ERF))
 
 
 def _no_rounding_of_bools(name, a):

@@ -460,3 +460,60 @@ def _check_sequence(tensors, name):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}(): expected a Tensor at position {i}, got {type(t).__name__}")
     return list(tensors)
+
+
+# -- triangles and flips --------------------------------------------------------------------
+
+TRIL = defop("tril", ("self",), math="a with the elements above diagonal k zeroed;  da = tril(g, k)",
+             forward=lambda xp, a, diagonal: xp.tril(a, diagonal),
+             vjp=lambda g, ctx: (tril(g, ctx.diagonal),), formulas=("1 on and below diagonal k, else 0",))
+
+TRIU = defop("triu", ("self",), math="a with the elements below diagonal k zeroed;  da = triu(g, k)",
+             forward=lambda xp, a, diagonal: xp.triu(a, diagonal),
+             vjp=lambda g, ctx: (triu(g, ctx.diagonal),), formulas=("1 on and above diagonal k, else 0",))
+
+FLIP = defop("flip", ("self",), math="a reversed along dims;  da = flip(g, dims)",
+             forward=lambda xp, a, dims: xp.flip(a, axis=dims).copy(),   # (a copy, as PyTorch's flip)
+             vjp=lambda g, ctx: (apply_one(FLIP, g, {"dims": ctx.dims}),), formulas=("1",))
+
+
+def _triangle(op, a, diagonal):
+    expect_tensor(a, op.name)
+    if a.ndim < 2:
+        raise RuntimeError(f"{op.name}: input tensor must have at least 2 dimensions (it applies to the last two), "
+                           f"got shape {tuple(a.shape)}; for a vector, make a matrix first (e.g. a.unsqueeze(0))")
+    if type(diagonal) is bool or not isinstance(diagonal, int):
+        raise TypeError(f"{op.name}: diagonal must be an int, got {diagonal!r}")
+    return apply_one(op, a, {"diagonal": int(diagonal)})
+
+
+def tril(a, diagonal=0):
+    """The lower triangle of the last two dims: ``a[..., i, j]`` where ``j - i <= diagonal``, else 0
+    (``diagonal=0``: the main diagonal and below; -1 leaves it out, 1 adds the first above). Its gradient is
+    ``tril(g, diagonal)``."""
+    return _triangle(TRIL, a, diagonal)
+
+
+def triu(a, diagonal=0):
+    """The upper triangle of the last two dims: ``a[..., i, j]`` where ``j - i >= diagonal``, else 0. Its
+    gradient is ``triu(g, diagonal)``."""
+    return _triangle(TRIU, a, diagonal)
+
+
+def flip(a, dims):
+    """``a`` with the order of the elements reversed along each of ``dims`` (a tuple or list of ints; the method
+    also takes them one by one: ``a.flip(0, 1)``). A copy, not a view, as in PyTorch. Its gradient is ``g``
+    flipped back."""
+    expect_tensor(a, "flip")
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"flip(): dims must be a tuple or list of ints, got {dims!r}: write flip(a, ({dims!r},)) "
+                        f"or a.flip({dims!r})")
+    dims = normalize_dims(tuple(dims), a.ndim, "flip")
+    return apply_one(FLIP, a, {"dims": dims if a.ndim else ()})   # (dim 0 of a 0-d tensor: nothing to reverse)
+
+
+def flip_method(a, *dims):
+    """``Tensor.flip``: dims one by one (``a.flip(0, 1)``) or as one tuple or list (``a.flip([0, 1])``)."""
+    if not dims:
+        raise TypeError("flip() missing its dims: name the dims to reverse, e.g. a.flip(0)")
+    return flip(a, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)

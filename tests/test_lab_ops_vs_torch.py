@@ -1,0 +1,286 @@
+"""PyTorch names course labs reach for, run in both libraries on the same data: ``erf``, ``F.gelu`` and
+``nn.GELU`` (both approximations), ``tril``/``triu``, ``flip``, ``F.embedding`` and ``nn.Embedding`` (padding rows,
+repeated indices, ``max_norm``, ``from_pretrained``). Values, dtypes, gradients, second derivatives, reprs and
+error classes are compared; gradients are also checked against finite differences in float64. (The generic
+gradient checks of the ops ``erf``, ``tril``, ``triu`` and ``flip`` are in ``test_ops_gradcheck.py``.)"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import import_torch
+from strict_backend import unwrap
+from torch_compare import both_raise, close, pair
+
+import autogradlab as ag
+import autogradlab.nn as nn
+import autogradlab.nn.functional as F
+from autogradlab.testing import gradcheck, gradgradcheck
+
+torch = import_torch()
+TF = torch.nn.functional
+NAN, INF = float("nan"), float("inf")
+
+
+def _data(shape, seed, dtype="float32", scale=1.0):
+    return (np.random.default_rng(seed).standard_normal(shape) * scale).astype(dtype)
+
+
+def _backward_both(y, ty, seed=9):
+    g = _data(tuple(ty.shape), seed, str(ty.dtype).removeprefix("torch."))
+    y.backward(ag.tensor(g))
+    ty.backward(torch.tensor(g))
+
+
+# -- erf -------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_erf_values_and_gradient_match_torch(dtype):
+    data = np.concatenate([_data(200, 1, "float64", 2.0), [0.0, -0.0, 1e-8, 3.0, 6.0, -6.0, 30.0, NAN, INF, -INF]])
+    x, tx = pair(data.astype(dtype), requires_grad=True)
+    y, ty = ag.erf(x), torch.erf(tx)
+    tol = {"float16": 1e-3, "float32": 2e-7, "float64": 1e-15}[dtype]
+    close(y, ty, rtol=tol, atol=tol)
+    _backward_both(y, ty)
+    close(x.grad, tx.grad, rtol=4 * tol, atol=4 * tol)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+def test_erf_of_integers_is_float32_as_in_torch(dtype):
+    a, ta = pair(np.array([0, 1, 2, -3][:2 if dtype == "bool" else 4]).astype(dtype))
+    close(a.erf(), ta.erf(), rtol=1e-7, atol=1e-7)
+
+
+def test_erf_gradients_against_finite_differences_to_second_order():
+    x = ag.tensor(_data((3, 4), 2, "float64", 1.5), requires_grad=True)
+    assert gradcheck(ag.erf, (x,))
+    assert gradgradcheck(ag.erf, (x,))
+
+
+# -- gelu ------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_gelu_values_and_gradient_match_torch(approximate, dtype):
+    data = np.concatenate([_data(300, 3, "float64", 4.0), [0.0, 1e-6, -1e-6, 10.0, -10.0, 60.0, -60.0, NAN]])
+    x, tx = pair(data.astype(dtype), requires_grad=True)
+    y, ty = F.gelu(x, approximate=approximate), TF.gelu(tx, approximate=approximate)
+    tol = {"float16": 2e-3, "float32": 2e-6, "float64": 1e-14}[dtype]
+    close(y, ty, rtol=tol, atol=tol)
+    _backward_both(y, ty)
+    close(x.grad, tx.grad, rtol=4 * tol, atol=4 * tol)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_second_derivative_matches_torch(approximate):
+    x, tx = pair(_data(50, 4, "float64", 3.0), requires_grad=True)
+    (g,) = ag.autograd.grad(F.gelu(x, approximate).sum(), x, create_graph=True)
+    (tg,) = torch.autograd.grad(TF.gelu(tx, approximate=approximate).sum(), tx, create_graph=True)
+    close(g, tg, rtol=1e-12, atol=1e-12)
+    g.sum().backward()
+    tg.sum().backward()
+    close(x.grad, tx.grad, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_against_finite_differences(approximate):
+    x = ag.tensor(_data((2, 5), 5, "float64", 2.0), requires_grad=True)
+    assert gradcheck(lambda t: F.gelu(t, approximate), (x,))
+    assert gradgradcheck(lambda t: F.gelu(t, approximate), (x,))
+
+
+def test_gelu_module_and_errors_as_torch():
+    assert repr(nn.GELU()) == repr(torch.nn.GELU())
+    assert repr(nn.GELU("tanh")) == repr(torch.nn.GELU("tanh"))
+    x, tx = pair(_data((2, 3), 6))
+    close(nn.GELU("tanh")(x), torch.nn.GELU("tanh")(tx))
+    both_raise(lambda: F.gelu(x, approximate="exact"), lambda: TF.gelu(tx, approximate="exact"))
+    with pytest.raises(RuntimeError):   # (torch: "not implemented for 'Long'"; here, as for elu and silu, a
+        TF.gelu(torch.tensor([1, 2]))   # TypeError saying how to convert)
+    with pytest.raises(TypeError, match="floating point.*float32"):
+        F.gelu(ag.tensor([1, 2]))
+
+
+# -- tril, triu ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["tril", "triu"])
+@pytest.mark.parametrize("diagonal", [-5, -1, 0, 1, 3, 7])
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (2, 5, 3), (0, 3)])
+def test_triangles_match_torch(name, diagonal, shape):
+    x, tx = pair(_data(shape, 7), requires_grad=True)
+    y, ty = getattr(ag, name)(x, diagonal), getattr(torch, name)(tx, diagonal)
+    close(y, ty, rtol=0, atol=0)
+    close(getattr(x, name)(diagonal=diagonal), getattr(tx, name)(diagonal=diagonal), rtol=0, atol=0)
+    _backward_both(y, ty)
+    close(x.grad, tx.grad, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "float16"])
+def test_triangles_keep_the_dtype(dtype):
+    a, ta = pair(np.ones((3, 3), dtype=dtype))
+    close(ag.tril(a, -1), torch.tril(ta, -1), rtol=0, atol=0)
+    close(ag.triu(a), torch.triu(ta), rtol=0, atol=0)
+
+
+def test_triangle_errors_as_torch():
+    v, tv = pair(_data(3, 8))
+    m, tm = pair(_data((3, 3), 8))
+    both_raise(lambda: ag.tril(v), lambda: torch.tril(tv))
+    both_raise(lambda: ag.triu(ag.tensor(1.0)), lambda: torch.triu(torch.tensor(1.0)))
+    both_raise(lambda: ag.tril(m, 1.5), lambda: torch.tril(tm, 1.5))
+    with pytest.raises(RuntimeError, match="at least 2 dimensions.*unsqueeze"):
+        ag.tril(v)
+
+
+def test_causal_mask_softmax_matches_torch():
+    """An attention-style use: scores masked above the diagonal with -inf, then softmax along the last dim."""
+    s, ts = pair(_data((2, 4, 4), 9), requires_grad=True)
+    keep, tkeep = ag.tril(ag.ones(4, 4)) == 1, torch.tril(torch.ones(4, 4)) == 1
+    p = ag.softmax(s.masked_fill(~keep, -INF), -1)
+    tp = torch.softmax(ts.masked_fill(~tkeep, -INF), -1)
+    close(p, tp)
+    _backward_both(p, tp)
+    close(s.grad, ts.grad, rtol=1e-5, atol=1e-6)
+
+
+# -- flip ------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dims", [(0,), (1,), (-1,), (0, 2), (2, 0, 1), ()])
+def test_flip_matches_torch(dims):
+    x, tx = pair(_data((2, 3, 4), 10), requires_grad=True)
+    y, ty = ag.flip(x, dims), torch.flip(tx, dims)
+    close(y, ty, rtol=0, atol=0)
+    if dims:
+        close(x.flip(*dims), tx.flip(*dims), rtol=0, atol=0)
+    close(x.flip(list(dims)), tx.flip(list(dims)), rtol=0, atol=0)
+    _backward_both(y * y, ty * ty)
+    close(x.grad, tx.grad)
+
+
+def test_flip_is_a_copy_as_in_torch():
+    x = ag.arange(6.0).reshape(2, 3)
+    y = x.flip(1)
+    y.add_(100)
+    np.testing.assert_array_equal(x.numpy(), np.arange(6.0).reshape(2, 3))
+    assert x._version == 0
+
+
+def test_flip_of_0d_and_integers_and_errors_as_torch():
+    s, ts = pair(np.array(2.5, dtype="float32"))
+    close(ag.flip(s, [0]), torch.flip(ts, [0]), rtol=0, atol=0)
+    a, ta = pair(np.arange(6).reshape(2, 3))
+    close(a.flip(0), ta.flip(0), rtol=0, atol=0)
+    both_raise(lambda: ag.flip(a, [0, 0]), lambda: torch.flip(ta, [0, 0]))
+    both_raise(lambda: ag.flip(a, [0, -2]), lambda: torch.flip(ta, [0, -2]))
+    both_raise(lambda: ag.flip(a, [2]), lambda: torch.flip(ta, [2]))
+    both_raise(lambda: ag.flip(a, 0), lambda: torch.flip(ta, 0))
+    both_raise(lambda: a.flip(), lambda: ta.flip())
+
+
+# -- embedding -------------------------------------------------------------------------------------------------
+
+def _embedding_pair(rows=6, dim=3, seed=11, dtype="float32"):
+    w, tw = pair(_data((rows, dim), seed, dtype), requires_grad=True)
+    return w, tw
+
+
+@pytest.mark.parametrize("index", [[[0, 5, 2, 2], [1, 1, 1, 4]], [3], 2, [], [[[0], [5]]]])
+@pytest.mark.parametrize("padding_idx", [None, 1, -1])
+@pytest.mark.parametrize("index_dtype", ["int64", "int32"])
+def test_embedding_matches_torch(index, padding_idx, index_dtype):
+    w, tw = _embedding_pair()
+    i, ti = pair(np.array(index, dtype=index_dtype))
+    y, ty = F.embedding(i, w, padding_idx=padding_idx), TF.embedding(ti, tw, padding_idx=padding_idx)
+    close(y, ty, rtol=0, atol=0)
+    _backward_both(y, ty)
+    close(w.grad, tw.grad, rtol=1e-6, atol=1e-6)
+
+
+def test_embedding_gradient_against_finite_differences():
+    w = ag.tensor(_data((5, 2), 12, "float64"), requires_grad=True)
+    idx = ag.tensor([[4, 0, 4], [2, 3, 3]])
+    assert gradcheck(lambda t: F.embedding(idx, t) ** 2, (w,))
+    # padding_idx: the same gradient with row 3's left out (finite differences would see row 3: by design it
+    # gets none)
+    F.embedding(idx, w, padding_idx=3).pow(2).sum().backward()
+    padded = w.grad.numpy().copy()
+    w.grad = None
+    F.embedding(idx, w).pow(2).sum().backward()
+    expected = w.grad.numpy().copy()
+    expected[3] = 0
+    np.testing.assert_array_equal(padded, expected)
+    assert padded[2].any() and not padded[3].any()
+    assert gradgradcheck(lambda t: F.embedding(idx, t) ** 2, (w,))
+
+
+@pytest.mark.parametrize("max_norm, norm_type", [(1.0, 2.0), (0.5, 1.0), (2.0, 3.0), (0.8, INF), (100.0, 2.0)])
+def test_embedding_max_norm_renormalises_the_rows_used_in_place_as_torch(max_norm, norm_type):
+    w, tw = _embedding_pair(rows=7, dim=4, seed=13)
+    i, ti = pair(np.array([[0, 3, 3], [6, 2, 0]]))
+    y = F.embedding(i, w, max_norm=max_norm, norm_type=norm_type)
+    ty = TF.embedding(ti, tw, max_norm=max_norm, norm_type=norm_type)
+    close(y, ty, rtol=1e-6, atol=1e-7)
+    close(w, tw, rtol=1e-6, atol=1e-7)   # the weight itself changed, rows 1, 4 and 5 untouched
+    assert (w._version > 0) == (tw._version > 0)
+    _backward_both(y, ty)
+    close(w.grad, tw.grad, rtol=1e-6, atol=1e-6)
+
+
+def test_embedding_module_matches_torch():
+    for kwargs in [{}, {"padding_idx": 2}, {"padding_idx": -1}, {"max_norm": 1.0}, {"max_norm": 2.0, "norm_type": 1.0}]:
+        ours, theirs = nn.Embedding(10, 4, **kwargs), torch.nn.Embedding(10, 4, **kwargs)
+        assert repr(ours) == repr(theirs)
+        assert ours.padding_idx == theirs.padding_idx
+        assert list(ours.state_dict()) == list(theirs.state_dict())
+        assert ours.weight.shape == tuple(theirs.weight.shape) and ours.weight.requires_grad
+        if ours.padding_idx is not None:
+            assert not ours.weight[ours.padding_idx].detach().numpy().any()
+    ag.manual_seed(0)
+    big = nn.Embedding(2000, 50).weight.detach().numpy()   # N(0, 1), as PyTorch initialises it
+    assert abs(big.mean()) < 0.01 and abs(big.std() - 1) < 0.01
+
+
+def test_embedding_from_pretrained_as_torch():
+    w, tw = pair(_data((5, 3), 14))
+    ours, theirs = nn.Embedding.from_pretrained(w), torch.nn.Embedding.from_pretrained(tw)
+    assert repr(ours) == repr(theirs)
+    assert ours.weight.requires_grad is theirs.weight.requires_grad is False
+    assert np.shares_memory(unwrap(ours.weight.data), unwrap(w.data))    # shared, not copied, as in torch
+    i, ti = pair(np.array([4, 0]))
+    close(ours(i), theirs(ti), rtol=0, atol=0)
+    trainable = nn.Embedding.from_pretrained(w, freeze=False, padding_idx=0)
+    ttrainable = torch.nn.Embedding.from_pretrained(tw, freeze=False, padding_idx=0)
+    assert repr(trainable) == repr(ttrainable) and trainable.weight.requires_grad
+    _backward_both(trainable(i), ttrainable(ti))
+    close(trainable.weight.grad, ttrainable.weight.grad, rtol=0, atol=0)
+
+
+def test_embedding_errors_as_torch_and_leave_the_weight_alone():
+    w, tw = _embedding_pair()
+    before = w.detach().numpy().copy()
+    cases = [
+        (lambda: F.embedding(ag.tensor([1.0]), w), lambda: TF.embedding(torch.tensor([1.0]), tw)),
+        (lambda: F.embedding(ag.tensor([6]), w), lambda: TF.embedding(torch.tensor([6]), tw)),
+        (lambda: F.embedding(ag.tensor([-1]), w), lambda: TF.embedding(torch.tensor([-1]), tw)),
+        (lambda: F.embedding(ag.tensor([1]), w[0]), lambda: TF.embedding(torch.tensor([1]), tw[0])),
+        (lambda: F.embedding([1], w), lambda: TF.embedding([1], tw)),
+        (lambda: F.embedding(ag.tensor([0, 9]), w, max_norm=0.1), lambda: TF.embedding(torch.tensor([0, 9]), tw,
+                                                                                        max_norm=0.1)),
+    ]
+    for ours, theirs in cases:
+        both_raise(ours, theirs)
+    np.testing.assert_array_equal(w.detach().numpy(), before)   # the failed max_norm call renormalised nothing
+    assert w._version == 0
+    # PyTorch asserts (AssertionError) on a padding_idx out of range; here a ValueError says which range
+    for bad in (6, -7):
+        with pytest.raises(AssertionError):
+            torch.nn.Embedding(6, 3, padding_idx=bad)
+        with pytest.raises(ValueError, match=r"padding_idx .* must be in \[-6, 5\]"):
+            nn.Embedding(6, 3, padding_idx=bad)
+        with pytest.raises(ValueError, match="padding_idx"):
+            F.embedding(ag.tensor([0]), w, padding_idx=bad)
+    with pytest.raises(NotImplementedError, match="sparse"):
+        nn.Embedding(6, 3, sparse=True)
+    with pytest.raises(NotImplementedError, match="scale_grad_by_freq"):
+        F.embedding(ag.tensor([0]), w, scale_grad_by_freq=True)
+    with pytest.raises(ValueError, match="2-D"):
+        nn.Embedding.from_pretrained(ag.zeros(3))
