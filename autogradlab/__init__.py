@@ -26,8 +26,8 @@ from .ops.elementwise import (abs, acos, add, allclose, asin, atan, bitwise_and,
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumsum, log_softmax, logsumexp, max, mean, min, norm,
                          prod, softmax, std, sum, var)
-from .ops.shape import (broadcast_to, cat, chunk, expand, flatten, flip, gather, permute, reshape, split, squeeze,
-                        stack, t, transpose, tril, triu, unbind, unsqueeze)
+from .ops.shape import (argsort, broadcast_to, cat, chunk, expand, flatten, flip, gather, permute, reshape, sort, split,
+                        squeeze, stack, t, topk, transpose, tril, triu, unbind, unsqueeze)
 from .tensor import Tensor, tensor
 from . import autograd  # noqa: E402
 
@@ -70,6 +70,7 @@ __all__ = ["get_default_device", "set_default_device", "arange", "as_tensor", "e
            "permute", "reshape", "split", "squeeze", "stack", "transpose", "unbind", "unsqueeze", "all", "any",
            "argmax", "argmin", "allclose", "isclose", "equal", "isnan", "isinf", "isfinite", "log1p", "expm1",
            "square", "prod", "t", "mm", "mv", "bmm", "floor", "ceil", "round", "trunc", "tan", "asin", "acos",
-           "atan", "sinh", "cosh", "log2", "log10", "exp2", "rsqrt", "gather", "erf", "tril", "triu", "flip", "Tensor", "tensor", "autograd",
+           "atan", "sinh", "cosh", "log2", "log10", "exp2", "rsqrt", "gather", "erf", "tril", "triu", "flip", "sort",
+           "argsort", "topk", "Tensor", "tensor", "autograd",
            "float16", "float32", "float64", "int32", "int64", "bool_", "bool", "clip", "is_tensor", "data",
            "nn", "optim", "training", "load", "save"]

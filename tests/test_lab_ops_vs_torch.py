@@ -284,3 +284,266 @@ def test_embedding_errors_as_torch_and_leave_the_weight_alone():
         F.embedding(ag.tensor([0]), w, scale_grad_by_freq=True)
     with pytest.raises(ValueError, match="2-D"):
         nn.Embedding.from_pretrained(ag.zeros(3))
+
+
+# -- sort, argsort, topk ---------------------------------------------------------------------------------------
+
+def _distinct(shape, seed, dtype="float32"):
+    """Values without ties (PyTorch's unstable sort may order ties either way)."""
+    n = int(np.prod(shape))
+    return (np.random.default_rng(seed).permutation(n) - n / 2).reshape(shape).astype(dtype) / 4
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_and_argsort_match_torch(dtype, dim, descending):
+    a, ta = pair(_distinct((4, 5), 15, dtype), requires_grad=dtype != "int64")
+    (v, i), (tv, ti) = ag.sort(a, dim, descending), torch.sort(ta, dim, descending)
+    close(v, tv, rtol=0, atol=0)
+    close(i, ti, rtol=0, atol=0)
+    close(a.argsort(dim=dim, descending=descending), ta.argsort(dim=dim, descending=descending), rtol=0, atol=0)
+    v2, i2 = a.sort(dim=dim, descending=descending)
+    close(v2, tv, rtol=0, atol=0)
+    if dtype != "int64":
+        _backward_both(v * v, tv * tv)
+        close(a.grad, ta.grad)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_of_ties_nan_and_signed_zeros_is_torchs_stable_sort(descending):
+    data = np.array([[3.0, NAN, 1.0, 3.0, -0.0, 0.0, NAN, -INF, INF, 1.0]], dtype="float32")
+    a, ta = pair(data, requires_grad=True)
+    (v, i), (tv, ti) = ag.sort(a, descending=descending), torch.sort(ta, descending=descending, stable=True)
+    close(i, ti, rtol=0, atol=0)
+    np.testing.assert_array_equal(np.signbit(v.detach().numpy()), np.signbit(tv.detach().numpy()))
+    close(ag.argsort(a, descending=descending, stable=True), torch.argsort(ta, descending=descending, stable=True),
+          rtol=0, atol=0)
+    _backward_both(v, tv)
+    close(a.grad, ta.grad, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("k, dim, largest", [(1, -1, True), (3, 1, True), (5, 1, False), (0, 1, True), (2, 0, False)])
+def test_topk_matches_torch(k, dim, largest):
+    a, ta = pair(_distinct((4, 5), 16), requires_grad=True)
+    (v, i), (tv, ti) = ag.topk(a, k, dim, largest), torch.topk(ta, k, dim, largest)
+    close(v, tv, rtol=0, atol=0)
+    close(i, ti, rtol=0, atol=0)
+    v2, _ = a.topk(k, dim=dim, largest=largest, sorted=False)
+    close(v2, tv, rtol=0, atol=0)
+    _backward_both(v * 3, tv * 3)
+    close(a.grad, ta.grad, rtol=0, atol=0)
+
+
+def test_topk_of_ties_picks_the_same_values_as_torch():
+    a, ta = pair(np.array([[2.0, 5.0, 5.0, 1.0, 5.0, NAN]], dtype="float32"))
+    for largest in (True, False):
+        for k in range(7):
+            close(ag.topk(a, k, largest=largest).values, torch.topk(ta, k, largest=largest).values, rtol=0, atol=0)
+    assert ag.topk(a, 3).indices.tolist() == [[5, 1, 2]]   # ties: the first in a first (documented)
+
+
+def test_sort_and_topk_of_0d_and_errors_as_torch():
+    s, ts = pair(np.array(2.5, dtype="float32"))
+    for ours, theirs in [(ag.sort(s), torch.sort(ts)), (ag.topk(s, 1), torch.topk(ts, 1)),
+                         (ag.topk(s, 0), torch.topk(ts, 0))]:
+        close(ours.values, theirs.values, rtol=0, atol=0)
+        close(ours.indices, theirs.indices, rtol=0, atol=0)
+    close(ag.argsort(s), torch.argsort(ts), rtol=0, atol=0)
+    a, ta = pair(_distinct((2, 3), 17))
+    both_raise(lambda: ag.topk(a, 4), lambda: torch.topk(ta, 4))
+    both_raise(lambda: ag.topk(a, -1), lambda: torch.topk(ta, -1))
+    both_raise(lambda: ag.topk(a, 1.0), lambda: torch.topk(ta, 1.0))
+    both_raise(lambda: ag.sort(a, 2), lambda: torch.sort(ta, 2))
+    both_raise(lambda: ag.argsort(a, -3), lambda: torch.argsort(ta, -3))
+    both_raise(lambda: ag.topk(ag.tensor([True, False]), 1), lambda: torch.topk(torch.tensor([True, False]), 1))
+    b, tb = pair(np.array([True, False, True]))
+    (v, i), (tv, ti) = ag.sort(b), torch.sort(tb, stable=True)
+    close(v, tv, rtol=0, atol=0)
+    close(i, ti, rtol=0, atol=0)
+
+
+def test_sort_and_topk_gradients_against_finite_differences():
+    a = ag.tensor(_distinct((3, 4), 18, "float64"), requires_grad=True)
+    assert gradcheck(lambda t: ag.sort(t, 1, descending=True).values ** 2, (a,))
+    assert gradcheck(lambda t: ag.topk(t, 2, dim=0).values ** 2, (a,))
+    assert gradgradcheck(lambda t: ag.sort(t, 0).values ** 3, (a,))
+
+
+# -- losses ----------------------------------------------------------------------------------------------------
+
+REDUCTIONS = ["mean", "sum", "none"]
+
+
+def _regression_pair(seed, shape=(4, 5)):
+    x, tx = pair(_data(shape, seed, "float64", 2.0), requires_grad=True)
+    y, ty = pair(_data(shape, seed + 1, "float64", 2.0))
+    return x, tx, y, ty
+
+
+def _loss_both(loss, tloss, x, tx):
+    close(loss, tloss, rtol=1e-12, atol=1e-12)
+    _backward_both(loss, tloss)
+    close(x.grad, tx.grad, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("delta", [1.0, 0.3, 2.5])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_huber_loss_matches_torch(reduction, delta, weighted):
+    x, tx, y, ty = _regression_pair(19)
+    with torch.no_grad():   # a point at the switch |d| = delta and one at d = 0
+        tx[0, 0], tx[0, 1] = ty[0, 0] + delta, ty[0, 1]
+        x.data[0, 0], x.data[0, 1] = tx[0, 0].item(), tx[0, 1].item()
+    w, tw = pair(np.abs(_data((4, 5), 20, "float64"))) if weighted else (None, None)
+    _loss_both(F.huber_loss(x, y, reduction=reduction, delta=delta, weight=w),
+               TF.huber_loss(tx, ty, reduction=reduction, delta=delta, weight=tw), x, tx)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("beta", [1.0, 0.3, 0.0])
+def test_smooth_l1_loss_matches_torch(reduction, beta):
+    x, tx, y, ty = _regression_pair(21)
+    with torch.no_grad():
+        tx[0, 0] = ty[0, 0] + beta
+        x.data[0, 0] = tx[0, 0].item()
+    _loss_both(F.smooth_l1_loss(x, y, reduction=reduction, beta=beta),
+               TF.smooth_l1_loss(tx, ty, reduction=reduction, beta=beta), x, tx)
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss"])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_weighted_mse_and_l1_match_torch(name, reduction):
+    x, tx, y, ty = _regression_pair(22)
+    w, tw = pair(np.abs(_data((4, 5), 23, "float64")))
+    _loss_both(getattr(F, name)(x, y, reduction=reduction, weight=w),
+               getattr(TF, name)(tx, ty, reduction=reduction, weight=tw), x, tx)
+
+
+@pytest.mark.parametrize("size_average, reduce", [(False, None), (None, False), (True, True), (False, True)])
+def test_deprecated_size_average_and_reduce_are_read_as_torch_reads_them(size_average, reduce):
+    x, tx, y, ty = _regression_pair(24)
+    for name in ("mse_loss", "l1_loss", "smooth_l1_loss"):
+        with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+            ours = getattr(F, name)(x, y, size_average=size_average, reduce=reduce)
+        with pytest.warns(UserWarning):
+            theirs = getattr(TF, name)(tx, ty, size_average=size_average, reduce=reduce)
+        close(ours, theirs, rtol=1e-12, atol=1e-12)
+    with pytest.warns(UserWarning):
+        module = nn.MSELoss(size_average=size_average, reduce=reduce)
+    with pytest.warns(UserWarning):
+        tmodule = torch.nn.MSELoss(size_average=size_average, reduce=reduce)
+    assert module.reduction == tmodule.reduction
+
+
+def _classification(seed, n=6, c=4):
+    x, tx = pair(_data((n, c), seed, "float64", 2.0), requires_grad=True)
+    labels = np.random.default_rng(seed).integers(0, c, n)
+    return x, tx, labels
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("ignore", [None, -100, 2])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.2])
+def test_cross_entropy_weight_ignore_index_label_smoothing_match_torch(reduction, weighted, ignore, label_smoothing):
+    x, tx, labels = _classification(25)
+    if ignore is not None:
+        labels[[1, 4]] = ignore
+    y, ty = pair(labels)
+    w, tw = pair(np.array([0.5, 2.0, 1.0, 3.0])) if weighted else (None, None)
+    kwargs = {"reduction": reduction, "label_smoothing": label_smoothing}
+    if ignore is not None:
+        kwargs["ignore_index"] = ignore
+    _loss_both(F.cross_entropy(x, y, w, **kwargs), TF.cross_entropy(tx, ty, tw, **kwargs), x, tx)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("ignore", [None, 0])
+def test_nll_loss_weight_and_ignore_index_match_torch(reduction, weighted, ignore):
+    x, tx, labels = _classification(26)
+    logp, tlogp = ag.log_softmax(x, 1), torch.log_softmax(tx, 1)
+    y, ty = pair(labels)
+    w, tw = pair(np.array([0.5, 2.0, 1.0, 3.0])) if weighted else (None, None)
+    kwargs = {"reduction": reduction} | ({"ignore_index": ignore} if ignore is not None else {})
+    _loss_both(F.nll_loss(logp, y, w, **kwargs), TF.nll_loss(tlogp, ty, tw, **kwargs), x, tx)
+    module, tmodule = nn.NLLLoss(w, **kwargs), torch.nn.NLLLoss(tw, **kwargs)
+    close(module(logp, y), tmodule(tlogp, ty), rtol=1e-12, atol=1e-12)
+    assert list(module.state_dict()) == list(tmodule.state_dict())
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.3])
+def test_cross_entropy_with_class_probabilities_matches_torch(reduction, weighted, label_smoothing):
+    x, tx, _ = _classification(27)
+    p = np.random.default_rng(27).dirichlet(np.ones(4), 6)
+    y, ty = pair(p)
+    w, tw = pair(np.array([0.5, 2.0, 1.0, 3.0])) if weighted else (None, None)
+    _loss_both(F.cross_entropy(x, y, w, reduction=reduction, label_smoothing=label_smoothing),
+               TF.cross_entropy(tx, ty, tw, reduction=reduction, label_smoothing=label_smoothing), x, tx)
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
+def test_every_sample_ignored_gives_nan_as_torch_without_a_warning(label_smoothing):
+    x, tx, _ = _classification(28)
+    y, ty = pair(np.full(6, -100))
+    loss = F.cross_entropy(x, y, label_smoothing=label_smoothing)
+    tloss = TF.cross_entropy(tx, ty, label_smoothing=label_smoothing)
+    close(loss, tloss, rtol=0, atol=0)
+    _backward_both(loss, tloss)
+    close(x.grad, tx.grad, rtol=0, atol=0)
+    assert np.isnan(F.nll_loss(ag.log_softmax(x, 1), y).item())
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("pos_weight_shape", [(5,), (4, 5), (1,)])
+def test_bce_with_logits_pos_weight_matches_torch(reduction, pos_weight_shape):
+    x, tx = pair(_data((4, 5), 29, "float64", 3.0), requires_grad=True)
+    y, ty = pair((np.random.default_rng(29).random((4, 5)) > 0.5).astype("float64"))
+    pw, tpw = pair(np.abs(_data(pos_weight_shape, 30, "float64")) + 0.2)
+    w, tw = pair(np.abs(_data((5,), 31, "float64")))
+    _loss_both(F.binary_cross_entropy_with_logits(x, y, w, reduction=reduction, pos_weight=pw),
+               TF.binary_cross_entropy_with_logits(tx, ty, tw, reduction=reduction, pos_weight=tpw), x, tx)
+    module = nn.BCEWithLogitsLoss(pos_weight=pw, reduction=reduction)
+    tmodule = torch.nn.BCEWithLogitsLoss(pos_weight=tpw, reduction=reduction)
+    close(module(x, y), tmodule(tx, ty), rtol=1e-12, atol=1e-12)
+    assert list(module.state_dict()) == list(tmodule.state_dict())
+
+
+def test_loss_modules_match_torch():
+    x, tx, y, ty = _regression_pair(32)
+    for ours, theirs in [(nn.HuberLoss(), torch.nn.HuberLoss()), (nn.HuberLoss("sum", 0.5), torch.nn.HuberLoss("sum", 0.5)),
+                         (nn.SmoothL1Loss(beta=0.5), torch.nn.SmoothL1Loss(beta=0.5)),
+                         (nn.SmoothL1Loss(reduction="none"), torch.nn.SmoothL1Loss(reduction="none"))]:
+        close(ours(x, y), theirs(tx, ty), rtol=1e-12, atol=1e-12)
+    for ours, theirs in [(nn.HuberLoss(), torch.nn.HuberLoss()), (nn.SmoothL1Loss(), torch.nn.SmoothL1Loss()),
+                         (nn.NLLLoss(), torch.nn.NLLLoss()), (nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss())]:
+        assert repr(ours) == repr(theirs)
+    c, tc, labels = _classification(33)
+    lab, tlab = pair(labels)
+    w, tw = pair(np.array([1.0, 2.0, 0.5, 1.0]))
+    ce = nn.CrossEntropyLoss(weight=w, ignore_index=1, label_smoothing=0.1)
+    tce = torch.nn.CrossEntropyLoss(weight=tw, ignore_index=1, label_smoothing=0.1)
+    close(ce(c, lab), tce(tc, tlab), rtol=1e-12, atol=1e-12)
+    assert list(ce.state_dict()) == list(tce.state_dict()) == ["weight"]
+
+
+def test_loss_errors_as_torch():
+    x, tx, y, ty = _regression_pair(34)
+    both_raise(lambda: F.huber_loss(x, y, delta=0.0), lambda: TF.huber_loss(tx, ty, delta=0.0))
+    both_raise(lambda: F.smooth_l1_loss(x, y, beta=-1.0), lambda: TF.smooth_l1_loss(tx, ty, beta=-1.0))
+    both_raise(lambda: F.mse_loss(x, y, weight=ag.ones(5, dtype=ag.float64)),
+               lambda: TF.mse_loss(tx, ty, weight=torch.ones(5, dtype=torch.float64)))
+    both_raise(lambda: F.huber_loss(x, y, reduction="avg"), lambda: TF.huber_loss(tx, ty, reduction="avg"))
+    c, tc, labels = _classification(35)
+    lab, tlab = pair(labels)
+    both_raise(lambda: F.cross_entropy(c, lab, ag.ones(3, dtype=ag.float64)),
+               lambda: TF.cross_entropy(tc, tlab, torch.ones(3, dtype=torch.float64)))
+    both_raise(lambda: F.cross_entropy(c, lab, label_smoothing=1.5), lambda: TF.cross_entropy(tc, tlab, label_smoothing=1.5))
+    bad, tbad = pair(np.array([0, 1, 2, 3, 4, -100]))
+    both_raise(lambda: F.cross_entropy(c, bad), lambda: TF.cross_entropy(tc, tbad))
+    with pytest.raises(IndexError, match=r"or ignore_index=-100"):
+        F.nll_loss(c, bad)

@@ -7,13 +7,13 @@ losses, ``nn.init`` and ``nn.functional``.
 """
 from . import functional, init  # noqa: F401
 from .layers import (ELU, GELU, MLP, AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, BCEWithLogitsLoss, Conv2d,
-                     CrossEntropyLoss, Dropout, Embedding, Flatten, Identity, L1Loss, LayerNorm, LeakyReLU, Linear,
-                     LogSoftmax, MaxPool2d, ModuleList, MSELoss, ReLU, Sequential, Sigmoid, SiLU, Softmax, Softplus,
-                     Tanh)
+                     CrossEntropyLoss, Dropout, Embedding, Flatten, HuberLoss, Identity, L1Loss, LayerNorm, LeakyReLU,
+                     Linear, LogSoftmax, MaxPool2d, ModuleList, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, SiLU,
+                     SmoothL1Loss, Softmax, Softplus, Tanh)
 from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus",
            "Identity", "Softmax", "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv2d",
            "Embedding", "MaxPool2d", "AvgPool2d", "Flatten", "Sequential", "ModuleList", "MLP", "MSELoss", "L1Loss",
-           "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "functional", "init"]
+           "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "functional", "init"]

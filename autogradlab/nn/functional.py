@@ -1,8 +1,8 @@
 """Layers and losses as plain functions (``import autogradlab.nn.functional as F``).
 
 Each one is a few differentiable ops, so its gradient comes from the engine;
-the docstrings give the math. Losses take ``reduction``: ``'mean'`` (default),
-``'sum'`` or ``'none'`` (one loss per element / sample).
+the docstrings give the math. The losses live in :mod:`autogradlab.nn.losses`
+and the convolutions in :mod:`autogradlab.nn.convolution`; both are here too.
 """
 from __future__ import annotations
 
@@ -11,16 +11,18 @@ import numbers
 import numpy
 
 from .. import backend
-from ..creation import arange
 from ..grad_mode import no_grad
 from ..ops import elementwise as E
 from ..ops import reduce as R
 from ..ops.registry import apply, defop
 from ..tensor import Tensor
 from .convolution import avg_pool2d, conv2d, max_pool2d, pad
+from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
+                     mse_loss, nll_loss, smooth_l1_loss)
+from .losses import check_float as _check_float
 
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "elu", "silu", "softplus", "gelu",
-           "mse_loss", "l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
+           "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm", "batch_norm", "pad", "conv2d", "max_pool2d",
            "avg_pool2d"]
 
@@ -271,77 +273,6 @@ def _check_parameter_dtypes(input, name, **tensors):
                                f"{input.dtype.name}))")
 
 
-def _reduce(loss, reduction, name):
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    if reduction == "none":
-        return loss
-    raise ValueError(f"{name}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
-
-
-def _check_float(t, what, name):
-    if not isinstance(t, Tensor):
-        raise TypeError(f"{name}: {what} must be a Tensor, got {type(t).__name__}")
-    if t.dtype.kind != "f":
-        raise TypeError(f"{name}: {what} must be floating point, got dtype {t.dtype.name} "
-                        f"(shape {tuple(t.shape)}); convert it with .to(autogradlab.float32)")
-
-
-def mse_loss(input, target, reduction="mean"):
-    """(x - y)^2, averaged (or summed) over all elements.
-
-    ``input`` and ``target`` must have the same shape: a (N, 1) prediction against a (N,)
-    target would silently broadcast to (N, N), so that is an error here.
-    """
-    _same_shape(input, target, "mse_loss")
-    diff = input - target
-    return _reduce(diff * diff, reduction, "mse_loss")
-
-
-def _same_shape(input, target, name):
-    _check_float(input, "input", name)
-    _check_float(target, "target", name)
-    if input.shape != target.shape:
-        raise ValueError(f"{name}: input shape {tuple(input.shape)} and target shape {tuple(target.shape)} "
-                         f"differ; reshape one of them (e.g. target.reshape({', '.join(map(str, input.shape))}))"
-                         f" so they match")
-
-
-def l1_loss(input, target, reduction="mean"):
-    """|x - y|, averaged (or summed) over all elements; d/dx = sign(x - y) (0 where x = y). ``input`` and
-    ``target`` must have the same shape (as for :func:`mse_loss`)."""
-    _same_shape(input, target, "l1_loss")
-    return _reduce(E.abs(input - target), reduction, "l1_loss")
-
-
-def nll_loss(input, target, reduction="mean"):
-    """-logp[n, y_n] for log-probabilities ``input`` (N, C) and class indices ``target`` (N,)."""
-    _check_class_targets(input, target, "nll_loss")
-    picked = input[arange(input.shape[0], device=input.device), target]
-    return _reduce(-picked, reduction, "nll_loss")
-
-
-def cross_entropy(input, target, reduction="mean"):
-    """-log softmax(x)[n, y_n] = logsumexp(x_n) - x[n, y_n]: logits (N, C), class indices (N,).
-
-    Computed through ``log_softmax`` (never ``log(softmax(x))``), so huge logits stay finite.
-    A float ``target`` of the same shape as ``input`` is read as class probabilities:
-    -sum_c p[n, c] * log softmax(x)[n, c].
-    """
-    _check_float(input, "input (the logits)", "cross_entropy")
-    if not isinstance(target, Tensor):
-        raise TypeError(f"cross_entropy: target must be a Tensor, got {type(target).__name__}")
-    if input.ndim != 2:
-        raise ValueError(f"cross_entropy: input must be logits of shape (N, C), got shape {tuple(input.shape)}"
-                         + ("; for a single sample use input.unsqueeze(0)" if input.ndim == 1 else ""))
-    logp = log_softmax(input, 1)
-    if target.dtype.kind == "f" and target.shape == input.shape:
-        return _reduce(-(target * logp).sum(1), reduction, "cross_entropy")
-    return nll_loss(logp, target, reduction)
-
-
 def _padding_row(padding_idx, num_embeddings):
     """``padding_idx`` as a row number in [0, num_embeddings) (a negative one counts from the end), or None."""
     if padding_idx is None:
@@ -400,83 +331,6 @@ def _renorm_rows(weight, input, max_norm, norm_type):
             norms = (used ** norm_type).sum(1, keepdim=True) ** (1.0 / norm_type)
         scale = E.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
         weight[rows] = weight[rows] * scale
-
-
-def _check_class_targets(input, target, name):
-    if input.ndim != 2:
-        raise ValueError(f"{name}: input must have shape (N, C), got {tuple(input.shape)}")
-    n, c = input.shape
-    if target.dtype.kind not in "iu":
-        raise TypeError(f"{name}: target must hold integer class indices (dtype int64) of shape ({n},), "
-                        f"got dtype {target.dtype.name} with shape {tuple(target.shape)}. Convert labels with "
-                        f"y.to(autogradlab.int64); class probabilities need the input's shape {tuple(input.shape)}")
-    if target.shape != (n,):
-        raise ValueError(f"{name}: target shape {tuple(target.shape)} does not fit input shape {(n, c)}: "
-                         f"expected one class index per sample, shape ({n},)")
-    if n:
-        labels = target.data
-        lo, hi = int(labels.min()), int(labels.max())
-        if lo < 0 or hi >= c:
-            bad = lo if lo < 0 else hi
-            raise IndexError(f"{name}: target {bad} is out of bounds: with {c} classes (input shape {(n, c)}) "
-                             f"targets must be in [0, {c - 1}]")
-
-
-def binary_cross_entropy_with_logits(input, target, reduction="mean"):
-    """-[y log s(x) + (1 - y) log(1 - s(x))] with s = sigmoid, written in the stable form
-    max(x, 0) - x*y + log(1 + e^-|x|), which never overflows; its gradient is s(x) - y."""
-    _check_float(input, "input (the logits)", "binary_cross_entropy_with_logits")
-    _check_float(target, "target (0/1 labels or probabilities)", "binary_cross_entropy_with_logits")
-    if input.shape != target.shape:
-        raise ValueError(f"binary_cross_entropy_with_logits: target shape {tuple(target.shape)} must equal "
-                         f"input shape {tuple(input.shape)}")
-    # maximum() splits the gradient at a tie, so x = 0 gets d/dx = 1/2 - y, like sigmoid(0) - y
-    loss = E.maximum(input, 0.0) - input * target + E.log(1 + E.exp(-E.abs(input)))
-    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
-
-
-def _bce_forward(xp, x, y):
-    with numpy.errstate(divide="ignore"):   # (log 0 = -inf, then clamped: x = 0 or 1 is a saturated sigmoid's)
-        return (y - 1) * xp.maximum(xp.log1p(-x), -100) - y * xp.maximum(xp.log(x), -100)
-
-
-_BCE_EPSILON = float(numpy.float32(1e-12))   # (PyTorch's floor of x*(1 - x): 1e-12 as a float32, in every dtype)
-
-
-def _bce_vjp(g, ctx):
-    # PyTorch's formulas: dx = g*(x - y)/max(x*(1 - x), 1e-12) (finite at x = 0 or 1), dy = -g*logit(x)
-    x, y = ctx.self, ctx.target
-    one = E._one_like(x)
-    with numpy.errstate(divide="ignore"):
-        return (g * (x - y) / E.maximum((one - x) * x, _BCE_EPSILON), g * -E.log(x / (one - x)))
-
-
-BINARY_CROSS_ENTROPY = defop(
-    "binary_cross_entropy", ("self", "target"), save=("self", "target"),
-    math="-(y*log(x) + (1-y)*log(1-x)), each log at least -100;  dx = g*(x - y)/(x*(1 - x)), dy = -g*log(x/(1-x))",
-    forward=_bce_forward, vjp=_bce_vjp, formulas=("(x - y)/(x*(1 - x))", "-log(x/(1 - x))"))
-
-
-def binary_cross_entropy(input, target, weight=None, reduction="mean"):
-    """-[y log x + (1 - y) log(1 - x)] for probabilities x in [0, 1] (a sigmoid's output), each log clamped
-    at -100 as PyTorch does, so x = 0 or 1 gives 100, not inf; times ``weight`` if given. From logits,
-    :func:`binary_cross_entropy_with_logits` is the stable choice."""
-    _check_float(input, "input (probabilities)", "binary_cross_entropy")
-    _check_float(target, "target (0/1 labels or probabilities)", "binary_cross_entropy")
-    _same_shape(input, target, "binary_cross_entropy")
-    if input.dtype != target.dtype:
-        raise RuntimeError(f"binary_cross_entropy: input is {input.dtype.name} and target {target.dtype.name}; give "
-                           f"them one dtype (as PyTorch requires), e.g. target.to(input.dtype)")
-    if weight is not None and numpy.broadcast_shapes(tuple(weight.shape), tuple(input.shape)) != tuple(input.shape):
-        raise ValueError(f"binary_cross_entropy: weight shape {tuple(weight.shape)} does not broadcast to the "
-                         f"input's {tuple(input.shape)} (one weight per element, or per row or column)")
-    for t, what in ((input, "input"), (target, "target")):
-        if not bool(((t.data >= 0) & (t.data <= 1)).all()):
-            raise RuntimeError(f"binary_cross_entropy: all elements of {what} should be between 0 and 1"
-                               + ("; for logits (any real numbers) use binary_cross_entropy_with_logits"
-                                  if what == "input" else " (0/1 labels or probabilities)"))
-    loss = apply(BINARY_CROSS_ENTROPY, (input, target))
-    return _reduce(loss if weight is None else loss * weight, reduction, "binary_cross_entropy")
 
 
 def one_hot(tensor, num_classes=-1):

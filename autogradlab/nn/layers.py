@@ -9,13 +9,14 @@ from .. import creation
 from ..grad_mode import no_grad
 from . import functional as F
 from . import convolution, init
+from .losses import legacy_reduction
 from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus", "Identity", "Softmax",
            "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv2d", "MaxPool2d", "AvgPool2d",
-           "Flatten", "Embedding", "Sequential", "ModuleList", "MLP", "MSELoss", "L1Loss", "CrossEntropyLoss", "BCELoss",
-           "BCEWithLogitsLoss"]
+           "Flatten", "Embedding", "Sequential", "ModuleList", "MLP", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss",
+           "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
 
 
 class Linear(Module):
@@ -556,9 +557,12 @@ class MLP(Sequential):
 
 
 class _Loss(Module):
-    def __init__(self, reduction="mean"):
+    """A loss as a module: ``reduction`` (or PyTorch's deprecated ``size_average``/``reduce``, read as it reads
+    them), and the class weights as a buffer (saved with the model, moved and cast by ``.to()``)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        self.reduction = reduction
+        self.reduction = legacy_reduction(size_average, reduce, reduction, type(self).__name__)
 
     def extra_repr(self):
         return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
@@ -568,36 +572,84 @@ class MSELoss(_Loss):
     """mean (x - y)^2 (see ``functional.mse_loss``)."""
 
     def forward(self, input, target):
-        return F.mse_loss(input, target, self.reduction)
+        return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
     """mean |x - y| (see ``functional.l1_loss``)."""
 
     def forward(self, input, target):
-        return F.l1_loss(input, target, self.reduction)
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class HuberLoss(_Loss):
+    """mean of d^2/2 where |d| < delta, else delta*(|d| - delta/2), d = x - y (see ``functional.huber_loss``)."""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class SmoothL1Loss(_Loss):
+    """mean of d^2/(2*beta) where |d| < beta, else |d| - beta/2 (see ``functional.smooth_l1_loss``)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
 class BCELoss(_Loss):
     """mean of -[y log x + (1-y) log(1 - x)] for probabilities x (see ``functional.binary_cross_entropy``)."""
 
-    def __init__(self, weight=None, reduction="mean"):
-        super().__init__(reduction)
-        self.register_buffer("weight", weight)   # (saved with the model, moved and cast by .to())
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
 
     def forward(self, input, target):
-        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+
+class NLLLoss(_Loss):
+    """mean -w[y] * logp[y] for log-probabilities (N, C) and class indices (N,) (see ``functional.nll_loss``)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
 
 
 class CrossEntropyLoss(_Loss):
     """mean -log softmax(x)[y] for logits (N, C) and class indices (N,) (see ``functional.cross_entropy``)."""
 
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                 label_smoothing=0.0):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+
     def forward(self, input, target):
-        return F.cross_entropy(input, target, self.reduction)
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction,
+                               label_smoothing=self.label_smoothing)
 
 
 class BCEWithLogitsLoss(_Loss):
-    """mean of -[y log s(x) + (1-y) log(1 - s(x))], computed stably from logits x."""
+    """mean of -[p*y log s(x) + (1-y) log(1 - s(x))], computed stably from logits x (see
+    ``functional.binary_cross_entropy_with_logits``)."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input, target):
-        return F.binary_cross_entropy_with_logits(input, target, self.reduction)
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)

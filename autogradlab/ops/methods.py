@@ -185,6 +185,7 @@ METHODS = {
     "isclose": E.isclose, "allclose": E.allclose, "equal": E.equal,
     "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any, "prod": R.prod,
     "erf": E.erf, "tril": S.tril, "triu": S.triu, "flip": S.flip_method,
+    "sort": S.sort, "argsort": S.argsort, "topk": S.topk,
     "t": S.t, "mm": L.mm, "mv": L.mv, "bmm": L.bmm, "gather": S.gather,
     # dtype and device
     "float": lambda a: E.to_dtype(a, _FLOAT32), "double": lambda a: E.to_dtype(a, _FLOAT64),

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections import namedtuple
 
 import numpy
 
@@ -517,3 +518,68 @@ def flip_method(a, *dims):
     if not dims:
         raise TypeError("flip() missing its dims: name the dims to reverse, e.g. a.flip(0)")
     return flip(a, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
+
+
+# -- sorting: the order is found on the arrays, the values taken with gather (so their gradient goes back) ----
+
+SortResult = namedtuple("sort", ["values", "indices"])
+TopkResult = namedtuple("topk", ["values", "indices"])
+
+
+def _order(a, d, descending):
+    """The positions that sort ``a`` along dim ``d`` (int64): stable, ties in their order in ``a``, NaN the
+    largest (last ascending, first descending), as PyTorch's ``stable=True`` sorts."""
+    data = a.data
+    xp = xp_of(data)
+    if not descending:
+        return xp.argsort(data, axis=d, kind="stable").astype(numpy.int64)
+    # descending and stable: sort the reversed array ascending, read that order backwards, map positions back
+    n = data.shape[d]
+    reversed_order = xp.argsort(xp.flip(data, axis=d), axis=d, kind="stable")
+    return ((n - 1) - xp.flip(reversed_order, axis=d)).astype(numpy.int64)
+
+
+def _sort_dim(a, dim, name):
+    expect_tensor(a, name)
+    if a.dtype.kind == "c":
+        raise RuntimeError(f"{name}: complex numbers have no order")
+    return single_dim(dim, a.ndim, name)
+
+
+def argsort(a, dim=-1, descending=False, stable=False):
+    """The indices that sort ``a`` along ``dim`` (int64). Ties keep their order (always stable here: PyTorch's
+    ``stable=False`` may order ties either way), NaN sorts as the largest."""
+    d = _sort_dim(a, dim, "argsort")
+    if a.ndim == 0:
+        return Tensor._make(xp_of(a.data).zeros((), dtype=numpy.int64), False, None, a.device)
+    return Tensor._make(_order(a, d, descending), False, None, a.device)
+
+
+def sort(a, dim=-1, descending=False, stable=False):
+    """``(values, indices)``: ``a`` sorted along ``dim`` and where each value came from, ``values = gather(a,
+    dim, indices)``, so the gradient of a value goes back to the element it came from. Ties keep their order."""
+    indices = argsort(a, dim, descending, stable)
+    d = _sort_dim(a, dim, "sort")
+    return SortResult(gather(a, d, indices) if a.ndim else a.clone(), indices)
+
+
+def topk(a, k, dim=-1, largest=True, sorted=True):
+    """``(values, indices)`` of the ``k`` largest elements along ``dim`` (the ``k`` smallest with
+    ``largest=False``), largest first (smallest first); of tied elements the first in ``a`` comes first (PyTorch
+    may pick or order ties either way). The values' gradient goes back to the elements they came from; the
+    others get 0. ``sorted=False`` is taken and still sorts."""
+    d = _sort_dim(a, dim, "topk")
+    if type(k) is bool or not isinstance(k, int):
+        raise TypeError(f"topk: k must be an int, got {k!r}")
+    n = a.shape[d] if a.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError(f"topk: k ({k}) is out of range: dim {d} has {n} elements (shape {tuple(a.shape)})")
+    if a.dtype.kind == "b":
+        raise RuntimeError("topk: bool tensors are not supported (as in PyTorch): convert first, e.g. "
+                           "a.to(autogradlab.int64)")
+    if a.ndim == 0:   # (k = 0 or 1: the element itself, as PyTorch gives it)
+        return TopkResult(a.clone(), argsort(a))
+    order = _order(a, d, largest)
+    keep = (slice(None),) * d + (slice(0, k),)
+    indices = Tensor._make(order[keep], False, None, a.device)
+    return TopkResult(gather(a, d, indices), indices)

@@ -28,6 +28,8 @@ COMPOSITES = (
     ("`square`", "pow", "`a ** 2` (PyTorch records it as pow too)", "`da = g*2*a`"),
     ("`gather`", "index", "`a[..., index, ...]` along dim (the same position along the other dims)",
      "`da = zeros with g added at index` (repeats add up)"),
+    ("`sort`, `topk`", "index", "`(values, indices)`: the order found on the arrays (stable), the values gathered",
+     "`da = zeros with g added at indices`"),
     ("`t`", "transpose", "`transpose(a, 0, 1)` (0-d and 1-d: a view of a, unchanged)", "`da = g^T`"),
     ("`mm`, `mv`, `bmm`", "matmul", "`matmul` of exactly 2-D by 2-D, 2-D by 1-D, 3-D by 3-D (equal batches)",
      "`dA = g @ B^T, dB = A^T @ g`"),

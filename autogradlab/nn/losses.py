@@ -1,0 +1,333 @@
+"""Losses as plain functions, with PyTorch's signatures (``F.mse_loss``, ``F.cross_entropy``, ...).
+
+Each takes ``reduction``: ``'mean'`` (the default), ``'sum'`` or ``'none'`` (one loss per element or
+sample), and the deprecated ``size_average``/``reduce`` flags where PyTorch still takes them, read as
+PyTorch reads them (with its warning). Each loss is a few differentiable ops, so its gradient comes
+from the engine; the docstrings give the math (d = x - y for the regression losses).
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy
+
+from ..creation import arange
+from ..ops import elementwise as E
+from ..ops import reduce as R
+from ..ops.registry import apply, defop
+from ..tensor import Tensor
+
+__all__ = ["mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss", "cross_entropy",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits"]
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def legacy_reduction(size_average, reduce, reduction, name):
+    """``reduction``, or what PyTorch reads from the deprecated flags when either is given (both default to
+    True: ``reduce=False`` is 'none', else ``size_average=False`` is 'sum', else 'mean'), with its warning."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{name}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+                  UserWarning, stacklevel=3)
+    return reduction
+
+
+def _reduce(loss, reduction, name):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{name}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def check_float(t, what, name):
+    """A TypeError unless ``t`` is a floating-point Tensor, saying how to convert it."""
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{name}: {what} must be a Tensor, got {type(t).__name__}")
+    if t.dtype.kind != "f":
+        raise TypeError(f"{name}: {what} must be floating point, got dtype {t.dtype.name} "
+                        f"(shape {tuple(t.shape)}); convert it with .to(autogradlab.float32)")
+
+
+def _same_shape(input, target, name):
+    check_float(input, "input", name)
+    check_float(target, "target", name)
+    if input.shape != target.shape:
+        raise ValueError(f"{name}: input shape {tuple(input.shape)} and target shape {tuple(target.shape)} "
+                         f"differ; reshape one of them (e.g. target.reshape({', '.join(map(str, input.shape))}))"
+                         f" so they match")
+
+
+def _elementwise_weight(weight, input, name):
+    if weight is not None:
+        check_float(weight, "weight", name)
+        if weight.shape != input.shape:
+            raise ValueError(f"{name}: weight shape {tuple(weight.shape)} must equal the input's "
+                             f"{tuple(input.shape)} (one weight per element)")
+
+
+def _weighted(loss, weight, reduction, mean_over_weights=True):
+    """``loss * weight`` reduced: its mean is ``sum(w*loss)/sum(w)`` (PyTorch's mse_loss and l1_loss) or the plain
+    mean of ``w*loss`` (its huber_loss)."""
+    loss = loss * weight
+    if reduction == "mean" and mean_over_weights:
+        return loss.sum() / weight.sum()
+    return _reduce(loss, reduction, "")
+
+
+# -- regression ----------------------------------------------------------------------------------------------
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """d^2, averaged (or summed) over all elements; d/dx = 2d. With ``weight`` (one per element) the mean is
+    sum(w*d^2)/sum(w), as in PyTorch.
+
+    ``input`` and ``target`` must have the same shape: a (N, 1) prediction against a (N,)
+    target would silently broadcast to (N, N), so that is an error here.
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction, "mse_loss")
+    _same_shape(input, target, "mse_loss")
+    _elementwise_weight(weight, input, "mse_loss")
+    diff = input - target
+    loss = diff * diff
+    return _reduce(loss, reduction, "mse_loss") if weight is None else _weighted(loss, weight, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """|d|, averaged (or summed) over all elements; d/dx = sign(d) (0 where x = y). ``input`` and ``target``
+    must have the same shape (as for :func:`mse_loss`); ``weight`` as there."""
+    reduction = legacy_reduction(size_average, reduce, reduction, "l1_loss")
+    _same_shape(input, target, "l1_loss")
+    _elementwise_weight(weight, input, "l1_loss")
+    loss = E.abs(input - target)
+    return _reduce(loss, reduction, "l1_loss") if weight is None else _weighted(loss, weight, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """d^2/2 where |d| < delta, else delta*(|d| - delta/2): quadratic near 0, linear far out, so an outlier
+    pulls with at most delta; d/dx = d clipped to [-delta, delta]. With ``weight`` (one per element) the mean is
+    the plain mean of w*loss, as in PyTorch."""
+    reduction = legacy_reduction(None, None, reduction, "huber_loss")
+    _same_shape(input, target, "huber_loss")
+    _elementwise_weight(weight, input, "huber_loss")
+    if not delta > 0:
+        raise RuntimeError(f"huber_loss: delta must be positive, got {delta!r}")
+    d = input - target
+    z = E.abs(d)
+    loss = E.where(z < delta, 0.5 * d * d, (z - 0.5 * delta) * delta)
+    return _reduce(loss, reduction, "huber_loss") if weight is None else _weighted(loss, weight, reduction, False)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """d^2/(2*beta) where |d| < beta, else |d| - beta/2 (Huber's loss divided by beta; beta = 0 is the L1
+    loss); d/dx = d/beta clipped to [-1, 1]."""
+    reduction = legacy_reduction(size_average, reduce, reduction, "smooth_l1_loss")
+    _same_shape(input, target, "smooth_l1_loss")
+    if beta < 0:
+        raise RuntimeError(f"smooth_l1_loss: beta must not be negative, got {beta!r}")
+    if beta == 0:
+        return l1_loss(input, target, reduction=reduction)
+    d = input - target
+    z = E.abs(d)
+    return _reduce(E.where(z < beta, 0.5 * d * d / beta, z - 0.5 * beta), reduction, "smooth_l1_loss")
+
+
+# -- classification ------------------------------------------------------------------------------------------
+
+def _check_class_targets(input, target, name, ignore_index=None) -> int:
+    """(N, C) input, (N,) integer targets in [0, C) (or equal to ``ignore_index``); returns how many are not
+    ``ignore_index``."""
+    if input.ndim != 2:
+        raise ValueError(f"{name}: input must have shape (N, C), got {tuple(input.shape)}")
+    n, c = input.shape
+    if target.dtype.kind not in "iu":
+        raise TypeError(f"{name}: target must hold integer class indices (dtype int64) of shape ({n},), "
+                        f"got dtype {target.dtype.name} with shape {tuple(target.shape)}. Convert labels with "
+                        f"y.to(autogradlab.int64); class probabilities need the input's shape {tuple(input.shape)}")
+    if target.shape != (n,):
+        raise ValueError(f"{name}: target shape {tuple(target.shape)} does not fit input shape {(n, c)}: "
+                         f"expected one class index per sample, shape ({n},)")
+    labels = target.data
+    if ignore_index is not None:
+        labels = labels[labels != ignore_index]
+    if labels.size:
+        lo, hi = int(labels.min()), int(labels.max())
+        if lo < 0 or hi >= c:
+            bad = lo if lo < 0 else hi
+            raise IndexError(f"{name}: target {bad} is out of bounds: with {c} classes (input shape {(n, c)}) "
+                             f"targets must be in [0, {c - 1}]" + (f" (or ignore_index={ignore_index})"
+                                                                  if ignore_index is not None else ""))
+    return int(labels.size)
+
+
+def _class_weight(weight, input, name):
+    if weight is not None:
+        check_float(weight, "weight", name)
+        if weight.shape != (input.shape[1],):
+            raise RuntimeError(f"{name}: weight must hold one number per class, shape ({input.shape[1]},), got "
+                               f"{tuple(weight.shape)}")
+        if weight.dtype != input.dtype:
+            raise RuntimeError(f"{name}: weight is {weight.dtype.name} and input {input.dtype.name}: give them one "
+                               f"dtype, e.g. weight.to(input.dtype)")
+
+
+def _check_ignore_index(ignore_index, name):
+    if type(ignore_index) is bool or not isinstance(ignore_index, numbers.Integral):
+        raise TypeError(f"{name}: ignore_index must be an int, got {ignore_index!r}")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """-w[y_n] * logp[n, y_n] for log-probabilities ``input`` (N, C) and class indices ``target`` (N,); ``weight``
+    (C,) weighs each class (default 1). Samples whose target is ``ignore_index`` count for nothing. The mean
+    divides by the total weight of the samples counted: sum_n w[y_n]*loss_n / sum_n w[y_n]."""
+    reduction = legacy_reduction(size_average, reduce, reduction, "nll_loss")
+    _check_ignore_index(ignore_index, "nll_loss")
+    check_float(input, "input (log-probabilities)", "nll_loss")
+    counted = _check_class_targets(input, target, "nll_loss", ignore_index)
+    _class_weight(weight, input, "nll_loss")
+    rows = arange(input.shape[0], device=input.device)
+    if weight is None and counted == input.shape[0]:   # (every sample, weight 1: the plain mean)
+        return _reduce(-input[rows, target], reduction, "nll_loss")
+    kept = target != ignore_index
+    safe = E.where(kept, target, 0)   # (an ignored sample picks class 0, then weighs 0)
+    # the class weights are constants (PyTorch gives them no gradient either)
+    w = weight.detach()[safe] * kept if weight is not None else E.to_dtype(kept, input.dtype)
+    loss = -input[rows, safe] * w
+    if reduction != "mean":
+        return _reduce(loss, reduction, "nll_loss")
+    return _mean_over(loss.sum(), w.sum(), counted)
+
+
+def _mean_over(total, weight, counted):
+    """``total / weight``; NaN with a zero gradient when no sample is counted (as PyTorch's 0/0)."""
+    if not counted:
+        return total + float("nan")
+    with numpy.errstate(invalid="ignore", divide="ignore"):   # (counted samples of weight 0: NaN, as in PyTorch)
+        return total / weight
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """-log softmax(x)[n, y_n] = logsumexp(x_n) - x[n, y_n]: logits (N, C), class indices (N,); ``weight`` and
+    ``ignore_index`` as in :func:`nll_loss`.
+
+    Computed through ``log_softmax`` (never ``log(softmax(x))``), so huge logits stay finite.
+    A float ``target`` of the same shape as ``input`` is read as class probabilities:
+    -sum_c w_c * p[n, c] * log softmax(x)[n, c]. ``label_smoothing`` = e mixes the target with the uniform
+    distribution: (1 - e) * the loss above + e * the mean over classes of -w_c * log softmax(x)[n, c].
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction, "cross_entropy")
+    _check_ignore_index(ignore_index, "cross_entropy")
+    check_float(input, "input (the logits)", "cross_entropy")
+    if not isinstance(target, Tensor):
+        raise TypeError(f"cross_entropy: target must be a Tensor, got {type(target).__name__}")
+    if input.ndim != 2:
+        raise ValueError(f"cross_entropy: input must be logits of shape (N, C), got shape {tuple(input.shape)}"
+                         + ("; for a single sample use input.unsqueeze(0)" if input.ndim == 1 else ""))
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing!r}")
+    _class_weight(weight, input, "cross_entropy")
+    n_classes = input.shape[1]
+    logp = R.log_softmax(input, 1)
+    if target.dtype.kind == "f" and target.shape == input.shape:   # class probabilities
+        if label_smoothing:
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        picked = target * logp if weight is None else target * logp * weight
+        return _reduce(-picked.sum(1), reduction, "cross_entropy")
+    counted = _check_class_targets(input, target, "cross_entropy", ignore_index)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if not label_smoothing:
+        return nll
+    kept = target != ignore_index
+    weight = None if weight is None else weight.detach()
+    smooth = -(logp if weight is None else logp * weight).sum(1) * kept   # (0 for an ignored sample)
+    if reduction == "mean":
+        total = kept.sum() if weight is None else (weight[E.where(kept, target, 0)] * kept).sum()
+        smooth = _mean_over(smooth.sum(), total, counted)
+    else:
+        smooth = _reduce(smooth, reduction, "cross_entropy")
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
+
+
+# -- binary classification -----------------------------------------------------------------------------------
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    """-[p*y log s(x) + (1 - y) log(1 - s(x))] with s = sigmoid and p = ``pos_weight`` (default 1: one per class,
+    weighing the positive examples), written in the stable form (1 - y)*x + (1 + (p - 1)*y)*(log(1 + e^-|x|) +
+    max(-x, 0)), which never overflows; its gradient (p = 1) is s(x) - y. Times ``weight`` if given."""
+    reduction = legacy_reduction(size_average, reduce, reduction, "binary_cross_entropy_with_logits")
+    check_float(input, "input (the logits)", "binary_cross_entropy_with_logits")
+    check_float(target, "target (0/1 labels or probabilities)", "binary_cross_entropy_with_logits")
+    if input.shape != target.shape:
+        raise ValueError(f"binary_cross_entropy_with_logits: target shape {tuple(target.shape)} must equal "
+                         f"input shape {tuple(input.shape)}")
+    for t, what in ((weight, "weight"), (pos_weight, "pos_weight")):
+        if t is not None:
+            check_float(t, what, "binary_cross_entropy_with_logits")
+            _broadcasts_to(t, input, what, "binary_cross_entropy_with_logits")
+    if pos_weight is None:
+        # maximum() splits the gradient at a tie, so x = 0 gets d/dx = 1/2 - y, like sigmoid(0) - y
+        loss = E.maximum(input, 0.0) - input * target + E.log(1 + E.exp(-E.abs(input)))
+    else:
+        log_weight = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input + log_weight * (E.log1p(E.exp(-E.abs(input))) + E.maximum(-input, 0.0))
+    return _reduce(loss if weight is None else loss * weight, reduction, "binary_cross_entropy_with_logits")
+
+
+def _broadcasts_to(t, input, what, name):
+    if numpy.broadcast_shapes(tuple(t.shape), tuple(input.shape)) != tuple(input.shape):
+        raise ValueError(f"{name}: {what} shape {tuple(t.shape)} does not broadcast to the input's "
+                         f"{tuple(input.shape)} (one {what} per element, or per row or column)")
+
+
+def _bce_forward(xp, x, y):
+    with numpy.errstate(divide="ignore"):   # (log 0 = -inf, then clamped: x = 0 or 1 is a saturated sigmoid's)
+        return (y - 1) * xp.maximum(xp.log1p(-x), -100) - y * xp.maximum(xp.log(x), -100)
+
+
+_BCE_EPSILON = float(numpy.float32(1e-12))   # (PyTorch's floor of x*(1 - x): 1e-12 as a float32, in every dtype)
+
+
+def _bce_vjp(g, ctx):
+    # PyTorch's formulas: dx = g*(x - y)/max(x*(1 - x), 1e-12) (finite at x = 0 or 1), dy = -g*logit(x)
+    x, y = ctx.self, ctx.target
+    one = E._one_like(x)
+    with numpy.errstate(divide="ignore"):
+        return (g * (x - y) / E.maximum((one - x) * x, _BCE_EPSILON), g * -E.log(x / (one - x)))
+
+
+BINARY_CROSS_ENTROPY = defop(
+    "binary_cross_entropy", ("self", "target"), save=("self", "target"),
+    math="-(y*log(x) + (1-y)*log(1-x)), each log at least -100;  dx = g*(x - y)/(x*(1 - x)), dy = -g*log(x/(1-x))",
+    forward=_bce_forward, vjp=_bce_vjp, formulas=("(x - y)/(x*(1 - x))", "-log(x/(1 - x))"))
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-[y log x + (1 - y) log(1 - x)] for probabilities x in [0, 1] (a sigmoid's output), each log clamped
+    at -100 as PyTorch does, so x = 0 or 1 gives 100, not inf; times ``weight`` if given. From logits,
+    :func:`binary_cross_entropy_with_logits` is the stable choice."""
+    reduction = legacy_reduction(size_average, reduce, reduction, "binary_cross_entropy")
+    check_float(input, "input (probabilities)", "binary_cross_entropy")
+    check_float(target, "target (0/1 labels or probabilities)", "binary_cross_entropy")
+    _same_shape(input, target, "binary_cross_entropy")
+    if input.dtype != target.dtype:
+        raise RuntimeError(f"binary_cross_entropy: input is {input.dtype.name} and target {target.dtype.name}; give "
+                           f"them one dtype (as PyTorch requires), e.g. target.to(input.dtype)")
+    if weight is not None:
+        _broadcasts_to(weight, input, "weight", "binary_cross_entropy")
+    for t, what in ((input, "input"), (target, "target")):
+        if not bool(((t.data >= 0) & (t.data <= 1)).all()):
+            raise RuntimeError(f"binary_cross_entropy: all elements of {what} should be between 0 and 1"
+                               + ("; for logits (any real numbers) use binary_cross_entropy_with_logits"
+                                  if what == "input" else " (0/1 labels or probabilities)"))
+    loss = apply(BINARY_CROSS_ENTROPY, (input, target))
+    return _reduce(loss if weight is None else loss * weight, reduction, "binary_cross_entropy")
