@@ -19,10 +19,11 @@ from .engine import backward
 from .events import Tape, explain, steps, trace
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops.elementwise import (abs, acos, add, allclose, asin, atan, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
-                              ceil, clamp, clone, cos, cosh, div, eq, equal, erf, exp, exp2, expm1, floor, floor_divide, ge,
-                              gt, isclose, isfinite, isinf, isnan, le, log, log1p, log2, log10, logical_not, lt,
-                              masked_fill, maximum, minimum, mul, ne, neg, pow, reciprocal, relu, remainder, round,
-                              rsqrt, sigmoid, sign, sin, sinh, sqrt, square, sub, tan, tanh, trunc, where)
+                              ceil, clamp, clone, cos, cosh, div, eq, equal, erf, exp, exp2, expm1, floor,
+                              floor_divide, ge, gt, isclose, isfinite, isinf, isnan, le, log, log1p, log2, log10,
+                              logical_not, lt, masked_fill, maximum, minimum, mul, ne, neg, pow, reciprocal, relu,
+                              remainder, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, sub, tan, tanh, trunc,
+                              where)
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumsum, log_softmax, logsumexp, max, mean, min, norm,
                          prod, softmax, std, sum, var)

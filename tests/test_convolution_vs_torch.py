@@ -242,3 +242,122 @@ def test_conv2d_bias_starts_within_pytorchs_bound_and_fills_it():
     for t in (conv.weight, conv.bias):
         a = np.abs(t.detach().numpy())
         assert a.max() <= 1 / 6 and a.max() > 0.9 / 6
+
+
+# -- one dimension: conv1d, max_pool1d, avg_pool1d and their modules ----------------------------------------------
+
+CONVS_1D = [  # (input shape, weight shape, kwargs)
+    ((2, 3, 9), (4, 3, 3), {}),
+    ((2, 3, 9), (4, 3, 2), {"stride": 2, "padding": 1}),
+    ((1, 2, 11), (3, 2, 3), {"stride": (3,), "padding": (2,), "dilation": 2}),
+    ((2, 4, 7), (6, 2, 3), {"groups": 2, "padding": "same"}),
+    ((2, 4, 6), (4, 1, 4), {"groups": 4, "padding": "same"}),
+    ((2, 3, 5), (2, 3, 5), {"padding": "valid"}),
+    ((3, 8), (2, 3, 3), {}),                                                  # unbatched
+]
+
+
+@pytest.mark.parametrize("x_shape, w_shape, kwargs", CONVS_1D)
+@pytest.mark.parametrize("with_bias", [True, False])
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel:UserWarning")
+def test_conv1d_values_and_gradients_match_torch(x_shape, w_shape, kwargs, with_bias):
+    x, tx = _pair(_data(x_shape, 31), requires_grad=True)
+    w, tw = _pair(_data(w_shape, 32), requires_grad=True)
+    b, tb = _pair(_data(w_shape[:1], 33), requires_grad=True) if with_bias else (None, None)
+    y, ty = F.conv1d(x, w, b, **kwargs), TF.conv1d(tx, tw, tb, **kwargs)
+    _close(y, ty)
+    g = _data(tuple(ty.shape), 34)
+    y.backward(ag.tensor(g))
+    ty.backward(torch.tensor(g))
+    for ours, theirs in [(x, tx), (w, tw)] + ([(b, tb)] if with_bias else []):
+        _close(ours.grad, theirs.grad, rtol=1e-4, atol=1e-4)
+
+
+POOLS_1D = [((2, 3, 8), {"kernel_size": 2}), ((2, 3, 9), {"kernel_size": 3, "stride": 2, "padding": 1}),
+            ((1, 2, 10), {"kernel_size": (3,), "stride": (1,), "padding": (1,)}), ((3, 7), {"kernel_size": 2})]
+
+
+@pytest.mark.parametrize("x_shape, kwargs", POOLS_1D)
+def test_pool1d_matches_torch_also_on_ties(x_shape, kwargs):
+    data = np.maximum(_data(x_shape, 35), 0.0)          # after a ReLU: ties of zeros
+    data[..., :2] = 1.5
+    for name, extra in [("max_pool1d", {}), ("max_pool1d", {"dilation": 2}), ("avg_pool1d", {}),
+                        ("avg_pool1d", {"count_include_pad": False})]:
+        if "dilation" in extra and x_shape[-1] < 9:
+            continue
+        x, tx = _pair(data, requires_grad=True)
+        y, ty = getattr(F, name)(x, **kwargs, **extra), getattr(TF, name)(tx, **kwargs, **extra)
+        _close(y, ty, rtol=1e-6, atol=1e-7)
+        g = _data(tuple(ty.shape), 36)
+        y.backward(ag.tensor(g))
+        ty.backward(torch.tensor(g))
+        _close(x.grad, tx.grad, rtol=1e-6, atol=1e-6)
+
+
+def test_conv1d_and_pool1d_pass_finite_differences_to_second_order():
+    x = ag.tensor(_data((2, 2, 7), 37, "float64"), requires_grad=True)
+    w = ag.tensor(_data((3, 2, 3), 38, "float64"), requires_grad=True)
+    assert gradcheck(lambda a, b: F.conv1d(a, b, stride=2, padding=1), (x, w))
+    assert gradgradcheck(lambda a, b: F.conv1d(a, b, dilation=2), (x, w))
+    assert gradcheck(lambda a: F.max_pool1d(a, 3, 2, 1), (x,))
+    assert gradcheck(lambda a: F.avg_pool1d(a, 2, 1, 1, count_include_pad=False), (x,))
+
+
+@pytest.mark.parametrize("args, kwargs", [((3, 8, 3), {}), ((3, 8, 5), {"stride": 2, "padding": 1, "dilation": 2,
+                                                                        "bias": False}),
+                                          ((4, 8, 3), {"groups": 2, "padding": "same"})])
+def test_conv1d_module_prints_initialises_and_computes_as_torch(args, kwargs):
+    ours, theirs = nn.Conv1d(*args, **kwargs), torch.nn.Conv1d(*args, **kwargs)
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert ours.weight.shape == tuple(theirs.weight.shape)
+    fan_in = ours.weight.shape[1] * ours.weight.shape[2]
+    assert np.abs(ours.weight.detach().numpy()).max() <= 1 / np.sqrt(fan_in)     # PyTorch's default bound
+    ours.load_state_dict({k: ag.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    x, tx = _pair(_data((2, args[0], 12), 39))
+    _close(ours(x), theirs(tx))
+
+
+def test_pool1d_modules_print_and_compute_as_torch():
+    x, tx = _pair(_data((2, 3, 9), 40))
+    for ours, theirs in [(nn.MaxPool1d(2), torch.nn.MaxPool1d(2)),
+                         (nn.MaxPool1d(3, stride=1, padding=1), torch.nn.MaxPool1d(3, stride=1, padding=1)),
+                         (nn.AvgPool1d(2), torch.nn.AvgPool1d(2)),
+                         (nn.AvgPool1d(3, 1, 1, count_include_pad=False),
+                          torch.nn.AvgPool1d(3, 1, 1, count_include_pad=False))]:
+        assert repr(ours) == repr(theirs)
+        _close(ours(x), theirs(tx))
+
+
+def test_a_small_1d_cnn_trains_like_torchs():
+    """Conv1d-ReLU-MaxPool1d-Flatten-Linear over sequences: the same loss and gradients."""
+    def cnn(lib):
+        return lib.nn.Sequential(lib.nn.Conv1d(2, 4, 3, padding=1), lib.nn.ReLU(), lib.nn.MaxPool1d(2),
+                                 lib.nn.Conv1d(4, 3, 3), lib.nn.ReLU(), lib.nn.AvgPool1d(2), lib.nn.Flatten(),
+                                 lib.nn.Linear(3, 2))
+    ours, theirs = cnn(ag), cnn(torch)
+    ours.load_state_dict({k: ag.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    x, tx = _pair(_data((5, 2, 10), 41))
+    y, ty = ag.tensor(np.array([0, 1, 1, 0, 1])), torch.tensor([0, 1, 1, 0, 1])
+    loss, tloss = F.cross_entropy(ours(x), y), TF.cross_entropy(theirs(tx), ty)
+    _close(loss, tloss)
+    loss.backward()
+    tloss.backward()
+    for (name, p), (_, tp) in zip(ours.named_parameters(), theirs.named_parameters()):
+        _close(p.grad, tp.grad, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, r: m.nn.functional.conv1d(r(5), r(2, 1, 3)),
+    lambda m, r: m.nn.functional.conv1d(r(2, 3, 5), r(2, 2, 3)),
+    lambda m, r: m.nn.functional.conv1d(r(2, 3, 5), r(2, 3, 3, 1)),
+    lambda m, r: m.nn.functional.conv1d(r(2, 3, 5), r(2, 3, 7)),
+    lambda m, r: m.nn.functional.conv1d(r(2, 3, 5), r(2, 3, 3), stride=0),
+    lambda m, r: m.nn.functional.conv1d(r(2, 3, 5), r(2, 3, 3), padding="same", stride=2),
+    lambda m, r: m.nn.functional.max_pool1d(r(5), 2),
+    lambda m, r: m.nn.functional.max_pool1d(r(2, 3, 5), 2, padding=2),
+    lambda m, r: m.nn.functional.avg_pool1d(r(2, 2, 2, 5), 2),
+    lambda m, r: m.nn.Conv1d(3, 5, 3, groups=2),
+])
+def test_1d_errors_as_in_torch(call):
+    _both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))

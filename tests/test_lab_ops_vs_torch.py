@@ -515,7 +515,8 @@ def test_bce_with_logits_pos_weight_matches_torch(reduction, pos_weight_shape):
 
 def test_loss_modules_match_torch():
     x, tx, y, ty = _regression_pair(32)
-    for ours, theirs in [(nn.HuberLoss(), torch.nn.HuberLoss()), (nn.HuberLoss("sum", 0.5), torch.nn.HuberLoss("sum", 0.5)),
+    for ours, theirs in [(nn.HuberLoss(), torch.nn.HuberLoss()),
+                         (nn.HuberLoss("sum", 0.5), torch.nn.HuberLoss("sum", 0.5)),
                          (nn.SmoothL1Loss(beta=0.5), torch.nn.SmoothL1Loss(beta=0.5)),
                          (nn.SmoothL1Loss(reduction="none"), torch.nn.SmoothL1Loss(reduction="none"))]:
         close(ours(x, y), theirs(tx, ty), rtol=1e-12, atol=1e-12)
@@ -542,7 +543,8 @@ def test_loss_errors_as_torch():
     lab, tlab = pair(labels)
     both_raise(lambda: F.cross_entropy(c, lab, ag.ones(3, dtype=ag.float64)),
                lambda: TF.cross_entropy(tc, tlab, torch.ones(3, dtype=torch.float64)))
-    both_raise(lambda: F.cross_entropy(c, lab, label_smoothing=1.5), lambda: TF.cross_entropy(tc, tlab, label_smoothing=1.5))
+    both_raise(lambda: F.cross_entropy(c, lab, label_smoothing=1.5),
+               lambda: TF.cross_entropy(tc, tlab, label_smoothing=1.5))
     bad, tbad = pair(np.array([0, 1, 2, 3, 4, -100]))
     both_raise(lambda: F.cross_entropy(c, bad), lambda: TF.cross_entropy(tc, tbad))
     with pytest.raises(IndexError, match=r"or ignore_index=-100"):

@@ -6,14 +6,15 @@ losses, ``nn.init`` and ``nn.functional``.
     loss = nn.functional.cross_entropy(model(X), y)
 """
 from . import functional, init  # noqa: F401
-from .layers import (ELU, GELU, MLP, AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, BCEWithLogitsLoss, Conv2d,
-                     CrossEntropyLoss, Dropout, Embedding, Flatten, HuberLoss, Identity, L1Loss, LayerNorm, LeakyReLU,
-                     Linear, LogSoftmax, MaxPool2d, ModuleList, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, SiLU,
-                     SmoothL1Loss, Softmax, Softplus, Tanh)
+from .layers import (ELU, GELU, MLP, AvgPool1d, AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, BCEWithLogitsLoss,
+                     Conv1d, Conv2d, CrossEntropyLoss, Dropout, Embedding, Flatten, HuberLoss, Identity, L1Loss,
+                     LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool1d, MaxPool2d, ModuleList, MSELoss, NLLLoss,
+                     ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax, Softplus, Tanh)
 from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus",
-           "Identity", "Softmax", "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv2d",
-           "Embedding", "MaxPool2d", "AvgPool2d", "Flatten", "Sequential", "ModuleList", "MLP", "MSELoss", "L1Loss",
-           "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "functional", "init"]
+           "Identity", "Softmax", "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv1d",
+           "Conv2d", "Embedding", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Sequential",
+           "ModuleList", "MLP", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss",
+           "BCELoss", "BCEWithLogitsLoss", "functional", "init"]

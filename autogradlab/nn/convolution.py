@@ -19,7 +19,7 @@ from ..ops import reduce as R
 from ..ops import shape as S
 from ..tensor import Tensor
 
-__all__ = ["pad", "conv2d", "max_pool2d", "avg_pool2d"]
+__all__ = ["pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -200,12 +200,71 @@ def _pool_sizes(input, kernel_size, stride, padding, dilation, ceil_mode, name):
 
 def _pair(value, what, least):
     """An int or a pair of ints, as a pair, each at least ``least``."""
-    pair = (value, value) if isinstance(value, numbers.Integral) else tuple(value)
-    if len(pair) == 1:   # (k,) means (k, k), as in PyTorch
-        pair = pair * 2
-    if len(pair) != 2 or not all(isinstance(v, numbers.Integral) for v in pair):
-        raise TypeError(f"{what} must be an int or a pair of ints, got {value!r}")
-    if any(v < least for v in pair):
+    return _ntuple(value, what, least, 2)
+
+
+def _ntuple(value, what, least, n):
+    """An int or ``n`` ints, as a tuple of ``n``, each at least ``least`` (``(k,)`` means k along every dim)."""
+    values = (value,) * n if isinstance(value, numbers.Integral) else tuple(value)
+    if len(values) == 1:   # (k,) means (k, k), as in PyTorch
+        values = values * n
+    if len(values) != n or not all(isinstance(v, numbers.Integral) for v in values):
+        raise TypeError(f"{what} must be an int or {'a pair' if n == 2 else n} of ints, got {value!r}")
+    if any(v < least for v in values):
         kind = "non-positive" if least == 1 else "negative"
         raise RuntimeError(f"{kind} {what} is not supported, got {value!r}")
-    return tuple(int(v) for v in pair)
+    return tuple(int(v) for v in values)
+
+
+# -- one dimension: the 2-d versions over a height of 1 ---------------------------------------------------------
+
+def _single(value, what, least):
+    return _ntuple(value, what, least, 1)[0]
+
+
+def _as_2d(input, name, what="(N, C, L) or (C, L)"):
+    """A signal (N, C, L) or (C, L) as an image of height 1: (N, C, 1, L) or (C, 1, L)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to {name}, but got input of size: "
+                           f"{list(input.shape)}: signals are {what}")
+    return S.unsqueeze(input, -2)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """out[n, o, i] = bias[o] + sum_{c,u} weight[o, c, u] * x[n, c', i*stride + u*dilation], x zero-padded, c'
+    running over the input channels of o's group: :func:`conv2d` over a height of 1."""
+    x = _as_2d(input, "conv1d")
+    if not isinstance(weight, Tensor) or weight.ndim != 3:
+        raise RuntimeError(f"conv1d: weight must be (out_channels, in_channels/groups, k), got "
+                           f"{tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__}")
+    if (isinstance(groups, numbers.Integral) and groups >= 1 and weight.shape[0] % groups == 0
+            and input.shape[-2] != weight.shape[1] * groups):
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
+                           f"{input.shape[-2]} channels instead")
+    p = padding if isinstance(padding, str) else (0, _single(padding, "padding", 0))
+    out = conv2d(x, S.unsqueeze(weight, -2), bias, (1, _single(stride, "stride", 1)), p,
+                 (1, _single(dilation, "dilation", 1)), groups)
+    return S.squeeze(out, -2)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The largest value of each window of the last dim (:func:`max_pool2d` over a height of 1): its gradient
+    goes to the element it came from, PyTorch's choice among ties and NaNs."""
+    x = _as_2d(input, "max_pool1d")
+    k = _single(kernel_size, "kernel_size", 1)
+    s = k if stride is None or stride == [] else _single(stride, "stride", 1)
+    out = max_pool2d(x, (1, k), (1, s), (0, _single(padding, "padding", 0)), (1, _single(dilation, "dilation", 1)),
+                     ceil_mode, return_indices)
+    return S.squeeze(out, -2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """The mean of each window of the last dim (:func:`avg_pool2d` over a height of 1)."""
+    x = _as_2d(input, "avg_pool1d")
+    k = _single(kernel_size, "kernel_size", 1)
+    s = k if stride is None or stride == [] else _single(stride, "stride", 1)
+    out = avg_pool2d(x, (1, k), (1, s), (0, _single(padding, "padding", 0)), ceil_mode, count_include_pad)
+    return S.squeeze(out, -2)

@@ -16,15 +16,15 @@ from ..ops import elementwise as E
 from ..ops import reduce as R
 from ..ops.registry import apply, defop
 from ..tensor import Tensor
-from .convolution import avg_pool2d, conv2d, max_pool2d, pad
+from .convolution import avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d, max_pool2d, pad
 from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
                      mse_loss, nll_loss, smooth_l1_loss)
 from .losses import check_float as _check_float
 
-__all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "elu", "silu", "softplus", "gelu",
-           "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm", "batch_norm", "pad", "conv2d", "max_pool2d",
-           "avg_pool2d"]
+__all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "elu", "silu", "softplus",
+           "gelu", "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
+           "batch_norm", "pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
 
 
 def linear(input, weight, bias=None):

@@ -14,9 +14,10 @@ from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus", "Identity", "Softmax",
-           "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv2d", "MaxPool2d", "AvgPool2d",
-           "Flatten", "Embedding", "Sequential", "ModuleList", "MLP", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss",
-           "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
+           "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d", "MaxPool1d",
+           "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Embedding", "Sequential", "ModuleList", "MLP",
+           "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
+           "BCEWithLogitsLoss"]
 
 
 class Linear(Module):
@@ -339,11 +340,14 @@ class BatchNorm2d(_BatchNorm):
     _ndims, _dims, _layout = (4,), "4D", "(N, C, H, W)"
 
 
-class Conv2d(Module):
-    """A 2-d convolution (``F.conv2d``) with ``out_channels`` learned kernels of shape (in_channels/groups, kh, kw).
+class _ConvNd(Module):
+    """A convolution layer over ``n`` dims (``Conv1d``: 1, ``Conv2d``: 2) with ``out_channels`` learned kernels of
+    shape (in_channels/groups, *kernel_size).
 
     Initialised as PyTorch does: ``kaiming_uniform_(weight, a=sqrt(5))``, i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in))
-    with fan_in = in_channels/groups * kh * kw, and the bias from the same range."""
+    with fan_in = in_channels/groups * the kernel's size, and the bias from the same range."""
+
+    n = 2
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device="cpu", dtype=None):
@@ -358,15 +362,17 @@ class Conv2d(Module):
             raise ValueError(f"padding_mode must be one of 'zeros', 'reflect', 'replicate' or 'circular', but got "
                              f"padding_mode={padding_mode!r}")
         if padding_mode != "zeros":
-            raise NotImplementedError(f"Conv2d: padding_mode={padding_mode!r} is not available here, only 'zeros'")
+            raise NotImplementedError(f"{type(self).__name__}: padding_mode={padding_mode!r} is not available here, "
+                                      f"only 'zeros'")
         if isinstance(padding, str) and padding not in ("same", "valid"):
             raise ValueError(f"Invalid padding string {padding!r}, should be one of ('valid', 'same')")
-        pair = convolution._pair
+        def sizes(value, what, least):
+            return convolution._ntuple(value, what, least, self.n)
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.kernel_size, self.stride = pair(kernel_size, "kernel_size", 1), pair(stride, "stride", 1)
-        self.padding = padding if isinstance(padding, str) else pair(padding, "padding", 0)
-        self.dilation, self.padding_mode = pair(dilation, "dilation", 1), padding_mode
-        if padding == "same" and self.stride != (1, 1):
+        self.kernel_size, self.stride = sizes(kernel_size, "kernel_size", 1), sizes(stride, "stride", 1)
+        self.padding = padding if isinstance(padding, str) else sizes(padding, "padding", 0)
+        self.dilation, self.padding_mode = sizes(dilation, "dilation", 1), padding_mode
+        if padding == "same" and self.stride != (1,) * self.n:
             raise ValueError("padding='same' is not supported for strided convolutions")
         self.weight = Parameter(creation.zeros(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype,
                                                device=device))
@@ -377,20 +383,33 @@ class Conv2d(Module):
     def reset_parameters(self):
         _reset_weight_and_bias(self.weight, self.bias)
 
-    def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
-
     def extra_repr(self):
         text = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != (0, 0):
+        if self.padding != (0,) * self.n:
             text += f", padding={self.padding}"
-        if self.dilation != (1, 1):
+        if self.dilation != (1,) * self.n:
             text += f", dilation={self.dilation}"
         if self.groups != 1:
             text += f", groups={self.groups}"
         if self.bias is None:
             text += ", bias=False"
         return text
+
+
+class Conv1d(_ConvNd):
+    """A 1-d convolution (``F.conv1d``) over signals (N, C, L): kernels of shape (in_channels/groups, k)."""
+
+    n = 1
+
+    def forward(self, input):
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv2d(_ConvNd):
+    """A 2-d convolution (``F.conv2d``) over images (N, C, H, W): kernels of shape (in_channels/groups, kh, kw)."""
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
 class MaxPool2d(Module):
@@ -424,6 +443,33 @@ class AvgPool2d(Module):
     def forward(self, input):
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxPool1d(MaxPool2d):
+    """The largest value of each ``kernel_size`` window of the last dim (``F.max_pool1d``)."""
+
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+
+class AvgPool1d(Module):
+    """The mean of each ``kernel_size`` window of the last dim (``F.avg_pool1d``); stride defaults to the kernel."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__()
+        single = convolution._single
+        self.kernel_size = (single(kernel_size, "kernel_size", 1),)
+        self.stride = self.kernel_size if stride is None else (single(stride, "stride", 1),)
+        self.padding = (single(padding, "padding", 0),)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
