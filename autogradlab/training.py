@@ -22,7 +22,7 @@ import numpy
 from . import backend
 from .data.loader import DataLoader
 from .grad_mode import no_grad
-from .optim.lr_scheduler import ReduceLROnPlateau
+from .optim.lr_scheduler import CyclicLR, OneCycleLR, ReduceLROnPlateau
 from .tensor import Tensor
 
 __all__ = ["fit", "accuracy", "predict", "decision_boundary", "plot_history"]
@@ -191,14 +191,16 @@ def fit(model, X, y, loss_fn, optimizer, epochs, batch_size=None, progress=None,
     loss_fn: a function ``(output, target) -> scalar`` (``F.cross_entropy``, ``nn.MSELoss()``) or
         one of the names "cross_entropy", "mse", "bce_with_logits".
     scheduler: an ``optim.lr_scheduler`` scheduler of ``optimizer``, stepped after each epoch
-        (``ReduceLROnPlateau`` with the epoch's loss); ``history["lr"]`` then holds the learning rate each
-        epoch trained with (of the first param group).
+        (``ReduceLROnPlateau`` with the epoch's loss), or after each batch for ``OneCycleLR`` and ``CyclicLR``
+        (schedules of optimizer steps); ``history["lr"]`` then holds the learning rate each epoch started with
+        (of the first param group).
     """
     loss_fn = _loss_fn(loss_fn)
     if scheduler is not None and getattr(scheduler, "optimizer", None) is not optimizer:
         raise ValueError("fit: the scheduler adjusts another optimizer; build it from the one given to fit, "
                          "e.g. StepLR(optimizer, step_size=10)")
     plateau = isinstance(scheduler, ReduceLROnPlateau)
+    per_batch = isinstance(scheduler, (OneCycleLR, CyclicLR))   # (schedules of optimizer steps, not of epochs)
     epochs = int(epochs)
     classification = y.dtype.kind in "iu"
     history = {"loss": []}
@@ -222,6 +224,8 @@ def fit(model, X, y, loss_fn, optimizer, epochs, batch_size=None, progress=None,
                 loss = loss_fn(out, yb)
                 loss.backward()
                 optimizer.step()
+                if per_batch:
+                    scheduler.step()
                 total += float(loss.item()) * len(xb)
                 if classification:
                     correct += int((_predicted_classes(out) == backend.to_host(yb.data)).sum())
@@ -229,7 +233,7 @@ def fit(model, X, y, loss_fn, optimizer, epochs, batch_size=None, progress=None,
             acc = correct / n if classification else None
             if classification:
                 history["accuracy"].append(acc)
-            if scheduler is not None:
+            if scheduler is not None and not per_batch:
                 scheduler.step(total / n) if plateau else scheduler.step()
             if reporter is not None:
                 reporter.update(epoch, total / n, acc, time.perf_counter() - start)

@@ -1,10 +1,12 @@
 """optim.lr_scheduler against torch.optim.lr_scheduler: the learning rate of every param group after each of 40
-epochs (exactly equal floats), schedulers chained on one optimizer, ReduceLROnPlateau on a metric sequence, the
+epochs (exactly equal floats), schedulers chained on one optimizer, SequentialLR, OneCycleLR and CyclicLR (with the
+momentum or beta1 they cycle), ReduceLROnPlateau on a metric sequence, the
 warning for calling the scheduler before the optimizer, resuming through state_dict and a saved checkpoint, and
 the errors."""
 from __future__ import annotations
 
 import copy
+import math
 import pickle
 import warnings
 
@@ -54,6 +56,23 @@ SCHEDULES = {
     "CosineAnnealingLR-eta_min": lambda m, o: m.CosineAnnealingLR(o, T_max=7, eta_min=0.001),
     "warm-up then cosine (chained)": lambda m, o: (m.LinearLR(o, 0.1, total_iters=5), m.CosineAnnealingLR(o, 30)),
     "step and exponential (chained)": lambda m, o: (m.StepLR(o, 4, 0.5), m.ExponentialLR(o, 0.95)),
+    "SequentialLR warm-up then cosine": lambda m, o: m.SequentialLR(
+        o, [m.LinearLR(o, 0.1, total_iters=5), m.CosineAnnealingLR(o, 20, eta_min=0.001)], milestones=[5]),
+    "SequentialLR of three": lambda m, o: m.SequentialLR(
+        o, [m.ExponentialLR(o, 0.9), m.StepLR(o, 3, 0.5), m.LambdaLR(o, lambda e: 1 / (1 + e))], milestones=[4, 15]),
+    "SequentialLR restarts LinearLR and MultiStepLR": lambda m, o: m.SequentialLR(
+        o, [m.MultiStepLR(o, [2, 3], 0.5), m.LinearLR(o, 0.5, total_iters=3), m.MultiStepLR(o, [1, 6], 0.3)],
+        milestones=[6, 12]),
+    "OneCycleLR": lambda m, o: m.OneCycleLR(o, max_lr=[0.5, 0.2], total_steps=40),
+    "OneCycleLR linear, three phases": lambda m, o: m.OneCycleLR(o, 1.0, epochs=8, steps_per_epoch=5, pct_start=0.25,
+                                                                 anneal_strategy="linear", three_phase=True),
+    "OneCycleLR without momentum": lambda m, o: m.OneCycleLR(o, 0.3, total_steps=45, cycle_momentum=False,
+                                                             div_factor=10.0, final_div_factor=100.0),
+    "CyclicLR triangular": lambda m, o: m.CyclicLR(o, 0.01, [0.1, 0.2], step_size_up=4),
+    "CyclicLR triangular2": lambda m, o: m.CyclicLR(o, [0.01, 0.02], 0.1, 3, 5, mode="triangular2"),
+    "CyclicLR exp_range": lambda m, o: m.CyclicLR(o, 0.001, 0.1, step_size_up=5, mode="exp_range", gamma=0.97),
+    "CyclicLR scale_fn": lambda m, o: m.CyclicLR(o, 0.01, 0.1, step_size_up=3, scale_mode="iterations",
+                                                 scale_fn=lambda x: 0.5 * (1 + math.sin(x * math.pi / 2))),
 }
 
 
@@ -101,7 +120,9 @@ def test_stepping_the_scheduler_first_warns_as_torch():
             sched.step()
 
 
-@pytest.mark.parametrize("name", ["StepLR", "MultiStepLR", "CosineAnnealingLR", "warm-up then cosine (chained)"])
+@pytest.mark.parametrize("name", ["StepLR", "MultiStepLR", "CosineAnnealingLR", "warm-up then cosine (chained)",
+                                  "SequentialLR warm-up then cosine", "SequentialLR of three", "OneCycleLR",
+                                  "CyclicLR triangular2"])
 def test_a_checkpoint_resumes_the_schedule_exactly(tmp_path, name):
     straight = _lrs(ag, SCHEDULES[name], epochs=30)
     opt = _optimizer(ag)
@@ -260,3 +281,99 @@ def test_a_step_whose_schedule_fails_takes_no_epoch():
     with pytest.raises(ZeroDivisionError):
         sched.step()
     assert (sched.last_epoch, sched.get_last_lr(), [g["lr"] for g in opt.param_groups]) == before
+
+
+@pytest.mark.parametrize("name", [n for n in SCHEDULES if n.startswith(("OneCycleLR", "CyclicLR"))])
+@pytest.mark.parametrize("kind", ["SGD", "Adam"])
+def test_cyclic_schedules_move_momentum_or_beta1_as_torch(name, kind):
+    def run(lib):
+        opt = _optimizer(lib, kind)
+        sched = SCHEDULES[name](lib.optim.lr_scheduler, opt)
+        seen = []
+        for _ in range(40):
+            seen.append([(g["lr"], g.get("momentum"), tuple(g.get("betas", ()))) for g in opt.param_groups])
+            opt.step()
+            sched.step()
+        keys = {"initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum"}
+        return seen, sorted(keys & set(opt.param_groups[0]))
+    assert run(ag) == run(torch)
+
+
+def test_one_cycle_refuses_a_step_past_its_total_as_torch():
+    for lib in (ag, torch):
+        opt = _optimizer(lib)
+        sched = lib.optim.lr_scheduler.OneCycleLR(opt, 0.1, total_steps=3)
+        for _ in range(3):
+            opt.step()
+            sched.step()
+        with pytest.raises(ValueError, match="Tried to step 4 times"):
+            sched.step()
+        assert sched.last_epoch == 3 or lib is torch      # here the failed step takes no epoch
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, o: m.OneCycleLR(o, 0.1),
+    lambda m, o: m.OneCycleLR(o, 0.1, total_steps=0),
+    lambda m, o: m.OneCycleLR(o, 0.1, epochs=2),
+    lambda m, o: m.OneCycleLR(o, 0.1, epochs=2.0, steps_per_epoch=3),
+    lambda m, o: m.OneCycleLR(o, 0.1, total_steps=10, pct_start=1),
+    lambda m, o: m.OneCycleLR(o, 0.1, total_steps=10, pct_start=1.5),
+    lambda m, o: m.OneCycleLR(o, 0.1, total_steps=10, anneal_strategy="exp"),
+    lambda m, o: m.OneCycleLR(o, [0.1, 0.2, 0.3], total_steps=10),
+    lambda m, o: m.CyclicLR(o, 0.01, 0.1, mode="sine"),
+    lambda m, o: m.CyclicLR(o, [0.01], 0.1),
+    lambda m, o: m.CyclicLR(o, 0.01, [0.1, 0.2], base_momentum=[0.8]),
+])
+def test_cyclic_schedulers_refuse_bad_arguments_as_torch_and_change_nothing(call):
+    with pytest.raises(Exception) as caught:   # noqa: PT011  (whatever torch raises, ours must raise the same)
+        call(torch.optim.lr_scheduler, _optimizer(torch))
+    opt = _optimizer(ag)
+    before = [dict(g) for g in opt.param_groups]
+    with pytest.raises(caught.type):
+        call(optim.lr_scheduler, opt)
+    assert [dict(g) for g in opt.param_groups] == before
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, o, other: m.SequentialLR(o, [], milestones=[]),
+    lambda m, o, other: m.SequentialLR(o, [m.StepLR(o, 2), m.StepLR(o, 3)], milestones=[]),
+    lambda m, o, other: m.SequentialLR(o, [m.StepLR(o, 2), m.ReduceLROnPlateau(o)], milestones=[3]),
+    lambda m, o, other: m.SequentialLR(o, [m.StepLR(o, 2), m.StepLR(other, 3)], milestones=[3]),
+    lambda m, o, other: m.SequentialLR(o, [m.StepLR(o, 2), o], milestones=[3]),
+])
+def test_sequential_lr_refuses_bad_arguments_as_torch(call):
+    with pytest.raises(Exception) as caught:   # noqa: PT011  (whatever torch raises, ours must raise the same)
+        call(torch.optim.lr_scheduler, _optimizer(torch), _optimizer(torch))
+    with pytest.raises(caught.type):
+        call(optim.lr_scheduler, _optimizer(ag), _optimizer(ag))
+
+
+@pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step()` before `optimizer.step()`")
+def test_a_sequential_lr_after_a_milestone_inside_another_is_refused_when_built():
+    """torch builds it and raises NotImplementedError at the milestone where it would have to restart it."""
+    def build(m, o):
+        inner = m.SequentialLR(o, [m.ExponentialLR(o, 0.8), m.StepLR(o, 2)], [7])
+        return m.SequentialLR(o, [m.LinearLR(o, 0.2, total_iters=4), inner], milestones=[4])
+    opt = _optimizer(torch)
+    sched = build(torch.optim.lr_scheduler, opt)
+    with pytest.raises(NotImplementedError):
+        for _ in range(4):
+            opt.step()
+            sched.step()
+    with pytest.raises(ValueError, match="cannot start again"):
+        build(optim.lr_scheduler, _optimizer(ag))
+    first = lambda m, o: m.SequentialLR(o, [m.SequentialLR(o, [m.ExponentialLR(o, 0.8), m.StepLR(o, 2)], [7]),  # noqa: E731
+                                            m.LinearLR(o, 0.2, total_iters=4)], milestones=[12])
+    assert _lrs(ag, first) == _lrs(torch, first)      # nested first: never restarted, fine in both
+
+
+def test_fit_steps_one_cycle_after_every_batch():
+    from autogradlab.training import fit
+    ag.manual_seed(0)
+    X, y = ag.data.make_moons(n=64, noise=0.1, seed=0)
+    model = ag.nn.MLP([2, 8, 2])
+    opt = ag.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    sched = ag.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.5, epochs=3, steps_per_epoch=4)
+    history = fit(model, X, y, "cross_entropy", opt, epochs=3, batch_size=16, seed=0, progress=False, scheduler=sched)
+    assert sched.last_epoch == 12                  # 4 batches x 3 epochs, no step past total_steps
+    assert len(history["lr"]) == 3 and history["lr"][0] == pytest.approx(0.5 / 25)

@@ -8,6 +8,8 @@ group's ``lr`` for the next epoch. ::
         train_one_epoch(model, opt)          # opt.step() inside
         scheduler.step()
 
+``OneCycleLR`` and ``CyclicLR`` are schedules of optimizer steps: call their ``step()`` after every batch.
+
 As in PyTorch, most schedules are written as an update of the group's *current* ``lr`` (``lr <- lr * gamma``),
 so two schedulers on one optimizer compose and a change you make to ``lr`` by hand carries on; ``LambdaLR``
 sets ``base_lr * f(epoch)`` outright. ``state_dict()``/``load_state_dict()`` save and restore the schedule's
@@ -16,17 +18,19 @@ writes ``lr``.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import numbers
 import types
 import warnings
+from bisect import bisect_right
 from collections import Counter
 
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR", "LinearLR", "CosineAnnealingLR",
-           "ReduceLROnPlateau"]
+           "ReduceLROnPlateau", "SequentialLR", "OneCycleLR", "CyclicLR"]
 
 
 class LRScheduler:
@@ -46,22 +50,31 @@ class LRScheduler:
                                f"scheduler with last_epoch={last_epoch}: load the optimizer's state_dict first, or "
                                f"use load_state_dict on a scheduler built with last_epoch=-1")
         self.optimizer = optimizer
-        before = [(group, dict(group)) for group in groups]
-        for group in groups:
-            group.setdefault("initial_lr", group["lr"])
-        self.base_lrs = [group["initial_lr"] for group in groups]
-        self.last_epoch = last_epoch
+        with _unchanged_on_error(groups):   # (one that fails at epoch 0, e.g. LambdaLR's 1/epoch: no initial_lr left)
+            for group in groups:
+                group.setdefault("initial_lr", group["lr"])
+            self.base_lrs = [group["initial_lr"] for group in groups]
+            self.last_epoch = last_epoch
+            self._initial_step()
+        _note_optimizer_steps(optimizer)
+
+    def _initial_step(self):
+        """The step that building takes (epoch 0, or the epoch resumed): a schedule may set its start there."""
         self._step_count = 0
         self._is_initial = True
         try:
             self.step()
-        except BaseException:   # (one that fails at epoch 0, e.g. LambdaLR's 1/epoch: no initial_lr left behind)
-            for group, saved in before:
-                group.clear()
-                group.update(saved)
-            raise
-        self._is_initial = False
-        _note_optimizer_steps(optimizer)
+        finally:
+            self._is_initial = False
+
+    def _restart(self):
+        """Start the schedule again at epoch 0 from ``base_lrs`` (``SequentialLR`` does at a milestone): its closed
+        form at epoch 0 where it has one, else ``get_lr()`` there."""
+        self.last_epoch = 0
+        values = self._closed_form() if hasattr(self, "_closed_form") else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
+            group["lr"] = lr
+        self._last_lr = self._current()
 
     def get_lr(self) -> list:
         raise NotImplementedError
@@ -103,6 +116,19 @@ class LRScheduler:
     def load_state_dict(self, state_dict):
         """Go back to where :meth:`state_dict` was taken (load the optimizer's own state too)."""
         self.__dict__.update(state_dict)
+
+
+@contextlib.contextmanager
+def _unchanged_on_error(groups):
+    """Put every param group back as it was if the block raises (a scheduler that fails to build changes nothing)."""
+    before = [(group, dict(group)) for group in groups]
+    try:
+        yield
+    except BaseException:
+        for group, saved in before:
+            group.clear()
+            group.update(saved)
+        raise
 
 
 def _note_optimizer_steps(optimizer):
@@ -171,6 +197,9 @@ class StepLR(LRScheduler):
             return self._current()
         return [lr * self.gamma for lr in self._current()]
 
+    def _closed_form(self):
+        return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
+
 
 class MultiStepLR(LRScheduler):
     """lr <- lr * gamma at each epoch in ``milestones`` (gamma^n at a milestone listed n times)."""
@@ -189,6 +218,10 @@ class MultiStepLR(LRScheduler):
             return self._current()
         return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._current()]
 
+    def _closed_form(self):
+        passed = bisect_right(sorted(self.milestones.elements()), self.last_epoch)
+        return [base * self.gamma ** passed for base in self.base_lrs]
+
 
 class ExponentialLR(LRScheduler):
     """lr <- lr * gamma every epoch: base_lr * gamma^epoch."""
@@ -201,6 +234,9 @@ class ExponentialLR(LRScheduler):
         if self._is_initial:
             return self._current()
         return [lr * self.gamma for lr in self._current()]
+
+    def _closed_form(self):
+        return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
 
 
 class LinearLR(LRScheduler):
@@ -227,6 +263,11 @@ class LinearLR(LRScheduler):
         ratio = 1.0 + change / (self.total_iters * self.start_factor + (self.last_epoch - 1) * change)
         return [lr * ratio for lr in self._current()]
 
+    def _closed_form(self):
+        change = self.end_factor - self.start_factor
+        return [base * (self.start_factor + change * min(self.total_iters, self.last_epoch) / self.total_iters)
+                for base in self.base_lrs]
+
 
 class CosineAnnealingLR(LRScheduler):
     """lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * epoch / T_max)) / 2: half a cosine from base_lr down to
@@ -250,6 +291,10 @@ class CosineAnnealingLR(LRScheduler):
                     for base, lr in zip(self.base_lrs, self._current(), strict=True)]
         ratio = (1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T))
         return [ratio * (lr - low) + low for lr in self._current()]
+
+    def _closed_form(self):
+        low = self.eta_min
+        return [low + (base - low) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2 for base in self.base_lrs]
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -317,3 +362,273 @@ class ReduceLROnPlateau(LRScheduler):
             new = max(old * self.factor, min_lr)
             if old - new > self.eps:   # (changes smaller than eps are ignored)
                 group["lr"] = new
+
+
+class SequentialLR(LRScheduler):
+    """Schedulers one after another: ``schedulers[0]`` until epoch ``milestones[0]``, then ``schedulers[1]``
+    (started again from its base_lr there), and so on. A warm-up, then a decay::
+
+        warmup = LinearLR(opt, start_factor=0.1, total_iters=5)
+        decay = CosineAnnealingLR(opt, T_max=95)
+        scheduler = SequentialLR(opt, [warmup, decay], milestones=[5])
+    """
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        schedulers, milestones = list(schedulers), list(milestones)
+        if not schedulers:
+            raise ValueError("SequentialLR expects at least one scheduler, but got no scheduler.")
+        for i, scheduler in enumerate(schedulers):
+            if not hasattr(scheduler, "optimizer"):
+                raise TypeError(f"SequentialLR: schedulers[{i}] is a {type(scheduler).__name__}, not a scheduler")
+            if isinstance(scheduler, ReduceLROnPlateau):
+                raise ValueError(f"SequentialLR does not support ReduceLROnPlateau (schedulers[{i}]): it steps on a "
+                                 f"metric, which SequentialLR.step() does not take")
+            if scheduler.optimizer is not optimizer:
+                raise ValueError(f"SequentialLR expects all schedulers to belong to the same optimizer, but "
+                                 f"schedulers[{i}] ({type(scheduler).__name__}) adjusts another one")
+            if i > 0 and isinstance(scheduler, SequentialLR):
+                raise ValueError(f"SequentialLR: schedulers[{i}] is a SequentialLR, which cannot start again at a "
+                                 f"milestone: list its schedulers in this one instead (PyTorch fails there)")
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(f"SequentialLR expects one milestone fewer than schedulers (the epochs where the next one "
+                             f"takes over), but got {len(schedulers)} schedulers and {len(milestones)} milestones")
+        self._schedulers, self._milestones = schedulers, milestones
+        self.optimizer = optimizer
+        self.last_epoch = last_epoch + 1
+        for group in optimizer.param_groups:   # each scheduler took its first step when built: undo them
+            group["lr"] = group["initial_lr"]
+        _undo_first_steps(schedulers)
+        first = schedulers[bisect_right(milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
+
+    def step(self):
+        """Move to the next epoch: step the scheduler in charge of it (a new one starts from its base_lr)."""
+        self.last_epoch += 1
+        i = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[i]
+        if i > 0 and self._milestones[i - 1] == self.last_epoch:
+            scheduler._restart()
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self):
+        """As the base's, with each scheduler's own ``state_dict()`` under ``_schedulers``."""
+        state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        self.__dict__.update({key: value for key, value in state_dict.items() if key != "_schedulers"})
+        for scheduler, saved in zip(self._schedulers, state_dict["_schedulers"], strict=True):
+            scheduler.load_state_dict(saved)
+
+
+def _undo_first_steps(schedulers):
+    for scheduler in schedulers:
+        if hasattr(scheduler, "_schedulers"):   # (a SequentialLR inside one: its own schedulers)
+            _undo_first_steps(scheduler._schedulers)
+        else:
+            scheduler.last_epoch -= 1
+
+
+def _per_group(name, optimizer, value):
+    """One value per param group: ``value`` itself if it is a list or tuple of that many, else ``value`` repeated."""
+    groups = optimizer.param_groups
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(groups):
+            raise ValueError(f"{name} must have one value per param group: {len(value)} values for {len(groups)} "
+                             f"groups")
+        return list(value)
+    return [value] * len(groups)
+
+
+def _momentum_key(optimizer, cycle_momentum):
+    """Which group entry the momentum cycle moves: ``"momentum"`` (SGD), ``"betas"`` (Adam's beta1), or None."""
+    if not cycle_momentum:
+        return None
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled (use SGD "
+                         "with momentum, or Adam), or pass cycle_momentum=False")
+    return "betas" if "betas" in optimizer.defaults else "momentum"
+
+
+def _set_momentum(group, key, value):
+    if key == "betas":
+        group["betas"] = (value, *group["betas"][1:])
+    else:
+        group["momentum"] = value
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy, stepped after every batch (``total_steps`` = epochs * steps_per_epoch in all): lr rises
+    from max_lr/div_factor to max_lr over the first ``pct_start`` of the steps, then anneals to
+    max_lr/(div_factor*final_div_factor) (a half cosine, or a line with ``anneal_strategy="linear"``), while the
+    momentum (Adam: beta1) moves the opposite way between ``max_momentum`` and ``base_momentum``. With
+    ``three_phase=True`` lr goes back down to its start symmetrically before the final anneal."""
+
+    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
+                 anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95, div_factor=25.0,
+                 final_div_factor=1e4, three_phase=False, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        if total_steps is not None:
+            if not isinstance(total_steps, int) or total_steps <= 0:
+                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+        elif epochs is not None and steps_per_epoch is not None:
+            for name, value in (("epochs", epochs), ("steps_per_epoch", steps_per_epoch)):
+                if not isinstance(value, int) or value <= 0:
+                    raise ValueError(f"Expected positive integer {name}, but got {value}")
+            total_steps = epochs * steps_per_epoch
+        else:
+            raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch): the number of "
+                             "optimizer steps the cycle spans")
+        if not isinstance(pct_start, float) or not 0 <= pct_start <= 1:
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
+        self.total_steps, self.anneal_strategy = total_steps, anneal_strategy
+        # phases: (last step, lr from -> to, momentum from -> to), by the group entries that hold them
+        up = float(pct_start * total_steps) - 1
+        if three_phase:
+            self._phases = [(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                            (float(2 * pct_start * total_steps) - 2, "max_lr", "initial_lr", "base_momentum",
+                             "max_momentum"),
+                            (total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+        else:
+            self._phases = [(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                            (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+        groups = optimizer.param_groups
+        max_lrs = _per_group("max_lr", optimizer, max_lr)
+        self._momentum = _momentum_key(optimizer, cycle_momentum)
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+        with _unchanged_on_error(groups):
+            if last_epoch == -1:
+                for group, top in zip(groups, max_lrs, strict=True):
+                    group["initial_lr"] = top / div_factor
+                    group["max_lr"] = top
+                    group["min_lr"] = group["initial_lr"] / final_div_factor
+                if cycle_momentum:
+                    for group, top, low in zip(groups, max_momentums, base_momentums, strict=True):
+                        _set_momentum(group, self._momentum, top)
+                        group["max_momentum"], group["base_momentum"] = top, low
+            super().__init__(optimizer, last_epoch)
+
+    @staticmethod
+    def _anneal(start, end, pct, strategy):
+        """From ``start`` (pct 0) to ``end`` (pct 1): along half a cosine, or a line."""
+        if strategy == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def get_lr(self):
+        t = self.last_epoch
+        if t > self.total_steps:
+            raise ValueError(f"Tried to step {t} times. The specified number of total steps is {self.total_steps}: "
+                             f"OneCycleLR steps once per batch, for total_steps = epochs * steps_per_epoch in all")
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start = 0.0
+            for i, (end, lr_from, lr_to, m_from, m_to) in enumerate(self._phases):
+                if t <= end or i == len(self._phases) - 1:
+                    pct = (t - start) / (end - start)
+                    lrs.append(self._anneal(group[lr_from], group[lr_to], pct, self.anneal_strategy))
+                    if self.cycle_momentum:
+                        _set_momentum(group, self._momentum,
+                                      self._anneal(group[m_from], group[m_to], pct, self.anneal_strategy))
+                    break
+                start = end
+        return lrs
+
+
+class CyclicLR(LRScheduler):
+    """A cyclical learning rate, stepped after every batch: lr goes linearly from ``base_lr`` up to ``max_lr`` in
+    ``step_size_up`` steps and back down in ``step_size_down`` (default: the same), the height scaled per cycle by
+    ``mode``: "triangular" (1), "triangular2" (halved each cycle), "exp_range" (gamma^step); or by your
+    ``scale_fn`` of the cycle (``scale_mode="cycle"``) or of the step ("iterations"). The momentum (Adam: beta1)
+    cycles the opposite way between ``max_momentum`` and ``base_momentum``."""
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
+                 gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
+                 max_momentum=0.9, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        groups = optimizer.param_groups
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        if step_size_up + step_size_down <= 0:
+            raise ValueError(f"CyclicLR: a cycle needs at least one step, got step_size_up={step_size_up} and "
+                             f"step_size_down={step_size_down}")
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError(f"mode is invalid and scale_fn is None: mode must be 'triangular', 'triangular2' or "
+                             f"'exp_range' (got {mode!r}), or give scale_fn")
+        self.mode, self.gamma, self.scale_mode = mode, gamma, scale_mode
+        self._scale_fn_custom = scale_fn
+        self._init_scale_fn()
+        self._momentum = _momentum_key(optimizer, cycle_momentum)
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+        with _unchanged_on_error(groups):
+            if last_epoch == -1:
+                for group, lr in zip(groups, base_lrs, strict=True):
+                    group["lr"] = lr
+                if cycle_momentum:
+                    for group, top, low in zip(groups, self.max_momentums, self.base_momentums, strict=True):
+                        _set_momentum(group, self._momentum, top)
+                        group["max_momentum"], group["base_momentum"] = top, low
+            super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self):
+        if self._scale_fn_custom is None and self.mode in ("triangular", "triangular2"):
+            self.scale_mode = "cycle"
+        elif self._scale_fn_custom is None:   # exp_range
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x):
+        """The height's scale at cycle (or step) ``x``: 1, 1/2^(x - 1), gamma^x, or your ``scale_fn(x)``."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma ** x
+
+    def get_lr(self):
+        t = self.last_epoch
+        cycle = math.floor(1 + t / self.total_size)
+        x = 1.0 + t / self.total_size - cycle   # where in the cycle, 0..1
+        height = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else t)
+        lrs = [base + (top - base) * height * scale for base, top in zip(self.base_lrs, self.max_lrs, strict=True)]
+        if self.cycle_momentum:
+            for group, low, top in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums,
+                                       strict=True):
+                _set_momentum(group, self._momentum, top - (top - low) * height * scale)
+        return lrs
+
+    def state_dict(self):
+        """As the base's; ``scale_fn`` as None for a function, its attributes for a callable object."""
+        state = super().state_dict()
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None if fn is None or isinstance(fn, types.FunctionType) else dict(fn.__dict__)
+        return state
+
+    def load_state_dict(self, state_dict):
+        state = dict(state_dict)
+        fn = state.pop("_scale_fn_custom", None)
+        super().load_state_dict(state)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
