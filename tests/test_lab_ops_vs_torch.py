@@ -73,7 +73,7 @@ def test_gelu_values_and_gradient_match_torch(approximate, dtype):
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_second_derivative_matches_torch(approximate):
     x, tx = pair(_data(50, 4, "float64", 3.0), requires_grad=True)
-    (g,) = ag.autograd.grad(F.gelu(x, approximate).sum(), x, create_graph=True)
+    (g,) = ag.autograd.grad(F.gelu(x, approximate=approximate).sum(), x, create_graph=True)
     (tg,) = torch.autograd.grad(TF.gelu(tx, approximate=approximate).sum(), tx, create_graph=True)
     close(g, tg, rtol=1e-12, atol=1e-12)
     g.sum().backward()
@@ -84,8 +84,8 @@ def test_gelu_second_derivative_matches_torch(approximate):
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_against_finite_differences(approximate):
     x = ag.tensor(_data((2, 5), 5, "float64", 2.0), requires_grad=True)
-    assert gradcheck(lambda t: F.gelu(t, approximate), (x,))
-    assert gradgradcheck(lambda t: F.gelu(t, approximate), (x,))
+    assert gradcheck(lambda t: F.gelu(t, approximate=approximate), (x,))
+    assert gradgradcheck(lambda t: F.gelu(t, approximate=approximate), (x,))
 
 
 def test_gelu_module_and_errors_as_torch():
@@ -94,6 +94,7 @@ def test_gelu_module_and_errors_as_torch():
     x, tx = pair(_data((2, 3), 6))
     close(nn.GELU("tanh")(x), torch.nn.GELU("tanh")(tx))
     both_raise(lambda: F.gelu(x, approximate="exact"), lambda: TF.gelu(tx, approximate="exact"))
+    both_raise(lambda: F.gelu(x, "tanh"), lambda: TF.gelu(tx, "tanh"))   # approximate is keyword-only
     with pytest.raises(RuntimeError):   # (torch: "not implemented for 'Long'"; here, as for elu and silu, a
         TF.gelu(torch.tensor([1, 2]))   # TypeError saying how to convert)
     with pytest.raises(TypeError, match="floating point.*float32"):
@@ -119,6 +120,13 @@ def test_triangles_keep_the_dtype(dtype):
     a, ta = pair(np.ones((3, 3), dtype=dtype))
     close(ag.tril(a, -1), torch.tril(ta, -1), rtol=0, atol=0)
     close(ag.triu(a), torch.triu(ta), rtol=0, atol=0)
+
+
+def test_numpy_integers_are_taken_as_ints_as_in_torch():
+    a, ta = pair(_distinct((3, 4), 50))
+    close(ag.tril(a, np.int64(1)), torch.tril(ta, np.int64(1)), rtol=0, atol=0)
+    close(ag.topk(a, np.int64(2)).values, torch.topk(ta, np.int64(2)).values, rtol=0, atol=0)
+    both_raise(lambda: ag.sort(a, 1, False, True), lambda: torch.sort(ta, 1, False, True))   # stable: keyword-only
 
 
 def test_triangle_errors_as_torch():
@@ -152,6 +160,7 @@ def test_flip_matches_torch(dims):
     if dims:
         close(x.flip(*dims), tx.flip(*dims), rtol=0, atol=0)
     close(x.flip(list(dims)), tx.flip(list(dims)), rtol=0, atol=0)
+    close(x.flip(dims=list(dims)), tx.flip(dims=list(dims)), rtol=0, atol=0)
     _backward_both(y * y, ty * ty)
     close(x.grad, tx.grad)
 
@@ -212,7 +221,8 @@ def test_embedding_gradient_against_finite_differences():
     assert gradgradcheck(lambda t: F.embedding(idx, t) ** 2, (w,))
 
 
-@pytest.mark.parametrize("max_norm, norm_type", [(1.0, 2.0), (0.5, 1.0), (2.0, 3.0), (0.8, INF), (100.0, 2.0)])
+@pytest.mark.parametrize("max_norm, norm_type", [(1.0, 2.0), (0.5, 1.0), (2.0, 3.0), (0.8, INF), (100.0, 2.0),
+                                                (2.5, 0.0)])
 def test_embedding_max_norm_renormalises_the_rows_used_in_place_as_torch(max_norm, norm_type):
     w, tw = _embedding_pair(rows=7, dim=4, seed=13)
     i, ti = pair(np.array([[0, 3, 3], [6, 2, 0]]))
@@ -392,9 +402,10 @@ def _loss_both(loss, tloss, x, tx):
 @pytest.mark.parametrize("weighted", [False, True])
 def test_huber_loss_matches_torch(reduction, delta, weighted):
     x, tx, y, ty = _regression_pair(19)
-    with torch.no_grad():   # a point at the switch |d| = delta and one at d = 0
-        tx[0, 0], tx[0, 1] = ty[0, 0] + delta, ty[0, 1]
-        x.data[0, 0], x.data[0, 1] = tx[0, 0].item(), tx[0, 1].item()
+    with torch.no_grad():   # a point exactly at the switch |d| = delta, one at d = 0, and d = +-inf
+        ty[0, :4] = torch.tensor([0.0, 1.0, 0.0, 0.0], dtype=ty.dtype)
+        tx[0, :4] = torch.tensor([delta, 1.0, INF, -INF], dtype=tx.dtype)
+        x.data[0, :4], y.data[0, :4] = tx[0, :4].numpy(), ty[0, :4].numpy()
     w, tw = pair(np.abs(_data((4, 5), 20, "float64"))) if weighted else (None, None)
     _loss_both(F.huber_loss(x, y, reduction=reduction, delta=delta, weight=w),
                TF.huber_loss(tx, ty, reduction=reduction, delta=delta, weight=tw), x, tx)
@@ -404,9 +415,10 @@ def test_huber_loss_matches_torch(reduction, delta, weighted):
 @pytest.mark.parametrize("beta", [1.0, 0.3, 0.0])
 def test_smooth_l1_loss_matches_torch(reduction, beta):
     x, tx, y, ty = _regression_pair(21)
-    with torch.no_grad():
-        tx[0, 0] = ty[0, 0] + beta
-        x.data[0, 0] = tx[0, 0].item()
+    with torch.no_grad():   # exactly at the switch |d| = beta, and d = +-inf
+        ty[0, :3] = 0.0
+        tx[0, :3] = torch.tensor([beta, INF, -INF], dtype=tx.dtype)
+        x.data[0, :3], y.data[0, :3] = tx[0, :3].numpy(), ty[0, :3].numpy()
     _loss_both(F.smooth_l1_loss(x, y, reduction=reduction, beta=beta),
                TF.smooth_l1_loss(tx, ty, reduction=reduction, beta=beta), x, tx)
 
@@ -418,6 +430,14 @@ def test_weighted_mse_and_l1_match_torch(name, reduction):
     w, tw = pair(np.abs(_data((4, 5), 23, "float64")))
     _loss_both(getattr(F, name)(x, y, reduction=reduction, weight=w),
                getattr(TF, name)(tx, ty, reduction=reduction, weight=tw), x, tx)
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss"])
+def test_weights_summing_to_zero_give_nan_without_a_warning_as_torch(name):
+    x, tx, y, ty = _regression_pair(52)
+    w, tw = pair(np.zeros((4, 5)))
+    close(getattr(F, name)(x, y, weight=w), getattr(TF, name)(tx, ty, weight=tw), rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("size_average, reduce", [(False, None), (None, False), (True, True), (False, True)])
@@ -485,6 +505,29 @@ def test_cross_entropy_with_class_probabilities_matches_torch(reduction, weighte
                TF.cross_entropy(tx, ty, tw, reduction=reduction, label_smoothing=label_smoothing), x, tx)
 
 
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_an_ignored_row_of_infinities_or_nan_counts_for_nothing_as_in_torch(reduction, label_smoothing, weighted):
+    """Padded positions are where ignore_index is used, and their logits may be masked with -inf (or be NaN)."""
+    data = _data((4, 3), 51, "float64")
+    data[1] = [-INF, 0.0, -INF]
+    data[3] = [NAN, 1.0, 2.0]
+    x, tx = pair(data, requires_grad=True)
+    y, ty = pair(np.array([2, -100, 0, -100]))
+    w, tw = pair(np.array([0.5, 2.0, 1.0])) if weighted else (None, None)
+    kwargs = {"reduction": reduction, "label_smoothing": label_smoothing}
+    loss, tloss = F.cross_entropy(x, y, w, **kwargs), TF.cross_entropy(tx, ty, tw, **kwargs)
+    close(loss, tloss, rtol=1e-12, atol=1e-12)
+    assert np.isfinite(loss.detach().numpy()).all()
+    _backward_both(loss, tloss)
+    close(x.grad, tx.grad, rtol=1e-12, atol=1e-12)   # (the NaN row's gradient is NaN in both: log_softmax's)
+    assert np.isfinite(x.grad.numpy()[:3]).all()
+    logp, tlogp = pair(np.where(np.isnan(data), NAN, data), requires_grad=True)
+    close(F.nll_loss(logp, y, w, reduction=reduction), TF.nll_loss(tlogp, ty, tw, reduction=reduction),
+          rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
 def test_every_sample_ignored_gives_nan_as_torch_without_a_warning(label_smoothing):
@@ -547,5 +590,11 @@ def test_loss_errors_as_torch():
                lambda: TF.cross_entropy(tc, tlab, label_smoothing=1.5))
     bad, tbad = pair(np.array([0, 1, 2, 3, 4, -100]))
     both_raise(lambda: F.cross_entropy(c, bad), lambda: TF.cross_entropy(tc, tbad))
+    p, tp = pair(np.full((6, 4), 0.25))
+    both_raise(lambda: F.cross_entropy(c, p, ignore_index=0), lambda: TF.cross_entropy(tc, tp, ignore_index=0))
+    with pytest.raises(TypeError, match="class probabilities, which must be floating point"):
+        F.cross_entropy(c, ag.zeros(6, 4, dtype=ag.int64))
+    with pytest.raises(IndexError, match="^sort: dim 2"):
+        ag.sort(c, 2)
     with pytest.raises(IndexError, match=r"or ignore_index=-100"):
         F.nll_loss(c, bad)

@@ -132,14 +132,14 @@ def softplus(input, beta=1.0, threshold=20.0):
 _GELU_APPROXIMATIONS = ("none", "tanh")
 
 
-def gelu(input, approximate="none"):
+def gelu(input, *, approximate="none"):
     """x*Phi(x), Phi the standard normal CDF: x/2*(1 + erf(x/sqrt(2))); d/dx = Phi(x) + x*phi(x).
     ``approximate="tanh"``: x/2*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x^3))), as PyTorch computes them."""
     _check_float(input, "input", "gelu")
     if approximate not in _GELU_APPROXIMATIONS:
         raise RuntimeError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     if input.dtype == numpy.float16:
-        return _half_in_float32(gelu, input, approximate)
+        return gelu(input.to(numpy.float32), approximate=approximate).to(numpy.float16)
     if approximate == "tanh":   # sqrt(2/pi) = 0.7978845608028654
         inner = (input + input * input * input * 0.044715) * 0.7978845608028654
         return input * 0.5 * (E.tanh(inner) + 1.0)
@@ -327,6 +327,8 @@ def _renorm_rows(weight, input, max_norm, norm_type):
         used = E.abs(weight[rows])
         if norm_type == float("inf"):
             norms = R.amax(used, 1, keepdim=True)
+        elif norm_type == 0:   # (the "0-norm": how many are not zero)
+            norms = E.to_dtype(used != 0, weight.dtype).sum(1, keepdim=True)
         else:
             norms = (used ** norm_type).sum(1, keepdim=True) ** (1.0 / norm_type)
         scale = E.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)

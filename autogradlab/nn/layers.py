@@ -195,7 +195,7 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, input):
-        return F.gelu(input, self.approximate)
+        return F.gelu(input, approximate=self.approximate)
 
     def extra_repr(self):
         return f"approximate={self.approximate!r}"

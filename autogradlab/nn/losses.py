@@ -80,7 +80,8 @@ def _weighted(loss, weight, reduction, mean_over_weights=True):
     mean of ``w*loss`` (its huber_loss)."""
     loss = loss * weight
     if reduction == "mean" and mean_over_weights:
-        return loss.sum() / weight.sum()
+        with numpy.errstate(invalid="ignore", divide="ignore"):   # (weights summing to 0: NaN, as in PyTorch)
+            return loss.sum() / weight.sum()
     return _reduce(loss, reduction, "")
 
 
@@ -122,7 +123,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise RuntimeError(f"huber_loss: delta must be positive, got {delta!r}")
     d = input - target
     z = E.abs(d)
-    loss = E.where(z < delta, 0.5 * d * d, (z - 0.5 * delta) * delta)
+    near = z < delta
+    dq = E.where(near, d, 0.0)   # (the square only where it is taken: an infinite d's gradient is delta, not NaN)
+    loss = E.where(near, 0.5 * dq * dq, (z - 0.5 * delta) * delta)
     return _reduce(loss, reduction, "huber_loss") if weight is None else _weighted(loss, weight, reduction, False)
 
 
@@ -137,7 +140,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         return l1_loss(input, target, reduction=reduction)
     d = input - target
     z = E.abs(d)
-    return _reduce(E.where(z < beta, 0.5 * d * d / beta, z - 0.5 * beta), reduction, "smooth_l1_loss")
+    near = z < beta
+    dq = E.where(near, d, 0.0)   # (as in huber_loss)
+    return _reduce(E.where(near, 0.5 * dq * dq / beta, z - 0.5 * beta), reduction, "smooth_l1_loss")
 
 
 # -- classification ------------------------------------------------------------------------------------------
@@ -200,7 +205,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     safe = E.where(kept, target, 0)   # (an ignored sample picks class 0, then weighs 0)
     # the class weights are constants (PyTorch gives them no gradient either)
     w = weight.detach()[safe] * kept if weight is not None else E.to_dtype(kept, input.dtype)
-    loss = -input[rows, safe] * w
+    loss = E.where(kept, -input[rows, safe], 0.0) * w   # (a select: an ignored row's -inf or NaN stays out)
     if reduction != "mean":
         return _reduce(loss, reduction, "nll_loss")
     return _mean_over(loss.sum(), w.sum(), counted)
@@ -237,7 +242,14 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     _class_weight(weight, input, "cross_entropy")
     n_classes = input.shape[1]
     logp = R.log_softmax(input, 1)
+    if target.shape == input.shape and target.dtype.kind != "f":
+        raise TypeError(f"cross_entropy: a target of the input's shape {tuple(input.shape)} is read as class "
+                        f"probabilities, which must be floating point (got {target.dtype.name}); class indices "
+                        f"have shape ({input.shape[0]},)")
     if target.dtype.kind == "f" and target.shape == input.shape:   # class probabilities
+        if ignore_index != -100:
+            raise RuntimeError("cross_entropy: ignore_index is only for class-index targets, not for class "
+                               "probabilities: give an ignored sample zero probability everywhere instead")
         if label_smoothing:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
         picked = target * logp if weight is None else target * logp * weight
@@ -248,7 +260,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return nll
     kept = target != ignore_index
     weight = None if weight is None else weight.detach()
-    smooth = -(logp if weight is None else logp * weight).sum(1) * kept   # (0 for an ignored sample)
+    counted_logp = E.where(kept.unsqueeze(1), logp, 0.0)   # (0 for an ignored sample, whatever its logits)
+    smooth = -(counted_logp if weight is None else counted_logp * weight).sum(1)
     if reduction == "mean":
         total = kept.sum() if weight is None else (weight[E.where(kept, target, 0)] * kept).sum()
         smooth = _mean_over(smooth.sum(), total, counted)

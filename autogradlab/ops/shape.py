@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 from collections import namedtuple
 
@@ -483,7 +484,7 @@ def _triangle(op, a, diagonal):
     if a.ndim < 2:
         raise RuntimeError(f"{op.name}: input tensor must have at least 2 dimensions (it applies to the last two), "
                            f"got shape {tuple(a.shape)}; for a vector, make a matrix first (e.g. a.unsqueeze(0))")
-    if type(diagonal) is bool or not isinstance(diagonal, int):
+    if type(diagonal) is bool or not isinstance(diagonal, numbers.Integral):
         raise TypeError(f"{op.name}: diagonal must be an int, got {diagonal!r}")
     return apply_one(op, a, {"diagonal": int(diagonal)})
 
@@ -513,8 +514,13 @@ def flip(a, dims):
     return apply_one(FLIP, a, {"dims": dims if a.ndim else ()})   # (dim 0 of a 0-d tensor: nothing to reverse)
 
 
-def flip_method(a, *dims):
-    """``Tensor.flip``: dims one by one (``a.flip(0, 1)``) or as one tuple or list (``a.flip([0, 1])``)."""
+def flip_method(a, *dims, **kwargs):
+    """``Tensor.flip``: dims one by one (``a.flip(0, 1)``), as one tuple or list (``a.flip([0, 1])``), or
+    ``a.flip(dims=[0, 1])``."""
+    if kwargs.keys() - {"dims"} or (dims and kwargs):
+        raise TypeError(f"flip() takes the dims, one by one, as a list, or as dims=: got {dims!r} and {kwargs!r}")
+    if "dims" in kwargs:
+        dims = (kwargs["dims"],)
     if not dims:
         raise TypeError("flip() missing its dims: name the dims to reverse, e.g. a.flip(0)")
     return flip(a, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
@@ -546,7 +552,7 @@ def _sort_dim(a, dim, name):
     return single_dim(dim, a.ndim, name)
 
 
-def argsort(a, dim=-1, descending=False, stable=False):
+def argsort(a, dim=-1, descending=False, *, stable=False):
     """The indices that sort ``a`` along ``dim`` (int64). Ties keep their order (always stable here: PyTorch's
     ``stable=False`` may order ties either way), NaN sorts as the largest."""
     d = _sort_dim(a, dim, "argsort")
@@ -555,11 +561,11 @@ def argsort(a, dim=-1, descending=False, stable=False):
     return Tensor._make(_order(a, d, descending), False, None, a.device)
 
 
-def sort(a, dim=-1, descending=False, stable=False):
+def sort(a, dim=-1, descending=False, *, stable=False):
     """``(values, indices)``: ``a`` sorted along ``dim`` and where each value came from, ``values = gather(a,
     dim, indices)``, so the gradient of a value goes back to the element it came from. Ties keep their order."""
-    indices = argsort(a, dim, descending, stable)
     d = _sort_dim(a, dim, "sort")
+    indices = argsort(a, d, descending)
     return SortResult(gather(a, d, indices) if a.ndim else a.clone(), indices)
 
 
@@ -569,8 +575,9 @@ def topk(a, k, dim=-1, largest=True, sorted=True):
     may pick or order ties either way). The values' gradient goes back to the elements they came from; the
     others get 0. ``sorted=False`` is taken and still sorts."""
     d = _sort_dim(a, dim, "topk")
-    if type(k) is bool or not isinstance(k, int):
+    if type(k) is bool or not isinstance(k, numbers.Integral):
         raise TypeError(f"topk: k must be an int, got {k!r}")
+    k = int(k)
     n = a.shape[d] if a.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError(f"topk: k ({k}) is out of range: dim {d} has {n} elements (shape {tuple(a.shape)})")
