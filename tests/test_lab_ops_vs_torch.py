@@ -598,3 +598,67 @@ def test_loss_errors_as_torch():
         ag.sort(c, 2)
     with pytest.raises(IndexError, match=r"or ignore_index=-100"):
         F.nll_loss(c, bad)
+
+
+# -- einsum ------------------------------------------------------------------------------------------------------
+
+EINSUMS = [  # (equation, operand shapes)
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3), (3, 4)]), ("bij->bji", [(2, 3, 4)]), ("i,i->", [(3,), (3,)]),
+    ("ij->j", [(2, 3)]), ("ij->", [(2, 3)]), ("ij", [(2, 3)]), ("ji", [(2, 3)]), ("ij,kl->ijkl", [(2, 3), (1, 2)]),
+    ("i,j->ij", [(3,), (2,)]), ("...ij,...jk", [(5, 2, 3), (3, 4)]), ("i...->...", [(2, 3, 4)]),
+    ("...ij->ij", [(4, 2, 3)]), ("...->", [(2, 3)]), ("i...j,j->i", [(2, 4, 5, 3), (3,)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]), ("abc,cd,de->ae", [(2, 3, 4), (4, 5), (5, 2)]),
+    ("ij,ij->ij", [(1, 3), (4, 3)]), ("iz,zj->iz", [(2, 1), (3, 2)]), ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
+    ("ijz,jk->ik", [(2, 3, 6), (3, 4)]), ("Ba,aB", [(2, 3), (3, 2)]), (" i j , j k -> i k ", [(2, 3), (3, 4)]),
+    (",ij->ij", [(), (2, 3)]), ("ij,ij,ij->", [(2, 3), (2, 3), (2, 3)]),
+]
+
+
+@pytest.mark.parametrize("equation, shapes", EINSUMS, ids=[e for e, _ in EINSUMS])
+def test_einsum_matches_torch_with_gradients(equation, shapes):
+    ours, theirs = zip(*[pair(_data(s, 40 + k, "float64"), requires_grad=True) for k, s in enumerate(shapes)])
+    y, ty = ag.einsum(equation, *ours), torch.einsum(equation, *theirs)
+    close(y, ty, rtol=1e-12, atol=1e-12)
+    _backward_both(y, ty)
+    for a, b in zip(ours, theirs):
+        close(a.grad, b.grad, rtol=1e-12, atol=1e-12)
+    close(ag.einsum(equation, list(ours)), torch.einsum(equation, list(theirs)), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("equation, shapes", [("ij,jk->ik", [(2, 3), (3, 2)]), ("bi,bj->ij", [(3, 2), (3, 2)]),
+                                              ("ij,jk,k->i", [(2, 3), (3, 2), (2,)])])
+def test_einsum_second_derivatives_match_torch_and_finite_differences(equation, shapes):
+    ours, theirs = zip(*[pair(_data(s, 50 + k, "float64"), requires_grad=True) for k, s in enumerate(shapes)])
+    loss = (ag.einsum(equation, *ours) ** 2).sum()
+    tloss = (torch.einsum(equation, *theirs) ** 2).sum()
+    grads = ag.autograd.grad(loss, ours, create_graph=True)
+    tgrads = torch.autograd.grad(tloss, theirs, create_graph=True)
+    sum((g * g).sum() for g in grads).backward()
+    sum((g * g).sum() for g in tgrads).backward()
+    for a, b in zip(ours, theirs):
+        close(a.grad, b.grad, rtol=1e-11, atol=1e-11)
+    fresh = [ag.tensor(a.detach().numpy(), requires_grad=True) for a in ours]
+    assert gradcheck(lambda *t: ag.einsum(equation, *t), tuple(fresh))
+    assert gradgradcheck(lambda *t: ag.einsum(equation, *t), tuple(fresh))
+
+
+def test_einsum_of_a_diagonal_without_gradient_and_its_refusal_with_one():
+    a, ta = pair(_data((3, 3), 55, "float64"))
+    close(ag.einsum("ii", a), torch.einsum("ii", ta), rtol=1e-12, atol=1e-12)
+    close(ag.einsum("ii->i", a), torch.einsum("ii->i", ta), rtol=1e-12, atol=1e-12)
+    with pytest.raises(NotImplementedError, match="repeated within one operand"):
+        ag.einsum("ii->i", a.requires_grad_())
+    with ag.no_grad():
+        close(ag.einsum("ii->i", a), torch.einsum("ii->i", ta), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("equation, shapes", [
+    ("ij,jk->ik", [(2, 3), (4, 4)]), ("ij,jk->il", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3)]), ("ij", [(2, 3), (2,)]),
+    ("ijk", [(2, 3)]), ("ij->ii", [(2, 2)]), ("i.j", [(2, 3)]), ("i......j", [(2, 3)]),
+])
+def test_einsum_errors_as_torch(equation, shapes):
+    ours, theirs = zip(*[pair(_data(s, 60 + k)) for k, s in enumerate(shapes)])
+    both_raise(lambda: ag.einsum(equation, *ours), lambda: torch.einsum(equation, *theirs))
+    a, ta = pair(_data((2, 3), 61))
+    b, tb = pair(_data((3, 2), 62, "float64"))
+    both_raise(lambda: ag.einsum("ij,jk", a, b), lambda: torch.einsum("ij,jk", ta, tb))

@@ -1,9 +1,10 @@
 """Linear algebra: ``matmul`` (1-D, 2-D and batched, NumPy's rules), ``dot`` and ``outer``; ``mm``, ``mv``
-and ``bmm`` are matmul for exactly the shapes their names say."""
+and ``bmm`` are matmul for exactly the shapes their names say; ``einsum``."""
 from __future__ import annotations
 
 import numpy
 
+from ..backend import broadcast_to as broadcast_view
 from ..grad_mode import state
 from ..tensor import Tensor
 from .elementwise import promote
@@ -170,3 +171,148 @@ def bmm(a, b):
                            f"{tuple(a.shape)}) and {b.shape[0]} in the second (shape {tuple(b.shape)}); bmm does "
                            f"not broadcast (matmul does)")
     return matmul(a, b)
+
+
+# -- einsum: one op for one or two operands; more are contracted two at a time --------------------------------
+
+def _einsum_forward(xp, *arrays, equation):
+    return xp.einsum(equation, *arrays)
+
+
+def _letters(subscripts):
+    return subscripts.replace("...", "")
+
+
+def _gradient_of_operand(g, out, mine, others, shape):
+    """The gradient of the operand with subscripts ``mine`` (of ``shape``) in ``einsum(mine, *others -> out)``:
+    ``einsum(out, *others -> mine)`` of g and the other operands, where a letter that only ``mine`` has, summed
+    away by the forward, comes back by broadcasting. (Broadcast size-1 dims are summed back by Node.apply, as
+    for any op.)"""
+    elsewhere = out + "".join(s for s, _ in others)
+    keep = "".join(ch for ch in mine if ch in elsewhere)
+    if keep != out or others:
+        g = einsum(",".join([out] + [s for s, _ in others]) + "->" + keep, g, *[t for _, t in others])
+    sizes = dict(zip(keep, g.shape))
+    target = tuple(max(sizes.get(ch, 1), n) for ch, n in zip(mine, shape))   # (a size-1 letter elsewhere too)
+    if keep == mine and tuple(g.shape) == target:
+        return g
+    g = g.reshape(tuple(sizes.get(ch, 1) for ch in mine))
+    return g.expand(target) if isinstance(g, Tensor) else broadcast_view(g, target)
+
+
+def _einsum_vjp(g, ctx):
+    inputs, out = ctx.equation.split("->")
+    subs = inputs.split(",")
+    grads = []
+    for k, need in enumerate(ctx.needs_input_grad):
+        # the other operand (a binary einsum's): a's gradient reads b, b's reads a
+        others = [] if len(subs) == 1 else [(subs[1 - k], ctx.other if k == 0 else ctx.self)]
+        grads.append(_gradient_of_operand(g, out, subs[k], others, ctx._input_shapes[k]) if need else None)
+    return tuple(grads)
+
+
+EINSUM = defop("einsum", ("self",),
+               math="einsum(equation, a): sums over the letters not in the output;  "
+                    "da = g rearranged to a's letters, broadcast over letters a alone has",
+               forward=_einsum_forward, vjp=_einsum_vjp, formulas=("1",))
+
+EINSUM2 = defop("einsum2", ("self", "other"), save=("self", "other"), save_if={"self": 1, "other": 0},
+                math="einsum(equation, a, b);  da = einsum(out, b -> a's letters) of g and b, db likewise",
+                forward=_einsum_forward, vjp=_einsum_vjp, formulas=("b", "a"))
+
+
+def _parse_einsum(equation, operands):
+    """``(input subscripts, output subscripts)`` of ``equation`` (spaces dropped; no ``->``: the letters used
+    once, sorted, after any ``...``), checked against the operands."""
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): the equation must be a string such as 'ij,jk->ik', got {equation!r}")
+    equation = equation.replace(" ", "")
+    lhs, arrow, out = equation.partition("->")
+    subs = lhs.split(",")
+    if len(subs) > len(operands):
+        raise RuntimeError(f"einsum(): fewer operands were provided than specified in the equation {equation!r}")
+    if len(subs) < len(operands):
+        raise RuntimeError(f"einsum(): more operands were provided than specified in the equation {equation!r}")
+    for s in subs + ([out] if arrow else []):
+        if (_letters(s) and not _letters(s).isalpha()) or s.count("...") > 1 or "." in _letters(s):
+            raise RuntimeError(f"einsum(): invalid subscripts {s!r} in {equation!r}: letters, and at most one '...'")
+    if not arrow:
+        counts = {}
+        for ch in _letters(lhs.replace(",", "")):
+            counts[ch] = counts.get(ch, 0) + 1
+        out = ("..." if "..." in lhs else "") + "".join(sorted(ch for ch, n in counts.items() if n == 1))
+    for ch in _letters(out):
+        if _letters(out).count(ch) > 1:
+            raise RuntimeError(f"einsum(): output subscript {ch} appears more than once in the output")
+        if ch not in lhs:
+            raise RuntimeError(f"einsum(): output subscript {ch} does not appear in the equation for any input "
+                               f"operand")
+    sizes = {}
+    for k, (s, t) in enumerate(zip(subs, operands)):
+        letters = _letters(s)
+        if len(letters) > t.ndim or ("..." not in s and len(letters) != t.ndim):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(letters)}) does not match "
+                               f"the number of dimensions ({t.ndim}) for operand {k}"
+                               + ("" if "..." in s else " and no ellipsis was given"))
+        dims = t.shape[:s.index("...")] + t.shape[t.ndim - len(s.partition("...")[2]):] if "..." in s else t.shape
+        for ch, n in zip(letters, dims):
+            seen = sizes.setdefault(ch, n)
+            if n != seen and 1 not in (n, seen):
+                raise RuntimeError(f"einsum(): subscript {ch} has size {n} for operand {k} which does not broadcast "
+                                   f"with previously seen size {seen}")
+            sizes[ch] = max(seen, n)
+    return subs, out
+
+
+def _without_ellipsis(subs, out, operands):
+    """The subscripts with each ``...`` written as letters of its own (right-aligned across operands, as
+    broadcasting aligns dims), so that NumPy can also sum the broadcast dims away ("...ij->ij")."""
+    if "..." not in "".join(subs):
+        return subs, out
+    widths = [t.ndim - len(_letters(s)) if "..." in s else 0 for s, t in zip(subs, operands)]
+    free = [ch for ch in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if ch not in "".join(subs) + out]
+    if max(widths) > len(free):
+        raise RuntimeError(f"einsum(): '...' stands for {max(widths)} dims, more than the letters left to name them")
+    names = "".join(free[:max(widths)])
+    subs = [s.replace("...", names[len(names) - w:]) for s, w in zip(subs, widths)]
+    return subs, out.replace("...", names)
+
+
+def einsum(equation, *operands):
+    """Sums of products named by subscripts, as ``torch.einsum``: ``einsum("ij,jk->ik", a, b)`` is ``a @ b``,
+    ``einsum("bij->bji", x)`` a transpose, ``einsum("i,i->", u, v)`` a dot product, ``einsum("ij->j", a)`` a sum
+    over rows; without ``->`` the output is the letters used once, sorted; ``...`` stands for broadcast dims.
+    Each letter not in the output is summed over. More than two operands are contracted two at a time, left
+    to right. The gradient of an operand is an einsum of g with the other operands back to its subscripts (a
+    letter it alone has is broadcast back); a letter repeated within one operand (a diagonal, ``"ii->i"``) takes
+    no gradient here."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    for k, t in enumerate(operands):
+        if not isinstance(t, Tensor) and not hasattr(t, "ndim"):
+            raise not_a_tensor("einsum", t)
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    subs, out = _parse_einsum(equation, operands)
+    for k, t in enumerate(operands[1:], 1):
+        if t.dtype != operands[0].dtype:
+            raise RuntimeError(f"einsum(): operand {k} is {t.dtype.name} but operand 0 is {operands[0].dtype.name}: "
+                               f"give them one dtype, e.g. x.to({operands[0].dtype.name})")
+    for s, t in zip(subs, operands):
+        letters = _letters(s)
+        if len(set(letters)) < len(letters) and state.grad_enabled and getattr(t, "requires_grad", False):
+            raise NotImplementedError(f"einsum(): a letter repeated within one operand ({s!r}: a diagonal) takes no "
+                                      f"gradient here; mask instead, e.g. (a * autogradlab.eye(n)).sum(-1) for "
+                                      f"'ii->i'")
+    subs, out = _without_ellipsis(subs, out, operands)
+    # two at a time: keep the letters still needed (by a later operand or the output)
+    subs, operands = list(subs), list(operands)
+    while len(operands) > 2:
+        (s0, s1), rest = subs[:2], subs[2:]
+        needed = set(_letters(out)) | set(_letters("".join(rest)))
+        keep = ("..." if "..." in s0 + s1 else "") + "".join(dict.fromkeys(ch for ch in _letters(s0 + s1)
+                                                                          if ch in needed))
+        merged = apply(EINSUM2, (operands[0], operands[1]), {"equation": f"{s0},{s1}->{keep}"})
+        subs, operands = [keep] + rest, [merged] + operands[2:]
+    op = EINSUM if len(operands) == 1 else EINSUM2
+    return apply(op, tuple(operands), {"equation": ",".join(subs) + "->" + out})
