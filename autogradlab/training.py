@@ -192,7 +192,7 @@ def fit(model, X, y, loss_fn, optimizer, epochs, batch_size=None, progress=None,
         one of the names "cross_entropy", "mse", "bce_with_logits".
     scheduler: an ``optim.lr_scheduler`` scheduler of ``optimizer``, stepped after each epoch
         (``ReduceLROnPlateau`` with the epoch's loss), or after each batch for ``OneCycleLR`` and ``CyclicLR``
-        (schedules of optimizer steps); ``history["lr"]`` then holds the learning rate each epoch started with
+        (schedules of optimizer steps; inside a ``SequentialLR`` they are stepped with it, once per epoch); ``history["lr"]`` then holds the learning rate each epoch started with
         (of the first param group).
     """
     loss_fn = _loss_fn(loss_fn)

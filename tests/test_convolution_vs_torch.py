@@ -361,3 +361,26 @@ def test_a_small_1d_cnn_trains_like_torchs():
 ])
 def test_1d_errors_as_in_torch(call):
     _both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, r: m.nn.functional.conv1d(r(2, 4, 9), r(6, 4, 4), groups=4),
+    lambda m, r: m.nn.functional.conv1d(r(2, 4, 9), r(6, 2, 4), groups=4),
+    lambda m, r: m.nn.functional.conv1d(r(2, 4, 9), r(6, 4, 4), bias=r(5)),
+    lambda m, r: m.nn.functional.conv1d(r(2, 4, 9).double(), r(6, 4, 4)),
+    lambda m, r: m.nn.functional.conv1d(r(1, 2, 5), r(3, 2, 3), stride=(2, 2)),
+    lambda m, r: m.nn.functional.max_pool1d(r(1, 2, 3), 5),
+    lambda m, r: m.nn.functional.avg_pool1d(r(1, 2, 3), 5),
+])
+def test_1d_errors_name_the_1d_shapes(call):
+    _both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))
+    with pytest.raises(Exception) as caught:   # noqa: PT011
+        call(ag, lambda *s: ag.randn(*s))
+    assert "x 1" not in str(caught.value) and "1 x" not in str(caught.value) and ", 1, " not in str(caught.value)
+    assert "conv2d" not in str(caught.value) and "pool2d" not in str(caught.value)
+
+
+def test_max_pool1d_is_no_max_pool2d_as_in_torch():
+    assert not isinstance(nn.MaxPool1d(2), nn.MaxPool2d)
+    assert isinstance(torch.nn.MaxPool1d(2), torch.nn.MaxPool1d) and not isinstance(torch.nn.MaxPool1d(2),
+                                                                                   torch.nn.MaxPool2d)

@@ -377,3 +377,26 @@ def test_fit_steps_one_cycle_after_every_batch():
     history = fit(model, X, y, "cross_entropy", opt, epochs=3, batch_size=16, seed=0, progress=False, scheduler=sched)
     assert sched.last_epoch == 12                  # 4 batches x 3 epochs, no step past total_steps
     assert len(history["lr"]) == 3 and history["lr"][0] == pytest.approx(0.5 / 25)
+
+
+def test_a_sequential_step_that_fails_takes_no_epoch_in_it_nor_in_its_scheduler():
+    opt = _optimizer(ag)
+    m = optim.lr_scheduler
+    seq = m.SequentialLR(opt, [m.LambdaLR(opt, lambda e: 1 / (2 - e)), m.ExponentialLR(opt, 0.5)], [4])
+    opt.step()
+    seq.step()
+    lrs = [g["lr"] for g in opt.param_groups]
+    with pytest.raises(ZeroDivisionError):
+        seq.step()
+    assert (seq.last_epoch, seq._schedulers[0].last_epoch) == (1, 1)
+    assert [g["lr"] for g in opt.param_groups] == lrs
+
+
+@pytest.mark.parametrize("kind", ["SGD", "Adam"])
+def test_cyclic_state_dicts_hold_torchs_keys(kind):
+    for build in (lambda m, o: m.OneCycleLR(o, 0.1, total_steps=10), lambda m, o: m.CyclicLR(o, 0.01, 0.1)):
+        ours = build(optim.lr_scheduler, _optimizer(ag, kind)).state_dict()
+        theirs = build(torch.optim.lr_scheduler, _optimizer(torch, kind)).state_dict()
+        public = {k for k in theirs if not k.startswith("_")}
+        assert public <= set(ours)
+        assert ours["use_beta1"] is theirs["use_beta1"] is (kind == "Adam")

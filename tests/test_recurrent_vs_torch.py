@@ -115,6 +115,15 @@ def test_cells_match_torch_over_a_few_steps(cls, kwargs, batched, with_state):
         close(p.grad, tp.grad, rtol=1e-11, atol=1e-12)
 
 
+def test_all_weights_lists_the_parameters_as_torch():
+    for kwargs in ({}, {"num_layers": 2, "bidirectional": True}, {"bias": False}):
+        ours, theirs = _twins("LSTM", 3, 4, **kwargs)
+        names = {id(p): k for k, p in ours.named_parameters()}
+        tnames = {id(p): k for k, p in theirs.named_parameters()}
+        assert [[names[id(p)] for p in ps] for ps in ours.all_weights] == \
+               [[tnames[id(p)] for p in ps] for ps in theirs.all_weights]
+
+
 def test_reprs_parameter_names_shapes_and_init_as_torch():
     configs = [("RNN", (3, 5), {}), ("RNN", (3, 5), {"nonlinearity": "relu", "num_layers": 2}),
                ("LSTM", (3, 5), {"num_layers": 2, "batch_first": True, "bidirectional": True}),
@@ -140,16 +149,53 @@ def test_dropout_between_layers_as_torch():
     ours.eval()
     theirs.eval()
     close(ours(x)[0], theirs(tx)[0], rtol=1e-12, atol=1e-12)
-    ours.train()
-    ag.manual_seed(1)
-    half = nn.GRU(3, 4, num_layers=2, dropout=0.5, dtype="float64")
-    half.load_state_dict(ours.state_dict())
-    assert not np.allclose(half(x)[0].detach().numpy(), ours(x)[0].detach().numpy())
+
+
+def test_dropout_p_zeroes_and_scales_the_inputs_of_the_layers_above_only():
+    ag.manual_seed(3)
+    plain = nn.RNN(3, 4, num_layers=2, dtype="float64")
+    dropped = nn.RNN(3, 4, num_layers=2, dropout=0.5, dtype="float64")
+    dropped.load_state_dict(plain.state_dict())
+    x = ag.tensor(_data((6, 2, 3), 8))
+    ag.manual_seed(4)
+    mask = ag.nn.functional.dropout(ag.ones(6, 2, 4, dtype=ag.float64), 0.5, True).numpy()   # the mask it will draw
+    assert set(np.unique(mask)) == {0.0, 2.0}                                                # 0, or 1/(1 - p)
+    ag.manual_seed(4)
+    out, h = dropped(x)
+    # by hand: layer 0 as in the plain model, its output times the mask, then layer 1
+    one = nn.RNN(3, 4, dtype="float64")
+    one.load_state_dict({k.replace("_l0", "_l0"): v for k, v in plain.state_dict().items() if k.endswith("_l0")})
+    top = nn.RNN(4, 4, dtype="float64")
+    top.load_state_dict({k.replace("_l1", "_l0"): v for k, v in plain.state_dict().items() if k.endswith("_l1")})
+    below, h0 = one(x)
+    expected, h1 = top(below * ag.tensor(mask))
+    close(out, torch.tensor(expected.detach().numpy()), rtol=1e-12, atol=1e-12)
+    close(h[0], torch.tensor(h0[0].detach().numpy()), rtol=1e-12, atol=1e-12)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         nn.LSTM(3, 4, dropout=0.2)
         torch.nn.LSTM(3, 4, dropout=0.2)
     assert [str(w.message)[:40] for w in caught][0] == [str(w.message)[:40] for w in caught][1]
+
+
+def test_the_backward_of_a_long_sequence_takes_its_steps_in_l_log_l_not_l_squared(monkeypatch):
+    """Taking L steps out of the (L, N, G) input projection by halving: the zero-padded gradients of the slices
+    add up to about L log L steps' worth of elements (slicing the whole sequence per step: L^2)."""
+    from autogradlab.ops import shape as S
+    made = []
+    original = S._scatter_forward
+    monkeypatch.setattr(S.SCATTER_ADD, "forward", lambda xp, g, shape, index, advanced:
+                        made.append(int(np.prod(shape)) if len(shape) == 3 else 0)   # (time slices only)
+                        or original(xp, g, shape, index, advanced))
+    L, n, h = 64, 2, 3
+    gru = nn.GRU(2, h)
+    x = ag.tensor(_data((L, n, 2), 9, "float32"), requires_grad=True)
+    out, _ = gru(x)
+    out.sum().backward()
+    step = n * 3 * h                                   # one step of the (L, N, 3h) projection
+    # halving: log2(L) levels, at each two slices of every part padded to its size (2L steps), then L leaves
+    assert sum(made) == (2 * np.log2(L) + 1) * L * step
+    assert sum(made) < L * L * step / 4                # (per-step slices of the whole sequence: L^2 steps)
 
 
 def test_gradients_through_time_against_finite_differences_to_second_order():
@@ -185,6 +231,15 @@ def _with_weight(lstm, weight, x):
     lambda m, r: m.nn.RNNCell(3, 4)(r(2, 5)),
     lambda m, r: m.nn.GRUCell(3, 4)(r(2, 3), r(3, 4)),
     lambda m, r: m.nn.LSTMCell(3, 4)(r(2, 2, 3)),
+    lambda m, r: m.nn.LSTMCell(3, 4)(r(2, 3), (r(2, 4),)),
+    lambda m, r: m.nn.RNN(0, 4),
+    lambda m, r: m.nn.GRU(3, 0),
+    lambda m, r: m.nn.RNN(3, 4.0),
+    lambda m, r: m.nn.LSTM(3, 4, num_layers=0),
+    lambda m, r: m.nn.GRU(3, 4, proj_size=2),
+    lambda m, r: m.nn.RNN(3, 4)(r(0, 2, 3)),
+    lambda m, r: m.nn.GRU(3, 4, batch_first=True)(r(2, 0, 3)),
+    lambda m, r: m.nn.LSTM(3, 4)(r(5, 2, 3).double()),
 ])
 def test_errors_as_in_torch(call):
     both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))

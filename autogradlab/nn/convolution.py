@@ -208,8 +208,11 @@ def _ntuple(value, what, least, n):
     values = (value,) * n if isinstance(value, numbers.Integral) else tuple(value)
     if len(values) == 1:   # (k,) means (k, k), as in PyTorch
         values = values * n
-    if len(values) != n or not all(isinstance(v, numbers.Integral) for v in values):
+    if not all(isinstance(v, numbers.Integral) for v in values):
         raise TypeError(f"{what} must be an int or {'a pair' if n == 2 else n} of ints, got {value!r}")
+    if len(values) != n:
+        raise RuntimeError(f"expected {what} to be a single integer value or a list of {n} values to match the "
+                           f"{n}-d dimensions, but got {what}={list(values)}")
     if any(v < least for v in values):
         kind = "non-positive" if least == 1 else "negative"
         raise RuntimeError(f"{kind} {what} is not supported, got {value!r}")
@@ -239,15 +242,35 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if not isinstance(weight, Tensor) or weight.ndim != 3:
         raise RuntimeError(f"conv1d: weight must be (out_channels, in_channels/groups, k), got "
                            f"{tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__}")
-    if (isinstance(groups, numbers.Integral) and groups >= 1 and weight.shape[0] % groups == 0
-            and input.shape[-2] != weight.shape[1] * groups):
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
-                           f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
-                           f"{input.shape[-2]} channels instead")
-    p = padding if isinstance(padding, str) else (0, _single(padding, "padding", 0))
-    out = conv2d(x, S.unsqueeze(weight, -2), bias, (1, _single(stride, "stride", 1)), p,
-                 (1, _single(dilation, "dilation", 1)), groups)
+    # the checks whose messages would otherwise show the 2-d call underneath
+    o, c_per_group, k = weight.shape
+    stride, dilation = _single(stride, "stride", 1), _single(dilation, "dilation", 1)
+    if isinstance(groups, numbers.Integral) and groups >= 1:
+        if o % groups:
+            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                               f"but got weight of size {list(weight.shape)} instead")
+        if input.shape[-2] != c_per_group * groups:
+            raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                               f"{list(input.shape)} to have {c_per_group * groups} channels, but got "
+                               f"{input.shape[-2]} channels instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != o):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with {o} "
+                           f"elements, but got bias of size {list(bias.shape)} instead")
+    for what, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.dtype != input.dtype:
+            raise RuntimeError(f"conv1d: {what} is {t.dtype.name} but the input is {input.dtype.name}; convert one "
+                               f"(x.to({t.dtype.name}) or model.to({input.dtype.name}))")
+    p = padding if isinstance(padding, str) else _single(padding, "padding", 0)
+    _check_1d_window(input.shape[-1] + (0 if isinstance(p, str) else 2 * p), k, dilation, "conv1d")
+    out = conv2d(x, S.unsqueeze(weight, -2), bias, (1, stride), p if isinstance(p, str) else (0, p),
+                 (1, dilation), groups)
     return S.squeeze(out, -2)
+
+
+def _check_1d_window(length, kernel, dilation, name):
+    if dilation * (kernel - 1) + 1 > length:
+        raise RuntimeError(f"{name}: calculated padded input size per channel: ({length}). Kernel size: ({kernel}) "
+                           f"with dilation {dilation}. Kernel size can't be greater than actual input size")
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -256,8 +279,12 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     x = _as_2d(input, "max_pool1d")
     k = _single(kernel_size, "kernel_size", 1)
     s = k if stride is None or stride == [] else _single(stride, "stride", 1)
-    out = max_pool2d(x, (1, k), (1, s), (0, _single(padding, "padding", 0)), (1, _single(dilation, "dilation", 1)),
-                     ceil_mode, return_indices)
+    p, d = _single(padding, "padding", 0), _single(dilation, "dilation", 1)
+    if p > (d * (k - 1) + 1) // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p} and "
+                           f"kernel_size={k}")
+    _check_1d_window(input.shape[-1] + 2 * p, k, d, "max_pool1d")
+    out = max_pool2d(x, (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices)
     return S.squeeze(out, -2)
 
 
@@ -266,5 +293,10 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     x = _as_2d(input, "avg_pool1d")
     k = _single(kernel_size, "kernel_size", 1)
     s = k if stride is None or stride == [] else _single(stride, "stride", 1)
-    out = avg_pool2d(x, (1, k), (1, s), (0, _single(padding, "padding", 0)), ceil_mode, count_include_pad)
+    p = _single(padding, "padding", 0)
+    if p > k // 2:
+        raise RuntimeError(f"avg_pool1d: pad should be at most half of effective kernel size, but got pad={p} and "
+                           f"kernel_size={k}")
+    _check_1d_window(input.shape[-1] + 2 * p, k, 1, "avg_pool1d")
+    out = avg_pool2d(x, (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
     return S.squeeze(out, -2)

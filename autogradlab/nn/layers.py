@@ -412,8 +412,8 @@ class Conv2d(_ConvNd):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
-class MaxPool2d(Module):
-    """The largest value of each ``kernel_size`` window (``F.max_pool2d``); stride defaults to the kernel size."""
+class _MaxPoolNd(Module):
+    """The largest value of each ``kernel_size`` window; stride defaults to the kernel size."""
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()
@@ -421,13 +421,17 @@ class MaxPool2d(Module):
         self.padding, self.dilation = padding, dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
-    def forward(self, input):
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
-                            self.return_indices)
-
     def extra_repr(self):
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool2d(_MaxPoolNd):
+    """The largest value of each ``kernel_size`` window of an image (``F.max_pool2d``)."""
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
 
 
 class AvgPool2d(Module):
@@ -448,7 +452,7 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class MaxPool1d(MaxPool2d):
+class MaxPool1d(_MaxPoolNd):
     """The largest value of each ``kernel_size`` window of the last dim (``F.max_pool1d``)."""
 
     def forward(self, input):

@@ -62,9 +62,20 @@ def _reset_uniform(module):
 
 def _check_sizes(input_size, hidden_size, name):
     for what, n in (("input_size", input_size), ("hidden_size", hidden_size)):
-        if type(n) is bool or not isinstance(n, numbers.Integral) or n < (0 if what == "input_size" else 1):
-            raise ValueError(f"{name}: {what} must be a {'non-negative' if what == 'input_size' else 'positive'} "
-                             f"int, got {n!r}")
+        if type(n) is bool or not isinstance(n, numbers.Integral):
+            raise TypeError(f"{name}: {what} should be of type int, got: {type(n).__name__} {n!r}")
+        if n < 1:
+            raise ValueError(f"{name}: {what} must be greater than zero, got {n}")
+
+
+def _time_steps(x):
+    """``x[0], ..., x[L-1]``, taken by halving (``x[:L//2]``, ``x[L//2:]``, ...). The gradient of a slice is a
+    zero-padded copy of its parent's size, so L slices of the whole sequence would cost L^2 in the backward;
+    halving costs L log L."""
+    n = x.shape[0]
+    if n <= 1:
+        return [x[0]] if n else []
+    return _time_steps(x[:n // 2]) + _time_steps(x[n // 2:])
 
 
 # -- cells --------------------------------------------------------------------------------------------------------
@@ -108,6 +119,8 @@ class _Cell(Module):
             state = (zeros, zeros) if self.mode == "LSTM" else zeros
         else:
             parts = tuple(hx) if self.mode == "LSTM" else (hx,)
+            if self.mode == "LSTM" and len(parts) != 2:
+                raise RuntimeError(f"lstm_cell expects two hidden states, (h, c), got {len(parts)}")
             for i, t in enumerate(parts):
                 want = shape if batched else (self.hidden_size,)
                 if tuple(t.shape) != want:
@@ -166,11 +179,15 @@ class _RNNBase(Module):
         self.mode = mode or type(self).mode
         name = type(self).__name__
         _check_sizes(input_size, hidden_size, name)
-        if type(num_layers) is bool or not isinstance(num_layers, numbers.Integral) or num_layers < 1:
-            raise ValueError(f"{name}: num_layers must be a positive int, got {num_layers!r}")
+        if type(num_layers) is bool or not isinstance(num_layers, numbers.Integral):
+            raise TypeError(f"{name}: num_layers should be of type int, got: {type(num_layers).__name__}")
+        if num_layers < 1:
+            raise ValueError(f"num_layers must be greater than zero, got {num_layers}")
         if isinstance(dropout, bool) or not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1:
             raise ValueError(f"dropout should be a number in range [0, 1] representing the probability of an "
                              f"element being zeroed, got {dropout!r}")
+        if proj_size and self.mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         if proj_size:
             raise NotImplementedError(f"{name}: proj_size is not available here; leave it 0")
         if dropout > 0 and num_layers == 1:
@@ -197,6 +214,17 @@ class _RNNBase(Module):
     def reset_parameters(self):
         _reset_uniform(self)
 
+    @property
+    def all_weights(self) -> list:
+        """The parameters per layer and direction, ``[[w_ih, w_hh, b_ih, b_hh], ...]`` (without the biases when
+        ``bias=False``), as PyTorch lists them."""
+        out = []
+        for layer in range(self.num_layers):
+            for suffix in ("", "_reverse")[:2 if self.bidirectional else 1]:
+                w_ih, b_ih, w_hh, b_hh = self._weights(layer, suffix)
+                out.append([w_ih, w_hh] + ([b_ih, b_hh] if self.bias else []))
+        return out
+
     def flatten_parameters(self):
         """Nothing to do here (PyTorch packs the weights for cuDNN); kept so that lab code runs unchanged."""
 
@@ -221,6 +249,13 @@ class _RNNBase(Module):
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                                f"{input.shape[-1]}")
+        weight = self.weight_ih_l0
+        if input.dtype != weight.dtype:
+            raise ValueError(f"{name} input dtype ({input.dtype.name}) does not match weight dtype "
+                             f"({weight.dtype.name}). Convert input: input.to({weight.dtype.name}), or convert "
+                             f"model: model.to({input.dtype.name})")
+        if input.shape[1 if input.ndim == 3 and self.batch_first else 0] == 0:
+            raise RuntimeError(f"Expected sequence length to be larger than 0 in {name}")
         batched = input.ndim == 3
         x = input if not batched else (S.transpose(input, 0, 1) if self.batch_first else input)
         if not batched:
@@ -233,16 +268,15 @@ class _RNNBase(Module):
             outputs = []
             for d, suffix in enumerate(("", "_reverse")[:directions]):
                 w_ih, b_ih, w_hh, b_hh = self._weights(layer, suffix)
-                gi = F.linear(x, w_ih, b_ih)                      # the input's part, every step at once
+                gi = _time_steps(F.linear(x, w_ih, b_ih))        # the input's part, every step at once
                 state = tuple(s[layer * directions + d] for s in states)
                 state = state if self.mode == "LSTM" else state[0]
-                steps = range(x.shape[0]) if d == 0 else range(x.shape[0] - 1, -1, -1)
-                hs = [None] * x.shape[0]
+                steps = range(len(gi)) if d == 0 else range(len(gi) - 1, -1, -1)
+                hs = [None] * len(gi)
                 for t in steps:
                     state = _rnn_step(self.mode, gi[t], state, w_hh, b_hh)
                     hs[t] = state[0] if self.mode == "LSTM" else state
-                outputs.append(S.stack(hs) if hs else creation.zeros(0, x.shape[1], self.hidden_size,
-                                                                     dtype=x.dtype, device=x.device))
+                outputs.append(S.stack(hs))
                 finals.append(state if self.mode == "LSTM" else (state,))
             x = outputs[0] if directions == 1 else S.cat(outputs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:

@@ -69,9 +69,13 @@ class LRScheduler:
 
     def _restart(self):
         """Start the schedule again at epoch 0 from ``base_lrs`` (``SequentialLR`` does at a milestone): its closed
-        form at epoch 0 where it has one, else ``get_lr()`` there."""
-        self.last_epoch = 0
-        values = self._closed_form() if hasattr(self, "_closed_form") else self.get_lr()
+        form at epoch 0 where it has one (PyTorch's hook name, ``_get_closed_form_lr``), else ``get_lr()`` there."""
+        epoch, self.last_epoch = self.last_epoch, 0
+        try:
+            values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        except BaseException:
+            self.last_epoch = epoch
+            raise
         for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             group["lr"] = lr
         self._last_lr = self._current()
@@ -197,7 +201,7 @@ class StepLR(LRScheduler):
             return self._current()
         return [lr * self.gamma for lr in self._current()]
 
-    def _closed_form(self):
+    def _get_closed_form_lr(self):
         return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
 
 
@@ -218,7 +222,7 @@ class MultiStepLR(LRScheduler):
             return self._current()
         return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._current()]
 
-    def _closed_form(self):
+    def _get_closed_form_lr(self):
         passed = bisect_right(sorted(self.milestones.elements()), self.last_epoch)
         return [base * self.gamma ** passed for base in self.base_lrs]
 
@@ -235,7 +239,7 @@ class ExponentialLR(LRScheduler):
             return self._current()
         return [lr * self.gamma for lr in self._current()]
 
-    def _closed_form(self):
+    def _get_closed_form_lr(self):
         return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
 
 
@@ -263,7 +267,7 @@ class LinearLR(LRScheduler):
         ratio = 1.0 + change / (self.total_iters * self.start_factor + (self.last_epoch - 1) * change)
         return [lr * ratio for lr in self._current()]
 
-    def _closed_form(self):
+    def _get_closed_form_lr(self):
         change = self.end_factor - self.start_factor
         return [base * (self.start_factor + change * min(self.total_iters, self.last_epoch) / self.total_iters)
                 for base in self.base_lrs]
@@ -292,7 +296,7 @@ class CosineAnnealingLR(LRScheduler):
         ratio = (1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T))
         return [ratio * (lr - low) + low for lr in self._current()]
 
-    def _closed_form(self):
+    def _get_closed_form_lr(self):
         low = self.eta_min
         return [low + (base - low) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2 for base in self.base_lrs]
 
@@ -407,10 +411,14 @@ class SequentialLR(LRScheduler):
         self.last_epoch += 1
         i = bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[i]
-        if i > 0 and self._milestones[i - 1] == self.last_epoch:
-            scheduler._restart()
-        else:
-            scheduler.step()
+        try:
+            if i > 0 and self._milestones[i - 1] == self.last_epoch:
+                scheduler._restart()
+            else:
+                scheduler.step()
+        except BaseException:   # (the scheduler took no step: neither does this one)
+            self.last_epoch -= 1
+            raise
         self._last_lr = scheduler.get_last_lr()
 
     def state_dict(self):
@@ -438,24 +446,22 @@ def _per_group(name, optimizer, value):
     groups = optimizer.param_groups
     if isinstance(value, (list, tuple)):
         if len(value) != len(groups):
-            raise ValueError(f"{name} must have one value per param group: {len(value)} values for {len(groups)} "
-                             f"groups")
+            raise ValueError(f"{name} must have one value per param group: got {len(value)} for the optimizer's "
+                             f"{len(groups)} param groups")
         return list(value)
     return [value] * len(groups)
 
 
-def _momentum_key(optimizer, cycle_momentum):
-    """Which group entry the momentum cycle moves: ``"momentum"`` (SGD), ``"betas"`` (Adam's beta1), or None."""
-    if not cycle_momentum:
-        return None
+def _uses_beta1(optimizer):
+    """Whether the momentum cycle moves Adam's beta1 (``group["betas"][0]``) rather than SGD's ``momentum``."""
     if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
         raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled (use SGD "
                          "with momentum, or Adam), or pass cycle_momentum=False")
-    return "betas" if "betas" in optimizer.defaults else "momentum"
+    return "betas" in optimizer.defaults
 
 
-def _set_momentum(group, key, value):
-    if key == "betas":
+def _set_momentum(group, use_beta1, value):
+    if use_beta1:
         group["betas"] = (value, *group["betas"][1:])
     else:
         group["momentum"] = value
@@ -501,9 +507,9 @@ class OneCycleLR(LRScheduler):
                             (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
         groups = optimizer.param_groups
         max_lrs = _per_group("max_lr", optimizer, max_lr)
-        self._momentum = _momentum_key(optimizer, cycle_momentum)
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
+            self.use_beta1 = _uses_beta1(optimizer)
             max_momentums = _per_group("max_momentum", optimizer, max_momentum)
             base_momentums = _per_group("base_momentum", optimizer, base_momentum)
         with _unchanged_on_error(groups):
@@ -514,7 +520,7 @@ class OneCycleLR(LRScheduler):
                     group["min_lr"] = group["initial_lr"] / final_div_factor
                 if cycle_momentum:
                     for group, top, low in zip(groups, max_momentums, base_momentums, strict=True):
-                        _set_momentum(group, self._momentum, top)
+                        _set_momentum(group, self.use_beta1, top)
                         group["max_momentum"], group["base_momentum"] = top, low
             super().__init__(optimizer, last_epoch)
 
@@ -538,7 +544,7 @@ class OneCycleLR(LRScheduler):
                     pct = (t - start) / (end - start)
                     lrs.append(self._anneal(group[lr_from], group[lr_to], pct, self.anneal_strategy))
                     if self.cycle_momentum:
-                        _set_momentum(group, self._momentum,
+                        _set_momentum(group, self.use_beta1,
                                       self._anneal(group[m_from], group[m_to], pct, self.anneal_strategy))
                     break
                 start = end
@@ -573,9 +579,9 @@ class CyclicLR(LRScheduler):
         self.mode, self.gamma, self.scale_mode = mode, gamma, scale_mode
         self._scale_fn_custom = scale_fn
         self._init_scale_fn()
-        self._momentum = _momentum_key(optimizer, cycle_momentum)
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
+            self.use_beta1 = _uses_beta1(optimizer)
             self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
             self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
         with _unchanged_on_error(groups):
@@ -584,7 +590,7 @@ class CyclicLR(LRScheduler):
                     group["lr"] = lr
                 if cycle_momentum:
                     for group, top, low in zip(groups, self.max_momentums, self.base_momentums, strict=True):
-                        _set_momentum(group, self._momentum, top)
+                        _set_momentum(group, self.use_beta1, top)
                         group["max_momentum"], group["base_momentum"] = top, low
             super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
@@ -615,7 +621,7 @@ class CyclicLR(LRScheduler):
         if self.cycle_momentum:
             for group, low, top in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums,
                                        strict=True):
-                _set_momentum(group, self._momentum, top - (top - low) * height * scale)
+                _set_momentum(group, self.use_beta1, top - (top - low) * height * scale)
         return lrs
 
     def state_dict(self):
