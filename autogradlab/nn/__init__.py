@@ -5,11 +5,12 @@ losses, ``nn.init`` and ``nn.functional``.
     model = nn.MLP([2, 32, 32, 2])          # = nn.Sequential(nn.Linear(2, 32), nn.ReLU(), ...)
     loss = nn.functional.cross_entropy(model(X), y)
 """
-from . import functional, init  # noqa: F401
+from . import functional, init, utils  # noqa: F401
 from .layers import (ELU, GELU, MLP, AvgPool1d, AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, BCEWithLogitsLoss,
                      Conv1d, Conv2d, CrossEntropyLoss, Dropout, Embedding, Flatten, HuberLoss, Identity, L1Loss,
-                     LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool1d, MaxPool2d, ModuleList, MSELoss, NLLLoss,
-                     ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax, Softplus, Tanh)
+                     LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool1d, MaxPool2d, ModuleDict, ModuleList, MSELoss,
+                     NLLLoss, ParameterDict, ParameterList, ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax,
+                     Softplus, Tanh)
 from .module import Module
 from .parameter import Parameter
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
@@ -19,4 +20,5 @@ __all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReL
            "Conv2d", "Embedding", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Sequential",
            "ModuleList", "MLP", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss",
            "BCELoss", "BCEWithLogitsLoss", "RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU",
-           "functional", "init"]
+           "ModuleDict", "ParameterList", "ParameterDict",
+           "functional", "init", "utils"]

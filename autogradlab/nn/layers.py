@@ -7,6 +7,7 @@ from collections import OrderedDict
 
 from .. import creation
 from ..grad_mode import no_grad
+from ..tensor import Tensor
 from . import functional as F
 from . import convolution, init
 from .losses import legacy_reduction
@@ -15,7 +16,8 @@ from .parameter import Parameter
 
 __all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus", "Identity", "Softmax",
            "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d", "MaxPool1d",
-           "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Embedding", "Sequential", "ModuleList", "MLP",
+           "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Embedding", "Sequential", "ModuleList", "ModuleDict",
+           "ParameterList", "ParameterDict", "MLP",
            "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
            "BCEWithLogitsLoss"]
 
@@ -538,6 +540,155 @@ class ModuleList(Module):
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList has no forward: iterate over it in your module's forward")
+
+
+class ModuleDict(Module):
+    """A dict of modules whose parameters the parent sees, in insertion order (``d["encoder"]``, ``d.items()``)."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def update(self, modules):
+        """Add (or replace) modules from a mapping or from ``(name, module)`` pairs."""
+        for key, module in (modules.items() if hasattr(modules, "items") else modules):
+            self[key] = module
+
+    def pop(self, key):
+        module = self._modules[key]
+        del self._modules[key]
+        return module
+
+    def clear(self):
+        self._modules.clear()
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ModuleDict has no forward: call its modules in your module's forward")
+
+
+class _ParameterContainer(Module):
+    @staticmethod
+    def _as_parameter(value):
+        """A Tensor that is not a Parameter becomes one (sharing its data), as in PyTorch."""
+        if isinstance(value, Parameter) or value is None:
+            return value
+        if isinstance(value, Tensor):
+            return Parameter(value, requires_grad=value.requires_grad or value.dtype.kind == "f")
+        raise TypeError(f"{type(value).__name__} is not a Tensor: a parameter container holds Parameters")
+
+    def extra_repr(self):
+        return "\n".join(f"({name}): Parameter containing: [{p.dtype.name} of size {tuple(p.shape)}]"
+                         for name, p in self._parameters.items() if p is not None)
+
+    def __repr__(self):
+        body = self.extra_repr()
+        return f"{type(self).__name__}(" + ("\n    " + body.replace("\n", "\n    ") + "\n" if body else "") + ")"
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} has no forward: use its parameters in your module's "
+                                  f"forward")
+
+
+class ParameterList(_ParameterContainer):
+    """A list of Parameters the parent sees (``plist[0]``, ``plist.append(p)``); a plain Tensor becomes one."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        for value in values or ():
+            self.append(value)
+
+    def append(self, value):
+        self.register_parameter(str(len(self._parameters)), self._as_parameter(value))
+        return self
+
+    def extend(self, values):
+        for value in values:
+            self.append(value)
+        return self
+
+    def __getitem__(self, index):
+        items = list(self._parameters.values())
+        return ParameterList(items[index]) if isinstance(index, slice) else items[index]
+
+    def __setitem__(self, index, value):
+        n = len(self._parameters)
+        if not -n <= index < n:
+            raise IndexError(f"index {index} is out of range for a ParameterList of {n}")
+        self.register_parameter(str(index % n), self._as_parameter(value))
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters.values())
+
+
+class ParameterDict(_ParameterContainer):
+    """A dict of Parameters the parent sees (``pdict["scale"]``); a plain Tensor becomes one."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, value):
+        self.register_parameter(key, self._as_parameter(value))
+
+    def __delitem__(self, key):
+        del self._parameters[key]
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def __contains__(self, key):
+        return key in self._parameters
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def items(self):
+        return self._parameters.items()
+
+    def values(self):
+        return self._parameters.values()
+
+    def update(self, parameters):
+        for key, value in (parameters.items() if hasattr(parameters, "items") else parameters):
+            self[key] = value
 
 
 class Sequential(Module):

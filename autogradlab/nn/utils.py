@@ -1,0 +1,99 @@
+"""Utilities for training loops, with PyTorch's names (``nn.utils``): clipping gradients, and a model's
+parameters as one vector.
+
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)   # the usual guard against exploding gradients
+    optimizer.step()
+"""
+from __future__ import annotations
+
+import math
+
+import numpy
+
+from .. import backend
+from ..grad_mode import no_grad
+from ..ops import elementwise as E
+from ..ops import reduce as R
+from ..ops import shape as S
+from ..tensor import Tensor
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector", "vector_to_parameters"]
+
+
+def _grads(parameters):
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    return [p.grad for p in parameters if p.grad is not None]
+
+
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The ``norm_type``-norm of all the tensors together, as if they were one vector: the norm of their
+    norms (the largest absolute value for ``inf``)."""
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    tensors = list(tensors)
+    norm_type = float(norm_type)
+    if not tensors:
+        return Tensor._make(numpy.zeros((), dtype=numpy.float32), False, None, "cpu")
+    with no_grad():
+        if norm_type == math.inf:
+            norms = [R.amax(E.abs(t)) if t.numel() else E.abs(t).sum() for t in tensors]
+            total = R.amax(S.stack([n.to(tensors[0].dtype) for n in norms]))
+        else:
+            norms = [R.norm(t.reshape(-1), norm_type) if norm_type in (1.0, 2.0) else
+                     (E.abs(t) ** norm_type).sum() ** (1.0 / norm_type) for t in tensors]
+            stacked = S.stack([n.to(tensors[0].dtype) for n in norms])
+            total = R.norm(stacked, norm_type) if norm_type in (1.0, 2.0) else \
+                (E.abs(stacked) ** norm_type).sum() ** (1.0 / norm_type)
+    if error_if_nonfinite and not bool(backend.to_host(E.isfinite(total).data)):
+        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so "
+                           f"it cannot be clipped. To disable this error and scale the gradients by the non-finite "
+                           f"norm anyway, set `error_if_nonfinite=False`")
+    return total
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Scale the gradients of ``parameters`` in place so that their total ``norm_type``-norm (as one vector) is
+    at most ``max_norm``: each ``.grad`` times min(1, max_norm/(total + 1e-6)). Returns the total norm before
+    clipping. (``foreach`` is taken and ignored, as a speed option.)"""
+    grads = _grads(parameters)
+    total = get_total_norm(grads, norm_type, error_if_nonfinite)
+    if not grads:
+        return total
+    with no_grad(), numpy.errstate(invalid="ignore"):   # (a non-finite total: NaN where inf was, as in PyTorch)
+        scale = E.clamp(float(max_norm) / (total + 1e-6), max=1.0)
+        for g in grads:
+            g.mul_(scale.to(g.dtype))
+    return total
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    """Clamp every gradient of ``parameters`` in place to [-clip_value, clip_value]."""
+    clip_value = float(clip_value)
+    with no_grad():
+        for g in _grads(parameters):
+            g.clamp_(-clip_value, clip_value)
+
+
+def parameters_to_vector(parameters):
+    """All the parameters flattened and joined into one 1-D tensor (differentiable)."""
+    return S.cat([p.reshape(-1) for p in parameters])
+
+
+def vector_to_parameters(vec, parameters):
+    """Write the consecutive pieces of the 1-D ``vec`` into the parameters (each takes as many elements as it
+    holds, reshaped to it), in place."""
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected a Tensor, got {type(vec).__name__}")
+    parameters = list(parameters)
+    total = sum(p.numel() for p in parameters)
+    if vec.ndim != 1 or vec.shape[0] != total:
+        raise ValueError(f"vector_to_parameters: vec has shape {tuple(vec.shape)}, but the parameters hold {total} "
+                         f"elements: expected shape ({total},)")
+    with no_grad():
+        start = 0
+        for p in parameters:
+            n = p.numel()
+            p.copy_(vec[start:start + n].reshape(p.shape))
+            start += n

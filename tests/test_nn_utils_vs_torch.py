@@ -1,0 +1,127 @@
+"""``nn.utils`` (clip_grad_norm_, clip_grad_value_, get_total_norm, parameters_to_vector, vector_to_parameters) and
+the containers ``ModuleDict``, ``ParameterList``, ``ParameterDict``, run in both libraries on the same data: the
+clipped gradients and returned norms, the parameters a parent module sees, state_dict keys, errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import import_torch
+from torch_compare import both_raise, close, pair
+
+import autogradlab as ag
+import autogradlab.nn as nn
+
+torch = import_torch()
+INF = float("inf")
+
+
+def _params_with_grads(seed, dtype="float64", scale=3.0, shapes=((3, 4), (5,), (2, 2), (1,))):
+    rng = np.random.default_rng(seed)
+    ours, theirs = [], []
+    for k, shape in enumerate(shapes):
+        p, tp = pair(rng.standard_normal(shape).astype(dtype), requires_grad=True)
+        if k != 3:      # the last one has no gradient: it is left out, as in torch
+            g = (rng.standard_normal(shape) * scale).astype(dtype)
+            p.grad, tp.grad = ag.tensor(g), torch.tensor(g)
+        ours.append(p)
+        theirs.append(tp)
+    return ours, theirs
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, INF, 3.0, 0.5])
+@pytest.mark.parametrize("max_norm", [1.5, 1e6])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_clip_grad_norm_matches_torch(norm_type, max_norm, dtype):
+    ours, theirs = _params_with_grads(1, dtype)
+    total = nn.utils.clip_grad_norm_(ours, max_norm, norm_type)
+    ttotal = torch.nn.utils.clip_grad_norm_(theirs, max_norm, norm_type)
+    tol = 1e-12 if dtype == "float64" else 2e-6
+    close(total, ttotal, rtol=tol, atol=tol)
+    for p, tp in zip(ours, theirs):
+        assert (p.grad is None) == (tp.grad is None)
+        if p.grad is not None:
+            close(p.grad, tp.grad, rtol=tol, atol=tol)
+    close(nn.utils.get_total_norm([p.grad for p in ours[:3]], norm_type),
+          torch.nn.utils.get_total_norm([p.grad for p in theirs[:3]], norm_type), rtol=tol, atol=tol)
+
+
+@pytest.mark.filterwarnings("error")
+def test_clip_grad_norm_of_one_tensor_of_nothing_and_of_a_non_finite_norm_as_torch():
+    p, tp = pair(np.ones(3), requires_grad=True)
+    p.grad, tp.grad = ag.tensor([3.0, 4.0, 0.0], dtype=ag.float64), torch.tensor([3.0, 4.0, 0.0], dtype=torch.float64)
+    close(nn.utils.clip_grad_norm_(p, 1.0), torch.nn.utils.clip_grad_norm_(tp, 1.0), rtol=1e-12, atol=1e-12)
+    close(p.grad, tp.grad, rtol=1e-12, atol=1e-12)
+    close(nn.utils.clip_grad_norm_([], 1.0), torch.nn.utils.clip_grad_norm_([], 1.0), rtol=0, atol=0)
+    ours, theirs = _params_with_grads(2)
+    ours[0].grad.data[0, 0] = theirs[0].grad[0, 0] = INF
+    before = [p.grad.numpy().copy() for p in ours[:3]]
+    both_raise(lambda: nn.utils.clip_grad_norm_(ours, 1.0, error_if_nonfinite=True),
+               lambda: torch.nn.utils.clip_grad_norm_(theirs, 1.0, error_if_nonfinite=True))
+    for p, b in zip(ours, before):          # the failed call scaled nothing
+        np.testing.assert_array_equal(p.grad.numpy(), b)
+    close(nn.utils.clip_grad_norm_(ours, 1.0), torch.nn.utils.clip_grad_norm_(theirs, 1.0), rtol=0, atol=0)
+    for p, tp in zip(ours[:3], theirs[:3]):
+        close(p.grad, tp.grad, rtol=0, atol=0)          # scaled by 1/inf: zeros, and NaN where inf was
+
+
+def test_clip_grad_value_matches_torch():
+    ours, theirs = _params_with_grads(3)
+    nn.utils.clip_grad_value_(ours, 1.2)
+    torch.nn.utils.clip_grad_value_(theirs, 1.2)
+    for p, tp in zip(ours[:3], theirs[:3]):
+        close(p.grad, tp.grad, rtol=0, atol=0)
+    assert max(np.abs(p.grad.numpy()).max() for p in ours[:3]) == 1.2
+
+
+def test_parameters_to_vector_and_back_as_torch():
+    ours, theirs = _params_with_grads(4)
+    v, tv = nn.utils.parameters_to_vector(ours), torch.nn.utils.parameters_to_vector(theirs)
+    close(v, tv, rtol=0, atol=0)
+    (v * v).sum().backward()                       # differentiable, as torch's
+    (tv * tv).sum().backward()
+    for p, tp in zip(ours, theirs):
+        close(p.grad, tp.grad, rtol=1e-12, atol=1e-12)
+    new = np.arange(v.shape[0], dtype="float64")
+    nn.utils.vector_to_parameters(ag.tensor(new), ours)
+    torch.nn.utils.vector_to_parameters(torch.tensor(new), theirs)
+    for p, tp in zip(ours, theirs):
+        close(p, tp, rtol=0, atol=0)
+    both_raise(lambda: nn.utils.vector_to_parameters(new, ours), lambda: torch.nn.utils.vector_to_parameters(new,
+                                                                                                           theirs))
+    with pytest.raises(ValueError, match=r"expected shape \(22,\)"):
+        nn.utils.vector_to_parameters(ag.zeros(5, dtype=ag.float64), ours)
+
+
+def _net(lib):
+    class Net(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = lib.nn.ModuleDict({"enc": lib.nn.Linear(2, 3), "act": lib.nn.ReLU()})
+            self.blocks["dec"] = lib.nn.Linear(3, 1)
+            self.scales = lib.nn.ParameterList([lib.nn.Parameter(lib.ones(3)), lib.zeros(1)])
+            self.extra = lib.nn.ParameterDict({"bias": lib.nn.Parameter(lib.zeros(1))})
+
+        def forward(self, x):
+            h = self.blocks["act"](self.blocks["enc"](x)) * self.scales[0]
+            return self.blocks["dec"](h) + self.scales[1] + self.extra["bias"]
+    return Net()
+
+
+def test_containers_register_what_torchs_register():
+    ours, theirs = _net(ag), _net(torch)
+    assert [k for k, _ in ours.named_parameters()] == [k for k, _ in theirs.named_parameters()]
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert list(ours.blocks.keys()) == list(theirs.blocks.keys()) == ["enc", "act", "dec"]
+    assert "enc" in ours.blocks and len(ours.blocks) == 3 and len(ours.scales) == 2 and "bias" in ours.extra
+    assert isinstance(ours.scales[1], nn.Parameter) and ours.scales[1].requires_grad   # a Tensor became one
+    assert repr(ours.blocks) == repr(theirs.blocks)
+    ours.load_state_dict({k: ag.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    x, tx = pair(np.random.default_rng(5).standard_normal((4, 2)).astype("float32"))
+    close(ours(x), theirs(tx))
+    ours(x).sum().backward()
+    theirs(tx).sum().backward()
+    for (k, p), (_, tp) in zip(ours.named_parameters(), theirs.named_parameters()):
+        close(p.grad, tp.grad, rtol=1e-5, atol=1e-6)
+    assert ours.blocks.pop("act").__class__ is nn.ReLU and list(ours.blocks) == ["enc", "dec"]
+    with pytest.raises(TypeError, match="not a Tensor"):
+        nn.ParameterList([1.0])
