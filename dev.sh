@@ -182,7 +182,7 @@ STRICT_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/test_o
                tests/test_events.py tests/test_strict_backend.py tests/test_inplace_views.py
                tests/test_edge_cases.py tests/test_scalar_operands.py tests/test_torch_names_vs_torch.py
                tests/test_normalization_vs_torch.py tests/test_convolution_vs_torch.py
-               tests/test_lab_ops_vs_torch.py tests/test_recurrent_vs_torch.py)
+               tests/test_lab_ops_vs_torch.py tests/test_recurrent_vs_torch.py tests/test_nn_utils_vs_torch.py)
 
 run_strict_suites() {
     local suites=() f

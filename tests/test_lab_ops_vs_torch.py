@@ -662,3 +662,59 @@ def test_einsum_errors_as_torch(equation, shapes):
     a, ta = pair(_data((2, 3), 61))
     b, tb = pair(_data((3, 2), 62, "float64"))
     both_raise(lambda: ag.einsum("ij,jk", a, b), lambda: torch.einsum("ij,jk", ta, tb))
+
+
+@pytest.mark.parametrize("equation, shapes, needs", [
+    ("ij,jk->ik", [(2, 3), (3, 4)], (False, True)), ("jk,ij->ik", [(3, 4), (2, 3)], (True, False)),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)], (False, True, False)), ("i,i->", [(3,), (3,)], (True, False)),
+    ("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)], (False, True)),
+])
+def test_einsum_of_operands_some_without_gradient_matches_torch(equation, shapes, needs):
+    """Data times a weight: only one operand requires grad (the common case), also to second order."""
+    ours, theirs = zip(*[pair(_data(s, 70 + k, "float64"), requires_grad=need)
+                         for k, (s, need) in enumerate(zip(shapes, needs))])
+    y, ty = ag.einsum(equation, *ours), torch.einsum(equation, *theirs)
+    _backward_both(y, ty)
+    for a, b in zip(ours, theirs):
+        assert (a.grad is None) == (b.grad is None)
+        if a.grad is not None:
+            close(a.grad, b.grad, rtol=1e-12, atol=1e-12)
+    wanted = [a for a, need in zip(ours, needs) if need]
+    twanted = [b for b, need in zip(theirs, needs) if need]
+    grads = ag.autograd.grad((ag.einsum(equation, *ours) * 2).sum(), wanted, create_graph=True)
+    tgrads = torch.autograd.grad((torch.einsum(equation, *theirs) * 2).sum(), twanted, create_graph=True)
+    for g, tg in zip(grads, tgrads):
+        close(g, tg, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("equation, shapes", [("ij->", [(0, 3)]), ("i,j->", [(0,), (3,)]), ("i,i->i", [(1,), (0,)]),
+                                              ("ij,j->i", [(2, 1), (0,)]), ("ij,jk->ik", [(2, 0), (0, 3)])])
+def test_einsum_over_empty_dims_matches_torch(equation, shapes):
+    ours, theirs = zip(*[pair(np.ones(s), requires_grad=True) for s in shapes])
+    y, ty = ag.einsum(equation, *ours), torch.einsum(equation, *theirs)
+    close(y, ty, rtol=0, atol=0)
+    y.sum().backward()
+    ty.sum().backward()
+    for a, b in zip(ours, theirs):
+        close(a.grad, b.grad, rtol=0, atol=0)
+
+
+def test_einsum_of_float16_sums_in_float32_as_torch():
+    a, ta = pair(_data((4, 2048), 80, "float16"))
+    b, tb = pair(_data((2048, 4), 81, "float16"))
+    y, ty = ag.einsum("ij,jk->ik", a, b), torch.einsum("ij,jk->ik", ta, tb)
+    assert y.dtype == ag.float16
+    close(y, ty, rtol=2e-3, atol=0.05)
+    exact = torch.einsum("ij,jk->ik", ta.double(), tb.double())
+    assert np.abs(y.numpy().astype(float) - exact.numpy()).max() < 0.05
+
+
+def test_einsum_refuses_what_torch_refuses():
+    a, ta = pair(_data((2, 3), 82))
+    for eq, ops, tops in [("...i,...i", [a, ag.ones(4, 3)], [ta, torch.ones(4, 3)]),
+                          ("ii->i", [ag.ones(1, 3)], [torch.ones(1, 3)]),
+                          ("i\u00e9", [a], [ta])]:
+        both_raise(lambda: ag.einsum(eq, *ops), lambda: torch.einsum(eq, *tops))
+    both_raise(lambda: ag.einsum("ij", np.ones((2, 3))), lambda: torch.einsum("ij", np.ones((2, 3))))
+    with pytest.raises(TypeError, match="sublist form"):
+        ag.einsum(a, [0, 1])

@@ -125,3 +125,44 @@ def test_containers_register_what_torchs_register():
     assert ours.blocks.pop("act").__class__ is nn.ReLU and list(ours.blocks) == ["enc", "dec"]
     with pytest.raises(TypeError, match="not a Tensor"):
         nn.ParameterList([1.0])
+
+
+@pytest.mark.parametrize("grads, dtypes, norm_type", [
+    ([[300.0] * 4, [200.0] * 3], ["float16", "float16"], 2.0),      # float16 norms summed in float32
+    ([[1e-4] * 4, [2e-4] * 3], ["float16", "float16"], 2.0),
+    ([[1.0] * 4, [1e5]], ["float16", "float32"], 2.0),               # the total in the promoted dtype
+    ([[1.0] * 4, [2.0]], ["float32", "float64"], 2.0),
+    ([[1.0, 0.0, 2.0], [0.0, 3.0]], ["float32", "float32"], 0.0),    # how many are not zero
+    ([[1.0, 0.0, 2.0], [0.5, 3.0]], ["float32", "float32"], -INF),   # the smallest |g|
+])
+def test_clip_grad_norm_in_mixed_and_half_precision_and_odd_norms_as_torch(grads, dtypes, norm_type):
+    ours, theirs = [], []
+    for g, d in zip(grads, dtypes):
+        p, tp = pair(np.zeros(len(g), dtype=d), requires_grad=True)
+        p.grad, tp.grad = ag.tensor(np.array(g, dtype=d)), torch.tensor(np.array(g, dtype=d))
+        ours.append(p)
+        theirs.append(tp)
+    total = nn.utils.clip_grad_norm_(ours, 1.0, norm_type)
+    ttotal = torch.nn.utils.clip_grad_norm_(theirs, 1.0, norm_type)
+    close(total, ttotal, rtol=1e-6, atol=0)
+    for p, tp in zip(ours, theirs):
+        close(p.grad, tp.grad, rtol=1e-3, atol=1e-7)
+
+
+def test_parameter_dict_order_and_methods_as_torch():
+    from collections import OrderedDict
+    for lib_values in ({"b": 1, "a": 2}, OrderedDict([("b", 1), ("a", 2)])):
+        ours = nn.ParameterDict(type(lib_values)((k, nn.Parameter(ag.zeros(v))) for k, v in lib_values.items()))
+        theirs = torch.nn.ParameterDict(type(lib_values)((k, torch.nn.Parameter(torch.zeros(v)))
+                                                         for k, v in lib_values.items()))
+        assert list(ours.keys()) == list(theirs.keys())         # a plain dict sorted, an OrderedDict as it is
+        assert [k for k, _ in ours.named_parameters()] == [k for k, _ in theirs.named_parameters()]
+    assert ours.get("zzz") is None and ours.pop("a").shape == (2,) and list(ours) == ["b"]
+    assert ours.setdefault("c", ag.ones(1)).requires_grad and list(ours) == ["b", "c"]
+
+
+@pytest.mark.parametrize("name", [1, "a.b", "", "training", "forward"])
+def test_child_and_parameter_names_are_refused_as_torch(name):
+    both_raise(lambda: nn.ModuleDict({name: nn.ReLU()}), lambda: torch.nn.ModuleDict({name: torch.nn.ReLU()}))
+    both_raise(lambda: nn.Module().register_parameter(name, nn.Parameter(ag.zeros(1))),
+               lambda: torch.nn.Module().register_parameter(name, torch.nn.Parameter(torch.zeros(1))))

@@ -579,8 +579,11 @@ class ModuleDict(Module):
 
     def update(self, modules):
         """Add (or replace) modules from a mapping or from ``(name, module)`` pairs."""
-        for key, module in (modules.items() if hasattr(modules, "items") else modules):
-            self[key] = module
+        for i, item in enumerate(modules.items() if hasattr(modules, "items") else modules):
+            if len(item) != 2:
+                raise ValueError(f"ModuleDict update sequence element #{i} has length {len(item)}; 2 is required "
+                                 f"(a (name, module) pair)")
+            self[item[0]] = item[1]
 
     def pop(self, key):
         module = self._modules[key]
@@ -605,8 +608,9 @@ class _ParameterContainer(Module):
         raise TypeError(f"{type(value).__name__} is not a Tensor: a parameter container holds Parameters")
 
     def extra_repr(self):
-        return "\n".join(f"({name}): Parameter containing: [{p.dtype.name} of size {tuple(p.shape)}]"
-                         for name, p in self._parameters.items() if p is not None)
+        return "\n".join(f"({name}): Parameter containing: [{p.dtype.name} of size "
+                         f"{'x'.join(map(str, p.shape)) or '()'}]" for name, p in self._parameters.items()
+                         if p is not None)
 
     def __repr__(self):
         body = self.extra_repr()
@@ -687,8 +691,30 @@ class ParameterDict(_ParameterContainer):
         return self._parameters.values()
 
     def update(self, parameters):
-        for key, value in (parameters.items() if hasattr(parameters, "items") else parameters):
+        """Add (or replace) parameters from a mapping or from ``(name, tensor)`` pairs; a plain ``dict`` is taken in
+        the order of its sorted keys, as PyTorch takes it (an ``OrderedDict`` or pairs keep their order)."""
+        if type(parameters) is dict:
+            items = sorted(parameters.items())
+        else:
+            items = list(parameters.items() if hasattr(parameters, "items") else parameters)
+        for key, value in items:
             self[key] = value
+
+    def get(self, key, default=None):
+        return self._parameters.get(key, default)
+
+    def pop(self, key):
+        value = self._parameters[key]
+        del self._parameters[key]
+        return value
+
+    def setdefault(self, key, default=None):
+        if key not in self._parameters:
+            self[key] = default
+        return self._parameters[key]
+
+    def clear(self):
+        self._parameters.clear()
 
 
 class Sequential(Module):

@@ -112,8 +112,21 @@ class Module:
         self._buffers[name] = tensor
         (self._non_persistent.discard if persistent else self._non_persistent.add)(name)
 
+    def _check_name(self, name, what, registry):
+        """A name a parameter or child module can take: a string, not empty, without "." (state_dict keys join names
+        with dots), and not one of the module's own attributes."""
+        if not isinstance(name, str):
+            raise TypeError(f"{what} name should be a string. Got {type(name).__name__}")
+        if not name:
+            raise KeyError(f'{what} name can\'t be empty string ""')
+        if "." in name:
+            raise KeyError(f'{what} name can\'t contain ".", got: {name}')
+        if hasattr(self, name) and name not in self.__dict__[registry]:
+            raise KeyError(f"attribute '{name}' already exists")
+
     def register_parameter(self, name, param):
         """Same as ``self.name = param`` (``param`` may be None)."""
+        self._check_name(name, "parameter", "_parameters")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{type(param).__name__}' as parameter '{name}' "
                             f"(nn.Parameter or None expected)")
@@ -126,6 +139,7 @@ class Module:
 
     def add_module(self, name, module):
         """Same as ``self.name = module``."""
+        self._check_name(name, "module", "_modules")
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         self.__setattr__(name, module)

@@ -27,9 +27,28 @@ def _grads(parameters):
     return [p.grad for p in parameters if p.grad is not None]
 
 
+def _vector_norm(t, p):
+    """The ``p``-norm of all of ``t``'s elements (inf: the largest |x|, -inf: the smallest, 0: how many are not 0);
+    float16 summed in float32 and rounded once, as PyTorch does."""
+    if t.dtype == numpy.float16:
+        return _vector_norm(t.to(numpy.float32), p).to(numpy.float16)
+    a = E.abs(t.reshape(-1))
+    if p == math.inf:
+        return R.amax(a) if a.numel() else a.sum()
+    if p == -math.inf:
+        return R.amin(a) if a.numel() else a.sum() + math.inf
+    if p == 0:
+        return E.to_dtype(a != 0, t.dtype).sum()
+    if p == 1:
+        return a.sum()
+    if p == 2:
+        return R.norm(a)
+    return (a ** p).sum() ** (1.0 / p)
+
+
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    """The ``norm_type``-norm of all the tensors together, as if they were one vector: the norm of their
-    norms (the largest absolute value for ``inf``)."""
+    """The ``norm_type``-norm of all the tensors together, as if they were one vector: the norm of their norms
+    (each in its own dtype, the total in the dtype they promote to)."""
     if isinstance(tensors, Tensor):
         tensors = [tensors]
     tensors = list(tensors)
@@ -37,15 +56,8 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     if not tensors:
         return Tensor._make(numpy.zeros((), dtype=numpy.float32), False, None, "cpu")
     with no_grad():
-        if norm_type == math.inf:
-            norms = [R.amax(E.abs(t)) if t.numel() else E.abs(t).sum() for t in tensors]
-            total = R.amax(S.stack([n.to(tensors[0].dtype) for n in norms]))
-        else:
-            norms = [R.norm(t.reshape(-1), norm_type) if norm_type in (1.0, 2.0) else
-                     (E.abs(t) ** norm_type).sum() ** (1.0 / norm_type) for t in tensors]
-            stacked = S.stack([n.to(tensors[0].dtype) for n in norms])
-            total = R.norm(stacked, norm_type) if norm_type in (1.0, 2.0) else \
-                (E.abs(stacked) ** norm_type).sum() ** (1.0 / norm_type)
+        dtype = numpy.result_type(*[t.dtype for t in tensors])
+        total = _vector_norm(S.stack([_vector_norm(t, norm_type).to(dtype) for t in tensors]), norm_type)
     if error_if_nonfinite and not bool(backend.to_host(E.isfinite(total).data)):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so "
                            f"it cannot be clipped. To disable this error and scale the gradients by the non-finite "

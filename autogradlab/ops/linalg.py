@@ -176,7 +176,7 @@ def bmm(a, b):
 # -- einsum: one op for one or two operands; more are contracted two at a time --------------------------------
 
 def _einsum_forward(xp, *arrays, equation):
-    return xp.einsum(equation, *arrays)
+    return xp.einsum(equation, *arrays, optimize=len(arrays) > 1)   # (two operands: a BLAS product, as matmul)
 
 
 def _letters(subscripts):
@@ -191,9 +191,10 @@ def _gradient_of_operand(g, out, mine, others, shape):
     elsewhere = out + "".join(s for s, _ in others)
     keep = "".join(ch for ch in mine if ch in elsewhere)
     if keep != out or others:
-        g = einsum(",".join([out] + [s for s, _ in others]) + "->" + keep, g, *[t for _, t in others])
+        g = _contract(",".join([out] + [s for s, _ in others]) + "->" + keep, g, *[t for _, t in others])
     sizes = dict(zip(keep, g.shape))
-    target = tuple(max(sizes.get(ch, 1), n) for ch, n in zip(mine, shape))   # (a size-1 letter elsewhere too)
+    # broadcast back: to the operand's size, or to g's where the operand's is 1 (Node.apply sums that back)
+    target = tuple(n if sizes.get(ch, 1) == 1 else sizes[ch] for ch, n in zip(mine, shape))
     if keep == mine and tuple(g.shape) == target:
         return g
     g = g.reshape(tuple(sizes.get(ch, 1) for ch in mine))
@@ -205,9 +206,12 @@ def _einsum_vjp(g, ctx):
     subs = inputs.split(",")
     grads = []
     for k, need in enumerate(ctx.needs_input_grad):
+        if not need:   # (and the other operand may not have been saved: it is read only for this gradient)
+            grads.append(None)
+            continue
         # the other operand (a binary einsum's): a's gradient reads b, b's reads a
         others = [] if len(subs) == 1 else [(subs[1 - k], ctx.other if k == 0 else ctx.self)]
-        grads.append(_gradient_of_operand(g, out, subs[k], others, ctx._input_shapes[k]) if need else None)
+        grads.append(_gradient_of_operand(g, out, subs[k], others, ctx._input_shapes[k]))
     return tuple(grads)
 
 
@@ -234,8 +238,10 @@ def _parse_einsum(equation, operands):
     if len(subs) < len(operands):
         raise RuntimeError(f"einsum(): more operands were provided than specified in the equation {equation!r}")
     for s in subs + ([out] if arrow else []):
-        if (_letters(s) and not _letters(s).isalpha()) or s.count("...") > 1 or "." in _letters(s):
-            raise RuntimeError(f"einsum(): invalid subscripts {s!r} in {equation!r}: letters, and at most one '...'")
+        letters = _letters(s)
+        if (letters and not (letters.isascii() and letters.isalpha())) or s.count("...") > 1 or "." in letters:
+            raise RuntimeError(f"einsum(): invalid subscripts {s!r} in {equation!r}: letters a-z and A-Z, and at "
+                               f"most one '...'")
     if not arrow:
         counts = {}
         for ch in _letters(lhs.replace(",", "")):
@@ -247,20 +253,31 @@ def _parse_einsum(equation, operands):
         if ch not in lhs:
             raise RuntimeError(f"einsum(): output subscript {ch} does not appear in the equation for any input "
                                f"operand")
-    sizes = {}
+    sizes, ellipses = {}, []
     for k, (s, t) in enumerate(zip(subs, operands)):
         letters = _letters(s)
         if len(letters) > t.ndim or ("..." not in s and len(letters) != t.ndim):
             raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(letters)}) does not match "
                                f"the number of dimensions ({t.ndim}) for operand {k}"
                                + ("" if "..." in s else " and no ellipsis was given"))
-        dims = t.shape[:s.index("...")] + t.shape[t.ndim - len(s.partition("...")[2]):] if "..." in s else t.shape
+        head, _, tail = s.partition("...")
+        dims = tuple(t.shape[:len(head)]) + tuple(t.shape[t.ndim - len(tail):]) if "..." in s else tuple(t.shape)
+        own = {}
         for ch, n in zip(letters, dims):
+            if own.setdefault(ch, n) != n:
+                raise RuntimeError(f"einsum(): subscript {ch} is repeated for operand {k} but the sizes don't match, "
+                                   f"{own[ch]} != {n}")
             seen = sizes.setdefault(ch, n)
             if n != seen and 1 not in (n, seen):
                 raise RuntimeError(f"einsum(): subscript {ch} has size {n} for operand {k} which does not broadcast "
                                    f"with previously seen size {seen}")
-            sizes[ch] = max(seen, n)
+            sizes[ch] = n if seen == 1 else seen
+        if "..." in s:
+            ellipses.append(tuple(t.shape[len(head):t.ndim - len(tail)]))
+    try:
+        numpy.broadcast_shapes(*ellipses)
+    except ValueError:
+        raise RuntimeError(f"einsum(): the dims that '...' stands for do not broadcast: {ellipses}") from None
     return subs, out
 
 
@@ -288,9 +305,19 @@ def einsum(equation, *operands):
     no gradient here."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    for k, t in enumerate(operands):
-        if not isinstance(t, Tensor) and not hasattr(t, "ndim"):
+    if not isinstance(equation, str) and isinstance(equation, Tensor):
+        raise TypeError("einsum(): the sublist form einsum(a, [0, 1], b, [1, 2]) is not available here: write the "
+                        "equation as a string, einsum('ij,jk', a, b)")
+    for t in operands:
+        if not isinstance(t, Tensor):
             raise not_a_tensor("einsum", t)
+    if operands and operands[0].dtype == numpy.float16:   # (summed in float32 and rounded once, as PyTorch)
+        return _contract(equation, *[t.to(numpy.float32) for t in operands]).to(numpy.float16)
+    return _contract(equation, *operands)
+
+
+def _contract(equation, *operands):
+    """:func:`einsum` on Tensors or, in a VJP, on arrays."""
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
     subs, out = _parse_einsum(equation, operands)
