@@ -29,7 +29,10 @@ legitimately differ):
 * a lone root's node is always evaluated by PyTorch (no GraphRoot node is made),
   so its tensor hooks and ``retain_grad`` run even when ``inputs=`` prunes it;
 * ``backward(inputs=)`` calls ``retain_grad()`` on the inputs before validating
-  them, so a failing call can still leave an input retaining its grad.
+  them, so a failing call can still leave an input retaining its grad;
+* a matmul with a 1-D operand is three nodes in PyTorch (unsqueeze, mm, squeeze),
+  one here: PyTorch's leaf behind the unsqueeze is released one node later, so
+  in such a program the leaves released together are compared as a set.
 
 A seed that requires grad is only used with ``create_graph=True``: without it
 PyTorch's ``grad()`` may return such a seed object as is, although its documentation
@@ -40,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import import_torch
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 import autogradlab as ag
 
@@ -432,6 +435,11 @@ def _reaches(fn, targets):
     return False
 
 
+def _vector_matmul(prog):
+    """Whether the program has a matmul of a 1-D operand (PyTorch: unsqueeze, mm and squeeze nodes)."""
+    return any(name == "matmul" and len(prog["shapes"][args[0]]) == 1 for name, args, _ in prog["steps"])
+
+
 def _torch_only_nodes(tw, call):
     """Step indices whose grad_fn PyTorch runs but autogradlab does not (documented difference 1):
     a non-leaf ``backward(inputs=)`` input whose node leads to no other input."""
@@ -507,7 +515,9 @@ def run_differential(prog):
             if [r[0] for r in ts["retained"]] != [r[0] for r in gs["retained"]]:
                 return  # PyTorch's backward(inputs=) calls retain_grad() on inputs before validating them
             continue
-        exact = not extra   # (PyTorch's heap also held the nodes autogradlab does not run: see the docstring)
+        # (PyTorch's heap also held nodes autogradlab does not run, or has nodes autogradlab does not make: see the
+        # docstring)
+        exact = not extra and not _vector_matmul(prog)
         t_order = [tok for tok in tw.order(exact) if not (isinstance(tok, tuple) and tok[0] == "op"
                                                            and tok[1] in extra)]
         # dropping a node can leave two leaf sets side by side: merge them again
@@ -532,8 +542,21 @@ FAST = settings(max_examples=800, deadline=None, derandomize=True, database=None
 pytestmark = pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True:UserWarning")
 
 
+# found by hypothesis: a vector @ matrix whose two leaves PyTorch releases one node apart (see the docstring)
+VECTOR_MATMUL = {
+    "seed": 0, "leaves": [((3,), True), ((3, 3), True)],
+    "steps": [("matmul", (0, 1), None), ("neg", (2,), None), ("neg", (2,), None), ("neg", (3,), None),
+              ("neg", (3,), None), ("neg", (4,), None), ("neg", (6,), None), ("neg", (8,), None), ("neg", (9,), None),
+              ("neg", (9,), None)],
+    "shapes": [(3,), (3, 3)] + [(3,)] * 10,
+    "calls": [{"kind": "backward", "roots": [6], "seeds": ["rand"], "seeds_as_none": False, "retain": None,
+               "create": False, "inputs": None, "allow_unused": None, "materialize": True, "derived": False}],
+    "hooks": {0: "double", 7: "record", 10: "record"}, "retained": [2], "early_accumulators": False}
+
+
 @FAST
 @given(programs(FIRST_ORDER_OPS))
+@example(prog=VECTOR_MATMUL)
 def test_random_first_order_programs_match_torch(prog):
     run_differential(prog)
 
