@@ -68,6 +68,15 @@ SCHEDULES = {
                                                                  anneal_strategy="linear", three_phase=True),
     "OneCycleLR without momentum": lambda m, o: m.OneCycleLR(o, 0.3, total_steps=45, cycle_momentum=False,
                                                              div_factor=10.0, final_div_factor=100.0),
+    "ConstantLR": lambda m, o: m.ConstantLR(o, factor=0.25, total_iters=6),
+    "PolynomialLR": lambda m, o: m.PolynomialLR(o, total_iters=30, power=2.0),
+    "PolynomialLR-linear": lambda m, o: m.PolynomialLR(o, total_iters=12),
+    "CosineAnnealingWarmRestarts": lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=5, eta_min=0.001),
+    "CosineAnnealingWarmRestarts-T_mult": lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2),
+    "ChainedScheduler": lambda m, o: m.ChainedScheduler([m.ConstantLR(o, 0.1, total_iters=4),
+                                                         m.ExponentialLR(o, 0.9)]),
+    "SequentialLR of ConstantLR and PolynomialLR": lambda m, o: m.SequentialLR(
+        o, [m.ConstantLR(o, 0.5, total_iters=3), m.PolynomialLR(o, total_iters=20, power=0.5)], milestones=[6]),
     "CyclicLR triangular": lambda m, o: m.CyclicLR(o, 0.01, [0.1, 0.2], step_size_up=4),
     "CyclicLR triangular2": lambda m, o: m.CyclicLR(o, [0.01, 0.02], 0.1, 3, 5, mode="triangular2"),
     "CyclicLR exp_range": lambda m, o: m.CyclicLR(o, 0.001, 0.1, step_size_up=5, mode="exp_range", gamma=0.97),
@@ -122,7 +131,7 @@ def test_stepping_the_scheduler_first_warns_as_torch():
 
 @pytest.mark.parametrize("name", ["StepLR", "MultiStepLR", "CosineAnnealingLR", "warm-up then cosine (chained)",
                                   "SequentialLR warm-up then cosine", "SequentialLR of three", "OneCycleLR",
-                                  "CyclicLR triangular2"])
+                                  "CyclicLR triangular2", "CosineAnnealingWarmRestarts-T_mult", "ChainedScheduler"])
 def test_a_checkpoint_resumes_the_schedule_exactly(tmp_path, name):
     straight = _lrs(ag, SCHEDULES[name], epochs=30)
     opt = _optimizer(ag)
@@ -400,3 +409,38 @@ def test_cyclic_state_dicts_hold_torchs_keys(kind):
         public = {k for k in theirs if not k.startswith("_")}
         assert public <= set(ours)
         assert ours["use_beta1"] is theirs["use_beta1"] is (kind == "Adam")
+
+
+@pytest.mark.parametrize("T_mult", [1, 2, 3])
+def test_warm_restarts_stepped_with_fractional_epochs_as_torch(T_mult):
+    """PyTorch's documented use: scheduler.step(epoch + i / iters) after each batch."""
+    def run(lib):
+        opt = _optimizer(lib)
+        sched = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=T_mult, eta_min=0.01)
+        seen = []
+        for epoch in range(12):
+            for i in range(4):
+                opt.step()
+                sched.step(epoch + i / 4)
+                seen.append([g["lr"] for g in opt.param_groups])
+        return seen, sched.last_epoch
+    assert run(ag) == run(torch)
+    for lib in (ag, torch):
+        with pytest.raises(ValueError, match="non-negative epoch"):
+            lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(_optimizer(lib), 2).step(-1)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, o: m.ConstantLR(o, factor=1.5),
+    lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=0),
+    lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=2.0),
+    lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=0),
+    lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=2, eta_min="0"),
+    lambda m, o: m.ChainedScheduler([]),
+    lambda m, o: m.ChainedScheduler([m.StepLR(o, 2), m.ReduceLROnPlateau(o)]),
+])
+def test_more_schedulers_refuse_bad_arguments_as_torch(call):
+    with pytest.raises(Exception) as caught:   # noqa: PT011  (whatever torch raises, ours must raise the same)
+        call(torch.optim.lr_scheduler, _optimizer(torch))
+    with pytest.raises(caught.type):
+        call(optim.lr_scheduler, _optimizer(ag))

@@ -30,7 +30,8 @@ from collections import Counter
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR", "LinearLR", "CosineAnnealingLR",
-           "ReduceLROnPlateau", "SequentialLR", "OneCycleLR", "CyclicLR"]
+           "ReduceLROnPlateau", "SequentialLR", "OneCycleLR", "CyclicLR", "ConstantLR", "PolynomialLR",
+           "CosineAnnealingWarmRestarts", "ChainedScheduler"]
 
 
 class LRScheduler:
@@ -270,6 +271,47 @@ class LinearLR(LRScheduler):
     def _get_closed_form_lr(self):
         change = self.end_factor - self.start_factor
         return [base * (self.start_factor + change * min(self.total_iters, self.last_epoch) / self.total_iters)
+                for base in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    """lr = base_lr * factor for the first ``total_iters`` epochs, then base_lr (a simple warm-up)."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError(f"Constant multiplicative factor expected to be between 0 and 1, got factor={factor}")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._current()]
+        if self.last_epoch != self.total_iters:
+            return self._current()
+        return [lr * (1.0 / self.factor) for lr in self._current()]
+
+    def _get_closed_form_lr(self):
+        return [base * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+                for base in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """lr = base_lr * (1 - epoch/total_iters)^power, down to 0 at ``total_iters`` (and after); written as the ratio
+    of one epoch's value to the last's, so it composes with other schedulers."""
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._current()
+        t, T = self.last_epoch, self.total_iters
+        ratio = ((1.0 - t / T) / (1.0 - (t - 1) / T)) ** self.power
+        return [lr * ratio for lr in self._current()]
+
+    def _get_closed_form_lr(self):
+        return [base * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
                 for base in self.base_lrs]
 
 
@@ -638,3 +680,80 @@ class CyclicLR(LRScheduler):
         if fn is not None:
             self._scale_fn_custom.__dict__.update(fn)
         self._init_scale_fn()
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR: lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * T_cur / T_i)) / 2, where T_cur counts the epochs
+    since the last restart and each period is ``T_mult`` times the one before (the first: ``T_0``). As in
+    PyTorch, ``step(epoch)`` also takes a fractional epoch (``epoch + batch / batches``) to anneal within one."""
+
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+        if not isinstance(T_0, int) or T_0 <= 0:
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if not isinstance(T_mult, int) or T_mult < 1:
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base in self.base_lrs]
+
+    def step(self, epoch=None):
+        """The next epoch, or ``epoch`` (a number of epochs since the start, fractions allowed)."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:   # a restart: the next period is T_mult times longer
+                self.T_cur %= self.T_i
+                self.T_i *= self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        elif epoch >= self.T_0:
+            if self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:   # the restarts before epoch: T_0 * (T_mult^n - 1)/(T_mult - 1) epochs in all
+                n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult ** n
+        else:
+            self.T_i, self.T_cur = self.T_0, epoch
+        self.last_epoch = math.floor(epoch)
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr(), strict=True):
+            group["lr"] = lr
+        self._last_lr = self._current()
+
+
+class ChainedScheduler(LRScheduler):
+    """Several schedulers of one optimizer stepped together, in order: ``ChainedScheduler([warmup, decay])``'s
+    ``step()`` steps each (their chainable updates compose)."""
+
+    def __init__(self, schedulers, optimizer=None):
+        schedulers = list(schedulers)
+        if not schedulers:
+            raise ValueError("ChainedScheduler expects at least one scheduler to be chained, but got no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        for i, scheduler in enumerate(schedulers):
+            if not hasattr(scheduler, "optimizer"):
+                raise TypeError(f"ChainedScheduler: schedulers[{i}] is a {type(scheduler).__name__}, not a scheduler")
+            if isinstance(scheduler, ReduceLROnPlateau):
+                raise ValueError(f"ChainedScheduler does not support ReduceLROnPlateau (schedulers[{i}]): it steps on "
+                                 f"a metric, which ChainedScheduler.step() does not take")
+            if scheduler.optimizer is not optimizer:
+                raise ValueError(f"ChainedScheduler expects all schedulers to belong to the same optimizer, but "
+                                 f"schedulers[{i}] ({type(scheduler).__name__}) adjusts another one")
+        self._schedulers, self.optimizer = schedulers, optimizer
+        self._last_lr = self._current()
+
+    def step(self):
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = self._current()
+
+    state_dict = SequentialLR.state_dict
+    load_state_dict = SequentialLR.load_state_dict
