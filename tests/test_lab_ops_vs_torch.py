@@ -718,3 +718,58 @@ def test_einsum_refuses_what_torch_refuses():
     both_raise(lambda: ag.einsum("ij", np.ones((2, 3))), lambda: torch.einsum("ij", np.ones((2, 3))))
     with pytest.raises(TypeError, match="sublist form"):
         ag.einsum(a, [0, 1])
+
+
+# -- scaled_dot_product_attention --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, mask", [({}, None), ({"is_causal": True}, None), ({"scale": 0.3}, None),
+                                          ({}, "bool"), ({}, "float"), ({}, "a query that sees nothing"),
+                                          ({"is_causal": True, "scale": 2.0}, None), ({}, "broadcast bool")])
+@pytest.mark.parametrize("batched", [True, False])
+def test_scaled_dot_product_attention_matches_torch(kwargs, mask, batched):
+    lead = (2, 2) if batched else ()
+    (q, tq), (k, tk), (v, tv) = (pair(_data(lead + s, 90 + i, "float64"), requires_grad=True)
+                                 for i, s in enumerate([(3, 4), (5, 4), (5, 6)]))
+    m = tm = None
+    rng = np.random.default_rng(95)
+    if mask in ("bool", "a query that sees nothing"):
+        keep = rng.random((3, 5)) > 0.3
+        if mask == "a query that sees nothing":
+            keep[1] = False
+        m, tm = pair(keep)
+    elif mask == "broadcast bool":
+        m, tm = pair(rng.random((1, 5)) > 0.3)
+    elif mask == "float":
+        m, tm = pair(rng.standard_normal((3, 5)))
+    y = F.scaled_dot_product_attention(q, k, v, attn_mask=m, **kwargs)
+    ty = TF.scaled_dot_product_attention(tq, tk, tv, attn_mask=tm, **kwargs)
+    close(y, ty, rtol=1e-12, atol=1e-12)
+    _backward_both(y, ty)
+    for a, b in ((q, tq), (k, tk), (v, tv)):
+        close(a.grad, b.grad, rtol=1e-11, atol=1e-12)
+    assert np.isfinite(q.grad.numpy()).all()
+
+
+def test_scaled_dot_product_attention_second_derivative_and_finite_differences():
+    (q, tq), (k, tk), (v, tv) = (pair(_data(s, 96 + i, "float64"), requires_grad=True)
+                                 for i, s in enumerate([(3, 2), (4, 2), (4, 2)]))
+    loss = (F.scaled_dot_product_attention(q, k, v, is_causal=True) ** 2).sum()
+    tloss = (TF.scaled_dot_product_attention(tq, tk, tv, is_causal=True) ** 2).sum()
+    g = ag.autograd.grad(loss, (q, k, v), create_graph=True)
+    tg = torch.autograd.grad(tloss, (tq, tk, tv), create_graph=True)
+    sum((x * x).sum() for x in g).backward()
+    sum((x * x).sum() for x in tg).backward()
+    for a, b in ((q, tq), (k, tk), (v, tv)):
+        close(a.grad, b.grad, rtol=1e-10, atol=1e-11)
+    fresh = tuple(ag.tensor(t.detach().numpy(), requires_grad=True) for t in (q, k, v))
+    assert gradcheck(lambda *t: F.scaled_dot_product_attention(*t), fresh)
+
+
+def test_scaled_dot_product_attention_dropout_and_errors_as_torch():
+    (q, tq), (k, tk), (v, tv) = (pair(_data(s, 97 + i)) for i, s in enumerate([(3, 4), (5, 4), (5, 6)]))
+    close(F.scaled_dot_product_attention(q, k, v, dropout_p=1.0),
+          TF.scaled_dot_product_attention(tq, tk, tv, dropout_p=1.0), rtol=0, atol=0)   # every weight dropped
+    m, tm = pair(np.ones((3, 5), dtype=bool))
+    both_raise(lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=True),
+               lambda: TF.scaled_dot_product_attention(tq, tk, tv, attn_mask=tm, is_causal=True))
+    both_raise(lambda: F.scaled_dot_product_attention(q, v, k), lambda: TF.scaled_dot_product_attention(tq, tv, tk))

@@ -6,14 +6,16 @@ and the convolutions in :mod:`autogradlab.nn.convolution`; both are here too.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy
 
-from .. import backend
+from .. import backend, creation
 from ..grad_mode import no_grad
 from ..ops import elementwise as E
 from ..ops import reduce as R
+from ..ops import shape as S
 from ..ops.registry import apply, defop
 from ..tensor import Tensor
 from .convolution import avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d, max_pool2d, pad
@@ -24,7 +26,7 @@ from .losses import check_float as _check_float
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "elu", "silu", "softplus",
            "gelu", "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
-           "batch_norm", "pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
+           "batch_norm", "pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "scaled_dot_product_attention"]
 
 
 def linear(input, weight, bias=None):
@@ -165,11 +167,46 @@ def dropout(input, p=0.5, training=True):
         return input
     if p == 1.0:
         return input * 0.0
-    from .. import backend, creation
     keep = creation.generator().random(tuple(input.shape)) >= p
     mask = backend.asarray(keep.astype(input.dtype) / (1.0 - p), input.device)
-    from ..tensor import Tensor
     return input * Tensor._make(mask, False, None, input.device)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(q k^T * scale + mask) v over the last two dims: query (..., L, E), key (..., S, E), value (..., S, Ev);
+    scale = 1/sqrt(E) unless given. ``is_causal``: query i sees the keys j <= i; a bool ``attn_mask`` keeps the
+    scores where it is True, a float one is added to them. A query that sees no key gets zeros (and no gradient),
+    as in PyTorch. ``dropout_p`` drops attention weights whenever it is not 0 (pass 0.0 when evaluating)."""
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        _check_float(t, name, "scaled_dot_product_attention")
+    if enable_gqa:
+        raise NotImplementedError("scaled_dot_product_attention: enable_gqa is not available here; repeat the key "
+                                  "and value heads first (k.repeat_interleave is not here either: use expand)")
+    if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
+        raise RuntimeError(f"scaled_dot_product_attention: query {tuple(query.shape)}, key {tuple(key.shape)} and "
+                           f"value {tuple(value.shape)} do not fit: query and key need the same last dim (E), key "
+                           f"and value the same number of keys (S)")
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("scaled_dot_product_attention: give attn_mask or is_causal=True, not both (for a causal "
+                           "mask combined with yours: attn_mask=yours & autogradlab.tril(ones(L, S, dtype=bool)))")
+    n_query, n_key = query.shape[-2], key.shape[-2]
+    scores = query @ key.transpose(-2, -1) * (1.0 / math.sqrt(query.shape[-1]) if scale is None else scale)
+    keep = None
+    if is_causal:
+        keep = S.tril(creation.ones(n_query, n_key, dtype="bool", device=query.device))
+    elif attn_mask is not None and attn_mask.dtype == numpy.bool_:
+        keep = attn_mask
+    elif attn_mask is not None:
+        scores = scores + attn_mask
+    if keep is not None:
+        scores = E.masked_fill(scores, ~keep, -math.inf)
+    # a row of -inf (a query that sees nothing): its weights are zeros, not softmax's 0/0, and it sends nothing back
+    dead = R.all(scores == -math.inf, -1, keepdim=True)
+    weights = E.where(dead, 0.0, R.softmax(E.where(dead, 0.0, scores), -1))
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True)
+    return weights @ value
 
 
 # -- normalisation -------------------------------------------------------------------------------
