@@ -773,3 +773,33 @@ def test_scaled_dot_product_attention_dropout_and_errors_as_torch():
     both_raise(lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=True),
                lambda: TF.scaled_dot_product_attention(tq, tk, tv, attn_mask=tm, is_causal=True))
     both_raise(lambda: F.scaled_dot_product_attention(q, v, k), lambda: TF.scaled_dot_product_attention(tq, tv, tk))
+
+
+def test_scaled_dot_product_attention_in_float16_edge_shapes_and_mask_dtypes_as_torch():
+    (q, tq), (k, tk), (v, tv) = (pair(_data(s, 98 + i, "float16")) for i, s in enumerate([(16, 64), (64, 64),
+                                                                                        (64, 8)]))
+    y, ty = F.scaled_dot_product_attention(q, k, v), TF.scaled_dot_product_attention(tq, tk, tv)
+    assert y.dtype == ag.float16
+    close(y, ty, rtol=2e-3, atol=2e-3)                 # computed in float32 and rounded once, as torch on the CPU
+    m, tm = pair(_data((16, 64), 101, "float32"))      # a float32 mask on float16 scores: cast, as torch
+    close(F.scaled_dot_product_attention(q, k, v, attn_mask=m), TF.scaled_dot_product_attention(tq, tk, tv,
+                                                                                             attn_mask=tm),
+          rtol=2e-3, atol=2e-3)
+    (q0, tq0), (k0, tk0), (v0, tv0) = (pair(np.zeros(s)) for s in [(2, 0), (3, 0), (3, 4)])   # E = 0
+    v0, tv0 = pair(_data((3, 4), 102, "float64"))
+    close(F.scaled_dot_product_attention(q0, k0, v0), TF.scaled_dot_product_attention(tq0, tk0, tv0), rtol=1e-12,
+          atol=1e-12)
+    a, ta = pair(_data((3, 4), 103))
+    b, tb = pair(_data((5, 4), 104))
+    c, tc = pair(_data((5, 6), 105))
+    for bad, tbad in [(ag.tensor(np.ones((3, 5), np.uint8)), torch.tensor(np.ones((3, 5), np.uint8))),
+                      (ag.tensor(np.ones((3, 5), np.int64)), torch.tensor(np.ones((3, 5), np.int64))),
+                      (ag.ones(2, 3, 5, dtype=ag.bool), torch.ones(2, 3, 5, dtype=torch.bool))]:
+        both_raise(lambda: F.scaled_dot_product_attention(a, b, c, attn_mask=bad),
+                   lambda: TF.scaled_dot_product_attention(ta, tb, tc, attn_mask=tbad))
+    both_raise(lambda: F.scaled_dot_product_attention(a[0], b[0], c[0]),
+               lambda: TF.scaled_dot_product_attention(ta[0], tb[0], tc[0]))
+    both_raise(lambda: F.scaled_dot_product_attention(a, b, c, dropout_p=1.5),
+               lambda: TF.scaled_dot_product_attention(ta, tb, tc, dropout_p=1.5))
+    both_raise(lambda: F.scaled_dot_product_attention(a.expand(2, 3, 4), b.expand(3, 5, 4), c),
+               lambda: TF.scaled_dot_product_attention(ta.expand(2, 3, 4), tb.expand(3, 5, 4), tc))

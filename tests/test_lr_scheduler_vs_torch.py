@@ -371,8 +371,9 @@ def test_a_sequential_lr_after_a_milestone_inside_another_is_refused_when_built(
             sched.step()
     with pytest.raises(ValueError, match="cannot start again"):
         build(optim.lr_scheduler, _optimizer(ag))
-    first = lambda m, o: m.SequentialLR(o, [m.SequentialLR(o, [m.ExponentialLR(o, 0.8), m.StepLR(o, 2)], [7]),  # noqa: E731
-                                            m.LinearLR(o, 0.2, total_iters=4)], milestones=[12])
+    def first(m, o):
+        inner = m.SequentialLR(o, [m.ExponentialLR(o, 0.8), m.StepLR(o, 2)], [7])
+        return m.SequentialLR(o, [inner, m.LinearLR(o, 0.2, total_iters=4)], milestones=[12])
     assert _lrs(ag, first) == _lrs(torch, first)      # nested first: never restarted, fine in both
 
 
@@ -444,3 +445,35 @@ def test_more_schedulers_refuse_bad_arguments_as_torch(call):
         call(torch.optim.lr_scheduler, _optimizer(torch))
     with pytest.raises(caught.type):
         call(optim.lr_scheduler, _optimizer(ag))
+
+
+@pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step()` before `optimizer.step()`")
+def test_a_chained_scheduler_after_a_milestone_is_refused_when_built():
+    def build(m, o):
+        chained = m.ChainedScheduler([m.StepLR(o, 2), m.ExponentialLR(o, 0.9)])
+        return m.SequentialLR(o, [m.ExponentialLR(o, 0.8), chained], [6])
+    opt = _optimizer(torch)
+    sched = build(torch.optim.lr_scheduler, opt)
+    with pytest.raises(NotImplementedError):          # torch: at the milestone
+        for _ in range(6):
+            opt.step()
+            sched.step()
+    with pytest.raises(ValueError, match="cannot start again"):
+        build(optim.lr_scheduler, _optimizer(ag))
+
+
+def test_warm_restarts_argument_classes_and_a_group_added_later_as_the_other_schedulers():
+    for bad in ({"T_0": None}, {"T_0": "3"}, {"T_0": 2, "T_mult": None}):
+        both = []
+        for lib in (torch, ag):
+            with pytest.raises(Exception) as caught:   # noqa: PT011
+                lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(_optimizer(lib), **bad)
+            both.append(caught.type)
+        assert both[0] is both[1]
+    opt = _optimizer(ag)
+    sched = optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, 3)
+    opt.add_param_group({"params": [ag.zeros(1, requires_grad=True)]})
+    before = ([dict(g) for g in opt.param_groups], sched.last_epoch, sched.T_cur)
+    with pytest.raises(ValueError, match="build the scheduler after add_param_group"):
+        sched.step()
+    assert ([dict(g) for g in opt.param_groups], sched.last_epoch, sched.T_cur) == before

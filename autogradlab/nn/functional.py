@@ -26,7 +26,8 @@ from .losses import check_float as _check_float
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "elu", "silu", "softplus",
            "gelu", "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
-           "batch_norm", "pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "scaled_dot_product_attention"]
+           "batch_norm", "pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
+           "scaled_dot_product_attention"]
 
 
 def linear(input, weight, bias=None):
@@ -177,28 +178,62 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     """softmax(q k^T * scale + mask) v over the last two dims: query (..., L, E), key (..., S, E), value (..., S, Ev);
     scale = 1/sqrt(E) unless given. ``is_causal``: query i sees the keys j <= i; a bool ``attn_mask`` keeps the
     scores where it is True, a float one is added to them. A query that sees no key gets zeros (and no gradient),
-    as in PyTorch. ``dropout_p`` drops attention weights whenever it is not 0 (pass 0.0 when evaluating)."""
-    for name, t in (("query", query), ("key", key), ("value", value)):
-        _check_float(t, name, "scaled_dot_product_attention")
+    as in PyTorch. ``dropout_p`` drops attention weights whenever it is not 0 (pass 0.0 when evaluating).
+    float16 is computed in float32 and rounded once, as PyTorch does on the CPU."""
+    name = "scaled_dot_product_attention"
+    for what, t in (("query", query), ("key", key), ("value", value)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}: {what} must be a Tensor, got {type(t).__name__}")
+        if t.dtype.kind != "f" or t.dtype != query.dtype:
+            raise RuntimeError(f"{name}: query, key and value must be floating point of one dtype, got "
+                               f"{query.dtype.name}, {key.dtype.name} and {value.dtype.name}")
+        if t.ndim < 2:
+            raise RuntimeError(f"{name}: {what} must be at least 2 dimensional, (..., L or S, E), got shape "
+                               f"{tuple(t.shape)}")
     if enable_gqa:
-        raise NotImplementedError("scaled_dot_product_attention: enable_gqa is not available here; repeat the key "
-                                  "and value heads first (k.repeat_interleave is not here either: use expand)")
-    if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
-        raise RuntimeError(f"scaled_dot_product_attention: query {tuple(query.shape)}, key {tuple(key.shape)} and "
-                           f"value {tuple(value.shape)} do not fit: query and key need the same last dim (E), key "
-                           f"and value the same number of keys (S)")
+        raise NotImplementedError(f"{name}: enable_gqa is not available here; repeat the key and value heads first")
     if is_causal and attn_mask is not None:
-        raise RuntimeError("scaled_dot_product_attention: give attn_mask or is_causal=True, not both (for a causal "
-                           "mask combined with yours: attn_mask=yours & autogradlab.tril(ones(L, S, dtype=bool)))")
+        raise RuntimeError(f"{name}: give attn_mask or is_causal=True, not both (for a causal mask combined with "
+                           f"yours: attn_mask=yours & autogradlab.tril(ones(L, S, dtype=bool)))")
+    if not 0.0 <= dropout_p <= 1.0:
+        raise RuntimeError(f"{name}: dropout_p must be between 0 and 1, got {dropout_p}")
     n_query, n_key = query.shape[-2], key.shape[-2]
-    scores = query @ key.transpose(-2, -1) * (1.0 / math.sqrt(query.shape[-1]) if scale is None else scale)
+    try:
+        batch = numpy.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
+    except ValueError:
+        batch = None
+    if batch is None or query.shape[-1] != key.shape[-1] or n_key != value.shape[-2]:
+        raise RuntimeError(f"{name}: query {tuple(query.shape)}, key {tuple(key.shape)} and value "
+                           f"{tuple(value.shape)} do not fit: query and key need the same last dim (E), key and "
+                           f"value the same number of keys (S), and the leading dims must broadcast")
+    scores_shape = tuple(batch) + (n_query, n_key)
+    if attn_mask is not None:
+        if attn_mask.dtype != numpy.bool_ and attn_mask.dtype not in (query.dtype, numpy.float32):
+            raise RuntimeError(f"{name}: Expected attn_mask dtype to be bool or float or to match query dtype, got "
+                               f"{attn_mask.dtype.name}; a 0/1 mask of integers should be .bool()")
+        try:
+            fits = numpy.broadcast_shapes(tuple(attn_mask.shape), scores_shape) == scores_shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise RuntimeError(f"{name}: attn_mask of shape {tuple(attn_mask.shape)} does not broadcast to the scores' "
+                               f"shape {scores_shape} (..., L, S)")
+    if query.dtype == numpy.float16:
+        def wide(t):
+            return None if t is None else t if t.dtype == numpy.bool_ else t.to(numpy.float32)
+        out = scaled_dot_product_attention(wide(query), wide(key), wide(value), wide(attn_mask), dropout_p,
+                                           is_causal, scale)
+        return out.to(numpy.float16)
+    if scale is None:
+        scale = 1.0 / math.sqrt(query.shape[-1]) if query.shape[-1] else 1.0   # (E = 0: every score is 0)
+    scores = query @ key.transpose(-2, -1) * scale
     keep = None
     if is_causal:
         keep = S.tril(creation.ones(n_query, n_key, dtype="bool", device=query.device))
     elif attn_mask is not None and attn_mask.dtype == numpy.bool_:
         keep = attn_mask
     elif attn_mask is not None:
-        scores = scores + attn_mask
+        scores = scores + attn_mask.to(query.dtype)
     if keep is not None:
         scores = E.masked_fill(scores, ~keep, -math.inf)
     # a row of -inf (a query that sees nothing): its weights are zeros, not softmax's 0/0, and it sends nothing back

@@ -340,7 +340,8 @@ class CosineAnnealingLR(LRScheduler):
 
     def _get_closed_form_lr(self):
         low = self.eta_min
-        return [low + (base - low) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2 for base in self.base_lrs]
+        return [low + (base - low) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+                for base in self.base_lrs]
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -432,9 +433,10 @@ class SequentialLR(LRScheduler):
             if scheduler.optimizer is not optimizer:
                 raise ValueError(f"SequentialLR expects all schedulers to belong to the same optimizer, but "
                                  f"schedulers[{i}] ({type(scheduler).__name__}) adjusts another one")
-            if i > 0 and isinstance(scheduler, SequentialLR):
-                raise ValueError(f"SequentialLR: schedulers[{i}] is a SequentialLR, which cannot start again at a "
-                                 f"milestone: list its schedulers in this one instead (PyTorch fails there)")
+            if i > 0 and hasattr(scheduler, "_schedulers"):
+                raise ValueError(f"SequentialLR: schedulers[{i}] is a {type(scheduler).__name__}, which cannot start "
+                                 f"again at a milestone: list its schedulers in this one instead (PyTorch fails "
+                                 f"there)")
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(f"SequentialLR expects one milestone fewer than schedulers (the epochs where the next one "
                              f"takes over), but got {len(schedulers)} schedulers and {len(milestones)} milestones")
@@ -688,9 +690,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     PyTorch, ``step(epoch)`` also takes a fractional epoch (``epoch + batch / batches``) to anneal within one."""
 
     def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
-        if not isinstance(T_0, int) or T_0 <= 0:
+        if T_0 <= 0 or not isinstance(T_0, int):   # (in PyTorch's order: T_0=None is a TypeError, 2.0 a ValueError)
             raise ValueError(f"Expected positive integer T_0, but got {T_0}")
-        if not isinstance(T_mult, int) or T_mult < 1:
+        if T_mult < 1 or not isinstance(T_mult, int):
             raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
         if not isinstance(eta_min, (float, int)):
             raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
@@ -704,6 +706,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def step(self, epoch=None):
         """The next epoch, or ``epoch`` (a number of epochs since the start, fractions allowed)."""
+        if len(self.optimizer.param_groups) != len(self.base_lrs):
+            raise ValueError(f"the optimizer has {len(self.optimizer.param_groups)} param groups, but the scheduler "
+                             f"was built for {len(self.base_lrs)}: build the scheduler after add_param_group")
         if epoch is None and self.last_epoch < 0:
             epoch = 0
         if epoch is None:
