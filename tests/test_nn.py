@@ -866,3 +866,26 @@ def test_a_damaged_checkpoint_structure_is_reported(tmp_path):
     np.savez(tmp_path / "bad.npz", **arrays)
     with pytest.raises(ValueError, match="malformed"):
         ag.load(tmp_path / "bad.npz")
+
+
+def test_modules_are_built_on_the_default_device_as_in_torch(monkeypatch):
+    """``set_default_device`` decides where a module's parameters live when ``device`` is not given (PyTorch's
+    torch.set_default_device does the same): layers follow it, so a GPU lab needs no .to() on each layer."""
+    from autogradlab import backend
+    seen = []
+    real = backend.asarray
+    monkeypatch.setattr(backend, "asarray", lambda data, device, dtype=None: seen.append(device) or
+                        real(data, "cpu", dtype))
+    monkeypatch.setattr(ag.backend, "_default_device", "cuda:0", raising=False)
+    monkeypatch.setattr(ag.backend, "get_default_device", lambda: "cuda:0")
+    import autogradlab.creation as creation
+    monkeypatch.setattr(creation, "get_default_device", lambda: "cuda:0", raising=False)
+    for build in (lambda: ag.nn.Linear(2, 3), lambda: ag.nn.Conv2d(1, 2, 3), lambda: ag.nn.LayerNorm(3),
+                  lambda: ag.nn.BatchNorm1d(3), lambda: ag.nn.Embedding(4, 2), lambda: ag.nn.GRU(2, 3),
+                  lambda: ag.nn.LSTMCell(2, 3)):
+        seen.clear()
+        try:
+            build()
+        except Exception:   # noqa: BLE001  (the arrays are CPU ones labelled cuda: what matters is what was asked)
+            pass
+        assert seen and all(d != "cpu" for d in seen), (build, seen)

@@ -29,7 +29,7 @@ class Linear(Module):
     U(-1/sqrt(in_features), 1/sqrt(in_features)), and b from the same range.
     """
 
-    def __init__(self, in_features, out_features, bias=True, device="cpu", dtype=None):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = int(in_features), int(out_features)
         self.weight = Parameter(creation.zeros(out_features, in_features, dtype=dtype, device=device))
@@ -67,7 +67,7 @@ class Embedding(Module):
     ``freeze=False``)."""
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
-                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device="cpu", dtype=None):
+                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
         super().__init__()
         self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
         self.padding_idx = F._padding_row(padding_idx, self.num_embeddings)
@@ -265,7 +265,7 @@ class LayerNorm(_Normalization):
     """(x - mean) / sqrt(var + eps) * weight + bias over the last dims (``normalized_shape``), each sample on
     its own; the same in training and evaluation."""
 
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device="cpu", dtype=None):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else normalized_shape
         self.normalized_shape = tuple(int(n) for n in shape)
@@ -285,7 +285,7 @@ class _BatchNorm(_Normalization):
     normalised by its own mean and variance, and ``running_mean``/``running_var`` follow them (momentum, or a
     plain average of every batch when momentum is None); in ``eval()`` the running statistics are used."""
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device="cpu",
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None, *, bias=True):
         super().__init__()
         self.num_features, self.eps, self.momentum = int(num_features), eps, momentum
@@ -352,7 +352,7 @@ class _ConvNd(Module):
     n = 2
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device="cpu", dtype=None):
+                 padding_mode="zeros", device=None, dtype=None):
         super().__init__()
         if groups <= 0:
             raise ValueError("groups must be a positive integer")

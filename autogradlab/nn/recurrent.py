@@ -83,7 +83,7 @@ def _time_steps(x):
 class _Cell(Module):
     mode = "RNN_TANH"
 
-    def __init__(self, input_size, hidden_size, bias=True, device="cpu", dtype=None, mode=None):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None, mode=None):
         super().__init__()
         self.mode = mode or type(self).mode
         _check_sizes(input_size, hidden_size, type(self).__name__)
@@ -146,7 +146,7 @@ class RNNCell(_Cell):
     """One step of an Elman RNN: h' = tanh(W_ih x + b_ih + W_hh h + b_hh) (or relu with ``nonlinearity="relu"``).
     ``cell(x, h)`` with x (N, input_size) and h (N, hidden_size), zeros if not given."""
 
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device="cpu", dtype=None):
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity: {nonlinearity!r}. Select from 'tanh' or 'relu'.")
         super().__init__(input_size, hidden_size, bias, device, dtype, "RNN_TANH" if nonlinearity == "tanh"
@@ -174,7 +174,7 @@ class _RNNBase(Module):
     mode = "RNN_TANH"
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, proj_size=0, device="cpu", dtype=None, mode=None):
+                 bidirectional=False, proj_size=0, device=None, dtype=None, mode=None):
         super().__init__()
         self.mode = mode or type(self).mode
         name = type(self).__name__
@@ -328,7 +328,7 @@ class RNN(_RNNBase):
     ``bidirectional``. ``rnn(x, h_0)`` -> ``(output, h_n)``."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device="cpu", dtype=None):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None):
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
         super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
