@@ -176,8 +176,11 @@ def asarray(data, device: str, dtype=None):
 def scatter_add(out, index, values):
     """``out[index] += values`` where repeated indices accumulate (NumPy's ``add.at``)."""
     if _cupy is not None and isinstance(out, _cupy.ndarray):  # pragma: no cover - needs a GPU
-        import cupyx
-        cupyx.scatter_add(out, index, values)
+        if hasattr(_cupy.add, "at"):   # (CuPy 13+; its older cupyx.scatter_add is deprecated in CuPy 14)
+            _cupy.add.at(out, index, values)
+        else:
+            import cupyx
+            cupyx.scatter_add(out, index, values)
     else:
         xp_of(out).add.at(out, index, values)
 
