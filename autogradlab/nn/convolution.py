@@ -72,22 +72,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
                            f"{tuple(weight.shape)}")
     n, c, h, w = input.shape
     o, c_per_group, kh, kw = weight.shape
-    if not isinstance(groups, numbers.Integral) or groups < 1:
-        raise RuntimeError(f"non-positive groups is not supported, got groups={groups!r}")
-    if o % groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-                           f"but got weight of size {list(weight.shape)} instead")
-    if c != c_per_group * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
-                           f"{list(input.shape)} to have {c_per_group * groups} channels, but got {c} channels "
-                           f"instead")
-    if bias is not None and (bias.ndim != 1 or bias.shape[0] != o):
-        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with {o} "
-                           f"elements, but got bias of size {list(bias.shape)} instead")
-    for what, t in (("weight", weight), ("bias", bias)):
-        if t is not None and t.dtype != input.dtype:
-            raise RuntimeError(f"conv2d: {what} is {t.dtype.name} but the input is {input.dtype.name}; convert one "
-                               f"(x.to({t.dtype.name}) or model.to({input.dtype.name}))")
+    _check_conv_operands("conv2d", input, weight, bias, groups)
     stride, dilation = _pair(stride, "stride", 1), _pair(dilation, "dilation", 1)
     if isinstance(padding, str):
         if padding not in ("same", "valid"):
@@ -110,6 +95,29 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     out = patches @ S.transpose(kernels, -1, -2)                          # (N, G, oh*ow, O/G)
     out = S.reshape(S.permute(out, (0, 1, 3, 2)), (n, o, oh, ow))
     return out if bias is None else out + S.reshape(bias, (1, o, 1, 1))
+
+
+def _check_conv_operands(name, input, weight, bias, groups):
+    """groups, the weight's out- and in-channels against them and the input's channels, the bias's size and the
+    dtypes, as PyTorch checks them (the input's channel dim is the one before the kernel's dims)."""
+    if not isinstance(groups, numbers.Integral) or groups < 1:
+        raise RuntimeError(f"non-positive groups is not supported, got groups={groups!r}")
+    o, c_per_group = weight.shape[:2]
+    c = input.shape[-(weight.ndim - 1)]
+    if o % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                           f"but got weight of size {list(weight.shape)} instead")
+    if c != c_per_group * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape)} to have {c_per_group * groups} channels, but got {c} channels "
+                           f"instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != o):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with {o} "
+                           f"elements, but got bias of size {list(bias.shape)} instead")
+    for what, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.dtype != input.dtype:
+            raise RuntimeError(f"{name}: {what} is {t.dtype.name} but the input is {input.dtype.name}; convert one "
+                               f"(x.to({t.dtype.name}) or model.to({input.dtype.name}))")
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -242,24 +250,9 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if not isinstance(weight, Tensor) or weight.ndim != 3:
         raise RuntimeError(f"conv1d: weight must be (out_channels, in_channels/groups, k), got "
                            f"{tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__}")
-    # the checks whose messages would otherwise show the 2-d call underneath
-    o, c_per_group, k = weight.shape
+    _check_conv_operands("conv1d", input, weight, bias, groups)   # (with 1-d shapes, before the 2-d call's)
+    k = weight.shape[-1]
     stride, dilation = _single(stride, "stride", 1), _single(dilation, "dilation", 1)
-    if isinstance(groups, numbers.Integral) and groups >= 1:
-        if o % groups:
-            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-                               f"but got weight of size {list(weight.shape)} instead")
-        if input.shape[-2] != c_per_group * groups:
-            raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
-                               f"{list(input.shape)} to have {c_per_group * groups} channels, but got "
-                               f"{input.shape[-2]} channels instead")
-    if bias is not None and (bias.ndim != 1 or bias.shape[0] != o):
-        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with {o} "
-                           f"elements, but got bias of size {list(bias.shape)} instead")
-    for what, t in (("weight", weight), ("bias", bias)):
-        if t is not None and t.dtype != input.dtype:
-            raise RuntimeError(f"conv1d: {what} is {t.dtype.name} but the input is {input.dtype.name}; convert one "
-                               f"(x.to({t.dtype.name}) or model.to({input.dtype.name}))")
     p = padding if isinstance(padding, str) else _single(padding, "padding", 0)
     _check_1d_window(input.shape[-1] + (0 if isinstance(p, str) else 2 * p), k, dilation, "conv1d")
     out = conv2d(x, S.unsqueeze(weight, -2), bias, (1, stride), p if isinstance(p, str) else (0, p),

@@ -424,15 +424,8 @@ class SequentialLR(LRScheduler):
         schedulers, milestones = list(schedulers), list(milestones)
         if not schedulers:
             raise ValueError("SequentialLR expects at least one scheduler, but got no scheduler.")
+        _check_schedulers("SequentialLR", schedulers, optimizer)
         for i, scheduler in enumerate(schedulers):
-            if not hasattr(scheduler, "optimizer"):
-                raise TypeError(f"SequentialLR: schedulers[{i}] is a {type(scheduler).__name__}, not a scheduler")
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(f"SequentialLR does not support ReduceLROnPlateau (schedulers[{i}]): it steps on a "
-                                 f"metric, which SequentialLR.step() does not take")
-            if scheduler.optimizer is not optimizer:
-                raise ValueError(f"SequentialLR expects all schedulers to belong to the same optimizer, but "
-                                 f"schedulers[{i}] ({type(scheduler).__name__}) adjusts another one")
             if i > 0 and hasattr(scheduler, "_schedulers"):
                 raise ValueError(f"SequentialLR: schedulers[{i}] is a {type(scheduler).__name__}, which cannot start "
                                  f"again at a milestone: list its schedulers in this one instead (PyTorch fails "
@@ -475,6 +468,19 @@ class SequentialLR(LRScheduler):
         self.__dict__.update({key: value for key, value in state_dict.items() if key != "_schedulers"})
         for scheduler, saved in zip(self._schedulers, state_dict["_schedulers"], strict=True):
             scheduler.load_state_dict(saved)
+
+
+def _check_schedulers(name, schedulers, optimizer):
+    """Each is a scheduler of ``optimizer`` that steps without a metric (not ReduceLROnPlateau)."""
+    for i, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{name}: schedulers[{i}] is a {type(scheduler).__name__}, not a scheduler")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(f"{name} does not support ReduceLROnPlateau (schedulers[{i}]): it steps on a metric, "
+                             f"which {name}.step() does not take")
+        if scheduler.optimizer is not optimizer:
+            raise ValueError(f"{name} expects all schedulers to belong to the same optimizer, but schedulers[{i}] "
+                             f"({type(scheduler).__name__}) adjusts another one")
 
 
 def _undo_first_steps(schedulers):
@@ -743,15 +749,7 @@ class ChainedScheduler(LRScheduler):
         if not schedulers:
             raise ValueError("ChainedScheduler expects at least one scheduler to be chained, but got no scheduler.")
         optimizer = optimizer or schedulers[0].optimizer
-        for i, scheduler in enumerate(schedulers):
-            if not hasattr(scheduler, "optimizer"):
-                raise TypeError(f"ChainedScheduler: schedulers[{i}] is a {type(scheduler).__name__}, not a scheduler")
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(f"ChainedScheduler does not support ReduceLROnPlateau (schedulers[{i}]): it steps on "
-                                 f"a metric, which ChainedScheduler.step() does not take")
-            if scheduler.optimizer is not optimizer:
-                raise ValueError(f"ChainedScheduler expects all schedulers to belong to the same optimizer, but "
-                                 f"schedulers[{i}] ({type(scheduler).__name__}) adjusts another one")
+        _check_schedulers("ChainedScheduler", schedulers, optimizer)
         self._schedulers, self.optimizer = schedulers, optimizer
         self._last_lr = self._current()
 
