@@ -192,9 +192,37 @@ run_strict_suites() {
     AUTOGRADLAB_STRICT_BACKEND=1 "$PY" -m pytest -q -p no:cacheprovider "${suites[@]}"
 }
 
+# The device and lab suites once more "on a GPU": tests/fake_cuda.py stands in for CuPy and one device
+# (AUTOGRADLAB_CUDA_XP=fake_cuda), every tensor made without device= goes there
+# (AUTOGRADLAB_DEFAULT_DEVICE=cuda), and its arrays refuse host operands as CuPy's do. So what assumes the
+# CPU (a layer built there by default, a test writing NumPy into a device tensor) fails on any machine;
+# what only a real GPU shows is left to tests/test_devices.py there.
+FAKE_CUDA_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/test_ops_torch.py
+                  tests/test_ops_errors.py tests/test_engine_contract.py tests/test_engine_vs_torch.py
+                  tests/test_events.py tests/test_devices.py tests/test_host_transfers.py
+                  tests/test_inplace_views.py tests/test_edge_cases.py tests/test_scalar_operands.py
+                  tests/test_torch_names_vs_torch.py tests/test_normalization_vs_torch.py
+                  tests/test_convolution_vs_torch.py tests/test_lab_ops_vs_torch.py
+                  tests/test_recurrent_vs_torch.py tests/test_nn_utils_vs_torch.py tests/test_nn.py
+                  tests/test_optim.py tests/test_lr_scheduler_vs_torch.py tests/test_engine_buffers.py
+                  tests/test_hooks_order_vs_torch.py tests/test_grad_api_vs_torch.py
+                  tests/test_operator_details_vs_torch.py tests/test_fuzz_vs_torch.py
+                  tests/test_events_lazy.py tests/test_source_lines.py tests/test_training.py tests/test_data.py)
+
+run_fake_cuda_suites() {
+    local suites=() f
+    for f in "${FAKE_CUDA_SUITES[@]}"; do [ -f "$f" ] && suites+=("$f"); done
+    [ "${#suites[@]}" -eq 0 ] && return 0
+    say "running the device and lab suites on a stand-in GPU (AUTOGRADLAB_CUDA_XP=fake_cuda, default device cuda)"
+    PYTHONPATH="$ROOT/tests${PYTHONPATH:+:$PYTHONPATH}" AUTOGRADLAB_CUDA_XP=fake_cuda AUTOGRADLAB_DEFAULT_DEVICE=cuda \
+        "$PY" -m pytest -q -p no:cacheprovider "${suites[@]}"
+}
+
 run_tests() {
     if [ "$#" -eq 0 ]; then
-        run_strict_suites   # the full run (no pytest args): strict pass first, main summary last
+        # the full run (no pytest args): the strict and stand-in-GPU passes first, the main summary last
+        run_strict_suites
+        run_fake_cuda_suites
     fi
     local targets=() nbval=()
     [ -d tests ] && targets+=(tests)

@@ -86,11 +86,28 @@ def _from_environment():
         set_default_device(os.environ["AUTOGRADLAB_DEFAULT_DEVICE"])
 
 
+def _cuda_stand_in():
+    """The array module ``AUTOGRADLAB_CUDA_XP=some.module`` names in place of CuPy (that module's ``xp``:
+    the test suite's ``tests/fake_cuda.py`` runs the device suites without a GPU), or None."""
+    name = os.environ.get("AUTOGRADLAB_CUDA_XP", "").strip()
+    if not name:
+        return None
+    try:
+        return importlib.import_module(name).xp
+    except (ImportError, AttributeError) as exc:
+        raise DeviceError(f"AUTOGRADLAB_CUDA_XP={name!r} names no module with an xp (an array module mirroring "
+                          f"CuPy) that can be imported ({exc}). The test suite's stand-in lives in tests/: "
+                          "PYTHONPATH=tests AUTOGRADLAB_CUDA_XP=fake_cuda; or unset the variable to use "
+                          "CuPy.") from exc
+
+
 def _load_cupy():
     global _cupy
     if _cupy is None:
         try:
-            import cupy  # noqa: F401  (optional dependency)
+            cupy = _cuda_stand_in()
+            if cupy is None:
+                import cupy  # noqa: F401  (optional dependency)
         except ImportError as exc:  # pragma: no cover - depends on the machine
             raise DeviceError(
                 "device='cuda' needs CuPy, which is not installed. Install the GPU extra that matches "

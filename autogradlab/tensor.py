@@ -229,15 +229,15 @@ class Tensor:
         fixed = host.dtype.kind == "f" and finite.size and not (finite == numpy.round(finite)).all()
         body = numpy.array2string(host, separator=", ", precision=4, prefix="tensor(",
                                   floatmode="fixed" if fixed else "maxprec")
-        extras = []
+        extras = []   # (in PyTorch's order: device, size, dtype, grad_fn or requires_grad)
+        if self.device != "cpu":
+            extras.append(f"device='{self.device}'")
         if host.size == 0 and host.ndim != 1:   # (an empty tensor prints as [] whatever its shape: add it)
             extras.append(f"size={tuple(host.shape)}")
         # (the dtype unless float32; int64 and bool are told by the values, except when there are none)
         if host.dtype != DEFAULT_FLOAT and (host.size == 0 or host.dtype not in (numpy.dtype("int64"),
                                                                                   numpy.dtype("bool"))):
             extras.append(f"dtype={host.dtype.name}")
-        if self.device != "cpu":
-            extras.append(f"device='{self.device}'")
         if self.grad_fn is not None:
             extras.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self._requires_grad:

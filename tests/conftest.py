@@ -36,6 +36,39 @@ if os.environ.get("AUTOGRADLAB_STRICT_BACKEND") == "1":
     _backend.use_cpu_array_module(strict_backend.xp, strict_backend.unwrap)
 
 
+def host(array):
+    """A NumPy array of any array the suites make: NumPy's own, the strict backend's (unwrapped, no copy), a
+    GPU's or its stand-in's (copied to the host: ``AUTOGRADLAB_DEFAULT_DEVICE=cuda`` runs, see
+    ``fake_cuda.py``)."""
+    import numpy
+    from autogradlab import backend
+    from strict_backend import unwrap
+    array = unwrap(array)
+    return array if isinstance(array, numpy.ndarray) else backend.to_host(array)
+
+
+def shares_memory(a, b) -> bool:
+    """Whether two arrays share memory: exactly for host arrays (the strict backend's unwrapped); never across
+    devices; else (on a GPU) by the arrays' bounds, a stricter test. (CuPy 14.2's exact ``shares_memory``
+    answered True for two 0-d arrays holding different values on an H100: it compares element addresses
+    taken inside a kernel.)"""
+    import numpy
+    from autogradlab import backend
+    from strict_backend import unwrap
+    a, b = unwrap(a), unwrap(b)
+    if isinstance(a, numpy.ndarray) and isinstance(b, numpy.ndarray):
+        return bool(numpy.shares_memory(a, b))
+    if backend.device_of(a) != backend.device_of(b):
+        return False
+    return backend.shares_memory(a, b)
+
+
+#: True when "cpu" tensors run on NumPy itself and that is the default device (not the strict pass, not a
+#: ``AUTOGRADLAB_DEFAULT_DEVICE=cuda`` run): for the few tests of what only NumPy arrays do (read-only flags)
+ON_NUMPY = (os.environ.get("AUTOGRADLAB_STRICT_BACKEND") != "1"
+            and os.environ.get("AUTOGRADLAB_DEFAULT_DEVICE", "cpu").strip().lower() in ("", "cpu"))
+
+
 def torch_required(environ=None) -> str | None:
     """Why torch is required here (a short reason), or None when a missing torch may skip."""
     env = os.environ if environ is None else environ

@@ -18,7 +18,7 @@ import collections
 
 import numpy
 
-__all__ = ["StrictArray", "xp", "wrap", "unwrap", "HOST_TRANSFERS"]
+__all__ = ["HostlessArray", "StrictArray", "xp", "wrap", "unwrap", "HOST_TRANSFERS"]
 
 #: How often device data crossed to the host, by route (``get``, ``item``, ``__float__``...). On a
 #: GPU each of these is a copy and a synchronisation; the tests read this to prove that a backward
@@ -27,7 +27,7 @@ HOST_TRANSFERS: collections.Counter = collections.Counter()
 
 
 def unwrap(v):
-    if isinstance(v, StrictArray):
+    if isinstance(v, HostlessArray):
         return v.a
     if isinstance(v, tuple):
         return tuple(unwrap(x) for x in v)
@@ -36,40 +36,44 @@ def unwrap(v):
     return v
 
 
-def wrap(v):
+def wrap(v, cls=None):
+    """NumPy results as arrays of ``cls`` (StrictArray by default; another HostlessArray class stands for
+    another device: ``fake_cuda.FakeCudaArray``)."""
     if isinstance(v, numpy.ndarray):
-        return StrictArray(v)
+        return (cls or StrictArray)(v)
     if isinstance(v, numpy.generic):  # CuPy returns 0-d arrays where NumPy returns scalars
-        return StrictArray(numpy.asarray(v))
+        return (cls or StrictArray)(numpy.asarray(v))
     if isinstance(v, tuple):
-        return tuple(wrap(x) for x in v)
+        return tuple(wrap(x, cls) for x in v)
     return v
 
 
 def _binary(name):
     def method(self, other):
-        return wrap(getattr(self.a, name)(unwrap(other)))
+        return wrap(getattr(self.a, name)(self._operand(other)), type(self))
     method.__name__ = name
     return method
 
 
 def _unary(name):
     def method(self):
-        return wrap(getattr(self.a, name)())
+        return wrap(getattr(self.a, name)(), type(self))
     method.__name__ = name
     return method
 
 
 def _inplace(name):
     def method(self, other):
-        getattr(self.a, name)(unwrap(other))
+        getattr(self.a, name)(self._operand(other))
         return self
     method.__name__ = name
     return method
 
 
-class StrictArray:
-    """An array that, like a CuPy array, will not silently become a NumPy array."""
+class HostlessArray:
+    """An array that, like a CuPy array, will not silently become a NumPy array (the machinery of
+    :class:`StrictArray`, the "cpu" stand-in, and ``fake_cuda.FakeCudaArray``, a GPU's: sibling classes, so
+    neither is taken for the other)."""
 
     __slots__ = ("a",)
     __array_priority__ = 2000
@@ -89,6 +93,11 @@ class StrictArray:
         raise TypeError("a NumPy function was called on a strict (device) array: go through the "
                         "backend's array module (xp) instead of numpy")
 
+    @classmethod
+    def _operand(cls, v):
+        """The NumPy value behind an operand (a subclass may refuse some, as CuPy refuses host arrays)."""
+        return unwrap(v)
+
     def get(self):
         HOST_TRANSFERS["get"] += 1
         return self.a.copy()
@@ -99,22 +108,23 @@ class StrictArray:
     ndim = property(lambda self: self.a.ndim)
     size = property(lambda self: self.a.size)
     nbytes = property(lambda self: self.a.nbytes)
-    T = property(lambda self: StrictArray(self.a.T))
-    mT = property(lambda self: StrictArray(numpy.swapaxes(self.a, -1, -2)))
+    T = property(lambda self: type(self)(self.a.T))
+    mT = property(lambda self: type(self)(numpy.swapaxes(self.a, -1, -2)))
 
     def __getattr__(self, name):  # sum, max, reshape, astype, copy, squeeze, argmax, any, ...
         if name.startswith("__"):   # never leak __array_interface__ and friends to NumPy
             raise AttributeError(name)
-        attr = getattr(self.a, name)
+        attr, cls, operand = getattr(self.a, name), type(self), self._operand
         if callable(attr):
-            return lambda *args, **kwargs: wrap(attr(*unwrap(args), **{k: unwrap(v) for k, v in kwargs.items()}))
-        return wrap(attr)
+            return lambda *args, **kwargs: wrap(attr(*[operand(a) for a in args],
+                                                     **{k: operand(v) for k, v in kwargs.items()}), cls)
+        return wrap(attr, cls)
 
     def __getitem__(self, index):
-        return wrap(self.a[unwrap(index)])
+        return wrap(self.a[self._operand(index)], type(self))
 
     def __setitem__(self, index, value):
-        self.a[unwrap(index)] = unwrap(value)
+        self.a[self._operand(index)] = self._operand(value)
 
     def __len__(self):
         return len(self.a)
@@ -136,7 +146,7 @@ class StrictArray:
         return self.a.__index__()
 
     def __repr__(self):
-        return f"StrictArray({self.a!r})"
+        return f"{type(self).__name__}({self.a!r})"
 
     def item(self):
         HOST_TRANSFERS["item"] += 1
@@ -147,56 +157,75 @@ class StrictArray:
         return self.a.tolist()
 
 
+class StrictArray(HostlessArray):
+    """The strict backend's "cpu" array."""
+
+    __slots__ = ()
+
+
 for _n in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv", "pow", "rpow", "matmul",
            "rmatmul", "lt", "le", "gt", "ge", "eq", "ne", "and", "rand", "or", "ror", "xor", "mod", "floordiv"):
-    setattr(StrictArray, f"__{_n}__", _binary(f"__{_n}__"))
+    setattr(HostlessArray, f"__{_n}__", _binary(f"__{_n}__"))
 for _n in ("neg", "abs", "invert", "pos"):
-    setattr(StrictArray, f"__{_n}__", _unary(f"__{_n}__"))
+    setattr(HostlessArray, f"__{_n}__", _unary(f"__{_n}__"))
 for _n in ("iadd", "isub", "imul", "itruediv", "ipow", "iand", "ior"):
-    setattr(StrictArray, f"__{_n}__", _inplace(f"__{_n}__"))
-StrictArray.__hash__ = None
+    setattr(HostlessArray, f"__{_n}__", _inplace(f"__{_n}__"))
+HostlessArray.__hash__ = None
 
 
 class _Ufunc:
     """A NumPy ufunc seen through the strict module (keeps ``.at`` for scatter-add)."""
 
-    def __init__(self, ufunc):
-        self._u = ufunc
+    def __init__(self, ufunc, cls):
+        self._u, self._cls = ufunc, cls
+
+    def _args(self, args, kwargs):
+        operand = self._cls._operand
+        return [operand(a) for a in args], {k: operand(v) for k, v in kwargs.items()}
 
     def __call__(self, *args, **kwargs):
-        return wrap(self._u(*unwrap(args), **{k: unwrap(v) for k, v in kwargs.items()}))
+        args, kwargs = self._args(args, kwargs)
+        return wrap(self._u(*args, **kwargs), self._cls)
 
     def at(self, a, index, b):
-        self._u.at(unwrap(a), unwrap(index), unwrap(b))
+        args, _ = self._args((a, index, b), {})
+        self._u.at(*args)
 
     def reduce(self, *args, **kwargs):
-        return wrap(self._u.reduce(*unwrap(args), **kwargs))
+        args, kwargs = self._args(args, kwargs)
+        return wrap(self._u.reduce(*args, **kwargs), self._cls)
 
 
 class _StrictModule:
-    """The array module of strict arrays: NumPy's functions, taking and returning StrictArrays."""
+    """The array module of strict arrays: NumPy's functions, taking and returning arrays of ``cls``."""
 
-    __name__ = "strict_backend.xp"
-    ndarray = StrictArray
+    def __init__(self, cls=StrictArray, name="strict_backend.xp"):
+        self.ndarray, self.__name__ = cls, name
 
     def __getattr__(self, name):
         attr = getattr(numpy, name)
         if isinstance(attr, numpy.ufunc):
-            return _Ufunc(attr)
+            return _Ufunc(attr, self.ndarray)
         if callable(attr) and not isinstance(attr, type):
+            cls = self.ndarray
+
             def fn(*args, **kwargs):
-                return wrap(attr(*unwrap(args), **{k: unwrap(v) for k, v in kwargs.items()}))
+                operand = cls._operand
+                return wrap(attr(*[operand(a) for a in args], **{k: operand(v) for k, v in kwargs.items()}), cls)
             fn.__name__ = name
             return fn
         return attr
 
     def asarray(self, data, dtype=None):
-        if isinstance(data, StrictArray):
-            return data if dtype is None else StrictArray(data.a.astype(dtype))
-        return StrictArray(numpy.array(data, dtype=dtype))
+        cls = self.ndarray
+        if isinstance(data, cls):
+            return data if dtype is None else cls(data.a.astype(dtype))
+        if isinstance(data, HostlessArray):   # an array of another stand-in device
+            raise TypeError(f"{cls.__name__} cannot take a {type(data).__name__} directly: copy it with .get() first")
+        return cls(numpy.array(unwrap(data), dtype=dtype))
 
     def asnumpy(self, a):
-        return a.get() if isinstance(a, StrictArray) else numpy.asarray(a)
+        return a.get() if isinstance(a, HostlessArray) else numpy.asarray(a)
 
 
 xp = _StrictModule()

@@ -50,8 +50,8 @@ def test_seed_on_the_wrong_device_names_both_devices():
 
 
 def test_mixing_devices_in_an_op_names_where_each_tensor_is():
-    a = ag.tensor([1.0, 2.0])
-    b = ag.tensor([1.0, 2.0])
+    a = ag.tensor([1.0, 2.0], device="cpu")
+    b = ag.tensor([1.0, 2.0], device="cpu")
     b.device = "cuda:0"
     with pytest.raises(RuntimeError, match="self on cpu, other on cuda:0"):
         a * b
@@ -60,6 +60,8 @@ def test_mixing_devices_in_an_op_names_where_each_tensor_is():
 @pytest.mark.skipif(cuda_unavailable_reason() is not None,
                     reason=f"no CUDA device: {cuda_unavailable_reason()}")
 def test_op_engine_and_events_suites_pass_on_cuda():  # pragma: no cover - needs a GPU
+    if ag.get_default_device() != "cpu":
+        pytest.skip("this process runs the suites on the default device already (AUTOGRADLAB_DEFAULT_DEVICE)")
     here = Path(__file__).parent
     suites = [str(here / s) for s in SUITES if (here / s).exists()]
     env = dict(os.environ, AUTOGRADLAB_DEFAULT_DEVICE="cuda")
@@ -82,6 +84,63 @@ def test_gradients_live_on_the_tensors_device_and_events_are_host_copies():  # p
 def test_missing_cupy_error_names_both_gpu_extras(monkeypatch):
     """Without CuPy, asking for a GPU says which extra to install for a CUDA 12 or a CUDA 13 driver."""
     monkeypatch.setattr(backend, "_cupy", None)
+    monkeypatch.delenv("AUTOGRADLAB_CUDA_XP", raising=False)   # (no stand-in either: fake_cuda.py)
     monkeypatch.setitem(sys.modules, "cupy", None)   # `import cupy` now raises ImportError
     with pytest.raises(backend.DeviceError, match=r"autogradlab\[gpu\]'.*cupy-cuda12x.*autogradlab\[gpu-cuda13\]'"):
         ag.zeros(2, device="cuda")
+
+
+# -- the stand-in for a GPU (tests/fake_cuda.py): dev.sh runs the device and lab suites on it --------------
+
+FAKE_CUDA_ENV = {"AUTOGRADLAB_CUDA_XP": "fake_cuda",
+                 "PYTHONPATH": os.pathsep.join(p for p in (str(Path(__file__).parent), os.environ.get("PYTHONPATH", ""))
+                                               if p)}
+
+
+def _run_with_the_fake_gpu(code, **env):
+    env = {k: v for k, v in os.environ.items() if k not in ("AUTOGRADLAB_STRICT_BACKEND", "AUTOGRADLAB_CPU_XP",
+                                                            "AUTOGRADLAB_DEFAULT_DEVICE")} | FAKE_CUDA_ENV | env
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_the_fake_gpu_keeps_device_and_host_arrays_apart_as_cupy_does():
+    code = """
+import numpy as np
+import autogradlab as ag
+from fake_cuda import FakeCudaArray
+x = ag.tensor([1.0, 2.0], device="cuda", requires_grad=True)
+assert x.device == "cuda:0" and isinstance(x.data, FakeCudaArray)
+(x * x).sum().backward()
+assert x.grad.device == "cuda:0" and x.grad.cpu().numpy().tolist() == [2.0, 4.0]
+for attempt in (lambda: np.asarray(x.data), lambda: x.data + np.ones(2), lambda: np.exp(x.data)):
+    try:
+        attempt()
+    except TypeError:
+        pass
+    else:
+        raise SystemExit("a host/device mix was allowed")
+try:
+    x.detach() + ag.tensor([1.0, 1.0], device="cpu")
+except RuntimeError as exc:
+    assert "cuda:0" in str(exc) and "cpu" in str(exc)
+else:
+    raise SystemExit("an op mixing devices ran")
+y = ag.nn.Linear(2, 3)(ag.ones(4, 2))            # (the default device: cuda, from the environment)
+assert y.device == "cuda:0"
+print("ok")
+"""
+    done = _run_with_the_fake_gpu(code, AUTOGRADLAB_DEFAULT_DEVICE="cuda")
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stdout + done.stderr
+
+
+def test_a_stand_in_that_cannot_be_imported_is_named_in_the_error():
+    code = """
+import autogradlab as ag
+try:
+    ag.zeros(2, device="cuda")
+except ag.backend.DeviceError as exc:
+    print(exc)
+"""
+    done = _run_with_the_fake_gpu(code, AUTOGRADLAB_CUDA_XP="no_such_module")
+    assert done.returncode == 0, done.stderr
+    assert "AUTOGRADLAB_CUDA_XP='no_such_module'" in done.stdout and "fake_cuda" in done.stdout

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import import_torch
-from strict_backend import unwrap
+from conftest import import_torch, shares_memory
 from torch_compare import both_raise, close, pair
 
 import autogradlab as ag
@@ -254,7 +253,7 @@ def test_embedding_from_pretrained_as_torch():
     ours, theirs = nn.Embedding.from_pretrained(w), torch.nn.Embedding.from_pretrained(tw)
     assert repr(ours) == repr(theirs)
     assert ours.weight.requires_grad is theirs.weight.requires_grad is False
-    assert np.shares_memory(unwrap(ours.weight.data), unwrap(w.data))    # shared, not copied, as in torch
+    assert shares_memory(ours.weight.data, w.data)    # shared, not copied, as in torch
     i, ti = pair(np.array([4, 0]))
     close(ours(i), theirs(ti), rtol=0, atol=0)
     trainable = nn.Embedding.from_pretrained(w, freeze=False, padding_idx=0)
@@ -405,7 +404,8 @@ def test_huber_loss_matches_torch(reduction, delta, weighted):
     with torch.no_grad():   # a point exactly at the switch |d| = delta, one at d = 0, and d = +-inf
         ty[0, :4] = torch.tensor([0.0, 1.0, 0.0, 0.0], dtype=ty.dtype)
         tx[0, :4] = torch.tensor([delta, 1.0, INF, -INF], dtype=tx.dtype)
-        x.data[0, :4], y.data[0, :4] = tx[0, :4].numpy(), ty[0, :4].numpy()
+    with ag.no_grad():      # (as torch code would: tensor to tensor, on the tensors' device)
+        x[0, :4], y[0, :4] = ag.tensor(tx[0, :4].detach().numpy()), ag.tensor(ty[0, :4].detach().numpy())
     w, tw = pair(np.abs(_data((4, 5), 20, "float64"))) if weighted else (None, None)
     _loss_both(F.huber_loss(x, y, reduction=reduction, delta=delta, weight=w),
                TF.huber_loss(tx, ty, reduction=reduction, delta=delta, weight=tw), x, tx)
@@ -418,7 +418,8 @@ def test_smooth_l1_loss_matches_torch(reduction, beta):
     with torch.no_grad():   # exactly at the switch |d| = beta, and d = +-inf
         ty[0, :3] = 0.0
         tx[0, :3] = torch.tensor([beta, INF, -INF], dtype=tx.dtype)
-        x.data[0, :3], y.data[0, :3] = tx[0, :3].numpy(), ty[0, :3].numpy()
+    with ag.no_grad():
+        x[0, :3], y[0, :3] = ag.tensor(tx[0, :3].detach().numpy()), ag.tensor(ty[0, :3].detach().numpy())
     _loss_both(F.smooth_l1_loss(x, y, reduction=reduction, beta=beta),
                TF.smooth_l1_loss(tx, ty, reduction=reduction, beta=beta), x, tx)
 

@@ -1,11 +1,11 @@
 """optim: SGD / Adam / AdamW match torch.optim step for step; bookkeeping and errors."""
 import numpy as np
 import pytest
-from conftest import import_torch
+from conftest import host, import_torch, shares_memory
 
 import autogradlab as ag
 import autogradlab.nn.functional as F
-from autogradlab import nn, optim
+from autogradlab import backend, nn, optim
 
 torch = import_torch()
 
@@ -215,7 +215,7 @@ def test_load_state_dict_copies_and_casts_to_the_parameters_dtype_as_torch():
     before = saved["state"][0]["exp_avg"].numpy().copy()
     _train(ours32, opt, 1)                                  # stepping on does not write into the saved dict
     np.testing.assert_array_equal(saved["state"][0]["exp_avg"].numpy(), before)
-    assert not np.array_equal(opt.state[first]["exp_avg"], before)
+    assert not np.array_equal(host(opt.state[first]["exp_avg"]), before)
 
 
 def _two_groups(lib, model):
@@ -256,7 +256,7 @@ def test_load_state_dict_refuses_what_does_not_fit_and_changes_nothing(edit, mat
         opt.load_state_dict(sd)
     assert opt.param_groups[0]["lr"] == 0.1
     for p, s in opt.state.items():
-        assert all(np.array_equal(v, before[id(p)][k]) for k, v in s.items())
+        assert all(np.array_equal(host(v), host(before[id(p)][k])) for k, v in s.items())
 
 
 def test_loading_a_fresh_state_dict_forgets_the_old_state_as_torch():
@@ -279,5 +279,6 @@ def test_numpy_and_integer_state_is_copied_and_cast_to_the_parameter_dtype_as_to
     opt.load_state_dict(sd)
     for p, b in zip(ours.parameters(), buffers):
         got = opt.state[p]["momentum_buffer"]
-        assert got.dtype == np.float32 and not np.shares_memory(got, b)
+        assert got.dtype == np.float32 and not shares_memory(got, b)
+        assert backend.device_of(got) == p.device   # moved to the parameter's device, as torch moves it
     _train(ours, opt, 1)                                      # and stepping on works

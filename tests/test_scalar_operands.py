@@ -8,11 +8,10 @@ constants, what ``grad_fn`` keeps, and how a trace shows the constant.
 """
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pytest
-from conftest import import_torch
+from conftest import ON_NUMPY, import_torch
 
 import autogradlab as ag
 from autogradlab.autograd import grad
@@ -231,10 +230,8 @@ def test_zero_d_tensor_operands_give_torchs_result_and_grad_dtypes(da, db, shape
 
 # dev.sh runs this file a second time on the strict backend (a stand-in for CuPy): off NumPy a number's
 # array is made for each use (a GPU array cannot be made read-only), so nothing is shared there
-STRICT = os.environ.get("AUTOGRADLAB_STRICT_BACKEND") == "1"
-
-
-@pytest.mark.skipif(STRICT, reason="shared read-only constants are NumPy's; the strict backend stands for CuPy")
+@pytest.mark.skipif(not ON_NUMPY, reason="shared read-only constants are NumPy's; the strict backend and a GPU "
+                                        "(AUTOGRADLAB_DEFAULT_DEVICE=cuda) make a number's array for each use")
 def test_a_number_used_again_is_one_shared_read_only_array_and_one_saved_param():
     x = ag.tensor([0.5, 2.0], requires_grad=True)
     y1, y2 = x * 0.75, x * 0.75
@@ -251,7 +248,7 @@ def test_a_number_used_again_is_one_shared_read_only_array_and_one_saved_param()
     np.testing.assert_array_equal(x.grad.numpy(), [2.25, 2.25])
 
 
-@pytest.mark.skipif(not STRICT, reason="the strict backend's own rule (dev.sh's strict pass runs it)")
+@pytest.mark.skipif(ON_NUMPY, reason="the rule off NumPy (dev.sh's strict and fake-GPU passes run it)")
 def test_off_numpy_each_use_of_a_number_gets_its_own_array_and_saved_param():
     x = ag.tensor([0.5, 2.0], requires_grad=True)
     y1, y2 = x * 0.75, x * 0.75
@@ -302,7 +299,7 @@ def test_a_node_remembers_its_output_weakly_with_its_shape_dtype_and_device():
     y = (x * 2.0).tanh()
     node = y.grad_fn
     ref, shape, dtype, device = node._out_meta
-    assert ref() is y and shape == (1, 2) and dtype == np.dtype("float32") and device == "cpu"
+    assert ref() is y and shape == (1, 2) and dtype == np.dtype("float32") and device == x.device
     del y
     ref, shape, dtype, device = node._out_meta
     assert ref() is None and shape == (1, 2)

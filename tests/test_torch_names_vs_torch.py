@@ -350,7 +350,8 @@ def test_as_tensor_shares_or_copies_as_torch():
     arr = np.zeros(3, dtype="float32")
     shared, copied = ag.as_tensor(arr), ag.as_tensor(arr, dtype=ag.float64)
     arr[0] = 5
-    assert shared[0].item() == 5 and copied[0].item() == 0
+    # (as torch: a NumPy array is shared on the CPU; on another default device it is copied there)
+    assert shared[0].item() == (5 if shared.device == "cpu" else 0) and copied[0].item() == 0
     x = ag.tensor([1.0, 2.0], requires_grad=True)
     assert ag.as_tensor(x) is x
     y = ag.as_tensor(x, dtype=ag.float64)   # a conversion, recorded
@@ -490,3 +491,15 @@ def test_gather_with_0d_tensors(value, index):
 def test_gather_names_a_list_index_and_the_fix():
     with pytest.raises(TypeError, match=r"gather\(\): index must be a Tensor"):
         ag.ones(2, 2).gather(1, [[0]])
+
+
+@pytest.mark.parametrize("shape, dtype", [((2, 0), "float64"), ((0, 3), "int64"), ((2, 0), "float32"), ((1, 0, 2), "bool")])
+def test_repr_of_a_tensor_off_the_cpu_names_device_size_and_dtype_in_torchs_order(shape, dtype):
+    """``device=`` comes first among the suffixes, then an empty tensor's ``size=``, then ``dtype=``: torch's
+    ``meta`` tensors print the same suffixes without values (``tensor(..., device='meta', size=(2, 0), ...)``;
+    a meta tensor always shows its size, so the cases are empty ones, which show it on either side)."""
+    t = ag.zeros(*shape, dtype=getattr(ag, dtype), device="cpu")
+    t.device = "meta"   # a stand-in label: only the text after the values is compared
+    ours = repr(t).split(", device=", 1)[1]
+    theirs = repr(torch.zeros(*shape, dtype=getattr(torch, dtype), device="meta")).split(", device=", 1)[1]
+    assert ours == theirs.replace("torch.", "")

@@ -85,14 +85,14 @@ def test_fit_rejects_unknown_loss_and_progress():
 def test_accuracy_uses_argmax_or_the_sign_of_a_single_logit():
     lin = nn.Linear(2, 2)
     with ag.no_grad():
-        lin.weight.data[...] = np.eye(2)
-        lin.bias.data[...] = 0
+        lin.weight.copy_(ag.eye(2))
+        lin.bias.zero_()
     X = ag.tensor([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0]])
     assert accuracy(lin, X, ag.tensor([0, 1, 1])) == pytest.approx(2 / 3)
     single = nn.Linear(2, 1)
     with ag.no_grad():
-        single.weight.data[...] = [[1.0, -1.0]]
-        single.bias.data[...] = 0
+        single.weight.copy_(ag.tensor([[1.0, -1.0]]))
+        single.bias.zero_()
     assert accuracy(single, X, ag.tensor([1, 0, 1])) == 1.0
     assert lin.training  # accuracy evaluates in eval mode and restores the mode
 
