@@ -384,3 +384,86 @@ def test_max_pool1d_is_no_max_pool2d_as_in_torch():
     assert not isinstance(nn.MaxPool1d(2), nn.MaxPool2d)
     assert isinstance(torch.nn.MaxPool1d(2), torch.nn.MaxPool1d) and not isinstance(torch.nn.MaxPool1d(2),
                                                                                    torch.nn.MaxPool2d)
+
+
+# -- ceil_mode, return_indices, divisor_override ------------------------------------------------------------
+
+CEIL_POOLS = [  # (input shape, kwargs): sizes where rounding the output size up adds a last, partial window
+    ((1, 2, 7, 7), {"kernel_size": 2}),
+    ((2, 1, 8, 9), {"kernel_size": 3, "stride": 2}),
+    ((1, 2, 6, 7), {"kernel_size": 3, "stride": 2, "padding": 1}),     # the last window would start in the padding
+    ((1, 1, 5, 5), {"kernel_size": 2, "stride": 2, "padding": 1}),
+    ((1, 3, 9, 10), {"kernel_size": (3, 2), "stride": (2, 3), "padding": (1, 0)}),
+    ((3, 4, 4), {"kernel_size": 3, "stride": 3}),                                               # unbatched
+]
+
+
+@pytest.mark.parametrize("x_shape, kwargs", CEIL_POOLS)
+@pytest.mark.parametrize("ceil_mode", [True, False])
+def test_pooling_with_ceil_mode_matches_torch(x_shape, kwargs, ceil_mode):
+    data = np.maximum(_data(x_shape, 40), 0.0)            # ties of zeros for max pooling
+    cases = [("max_pool2d", {}), ("avg_pool2d", {"count_include_pad": True}),
+             ("avg_pool2d", {"count_include_pad": False}), ("avg_pool2d", {"divisor_override": 3})]
+    k = kwargs["kernel_size"]
+    if "padding" not in kwargs and min(x_shape[-2:]) >= 2 * (max(k) if isinstance(k, tuple) else k) - 1:
+        cases.append(("max_pool2d", {"dilation": 2}))     # (where a dilated window fits)
+    for name, extra in cases:
+        x, tx = _pair(data, requires_grad=True)
+        y = getattr(F, name)(x, ceil_mode=ceil_mode, **kwargs, **extra)
+        ty = getattr(TF, name)(tx, ceil_mode=ceil_mode, **kwargs, **extra)
+        assert tuple(y.shape) == tuple(ty.shape), (name, extra)
+        _close(y, ty, rtol=1e-6, atol=1e-7)
+        g = _data(tuple(ty.shape), 41)
+        y.backward(ag.tensor(g))
+        ty.backward(torch.tensor(g))
+        _close(x.grad, tx.grad, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("x_shape, kwargs", CEIL_POOLS + POOLS)
+def test_max_pool2d_returns_torchs_indices(x_shape, kwargs):
+    data = np.maximum(_data(x_shape, 42), 0.0)
+    data[..., 0, :2] = 1.5                                 # a tie of two non-zero values
+    x, tx = _pair(data, requires_grad=True)
+    for ceil_mode in (False, True):
+        (y, i), (ty, ti) = (F.max_pool2d(x, return_indices=True, ceil_mode=ceil_mode, **kwargs),
+                            TF.max_pool2d(tx, return_indices=True, ceil_mode=ceil_mode, **kwargs))
+        _close(y, ty, rtol=0, atol=0)
+        assert i.dtype == ag.int64 and not i.requires_grad
+        np.testing.assert_array_equal(i.numpy(), ti.numpy())
+        y.sum().backward()                                # the values still carry the gradient
+        ty.sum().backward()
+    _close(x.grad, tx.grad, rtol=0, atol=0)
+
+
+def test_max_pool1d_returns_torchs_indices_and_the_modules_pass_the_options_on():
+    data = np.maximum(_data((2, 3, 11), 43), 0.0)
+    x, tx = _pair(data)
+    (y, i), (ty, ti) = (F.max_pool1d(x, 3, stride=2, ceil_mode=True, return_indices=True),
+                        TF.max_pool1d(tx, 3, stride=2, ceil_mode=True, return_indices=True))
+    _close(y, ty, rtol=0, atol=0)
+    np.testing.assert_array_equal(i.numpy(), ti.numpy())
+    _close(F.avg_pool1d(x, 3, stride=2, ceil_mode=True, count_include_pad=False),
+           TF.avg_pool1d(tx, 3, stride=2, ceil_mode=True, count_include_pad=False), rtol=1e-6, atol=1e-7)
+    image, timage = _pair(_data((1, 2, 7, 7), 44))
+    for ours, theirs in [(nn.MaxPool2d(2, ceil_mode=True, return_indices=True), torch.nn.MaxPool2d(2, ceil_mode=True,
+                                                                                                   return_indices=True)),
+                         (nn.AvgPool2d(3, 2, ceil_mode=True, divisor_override=2),
+                          torch.nn.AvgPool2d(3, 2, ceil_mode=True, divisor_override=2))]:
+        got, want = ours(image), theirs(timage)
+        for a, b in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+
+
+def test_ceil_mode_and_its_options_pass_finite_differences():
+    x = ag.tensor(_data((1, 2, 5, 6), 45, "float64"), requires_grad=True)
+    assert gradcheck(lambda a: F.avg_pool2d(a, 2, ceil_mode=True, count_include_pad=False), (x,))
+    assert gradcheck(lambda a: F.avg_pool2d(a, 3, 2, 1, ceil_mode=True, divisor_override=5), (x,))
+    assert gradgradcheck(lambda a: F.max_pool2d(a, 2, ceil_mode=True), (x,))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, r: m.nn.functional.avg_pool2d(r(1, 1, 4, 4), 2, divisor_override=0),
+    lambda m, r: m.nn.functional.avg_pool2d(r(1, 1, 4, 4), 2, divisor_override=2.5),
+])
+def test_divisor_override_errors_as_in_torch(call):
+    _both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))

@@ -123,18 +123,18 @@ def _check_conv_operands(name, input, weight, bias, groups):
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The largest value of each window, whose gradient goes to the element it came from. The element is
     PyTorch's: the first largest of the window's real (not padding) elements, or the last NaN if there is one,
-    or the first real element when all are -inf."""
-    k, s, p, d = _pool_sizes(input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
-    if return_indices:
-        raise NotImplementedError("max_pool2d: return_indices=True is not available here")
+    or the first real element when all are -inf. ``return_indices=True``: also where each came from, as
+    ``row * width + column`` of the input's last two dims (int64, PyTorch's ``MaxUnpool`` indices)."""
+    k, s, p, d, extra = _pool_sizes(input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
     fill = -numpy.inf if input.dtype.kind == "f" else numpy.iinfo(input.dtype).min
-    x = pad(input, (p[1], p[1], p[0], p[0]), value=fill) if any(p) else input
+    h, w = input.shape[-2:]
+    x = pad(input, (p[1], p[1] + extra[1], p[0], p[0] + extra[0]), value=fill) if any(p + extra) else input
     patches = _windows(x, k, s, d, "max_pool2d")
     flat = S.reshape(patches, tuple(patches.shape[:-2]) + (k[0] * k[1],))
     # which element of each window: found on the host, then read with gather (so it differentiates, twice too)
     rows, cols = _window_positions(x.shape[-2:], k, s, d)
-    real = ((rows >= p[0]) & (rows < x.shape[-2] - p[0]) & (cols >= p[1]) & (cols < x.shape[-1] - p[1]))
-    real = real.reshape(real.shape[:2] + (-1,))                           # (oh, ow, kh*kw)
+    rows, cols = numpy.broadcast_arrays(rows - p[0], cols - p[1])          # (oh, ow, kh, kw), in the input
+    real = ((rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)).reshape(rows.shape[:2] + (-1,))
     values = backend.to_host(flat.data).astype(numpy.float64)
     nan = numpy.isnan(values) & real
     last_nan = nan.shape[-1] - 1 - numpy.argmax(nan[..., ::-1], -1)
@@ -142,29 +142,50 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     first_max = numpy.argmax(candidates, -1)
     first_real = numpy.broadcast_to(numpy.argmax(real, -1), first_max.shape)
     index = numpy.where(nan.any(-1), last_nan, numpy.where(candidates.max(-1) == -numpy.inf, first_real, first_max))
-    index = Tensor._make(backend.asarray(index[..., None], input.device, numpy.int64), False, None, input.device)
-    return S.squeeze(S.gather(flat, -1, index), -1)
+    out = S.squeeze(S.gather(flat, -1, Tensor._make(backend.asarray(index[..., None], input.device, numpy.int64),
+                                                    False, None, input.device)), -1)
+    if not return_indices:
+        return out
+    # the chosen element's place in the input: window position -> (row, column) -> row * width + column
+    at = rows.reshape(rows.shape[:2] + (-1,)) * w + cols.reshape(cols.shape[:2] + (-1,))    # (oh, ow, kh*kw)
+    where = numpy.take_along_axis(numpy.broadcast_to(at, index.shape + at.shape[-1:]), index[..., None], -1)[..., 0]
+    return out, Tensor._make(backend.asarray(where, input.device, numpy.int64), False, None, input.device)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    """The mean of each window; zero padding counts in the mean unless ``count_include_pad=False``."""
-    k, s, p, _ = _pool_sizes(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
+    """The mean of each window; zero padding counts in the mean unless ``count_include_pad=False`` (a window
+    that ``ceil_mode`` lets run past the padding never counts that part); ``divisor_override``: divide every
+    window's sum by that number instead."""
+    k, s, p, _, extra = _pool_sizes(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
     if divisor_override is not None:
-        raise NotImplementedError("avg_pool2d: divisor_override is not available here")
+        if isinstance(divisor_override, bool) or not isinstance(divisor_override, numbers.Integral):
+            raise TypeError(f"avg_pool2d: divisor_override must be an int, got {divisor_override!r}")
+        if divisor_override == 0:
+            raise RuntimeError("avg_pool2d: divisor must be not zero (divisor_override=0)")
     if input.dtype.kind != "f":
         raise TypeError(f"avg_pool2d: input must be floating point, got {input.dtype.name}; convert it with "
                         f".float() (PyTorch truncates the means of integers)")
     if input.dtype == numpy.float16:   # summed in float32, rounded once, as PyTorch does
         return avg_pool2d(input.to(numpy.float32), kernel_size, stride, padding, ceil_mode,
-                          count_include_pad).to(numpy.float16)
-    x = pad(input, (p[1], p[1], p[0], p[0])) if any(p) else input
+                          count_include_pad, divisor_override).to(numpy.float16)
+    around = (p[1], p[1] + extra[1], p[0], p[0] + extra[0])
+    x = pad(input, around) if any(around) else input
     sums = R.sum(_windows(x, k, s, (1, 1), "avg_pool2d"), (-2, -1))
-    if count_include_pad or not any(p):
+    if divisor_override is not None:
+        return sums / int(divisor_override)
+    if not any(extra) and (count_include_pad or not any(p)):
         return sums / (k[0] * k[1])
-    ones = pad(creation.ones(*input.shape[-2:], dtype=input.dtype, device=input.device), (p[1], p[1], p[0], p[0]))
-    counts = R.sum(_windows(S.reshape(ones, (1, 1) + tuple(ones.shape)), k, s, (1, 1), "avg_pool2d"), (-2, -1))
-    return sums / S.reshape(counts, tuple(counts.shape[2:]))
+    # each window's divisor: how many of its elements are in the input (and, with count_include_pad, in the
+    # padding around it, not in what ceil_mode's last window adds past that)
+    counted = numpy.zeros(tuple(x.shape[-2:]))
+    if count_include_pad:
+        counted[:x.shape[-2] - extra[0], :x.shape[-1] - extra[1]] = 1
+    else:
+        counted[p[0]:p[0] + input.shape[-2], p[1]:p[1] + input.shape[-1]] = 1
+    rows, cols = _window_positions(counted.shape, k, s, (1, 1))
+    counts = counted[rows, cols].sum((-2, -1)).astype(input.dtype)
+    return sums / Tensor._make(backend.asarray(counts, input.device), False, None, input.device)
 
 
 def _windows(x, kernel, stride, dilation, name):
@@ -189,13 +210,14 @@ def _window_positions(size, kernel, stride, dilation):
 
 
 def _pool_sizes(input, kernel_size, stride, padding, dilation, ceil_mode, name):
+    """Kernel, stride, padding and dilation as pairs, and how many rows and columns ``ceil_mode`` adds past the
+    padding so that a last, partial window fits (PyTorch's rule: the output size rounded up, less a last
+    window that would start in the right or bottom padding)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{name}: expected 3D or 4D input, (C, H, W) or (N, C, H, W), got shape "
                            f"{tuple(input.shape)}")
-    if ceil_mode:
-        raise NotImplementedError(f"{name}: ceil_mode=True is not available here")
     k = _pair(kernel_size, "kernel_size", 1)
     s = k if stride is None or stride == [] else _pair(stride, "stride", 1)
     p, d = _pair(padding, "padding", 0), _pair(dilation, "dilation", 1)
@@ -203,7 +225,17 @@ def _pool_sizes(input, kernel_size, stride, padding, dilation, ceil_mode, name):
         if pi > (di * (ki - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pi}, "
                                f"kernel_size={ki} and dilation={di}")
-    return k, s, p, d
+    extra = [0, 0]
+    if ceil_mode:
+        for i, (n, ki, si, pi, di) in enumerate(zip(input.shape[-2:], k, s, p, d)):
+            span = n + 2 * pi - di * (ki - 1) - 1
+            if span < 0:
+                continue   # (no window fits: _windows says so)
+            out = -(-span // si) + 1
+            if (out - 1) * si >= n + pi:   # the last window would start in the padding: PyTorch drops it
+                out -= 1
+            extra[i] = max(0, (out - 1) * si + di * (ki - 1) + 1 - (n + 2 * pi))
+    return k, s, p, d, tuple(extra)
 
 
 def _pair(value, what, least):
@@ -278,6 +310,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                            f"kernel_size={k}")
     _check_1d_window(input.shape[-1] + 2 * p, k, d, "max_pool1d")
     out = max_pool2d(x, (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices)
+    if return_indices:   # (in a height of 1, row * width + column is the column: the index along L)
+        return S.squeeze(out[0], -2), S.squeeze(out[1], -2)
     return S.squeeze(out, -2)
 
 
