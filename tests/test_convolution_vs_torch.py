@@ -467,3 +467,105 @@ def test_ceil_mode_and_its_options_pass_finite_differences():
 ])
 def test_divisor_override_errors_as_in_torch(call):
     _both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))
+
+
+# -- transposed convolutions ------------------------------------------------------------------------------
+
+TRANSPOSED = [  # (input shape, weight shape (in, out/groups, kh, kw), kwargs)
+    ((2, 4, 5, 6), (4, 3, 3, 3), {}),
+    ((2, 4, 5, 6), (4, 3, 3, 2), {"stride": 2, "padding": 1, "output_padding": 1}),
+    ((1, 4, 4, 4), (4, 2, 3, 3), {"groups": 2, "stride": (2, 3), "dilation": (2, 1), "padding": (2, 1)}),
+    ((3, 5, 5), (3, 2, 2, 2), {"stride": 3, "padding": 2, "output_padding": (2, 0)}),        # unbatched
+    ((2, 6, 3, 3), (6, 1, 4, 4), {"groups": 6, "stride": 2, "padding": 3, "dilation": 2, "output_padding": 1}),
+]
+
+
+@pytest.mark.parametrize("x_shape, w_shape, kwargs", TRANSPOSED)
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_conv_transpose2d_values_and_gradients_match_torch(x_shape, w_shape, kwargs, with_bias):
+    x, tx = _pair(_data(x_shape, 50, "float64"), requires_grad=True)
+    w, tw = _pair(_data(w_shape, 51, "float64"), requires_grad=True)
+    b, tb = _pair(_data((w_shape[1] * kwargs.get("groups", 1),), 52, "float64"), requires_grad=True) if with_bias \
+        else (None, None)
+    y, ty = F.conv_transpose2d(x, w, b, **kwargs), TF.conv_transpose2d(tx, tw, tb, **kwargs)
+    assert tuple(y.shape) == tuple(ty.shape)
+    _close(y, ty, rtol=1e-12, atol=1e-12)
+    g = _data(tuple(ty.shape), 53, "float64")
+    y.backward(ag.tensor(g))
+    ty.backward(torch.tensor(g))
+    for ours, theirs in [(x, tx), (w, tw)] + ([(b, tb)] if with_bias else []):
+        _close(ours.grad, theirs.grad, rtol=1e-12, atol=1e-12)
+
+
+def test_conv_transpose_second_derivatives_and_finite_differences():
+    x = ag.tensor(_data((1, 2, 3, 3), 54, "float64"), requires_grad=True)
+    w = ag.tensor(_data((2, 2, 2, 3), 55, "float64"), requires_grad=True)
+    b = ag.tensor(_data((2,), 56, "float64"), requires_grad=True)
+    def f(x, w, b):
+        return F.conv_transpose2d(x, w, b, stride=2, padding=(1, 0), output_padding=(1, 0))
+    assert gradcheck(f, (x, w, b)) and gradgradcheck(f, (x, w, b))
+    s = ag.tensor(_data((1, 2, 5), 57, "float64"), requires_grad=True)
+    k = ag.tensor(_data((2, 3, 3), 58, "float64"), requires_grad=True)
+    assert gradcheck(lambda s, k: F.conv_transpose1d(s, k, stride=2, padding=1, output_padding=1), (s, k))
+    (tx, tw, tb) = (torch.tensor(t.detach().numpy(), requires_grad=True) for t in (x, w, b))
+    gx, = ag.autograd.grad((f(x, w, b) ** 2).sum(), x, create_graph=True)
+    tgx, = torch.autograd.grad((TF.conv_transpose2d(tx, tw, tb, stride=2, padding=(1, 0), output_padding=(1, 0)) ** 2)
+                               .sum(), tx, create_graph=True)
+    gx.sum().backward()
+    tgx.sum().backward()
+    for ours, theirs in [(x, tx), (w, tw), (b, tb)]:
+        _close(ours.grad, theirs.grad, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("x_shape, w_shape, kwargs", [((2, 4, 7), (4, 3, 3), {}),
+                                                      ((1, 4, 6), (4, 2, 2), {"stride": 3, "padding": 1,
+                                                                              "output_padding": 2, "groups": 2}),
+                                                      ((4, 5), (4, 1, 3), {"dilation": 2, "stride": 2})])
+def test_conv_transpose1d_matches_torch(x_shape, w_shape, kwargs):
+    x, tx = _pair(_data(x_shape, 59), requires_grad=True)
+    w, tw = _pair(_data(w_shape, 60), requires_grad=True)
+    y, ty = F.conv_transpose1d(x, w, **kwargs), TF.conv_transpose1d(tx, tw, **kwargs)
+    _close(y, ty)
+    y.sum().backward()
+    ty.sum().backward()
+    _close(x.grad, tx.grad)
+    _close(w.grad, tw.grad)
+
+
+@pytest.mark.parametrize("cls, args, kwargs, x_shape", [
+    ("ConvTranspose2d", (3, 4, 3), {"stride": 2, "padding": 1, "output_padding": 1}, (2, 3, 5, 5)),
+    ("ConvTranspose2d", (4, 6, (2, 3)), {"groups": 2, "dilation": 2, "bias": False}, (1, 4, 4, 3)),
+    ("ConvTranspose1d", (3, 2, 4), {"stride": 2}, (2, 3, 6)),
+])
+def test_conv_transpose_modules_print_initialise_and_compute_as_torch(cls, args, kwargs, x_shape):
+    ours, theirs = getattr(nn, cls)(*args, **kwargs), getattr(torch.nn, cls)(*args, **kwargs)
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert tuple(ours.weight.shape) == tuple(theirs.weight.shape)
+    fan_in = int(np.prod(ours.weight.shape[1:]))               # (out/groups * kernel: PyTorch's, from the weight)
+    assert np.abs(ours.weight.detach().numpy()).max() <= 1 / np.sqrt(fan_in)
+    ours.load_state_dict({k: ag.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    x, tx = _pair(_data(x_shape, 61))
+    _close(ours(x), theirs(tx))
+
+
+def test_conv_transpose_output_size_picks_the_output_padding_as_torch():
+    ours, theirs = nn.ConvTranspose2d(2, 3, 3, stride=3, padding=1), torch.nn.ConvTranspose2d(2, 3, 3, stride=3, padding=1)
+    ours.load_state_dict({k: ag.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    x, tx = _pair(_data((1, 2, 4, 4), 62))
+    for size in [(10, 10), (11, 12), (1, 3, 12, 10), [12, 11]]:
+        _close(ours(x, output_size=size), theirs(tx, output_size=size))
+    for size in [(9, 10), (10, 13), (1, 10, 10, 10, 10)]:
+        _both_raise(lambda: ours(x, output_size=size), lambda: theirs(tx, output_size=size))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, r: m.nn.functional.conv_transpose2d(r(1, 4, 3, 3), r(3, 2, 3, 3)),                  # channels
+    lambda m, r: m.nn.functional.conv_transpose2d(r(1, 4, 3, 3), r(4, 2, 3, 3), stride=2, output_padding=2),
+    lambda m, r: m.nn.functional.conv_transpose2d(r(1, 4, 3, 3), r(4, 2, 3, 3), r(3)),                # bias size
+    lambda m, r: m.nn.functional.conv_transpose2d(r(1, 4, 3, 3), r(4, 2, 3, 3), groups=3),
+    lambda m, r: m.nn.ConvTranspose2d(3, 4, 3, padding_mode="reflect"),
+    lambda m, r: m.nn.ConvTranspose2d(3, 4, 3, groups=2),
+])
+def test_conv_transpose_errors_as_in_torch(call):
+    _both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))

@@ -7,7 +7,7 @@ losses, ``nn.init`` and ``nn.functional``.
 """
 from . import functional, init, utils  # noqa: F401
 from .layers import (ELU, GELU, MLP, AvgPool1d, AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, BCEWithLogitsLoss,
-                     Conv1d, Conv2d, CrossEntropyLoss, Dropout, Embedding, Flatten, HuberLoss, Identity, L1Loss,
+                     Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, CrossEntropyLoss, Dropout, Embedding, Flatten, HuberLoss, Identity, L1Loss,
                      LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool1d, MaxPool2d, ModuleDict, ModuleList, MSELoss,
                      NLLLoss, ParameterDict, ParameterList, ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax,
                      Softplus, Tanh)
@@ -17,7 +17,7 @@ from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 
 __all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus",
            "Identity", "Softmax", "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv1d",
-           "Conv2d", "Embedding", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Sequential",
+           "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Embedding", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Sequential",
            "ModuleList", "MLP", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss",
            "BCELoss", "BCEWithLogitsLoss", "RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU",
            "ModuleDict", "ParameterList", "ParameterDict",

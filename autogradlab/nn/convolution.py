@@ -19,7 +19,8 @@ from ..ops import reduce as R
 from ..ops import shape as S
 from ..tensor import Tensor
 
-__all__ = ["pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
+__all__ = ["pad", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
+           "avg_pool1d", "avg_pool2d"]
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -95,6 +96,80 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     out = patches @ S.transpose(kernels, -1, -2)                          # (N, G, oh*ow, O/G)
     out = S.reshape(S.permute(out, (0, 1, 3, 2)), (n, o, oh, ow))
     return out if bias is None else out + S.reshape(bias, (1, o, 1, 1))
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """The adjoint of :func:`conv2d` (its gradient with respect to its input, as a layer): each input element
+    adds ``x * weight[c, o]`` into the output at ``stride`` steps, so the output grows to
+    ``(H - 1)*stride - 2*padding + dilation*(k - 1) + output_padding + 1``. ``weight`` is
+    (in_channels, out_channels/groups, kh, kw). Built as PyTorch's documentation describes it: zeros
+    between the input's elements, then a ``conv2d`` with the flipped kernel, cut by ``padding``."""
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError(f"conv_transpose2d: input and weight must be Tensors, got {type(input).__name__} and "
+                        f"{type(weight).__name__}")
+    if input.ndim == 3:   # one image, no batch dim
+        return S.squeeze(conv_transpose2d(S.unsqueeze(input, 0), weight, bias, stride, padding, output_padding,
+                                          groups, dilation), 0)
+    if input.ndim != 4:
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of "
+                           f"size: {list(input.shape)}: images are (N, C, H, W)")
+    if weight.ndim != 4:
+        raise RuntimeError(f"conv_transpose2d: weight must be (in_channels, out_channels/groups, kh, kw), got shape "
+                           f"{tuple(weight.shape)}")
+    stride, dilation = _pair(stride, "stride", 1), _pair(dilation, "dilation", 1)
+    padding, output_padding = _pair(padding, "padding", 0), _pair(output_padding, "output_padding", 0)
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    n, c, h, w = input.shape
+    if not isinstance(groups, numbers.Integral) or groups < 1:
+        raise RuntimeError(f"non-positive groups is not supported, got groups={groups!r}")
+    if weight.shape[0] != c or c % groups:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} "
+                           f"to have {weight.shape[0]} channels, but got {c} channels instead")
+    for op, s, d in zip(output_padding, stride, dilation):
+        if op >= max(s, d):
+            raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
+                               f"output_padding={output_padding}, stride={stride}, dilation={dilation}")
+    g, (o_per_group, kh, kw) = groups, weight.shape[1:]
+    o = o_per_group * g
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != o):
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {o} elements, but got bias of size {list(bias.shape)} instead")
+    for what, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.dtype != input.dtype:
+            raise RuntimeError(f"conv_transpose2d: {what} is {t.dtype.name} but the input is {input.dtype.name}; "
+                               f"convert one (x.to({t.dtype.name}) or model.to({input.dtype.name}))")
+    (sh, sw), (dh, dw) = stride, dilation
+    # stride - 1 zeros after each input element (rows and columns), the last ones dropped
+    x = S.reshape(pad(S.reshape(input, (n, c, h, 1, w, 1)), (0, sw - 1, 0, 0, 0, sh - 1)), (n, c, h * sh, w * sw))
+    x = S.getitem(x, (Ellipsis, slice(0, (h - 1) * sh + 1), slice(0, (w - 1) * sw + 1)))
+    # every place a kernel element reaches: dilation*(k - 1) zeros around, output_padding more at the end
+    eh, ew = dh * (kh - 1), dw * (kw - 1)
+    x = pad(x, (ew, ew + output_padding[1], eh, eh + output_padding[0]))
+    # the kernel as conv2d's: (in, out/g) -> (out, in/g) within each group, flipped in both spatial dims
+    k = S.reshape(weight, (g, c // g, o_per_group, kh, kw))
+    k = S.reshape(S.permute(k, (0, 2, 1, 3, 4)), (o, c // g, kh, kw))
+    k = S.flip(k, (-2, -1))
+    full = conv2d(x, k, bias, 1, 0, dilation, groups)
+    ph, pw = padding
+    if ph or pw:
+        full = S.getitem(full, (Ellipsis, slice(ph, full.shape[-2] - ph), slice(pw, full.shape[-1] - pw)))
+    return full
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """The adjoint of :func:`conv1d`: :func:`conv_transpose2d` over a height of 1; ``weight`` is
+    (in_channels, out_channels/groups, k)."""
+    x = _as_2d(input, "conv_transpose1d")
+    if not isinstance(weight, Tensor) or weight.ndim != 3:
+        raise RuntimeError(f"conv_transpose1d: weight must be (in_channels, out_channels/groups, k), got "
+                           f"{tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__}")
+    out = conv_transpose2d(x, S.unsqueeze(weight, -2), bias, (1, _single(stride, "stride", 1)),
+                           (0, _single(padding, "padding", 0)), (0, _single(output_padding, "output_padding", 0)),
+                           groups, (1, _single(dilation, "dilation", 1)))
+    return S.squeeze(out, -2)
 
 
 def _check_conv_operands(name, input, weight, bias, groups):

@@ -18,7 +18,8 @@ from ..ops import reduce as R
 from ..ops import shape as S
 from ..ops.registry import apply, defop
 from ..tensor import Tensor
-from .convolution import avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d, max_pool2d, pad
+from .convolution import (avg_pool1d, avg_pool2d, conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool1d,
+                          max_pool2d, pad)
 from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
                      mse_loss, nll_loss, smooth_l1_loss)
 from .losses import check_float as _check_float
@@ -26,7 +27,7 @@ from .losses import check_float as _check_float
 __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "elu", "silu", "softplus",
            "gelu", "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
-           "batch_norm", "pad", "conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
+           "batch_norm", "pad", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
            "scaled_dot_product_attention"]
 
 

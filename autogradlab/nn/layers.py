@@ -15,7 +15,8 @@ from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus", "Identity", "Softmax",
-           "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d", "MaxPool1d",
+           "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d",
+           "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
            "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Embedding", "Sequential", "ModuleList", "ModuleDict",
            "ParameterList", "ParameterDict", "MLP",
            "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
@@ -412,6 +413,94 @@ class Conv2d(_ConvNd):
 
     def forward(self, input):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class _ConvTransposeNd(Module):
+    """A transposed convolution layer over ``n`` dims (``F.conv_transpose2d``, the adjoint of a convolution):
+    ``in_channels`` kernels of shape (out_channels/groups, *kernel_size), initialised as PyTorch does (its
+    fan_in is then out_channels/groups * the kernel's size). ``forward(input, output_size)`` picks the
+    output_padding that gives that size, as PyTorch does."""
+
+    n = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"in_channels and out_channels must be divisible by groups ({in_channels} and "
+                             f"{out_channels} channels, {groups} groups)")
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        if isinstance(padding, str):
+            raise ValueError(f"{type(self).__name__}: padding must be numbers, not {padding!r} (as in PyTorch)")
+
+        def sizes(value, what, least):
+            return convolution._ntuple(value, what, least, self.n)
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size, self.stride = sizes(kernel_size, "kernel_size", 1), sizes(stride, "stride", 1)
+        self.padding, self.dilation = sizes(padding, "padding", 0), sizes(dilation, "dilation", 1)
+        self.output_padding, self.padding_mode = sizes(output_padding, "output_padding", 0), padding_mode
+        self.weight = Parameter(creation.zeros(in_channels, out_channels // groups, *self.kernel_size, dtype=dtype,
+                                               device=device))
+        self.register_parameter("bias", Parameter(creation.zeros(out_channels, dtype=dtype, device=device))
+                                if bias else None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _reset_weight_and_bias(self.weight, self.bias)
+
+    def _output_padding(self, input, output_size):
+        """``output_padding``, or the one that makes the output ``output_size`` (its last ``n`` numbers)."""
+        if output_size is None:
+            return self.output_padding
+        output_size = tuple(int(v) for v in output_size)
+        batch_dims = input.ndim - self.n
+        if len(output_size) == batch_dims + self.n:
+            output_size = output_size[batch_dims:]
+        if len(output_size) != self.n:
+            raise ValueError(f"ConvTranspose{self.n}D: for {input.ndim}D input, output_size must have {self.n} or "
+                             f"{self.n + batch_dims} elements (got {len(output_size)})")
+        smallest = [(n - 1) * s - 2 * p + d * (k - 1) + 1 for n, s, p, d, k in
+                    zip(input.shape[-self.n:], self.stride, self.padding, self.dilation, self.kernel_size)]
+        largest = [lo + s - 1 for lo, s in zip(smallest, self.stride)]
+        if any(not lo <= want <= hi for want, lo, hi in zip(output_size, smallest, largest)):
+            raise ValueError(f"requested an output size of {list(output_size)}, but valid sizes range from "
+                             f"{smallest} to {largest} (for an input of {list(input.shape[-self.n:])})")
+        return tuple(want - lo for want, lo in zip(output_size, smallest))
+
+    def extra_repr(self):
+        text = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0,) * self.n:
+            text += f", padding={self.padding}"
+        if self.dilation != (1,) * self.n:
+            text += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * self.n:
+            text += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        if self.bias is None:
+            text += ", bias=False"
+        return text
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """A 1-d transposed convolution (``F.conv_transpose1d``) over signals (N, C, L)."""
+
+    n = 1
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """A 2-d transposed convolution (``F.conv_transpose2d``) over images (N, C, H, W): it upsamples by ``stride``."""
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)
 
 
 class _MaxPoolNd(Module):
