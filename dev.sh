@@ -182,7 +182,8 @@ STRICT_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/test_o
                tests/test_events.py tests/test_strict_backend.py tests/test_inplace_views.py
                tests/test_edge_cases.py tests/test_scalar_operands.py tests/test_torch_names_vs_torch.py
                tests/test_normalization_vs_torch.py tests/test_convolution_vs_torch.py
-               tests/test_lab_ops_vs_torch.py tests/test_recurrent_vs_torch.py tests/test_nn_utils_vs_torch.py)
+               tests/test_lab_ops_vs_torch.py tests/test_recurrent_vs_torch.py tests/test_nn_utils_vs_torch.py
+               tests/test_attention_vs_torch.py)
 
 run_strict_suites() {
     local suites=() f
@@ -203,7 +204,8 @@ FAKE_CUDA_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/tes
                   tests/test_inplace_views.py tests/test_edge_cases.py tests/test_scalar_operands.py
                   tests/test_torch_names_vs_torch.py tests/test_normalization_vs_torch.py
                   tests/test_convolution_vs_torch.py tests/test_lab_ops_vs_torch.py
-                  tests/test_recurrent_vs_torch.py tests/test_nn_utils_vs_torch.py tests/test_nn.py
+                  tests/test_recurrent_vs_torch.py tests/test_nn_utils_vs_torch.py tests/test_attention_vs_torch.py
+                  tests/test_nn.py
                   tests/test_optim.py tests/test_lr_scheduler_vs_torch.py tests/test_engine_buffers.py
                   tests/test_hooks_order_vs_torch.py tests/test_grad_api_vs_torch.py
                   tests/test_operator_details_vs_torch.py tests/test_fuzz_vs_torch.py

@@ -1,0 +1,215 @@
+"""``nn.MultiheadAttention``: attention with ``num_heads`` heads, each over ``embed_dim / num_heads`` dims.
+
+For each head h, with the inputs projected by learned matrices (one packed ``in_proj_weight`` (3E, E), or three
+when key and value have other sizes):
+
+    q_h = query W_q,h,   k_h = key W_k,h,   v_h = value W_v,h
+    head_h = softmax(q_h k_h^T / sqrt(d) + mask) v_h          d = embed_dim / num_heads
+    out = concat(head_1, ..., head_H) W_o + b_o
+
+Built from ops the engine has (matmul, softmax, ``F.scaled_dot_product_attention``), so gradients of any order
+come from the engine. Shapes, masks and parameters follow PyTorch's: inputs (L, N, E), or (N, L, E) with
+``batch_first=True``, or unbatched (L, E); ``key_padding_mask`` (N, S) and ``attn_mask`` (L, S) or (N*H, L, S),
+bool (True: this key is not attended to) or float (added to the scores).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy
+
+from .. import creation
+from ..ops import elementwise as E
+from ..ops import reduce as R
+from ..ops import shape as S
+from ..tensor import Tensor
+from . import functional as F
+from . import init
+from .layers import Linear
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["MultiheadAttention"]
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A ``Linear`` (PyTorch's name for the output projection of ``MultiheadAttention``, kept for its repr)."""
+
+
+class MultiheadAttention(Module):
+    """``MultiheadAttention(embed_dim, num_heads)(query, key, value)`` -> ``(output, weights)``: see the module
+    docstring. ``weights`` (N, L, S) are the attention weights averaged over the heads (per head with
+    ``average_attn_weights=False``; None with ``need_weights=False``). ``dropout`` drops attention weights
+    while training. Initialised as PyTorch does: Xavier-uniform projections, zero biases."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
+                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+        super().__init__()
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                             f"num_heads={num_heads} instead")
+        if embed_dim % num_heads:
+            raise AssertionError(f"embed_dim must be divisible by num_heads (embed_dim={embed_dim}, "
+                                 f"num_heads={num_heads})")
+        if add_bias_kv or add_zero_attn:
+            raise NotImplementedError("MultiheadAttention: add_bias_kv and add_zero_attn are not available here")
+        self.embed_dim, self.num_heads, self.dropout, self.batch_first = embed_dim, num_heads, dropout, batch_first
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.head_dim = embed_dim // num_heads
+
+        def weight(rows, cols):
+            return Parameter(creation.zeros(rows, cols, dtype=dtype, device=device))
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = weight(3 * embed_dim, embed_dim)
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            self.q_proj_weight = weight(embed_dim, embed_dim)
+            self.k_proj_weight = weight(embed_dim, self.kdim)
+            self.v_proj_weight = weight(embed_dim, self.vdim)
+            self.register_parameter("in_proj_weight", None)
+        self.register_parameter("in_proj_bias", Parameter(creation.zeros(3 * embed_dim, dtype=dtype, device=device))
+                                if bias else None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
+        self.bias_k = self.bias_v = None
+        self.add_zero_attn = False
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+                init.xavier_uniform_(w)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                average_attn_weights=True, is_causal=False):
+        for what, t in (("query", query), ("key", key), ("value", value)):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"MultiheadAttention: {what} must be a Tensor, got {type(t).__name__}")
+        batched = query.ndim == 3
+        if batched and self.batch_first:   # (N, L, E) -> (L, N, E)
+            query, key, value = (S.transpose(t, 0, 1) for t in (query, key, value))
+        out, weights = _attention(self, query, key, value, key_padding_mask, need_weights, attn_mask,
+                                  average_attn_weights, is_causal)
+        if batched and self.batch_first:
+            out = S.transpose(out, 0, 1)
+        return out, weights
+
+
+def _check_shapes(m, query, key, value, key_padding_mask, attn_mask):
+    """PyTorch's shape rules; returns whether the inputs are batched."""
+    if query.ndim == 3:
+        if key.ndim != 3 or value.ndim != 3:
+            raise AssertionError(f"For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.ndim != 2:
+            raise AssertionError(f"For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
+                                 f"found {key_padding_mask.ndim}-D tensor instead")
+        if attn_mask is not None and attn_mask.ndim not in (2, 3):
+            raise AssertionError(f"For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                                 f"found {attn_mask.ndim}-D tensor instead")
+        return True
+    if query.ndim == 2:
+        if key.ndim != 2 or value.ndim != 2:
+            raise AssertionError(f"For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
+                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.ndim != 1:
+            raise AssertionError(f"For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but "
+                                 f"found {key_padding_mask.ndim}-D tensor instead")
+        if attn_mask is not None and attn_mask.ndim not in (2, 3):
+            raise AssertionError(f"For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                                 f"found {attn_mask.ndim}-D tensor instead")
+        return False
+    raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D query "
+                         f"tensor")
+
+
+def _as_float_mask(mask, name, dtype):
+    """A bool mask as 0 / -inf (True: masked out), a float one as it is (PyTorch's ``_canonical_mask``)."""
+    if mask is None:
+        return None
+    if mask.dtype == numpy.bool_:
+        return E.masked_fill(creation.zeros(*mask.shape, dtype=dtype, device=mask.device), mask, -math.inf)
+    if mask.dtype.kind != "f":
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    return mask
+
+
+def _attention(m, query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights, is_causal):
+    """PyTorch's ``multi_head_attention_forward`` on (L, N, E) inputs (or unbatched (L, E))."""
+    batched = _check_shapes(m, query, key, value, key_padding_mask, attn_mask)
+    if not batched:   # one sequence: a batch of one, taken off again at the end
+        query, key, value = (S.unsqueeze(t, 1) for t in (query, key, value))
+        if key_padding_mask is not None:
+            key_padding_mask = S.unsqueeze(key_padding_mask, 0)
+    n_query, batch, embed = query.shape
+    n_key, heads, hd = key.shape[0], m.num_heads, m.head_dim
+    if embed != m.embed_dim:
+        raise AssertionError(f"was expecting embedding dimension of {m.embed_dim}, but got {embed}")
+    if key.shape[:2] != value.shape[:2]:
+        raise AssertionError(f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}")
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    key_padding_mask = _as_float_mask(key_padding_mask, "key_padding_mask", query.dtype)
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None   # (the hint alone: scaled_dot_product_attention makes the causal mask)
+    else:
+        attn_mask = _as_float_mask(attn_mask, "attn_mask", query.dtype)
+        if key_padding_mask is not None:
+            is_causal = False
+    # the projections: q, k, v (length, batch, E), then one (batch * heads, length, head_dim) stack per input
+    if m._qkv_same_embed_dim:
+        w_q, w_k, w_v = S.chunk(m.in_proj_weight, 3)
+    else:
+        w_q, w_k, w_v = m.q_proj_weight, m.k_proj_weight, m.v_proj_weight
+    b_q, b_k, b_v = S.chunk(m.in_proj_bias, 3) if m.in_proj_bias is not None else (None, None, None)
+    q, k, v = F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
+    q, k, v = (S.transpose(S.reshape(t, (t.shape[0], batch * heads, hd)), 0, 1) for t in (q, k, v))
+    if attn_mask is not None:
+        want = (n_query, n_key) if attn_mask.ndim == 2 else (batch * heads, n_query, n_key)
+        if tuple(attn_mask.shape) != want:
+            raise RuntimeError(f"The shape of the {attn_mask.ndim}D attn_mask is {tuple(attn_mask.shape)}, but "
+                               f"should be {want}.")
+        if attn_mask.ndim == 2:
+            attn_mask = S.unsqueeze(attn_mask, 0)
+    if key_padding_mask is not None:
+        if tuple(key_padding_mask.shape) != (batch, n_key):
+            raise AssertionError(f"expecting key_padding_mask shape of {(batch, n_key)}, but got "
+                                 f"{tuple(key_padding_mask.shape)}")
+        padding = S.reshape(S.expand(S.reshape(key_padding_mask, (batch, 1, 1, n_key)), (batch, heads, 1, n_key)),
+                            (batch * heads, 1, n_key))
+        attn_mask = padding if attn_mask is None else attn_mask + padding
+    dropout = m.dropout if m.training else 0.0
+    if need_weights:
+        scores = (q * math.sqrt(1.0 / hd)) @ S.transpose(k, -2, -1)
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        weights = R.softmax(scores, -1)
+        if dropout > 0.0:
+            weights = F.dropout(weights, dropout, True)
+        heads_out = weights @ v                                                # (batch * heads, L, hd)
+        weights = S.reshape(weights, (batch, heads, n_query, n_key))
+        if average_attn_weights:
+            weights = R.mean(weights, 1)
+    else:
+        if attn_mask is not None:
+            attn_mask = S.reshape(attn_mask, (batch, heads, -1, n_key)) if attn_mask.shape[0] != 1 else \
+                S.unsqueeze(attn_mask, 0)
+        qh, kh, vh = (S.reshape(t, (batch, heads, t.shape[1], hd)) for t in (q, k, v))
+        heads_out = F.scaled_dot_product_attention(qh, kh, vh, attn_mask, dropout, is_causal)
+        heads_out = S.reshape(heads_out, (batch * heads, n_query, hd))
+        weights = None
+    out = S.reshape(S.transpose(heads_out, 0, 1), (n_query, batch, embed))   # heads side by side again
+    out = m.out_proj(out)
+    if not batched:
+        out = S.squeeze(out, 1)
+        if weights is not None:
+            weights = S.squeeze(weights, 0)
+    return out, weights

@@ -1,0 +1,202 @@
+"""nn.MultiheadAttention against torch 2.13: parameters, init and repr, outputs and attention weights, every
+gradient (inputs and parameters), masks (bool, float, key padding, causal hint), layouts (batch_first,
+unbatched, other key/value sizes), second derivatives, dropout and errors."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from conftest import import_torch
+from torch_compare import both_raise, close
+
+import autogradlab as ag
+from autogradlab.testing import gradcheck, gradgradcheck
+
+torch = import_torch()
+
+E, H, L, S, N = 8, 2, 4, 5, 3
+
+
+def _modules(seed=0, dtype="float64", **kwargs):
+    """Ours and torch's with the same parameters (torch's init, copied)."""
+    torch.manual_seed(seed)
+    theirs = torch.nn.MultiheadAttention(E, H, **kwargs).to(getattr(torch, dtype))
+    ours = ag.nn.MultiheadAttention(E, H, dtype=getattr(ag, dtype), **kwargs)
+    ours.load_state_dict({k: ag.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    return ours, theirs
+
+
+def _inputs(seed, batch_first=False, unbatched=False, kdim=E, vdim=E, dtype="float64"):
+    rng = np.random.default_rng(seed)
+
+    def shape(length, dim):
+        return (length, dim) if unbatched else (N, length, dim) if batch_first else (length, N, dim)
+    arrays = [rng.standard_normal(shape(L, E)), rng.standard_normal(shape(S, kdim)), rng.standard_normal(shape(S, vdim))]
+    return ([ag.tensor(a.astype(dtype), requires_grad=True) for a in arrays],
+            [torch.tensor(a.astype(dtype), requires_grad=True) for a in arrays])
+
+
+def _compare(ours, theirs, xs, txs, rtol=1e-10, atol=1e-12, **call):
+    (out, w), (tout, tw) = ours(*xs, **call), theirs(*txs, **call)
+    close(out, tout, rtol, atol)
+    assert (w is None) == (tw is None)
+    if w is not None:
+        close(w, tw, rtol, atol)
+    g = np.random.default_rng(7).standard_normal(tuple(tout.shape))
+    loss = (out * ag.tensor(g)).sum() + (w.sum() if w is not None else 0.0)
+    tloss = (tout * torch.tensor(g)).sum() + (tw.sum() if tw is not None else 0.0)
+    loss.backward()
+    tloss.backward()
+    for a, b in zip(xs, txs):
+        close(a.grad, b.grad, rtol, atol)
+    theirs_params = dict(theirs.named_parameters())
+    for name, p in ours.named_parameters():
+        close(p.grad, theirs_params[name].grad, rtol, atol)
+
+
+def _masks(kind):
+    rng = np.random.default_rng(3)
+    padding = np.zeros((N, S), bool)
+    padding[0, -2:] = True
+    causal = np.triu(np.ones((L, S), bool), 2)
+    if kind == "none":
+        return {}
+    if kind == "bool":
+        return {"attn_mask": ag.tensor(causal)}, {"attn_mask": torch.tensor(causal)}
+    if kind == "float":
+        m = rng.standard_normal((L, S))
+        return {"attn_mask": ag.tensor(m)}, {"attn_mask": torch.tensor(m)}
+    if kind == "padding":
+        return {"key_padding_mask": ag.tensor(padding)}, {"key_padding_mask": torch.tensor(padding)}
+    if kind == "both":
+        per_head = rng.standard_normal((N * H, L, S))
+        return ({"attn_mask": ag.tensor(per_head), "key_padding_mask": ag.tensor(padding)},
+                {"attn_mask": torch.tensor(per_head), "key_padding_mask": torch.tensor(padding)})
+    raise ValueError(kind)
+
+
+@pytest.mark.filterwarnings("ignore:Support for mismatched key_padding_mask:UserWarning")   # (torch's, for "both")
+@pytest.mark.parametrize("masks", ["none", "bool", "float", "padding", "both"])
+@pytest.mark.parametrize("need_weights, average", [(True, True), (True, False), (False, True)])
+def test_outputs_weights_and_every_gradient_match_torch(masks, need_weights, average):
+    ours, theirs = _modules()
+    xs, txs = _inputs(1)
+    call = _masks(masks)
+    ours_call, theirs_call = (call if call else ({}, {}))
+    (out, w), (tout, tw) = (ours(*xs, need_weights=need_weights, average_attn_weights=average, **ours_call),
+                            theirs(*txs, need_weights=need_weights, average_attn_weights=average, **theirs_call))
+    close(out, tout, 1e-10, 1e-12)
+    assert (w is None) == (tw is None)
+    if w is not None:
+        close(w, tw, 1e-10, 1e-12)
+    g = np.random.default_rng(7).standard_normal(tuple(tout.shape))
+    ((out * ag.tensor(g)).sum() + (w.sum() if w is not None else 0.0)).backward()
+    ((tout * torch.tensor(g)).sum() + (tw.sum() if tw is not None else 0.0)).backward()
+    for a, b in zip(xs, txs):
+        close(a.grad, b.grad, 1e-10, 1e-12)
+    theirs_params = dict(theirs.named_parameters())
+    for name, p in ours.named_parameters():
+        close(p.grad, theirs_params[name].grad, 1e-10, 1e-12)
+
+
+@pytest.mark.parametrize("kwargs, layout", [
+    ({"batch_first": True}, {"batch_first": True}),
+    ({"kdim": 5, "vdim": 3}, {"kdim": 5, "vdim": 3}),
+    ({"bias": False}, {}),
+    ({}, {"unbatched": True}),
+    ({"batch_first": True}, {"unbatched": True}),
+])
+def test_layouts_and_projections_match_torch(kwargs, layout):
+    ours, theirs = _modules(1, **kwargs)
+    xs, txs = _inputs(2, **layout)
+    for need_weights in (True, False):
+        for x in xs:
+            x.grad = None
+        for t in txs:
+            t.grad = None
+        ours.zero_grad()
+        theirs.zero_grad()
+        _compare(ours, theirs, xs, txs, need_weights=need_weights)
+
+
+def test_self_attention_with_one_tensor_and_the_causal_hint_match_torch():
+    ours, theirs = _modules(2)
+    (x, _, _), (tx, _, _) = _inputs(3)
+    causal, tcausal = ag.tensor(np.triu(np.ones((L, L), bool), 1)), torch.tensor(np.triu(np.ones((L, L), bool), 1))
+    for need_weights in (True, False):
+        out, _ = ours(x, x, x, attn_mask=causal, is_causal=True, need_weights=need_weights)
+        tout, _ = theirs(tx, tx, tx, attn_mask=tcausal, is_causal=True, need_weights=need_weights)
+        close(out, tout, 1e-10, 1e-12)
+    out.sum().backward()
+    tout.sum().backward()
+    close(x.grad, tx.grad, 1e-10, 1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")   # (NumPy's, on the -inf row)
+def test_a_query_that_sees_no_key_gives_what_torch_gives():
+    """Every key padded out for one sample: torch's weights path gives NaN there (softmax of -inf), its
+    scaled_dot_product_attention path zeros; ours the same on each path."""
+    ours, theirs = _modules(3)
+    xs, txs = _inputs(4)
+    padding = np.zeros((N, S), bool)
+    padding[1] = True
+    for need_weights in (True, False):
+        out, _ = ours(*xs, key_padding_mask=ag.tensor(padding), need_weights=need_weights)
+        tout, _ = theirs(*txs, key_padding_mask=torch.tensor(padding), need_weights=need_weights)
+        np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_parameters_init_and_repr_are_torchs():
+    for kwargs in ({}, {"kdim": 5, "vdim": 3, "bias": False}, {"batch_first": True, "dropout": 0.1}):
+        ours, theirs = ag.nn.MultiheadAttention(E, H, **kwargs), torch.nn.MultiheadAttention(E, H, **kwargs)
+        assert repr(ours) == repr(theirs)
+        assert list(ours.state_dict()) == list(theirs.state_dict())
+        assert [tuple(p.shape) for p in ours.parameters()] == [tuple(p.shape) for p in theirs.parameters()]
+    ours = ag.nn.MultiheadAttention(E, H)
+    bound = math.sqrt(6.0 / (E + 3 * E))                  # Xavier-uniform of the packed (3E, E) projection
+    assert np.abs(ours.in_proj_weight.detach().numpy()).max() <= bound
+    assert not ours.in_proj_bias.detach().numpy().any() and not ours.out_proj.bias.detach().numpy().any()
+    assert ours.in_proj_weight.detach().numpy().std() > bound / 3   # filled, not left at zero
+
+
+def test_second_derivatives_pass_finite_differences_and_match_torch():
+    ours, theirs = _modules(4)
+    xs, txs = _inputs(5)
+
+    def f(q, k, v):
+        return ours(q, k, v, attn_mask=ag.tensor(np.triu(np.ones((L, S), bool), 3)))[0]
+    small = [ag.tensor(x.detach().numpy()[:, :1], requires_grad=True) for x in xs]
+    assert gradcheck(f, small) and gradgradcheck(f, small)
+    g, = ag.autograd.grad((ours(*xs)[0] ** 2).sum(), xs[0], create_graph=True)
+    tg, = torch.autograd.grad((theirs(*txs)[0] ** 2).sum(), txs[0], create_graph=True)
+    g.sum().backward()
+    tg.sum().backward()
+    close(ours.in_proj_weight.grad, theirs.in_proj_weight.grad, 1e-9, 1e-11)
+
+
+def test_dropout_acts_while_training_only():
+    ours, _ = _modules(5, dropout=0.5)
+    xs, _ = _inputs(6)
+    ours.eval()
+    first, second = ours(*xs)[0], ours(*xs)[0]
+    np.testing.assert_array_equal(first.detach().numpy(), second.detach().numpy())
+    ours.train()
+    ag.manual_seed(0)
+    dropped = ours(*xs, need_weights=False)[0]
+    assert not np.allclose(dropped.detach().numpy(), first.detach().numpy())
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.nn.MultiheadAttention(8, 3),
+    lambda m: m.nn.MultiheadAttention(8, 0),
+    lambda m: m.nn.MultiheadAttention(8, 2)(*(m.ones(4, 3, 8),) * 3, is_causal=True),
+    lambda m: m.nn.MultiheadAttention(8, 2)(*(m.ones(4, 3, 8),) * 3, attn_mask=m.ones(4, 3)),
+    lambda m: m.nn.MultiheadAttention(8, 2)(*(m.ones(4, 3, 8),) * 3, attn_mask=m.ones(4, 4, 4)),
+    lambda m: m.nn.MultiheadAttention(8, 2)(*(m.ones(4, 3, 8),) * 3, key_padding_mask=m.zeros(3, 5, dtype=m.bool)),
+    lambda m: m.nn.MultiheadAttention(8, 2)(m.ones(4, 3, 8), m.ones(5, 8), m.ones(5, 8)),
+    lambda m: m.nn.MultiheadAttention(8, 2)(*(m.ones(4, 3, 6),) * 3),
+    lambda m: m.nn.MultiheadAttention(8, 2)(*(m.ones(4, 3, 8),) * 3, attn_mask=m.ones(4, 4, dtype=m.int64)),
+])
+def test_errors_as_in_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
