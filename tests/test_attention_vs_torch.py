@@ -200,3 +200,67 @@ def test_dropout_acts_while_training_only():
 ])
 def test_errors_as_in_torch(call):
     both_raise(lambda: call(ag), lambda: call(torch))
+
+
+# -- TransformerEncoderLayer and TransformerEncoder ------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs", [{}, {"batch_first": True}, {"norm_first": True, "activation": "gelu"},
+                                    {"bias": False}, {"activation": ag.nn.functional.relu}])
+@pytest.mark.parametrize("layers", [None, 2])
+def test_transformer_encoder_matches_torch_in_outputs_and_every_gradient(kwargs, layers):
+    torch_kwargs = dict(kwargs)
+    if "activation" in kwargs and not isinstance(kwargs["activation"], str):
+        torch_kwargs["activation"] = torch.nn.functional.relu
+    torch.manual_seed(0)
+    theirs = torch.nn.TransformerEncoderLayer(E, H, 16, dropout=0.0, **torch_kwargs).double()
+    ours = ag.nn.TransformerEncoderLayer(E, H, 16, dropout=0.0, dtype=ag.float64, **kwargs)
+    if layers:
+        theirs = torch.nn.TransformerEncoder(theirs, layers, norm=torch.nn.LayerNorm(E).double(),
+                                             enable_nested_tensor=False)
+        ours = ag.nn.TransformerEncoder(ours, layers, norm=ag.nn.LayerNorm(E, dtype=ag.float64),
+                                        enable_nested_tensor=False)
+    assert repr(ours) == repr(theirs) and list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict({k: ag.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    batch_first = kwargs.get("batch_first", False)
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((N, L, E) if batch_first else (L, N, E))
+    padding = np.zeros((N, L), bool)
+    padding[0, -1] = True
+    causal = np.where(np.triu(np.ones((L, L), bool), 1), -np.inf, 0.0)
+    masks = ({"src_key_padding_mask": padding}, {"mask" if layers else "src_mask": causal})
+    for extra in masks:
+        xs, txs = ag.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        ours.zero_grad()
+        theirs.zero_grad()
+        out = ours(xs, **{k: ag.tensor(v) for k, v in extra.items()})
+        tout = theirs(txs, **{k: torch.tensor(v) for k, v in extra.items()})
+        close(out, tout, 1e-10, 1e-11)
+        g = rng.standard_normal(tuple(tout.shape))
+        (out * ag.tensor(g)).sum().backward()
+        (tout * torch.tensor(g)).sum().backward()
+        close(xs.grad, txs.grad, 1e-9, 1e-11)
+        theirs_params = dict(theirs.named_parameters())
+        for name, p in ours.named_parameters():
+            close(p.grad, theirs_params[name].grad, 1e-9, 1e-11)
+
+
+def test_encoder_layers_are_copies_with_parameters_of_their_own():
+    layer = ag.nn.TransformerEncoderLayer(E, H, 16)
+    encoder = ag.nn.TransformerEncoder(layer, 3)
+    firsts = [m.linear1.weight for m in encoder.layers]
+    assert len({id(w) for w in firsts}) == 3 and all(w is not layer.linear1.weight for w in firsts)
+    np.testing.assert_array_equal(firsts[0].detach().numpy(), layer.linear1.weight.detach().numpy())
+    assert len(list(encoder.parameters())) == 3 * len(list(layer.parameters()))
+
+
+def test_an_unknown_activation_is_refused_as_in_torch():
+    both_raise(lambda: ag.nn.TransformerEncoderLayer(E, H, activation="swish"),
+               lambda: torch.nn.TransformerEncoderLayer(E, H, activation="swish"))
+
+
+def test_module_list_prints_runs_of_alike_modules_as_torch():
+    for build in [lambda m: m.nn.ModuleList([m.nn.Linear(2, 2) for _ in range(3)] + [m.nn.ReLU(), m.nn.Linear(2, 3)]
+                                            + [m.nn.ReLU()] * 2),
+                  lambda m: m.nn.ModuleList(), lambda m: m.nn.ModuleList([m.nn.Tanh()]),
+                  lambda m: m.nn.Sequential(m.nn.Linear(2, 2), m.nn.ModuleList([m.nn.ReLU(), m.nn.ReLU()]))]:
+        assert repr(build(ag)) == repr(build(torch))

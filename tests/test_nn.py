@@ -586,6 +586,30 @@ def test_dropout_zeroes_and_rescales_in_training_and_is_identity_in_eval():
     assert nn.functional.dropout(ag.ones(8), 0.5).tolist() == a     # seeded
 
 
+def test_dropout_inplace_writes_into_its_input_as_torch():
+    torch = import_torch()
+    assert repr(nn.Dropout(0.3, inplace=True)) == repr(torch.nn.Dropout(0.3, inplace=True))
+    assert repr(nn.Dropout()) == repr(torch.nn.Dropout())
+    ag.manual_seed(1)
+    x = ag.ones(2000, requires_grad=True)
+    y = x * 2.0
+    out = nn.Dropout(0.5, inplace=True)(y)
+    assert out is y and y.grad_fn.name() == "MulBackward"          # (the in-place mul_ recorded on y)
+    kept = y.detach().numpy() != 0
+    assert 0.45 < kept.mean() < 0.55
+    np.testing.assert_allclose(y.detach().numpy()[kept], 4.0)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.where(kept, 4.0, 0.0))   # d/dx = 2 * mask / (1 - p)
+    leaf, tleaf = ag.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.dropout(tleaf, 0.5, True, inplace=True)
+    with pytest.raises(RuntimeError):
+        F.dropout(leaf, 0.5, True, inplace=True)            # a leaf that requires grad: refused, unchanged
+    assert leaf.tolist() == [1.0, 1.0, 1.0]
+    z = ag.ones(4)
+    assert F.dropout(z, 1.0, True, inplace=True) is z and z.tolist() == [0.0] * 4
+
+
 # -- more activations and losses, against torch ---------------------------------------------------------
 
 ACTIVATIONS = [("leaky_relu", {}), ("leaky_relu", {"negative_slope": 0.2}), ("elu", {}), ("elu", {"alpha": 0.5}),

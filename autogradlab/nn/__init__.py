@@ -11,7 +11,7 @@ from .layers import (ELU, GELU, MLP, AvgPool1d, AvgPool2d, BatchNorm1d, BatchNor
                      LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool1d, MaxPool2d, ModuleDict, ModuleList, MSELoss,
                      NLLLoss, ParameterDict, ParameterList, ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax,
                      Softplus, Tanh)
-from .attention import MultiheadAttention
+from .attention import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 from .module import Module
 from .parameter import Parameter
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
@@ -20,6 +20,7 @@ __all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReL
            "Identity", "Softmax", "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv1d",
            "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Embedding", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Sequential",
            "ModuleList", "MLP", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss",
-           "BCELoss", "BCEWithLogitsLoss", "RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU", "MultiheadAttention",
+           "BCELoss", "BCEWithLogitsLoss", "RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU", "MultiheadAttention", "TransformerEncoderLayer",
+           "TransformerEncoder",
            "ModuleDict", "ParameterList", "ParameterDict",
            "functional", "init", "utils"]

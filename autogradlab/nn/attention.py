@@ -1,4 +1,5 @@
-"""``nn.MultiheadAttention``: attention with ``num_heads`` heads, each over ``embed_dim / num_heads`` dims.
+"""``nn.MultiheadAttention``: attention with ``num_heads`` heads, each over ``embed_dim / num_heads`` dims; and
+``nn.TransformerEncoderLayer`` / ``nn.TransformerEncoder``, built on it.
 
 For each head h, with the inputs projected by learned matrices (one packed ``in_proj_weight`` (3E, E), or three
 when key and value have other sizes):
@@ -25,11 +26,11 @@ from ..ops import shape as S
 from ..tensor import Tensor
 from . import functional as F
 from . import init
-from .layers import Linear
+from .layers import Dropout, LayerNorm, Linear, ModuleList
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["MultiheadAttention"]
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -213,3 +214,69 @@ def _attention(m, query, key, value, key_padding_mask, need_weights, attn_mask, 
         if weights is not None:
             weights = S.squeeze(weights, 0)
     return out, weights
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention, then a two-layer feed-forward network, each with a residual connection and a layer norm
+    (PyTorch's layer, same submodules and init):
+
+        x = norm1(x + dropout1(self_attn(x, x, x)));  x = norm2(x + dropout2(linear2(dropout(act(linear1(x))))))
+
+    ``norm_first=True`` normalises before each block instead: ``x = x + block(norm(x))``. ``activation``:
+    "relu", "gelu" or a function (or module) of one tensor."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        if isinstance(activation, str):
+            if activation not in ("relu", "gelu"):
+                raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+            activation = F.relu if activation == "relu" else F.gelu
+        self.activation = activation
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            return x + self._ff_block(self.norm2(x))
+        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+        return self.norm2(x + self._ff_block(x))
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` copies of ``encoder_layer`` (each with parameters of its own, copied from it), then
+    ``norm`` if given. ``enable_nested_tensor`` is accepted for PyTorch's signature: here no input becomes a
+    nested tensor, so a padded position's output is computed like any other (PyTorch's fast path, in
+    ``eval()`` under ``no_grad()``, may return zeros there)."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+        super().__init__()
+        import copy
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+        self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        output = src
+        for layer in self.layers:
+            output = layer(output, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
+                           is_causal=bool(is_causal))
+        return output if self.norm is None else self.norm(output)

@@ -160,18 +160,20 @@ def log_softmax(input, dim):
     return R.log_softmax(input, dim)
 
 
-def dropout(input, p=0.5, training=True):
+def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)`` (only when training).
-    d/dinput = mask/(1-p). The mask comes from the generator seeded by ``autogradlab.manual_seed``."""
+    d/dinput = mask/(1-p). The mask comes from the generator seeded by ``autogradlab.manual_seed``.
+    ``inplace=True`` writes the result into ``input`` (an in-place op, recorded as ``mul_``) and returns it."""
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return input * 0.0
+        return input.mul_(0.0) if inplace else input * 0.0
     keep = creation.generator().random(tuple(input.shape)) >= p
-    mask = backend.asarray(keep.astype(input.dtype) / (1.0 - p), input.device)
-    return input * Tensor._make(mask, False, None, input.device)
+    mask = Tensor._make(backend.asarray(keep.astype(input.dtype) / (1.0 - p), input.device), False, None,
+                        input.device)
+    return input.mul_(mask) if inplace else input * mask
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,

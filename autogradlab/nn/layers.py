@@ -587,17 +587,17 @@ class Flatten(Module):
 class Dropout(Module):
     """Randomly zero elements with probability ``p`` while training (``model.train()``); identity in ``eval()``."""
 
-    def __init__(self, p=0.5):
+    def __init__(self, p=0.5, inplace=False):
         super().__init__()
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p = p
+        self.p, self.inplace = p, inplace
 
     def forward(self, input):
-        return F.dropout(input, self.p, self.training)
+        return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self):
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class ModuleList(Module):
@@ -629,6 +629,20 @@ class ModuleList(Module):
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList has no forward: iterate over it in your module's forward")
+
+    def __repr__(self):
+        """As PyTorch prints it: a run of neighbours that print alike is one entry, ``(0-5): 6 x Layer(...)``."""
+        if not self._modules:
+            return "ModuleList()"
+        runs = []   # [first index, last index, repr]
+        for i, module in enumerate(self._modules.values()):
+            text = repr(module)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        lines = [f"  ({a}): {text}" if a == b else f"  ({a}-{b}): {b - a + 1} x {text}" for a, b, text in runs]
+        return "ModuleList(\n" + "\n".join(line.replace("\n", "\n  ") for line in lines) + "\n)"
 
 
 class ModuleDict(Module):
