@@ -197,6 +197,15 @@ def test_dropout_acts_while_training_only():
     lambda m: m.nn.MultiheadAttention(8, 2)(m.ones(4, 3, 8), m.ones(5, 8), m.ones(5, 8)),
     lambda m: m.nn.MultiheadAttention(8, 2)(*(m.ones(4, 3, 6),) * 3),
     lambda m: m.nn.MultiheadAttention(8, 2)(*(m.ones(4, 3, 8),) * 3, attn_mask=m.ones(4, 4, dtype=m.int64)),
+    # (found by a review against torch: the classes torch raises)
+    lambda m: m.nn.MultiheadAttention(8, 2)(m.ones(3, 2, 8), m.ones(5, 2, 8), m.ones(5, 2, 4)),
+    lambda m: m.nn.MultiheadAttention(8, 2)(m.ones(3, 2, 8), m.ones(4, 2, 8), m.ones(5, 2, 8)),
+    lambda m: m.nn.MultiheadAttention(8, 2, kdim=3, vdim=6)(m.ones(3, 2, 8), m.ones(5, 2, 2), m.ones(5, 2, 6)),
+    lambda m: m.nn.MultiheadAttention(8, 2)(*(m.ones(3, 8),) * 3, attn_mask=m.zeros(4, 3, 3, dtype=m.bool)),
+    lambda m: m.nn.MultiheadAttention(8, 2)(m.ones(3, 2, 8), m.ones(5, 2, 8), m.ones(5, 2, 8), is_causal=True,
+                                            need_weights=False, attn_mask=m.ones(3, 5, dtype=m.int64)),
+    lambda m: m.nn.MultiheadAttention(8, 2).double()(*(m.ones(3, 2, 8, dtype=m.float64),) * 3,
+                                                     attn_mask=m.zeros(3, 3)),
 ])
 def test_errors_as_in_torch(call):
     both_raise(lambda: call(ag), lambda: call(torch))

@@ -469,6 +469,51 @@ def test_divisor_override_errors_as_in_torch(call):
     _both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))
 
 
+@pytest.mark.parametrize("name, args, shape, refused_without", [
+    ("max_pool2d", (3, 2), (1, 1, 2, 2), True), ("avg_pool2d", (3, 2), (1, 1, 2, 2), True),   # a kernel over the input
+    ("max_pool2d", (3, 2, 0, 2), (1, 1, 4, 7), True), ("max_pool2d", (4, 3, 1), (2, 1, 3, 5), False),
+    ("max_pool1d", (3, 2), (1, 2, 2), True), ("avg_pool1d", (3, 2), (1, 2, 2), True),
+])
+def test_ceil_mode_keeps_a_window_wider_than_the_input_as_torch(name, args, shape, refused_without):
+    """(Found by a review against torch: with ceil_mode the output size is rounded up, so one window may cover
+    more than the whole input; without it, both refuse.)"""
+    x, tx = _pair(_data(shape, 46), requires_grad=True)
+    y, ty = getattr(F, name)(x, *args, ceil_mode=True), getattr(TF, name)(tx, *args, ceil_mode=True)
+    _close(y, ty, rtol=1e-6, atol=1e-7)
+    y.sum().backward()
+    ty.sum().backward()
+    _close(x.grad, tx.grad, rtol=1e-6, atol=1e-7)
+    if refused_without:
+        _both_raise(lambda: getattr(F, name)(x, *args), lambda: getattr(TF, name)(tx, *args))
+
+
+@pytest.mark.parametrize("call", [   # (found by a review against torch)
+    lambda m, r: m.nn.functional.max_pool2d(r(1, 1, 7, 7), 3, 1, 2, 2),        # pad > kernel // 2, dilated or not
+    lambda m, r: m.nn.functional.max_pool1d(r(1, 1, 7), 3, 1, 2, 2),
+    lambda m, r: m.nn.functional.max_pool2d(r(1, 1, 4, 4) > 0, 2),             # bool images
+    lambda m, r: m.nn.functional.max_pool2d(r(2, 0, 4, 4), 2),                 # no channels
+    lambda m, r: m.nn.functional.avg_pool2d(r(2, 0, 4, 4), 2),
+    lambda m, r: m.nn.functional.conv_transpose2d(r(1, 1, 1, 1), r(1, 1, 1, 1), padding=1),   # output too small
+    lambda m, r: m.nn.functional.conv_transpose1d(r(1, 1, 2), r(1, 1, 2), padding=2),
+    lambda m, r: m.nn.functional.conv_transpose2d(r(1, 1, 0, 3), r(1, 1, 2, 2)),   # an empty image
+    lambda m, r: m.nn.functional.conv_transpose2d(r(1, 4, 3, 3), r(4, 1, 2, 2), groups=3),
+])
+def test_pooling_and_transposed_convolution_errors_as_in_torch(call):
+    _both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))
+
+
+def test_transposed_convolution_errors_name_the_callers_function_and_shapes():
+    with pytest.raises(RuntimeError, match=r"conv_transpose1d: .*weight of size \[4, 1, 2\], expected input\[1, 3, 2\]"):
+        F.conv_transpose1d(ag.ones(1, 3, 2), ag.ones(4, 1, 2))
+    with pytest.raises(RuntimeError, match=r"conv_transpose1d: given input size per channel: \(2\)"):
+        F.conv_transpose1d(ag.ones(1, 1, 2), ag.ones(1, 1, 2), padding=2)
+    with pytest.raises(RuntimeError, match=r"divisible by 3 at dimension 0"):
+        F.conv_transpose2d(ag.ones(1, 4, 3, 3), ag.ones(4, 1, 2, 2), groups=3)
+
+
+
+
+
 # -- transposed convolutions ------------------------------------------------------------------------------
 
 TRANSPOSED = [  # (input shape, weight shape (in, out/groups, kh, kw), kwargs)

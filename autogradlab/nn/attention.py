@@ -126,20 +126,23 @@ def _check_shapes(m, query, key, value, key_padding_mask, attn_mask):
         if attn_mask is not None and attn_mask.ndim not in (2, 3):
             raise AssertionError(f"For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
                                  f"found {attn_mask.ndim}-D tensor instead")
+        if attn_mask is not None and attn_mask.ndim == 3:
+            want = (m.num_heads, query.shape[0], key.shape[0])
+            if tuple(attn_mask.shape) != want:
+                raise AssertionError(f"Expected `attn_mask` shape to be {want} but got {tuple(attn_mask.shape)} "
+                                     f"(unbatched: one (L, S) mask per head)")
         return False
     raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D query "
                          f"tensor")
 
 
-def _as_float_mask(mask, name, dtype):
+def _as_float_mask(mask, dtype):
     """A bool mask as 0 / -inf (True: masked out), a float one as it is (PyTorch's ``_canonical_mask``)."""
     if mask is None:
         return None
     if mask.dtype == numpy.bool_:
         return E.masked_fill(creation.zeros(*mask.shape, dtype=dtype, device=mask.device), mask, -math.inf)
-    if mask.dtype.kind != "f":
-        raise AssertionError(f"only bool and floating types of {name} are supported")
-    return mask
+    return mask   # (other dtypes were refused before anything was computed)
 
 
 def _attention(m, query, key, value, key_padding_mask, need_weights, attn_mask, average_attn_weights, is_causal):
@@ -153,16 +156,27 @@ def _attention(m, query, key, value, key_padding_mask, need_weights, attn_mask, 
     n_key, heads, hd = key.shape[0], m.num_heads, m.head_dim
     if embed != m.embed_dim:
         raise AssertionError(f"was expecting embedding dimension of {m.embed_dim}, but got {embed}")
-    if key.shape[:2] != value.shape[:2]:
+    if key.shape[:2] != value.shape[:2] or m._qkv_same_embed_dim and key.shape != value.shape:
         raise AssertionError(f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}")
+    for what, t, dim in (("key", key, m.kdim), ("value", value, m.vdim)):
+        if t.shape[-1] != dim:
+            raise AssertionError(f"expecting {what} of {dim} features (the module's {what[0]}dim), but got "
+                                 f"{what} of shape {tuple(t.shape)}")
+    for name, mask in (("attn_mask", attn_mask), ("key_padding_mask", key_padding_mask)):
+        if mask is not None and mask.dtype != numpy.bool_ and mask.dtype.kind != "f":
+            raise AssertionError(f"only bool and floating types of {name} are supported (got {mask.dtype.name}: "
+                                 f"a 0/1 mask of integers should be .bool())")
+        if need_weights and mask is not None and mask.dtype.kind == "f" and mask.dtype != query.dtype:
+            raise RuntimeError(f"Input dtypes must be the same: {name} is {mask.dtype.name}, the query "
+                               f"{query.dtype.name}; convert the mask with .to({query.dtype.name})")
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
                            "method `generate_square_subsequent_mask` to create this mask.")
-    key_padding_mask = _as_float_mask(key_padding_mask, "key_padding_mask", query.dtype)
+    key_padding_mask = _as_float_mask(key_padding_mask, query.dtype)
     if is_causal and key_padding_mask is None and not need_weights:
         attn_mask = None   # (the hint alone: scaled_dot_product_attention makes the causal mask)
     else:
-        attn_mask = _as_float_mask(attn_mask, "attn_mask", query.dtype)
+        attn_mask = _as_float_mask(attn_mask, query.dtype)
         if key_padding_mask is not None:
             is_causal = False
     # the projections: q, k, v (length, batch, E), then one (batch * heads, length, head_dim) stack per input

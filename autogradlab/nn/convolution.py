@@ -121,25 +121,43 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
-def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation):
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, one_d=False):
+    """(``one_d``: called by :func:`conv_transpose1d` with a height of 1 added: the messages show its shapes.)"""
     n, c, h, w = input.shape
+    name = "conv_transpose1d" if one_d else "conv_transpose2d"
+
+    def shown(shape):   # a shape as the caller gave it
+        return [d for i, d in enumerate(shape) if not (one_d and i == len(shape) - 2)]
     if not isinstance(groups, numbers.Integral) or groups < 1:
         raise RuntimeError(f"non-positive groups is not supported, got groups={groups!r}")
-    if weight.shape[0] != c or c % groups:
-        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} "
-                           f"to have {weight.shape[0]} channels, but got {c} channels instead")
+    if weight.shape[0] % groups:
+        raise RuntimeError(f"{name}: given groups={groups}, expected weight to be divisible by {groups} at dimension "
+                           f"0, but got weight of size {shown(weight.shape)} instead")
+    if weight.shape[0] != c:
+        raise RuntimeError(f"{name}: given transposed=1, weight of size {shown(weight.shape)}, expected input"
+                           f"{shown(input.shape)} to have {weight.shape[0]} channels, but got {c} channels instead")
+    if h == 0 or w == 0:
+        raise RuntimeError(f"{name}: only zero batch or zero channel inputs are supported, but got input shape: "
+                           f"{shown(input.shape)}")
     for op, s, d in zip(output_padding, stride, dilation):
         if op >= max(s, d):
             raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
                                f"output_padding={output_padding}, stride={stride}, dilation={dilation}")
     g, (o_per_group, kh, kw) = groups, weight.shape[1:]
+    sizes = [(n_in - 1) * s - 2 * p + d * (k - 1) + op + 1 for n_in, s, p, d, k, op in
+             zip((h, w), stride, padding, dilation, (kh, kw), output_padding)]
+    if min(sizes) < 1:
+        given, made = (f"{w}", f"{sizes[1]}") if one_d else (f"{h} x {w}", f"{sizes[0]} x {sizes[1]}")
+        raise RuntimeError(f"{name}: given input size per channel: ({given}). Calculated output size per channel: "
+                           f"({made}). Output size is too small (the padding cuts away more than the transposed "
+                           f"convolution makes)")
     o = o_per_group * g
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != o):
-        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
+        raise RuntimeError(f"{name}: given transposed=1, weight of size {shown(weight.shape)}, expected bias to be "
                            f"1-dimensional with {o} elements, but got bias of size {list(bias.shape)} instead")
     for what, t in (("weight", weight), ("bias", bias)):
         if t is not None and t.dtype != input.dtype:
-            raise RuntimeError(f"conv_transpose2d: {what} is {t.dtype.name} but the input is {input.dtype.name}; "
+            raise RuntimeError(f"{name}: {what} is {t.dtype.name} but the input is {input.dtype.name}; "
                                f"convert one (x.to({t.dtype.name}) or model.to({input.dtype.name}))")
     (sh, sw), (dh, dw) = stride, dilation
     # stride - 1 zeros after each input element (rows and columns), the last ones dropped
@@ -166,10 +184,12 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if not isinstance(weight, Tensor) or weight.ndim != 3:
         raise RuntimeError(f"conv_transpose1d: weight must be (in_channels, out_channels/groups, k), got "
                            f"{tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__}")
-    out = conv_transpose2d(x, S.unsqueeze(weight, -2), bias, (1, _single(stride, "stride", 1)),
-                           (0, _single(padding, "padding", 0)), (0, _single(output_padding, "output_padding", 0)),
-                           groups, (1, _single(dilation, "dilation", 1)))
-    return S.squeeze(out, -2)
+    args = ((1, _single(stride, "stride", 1)), (0, _single(padding, "padding", 0)),
+            (0, _single(output_padding, "output_padding", 0)), groups, (1, _single(dilation, "dilation", 1)))
+    if x.ndim == 3:   # one signal, no batch dim
+        return S.squeeze(S.squeeze(_conv_transpose(S.unsqueeze(x, 0), S.unsqueeze(weight, -2), bias, *args,
+                                                   one_d=True), 0), -2)
+    return S.squeeze(_conv_transpose(x, S.unsqueeze(weight, -2), bias, *args, one_d=True), -2)
 
 
 def _check_conv_operands(name, input, weight, bias, groups):
@@ -293,23 +313,26 @@ def _pool_sizes(input, kernel_size, stride, padding, dilation, ceil_mode, name):
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{name}: expected 3D or 4D input, (C, H, W) or (N, C, H, W), got shape "
                            f"{tuple(input.shape)}")
+    if input.shape[-3] == 0:
+        raise RuntimeError(f"{name}: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got: {list(input.shape)} (no channels)")
+    if input.dtype == numpy.bool_:
+        raise NotImplementedError(f'"{name}" not implemented for \'Bool\': convert the input, e.g. x.float()')
     k = _pair(kernel_size, "kernel_size", 1)
     s = k if stride is None or stride == [] else _pair(stride, "stride", 1)
     p, d = _pair(padding, "padding", 0), _pair(dilation, "dilation", 1)
     for pi, ki, di in zip(p, k, d):
-        if pi > (di * (ki - 1) + 1) // 2:
+        if pi > ki // 2:   # (PyTorch: half the kernel's size, whatever the dilation)
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pi}, "
                                f"kernel_size={ki} and dilation={di}")
     extra = [0, 0]
     if ceil_mode:
         for i, (n, ki, si, pi, di) in enumerate(zip(input.shape[-2:], k, s, p, d)):
-            span = n + 2 * pi - di * (ki - 1) - 1
-            if span < 0:
-                continue   # (no window fits: _windows says so)
-            out = -(-span // si) + 1
-            if (out - 1) * si >= n + pi:   # the last window would start in the padding: PyTorch drops it
+            out = (n + 2 * pi - di * (ki - 1) - 1 + si - 1) // si + 1   # (rounded down: a negative span too)
+            if out >= 1 and (out - 1) * si >= n + pi:   # the last window would start in the padding: dropped
                 out -= 1
-            extra[i] = max(0, (out - 1) * si + di * (ki - 1) + 1 - (n + 2 * pi))
+            if out >= 1:   # (else no window fits: _windows says so)
+                extra[i] = max(0, (out - 1) * si + di * (ki - 1) + 1 - (n + 2 * pi))
     return k, s, p, d, tuple(extra)
 
 
@@ -380,10 +403,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     k = _single(kernel_size, "kernel_size", 1)
     s = k if stride is None or stride == [] else _single(stride, "stride", 1)
     p, d = _single(padding, "padding", 0), _single(dilation, "dilation", 1)
-    if p > (d * (k - 1) + 1) // 2:
+    if p > k // 2:
         raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p} and "
                            f"kernel_size={k}")
-    _check_1d_window(input.shape[-1] + 2 * p, k, d, "max_pool1d")
+    if not ceil_mode:   # (with ceil_mode, a window may run past the input: the 2-d call judges it)
+        _check_1d_window(input.shape[-1] + 2 * p, k, d, "max_pool1d")
     out = max_pool2d(x, (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices)
     if return_indices:   # (in a height of 1, row * width + column is the column: the index along L)
         return S.squeeze(out[0], -2), S.squeeze(out[1], -2)
@@ -399,6 +423,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if p > k // 2:
         raise RuntimeError(f"avg_pool1d: pad should be at most half of effective kernel size, but got pad={p} and "
                            f"kernel_size={k}")
-    _check_1d_window(input.shape[-1] + 2 * p, k, 1, "avg_pool1d")
+    if not ceil_mode:
+        _check_1d_window(input.shape[-1] + 2 * p, k, 1, "avg_pool1d")
     out = avg_pool2d(x, (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
     return S.squeeze(out, -2)
