@@ -56,10 +56,15 @@ def _report(check_id, title, status, detail):
 
 
 def _check(check_id, title):
-    """Decorator: run the check body, turn every outcome into one printed verdict."""
+    """Decorator: run the check body, turn every outcome into one printed verdict. The body runs with the CPU
+    as the default device (a check judges the math on NumPy arrays it makes, whatever device a lab set as
+    the default with ``set_default_device``)."""
     def deco(body):
         @functools.wraps(body)
         def wrapper(*args, **kwargs):
+            from .. import backend
+            default = backend.get_default_device()
+            backend.set_default_device("cpu")
             try:
                 detail = body(*args, **kwargs)
             except _Todo as exc:
@@ -71,6 +76,8 @@ def _check(check_id, title):
                         f"the check could not run your code: {type(exc).__name__}: {exc}")
             else:
                 _report(check_id, title, CORRECT, detail)
+            finally:
+                backend.set_default_device(default)
             return None
         wrapper.check_id = check_id
         return wrapper
