@@ -273,3 +273,46 @@ def test_module_list_prints_runs_of_alike_modules_as_torch():
                   lambda m: m.nn.ModuleList(), lambda m: m.nn.ModuleList([m.nn.Tanh()]),
                   lambda m: m.nn.Sequential(m.nn.Linear(2, 2), m.nn.ModuleList([m.nn.ReLU(), m.nn.ReLU()]))]:
         assert repr(build(ag)) == repr(build(torch))
+
+
+@pytest.mark.filterwarnings("ignore:Support for mismatched key_padding_mask:UserWarning")   # (torch's)
+def test_the_mask_dtype_rule_is_judged_on_the_masks_added_together_as_torch():
+    """(Found by a review: a float32 mask next to a float64 one, or to a bool padding mask turned into the
+    query's float64, adds up to float64, which torch takes; a float32 mask alone it refuses.)"""
+    ours, theirs = _modules(6)
+    xs, txs = _inputs(9)
+    rng = np.random.default_rng(10)
+    mask32, padding = rng.standard_normal((L, S)).astype("float32"), np.zeros((N, S), bool)
+    padding[2, 0] = True
+    for extra in ({"key_padding_mask": padding}, {"key_padding_mask": np.where(padding, -np.inf, 0.0)}):
+        out, w = ours(*xs, attn_mask=ag.tensor(mask32), **{k: ag.tensor(v) for k, v in extra.items()})
+        tout, tw = theirs(*txs, attn_mask=torch.tensor(mask32), **{k: torch.tensor(v) for k, v in extra.items()})
+        close(out, tout, 1e-10, 1e-12)
+        close(w, tw, 1e-10, 1e-12)
+    both_raise(lambda: ours(*xs, attn_mask=ag.tensor(mask32)), lambda: theirs(*txs, attn_mask=torch.tensor(mask32)))
+
+
+def test_smaller_review_findings_as_torch():
+    class Mine(ag.nn.ModuleList):
+        pass
+
+    class TheirsToo(torch.nn.ModuleList):
+        pass
+    assert repr(Mine([ag.nn.ReLU(), ag.nn.ReLU()])).replace("Mine", "X") == \
+        repr(TheirsToo([torch.nn.ReLU(), torch.nn.ReLU()])).replace("TheirsToo", "X")
+    assert repr(Mine()) == "Mine()"
+    both_raise(lambda: ag.nn.TransformerEncoder(ag.nn.TransformerEncoderLayer(E, H, 16), 0)(ag.ones(L, N, E)),
+               lambda: torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(E, H, 16), 0,
+                                                   enable_nested_tensor=False)(torch.ones(L, N, E)))
+    for activation in ("relu", "gelu", ag.nn.functional.relu, ag.nn.GELU(), ag.nn.functional.silu):
+        theirs_activation = {ag.nn.functional.relu: torch.nn.functional.relu,
+                             ag.nn.functional.silu: torch.nn.functional.silu}.get(activation, activation)
+        if isinstance(activation, ag.nn.Module):
+            theirs_activation = torch.nn.GELU()
+        assert ag.nn.TransformerEncoderLayer(E, H, activation=activation).activation_relu_or_gelu == \
+            torch.nn.TransformerEncoderLayer(E, H, activation=theirs_activation).activation_relu_or_gelu
+    empty, tempty = ag.ones(0, requires_grad=True), torch.ones(0, requires_grad=True)
+    assert ag.nn.functional.dropout(empty, 0.5, True, inplace=True) is empty
+    assert torch.nn.functional.dropout(tempty, 0.5, True, inplace=True) is tempty
+    both_raise(lambda: ag.nn.functional.conv_transpose2d(ag.ones(2, 0, 3, 3), ag.ones(0, 2, 3, 3)),
+               lambda: torch.nn.functional.conv_transpose2d(torch.ones(2, 0, 3, 3), torch.ones(0, 2, 3, 3)))

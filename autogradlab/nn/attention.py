@@ -166,9 +166,6 @@ def _attention(m, query, key, value, key_padding_mask, need_weights, attn_mask, 
         if mask is not None and mask.dtype != numpy.bool_ and mask.dtype.kind != "f":
             raise AssertionError(f"only bool and floating types of {name} are supported (got {mask.dtype.name}: "
                                  f"a 0/1 mask of integers should be .bool())")
-        if need_weights and mask is not None and mask.dtype.kind == "f" and mask.dtype != query.dtype:
-            raise RuntimeError(f"Input dtypes must be the same: {name} is {mask.dtype.name}, the query "
-                               f"{query.dtype.name}; convert the mask with .to({query.dtype.name})")
     if is_causal and attn_mask is None:
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
                            "method `generate_square_subsequent_mask` to create this mask.")
@@ -203,6 +200,9 @@ def _attention(m, query, key, value, key_padding_mask, need_weights, attn_mask, 
         attn_mask = padding if attn_mask is None else attn_mask + padding
     dropout = m.dropout if m.training else 0.0
     if need_weights:
+        if attn_mask is not None and attn_mask.dtype != query.dtype:   # (the two masks added: NumPy's promotion)
+            raise RuntimeError(f"Input dtypes must be the same: the mask is {attn_mask.dtype.name}, the query "
+                               f"{query.dtype.name}; convert the mask with .to({query.dtype.name})")
         scores = (q * math.sqrt(1.0 / hd)) @ S.transpose(k, -2, -1)
         if attn_mask is not None:
             scores = scores + attn_mask
@@ -257,6 +257,9 @@ class TransformerEncoderLayer(Module):
                 raise RuntimeError(f"activation should be relu/gelu, not {activation}")
             activation = F.relu if activation == "relu" else F.gelu
         self.activation = activation
+        # (PyTorch's flag for its fused path: 1 relu, 2 gelu, 0 another function)
+        self.activation_relu_or_gelu = (1 if activation is F.relu or type(activation).__name__ == "ReLU" else
+                                        2 if activation is F.gelu or type(activation).__name__ == "GELU" else 0)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         x = src
@@ -287,8 +290,11 @@ class TransformerEncoder(Module):
         self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers, self.norm = num_layers, norm
         self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
+        self.use_nested_tensor = False   # (never here)
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        if not len(self.layers):
+            raise IndexError("TransformerEncoder has no layers (num_layers=0): nothing to run (PyTorch fails too)")
         output = src
         for layer in self.layers:
             output = layer(output, src_mask=mask, src_key_padding_mask=src_key_padding_mask,

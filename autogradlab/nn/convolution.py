@@ -130,6 +130,9 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
         return [d for i, d in enumerate(shape) if not (one_d and i == len(shape) - 2)]
     if not isinstance(groups, numbers.Integral) or groups < 1:
         raise RuntimeError(f"non-positive groups is not supported, got groups={groups!r}")
+    if weight.shape[0] < groups:
+        raise RuntimeError(f"{name}: expected weight to be at least {groups} at dimension 0, but got weight of size "
+                           f"{shown(weight.shape)} instead")
     if weight.shape[0] % groups:
         raise RuntimeError(f"{name}: given groups={groups}, expected weight to be divisible by {groups} at dimension "
                            f"0, but got weight of size {shown(weight.shape)} instead")

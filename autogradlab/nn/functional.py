@@ -166,7 +166,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     ``inplace=True`` writes the result into ``input`` (an in-place op, recorded as ``mul_``) and returns it."""
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
+    if not training or p == 0.0 or inplace and input.numel() == 0:
         return input
     if p == 1.0:
         return input.mul_(0.0) if inplace else input * 0.0

@@ -633,7 +633,7 @@ class ModuleList(Module):
     def __repr__(self):
         """As PyTorch prints it: a run of neighbours that print alike is one entry, ``(0-5): 6 x Layer(...)``."""
         if not self._modules:
-            return "ModuleList()"
+            return f"{type(self).__name__}()"
         runs = []   # [first index, last index, repr]
         for i, module in enumerate(self._modules.values()):
             text = repr(module)
@@ -642,7 +642,7 @@ class ModuleList(Module):
             else:
                 runs.append([i, i, text])
         lines = [f"  ({a}): {text}" if a == b else f"  ({a}-{b}): {b - a + 1} x {text}" for a, b, text in runs]
-        return "ModuleList(\n" + "\n".join(line.replace("\n", "\n  ") for line in lines) + "\n)"
+        return f"{type(self).__name__}(\n" + "\n".join(line.replace("\n", "\n  ") for line in lines) + "\n)"
 
 
 class ModuleDict(Module):
