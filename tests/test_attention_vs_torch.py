@@ -1,4 +1,4 @@
-"""nn.MultiheadAttention against torch 2.13: parameters, init and repr, outputs and attention weights, every
+"""nn.MultiheadAttention and the transformer modules against torch 2.13: parameters, init and repr, outputs and attention weights, every
 gradient (inputs and parameters), masks (bool, float, key padding, causal hint), layouts (batch_first,
 unbatched, other key/value sizes), second derivatives, dropout and errors."""
 from __future__ import annotations
@@ -14,6 +14,8 @@ import autogradlab as ag
 from autogradlab.testing import gradcheck, gradgradcheck
 
 torch = import_torch()
+# torch's note that its nested-tensor fast path is off (batch_first=False, norm_first): nothing here uses it
+pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")
 
 E, H, L, S, N = 8, 2, 4, 5, 3
 
@@ -316,3 +318,87 @@ def test_smaller_review_findings_as_torch():
     assert torch.nn.functional.dropout(tempty, 0.5, True, inplace=True) is tempty
     both_raise(lambda: ag.nn.functional.conv_transpose2d(ag.ones(2, 0, 3, 3), ag.ones(0, 2, 3, 3)),
                lambda: torch.nn.functional.conv_transpose2d(torch.ones(2, 0, 3, 3), torch.ones(0, 2, 3, 3)))
+
+
+# -- TransformerDecoderLayer, TransformerDecoder and Transformer -----------------------------------------
+
+def _copy_into(ours, theirs):
+    assert repr(ours) == repr(theirs) and list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict({k: ag.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+
+
+def _all_gradients_match(ours, theirs, pairs):
+    for a, b in pairs:
+        close(a.grad, b.grad, 1e-9, 1e-11)
+    theirs_params = dict(theirs.named_parameters())
+    for name, p in ours.named_parameters():
+        close(p.grad, theirs_params[name].grad, 1e-9, 1e-11)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"batch_first": True}, {"norm_first": True, "activation": "gelu"},
+                                    {"bias": False}])
+@pytest.mark.parametrize("layers", [None, 2])
+def test_transformer_decoder_matches_torch_in_outputs_and_every_gradient(kwargs, layers):
+    torch.manual_seed(1)
+    theirs = torch.nn.TransformerDecoderLayer(E, H, 16, dropout=0.0, **kwargs).double()
+    ours = ag.nn.TransformerDecoderLayer(E, H, 16, dropout=0.0, dtype=ag.float64, **kwargs)
+    if layers:
+        theirs = torch.nn.TransformerDecoder(theirs, layers, norm=torch.nn.LayerNorm(E).double())
+        ours = ag.nn.TransformerDecoder(ours, layers, norm=ag.nn.LayerNorm(E, dtype=ag.float64))
+    _copy_into(ours, theirs)
+    batch_first = kwargs.get("batch_first", False)
+    rng = np.random.default_rng(11)
+    tgt = rng.standard_normal((N, L, E) if batch_first else (L, N, E))
+    memory = rng.standard_normal((N, S, E) if batch_first else (S, N, E))
+    causal = torch.nn.Transformer.generate_square_subsequent_mask(L).numpy()
+    np.testing.assert_array_equal(ag.nn.Transformer.generate_square_subsequent_mask(L).numpy(), causal)
+    padding = np.zeros((N, S), bool)
+    padding[1, :2] = True
+    for extra in ({"tgt_mask": causal}, {"tgt_mask": causal, "memory_key_padding_mask": padding},
+                  {"tgt_key_padding_mask": np.zeros((N, L), bool), "memory_mask": np.zeros((L, S))}):
+        t, tt = ag.tensor(tgt, requires_grad=True), torch.tensor(tgt, requires_grad=True)
+        mem, tmem = ag.tensor(memory, requires_grad=True), torch.tensor(memory, requires_grad=True)
+        ours.zero_grad()
+        theirs.zero_grad()
+        out = ours(t, mem, **{k: ag.tensor(v) for k, v in extra.items()})
+        tout = theirs(tt, tmem, **{k: torch.tensor(v) for k, v in extra.items()})
+        close(out, tout, 1e-10, 1e-11)
+        g = rng.standard_normal(tuple(tout.shape))
+        (out * ag.tensor(g)).sum().backward()
+        (tout * torch.tensor(g)).sum().backward()
+        _all_gradients_match(ours, theirs, [(t, tt), (mem, tmem)])
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"batch_first": True, "norm_first": True}])
+def test_transformer_matches_torch_and_starts_xavier_uniform(kwargs):
+    torch.manual_seed(2)
+    theirs = torch.nn.Transformer(E, H, 2, 1, 16, dropout=0.0, **kwargs).double()
+    ours = ag.nn.Transformer(E, H, 2, 1, 16, dropout=0.0, dtype=ag.float64, **kwargs)
+    for p in ours.parameters():                            # every matrix Xavier-uniform, the rest as its layer has it
+        if p.ndim > 1:
+            fan_out, fan_in = p.shape[0], p.shape[1]
+            assert np.abs(p.detach().numpy()).max() <= math.sqrt(6.0 / (fan_in + fan_out))
+    _copy_into(ours, theirs)
+    rng = np.random.default_rng(12)
+    batch_first = kwargs.get("batch_first", False)
+    src = rng.standard_normal((N, S, E) if batch_first else (S, N, E))
+    tgt = rng.standard_normal((N, L, E) if batch_first else (L, N, E))
+    causal = ag.nn.Transformer.generate_square_subsequent_mask(L, dtype=ag.float64)
+    s, ts = ag.tensor(src, requires_grad=True), torch.tensor(src, requires_grad=True)
+    t, tt = ag.tensor(tgt, requires_grad=True), torch.tensor(tgt, requires_grad=True)
+    out = ours(s, t, tgt_mask=causal)
+    tout = theirs(ts, tt, tgt_mask=torch.tensor(causal.numpy()))
+    close(out, tout, 1e-10, 1e-11)
+    out.sum().backward()
+    tout.sum().backward()
+    _all_gradients_match(ours, theirs, [(s, ts), (t, tt)])
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.nn.Transformer(8, 2, 1, 1, 16)(m.ones(5, 3, 8), m.ones(4, 2, 8)),          # batch sizes differ
+    lambda m: m.nn.Transformer(8, 2, 1, 1, 16)(m.ones(5, 3, 6), m.ones(4, 3, 6)),          # not d_model features
+    lambda m: m.nn.TransformerDecoder(m.nn.TransformerDecoderLayer(8, 2, 16), 0)(m.ones(4, 3, 8), m.ones(5, 3, 8)),
+    lambda m: m.nn.TransformerDecoderLayer(8, 2, activation="tanh"),
+])
+def test_transformer_errors_as_in_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))

@@ -11,7 +11,8 @@ from .layers import (ELU, GELU, MLP, AvgPool1d, AvgPool2d, BatchNorm1d, BatchNor
                      LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool1d, MaxPool2d, ModuleDict, ModuleList, MSELoss,
                      NLLLoss, ParameterDict, ParameterList, ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax,
                      Softplus, Tanh)
-from .attention import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
+from .attention import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+                        TransformerEncoder, TransformerEncoderLayer)
 from .module import Module
 from .parameter import Parameter
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
@@ -21,6 +22,6 @@ __all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReL
            "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Embedding", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Sequential",
            "ModuleList", "MLP", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss",
            "BCELoss", "BCEWithLogitsLoss", "RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU", "MultiheadAttention", "TransformerEncoderLayer",
-           "TransformerEncoder",
+           "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
            "ModuleDict", "ParameterList", "ParameterDict",
            "functional", "init", "utils"]
