@@ -22,7 +22,7 @@ import warnings
 
 import numpy
 
-from . import backend
+from . import backend, printing
 
 __all__ = ["Tensor", "tensor"]
 
@@ -224,11 +224,7 @@ class Tensor:
     # -- display -------------------------------------------------------------------
     def __repr__(self):
         host = backend.to_host(self.data)
-        # PyTorch's style: whole numbers as "1.", anything else with 4 fixed decimals
-        finite = host[numpy.isfinite(host)] if host.dtype.kind == "f" else host
-        fixed = host.dtype.kind == "f" and finite.size and not (finite == numpy.round(finite)).all()
-        body = numpy.array2string(host, separator=", ", precision=4, prefix="tensor(",
-                                  floatmode="fixed" if fixed else "maxprec")
+        body = printing.values_text(host, len("tensor("))   # (PyTorch's layout and number format)
         extras = []   # (in PyTorch's order: device, size, dtype, grad_fn or requires_grad)
         if self.device != "cpu":
             extras.append(f"device='{self.device}'")
@@ -244,7 +240,7 @@ class Tensor:
             extras.append("requires_grad=True")
         if self.name:
             extras.append(f"name='{self.name}'")
-        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+        return printing.with_suffixes("tensor(" + body, extras, len("tensor("))
 
     def __hash__(self):
         return self._id

@@ -503,3 +503,34 @@ def test_repr_of_a_tensor_off_the_cpu_names_device_size_and_dtype_in_torchs_orde
     ours = repr(t).split(", device=", 1)[1]
     theirs = repr(torch.zeros(*shape, dtype=getattr(torch, dtype), device="meta")).split(", device=", 1)[1]
     assert ours == theirs.replace("torch.", "")
+
+
+def _repr_cases():
+    rng = np.random.default_rng(0)
+    inf, nan = float("inf"), float("nan")
+    cases = []
+    for shape in [(30,), (5, 7), (3, 4, 5), (2000,), (40, 40), (), (2, 3, 4, 5), (1001,), (7, 200), (11, 3)]:
+        for scale in [1, 1000, 1e-5, 1e9, 123.456]:
+            for whole in (False, True):
+                v = rng.standard_normal(shape) * scale
+                cases.append(np.round(v) if whole else v)
+    cases += [np.array(v) for v in ([1.0, inf], [0.0, -inf, -inf], [[0.0, -inf], [0.0, 0.0]], [1.5, nan],
+                                    [1.0, 2.0, nan], [100.0, -inf], [1e-5, inf], [1e10, 1.0], [-0.0, 1.0],
+                                    [nan, nan], 3.0, -0.0)]
+    return cases
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int32", "bool"])
+def test_tensors_print_as_torch_prints_them(dtype):
+    """Layout (80 columns, summaries past 1,000 elements), number format (whole numbers, 4 decimals,
+    scientific notation), column widths (inf and nan do not widen them) and where the suffixes wrap; only
+    the dtype's name differs (``float64``, torch's ``torch.float64``)."""
+    for v in _repr_cases():
+        if dtype[0] == "i" and not np.all(np.isfinite(v)):
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):   # (1e9 in float16 is inf; 1e10 in int32 wraps)
+            x = v > 0 if dtype == "bool" else v.astype(dtype)
+        for requires_grad in ([False, True] if dtype.startswith("float") else [False]):
+            ours = repr(ag.tensor(x, requires_grad=requires_grad, device="cpu"))
+            theirs = repr(torch.tensor(x, requires_grad=requires_grad)).replace("torch.", "")
+            assert ours == theirs, f"{x.dtype} {x.shape}:\n{ours}\n{theirs}"
