@@ -663,6 +663,69 @@ def test_activations_take_inplace_and_compute_out_of_place(torch, name):
     assert np.allclose(module(x).detach().numpy(), y.detach().numpy())
 
 
+PIECEWISE = [("hardtanh", {}), ("hardtanh", {"min_val": -2.0, "max_val": 0.5}), ("relu6", {}), ("hardsigmoid", {}),
+             ("hardswish", {}), ("softsign", {}), ("logsigmoid", {}), ("mish", {}), ("selu", {}), ("celu", {}),
+             ("celu", {"alpha": 0.5}), ("tanhshrink", {}), ("softmin", {"dim": 1})]
+
+
+@pytest.mark.parametrize("name, kwargs", PIECEWISE, ids=[f"{n}-{k}" for n, k in PIECEWISE])
+def test_the_other_activations_match_torch_at_their_kinks_and_far_out(torch, name, kwargs):
+    """Values and gradients everywhere, the kinks included (hardtanh's and relu6's bounds take slope 0, hardswish's
+    -3 and 3 the outer slopes, selu's and celu's 0 the left one, as PyTorch's); second derivatives away from the
+    kinks and from +-800 (where PyTorch's own mish gives NaN). hardsigmoid's slope is 1/6 here, PyTorch's the
+    float32 nearest to it, even in float64: they differ by 5e-9."""
+    x_np = np.array([[-800.0, -3.0, -0.5, 0.0], [1e-3, 0.7, 2.5, 800.0], [2.5, 10.0, 20.0, 21.0],
+                     [-1.0, 1.0, 6.0, 3.0], [-2.0, 0.5, -3.5, 3.5]])
+    x, tx = _pair(torch, x_np)
+    _check(getattr(F, name)(x, **kwargs), getattr(torch.nn.functional, name)(tx, **kwargs), [x], [tx],
+           tol=1e-8 if name == "hardsigmoid" else 1e-12)
+    x, tx = _pair(torch, x_np)
+    (g,), (tg,) = (ag.autograd.grad(getattr(F, name)(x, **kwargs).sum(), x, create_graph=True),
+                   torch.autograd.grad(getattr(torch.nn.functional, name)(tx, **kwargs).sum(), tx, create_graph=True))
+    if not g.requires_grad:   # piecewise linear: its gradient does not depend on x (torch records a node of slope 0)
+        assert name in ("hardtanh", "relu6", "hardsigmoid")
+        return
+    kinks = np.isin(x_np, [0.0, -3.0, 3.0, 800.0, -800.0])
+    (h,), (th,) = ag.autograd.grad(g.sum(), x), torch.autograd.grad(tg.sum(), tx)
+    np.testing.assert_allclose(h.numpy()[~kinks], th.numpy()[~kinks], rtol=1e-10, atol=1e-14)   # (e^-20 tails)
+
+
+@pytest.mark.parametrize("name, kwargs", PIECEWISE, ids=[f"{n}-{k}" for n, k in PIECEWISE])
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_the_other_activations_match_torch_in_low_precision_and_at_nan(torch, name, kwargs, dtype):
+    x_np = np.concatenate([np.linspace(-30, 30, 241), [-17.0, -3.0, 3.0, float("nan")]]).astype(dtype)
+    kwargs = {"dim": 0} if "dim" in kwargs else kwargs   # (a vector here; NaN: the whole softmin is NaN)
+    x, tx = ag.tensor(x_np, requires_grad=True), torch.tensor(x_np, requires_grad=True)
+    y, ty = getattr(F, name)(x, **kwargs), getattr(torch.nn.functional, name)(tx, **kwargs)
+    (g,), (tg,) = ag.autograd.grad(y.sum(), x), torch.autograd.grad(ty.sum(), tx)
+    # (float16: a few ops each rounded, in either library; softsign's slope far out is a difference of two terms
+    # about 30 times larger, 1/(1+|x|) - |x|/(1+|x|)^2, so both libraries keep only its first digits there)
+    tol, atol = {"float16": (4e-3, 1e-4), "float32": (2e-6, 1e-6)}[dtype]
+    np.testing.assert_allclose(y.detach().numpy().astype(float), ty.detach().numpy().astype(float), rtol=tol, atol=tol)
+    np.testing.assert_allclose(g.numpy().astype(float), tg.numpy().astype(float), rtol=tol, atol=atol)
+
+
+def test_the_other_activation_modules_print_and_compute_as_torch(torch):
+    x_np = np.linspace(-4, 4, 12).reshape(3, 4)
+    for name, args in [("ReLU6", ()), ("Hardtanh", ()), ("Hardtanh", (-2.0, 3.0, True)), ("Hardsigmoid", ()),
+                       ("Hardswish", (True,)), ("Mish", ()), ("SELU", (True,)), ("CELU", (0.5,)), ("Softsign", ()),
+                       ("LogSigmoid", ()), ("Tanhshrink", ()), ("Softmin", (1,)), ("ReLU6", (True,))]:
+        ours, theirs = getattr(nn, name)(*args), getattr(torch.nn, name)(*args)
+        assert repr(ours) == repr(theirs)
+        np.testing.assert_allclose(ours(ag.tensor(x_np)).numpy(), theirs(torch.tensor(x_np)).numpy(), rtol=1e-7)
+    with pytest.warns(UserWarning, match="Implicit dimension choice for softmin"):
+        np.testing.assert_allclose(nn.Softmin()(ag.tensor(x_np)).numpy(), F.softmin(ag.tensor(x_np), 1).numpy())
+    for call in (lambda m: m.nn.Hardtanh(2.0, 1.0), lambda m: m.nn.functional.hardtanh(m.ones(2), 2.0, 1.0),
+                 lambda m: m.nn.functional.celu(m.ones(2), 0.0)):
+        with pytest.raises(Exception) as caught:   # noqa: PT011  (the class torch raises, ours must raise too)
+            call(torch)
+        with pytest.raises(caught.type):
+            call(ag)
+    ints = np.array([-9, 0, 3, 8])
+    assert F.relu6(ag.tensor(ints)).tolist() == torch.nn.functional.relu6(torch.tensor(ints)).tolist()
+    assert F.relu6(ag.tensor(ints)).dtype == ag.int64
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_l1_loss_matches_torch_also_where_input_equals_target(torch, reduction):
     x_np = np.array([[0.5, -1.0, 2.0], [3.0, 0.0, -0.25]])

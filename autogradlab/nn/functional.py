@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy
 
@@ -28,7 +29,8 @@ __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky
            "gelu", "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
            "batch_norm", "pad", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
-           "scaled_dot_product_attention"]
+           "scaled_dot_product_attention", "hardtanh", "relu6", "hardsigmoid", "hardswish", "softsign", "logsigmoid",
+           "mish", "selu", "celu", "tanhshrink", "softmin"]
 
 
 def linear(input, weight, bias=None):
@@ -131,6 +133,107 @@ def softplus(input, beta=1.0, threshold=20.0):
     # (e^min(z, threshold): the branch not taken never overflows, so its gradient is 0, not NaN; a select, not
     # clamp, so that a NaN passes its gradient on, as in PyTorch)
     return E.where(z > threshold, input, E.log1p(E.exp(E.where(z > threshold, threshold, z))) / beta)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """x clipped to [min_val, max_val]; d/dx = 1 strictly inside, 0 at the bounds and outside (PyTorch's).
+    (A NaN stays NaN and passes its gradient on, as in PyTorch.)"""
+    _inplace_is_out_of_place(inplace)
+    if min_val > max_val:
+        raise ValueError(f"min_val cannot be greater than max_val (got min_val={min_val}, max_val={max_val})")
+    if input.dtype.kind != "f":   # (integers: clipped, their dtype kept; nothing to differentiate)
+        return E.clamp(input, int(math.ceil(min_val)), int(math.floor(max_val)))
+    return E.where(input <= min_val, min_val, E.where(input >= max_val, max_val, input))
+
+
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6): :func:`hardtanh` on [0, 6]."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    """0 for x <= -3, 1 for x >= 3, x/6 + 1/2 between; d/dx = 1/6 strictly between, else 0."""
+    _inplace_is_out_of_place(inplace)
+    _check_float(input, "input", "hardsigmoid")
+    # (a NaN: NaN, with gradient 0, as PyTorch's, through a branch detached from the graph)
+    inside = (input > -3.0) & (input < 3.0)
+    return E.where(inside, input / 6.0 + 0.5, E.where(input <= -3.0, 0.0, E.where(input >= 3.0, 1.0,
+                                                                                 input.detach())))
+
+
+def hardswish(input, inplace=False):
+    """x * relu6(x + 3) / 6: 0 for x <= -3, x for x >= 3, x(x + 3)/6 between; d/dx = (2x + 3)/6 strictly
+    between, else 0 or 1 (PyTorch's slopes at -3 and 3)."""
+    _inplace_is_out_of_place(inplace)
+    _check_float(input, "input", "hardswish")
+    # (a NaN takes the last branch: NaN, passing its gradient on, as in PyTorch; the middle branch sees x only
+    # where it is taken, so the others send it no NaN back)
+    middle = E.where((input > -3.0) & (input < 3.0), input, 0.0)
+    return E.where(input <= -3.0, 0.0, E.where(input < 3.0, middle * (middle + 3.0) / 6.0, input))
+
+
+def softsign(input):
+    """x / (1 + |x|); d/dx = 1 / (1 + |x|)^2."""
+    return input / (E.abs(input) + 1)
+
+
+def logsigmoid(input):
+    """log(1 / (1 + e^-x)), computed stably: x - log(1 + e^x) for x < 0, -log(1 + e^-x) else; d/dx =
+    sigmoid(-x). (Each branch sees x only on its own side: the other stays finite, so its gradient is 0.)"""
+    _check_float(input, "input", "logsigmoid")
+    if input.dtype == numpy.float16:
+        return _half_in_float32(logsigmoid, input)
+    left = input < 0
+    neg, pos = E.where(left, input, 0.0), E.where(left, 0.0, input)
+    return E.where(left, neg - E.log1p(E.exp(neg)), -E.log1p(E.exp(-pos)))
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x)) (Misra, 2019)."""
+    _inplace_is_out_of_place(inplace)
+    _check_float(input, "input", "mish")
+    if input.dtype == numpy.float16:
+        return _half_in_float32(mish, input)
+    return input * E.tanh(softplus(input))
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with PyTorch's (Klambauer et al.'s) alpha = 1.6733 and scale = 1.0507, which keep
+    a layer's activations at mean 0 and variance 1."""
+    _inplace_is_out_of_place(inplace)
+    return elu(input, _SELU_ALPHA) * _SELU_SCALE
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """x where x > 0, else alpha*(e^(x/alpha) - 1): elu whose slope at 0 is 1 from both sides."""
+    _inplace_is_out_of_place(inplace)
+    _check_float(input, "input", "celu")
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    if input.dtype == numpy.float16:
+        return _half_in_float32(celu, input, alpha)
+    return E.where(input <= 0, (E.exp(E.where(input <= 0, input, 0.0) / alpha) - 1) * alpha, input)
+
+
+def tanhshrink(input):
+    """x - tanh(x)."""
+    if input.dtype == numpy.float16:
+        return _half_in_float32(tanhshrink, input)
+    return input - E.tanh(input)
+
+
+def _implicit_dim(name, ndim):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  f"as an argument.", UserWarning, stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmin(input, dim=None):
+    """softmax(-x) along ``dim``: the smallest gets the most weight."""
+    return R.softmax(-input, _implicit_dim("softmin", input.ndim) if dim is None else dim)
 
 
 _GELU_APPROXIMATIONS = ("none", "tanh")

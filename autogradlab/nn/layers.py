@@ -15,6 +15,8 @@ from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus", "Identity", "Softmax",
+           "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish", "SELU", "CELU", "Softsign", "LogSigmoid",
+           "Tanhshrink", "Softmin",
            "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d",
            "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
            "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Embedding", "Sequential", "ModuleList", "ModuleDict",
@@ -188,6 +190,109 @@ class SiLU(_Activation):
 
     def forward(self, input):
         return F.silu(input, self.inplace)
+
+
+class Hardtanh(_Activation):
+    """x clipped to [min_val, max_val] (``F.hardtanh``)."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__(inplace)
+        if max_val <= min_val:
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
+        self.min_val, self.max_val = min_val, max_val
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return super().extra_repr(f"min_val={self.min_val}", f"max_val={self.max_val}")
+
+
+class ReLU6(_Activation):
+    """min(max(x, 0), 6) (``F.relu6``)."""
+
+    def forward(self, input):
+        return F.relu6(input, self.inplace)
+
+
+class Hardsigmoid(_Activation):
+    """A piecewise-linear sigmoid (``F.hardsigmoid``)."""
+
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
+
+    def extra_repr(self):
+        return ""   # (PyTorch does not show inplace here)
+
+
+class Hardswish(Hardsigmoid):
+    """x * hardsigmoid(x) (``F.hardswish``)."""
+
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
+
+
+class Mish(_Activation):
+    """x * tanh(softplus(x)) (``F.mish``)."""
+
+    def forward(self, input):
+        return F.mish(input, self.inplace)
+
+
+class SELU(_Activation):
+    """scale * elu(x, alpha) with the self-normalising constants (``F.selu``)."""
+
+    def forward(self, input):
+        return F.selu(input, self.inplace)
+
+
+class CELU(_Activation):
+    """x where x > 0, else alpha*(e^(x/alpha) - 1) (``F.celu``)."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__(inplace)
+        self.alpha = alpha
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return super().extra_repr(f"alpha={self.alpha}")
+
+
+class Softsign(Module):
+    """x / (1 + |x|) (``F.softsign``)."""
+
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class LogSigmoid(Module):
+    """log(sigmoid(x)), computed stably (``F.logsigmoid``)."""
+
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Tanhshrink(Module):
+    """x - tanh(x) (``F.tanhshrink``)."""
+
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
+class Softmin(Module):
+    """softmax(-x) along ``dim`` (``F.softmin``)."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmin(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
 
 
 class GELU(Module):
