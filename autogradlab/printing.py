@@ -31,10 +31,11 @@ def values_text(host, indent: int) -> str:
 def with_suffixes(text: str, suffixes, indent: int) -> str:
     """``text`` then ``, suffix`` for each, a suffix that would pass the line width going on a line of its
     own ``indent`` columns in; then the closing parenthesis. (A ``dtype=float64`` counts as PyTorch's longer
-    ``dtype=torch.float64``, so lines break where PyTorch breaks them.)"""
+    ``dtype=torch.float64``, a ``grad_fn=<MulBackward>`` as its ``<MulBackward0>``, so lines break where PyTorch
+    breaks them.)"""
     parts, line = [text], len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        size = len(suffix) + (6 if suffix.startswith("dtype=") else 0)
+        size = len(suffix) + (6 if suffix.startswith("dtype=") else 1 if suffix.startswith("grad_fn=") else 0)
         if line + size + 2 > LINEWIDTH:
             parts.append(",\n" + " " * indent + suffix)
             line = indent + size

@@ -399,6 +399,9 @@ def test_transformer_matches_torch_and_starts_xavier_uniform(kwargs):
     lambda m: m.nn.Transformer(8, 2, 1, 1, 16)(m.ones(5, 3, 6), m.ones(4, 3, 6)),          # not d_model features
     lambda m: m.nn.TransformerDecoder(m.nn.TransformerDecoderLayer(8, 2, 16), 0)(m.ones(4, 3, 8), m.ones(5, 3, 8)),
     lambda m: m.nn.TransformerDecoderLayer(8, 2, activation="tanh"),
+    lambda m: m.nn.Transformer.generate_square_subsequent_mask(2.0),
+    lambda m: m.nn.Transformer.generate_square_subsequent_mask(-1),
+    lambda m: m.nn.Transformer.generate_square_subsequent_mask(3, dtype=m.int64),
 ])
 def test_transformer_errors_as_in_torch(call):
     both_raise(lambda: call(ag), lambda: call(torch))

@@ -682,8 +682,8 @@ def test_the_other_activations_match_torch_at_their_kinks_and_far_out(torch, nam
     x, tx = _pair(torch, x_np)
     (g,), (tg,) = (ag.autograd.grad(getattr(F, name)(x, **kwargs).sum(), x, create_graph=True),
                    torch.autograd.grad(getattr(torch.nn.functional, name)(tx, **kwargs).sum(), tx, create_graph=True))
-    if not g.requires_grad:   # piecewise linear: its gradient does not depend on x (torch records a node of slope 0)
-        assert name in ("hardtanh", "relu6", "hardsigmoid")
+    assert g.requires_grad == tg.requires_grad or name == "hardsigmoid"   # (hardtanh records its slope-0 backward)
+    if name == "hardsigmoid":   # (PyTorch has no second derivative of it; here it does not depend on x)
         return
     kinks = np.isin(x_np, [0.0, -3.0, 3.0, 800.0, -800.0])
     (h,), (th,) = ag.autograd.grad(g.sum(), x), torch.autograd.grad(tg.sum(), tx)
@@ -693,7 +693,7 @@ def test_the_other_activations_match_torch_at_their_kinks_and_far_out(torch, nam
 @pytest.mark.parametrize("name, kwargs", PIECEWISE, ids=[f"{n}-{k}" for n, k in PIECEWISE])
 @pytest.mark.parametrize("dtype", ["float16", "float32"])
 def test_the_other_activations_match_torch_in_low_precision_and_at_nan(torch, name, kwargs, dtype):
-    x_np = np.concatenate([np.linspace(-30, 30, 241), [-17.0, -3.0, 3.0, float("nan")]]).astype(dtype)
+    x_np = np.concatenate([np.linspace(-30, 30, 241), [-17.0, -3.0, -2.99, 2.99, 3.0, float("nan")]]).astype(dtype)
     kwargs = {"dim": 0} if "dim" in kwargs else kwargs   # (a vector here; NaN: the whole softmin is NaN)
     x, tx = ag.tensor(x_np, requires_grad=True), torch.tensor(x_np, requires_grad=True)
     y, ty = getattr(F, name)(x, **kwargs), getattr(torch.nn.functional, name)(tx, **kwargs)
@@ -724,6 +724,21 @@ def test_the_other_activation_modules_print_and_compute_as_torch(torch):
     ints = np.array([-9, 0, 3, 8])
     assert F.relu6(ag.tensor(ints)).tolist() == torch.nn.functional.relu6(torch.tensor(ints)).tolist()
     assert F.relu6(ag.tensor(ints)).dtype == ag.int64
+    # (found by a review against torch)
+    with pytest.raises(RuntimeError, match="Bool inputs not supported for hardtanh"):
+        torch.nn.functional.relu6(torch.tensor([True]))
+    with pytest.raises(RuntimeError, match="Bool inputs not supported for hardtanh"):
+        F.relu6(ag.tensor([True]))
+    assert isinstance(nn.ReLU6(), nn.Hardtanh) and (nn.ReLU6().min_val, nn.ReLU6().max_val) == (0.0, 6.0)
+    assert not isinstance(nn.Hardswish(), nn.Hardsigmoid)
+    np.testing.assert_allclose(F.softmin(ag.tensor(x_np, dtype=ag.float32), 1, dtype=ag.float64).numpy(),
+                               torch.nn.functional.softmin(torch.tensor(x_np, dtype=torch.float32), 1,
+                                                           dtype=torch.float64).numpy(), rtol=1e-12)
+    x = ag.tensor([0.5, 7.0], requires_grad=True)            # a second derivative through relu6: zeros, as torch
+    g, = ag.autograd.grad(F.relu6(x).sum(), x, create_graph=True)
+    assert g.requires_grad and g.grad_fn.name() == "HardtanhBackwardBackward"
+    h, = ag.autograd.grad(g.sum(), x)
+    assert h.tolist() == [0.0, 0.0]
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])

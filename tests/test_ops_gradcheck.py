@@ -266,6 +266,10 @@ CASES: dict[str, list[Case]] = {
     "leaky_relu_backward": [C(lambda m, g, x: ag.nn.functional.leaky_relu_backward(g, x, 0.2) if m is ag
                               else m.ops.aten.leaky_relu_backward(g, x, 0.2, False), normal(2, 3), nonzero(2, 3),
                               id="fn")],
+    "hardtanh": [C(lambda m, a: _F(m).hardtanh(a, -0.5, 0.6), normal(2, 3), id="bounds")],
+    "hardtanh_backward": [C(lambda m, g, x: ag.nn.functional.hardtanh_backward(g, x, -0.5, 0.6) if m is ag
+                            else m.ops.aten.hardtanh_backward(g, x, -0.5, 0.6), normal(2, 3), normal(2, 3),
+                            id="fn")],
     "binary_cross_entropy": [C(lambda m, x, y: _bce(m)(x, y, reduction="none"), positive(2, 3, lo=0.1, hi=0.9),
                                positive(2, 3, lo=0.0, hi=1.0), id="probabilities")],
     "log1p": [C(lambda m, a: a.log1p(), positive(2, 3, lo=-0.5, hi=2.0), id="method"),

@@ -534,3 +534,7 @@ def test_tensors_print_as_torch_prints_them(dtype):
             ours = repr(ag.tensor(x, requires_grad=requires_grad, device="cpu"))
             theirs = repr(torch.tensor(x, requires_grad=requires_grad)).replace("torch.", "")
             assert ours == theirs, f"{x.dtype} {x.shape}:\n{ours}\n{theirs}"
+            if requires_grad:   # with a grad_fn (torch names it MulBackward0, a column more: it wraps the same)
+                ours = repr(ag.tensor(x, requires_grad=True, device="cpu") * 2)
+                theirs = repr(torch.tensor(x, requires_grad=True) * 2).replace("torch.", "")
+                assert ours == theirs.replace("MulBackward0", "MulBackward"), f"{x.dtype} {x.shape}:\n{ours}\n{theirs}"

@@ -17,6 +17,7 @@ bool (True: this key is not attended to) or float (added to the scores).
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy
 
@@ -423,5 +424,12 @@ class Transformer(Module):
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
         """The causal mask of ``sz`` positions: 0 on and below the diagonal, -inf above (position i sees j <= i)."""
+        if isinstance(sz, bool) or not isinstance(sz, numbers.Integral):
+            raise TypeError(f"generate_square_subsequent_mask: sz must be an int, got {sz!r}")
+        if sz < 0:
+            raise RuntimeError(f"generate_square_subsequent_mask: sz must be at least 0, got {sz}")
+        if dtype is not None and numpy.dtype(dtype).kind != "f":
+            raise RuntimeError(f"generate_square_subsequent_mask: -inf does not fit in {numpy.dtype(dtype).name}; "
+                               f"give a float dtype")
         full = creation.full((sz, sz), -math.inf, dtype=dtype or "float32", device=device)
         return S.triu(full, 1)

@@ -135,15 +135,45 @@ def softplus(input, beta=1.0, threshold=20.0):
     return E.where(z > threshold, input, E.log1p(E.exp(E.where(z > threshold, threshold, z))) / beta)
 
 
+def _hardtanh_forward(xp, x, min_val, max_val):
+    # (a NaN fails both tests and stays NaN, as in PyTorch)
+    return xp.where(x <= min_val, xp.asarray(min_val, x.dtype), xp.where(x >= max_val, xp.asarray(max_val, x.dtype), x))
+
+
+def _hardtanh_grad(xp, g, x, min_val, max_val):
+    return xp.where((x <= min_val) | (x >= max_val), xp.zeros_like(g), g)   # (NaN: passes g on)
+
+
+def hardtanh_backward(g, x, min_val, max_val):
+    """hardtanh's VJP as an op of its own (PyTorch's hardtanh_backward): recorded, it depends on x with
+    derivative 0, so the gradient of a gradient is zeros, not an error."""
+    return apply(HARDTANH_BACKWARD, (g, x), {"min_val": min_val, "max_val": max_val})
+
+
+HARDTANH = defop("hardtanh", ("self",), save=("self",), math="x clipped to [lo, hi];  dx = g strictly inside, else 0",
+                 forward=_hardtanh_forward,
+                 vjp=lambda g, ctx: (hardtanh_backward(g, ctx.self, ctx.min_val, ctx.max_val),),
+                 formulas=("1 strictly inside, else 0",))
+
+HARDTANH_BACKWARD = defop(
+    "hardtanh_backward", ("grad", "self"), save=("self",), save_if={"self": 0},
+    math="g strictly inside [lo, hi], else 0;  dg = gg there, else 0, dx = 0", forward=_hardtanh_grad,
+    vjp=lambda gg, ctx: (hardtanh_backward(gg, ctx.self, ctx.min_val, ctx.max_val) if ctx.needs_input_grad[0]
+                         else None, E.zeros_gradient(gg) if ctx.needs_input_grad[1] else None),
+    formulas=("1 strictly inside, else 0", "0"))
+
+
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """x clipped to [min_val, max_val]; d/dx = 1 strictly inside, 0 at the bounds and outside (PyTorch's).
     (A NaN stays NaN and passes its gradient on, as in PyTorch.)"""
     _inplace_is_out_of_place(inplace)
     if min_val > max_val:
         raise ValueError(f"min_val cannot be greater than max_val (got min_val={min_val}, max_val={max_val})")
+    if input.dtype == numpy.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh: convert them first, e.g. x.float()")
     if input.dtype.kind != "f":   # (integers: clipped, their dtype kept; nothing to differentiate)
         return E.clamp(input, int(math.ceil(min_val)), int(math.floor(max_val)))
-    return E.where(input <= min_val, min_val, E.where(input >= max_val, max_val, input))
+    return apply(HARDTANH, (input,), {"min_val": float(min_val), "max_val": float(max_val)})
 
 
 def relu6(input, inplace=False):
@@ -155,10 +185,13 @@ def hardsigmoid(input, inplace=False):
     """0 for x <= -3, 1 for x >= 3, x/6 + 1/2 between; d/dx = 1/6 strictly between, else 0."""
     _inplace_is_out_of_place(inplace)
     _check_float(input, "input", "hardsigmoid")
-    # (a NaN: NaN, with gradient 0, as PyTorch's, through a branch detached from the graph)
+    if input.dtype == numpy.float16:
+        return _half_in_float32(hardsigmoid, input)
+    # ((x + 3)/6, not x/6 + 1/2, which cancels near -3; a NaN: NaN with gradient 0, as PyTorch's, through a branch
+    # detached from the graph)
     inside = (input > -3.0) & (input < 3.0)
-    return E.where(inside, input / 6.0 + 0.5, E.where(input <= -3.0, 0.0, E.where(input >= 3.0, 1.0,
-                                                                                 input.detach())))
+    return E.where(inside, (input + 3.0) / 6.0, E.where(input <= -3.0, 0.0, E.where(input >= 3.0, 1.0,
+                                                                                   input.detach())))
 
 
 def hardswish(input, inplace=False):
@@ -231,8 +264,10 @@ def _implicit_dim(name, ndim):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmin(input, dim=None):
-    """softmax(-x) along ``dim``: the smallest gets the most weight."""
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along ``dim``: the smallest gets the most weight (``dtype``: computed in that dtype)."""
+    if dtype is not None:
+        input = input.to(dtype)
     return R.softmax(-input, _implicit_dim("softmin", input.ndim) if dim is None else dim)
 
 

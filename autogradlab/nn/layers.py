@@ -208,11 +208,17 @@ class Hardtanh(_Activation):
         return super().extra_repr(f"min_val={self.min_val}", f"max_val={self.max_val}")
 
 
-class ReLU6(_Activation):
-    """min(max(x, 0), 6) (``F.relu6``)."""
+class ReLU6(Hardtanh):
+    """min(max(x, 0), 6) (``F.relu6``): a Hardtanh on [0, 6], as in PyTorch."""
+
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
 
     def forward(self, input):
         return F.relu6(input, self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
 
 
 class Hardsigmoid(_Activation):
@@ -225,11 +231,14 @@ class Hardsigmoid(_Activation):
         return ""   # (PyTorch does not show inplace here)
 
 
-class Hardswish(Hardsigmoid):
+class Hardswish(_Activation):
     """x * hardsigmoid(x) (``F.hardswish``)."""
 
     def forward(self, input):
         return F.hardswish(input, self.inplace)
+
+    def extra_repr(self):
+        return ""   # (PyTorch does not show inplace here)
 
 
 class Mish(_Activation):
