@@ -614,3 +614,40 @@ def test_conv_transpose_output_size_picks_the_output_padding_as_torch():
 ])
 def test_conv_transpose_errors_as_in_torch(call):
     _both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))
+
+
+# -- adaptive average pooling ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape, size", [((2, 3, 7, 9), (3, 4)), ((2, 3, 5, 5), 1), ((3, 6, 6), (2, None)),
+                                         ((1, 2, 4, 7), (5, 9)), ((1, 1, 10, 3), (4, 3)), ((2, 2, 6, 6), (6, 1))])
+def test_adaptive_avg_pool2d_matches_torch(shape, size):
+    x, tx = _pair(_data(shape, 70, "float64"), requires_grad=True)
+    y, ty = F.adaptive_avg_pool2d(x, size), TF.adaptive_avg_pool2d(tx, size)
+    _close(y, ty, rtol=1e-12, atol=1e-12)
+    g = _data(tuple(ty.shape), 71, "float64")
+    y.backward(ag.tensor(g))
+    ty.backward(torch.tensor(g))
+    _close(x.grad, tx.grad, rtol=1e-12, atol=1e-12)
+    module, tmodule = nn.AdaptiveAvgPool2d(size), torch.nn.AdaptiveAvgPool2d(size)
+    assert repr(module) == repr(tmodule)
+    _close(module(x), tmodule(tx), rtol=1e-12, atol=1e-12)
+
+
+def test_adaptive_avg_pool1d_float16_second_derivatives_and_errors_as_torch():
+    x, tx = _pair(_data((2, 3, 11), 72, "float64"), requires_grad=True)
+    for size in (4, 11, 1, (5,)):
+        _close(F.adaptive_avg_pool1d(x, size), TF.adaptive_avg_pool1d(tx, size), rtol=1e-12, atol=1e-12)
+    assert repr(nn.AdaptiveAvgPool1d(3)) == repr(torch.nn.AdaptiveAvgPool1d(3))
+    h, th = _pair(_data((1, 2, 9, 9), 73, "float16") * 20)
+    _close(F.adaptive_avg_pool2d(h, (4, 2)), TF.adaptive_avg_pool2d(th, (4, 2)), rtol=2e-3, atol=2e-3)
+    g, = ag.autograd.grad((F.adaptive_avg_pool1d(x, 4) ** 2).sum(), x, create_graph=True)
+    tg, = torch.autograd.grad((TF.adaptive_avg_pool1d(tx, 4) ** 2).sum(), tx, create_graph=True)
+    (g ** 2).sum().backward()
+    (tg ** 2).sum().backward()
+    _close(x.grad, tx.grad, rtol=1e-10, atol=1e-12)
+    assert gradcheck(lambda a: F.adaptive_avg_pool2d(a, (2, 3)), (ag.tensor(_data((1, 1, 5, 4), 74, "float64"),
+                                                                           requires_grad=True),))
+    for call in (lambda m: m.nn.functional.adaptive_avg_pool2d(m.ones(2, 3), 2),
+                 lambda m: m.nn.functional.adaptive_avg_pool2d(m.ones(1, 2, 3, 3), (1, 2, 3)),
+                 lambda m: m.nn.functional.adaptive_avg_pool1d(m.ones(1, 2, 3, 3), 2)):
+        _both_raise(lambda: call(ag), lambda: call(torch))

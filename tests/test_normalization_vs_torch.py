@@ -368,3 +368,46 @@ def test_copy_errors_as_in_torch():
 def test_copy_refuses_what_is_not_a_tensor_and_says_how_to_wrap_it():
     with pytest.raises(TypeError, match="autogradlab.tensor"):
         ag.zeros(3).copy_([1.0, 2.0, 3.0])
+
+
+# -- GroupNorm ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("groups, channels, shape", [(2, 4, (3, 4, 5)), (1, 4, (2, 4, 3, 3)), (4, 4, (2, 4, 6)),
+                                                     (2, 4, (2, 4)), (3, 6, (1, 6, 2, 2, 2))])
+@pytest.mark.parametrize("affine", [True, False])
+def test_group_norm_matches_torch_in_values_and_every_gradient(groups, channels, shape, affine):
+    torch.manual_seed(0)
+    theirs = torch.nn.GroupNorm(groups, channels, affine=affine).double()
+    ours = nn.GroupNorm(groups, channels, affine=affine, dtype=ag.float64)
+    assert repr(ours) == repr(theirs) and list(ours.state_dict()) == list(theirs.state_dict())
+    if affine:
+        with torch.no_grad():
+            theirs.weight.normal_()
+            theirs.bias.normal_()
+        ours.load_state_dict({k: ag.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    x, tx = _pair(np.random.default_rng(1).standard_normal(shape), requires_grad=True)
+    y, ty = ours(x), theirs(tx)
+    _close(y, ty, 1e-12, 1e-12)
+    g = np.random.default_rng(2).standard_normal(shape)
+    y.backward(ag.tensor(g))
+    ty.backward(torch.tensor(g))
+    _close(x.grad, tx.grad, 1e-10, 1e-12)
+    if affine:
+        _close(ours.weight.grad, theirs.weight.grad, 1e-10, 1e-12)
+        _close(ours.bias.grad, theirs.bias.grad, 1e-10, 1e-12)
+
+
+def test_group_norm_second_derivatives_float16_and_errors_as_torch():
+    x, tx = _pair(np.random.default_rng(3).standard_normal((2, 4, 3)), requires_grad=True)
+    w, tw = _pair(np.random.default_rng(4).standard_normal(4), requires_grad=True)
+    g, = ag.autograd.grad((F.group_norm(x, 2, w) ** 2).sum(), x, create_graph=True)
+    tg, = torch.autograd.grad((torch.nn.functional.group_norm(tx, 2, tw) ** 2).sum(), tx, create_graph=True)
+    g.sum().backward()
+    tg.sum().backward()
+    _close(x.grad, tx.grad, 1e-9, 1e-11)
+    _close(w.grad, tw.grad, 1e-9, 1e-11)
+    h, th = _pair(np.random.default_rng(5).standard_normal((2, 4, 8)).astype("float16") * 30)
+    _close(F.group_norm(h, 2), torch.nn.functional.group_norm(th, 2), 2e-3, 2e-3)
+    for call in (lambda m: m.nn.GroupNorm(3, 4), lambda m: m.nn.functional.group_norm(m.ones(2, 4, 3), 3),
+                 lambda m: m.nn.GroupNorm(2, 4)(m.ones(2, 6, 3))):
+        _both_raise(lambda: call(ag), lambda: call(torch))

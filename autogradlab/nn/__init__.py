@@ -6,7 +6,7 @@ losses, ``nn.init`` and ``nn.functional``.
     loss = nn.functional.cross_entropy(model(X), y)
 """
 from . import functional, init, utils  # noqa: F401
-from .layers import (CELU, ELU, GELU, MLP, SELU, Hardsigmoid, Hardswish, Hardtanh, LogSigmoid, Mish, ReLU6,
+from .layers import (CELU, ELU, GELU, MLP, SELU, AdaptiveAvgPool1d, AdaptiveAvgPool2d, GroupNorm, Hardsigmoid, Hardswish, Hardtanh, LogSigmoid, Mish, ReLU6,
                      Softmin, Softsign, Tanhshrink, AvgPool1d, AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, BCEWithLogitsLoss,
                      Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, CrossEntropyLoss, Dropout, Embedding, Flatten, HuberLoss, Identity, L1Loss,
                      LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool1d, MaxPool2d, ModuleDict, ModuleList, MSELoss,
@@ -19,7 +19,8 @@ from .parameter import Parameter
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 
 __all__ = ["Module", "Parameter", "Linear", "ReLU", "ReLU6", "Hardtanh", "Hardsigmoid", "Hardswish", "Mish", "SELU",
-           "CELU", "Softsign", "LogSigmoid", "Tanhshrink", "Softmin", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus",
+           "CELU", "Softsign", "LogSigmoid", "Tanhshrink", "Softmin", "GroupNorm", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus",
            "Identity", "Softmax", "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv1d",
            "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Embedding", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Sequential",
            "ModuleList", "MLP", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss",

@@ -20,7 +20,7 @@ from ..ops import shape as S
 from ..tensor import Tensor
 
 __all__ = ["pad", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
-           "avg_pool1d", "avg_pool2d"]
+           "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -430,3 +430,51 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         _check_1d_window(input.shape[-1] + 2 * p, k, 1, "avg_pool1d")
     out = avg_pool2d(x, (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
     return S.squeeze(out, -2)
+
+
+# -- adaptive average pooling: an output size, the windows chosen to fit -------------------------------------
+
+def adaptive_avg_pool2d(input, output_size):
+    """The mean of each window, the windows chosen so the output is ``output_size`` (an int, or a pair whose
+    None keeps that dim): along a dim of n elements, output i averages elements floor(i*n/m) to
+    ceil((i+1)*n/m) - 1, as in PyTorch. Computed as ``A_h @ x @ A_w^T`` with the averaging matrices A."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"adaptive_avg_pool2d: input must be a Tensor, got {type(input).__name__}")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    sizes = (output_size, output_size) if isinstance(output_size, numbers.Integral) else tuple(output_size)
+    if len(sizes) != 2:
+        raise RuntimeError(f"adaptive_avg_pool2d: output_size must be 2 (an int or a pair), got {output_size!r}")
+    oh, ow = (n if m is None else m for m, n in zip(sizes, input.shape[-2:]))
+    return _adaptive_mean(_adaptive_mean(input, oh, -2), ow, -1)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """:func:`adaptive_avg_pool2d` along the last dim alone: signals (N, C, L) or (C, L)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"adaptive_avg_pool1d: input must be a Tensor, got {type(input).__name__}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got {list(input.shape)}")
+    size = output_size if isinstance(output_size, numbers.Integral) else tuple(output_size)
+    if not isinstance(size, numbers.Integral):
+        if len(size) != 1:
+            raise RuntimeError(f"adaptive_avg_pool1d: output_size must be 1 (an int), got {output_size!r}")
+        size = size[0]
+    return _adaptive_mean(input, size, -1)
+
+
+def _adaptive_mean(x, m, dim):
+    """``x`` with dim ``dim`` (-1 or -2) averaged down to ``m`` windows: one product with an (m, n) matrix."""
+    if m < 0:
+        raise RuntimeError(f"adaptive pooling: the output size must not be negative, got {m}")
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"adaptive average pooling: \"{x.dtype.name}\" is not supported; convert with .float()")
+    n = x.shape[dim]
+    if x.dtype == numpy.float16:   # (summed in float32, rounded once, as PyTorch)
+        return _adaptive_mean(x.to(numpy.float32), m, dim).to(numpy.float16)
+    weights = numpy.zeros((m, n))
+    for i in range(m):
+        start, stop = (i * n) // m, -(-((i + 1) * n) // m)
+        weights[i, start:stop] = 1.0 / (stop - start)
+    a = Tensor._make(backend.asarray(weights, x.device, x.dtype), False, None, x.device)
+    return a @ x if dim == -2 else x @ S.transpose(a, 0, 1)

@@ -19,7 +19,7 @@ from ..ops import reduce as R
 from ..ops import shape as S
 from ..ops.registry import apply, defop
 from ..tensor import Tensor
-from .convolution import (avg_pool1d, avg_pool2d, conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool1d,
+from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool1d,
                           max_pool2d, pad)
 from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
                      mse_loss, nll_loss, smooth_l1_loss)
@@ -30,7 +30,7 @@ __all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
            "batch_norm", "pad", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
            "scaled_dot_product_attention", "hardtanh", "relu6", "hardsigmoid", "hardswish", "softsign", "logsigmoid",
-           "mish", "selu", "celu", "tanhshrink", "softmin"]
+           "mish", "selu", "celu", "tanhshrink", "softmin", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "group_norm"]
 
 
 def linear(input, weight, bias=None):
@@ -412,6 +412,30 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     x, weight, bias = (_in_compute_dtype(t, input) for t in (input, weight, bias))
     return _scale_and_shift(_normalize(x, R.mean(x, dims, keepdim=True), R.var(x, dims, 0, keepdim=True), eps),
                             weight, bias).to(input.dtype)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """(x - mean) / sqrt(var + eps) * weight + bias, with the mean and the biased variance taken over each
+    group of ``C / num_groups`` channels (and every position) of each sample; ``weight`` and ``bias`` are
+    per channel (Wu & He, 2018)."""
+    _check_float(input, "input", "group_norm")
+    if input.ndim < 2:
+        raise RuntimeError(f"group_norm: expected at least 2 dims (N, C, *), got shape {tuple(input.shape)}")
+    n, c = input.shape[:2]
+    if not isinstance(num_groups, numbers.Integral) or num_groups < 1 or c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    for t, what in ((weight, "weight"), (bias, "bias")):
+        if t is not None and tuple(t.shape) != (c,):
+            raise RuntimeError(f"Expected {what} to be a vector of size equal to the number of channels in input, "
+                               f"but got {what} of shape {list(t.shape)} and input of shape {list(input.shape)}")
+    _check_parameter_dtypes(input, "group_norm", weight=weight, bias=bias)
+    x, weight, bias = (_in_compute_dtype(t, input) for t in (input, weight, bias))
+    groups = S.reshape(x, (n, num_groups, -1))
+    normed = S.reshape(_normalize(groups, R.mean(groups, -1, keepdim=True), R.var(groups, -1, 0, keepdim=True),
+                                  eps), tuple(input.shape))
+    per_channel = (1, c) + (1,) * (input.ndim - 2)
+    return _scale_and_shift(normed, weight, bias, per_channel).to(input.dtype)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):

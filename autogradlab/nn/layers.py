@@ -16,7 +16,7 @@ from .parameter import Parameter
 
 __all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus", "Identity", "Softmax",
            "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish", "SELU", "CELU", "Softsign", "LogSigmoid",
-           "Tanhshrink", "Softmin",
+           "Tanhshrink", "Softmin", "GroupNorm", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d",
            "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
            "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Embedding", "Sequential", "ModuleList", "ModuleDict",
@@ -615,6 +615,47 @@ class ConvTranspose2d(_ConvTransposeNd):
     def forward(self, input, output_size=None):
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class GroupNorm(_Normalization):
+    """Normalise each group of ``num_channels / num_groups`` channels of each sample (``F.group_norm``); the
+    same in training and evaluation."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, bias=True, device=None, dtype=None):
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        self._affine_parameters((num_channels,), affine, affine and bias, device, dtype)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
+
+
+class AdaptiveAvgPool2d(Module):
+    """The mean of windows chosen so the output is ``output_size`` (``F.adaptive_avg_pool2d``); ``1`` gives
+    global average pooling."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """:class:`AdaptiveAvgPool2d` along the last dim of a signal (``F.adaptive_avg_pool1d``)."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
 
 
 class _MaxPoolNd(Module):
