@@ -185,12 +185,16 @@ STRICT_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/test_o
                tests/test_lab_ops_vs_torch.py tests/test_recurrent_vs_torch.py tests/test_nn_utils_vs_torch.py
                tests/test_attention_vs_torch.py)
 
-run_strict_suites() {
-    local suites=() f
-    for f in "${STRICT_SUITES[@]}"; do [ -f "$f" ] && suites+=("$f"); done
+# run_pass "what it is" NAME=value ... -- suite files ...: the files that exist, with that environment
+run_pass() {
+    local what=$1 envs=() suites=() f
+    shift
+    while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    shift
+    for f in "$@"; do [ -f "$f" ] && suites+=("$f"); done
     [ "${#suites[@]}" -eq 0 ] && return 0
-    say "running the op/engine/events suites on the strict backend (AUTOGRADLAB_STRICT_BACKEND=1)"
-    AUTOGRADLAB_STRICT_BACKEND=1 "$PY" -m pytest -q -p no:cacheprovider "${suites[@]}"
+    say "running $what"
+    env "${envs[@]}" "$PY" -m pytest -q -p no:cacheprovider "${suites[@]}"
 }
 
 # The device and lab suites once more "on a GPU": tests/fake_cuda.py stands in for CuPy and one device
@@ -212,20 +216,14 @@ FAKE_CUDA_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/tes
                   tests/test_events_lazy.py tests/test_source_lines.py tests/test_training.py tests/test_data.py
                   tests/test_lessons_tooling.py)
 
-run_fake_cuda_suites() {
-    local suites=() f
-    for f in "${FAKE_CUDA_SUITES[@]}"; do [ -f "$f" ] && suites+=("$f"); done
-    [ "${#suites[@]}" -eq 0 ] && return 0
-    say "running the device and lab suites on a stand-in GPU (AUTOGRADLAB_CUDA_XP=fake_cuda, default device cuda)"
-    PYTHONPATH="$ROOT/tests${PYTHONPATH:+:$PYTHONPATH}" AUTOGRADLAB_CUDA_XP=fake_cuda AUTOGRADLAB_DEFAULT_DEVICE=cuda \
-        "$PY" -m pytest -q -p no:cacheprovider "${suites[@]}"
-}
-
 run_tests() {
     if [ "$#" -eq 0 ]; then
         # the full run (no pytest args): the strict and stand-in-GPU passes first, the main summary last
-        run_strict_suites
-        run_fake_cuda_suites
+        run_pass "the op/engine/events suites on the strict backend (AUTOGRADLAB_STRICT_BACKEND=1)" \
+            AUTOGRADLAB_STRICT_BACKEND=1 -- "${STRICT_SUITES[@]}"
+        run_pass "the device and lab suites on a stand-in GPU (AUTOGRADLAB_CUDA_XP=fake_cuda, default device cuda)" \
+            "PYTHONPATH=$ROOT/tests${PYTHONPATH:+:$PYTHONPATH}" AUTOGRADLAB_CUDA_XP=fake_cuda \
+            AUTOGRADLAB_DEFAULT_DEVICE=cuda -- "${FAKE_CUDA_SUITES[@]}"
     fi
     local targets=() nbval=()
     [ -d tests ] && targets+=(tests)

@@ -16,6 +16,7 @@ bool (True: this key is not attended to) or float (added to the scores).
 """
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 
@@ -108,35 +109,26 @@ class MultiheadAttention(Module):
 
 def _check_shapes(m, query, key, value, key_padding_mask, attn_mask):
     """PyTorch's shape rules; returns whether the inputs are batched."""
-    if query.ndim == 3:
-        if key.ndim != 3 or value.ndim != 3:
-            raise AssertionError(f"For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
-                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
-        if key_padding_mask is not None and key_padding_mask.ndim != 2:
-            raise AssertionError(f"For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
-                                 f"found {key_padding_mask.ndim}-D tensor instead")
-        if attn_mask is not None and attn_mask.ndim not in (2, 3):
-            raise AssertionError(f"For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
-                                 f"found {attn_mask.ndim}-D tensor instead")
-        return True
-    if query.ndim == 2:
-        if key.ndim != 2 or value.ndim != 2:
-            raise AssertionError(f"For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
-                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
-        if key_padding_mask is not None and key_padding_mask.ndim != 1:
-            raise AssertionError(f"For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but "
-                                 f"found {key_padding_mask.ndim}-D tensor instead")
-        if attn_mask is not None and attn_mask.ndim not in (2, 3):
-            raise AssertionError(f"For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
-                                 f"found {attn_mask.ndim}-D tensor instead")
-        if attn_mask is not None and attn_mask.ndim == 3:
-            want = (m.num_heads, query.shape[0], key.shape[0])
-            if tuple(attn_mask.shape) != want:
-                raise AssertionError(f"Expected `attn_mask` shape to be {want} but got {tuple(attn_mask.shape)} "
-                                     f"(unbatched: one (L, S) mask per head)")
-        return False
-    raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D query "
-                         f"tensor")
+    if query.ndim not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D query "
+                             f"tensor")
+    batched = query.ndim == 3
+    kind = "batched (3-D)" if batched else "unbatched (2-D)"
+    if key.ndim != query.ndim or value.ndim != query.ndim:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be {query.ndim}-D but found "
+                             f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.ndim != query.ndim - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or {query.ndim - 1}-D "
+                             f"but found {key_padding_mask.ndim}-D tensor instead")
+    if attn_mask is not None and attn_mask.ndim not in (2, 3):
+        raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                             f"{attn_mask.ndim}-D tensor instead")
+    if not batched and attn_mask is not None and attn_mask.ndim == 3:
+        want = (m.num_heads, query.shape[0], key.shape[0])
+        if tuple(attn_mask.shape) != want:
+            raise AssertionError(f"Expected `attn_mask` shape to be {want} but got {tuple(attn_mask.shape)} "
+                                 f"(unbatched: one (L, S) mask per head)")
+    return batched
 
 
 def _as_float_mask(mask, dtype):
@@ -295,7 +287,6 @@ class TransformerEncoder(Module):
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
         super().__init__()
-        import copy
         self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers, self.norm = num_layers, norm
         self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
@@ -367,7 +358,6 @@ class TransformerDecoder(Module):
 
     def __init__(self, decoder_layer, num_layers, norm=None):
         super().__init__()
-        import copy
         self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
         self.num_layers, self.norm = num_layers, norm
 

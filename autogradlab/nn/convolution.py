@@ -155,13 +155,8 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
                            f"({made}). Output size is too small (the padding cuts away more than the transposed "
                            f"convolution makes)")
     o = o_per_group * g
-    if bias is not None and (bias.ndim != 1 or bias.shape[0] != o):
-        raise RuntimeError(f"{name}: given transposed=1, weight of size {shown(weight.shape)}, expected bias to be "
-                           f"1-dimensional with {o} elements, but got bias of size {list(bias.shape)} instead")
-    for what, t in (("weight", weight), ("bias", bias)):
-        if t is not None and t.dtype != input.dtype:
-            raise RuntimeError(f"{name}: {what} is {t.dtype.name} but the input is {input.dtype.name}; "
-                               f"convert one (x.to({t.dtype.name}) or model.to({input.dtype.name}))")
+    _check_bias_and_dtypes(name, input, weight, bias, o, f"{name}: given transposed=1, weight of size "
+                                                        f"{shown(weight.shape)}")
     (sh, sw), (dh, dw) = stride, dilation
     # stride - 1 zeros after each input element (rows and columns), the last ones dropped
     x = S.reshape(pad(S.reshape(input, (n, c, h, 1, w, 1)), (0, sw - 1, 0, 0, 0, sh - 1)), (n, c, h * sh, w * sw))
@@ -209,9 +204,15 @@ def _check_conv_operands(name, input, weight, bias, groups):
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(input.shape)} to have {c_per_group * groups} channels, but got {c} channels "
                            f"instead")
-    if bias is not None and (bias.ndim != 1 or bias.shape[0] != o):
-        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with {o} "
-                           f"elements, but got bias of size {list(bias.shape)} instead")
+    _check_bias_and_dtypes(name, input, weight, bias, o, f"Given weight of size {list(weight.shape)}")
+
+
+def _check_bias_and_dtypes(name, input, weight, bias, out_channels, given):
+    """A bias of ``out_channels`` elements, and weight and bias in the input's dtype (``given`` starts the bias's
+    message: the weight as the caller gave it)."""
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
+        raise RuntimeError(f"{given}, expected bias to be 1-dimensional with {out_channels} elements, but got bias "
+                           f"of size {list(bias.shape)} instead")
     for what, t in (("weight", weight), ("bias", bias)):
         if t is not None and t.dtype != input.dtype:
             raise RuntimeError(f"{name}: {what} is {t.dtype.name} but the input is {input.dtype.name}; convert one "

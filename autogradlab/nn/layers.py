@@ -800,40 +800,55 @@ class ModuleList(Module):
         return f"{type(self).__name__}(\n" + "\n".join(line.replace("\n", "\n  ") for line in lines) + "\n)"
 
 
-class ModuleDict(Module):
+class _DictAccess:
+    """A dict's reading side, and ``del`` / ``pop`` / ``clear``, over one of a module's stores (``_store``: the
+    name of that dict, ``"_modules"`` or ``"_parameters"``); each container says how a value goes in."""
+
+    _store = ""
+
+    def __getitem__(self, key):
+        return getattr(self, self._store)[key]
+
+    def __delitem__(self, key):
+        del getattr(self, self._store)[key]
+
+    def __len__(self):
+        return len(getattr(self, self._store))
+
+    def __iter__(self):
+        return iter(getattr(self, self._store))
+
+    def __contains__(self, key):
+        return key in getattr(self, self._store)
+
+    def keys(self):
+        return getattr(self, self._store).keys()
+
+    def items(self):
+        return getattr(self, self._store).items()
+
+    def values(self):
+        return getattr(self, self._store).values()
+
+    def pop(self, key):
+        return getattr(self, self._store).pop(key)
+
+    def clear(self):
+        getattr(self, self._store).clear()
+
+
+class ModuleDict(_DictAccess, Module):
     """A dict of modules whose parameters the parent sees, in insertion order (``d["encoder"]``, ``d.items()``)."""
+
+    _store = "_modules"
 
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
             self.update(modules)
 
-    def __getitem__(self, key):
-        return self._modules[key]
-
     def __setitem__(self, key, module):
         self.add_module(key, module)
-
-    def __delitem__(self, key):
-        del self._modules[key]
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules)
-
-    def __contains__(self, key):
-        return key in self._modules
-
-    def keys(self):
-        return self._modules.keys()
-
-    def items(self):
-        return self._modules.items()
-
-    def values(self):
-        return self._modules.values()
 
     def update(self, modules):
         """Add (or replace) modules from a mapping or from ``(name, module)`` pairs."""
@@ -842,14 +857,6 @@ class ModuleDict(Module):
                 raise ValueError(f"ModuleDict update sequence element #{i} has length {len(item)}; 2 is required "
                                  f"(a (name, module) pair)")
             self[item[0]] = item[1]
-
-    def pop(self, key):
-        module = self._modules[key]
-        del self._modules[key]
-        return module
-
-    def clear(self):
-        self._modules.clear()
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleDict has no forward: call its modules in your module's forward")
@@ -913,40 +920,18 @@ class ParameterList(_ParameterContainer):
         return iter(self._parameters.values())
 
 
-class ParameterDict(_ParameterContainer):
+class ParameterDict(_DictAccess, _ParameterContainer):
     """A dict of Parameters the parent sees (``pdict["scale"]``); a plain Tensor becomes one."""
+
+    _store = "_parameters"
 
     def __init__(self, parameters=None):
         super().__init__()
         if parameters is not None:
             self.update(parameters)
 
-    def __getitem__(self, key):
-        return self._parameters[key]
-
     def __setitem__(self, key, value):
         self.register_parameter(key, self._as_parameter(value))
-
-    def __delitem__(self, key):
-        del self._parameters[key]
-
-    def __len__(self):
-        return len(self._parameters)
-
-    def __iter__(self):
-        return iter(self._parameters)
-
-    def __contains__(self, key):
-        return key in self._parameters
-
-    def keys(self):
-        return self._parameters.keys()
-
-    def items(self):
-        return self._parameters.items()
-
-    def values(self):
-        return self._parameters.values()
 
     def update(self, parameters):
         """Add (or replace) parameters from a mapping or from ``(name, tensor)`` pairs; a plain ``dict`` is taken in
@@ -961,18 +946,10 @@ class ParameterDict(_ParameterContainer):
     def get(self, key, default=None):
         return self._parameters.get(key, default)
 
-    def pop(self, key):
-        value = self._parameters[key]
-        del self._parameters[key]
-        return value
-
     def setdefault(self, key, default=None):
         if key not in self._parameters:
             self[key] = default
         return self._parameters[key]
-
-    def clear(self):
-        self._parameters.clear()
 
 
 class Sequential(Module):
