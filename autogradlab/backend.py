@@ -221,7 +221,11 @@ def broadcast_to(array, shape):
     """``xp.broadcast_to(array, shape)``: a read-only view repeating ``array`` over ``shape``. For a
     contiguous NumPy array (the gradient of a sum, a bias's gradient expanded back) the view is made
     directly: stride 0 along each repeated axis, the array's own stride along the others. That takes
-    about a tenth of ``numpy.broadcast_to``'s time, which handles the general case in Python."""
+    about a tenth of ``numpy.broadcast_to``'s time, which handles the general case in Python. A NumPy
+    scalar (what NumPy gives for arithmetic on 0-d arrays, e.g. ``g * c`` in the VJP of ``loss * c``) is
+    taken as the 0-d array it stands for."""
+    if type(array) is not numpy.ndarray and isinstance(array, numpy.generic):
+        array = numpy.asarray(array)
     if type(array) is numpy.ndarray:
         lead = len(shape) - array.ndim
         if lead >= 0 and array.flags.c_contiguous:

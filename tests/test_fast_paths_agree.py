@@ -600,6 +600,50 @@ def test_backend_broadcast_to_makes_a_contiguous_arrays_view_itself(monkeypatch)
     assert got.strides == (0, 0, 4) and got[3, 1].tolist() == [0.0, 1.0, 2.0]
     with pytest.raises(AssertionError, match="contiguous"):   # any other array still goes to NumPy
         backend.broadcast_to(np.arange(6.0).reshape(2, 3)[:, :1], (2, 4))
+    # a NumPy scalar (NumPy's result for 0-d arithmetic: g * c in the VJP of loss * c) is a 0-d array
+    for scalar in (np.float32(2.5), np.float64(-1.0), np.int64(3)):
+        got = backend.broadcast_to(scalar, (2, 3))
+        assert got.shape == (2, 3) and got.dtype == scalar.dtype and got.strides == (0, 0)
+        assert not got.flags.writeable and (got == scalar).all()
+
+
+def test_a_scalar_gradient_reaching_a_sum_is_broadcast_without_numpy(monkeypatch):
+    x = ag.tensor(np.arange(6.0, dtype=np.float32).reshape(2, 3), requires_grad=True)
+    loss = (x * x).sum() * ag.tensor(np.float32(0.5))   # the sum's node receives a NumPy scalar, g * 0.5
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("numpy.broadcast_to called")
+    monkeypatch.setattr(np, "broadcast_to", refuse)
+    loss.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.arange(6.0, dtype=np.float32).reshape(2, 3))
+
+
+@pytest.mark.parametrize("call, want, fast", [
+    (lambda a: ag.exp(a), lambda a: np.exp(a), True),
+    (lambda a: ag.tanh(a), lambda a: np.tanh(a), True),
+    (lambda a: ag.neg(a), lambda a: -a, True),
+    (lambda a: ag.sum(a), lambda a: a.sum(), True),
+    (lambda a: ag.sum(a, -1, keepdim=True), lambda a: a.sum(-1, keepdims=True), True),
+    (lambda a: ag.sum(a, 0), lambda a: a.sum(0), True),
+    (lambda a: ag.sum(a, (0, 1)), lambda a: a.sum((0, 1)), False),   # a tuple of dims: checked, then apply
+], ids=["exp", "tanh", "neg", "sum", "sum dim keepdim", "sum 0", "sum tuple"])
+def test_package_functions_on_a_vjps_arrays_skip_apply(monkeypatch, call, want, fast):
+    """Inside a VJP that runs on arrays, ``exp(y)`` or ``sum(g, dim)`` runs the op's forward on the array
+    without ``registry.apply``'s loop over inputs (what it cannot check quickly still goes through it)."""
+    from autogradlab.ops import elementwise, reduce
+    a = np.arange(6.0, dtype=np.float32).reshape(2, 3) / 4
+    calls = []
+
+    def counting(op, inputs, params=None):
+        calls.append(op.name)
+        return registry.apply(op, inputs, params)
+    monkeypatch.setattr(elementwise, "apply", counting)
+    monkeypatch.setattr(reduce, "apply", counting)
+    monkeypatch.setattr(reduce, "apply_one", lambda op, x, params=None: counting(op, (x,), params))
+    got = call(a)   # an array (a full sum: NumPy's scalar), no Tensor
+    assert isinstance(got, (np.ndarray, np.generic)) and got.dtype == np.float32
+    np.testing.assert_allclose(got, want(a), rtol=1e-6)
+    assert (calls == []) is fast
 
 
 def _sum_to_reference(a, shape):

@@ -143,7 +143,9 @@ def _binary(op):
 
 def _unary(op):
     def fn(a):
-        return apply_unary(op, a) if type(a) is Tensor else apply(op, (a,))
+        if type(a) is Tensor:
+            return apply_unary(op, a)
+        return on_arrays(op, (a,)) if type(a) is numpy.ndarray else apply(op, (a,))   # (an array: inside a VJP)
     fn.__name__ = op.name
     fn.__doc__ = op.__doc__
     return fn
@@ -155,6 +157,8 @@ def _floating_unary(op):
     def fn(a):
         if type(a) is Tensor and a.data.dtype.kind == "f":
             return apply_unary(op, a)
+        if type(a) is numpy.ndarray:   # inside a VJP that runs on arrays
+            return on_arrays(op, (a,))
         if isinstance(a, Tensor) and a.dtype.kind in "biu":
             a = to_dtype(a, DEFAULT_FLOAT)
         return apply(op, (a,))

@@ -11,7 +11,7 @@ import numpy
 from ..backend import broadcast_to, xp_of
 from ..tensor import DEFAULT_FLOAT, Tensor
 from .elementwise import abs, eq, exp, masked, maximum, minimum, to_dtype, where
-from .registry import apply, apply_one, apply_unary, defop, expect_tensor
+from .registry import apply, apply_one, apply_unary, defop, expect_tensor, on_arrays
 
 
 _add_reduce = numpy.add.reduce
@@ -247,12 +247,17 @@ def cumsum(a, dim):
 
 
 def _reduce(op, a, dim, keepdim):
-    if type(a) is Tensor:   # the common cases, nothing to check: every axis, or one in range
-        ndim = a.data.ndim
+    kind = type(a)
+    if kind is Tensor or kind is numpy.ndarray:   # the common cases, nothing to check: every axis, or one in range
+        ndim = a.data.ndim if kind is Tensor else a.ndim
         if dim is None:
-            return apply_unary(op, a, {"dims": normalize_dims(None, ndim), "keepdim": bool(keepdim)})
-        if type(dim) is int and -ndim <= dim < ndim:
-            return apply_unary(op, a, {"dims": (dim % ndim,), "keepdim": bool(keepdim)})
+            params = {"dims": normalize_dims(None, ndim), "keepdim": bool(keepdim)}
+        elif type(dim) is int and -ndim <= dim < ndim:
+            params = {"dims": (dim % ndim,), "keepdim": bool(keepdim)}
+        else:
+            params = None
+        if params is not None:   # (an array: inside a VJP that runs on arrays)
+            return apply_unary(op, a, params) if kind is Tensor else on_arrays(op, (a,), params)
     expect_tensor(a, op.name)
     dims = reduction_dims(dim, a.ndim, op.name)
     if a.ndim == 0:
