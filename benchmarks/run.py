@@ -337,7 +337,7 @@ def main(argv=None):
     md = report.render(bundle)
     if args.markdown and args.markdown != "-":
         old = open(args.markdown).read() if os.path.exists(args.markdown) else ""
-        for tag in ("player-bench", "source-lines"):  # the sections of player_bench.py, source_lines.py
+        for tag in ("player-bench", "source-lines", "deep-graph"):  # the sections of player_bench.py, source_lines.py, deep_graph.py
             start, end = f"<!-- {tag}:start -->", f"<!-- {tag}:end -->"
             if start in old and end in old:
                 md = md.rstrip("\n") + "\n\n" + old[old.index(start):old.index(end) + len(end)] + "\n"
