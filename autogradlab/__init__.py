@@ -24,7 +24,13 @@ from .ops.elementwise import (abs, acos, add, allclose, asin, atan, bitwise_and,
                               logical_not, lt, masked_fill, maximum, minimum, mul, ne, neg, pow, reciprocal, relu,
                               remainder, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, sub, tan, tanh, trunc,
                               where)
-from .ops.linalg import bmm, dot, einsum, matmul, mm, mv, outer
+from .ops.elementwise import atan2, lerp
+from .ops.elementwise import atan2 as arctan2
+from .ops.linalg import addmm, bmm, dot, einsum, matmul, mm, mv, outer
+from .ops.rearrange import (diag, diagonal, diff, index_select, meshgrid, movedim, narrow, repeat_interleave, roll,
+                            swapaxes, tile)
+from .ops.rearrange import movedim as moveaxis
+from .ops.rearrange import swapaxes as swapdims
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumsum, log_softmax, logsumexp, max, mean, min, norm,
                          prod, softmax, std, sum, var)
 from .ops.shape import (argsort, broadcast_to, cat, chunk, expand, flatten, flip, gather, permute, reshape, sort, split,
@@ -72,6 +78,8 @@ __all__ = ["get_default_device", "set_default_device", "arange", "as_tensor", "e
            "argmax", "argmin", "allclose", "isclose", "equal", "isnan", "isinf", "isfinite", "log1p", "expm1",
            "square", "prod", "t", "mm", "mv", "bmm", "floor", "ceil", "round", "trunc", "tan", "asin", "acos",
            "atan", "sinh", "cosh", "log2", "log10", "exp2", "rsqrt", "gather", "erf", "tril", "triu", "flip", "sort",
-           "argsort", "topk", "einsum", "Tensor", "tensor", "autograd",
+           "argsort", "topk", "einsum", "atan2", "arctan2", "lerp", "addmm", "diag", "diagonal", "diff", "index_select",
+           "meshgrid", "movedim", "moveaxis", "narrow", "repeat_interleave", "roll", "swapaxes", "swapdims", "tile",
+           "Tensor", "tensor", "autograd",
            "float16", "float32", "float64", "int32", "int64", "bool_", "bool", "clip", "is_tensor", "data",
            "nn", "optim", "training", "load", "save"]

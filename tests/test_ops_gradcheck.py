@@ -254,6 +254,8 @@ CASES: dict[str, list[Case]] = {
     "asin": [C(lambda m, a: a.asin(), positive(2, 3, lo=-0.8, hi=0.8), id="method")],
     "acos": [C(lambda m, a: m.acos(a), positive(3, lo=-0.8, hi=0.8), id="fn")],
     "atan": [C(lambda m, a: a.atan(), normal(2, 3), id="method")],
+    "atan2": [C(lambda m, a, b: m.atan2(a, b), normal(2, 3), nonzero(3), id="bcast"),
+              C(lambda m, a, b: a.arctan2(b), nonzero(3), normal(3), id="method")],
     "sinh": [C(lambda m, a: a.sinh(), normal(2, 3), id="method")],
     "cosh": [C(lambda m, a: m.cosh(a), normal(3), id="fn")],
     # flat between whole numbers: a zero gradient, kept in the graph (inputs away from whole numbers and halves)

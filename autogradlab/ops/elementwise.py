@@ -344,6 +344,17 @@ ATAN = defop("atan", ("self",), save=("self",), math="arctan a;  da = g/(1 + a^2
              vjp=lambda g, ctx: (g / (ctx.self * ctx.self + _one_like(ctx.self)),),
              formulas=("1/(1 + a^2)",))
 
+def _atan2_vjp(g, ctx):
+    a, b = ctx.self, ctx.other
+    scaled = g / (a * a + b * b)   # (PyTorch's order: the incoming gradient over r^2, then times b or -a)
+    return (scaled * b if ctx.needs_input_grad[0] else None, -scaled * a if ctx.needs_input_grad[1] else None)
+
+
+ATAN2 = defop("atan2", ("self", "other"), save=("self", "other"),
+              math="the angle of the point (b, a);  da = g*b/(a^2 + b^2), db = -g*a/(a^2 + b^2)",
+              forward=lambda xp, a, b: xp.arctan2(a, b),
+              vjp=_atan2_vjp, formulas=("b/(a^2 + b^2)", "-a/(a^2 + b^2)"))
+
 SINH = defop("sinh", ("self",), save=("self",), math="sinh a;  da = g*cosh(a)",
              forward=lambda xp, a: xp.sinh(a),
              vjp=lambda g, ctx: (g * cosh(ctx.self),),
@@ -864,6 +875,33 @@ def div(a, b):
     if a.dtype.kind != "f" and b.dtype.kind != "f":
         a, b = _cast(a, DEFAULT_FLOAT), _cast(b, DEFAULT_FLOAT)
     return apply(DIV, (a, b))
+
+
+def atan2(input, other):
+    """The angle (radians, in [-pi, pi]) of the point (other, input), i.e. arctan(input/other) in the right
+    quadrant; integer or bool operands give PyTorch's default float (float32)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"atan2(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}: "
+                        f"wrap it with autogradlab.tensor(...)")
+    a, b = promote(input, other)
+    if a.dtype.kind != "f" and b.dtype.kind != "f":
+        a, b = _cast(a, DEFAULT_FLOAT), _cast(b, DEFAULT_FLOAT)
+    return apply(ATAN2, (a, b))
+
+
+def lerp(input, end, weight):
+    """input + weight*(end - input): the straight line from input (weight 0) to end (weight 1); d/dinput = 1 -
+    weight, d/dend = weight, d/dweight = end - input. ``weight``: a number or a tensor (broadcast)."""
+    if not isinstance(input, Tensor) or not isinstance(end, Tensor):
+        raise TypeError(f"lerp(): input and end must be Tensors, got {type(input).__name__} and {type(end).__name__}")
+    if input.dtype.kind != "f":
+        raise NotImplementedError(f"lerp: not implemented for {input.dtype.name} tensors; convert them with .float()")
+    if end.dtype != input.dtype:
+        raise RuntimeError(f"expected dtype {input.dtype.name} for `end` but got dtype {end.dtype.name}; convert it "
+                           f"with end.to(input.dtype)")
+    if isinstance(weight, Tensor) and weight.dtype != input.dtype:
+        weight = to_dtype(weight, input.dtype)
+    return add(input, mul(weight, sub(end, input)))
 
 
 def pow(a, exponent):

@@ -157,6 +157,33 @@ def mm(a, b):
     return matmul(a, b)
 
 
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """beta*input + alpha*(mat1 @ mat2) for matrices (n, k) and (k, m), ``input`` broadcast to (n, m); with
+    beta = 0 ``input`` is left out (its NaN or inf does not reach the result), as in PyTorch, and gets no gradient
+    (PyTorch: zeros). A shape mismatch raises ``ValueError``, as every shape mismatch here."""
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if not isinstance(m, Tensor):
+            raise not_a_tensor("addmm", m)
+        if m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor; reshape it to 2-D first")
+    product = mm(mat1, mat2)
+    product = product if alpha == 1 else product * alpha
+    out_shape = product.shape
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("addmm", input)
+    try:
+        fits = numpy.broadcast_shapes(tuple(input.shape), tuple(out_shape)) == tuple(out_shape)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"addmm: input of shape {tuple(input.shape)} cannot be broadcast to the product's shape "
+                           f"{tuple(out_shape)}; give input that shape, or one that broadcasts to it")
+    if beta == 0:
+        return product
+    scaled = input if beta == 1 else input * beta
+    return scaled + product
+
+
 def mv(a, v):
     """Matrix times vector: ``(n, k) @ (k,)`` gives ``(n,)``."""
     _product_of("mv", a, v, 2, 1, {"first": "a matrix", "second": "a vector"})

@@ -9,7 +9,7 @@ import numpy
 from .. import backend
 from ..grad_mode import state
 from ..tensor import Tensor
-from . import elementwise as E, inplace as I, linalg as L, reduce as R, shape as S
+from . import elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R, shape as S
 from .registry import apply_one
 
 
@@ -186,7 +186,11 @@ METHODS = {
     "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any, "prod": R.prod,
     "erf": E.erf, "tril": S.tril, "triu": S.triu, "flip": S.flip_method,
     "sort": S.sort, "argsort": S.argsort, "topk": S.topk,
-    "t": S.t, "mm": L.mm, "mv": L.mv, "bmm": L.bmm, "gather": S.gather,
+    "t": S.t, "mm": L.mm, "mv": L.mv, "bmm": L.bmm, "gather": S.gather, "addmm": L.addmm,
+    "repeat": A.repeat, "tile": A._tile_method, "repeat_interleave": A.repeat_interleave, "roll": A.roll,
+    "narrow": A.narrow, "movedim": A.movedim, "moveaxis": A.movedim, "swapaxes": A.swapaxes,
+    "swapdims": A.swapaxes, "index_select": A.index_select, "diagonal": A.diagonal, "diag": A.diag,
+    "diff": A.diff, "atan2": E.atan2, "arctan2": E.atan2, "lerp": E.lerp,
     # dtype and device
     "float": lambda a: E.to_dtype(a, _FLOAT32), "double": lambda a: E.to_dtype(a, _FLOAT64),
     "half": lambda a: E.to_dtype(a, _FLOAT16), "long": lambda a: E.to_dtype(a, _INT64),

@@ -37,6 +37,19 @@ COMPOSITES = (
      "`da = cast_back(g)`"),
     ("`long`, `int`, `bool`", "to_dtype", "`a.to(int64)`, `int32`, `bool`", "not differentiable"),
     ("`allclose`", "isclose", "a Python bool: every element close (see `isclose`)", "not differentiable"),
+    ("`repeat`, `tile`", "reshape, expand", "copies of a along each dim (tile: leading 1s added)",
+     "`da` = the copies of `g` summed"),
+    ("`repeat_interleave`, `index_select`, `roll`", "index",
+     "entries along dim picked by an index (each entry n times; the given ones; shifted, wrapping)",
+     "`da = zeros with g added at the index` (repeats add up)"),
+    ("`narrow`", "getitem", "`length` entries along dim from `start` (a view)", "`da = zeros with g in place`"),
+    ("`movedim`, `swapaxes`", "permute, transpose", "dims moved / two dims swapped (views)", "`da = g` moved back"),
+    ("`diagonal`, `diag`", "index, index_put", "`a[..., i, i + offset]` as a new last dim (a copy); `diag` of a "
+     "vector: a matrix with it on a diagonal", "`da` = `g` put back on the diagonal / `g`'s diagonal"),
+    ("`meshgrid`", "reshape, expand", "coordinate grids (`ij` or `xy`)", "`da` = each grid summed over the other dims"),
+    ("`diff`", "cat, getitem, sub", "`a[1:] - a[:-1]` along dim, n times", "`da` = the differences' adjoint"),
+    ("`lerp`", "sub, mul, add", "`a + w*(b - a)`", "`da = g*(1 - w), db = g*w, dw = g*(b - a)`"),
+    ("`addmm`", "matmul, mul, add", "`beta*input + alpha*(A @ B)`", "`dinput = beta*g, dA = alpha*g @ B^T, ...`"),
 )
 
 

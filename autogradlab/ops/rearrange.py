@@ -1,0 +1,287 @@
+"""Ops that copy, pick or move elements, built from the shape ops (each gradient comes from theirs):
+``repeat``/``tile``, ``repeat_interleave``, ``roll``, ``narrow``, ``movedim``/``swapaxes``,
+``index_select``, ``diagonal``, ``diag``, ``meshgrid`` and ``diff``. Index arrays that depend only on
+sizes are made on the tensor's device; the data is only ever reached through the ops."""
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy
+
+from ..backend import asarray, to_host
+from ..tensor import Tensor
+from .elementwise import ne, sub
+from .reduce import normalize_dims, single_dim
+from .registry import expect_tensor
+from .shape import _size_args, cat, expand, getitem, permute, put, reshape, transpose
+
+
+def _index(values, device):
+    """An int64 index array on ``device`` (made here: no copy needed when an op keeps it)."""
+    return asarray(numpy.asarray(values, dtype=numpy.int64), device)
+
+
+def _along(dim, ndim, index):
+    """An index that picks ``index`` along ``dim`` and everything along the other dims."""
+    return (slice(None),) * dim + (index,) + (slice(None),) * (ndim - dim - 1)
+
+
+def repeat(a, *sizes):
+    """``a`` repeated ``sizes[i]`` times along dim i (leading sizes add dims): out[i] = a[i % n].
+    Built as expand then reshape, so the gradient sums the copies."""
+    if not sizes:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats" (one size per dim)')
+    sizes = _size_args(sizes)
+    if len(sizes) < a.ndim:
+        raise RuntimeError(f"Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           f"tensor: repeat got {len(sizes)} sizes {list(sizes)} for a {a.ndim}-D tensor; give one "
+                           f"size per dim (1 keeps a dim as it is)")
+    if any(r < 0 for r in sizes):
+        raise RuntimeError(f"repeat: sizes must be non-negative, got {list(sizes)}")
+    shape = (1,) * (len(sizes) - a.ndim) + tuple(a.shape)
+    spread = tuple(n for s in shape for n in (1, s))            # a new size-1 dim before each dim
+    copies = tuple(n for r, s in zip(sizes, shape) for n in (r, s))
+    return reshape(expand(reshape(a, spread), copies), tuple(r * s for r, s in zip(sizes, shape)))
+
+
+def tile(a, dims):
+    """:func:`repeat`, with ``dims`` padded by leading 1s when it has fewer entries than ``a`` has dims."""
+    expect_tensor(a, "tile")
+    dims = _size_args((dims,) if isinstance(dims, int) else tuple(dims))
+    return repeat(a, *((1,) * (a.ndim - len(dims)) + dims))
+
+
+def _tile_method(a, *dims):
+    return tile(a, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
+
+
+def index_select(a, dim, index):
+    """The entries ``index`` names along ``dim`` (``index``: a 1-D or 0-D int64/int32 tensor), in its order;
+    repeats allowed, and their gradients add up."""
+    expect_tensor(a, "index_select")
+    if not isinstance(index, Tensor):
+        raise TypeError(f"index_select(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}: "
+                        f"wrap it with autogradlab.tensor(..., dtype=autogradlab.int64)")
+    if index.dtype not in (numpy.int64, numpy.int32):
+        raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index, got {index.dtype.name}: "
+                           f"convert it with index.long()")
+    if index.ndim > 1:
+        raise IndexError(f"index_select(): Index is supposed to be a vector, got shape {tuple(index.shape)}; "
+                         f"flatten it with index.reshape(-1)")
+    d = single_dim(dim, a.ndim, "index_select")
+    n = a.shape[d] if a.ndim else 1
+    picks = to_host(index.data).reshape(-1)
+    if picks.size and (picks.min() < 0 or picks.max() >= n):
+        bad = int(picks.min()) if picks.min() < 0 else int(picks.max())
+        raise RuntimeError(f"index_select(): index {bad} is out of range for dim {d} of size {n} (input shape "
+                           f"{tuple(a.shape)}); indices count from 0 and are not negative")
+    if a.ndim == 0:
+        return reshape(a, (1,))[_index(picks, a.device)].reshape(())
+    return getitem(a, _along(d, a.ndim, _index(picks, a.device)), copy=False)
+
+
+def repeat_interleave(a, repeats=None, dim=None, *, output_size=None):
+    """Each entry along ``dim`` repeated ``repeats`` times (an int, or one count per entry) next to itself:
+    [a, b] with 2 gives [a, a, b, b]. ``dim=None`` flattens first. Given only counts (an int tensor),
+    the indices 0, 1, ... repeated by them."""
+    if repeats is None:   # repeat_interleave(counts): arange(len(counts)) repeated by the counts
+        counts = a
+        if counts.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        counts = to_host(counts.data).reshape(-1)
+        if counts.size and counts.min() < 0:
+            raise RuntimeError("repeats can not be negative")
+        return Tensor._make(_index(numpy.repeat(numpy.arange(counts.size), counts), a.device), device=a.device)
+    expect_tensor(a, "repeat_interleave")
+    if dim is None:
+        a, d = reshape(a, (-1,)), 0
+    else:
+        d = single_dim(dim, a.ndim, "repeat_interleave")
+    n = a.shape[d] if a.ndim else 1
+    if isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
+            raise RuntimeError(f"repeats must be 0-dim or 1-dim tensor, got shape {tuple(repeats.shape)}")
+        if repeats.dtype.kind not in "iu":
+            raise NotImplementedError(f"repeat_interleave: repeats must hold integers, got {repeats.dtype.name}; "
+                                      f"convert them with repeats.long()")
+        counts = to_host(repeats.data).reshape(-1)
+        if counts.size == 1:
+            counts = numpy.repeat(counts, n)
+        if counts.size != n:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{counts.size} and input.size({d}) = {n}")
+        if counts.size and counts.min() < 0:
+            raise RuntimeError("repeats can not be negative")
+    else:
+        if operator.index(repeats) < 0:
+            raise RuntimeError(f"Repeats must be non-negative, got {repeats}")
+        counts = numpy.full(n, operator.index(repeats))
+    picks = numpy.repeat(numpy.arange(n), counts)
+    if output_size is not None and output_size != picks.size:
+        raise RuntimeError(f"repeat_interleave: output_size {output_size} differs from the {picks.size} entries "
+                           f"the repeats give")
+    return index_select(a, d, Tensor._make(_index(picks, a.device), device=a.device))
+
+
+def roll(a, shifts, dims=None):
+    """``a`` shifted ``shifts`` places along ``dims``, wrapping around: out[i] = a[(i - shift) % n]. With
+    ``dims=None`` the tensor is flattened, rolled and given its shape back."""
+    expect_tensor(a, "roll")
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0 (give dims= for "
+                               f"more than one shift)")
+        return reshape(roll(reshape(a, (-1,)), shifts, 0), tuple(a.shape))
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required: give roll at least one shift")
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    out = a
+    for shift, dim in zip(shifts, dims):
+        d = single_dim(dim, a.ndim, "roll")
+        n = a.shape[d]
+        if n:
+            out = getitem(out, _along(d, a.ndim, _index((numpy.arange(n) - shift) % n, a.device)), copy=False)
+    return out
+
+
+def narrow(a, dim, start, length):
+    """``length`` entries along ``dim`` from ``start`` (negative: counted from the end): a view."""
+    expect_tensor(a, "narrow")
+    d = single_dim(dim, a.ndim, "narrow")
+    n = a.shape[d]
+    start, length = operator.index(start), operator.index(length)
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    start %= n if n else 1
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return getitem(a, _along(d, a.ndim, slice(start, start + length)))
+
+
+def movedim(a, source, destination):
+    """The dims ``source`` moved to the places ``destination``; the others keep their order. A view."""
+    expect_tensor(a, "movedim")
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
+                           f"the same number of dims as destination ({list(dst)} dims)")
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(d % max(a.ndim, 1) for d in dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
+    src = [normalize_dims(d, a.ndim, "movedim")[0] for d in src]
+    dst = [normalize_dims(d, a.ndim, "movedim")[0] for d in dst]
+    order = [None] * a.ndim
+    for s, t in zip(src, dst):
+        order[t] = s
+    rest = iter(d for d in range(a.ndim) if d not in src)
+    return permute(a, *[next(rest) if o is None else o for o in order])
+
+
+def swapaxes(a, axis0, axis1):
+    """:func:`transpose` under NumPy's name (also ``swapdims``)."""
+    return transpose(a, axis0, axis1)
+
+
+def diagonal(a, offset=0, dim1=0, dim2=1):
+    """The entries a[..., i, i + offset] of the matrices spanned by ``dim1`` and ``dim2``, as a new last dim
+    (a copy, not a view as in PyTorch: writing into it leaves ``a`` as it was)."""
+    expect_tensor(a, "diagonal")
+    d1, d2 = single_dim(dim1, a.ndim, "diagonal"), single_dim(dim2, a.ndim, "diagonal")
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    rows, cols = a.shape[d1], a.shape[d2]
+    first_row, first_col = max(-offset, 0), max(offset, 0)
+    count = max(min(rows - first_row, cols - first_col), 0)
+    moved = movedim(a, (d1, d2), (-2, -1))
+    i = numpy.arange(count)
+    return getitem(moved, (Ellipsis, _index(i + first_row, a.device), _index(i + first_col, a.device)), copy=False)
+
+
+def diag(a, diagonal=0):
+    """A 1-D ``a``: the square matrix with ``a`` on diagonal ``diagonal`` (0: the main one, > 0 above, < 0
+    below) and zeros elsewhere; a 2-D ``a``: that diagonal, as a 1-D tensor."""
+    expect_tensor(a, "diag")
+    if a.ndim == 2:
+        return _diagonal(a, diagonal)
+    if a.ndim != 1:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")
+    n = a.shape[0]
+    size = n + abs(diagonal)
+    zeros = Tensor._make(asarray(numpy.zeros((size, size), a.dtype), a.device), device=a.device)
+    i = numpy.arange(n)
+    rows, cols = _index(i + max(-diagonal, 0), a.device), _index(i + max(diagonal, 0), a.device)
+    return put(zeros, (rows, cols), a)
+
+
+_diagonal = diagonal
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids: for 1-D tensors of sizes n_1..n_k, k tensors of shape (n_1, ..., n_k), the i-th
+    varying along dim i (``indexing="ij"``); ``"xy"`` swaps the first two dims (Cartesian, as NumPy's default).
+    Each is an expanded view, so its gradient sums over the other dims."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                      UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors:
+        expect_tensor(t, "meshgrid")
+        if t.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got one of shape "
+                               f"{tuple(t.shape)}; flatten it first")
+    if len({t.dtype for t in tensors}) > 1:
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    swap = indexing == "xy" and len(tensors) >= 2
+    ordered = (tensors[1], tensors[0], *tensors[2:]) if swap else tensors
+    shape = tuple(t.numel() if t.ndim else 1 for t in ordered)
+    grids = []
+    for i, t in enumerate(ordered):
+        along = [1] * len(ordered)
+        along[i] = shape[i]
+        grids.append(expand(reshape(t, tuple(along)), shape))
+    if swap:   # (back in the order given: x's grid first)
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def diff(a, n=1, dim=-1, prepend=None, append=None):
+    """The n-th forward difference along ``dim``: out[i] = a[i + 1] - a[i], ``n`` times (bools: a[i + 1] != a[i]);
+    ``prepend``/``append`` are joined on first."""
+    expect_tensor(a, "diff")
+    if a.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = single_dim(dim, a.ndim, "diff")
+    parts = [a]
+    for name, extra in (("prepend", prepend), ("append", append)):
+        if extra is None:
+            continue
+        expect_tensor(extra, f"diff({name}=...)")
+        if extra.ndim != a.ndim or any(extra.shape[k] != a.shape[k] for k in range(a.ndim) if k != d):
+            raise RuntimeError(f"diff expects the shape of tensor to {name} to match that of input except along the "
+                               f"differencing dimension; input shape {tuple(a.shape)}, {name} shape "
+                               f"{tuple(extra.shape)}")
+        parts = [extra, *parts] if name == "prepend" else [*parts, extra]
+    out = cat(parts, d) if len(parts) > 1 else a
+    for _ in range(n):
+        m = out.shape[d]
+        if m == 0:
+            break
+        later = getitem(out, _along(d, out.ndim, slice(1, m)))
+        earlier = getitem(out, _along(d, out.ndim, slice(0, m - 1)))
+        out = ne(later, earlier) if out.dtype == numpy.bool_ else sub(later, earlier)
+    return out
