@@ -246,6 +246,11 @@ X = np.arange(6.0).reshape(2, 3)
     lambda m, x: m.lerp(x, x.double() if m is torch else x.to(ag.float64), 0.5),
     lambda m, x: m.lerp(m.arange(3), m.arange(3), 0.5),
     lambda m, x: m.addmm(m.zeros(3), m.zeros(4), m.zeros(4, 3)),
+    lambda m, x: m.addmm(m.zeros(2, 3, dtype=m.float64), m.ones(2, 4), m.ones(4, 3)),
+    lambda m, x: m.lerp(m.zeros(3, dtype=m.float64), m.ones(3, dtype=m.float64), m.tensor([0.5], dtype=m.float32)),
+    lambda m, x: m.index_select(m.tensor(5.0), 0, m.tensor([0, 0])),
+    lambda m, x: m.roll(m.tensor(5.0), 1, 0),
+    lambda m, x: m.repeat_interleave(m.tensor([1.0, 2.0]), m.tensor([1, 2]), 0, output_size=4),
 ])
 def test_errors_are_torchs(call):
     with warnings.catch_warnings():
@@ -260,3 +265,18 @@ def test_addmm_shape_mismatch_is_a_value_error_as_every_shape_mismatch_here(call
         call(torch)
     with pytest.raises(ValueError, match="cannot be"):
         call(ag)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.index_select(m.tensor(5.0), 0, m.tensor([0])), lambda m: m.index_select(m.tensor(5.0), 0, m.tensor(0)),
+    lambda m: m.tensor(5.0).repeat(2, 3), lambda m: m.roll(m.tensor(5.0), 1), lambda m: m.movedim(m.tensor(5.0), 0, 0),
+    lambda m: m.tile(m.tensor(5.0), (2,)), lambda m: m.repeat_interleave(m.tensor(5.0), 3),
+    lambda m: m.diag(m.zeros(0, 3)), lambda m: m.narrow(m.zeros(0, 3), 0, 0, 0),
+    lambda m: m.lerp(m.zeros(3), m.ones(3), m.tensor(0.5, dtype=m.float64)),
+    lambda m: m.repeat_interleave(m.tensor([[1, 2], [3, 4]]), 2, 0),
+], ids=["index_select 0-d", "index_select 0-d index", "repeat 0-d", "roll 0-d", "movedim 0-d", "tile 0-d",
+        "repeat_interleave 0-d", "diag empty", "narrow empty", "lerp 0-d weight of another dtype", "int"])
+def test_edge_cases_give_torchs_values_and_dtypes(call):
+    ours, theirs = call(ag), call(torch)
+    assert tuple(ours.shape) == tuple(theirs.shape) and ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+    assert ours.tolist() == theirs.tolist()

@@ -900,6 +900,9 @@ def lerp(input, end, weight):
         raise RuntimeError(f"expected dtype {input.dtype.name} for `end` but got dtype {end.dtype.name}; convert it "
                            f"with end.to(input.dtype)")
     if isinstance(weight, Tensor) and weight.dtype != input.dtype:
+        if weight.ndim:   # (a 0-d weight counts as a number, as in PyTorch's type promotion)
+            raise RuntimeError(f"expected dtype {input.dtype.name} for `weight` but got dtype {weight.dtype.name}; "
+                               f"convert it with weight.to(input.dtype)")
         weight = to_dtype(weight, input.dtype)
     return add(input, mul(weight, sub(end, input)))
 

@@ -166,6 +166,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             raise not_a_tensor("addmm", m)
         if m.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor; reshape it to 2-D first")
+    if isinstance(input, Tensor) and input.dtype != mat1.dtype:
+        raise RuntimeError(f"addmm: input is {input.dtype.name} but the matrices are {mat1.dtype.name}; all three "
+                           f"must have the same dtype (convert with .to(...))")
     product = mm(mat1, mat2)
     product = product if alpha == 1 else product * alpha
     out_shape = product.shape

@@ -77,7 +77,9 @@ def index_select(a, dim, index):
         raise RuntimeError(f"index_select(): index {bad} is out of range for dim {d} of size {n} (input shape "
                            f"{tuple(a.shape)}); indices count from 0 and are not negative")
     if a.ndim == 0:
-        return reshape(a, (1,))[_index(picks, a.device)].reshape(())
+        if picks.size != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {picks.size} value(s)")
+        return a
     return getitem(a, _along(d, a.ndim, _index(picks, a.device)), copy=False)
 
 
@@ -139,6 +141,9 @@ def roll(a, shifts, dims=None):
         raise RuntimeError("`shifts` required: give roll at least one shift")
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if a.ndim == 0:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions: roll a 0-d tensor with "
+                         f"dims=None")
     out = a
     for shift, dim in zip(shifts, dims):
         d = single_dim(dim, a.ndim, "roll")
@@ -177,6 +182,8 @@ def movedim(a, source, destination):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
     src = [normalize_dims(d, a.ndim, "movedim")[0] for d in src]
     dst = [normalize_dims(d, a.ndim, "movedim")[0] for d in dst]
+    if a.ndim == 0:   # (dims 0 and -1 name the one place a 0-d tensor has)
+        return a
     order = [None] * a.ndim
     for s, t in zip(src, dst):
         order[t] = s
