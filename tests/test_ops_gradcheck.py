@@ -272,6 +272,17 @@ CASES: dict[str, list[Case]] = {
     "hardtanh_backward": [C(lambda m, g, x: ag.nn.functional.hardtanh_backward(g, x, -0.5, 0.6) if m is ag
                             else m.ops.aten.hardtanh_backward(g, x, -0.5, 0.6), normal(2, 3), normal(2, 3),
                             id="fn")],
+    "hardshrink": [C(lambda m, a: _F(m).hardshrink(a, 0.5), away_from_bounds(2, 3), id="lambd")],
+    "softshrink": [C(lambda m, a: _F(m).softshrink(a, 0.5), away_from_bounds(2, 3), id="lambd")],
+    "threshold": [C(lambda m, a: _F(m).threshold(a, 0.5, -2.0), away_from_bounds(2, 3), id="value")],
+    "dead_zone_backward": [C(lambda m, g, x: ag.nn.functional.dead_zone_backward(g, x, -0.5, 0.5) if m is ag
+                             else m.ops.aten.hardshrink_backward(g, x, 0.5), normal(2, 3), away_from_bounds(2, 3),
+                             id="fn")],
+    "prelu": [C(lambda m, a, w: _F(m).prelu(a, w), nonzero(2, 3, 2), normal(3), id="per-channel"),
+              C(lambda m, a, w: _F(m).prelu(a, w), nonzero(4), normal(1), id="one-slope")],
+    "prelu_backward": [C(lambda m, g, x, w: ag.nn.functional.prelu_backward(g, x, w) if m is ag
+                         else m.ops.aten._prelu_kernel_backward(g, x, w)[0], normal(2, 3), nonzero(2, 3), normal(3),
+                         id="fn")],
     "binary_cross_entropy": [C(lambda m, x, y: _bce(m)(x, y, reduction="none"), positive(2, 3, lo=0.1, hi=0.9),
                                positive(2, 3, lo=0.0, hi=1.0), id="probabilities")],
     "log1p": [C(lambda m, a: a.log1p(), positive(2, 3, lo=-0.5, hi=2.0), id="method"),

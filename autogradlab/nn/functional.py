@@ -24,13 +24,20 @@ from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, 
 from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
                      mse_loss, nll_loss, smooth_l1_loss)
 from .losses import check_float as _check_float
+from .distance import cosine_similarity, normalize, pairwise_distance
+from .losses import cosine_embedding_loss, hinge_embedding_loss, kl_div, margin_ranking_loss, triplet_margin_loss
+from .sampling import interpolate, pixel_shuffle, pixel_unshuffle
 
-__all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "elu", "silu", "softplus",
+__all__ = ["normalize", "cosine_similarity", "pairwise_distance", "kl_div", "margin_ranking_loss",
+           "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss",
+           "linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "elu", "silu", "softplus",
            "gelu", "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
            "batch_norm", "pad", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
            "scaled_dot_product_attention", "hardtanh", "relu6", "hardsigmoid", "hardswish", "softsign", "logsigmoid",
-           "mish", "selu", "celu", "tanhshrink", "softmin", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "group_norm"]
+           "mish", "selu", "celu", "tanhshrink", "hardshrink", "softshrink", "threshold", "prelu", "glu",
+           "dropout2d", "softmin", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "group_norm",
+           "interpolate", "pixel_shuffle", "pixel_unshuffle"]
 
 
 def linear(input, weight, bias=None):
@@ -258,6 +265,171 @@ def tanhshrink(input):
     return input - E.tanh(input)
 
 
+def _floating_only(input, name):
+    # (PyTorch has no integer or bool kernel for these: NotImplementedError, as its)
+    if input.dtype.kind != "f":
+        raise NotImplementedError(f"{name} is not implemented for dtype {input.dtype.name} (as in PyTorch); "
+                                  f"convert the input to floating point first, e.g. x.float()")
+
+
+def _scalar_of(value, dtype, what, name):
+    """``value`` as a number of ``dtype`` (an integer dtype truncates it toward 0, as PyTorch does); a
+    RuntimeError where it does not fit, as PyTorch's."""
+    info = numpy.finfo(dtype) if dtype.kind == "f" else numpy.iinfo(dtype)
+    finite = math.isfinite(value)
+    if finite and not info.min <= value <= info.max or not finite and dtype.kind != "f":
+        raise RuntimeError(f"{name}: {what}={value} cannot be converted to the input's dtype {dtype.name} "
+                           f"without overflow (its range is [{info.min}, {info.max}])")
+    return float(value) if dtype.kind == "f" else int(value)
+
+
+def _dead_zone_grad(xp, g, x, lo, hi):
+    return xp.where((x >= lo) & (x <= hi), xp.zeros_like(g), g)   # (a NaN is outside: passes g on)
+
+
+def dead_zone_backward(g, x, lo, hi):
+    """The VJP of hardshrink, softshrink (zone [-lambd, lambd]) and threshold (zone [-inf, threshold]) as an op
+    of its own (PyTorch's hardshrink_backward, softshrink_backward, threshold_backward): g where x is outside
+    [lo, hi], else 0. Recorded, it depends on x with derivative 0, so the gradient of a gradient is zeros."""
+    return apply(DEAD_ZONE_BACKWARD, (g, x), {"lo": lo, "hi": hi})
+
+
+DEAD_ZONE_BACKWARD = defop(
+    "dead_zone_backward", ("grad", "self"), save=("self",), save_if={"self": 0},
+    math="g outside [lo, hi], else 0;  dg = gg outside, else 0, dx = 0", forward=_dead_zone_grad,
+    vjp=lambda gg, ctx: (dead_zone_backward(gg, ctx.self, ctx.lo, ctx.hi) if ctx.needs_input_grad[0] else None,
+                         E.zeros_gradient(gg) if ctx.needs_input_grad[1] else None),
+    formulas=("0 on [lo, hi], else 1", "0"))
+
+
+def _softshrink_forward(xp, x, lambd):
+    if x.dtype == numpy.float16:   # (in float32, rounded once, as PyTorch; its gradient's mask stays in float16)
+        return _softshrink_forward(xp, x.astype(numpy.float32), lambd).astype(numpy.float16)
+    # (a NaN fails every test and stays NaN)
+    return xp.where((x >= -lambd) & (x <= lambd), xp.zeros_like(x), xp.where(x > 0, x - lambd, x + lambd))
+
+
+HARDSHRINK = defop("hardshrink", ("self",), save=("self",), math="0 on [-l, l], else x;  dx = g outside, else 0",
+                   forward=lambda xp, x, lambd: xp.where((x >= -lambd) & (x <= lambd), xp.zeros_like(x), x),
+                   vjp=lambda g, ctx: (dead_zone_backward(g, ctx.self, -ctx.lambd, ctx.lambd),),
+                   formulas=("0 on [-lambd, lambd], else 1",))
+
+SOFTSHRINK = defop("softshrink", ("self",), save=("self",),
+                   math="0 on [-l, l], else x - l*sign(x);  dx = g outside, else 0", forward=_softshrink_forward,
+                   vjp=lambda g, ctx: (dead_zone_backward(g, ctx.self, -ctx.lambd, ctx.lambd),),
+                   formulas=("0 on [-lambd, lambd], else 1",))
+
+THRESHOLD = defop("threshold", ("self",), save=("self",), math="x where x > t, else v;  dx = g where x > t, else 0",
+                  forward=lambda xp, x, threshold, value: xp.where(x <= threshold, xp.asarray(value, x.dtype), x),
+                  vjp=lambda g, ctx: (dead_zone_backward(g, ctx.self, -math.inf, ctx.threshold),),
+                  formulas=("1 where x > threshold, else 0",))
+
+
+def hardshrink(input, lambd=0.5):
+    """0 where -lambd <= x <= lambd, else x; d/dx = 0 there (at +-lambd too, as in PyTorch), else 1.
+    (``lambd`` is taken in the input's dtype; a NaN stays NaN and passes its gradient on, as in PyTorch.)"""
+    _floating_only(input, "hardshrink")
+    return apply(HARDSHRINK, (input,), {"lambd": _scalar_of(lambd, input.dtype, "lambd", "hardshrink")})
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd where x > lambd, x + lambd where x < -lambd, else 0; d/dx = 1 outside [-lambd, lambd], 0 on
+    it. (A NaN stays NaN, gradient 1.)"""
+    _floating_only(input, "softshrink")
+    top = float(numpy.finfo(input.dtype).max)
+    if not 0 <= lambd <= top:   # (a NaN fails too)
+        raise RuntimeError(f"softshrink: lambd must be in [0, {top:g}] for dtype {input.dtype.name}, got {lambd}")
+    return apply(SOFTSHRINK, (input,), {"lambd": float(lambd)})
+
+
+def threshold(input, threshold, value, inplace=False):
+    """x where x > threshold, else value; d/dx = 1 where x > threshold, else 0 (at the threshold too).
+    (A NaN stays NaN and passes its gradient on; an integer input takes both numbers truncated, as in PyTorch.)"""
+    _inplace_is_out_of_place(inplace)
+    if input.dtype == numpy.bool_:
+        raise NotImplementedError("threshold is not implemented for bool tensors (as in PyTorch); convert the "
+                                  "input first, e.g. x.float()")
+    value = _scalar_of(value, input.dtype, "value", "threshold")
+    if input.dtype == numpy.float16:   # (compared in float32, as PyTorch does: 0.3 is not rounded to float16)
+        return _half_in_float32(_threshold, input, float(threshold), value)
+    return _threshold(input, _scalar_of(threshold, input.dtype, "threshold", "threshold"), value)
+
+
+def _threshold(input, threshold, value):
+    return apply(THRESHOLD, (input,), {"threshold": threshold, "value": value})
+
+
+def _where_not_positive(x, value):
+    # (x >= 0, not x > 0: the same values where x is 0, as value is then x*g = 0, and PyTorch's second
+    # derivatives, which take 0 as positive; the engine sums the result to the weight's shape)
+    return E.where(x >= 0, 0.0, value)
+
+
+def prelu_backward(g, x, weight):
+    """prelu's VJP for x as an op of its own: g where x > 0, else w*g. Recorded, it depends on x with
+    derivative 0 (and on w with derivative g where x <= 0), as PyTorch's."""
+    return apply(PRELU_BACKWARD, (g, x, weight), {})
+
+
+PRELU = defop("prelu", ("self", "weight"), save=("self", "weight"), save_if={"weight": 0},
+              math="x where x > 0, else w*x;  dx = g, or w*g;  dw = 0, or x*g",
+              forward=lambda xp, x, weight: xp.where(x > 0, x, weight * x),
+              vjp=lambda g, ctx: (prelu_backward(g, ctx.self, ctx.weight) if ctx.needs_input_grad[0] else None,
+                                  _where_not_positive(ctx.self, ctx.self * g) if ctx.needs_input_grad[1] else None),
+              formulas=("1 or w", "0 or x"))
+
+PRELU_BACKWARD = defop(   # (its own derivatives take x = 0 as positive, as PyTorch's do)
+    "prelu_backward", ("grad", "self", "weight"), save=("grad", "self", "weight"), save_if={"grad": 2, "weight": 0},
+    math="g where x > 0, else w*g;  dg = gg where x >= 0, else w*gg;  dx = 0;  dw = 0 where x >= 0, else g*gg",
+    forward=lambda xp, g, x, weight: xp.where(x > 0, g, weight * g),
+    vjp=lambda gg, ctx: (E.where(ctx.self >= 0, gg, ctx.weight * gg) if ctx.needs_input_grad[0] else None,
+                         E.zeros_gradient(gg) if ctx.needs_input_grad[1] else None,
+                         _where_not_positive(ctx.self, ctx.grad * gg) if ctx.needs_input_grad[2] else None),
+    formulas=("1 or w", "0", "0 or g"))
+
+
+def prelu(input, weight):
+    """x where x > 0, else w*x, with one slope w for all or one per channel (dim 1, of size C = weight.numel());
+    d/dx = 1, or w (also at 0, as in PyTorch); d/dw = the sum of g*x over the x <= 0 it scales."""
+    _floating_only(input, "prelu")
+    if weight.dtype != input.dtype:
+        raise RuntimeError(f"prelu: the weight's dtype ({weight.dtype.name}) must be the input's "
+                           f"({input.dtype.name}): no type promotion here, as in PyTorch; convert one of them")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: the weight must be a scalar or 1-D tensor (one slope, or one per channel), "
+                           f"got shape {tuple(weight.shape)}")
+    if input.dtype == numpy.float16:   # (x*w is exact in float32: one rounding, and the weight's sum in float32)
+        return prelu(input.to(numpy.float32), weight.to(numpy.float32)).to(numpy.float16)
+    n = weight.numel()
+    if n == 1:
+        weight = weight.reshape(())
+    else:
+        if input.ndim == 0:
+            raise RuntimeError(f"prelu: a 0-dim input takes a weight of one element, got {n}")
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if n != channels:
+            raise RuntimeError(f"prelu: the weight has {n} slopes but the input (shape {tuple(input.shape)}) has "
+                               f"{channels} channels in dim 1: give one slope, or one per channel")
+        weight = weight.reshape((n,) + (1,) * (input.ndim - 2))   # (C, 1, ..., 1): broadcasts along dim 1
+    return apply(PRELU, (input, weight), {})
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b), with a and b the first and second halves of ``input`` along ``dim`` (the gated linear
+    unit, Dauphin et al. 2017); d/da = sigmoid(b), d/db = a*sigmoid(b)*(1 - sigmoid(b))."""
+    if input.ndim == 0:
+        raise RuntimeError("glu: a 0-dim tensor cannot be halved; give a tensor whose dim has an even size")
+    _floating_only(input, "glu")
+    d = R.normalize_dims(dim, input.ndim, "glu")[0]
+    if input.shape[d] % 2:
+        raise RuntimeError(f"glu: the halved dim must have an even size, but dim {d} of shape "
+                           f"{tuple(input.shape)} has size {input.shape[d]}")
+    if input.dtype == numpy.float16:
+        return _half_in_float32(glu, input, d)
+    a, b = S.chunk(input, 2, d)
+    return a * E.sigmoid(b)
+
+
 def _implicit_dim(name, ndim):
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
                   f"as an argument.", UserWarning, stacklevel=3)
@@ -311,6 +483,38 @@ def dropout(input, p=0.5, training=True, inplace=False):
     keep = creation.generator().random(tuple(input.shape)) >= p
     mask = Tensor._make(backend.asarray(keep.astype(input.dtype) / (1.0 - p), input.device), False, None,
                         input.device)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels, each ``input[n, c]`` with probability ``p``, and scale the rest by ``1/(1-p)`` (only
+    when training): the mask has shape (N, C, 1, ..., 1); d/dinput = mask. As PyTorch, a 3-D input is read as
+    (N, C, L), with a warning; other ranks than 3 and 4 warn too."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this warning, "
+                      "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
+                      "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 3D or 4D inputs).", UserWarning, stacklevel=2)
+    if input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                      "This behavior will change in a future release to interpret the input as one without a "
+                      "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
+                      "please switch to using dropout1d instead.", UserWarning, stacklevel=2)
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    if p == 1.0:
+        return input.mul_(0.0) if inplace else input * 0.0
+    if input.ndim < 2:
+        raise RuntimeError(f"Feature dropout requires at least 2 dimensions in the input (N, C, ...), got shape "
+                           f"{tuple(input.shape)}; use dropout for elementwise dropout")
+    n, c = input.shape[:2]
+    keep = creation.generator().random((n, c) + (1,) * (input.ndim - 2)) >= p
+    scale = (keep / (1.0 - p)).astype(input.dtype)   # (1/(1-p) rounded once to the input's dtype, as PyTorch)
+    mask = Tensor._make(backend.asarray(scale, input.device), False, None, input.device)
     return input.mul_(mask) if inplace else input * mask
 
 

@@ -22,7 +22,8 @@ __all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GEL
            "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Embedding", "Sequential", "ModuleList", "ModuleDict",
            "ParameterList", "ParameterDict", "MLP",
            "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
-           "BCEWithLogitsLoss"]
+           "BCEWithLogitsLoss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
+           "TripletMarginLoss"]
 
 
 class Linear(Module):
@@ -239,6 +240,79 @@ class Hardswish(_Activation):
 
     def extra_repr(self):
         return ""   # (PyTorch does not show inplace here)
+
+
+class Threshold(_Activation):
+    """x where x > threshold, else value (``F.threshold``)."""
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__(inplace)
+        self.threshold, self.value = threshold, value
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return super().extra_repr(f"threshold={self.threshold}", f"value={self.value}")
+
+
+class _Shrink(Module):
+    """An activation with a dead zone [-lambd, lambd] (PyTorch's repr shows lambd alone)."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def extra_repr(self):
+        return f"{self.lambd}"
+
+
+class Hardshrink(_Shrink):
+    """0 where -lambd <= x <= lambd, else x (``F.hardshrink``)."""
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+
+class Softshrink(_Shrink):
+    """x moved toward 0 by lambd, and 0 where |x| <= lambd (``F.softshrink``)."""
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+
+class PReLU(Module):
+    """x where x > 0, else a*x, with the slope a learnt: one (``num_parameters=1``) or one per channel (dim 1),
+    each starting at ``init`` (``F.prelu``)."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(creation.zeros(num_parameters, dtype=dtype, device=device))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.constant_(self.weight, self.init)   # (``init`` here is the nn.init module; self.init the number)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class GLU(Module):
+    """a * sigmoid(b) over the two halves of ``dim`` (``F.glu``)."""
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
 
 
 class Mish(_Activation):
@@ -739,8 +813,85 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
-class Dropout(Module):
-    """Randomly zero elements with probability ``p`` while training (``model.train()``); identity in ``eval()``."""
+class Unflatten(Module):
+    """Dim ``dim`` made several, of sizes ``unflattened_size`` (one may be -1, inferred): Flatten's inverse,
+    e.g. Unflatten(1, (C, H, W)) takes (N, C*H*W) to (N, C, H, W)."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        if not isinstance(unflattened_size, (tuple, list)):
+            raise TypeError(f"unflattened_size must be a tuple of ints, but found type "
+                            f"{type(unflattened_size).__name__}")
+        for i, size in enumerate(unflattened_size):
+            if not isinstance(size, int):
+                raise TypeError(f"unflattened_size must be tuple of ints, but found element of type "
+                                f"{type(size).__name__} at pos {i}")
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input):
+        d = input.dim() + self.dim if self.dim < 0 else self.dim
+        if not 0 <= d < input.dim():
+            raise IndexError(f"Unflatten: dim {self.dim} is out of range for an input of {input.dim()} dims "
+                             f"(shape {tuple(input.shape)})")
+        if not self.unflattened_size:
+            raise RuntimeError("Unflatten: unflattened_size must be non-empty")
+        return input.reshape(tuple(input.shape[:d]) + tuple(self.unflattened_size) + tuple(input.shape[d + 1:]))
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class _ConstantPadNd(Module):
+    """``F.pad`` with a constant around the last dims; ``padding`` an int (every side) or one amount per side."""
+
+    def __init__(self, padding, value, sides):
+        super().__init__()
+        self.padding = tuple(padding) if isinstance(padding, (tuple, list)) else (padding,) * sides
+        self.value = value
+
+    def forward(self, input):
+        return F.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self):
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    """``value`` added around the last dim: ``padding`` = (left, right), or an int for both."""
+
+    def __init__(self, padding, value):
+        super().__init__(padding, value, 2)
+
+
+class ConstantPad2d(_ConstantPadNd):
+    """``value`` added around the last two dims: ``padding`` = (left, right, top, bottom), or an int for all."""
+
+    def __init__(self, padding, value):
+        super().__init__(padding, value, 4)
+
+
+class ZeroPad1d(ConstantPad1d):
+    """Zeros added around the last dim (``ConstantPad1d`` with value 0)."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ZeroPad2d(ConstantPad2d):
+    """Zeros added around the last two dims (``ConstantPad2d`` with value 0)."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class _DropoutNd(Module):
+    """Dropout's settings: the probability ``p`` (checked) and ``inplace``."""
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
@@ -748,11 +899,23 @@ class Dropout(Module):
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p, self.inplace = p, inplace
 
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """Randomly zero elements with probability ``p`` while training (``model.train()``); identity in ``eval()``."""
+
     def forward(self, input):
         return F.dropout(input, self.p, self.training, self.inplace)
 
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
+
+class Dropout2d(_DropoutNd):
+    """Randomly zero whole channels (N, C, H, W)[n, c] with probability ``p`` while training (``F.dropout2d``);
+    identity in ``eval()``."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
 class ModuleList(Module):
@@ -1027,7 +1190,7 @@ class _Loss(Module):
         self.reduction = legacy_reduction(size_average, reduce, reduction, type(self).__name__)
 
     def extra_repr(self):
-        return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
+        return ""   # (PyTorch's losses show no settings: MSELoss(reduction='sum') prints as MSELoss())
 
 
 class MSELoss(_Loss):
@@ -1115,3 +1278,62 @@ class BCEWithLogitsLoss(_Loss):
     def forward(self, input, target):
         return F.binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction,
                                                   pos_weight=self.pos_weight)
+
+
+class KLDivLoss(_Loss):
+    """KL(target || model) from log-probabilities, t*(log t - x) per element (see ``functional.kl_div``)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        batchmean = reduction == "batchmean" and size_average is None and reduce is None
+        super().__init__(size_average, reduce, "mean" if batchmean else reduction)
+        self.reduction = "batchmean" if batchmean else self.reduction
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class MarginRankingLoss(_Loss):
+    """mean max(0, -y*(x1 - x2) + margin) (see ``functional.margin_ranking_loss``)."""
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    """mean of x where y = 1, max(0, margin - x) where y = -1 (see ``functional.hinge_embedding_loss``)."""
+
+    def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input, target):
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """mean of 1 - cos(x1, x2) where y = 1, max(0, cos(x1, x2) - margin) where y = -1 (see
+    ``functional.cosine_embedding_loss``)."""
+
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    """mean max(0, d(a, p) - d(a, n) + margin), d the p-norm distance (see ``functional.triplet_margin_loss``)."""
+
+    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
+                                     swap=self.swap, reduction=self.reduction)

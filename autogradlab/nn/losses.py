@@ -17,9 +17,11 @@ from ..ops import elementwise as E
 from ..ops import reduce as R
 from ..ops.registry import apply, defop
 from ..tensor import Tensor
+from .distance import broadcast_shape, floating_inputs, pairwise_distance
 
 __all__ = ["mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss", "cross_entropy",
-           "binary_cross_entropy", "binary_cross_entropy_with_logits"]
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "margin_ranking_loss",
+           "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss"]
 
 REDUCTIONS = ("mean", "sum", "none")
 
@@ -344,3 +346,115 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                                   if what == "input" else " (0/1 labels or probabilities)"))
     loss = apply(BINARY_CROSS_ENTROPY, (input, target))
     return _reduce(loss if weight is None else loss * weight, reduction, "binary_cross_entropy")
+
+
+# -- divergences, rankings and embeddings --------------------------------------------------------------------
+
+def _x_log_x(t):
+    """t*log(t), with 0*log(0) = 0 (the limit), as PyTorch's xlogy(t, t)."""
+    with numpy.errstate(divide="ignore", invalid="ignore"):   # (the branch not taken at t = 0 is 0*-inf)
+        return E.where(t == 0, 0.0, t * E.log(t))
+
+
+_KL_MEAN_WARNING = ("reduction: 'mean' divides the total loss by both the batch size and the support size. "
+                    "'batchmean' divides only by the batch size, and aligns with the KL div math definition. "
+                    "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """KL(target || model) with the model's log-probabilities x = ``input``: t*(log t - x) per element (0 where
+    t = 0), or e^t*(t - x) when ``log_target`` says t is given as log-probabilities. ``'batchmean'`` sums and
+    divides by the batch size x.shape[0], the KL divergence per sample; ``'mean'`` divides by the number of
+    elements (PyTorch warns about that); input and target broadcast."""
+    name = "kl_div"
+    if size_average is not None or reduce is not None:
+        how = legacy_reduction(size_average, reduce, "mean", name)
+    elif reduction == "batchmean":
+        how = "sum"
+    elif reduction in REDUCTIONS:
+        how = reduction
+        if reduction == "mean":
+            warnings.warn(_KL_MEAN_WARNING, UserWarning, stacklevel=2)
+    else:
+        raise ValueError(f"{reduction} is not a valid value for reduction: {name} takes 'none', 'batchmean' "
+                         f"(the KL divergence per sample), 'sum' or 'mean'")
+    floating_inputs(name, input, target)
+    broadcast_shape(name, input.shape, target.shape)
+    if log_target:
+        loss = E.exp(target) * (target - input)
+    else:
+        loss = _x_log_x(target) - target * input
+    loss = _reduce(loss, how, name)
+    if reduction == "batchmean" and input.ndim:
+        with numpy.errstate(invalid="ignore"):   # (an empty batch: 0/0 = NaN, as in PyTorch)
+            loss = loss / input.shape[0]
+    return loss
+
+
+def _same_ndim(name, what, *tensors):
+    if len({t.ndim for t in tensors}) > 1:
+        shapes = ", ".join(f"{w} {tuple(t.shape)}" for w, t in zip(what, tensors))
+        raise RuntimeError(f"{name}: {', '.join(what)} must have the same number of dims, got {shapes}; "
+                           f"reshape them (e.g. unsqueeze) so they match")
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """max(0, -y*(x1 - x2) + margin): y = 1 asks x1 to rank above x2 by ``margin``, y = -1 below. The three
+    must have the same number of dims, and broadcast."""
+    name = "margin_ranking_loss"
+    reduction = legacy_reduction(size_average, reduce, reduction, name)
+    _same_ndim(name, ("input1", "input2", "target"), input1, input2, target)
+    broadcast_shape(name, input1.shape, input2.shape, target.shape)
+    return _reduce(E.clamp(-target * (input1 - input2) + margin, min=0), reduction, name)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """x where y = 1, max(0, margin - x) where y = -1 (x a distance: small for a similar pair, at least
+    ``margin`` for a dissimilar one). A y that is neither takes both terms, as in PyTorch."""
+    name = "hinge_embedding_loss"
+    reduction = legacy_reduction(size_average, reduce, reduction, name)
+    broadcast_shape(name, input.shape, target.shape)
+    return _reduce(E.where(target != 1, E.clamp(margin - input, min=0), 0.0) + E.where(target != -1, input, 0.0),
+                   reduction, name)
+
+
+_COSINE_EPSILON = 1e-12   # (added to each squared norm: zero vectors give cos = 0, not 0/0)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """1 - cos(x1, x2) where y = 1, max(0, cos(x1, x2) - margin) where y = -1 (0 for any other y), with
+    cos = sum(x1*x2) / sqrt((sum x1^2 + 1e-12)*(sum x2^2 + 1e-12)) over the last dim. Inputs (N, D) with
+    target (N,), or one pair (D,) with a 0-d target."""
+    name = "cosine_embedding_loss"
+    reduction = legacy_reduction(size_average, reduce, reduction, name)
+    if target.ndim > 1:
+        raise RuntimeError(f"{name}: 0D or 1D target tensor expected, multi-target not supported (got target "
+                           f"shape {tuple(target.shape)}); give one +1/-1 per pair")
+    want = target.ndim + 1
+    if input1.ndim != want or input2.ndim != want:
+        raise RuntimeError(f"{name}: a {target.ndim}D target tensor expects {want}D input tensors, but found "
+                           f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}")
+    broadcast_shape(name, broadcast_shape(name, input1.shape, input2.shape)[:-1], target.shape)
+    dot = R.sum(input1 * input2, -1)
+    squares = (R.sum(input1 * input1, -1) + _COSINE_EPSILON) * (R.sum(input2 * input2, -1) + _COSINE_EPSILON)
+    cos = dot / E.sqrt(squares)
+    loss = E.where(target == 1, 1 - cos, 0.0) + E.where(target == -1, E.clamp(cos - margin, min=0), 0.0)
+    return _reduce(loss, reduction, name)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """max(0, d(a, p) - d(a, n) + margin), d = pairwise_distance (the ``p``-norm of the difference + ``eps``,
+    over the last dim): the anchor nearer the positive than the negative by ``margin``. ``swap``: d(a, n) is
+    min(d(a, n), d(p, n)), the harder negative distance (Balntas et al., 2016)."""
+    name = "triplet_margin_loss"
+    reduction = legacy_reduction(size_average, reduce, reduction, name)
+    _same_ndim(name, ("anchor", "positive", "negative"), anchor, positive, negative)
+    if not margin > 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    broadcast_shape(name, anchor.shape, positive.shape, negative.shape)
+    to_positive = pairwise_distance(anchor, positive, p, eps)
+    to_negative = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        to_negative = E.minimum(to_negative, pairwise_distance(positive, negative, p, eps))
+    return _reduce(E.clamp(to_positive + margin - to_negative, min=0), reduction, name)

@@ -1,0 +1,147 @@
+"""Norms, distances and similarities between vectors, with PyTorch's names and signatures.
+
+    normalize(x, p, dim)              x / max(||x||_p, eps) along ``dim``: unit-length slices
+    cosine_similarity(x1, x2, dim)    sum(x1/max(||x1||, eps) * x2/max(||x2||, eps)) along ``dim``
+    pairwise_distance(x1, x2, p)      ||x1 - x2 + eps||_p along the last dim
+
+and the modules ``CosineSimilarity`` and ``PairwiseDistance``. Each is a few differentiable ops, so the
+gradients come from the engine. The p-norm (:func:`vector_norm`) is (sum_i |x_i|^p)^(1/p); p = inf is
+max |x_i|, p = -inf min |x_i|, p = 0 the number of nonzero x_i.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy
+
+from ..grad_mode import is_grad_enabled, no_grad
+from ..ops import elementwise as E
+from ..ops import reduce as R
+from ..tensor import Tensor
+from .module import Module
+
+__all__ = ["normalize", "cosine_similarity", "pairwise_distance", "vector_norm", "CosineSimilarity",
+           "PairwiseDistance"]
+
+
+def vector_norm(x, p=2.0, dim=None, keepdim=False):
+    """||x||_p over ``dim`` (every dim by default): (sum_i |x_i|^p)^(1/p); max |x_i| for p = inf, min |x_i| for
+    p = -inf, the count of nonzero x_i for p = 0 (no gradient). Where the norm is 0, its gradient is 0, as in
+    PyTorch; elsewhere d/dx_i = sign(x_i) |x_i|^(p-1) / norm^(p-1)."""
+    if p == 2:
+        return R.norm(x, 2, dim, keepdim)
+    if p < 0 or p == math.inf:   # (a max, a min or a sum of |x|^p = inf: nothing to give over no element)
+        for d in (R.reduction_dims(dim, x.ndim, "vector_norm") if x.ndim else ()):
+            if x.shape[d] == 0:
+                raise RuntimeError(f"vector_norm: the {p} norm over dim {d}, which is empty (shape "
+                                   f"{tuple(x.shape)}), is undefined; use p > 0, or reduce over another dim")
+    size = E.abs(x)
+    if p == 1:
+        return R.sum(size, dim, keepdim)
+    if p == math.inf:
+        return R.amax(size, dim, keepdim)   # (ties share the gradient, as in PyTorch)
+    if p == -math.inf:
+        return R.amin(size, dim, keepdim)
+    if p == 0:
+        return R.sum(E.to_dtype(x != 0, x.dtype), dim, keepdim)
+    # |x_i|^p only where x_i is not 0 (there its slope is 0 or infinite; PyTorch takes 0): 0 for p > 0, inf for
+    # p < 0, which makes the norm 0
+    nonzero = x != 0
+    total = R.sum(E.where(nonzero, E.where(nonzero, size, 1.0) ** p, 0.0 if p > 0 else math.inf), dim, keepdim)
+    if p < 0:
+        with numpy.errstate(divide="ignore"):
+            return total ** (1.0 / p)
+    zero = total == 0   # (the root only where the sum is not 0: its slope there is infinite)
+    return E.where(zero, 0.0, E.where(zero, 1.0, total) ** (1.0 / p))
+
+
+def floating_inputs(name, *tensors):
+    """A RuntimeError (PyTorch's) unless each of ``tensors`` is a floating-point Tensor."""
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}: expected Tensor inputs, got {type(t).__name__}")
+        if t.dtype.kind != "f":
+            raise RuntimeError(f"{name}: expected floating point inputs, got dtype {t.dtype.name}; convert with "
+                               f"x.to(autogradlab.float32)")
+
+
+def broadcast_shape(name, *shapes):
+    """The shape that ``shapes`` broadcast to, or a RuntimeError (PyTorch's) naming them."""
+    try:
+        return numpy.broadcast_shapes(*(tuple(s) for s in shapes))
+    except ValueError:
+        raise RuntimeError(f"{name}: shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast: each "
+                           f"dim, counted from the right, must be equal or 1 in all but one of them") from None
+
+
+def _broadcast_pair(x1, x2, name):
+    shape = broadcast_shape(name, x1.shape, x2.shape)
+    return (x1 if x1.shape == shape else x1.expand(shape)), (x2 if x2.shape == shape else x2.expand(shape))
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """x / max(||x||_p, eps) along ``dim`` (an int or a tuple): each slice scaled to p-norm 1; a slice of norm
+    below eps is divided by eps instead (a zero slice stays zero). ``out``: written there (not recorded)."""
+    floating_inputs("normalize", input)
+    result = input / E.clamp(vector_norm(input, p, dim, keepdim=True), min=eps)
+    if out is None:
+        return result
+    if is_grad_enabled() and (input.requires_grad or out.requires_grad):
+        raise RuntimeError("normalize: out= is not differentiable, but the input (or out) requires grad; drop "
+                           "out= (y = normalize(x)) or compute under autogradlab.no_grad()")
+    if out.shape != result.shape:
+        raise RuntimeError(f"normalize: out has shape {tuple(out.shape)} but the result has {tuple(result.shape)}; "
+                           f"give an out of the input's shape")
+    with no_grad():
+        out.copy_(result)
+    return out
+
+
+def _at_least(norm, eps):
+    """max(norm, eps) in value, while the gradient passes through as if it were ``norm`` (PyTorch clamps the
+    norms in cosine_similarity outside autograd): eps + (norm - norm) where norm < eps, else norm."""
+    return E.where(norm < eps, (norm - norm.detach()) + eps, norm)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """cos(angle) between x1 and x2 along ``dim`` (which is dropped): sum(x1/max(||x1||, eps) *
+    x2/max(||x2||, eps)), each divided by its own norm first so the result stays in [-1, 1]. x1 and x2
+    broadcast; ``dim`` counts in the broadcast shape."""
+    floating_inputs("cosine_similarity", x1, x2)
+    dtype = E.result_type(x1, x2)
+    x1, x2 = _broadcast_pair(x1.to(dtype), x2.to(dtype), "cosine_similarity")
+    d = R.single_dim(dim, x1.ndim, "cosine_similarity")
+    with numpy.errstate(invalid="ignore", divide="ignore"):   # (eps = 0 and a zero vector: 0/0 = NaN, as in PyTorch)
+        unit1 = x1 / _at_least(vector_norm(x1, 2, d, keepdim=True), eps)
+        unit2 = x2 / _at_least(vector_norm(x2, 2, d, keepdim=True), eps)
+        return R.sum(unit1 * unit2, d)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """||x1 - x2 + eps||_p along the last dim (x1 and x2 broadcast): eps keeps the distance between two equal
+    vectors away from the norm's kink at 0, so it has a gradient."""
+    x1, x2 = _broadcast_pair(x1, x2, "pairwise_distance")
+    diff = x1 - x2 + eps
+    return vector_norm(diff, p, -1 if diff.ndim else None, keepdim)
+
+
+class CosineSimilarity(Module):
+    """cos(angle) between x1 and x2 along ``dim`` (see ``functional.cosine_similarity``)."""
+
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    """||x1 - x2 + eps||_p along the last dim (see ``functional.pairwise_distance``)."""
+
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1, x2):
+        return pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
