@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+import report  # (this folder's: RESULTS.md's sections)
+
 for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
@@ -163,11 +165,7 @@ def main():
         END, ""])
     print(text)
     if args.write:
-        path = ROOT / "benchmarks" / "RESULTS.md"
-        old = path.read_text()
-        new = old[:old.index(START)] + text + old[old.index(END) + len(END) + 1:] if START in old else \
-            old.rstrip("\n") + "\n\n" + text
-        path.write_text(new)
+        report.write_section(ROOT / "benchmarks" / "RESULTS.md", text, START, END)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,8 @@ sys.path.insert(0, str(ROOT))
 import autogradlab as ag  # noqa: E402
 from autogradlab import viz  # noqa: E402
 
+import report  # noqa: E402  (this folder's: RESULTS.md's sections)
+
 CHROMIUM = os.environ.get("AUTOGRADLAB_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
         "--no-first-run"]
@@ -143,12 +145,7 @@ def main():
     print(text)
     if args.write:
         path = ROOT / "benchmarks" / "RESULTS.md"
-        old = path.read_text() if path.exists() else ""
-        if START in old and END in old:
-            new = old[:old.index(START)] + text + old[old.index(END) + len(END):]
-        else:
-            new = old.rstrip("\n") + "\n\n" + text + "\n"
-        path.write_text(new)
+        report.write_section(path, text, START, END)
         print(f"wrote {path}")
 
 

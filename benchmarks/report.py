@@ -4,6 +4,19 @@ from __future__ import annotations
 import math
 import statistics
 
+def write_section(path, text, start, end):
+    """Put ``text`` (a section that begins with the marker ``start`` and ends with ``end``) into the file at
+    ``path``: in place of the section already there, else at the end. (player_bench.py, source_lines.py and
+    deep_graph.py each keep a section of RESULTS.md this way; run.py carries them over when it rewrites it.)"""
+    old = path.read_text() if path.exists() else ""
+    text = text.strip("\n")
+    if start in old and end in old:
+        new = old[:old.index(start)] + text + old[old.index(end) + len(end):]
+    else:
+        new = old.rstrip("\n") + "\n\n" + text + "\n"
+    path.write_text(new)
+
+
 FRAMEWORK_ORDER = ["torch", "autogradlab", "numpy", "autograd", "mygrad", "micrograd"]
 REFERENCE = "torch"
 MEMORY_NOISE_MIB = 8.0       # no ratio printed when torch's figure is below this (RSS noise)

@@ -25,6 +25,8 @@ sys.path.insert(0, str(ROOT))
 import autogradlab as ag  # noqa: E402
 from autogradlab import events as ev, nn  # noqa: E402
 
+import report  # noqa: E402  (this folder's: RESULTS.md's sections)
+
 START, END = "<!-- source-lines:start -->", "<!-- source-lines:end -->"
 
 
@@ -105,11 +107,7 @@ def main():
             f"(worst ratio {worst:.2f}x).\n{END}\n")
     print(text)
     if args.write:
-        path = ROOT / "benchmarks" / "RESULTS.md"
-        old = path.read_text()
-        new = old[:old.index(START)] + text + old[old.index(END) + len(END) + 1:] if START in old else \
-            old.rstrip("\n") + "\n\n" + text
-        path.write_text(new)
+        report.write_section(ROOT / "benchmarks" / "RESULTS.md", text, START, END)
 
 
 if __name__ == "__main__":

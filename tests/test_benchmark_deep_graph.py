@@ -35,3 +35,15 @@ def test_table_gives_ratios_to_torch_and_bytes_per_node():
 def test_a_worker_runs_a_chain_in_a_fresh_process():
     got = deep_graph.measure("autogradlab", 3000)   # (the worker checks the gradient, 1, itself)
     assert set(got) == {"fwd", "bwd", "held_mib"} and got["fwd"] > 0 and got["bwd"] > 0
+
+
+def test_write_section_replaces_its_own_section_or_appends_it(tmp_path):
+    import report
+    path = tmp_path / "RESULTS.md"
+    path.write_text("# Results\n\nbody\n")
+    report.write_section(path, "<!-- s:start -->\nfirst\n<!-- s:end -->\n", "<!-- s:start -->", "<!-- s:end -->")
+    assert path.read_text() == "# Results\n\nbody\n\n<!-- s:start -->\nfirst\n<!-- s:end -->\n"
+    path.write_text(path.read_text() + "\n<!-- t:start -->\nother\n<!-- t:end -->\n")
+    report.write_section(path, "<!-- s:start -->\nsecond\n<!-- s:end -->", "<!-- s:start -->", "<!-- s:end -->")
+    assert path.read_text() == ("# Results\n\nbody\n\n<!-- s:start -->\nsecond\n<!-- s:end -->\n\n"
+                                "<!-- t:start -->\nother\n<!-- t:end -->\n")
