@@ -28,9 +28,8 @@ from .ops.elementwise import atan2, lerp
 from .ops.elementwise import atan2 as arctan2
 from .ops.linalg import addmm, bmm, dot, einsum, matmul, mm, mv, outer
 from .ops.rearrange import (diag, diagonal, diff, index_select, meshgrid, movedim, narrow, repeat_interleave, roll,
-                            swapaxes, tile)
+                            swapaxes, swapdims, tile)
 from .ops.rearrange import movedim as moveaxis
-from .ops.rearrange import swapaxes as swapdims
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumsum, log_softmax, logsumexp, max, mean, min, norm,
                          prod, softmax, std, sum, var)
 from .ops.shape import (argsort, broadcast_to, cat, chunk, expand, flatten, flip, gather, permute, reshape, sort, split,

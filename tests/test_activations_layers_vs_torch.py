@@ -490,3 +490,15 @@ def test_prelu_module_takes_device_and_dtype_and_learns_its_weight():
     close(x.grad, tx.grad, rtol=0, atol=0)
     m.reset_parameters()
     assert m.weight.tolist() == [0.25, 0.25, 0.25]
+
+
+@pytest.mark.parametrize("dim, sizes", [(1, (2, 2)), (1, (-1, 2)), (1, (-1, -1)), (0, (2, 2))])
+def test_unflatten_checks_the_sizes_on_empty_tensors_too(dim, sizes):
+    # (reshape alone lets wrong sizes through when another dim is 0: the element counts are both 0)
+    both_raise(lambda: nn.Unflatten(dim, sizes)(ag.zeros(0, 3)), lambda: torch.nn.Unflatten(dim, sizes)(torch.zeros(0, 3)))
+
+
+@pytest.mark.parametrize("dim, sizes", [(0, (2, -1)), (1, (-1, 1)), (1, (3, 1))])
+def test_unflatten_of_an_empty_tensor_gives_torchs_shape(dim, sizes):
+    ours, theirs = nn.Unflatten(dim, sizes)(ag.zeros(0, 3)), torch.nn.Unflatten(dim, sizes)(torch.zeros(0, 3))
+    assert tuple(ours.shape) == tuple(theirs.shape)

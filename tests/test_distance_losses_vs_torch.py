@@ -582,3 +582,68 @@ def test_new_names_are_exported():
     for name in ("CosineSimilarity", "PairwiseDistance", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
                  "CosineEmbeddingLoss", "TripletMarginLoss"):
         assert name in nn.__all__ and issubclass(getattr(nn, name), nn.Module)
+
+
+# -- found by a differential fuzz against torch ---------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x, y: lib.nn.functional.pairwise_distance(x, y, p=0),
+    lambda lib, x, y: lib.nn.functional.normalize(x, p=0, dim=1),
+    lambda lib, x, y: lib.nn.functional.triplet_margin_loss(x, y, y.flip(0), p=0),
+])
+def test_p_0_norms_are_in_the_graph_with_a_zero_gradient_like_torch(call):
+    """torch's p = 0 "norm" (the count of nonzero elements) is in the graph with a zero gradient: backward runs."""
+    (x, tx), (y, ty) = pair(_data((4, 3), 90), requires_grad=True), pair(_data((4, 3), 91), requires_grad=True)
+    out, tout = call(ag, x, y), call(torch, tx, ty)
+    close(out, tout, **TOL["float64"])
+    assert out.requires_grad and tout.requires_grad
+    g = _data(tuple(tout.shape), 92)
+    out.backward(ag.tensor(g))
+    tout.backward(torch.tensor(g))
+    for ours, theirs in ((x, tx), (y, ty)):   # (where torch leaves .grad None, here it is zero)
+        expected = np.zeros((4, 3)) if theirs.grad is None else theirs.grad.numpy()
+        got = np.zeros((4, 3)) if ours.grad is None else ours.grad.numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dim", [1, -2, (0, 1)])
+def test_normalize_of_a_0d_tensor_checks_the_dim_like_torch(dim):
+    x, tx = pair(np.array(2.0))
+    both_raise(lambda: F.normalize(x, dim=dim), lambda: TF.normalize(tx, dim=dim))
+    close(F.normalize(x, dim=0), TF.normalize(tx, dim=0))
+
+
+def test_cosine_similarity_promotes_an_integer_input_like_torch():
+    a, ta = pair(_data((3, 4), 92), requires_grad=True)
+    b, tb = pair(np.arange(12).reshape(3, 4) - 5)
+    _run_both(lambda x: F.cosine_similarity(x, b), lambda x: TF.cosine_similarity(x, tb), [_data((3, 4), 92)],
+              "float64")
+    both_raise(lambda: F.cosine_similarity(a, b, dim=2), lambda: TF.cosine_similarity(ta, tb, dim=2))   # IndexError
+    both_raise(lambda: F.cosine_similarity(b, b, dim=2), lambda: TF.cosine_similarity(tb, tb, dim=2))   # dtype first
+    with pytest.raises(RuntimeError, match="floating point.*x.to"):
+        F.cosine_similarity(b, b)
+
+
+@pytest.mark.parametrize("size_average, reduce", [(False, None), (None, False), (True, True)])
+def test_kl_div_loss_legacy_flags_replace_batchmean_like_torch(size_average, reduce):
+    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+        theirs = torch.nn.KLDivLoss(size_average, reduce, reduction="batchmean")
+    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+        ours = nn.KLDivLoss(size_average, reduce, reduction="batchmean")
+    assert ours.reduction == theirs.reduction
+    x, tx = pair(_log_probs((3, 4), 93))
+    t, tt = pair(np.exp(_log_probs((3, 4), 94)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # ('mean' warns in both)
+        close(ours(x, t), theirs(tx, tt), **TOL["float64"])
+
+
+def test_triplet_margin_is_checked_first_and_when_the_module_is_built_like_torch():
+    a, ta = pair(_data((3, 4), 95))
+    p, tp = pair(_data((4,), 96))
+    both_raise(lambda: F.triplet_margin_loss(a, p, a, margin=0), lambda: TF.triplet_margin_loss(ta, tp, ta, margin=0))
+    with pytest.raises(ValueError, match="greater than 0, got -1"):
+        torch.nn.TripletMarginLoss(margin=-1)
+    with pytest.raises(ValueError, match="greater than 0, got -1.*positive margin"):
+        nn.TripletMarginLoss(margin=-1)
+

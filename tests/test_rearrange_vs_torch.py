@@ -280,3 +280,139 @@ def test_edge_cases_give_torchs_values_and_dtypes(call):
     ours, theirs = call(ag), call(torch)
     assert tuple(ours.shape) == tuple(theirs.shape) and ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
     assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.repeat(2, 1), lambda x: x.repeat(1, 1), lambda x: x[0, 0].repeat(1), lambda x: ag.tile(x, (1,)),
+    lambda x: ag.tile(x[0, 0], ()), lambda x: ag.diff(x, n=0), lambda x: ag.index_select(x[0, 0], 0, ag.tensor([0]))])
+def test_results_that_torch_copies_are_copies_one_can_write_into(call):
+    x = ag.ones(1, 3)
+    out = call(x)   # (repeat's expand + reshape kept a read-only view; diff and index_select returned x itself)
+    out.add_(1.0)
+    assert (out.numpy() == 2).all() and (x.numpy() == 1).all()
+
+
+def test_repeat_and_tile_never_share_the_inputs_memory():
+    a = ag.ones(1, 3)
+    for out in (a.repeat(1, 1), a.repeat(2, 1), ag.tile(a, (1,)), a.tile(1, 1)):
+        assert not shares_memory(out.data, a.data)
+
+
+def test_narrow_start_equal_to_the_size_is_not_wrapped_to_0():
+    with pytest.raises(RuntimeError):
+        torch.narrow(torch.arange(3.0), 0, 3, 1)
+    with pytest.raises(RuntimeError, match="exceeds"):
+        ag.narrow(ag.arange(3.0), 0, 3, 1)
+    assert ag.narrow(ag.arange(3.0), 0, 3, 0).shape == (0,)
+
+
+def test_lerp_weight_1_gives_end_exactly_and_float16_rounds_once():
+    a, b = np.array([0.1, 1e-30, -3.3, 2.5]), np.array([0.7, 1e30, 7.1, -1e-3])
+    for w in (1.0, ag.tensor(np.array([1.0, 1.0, 1.0, 1.0])), ag.tensor(np.array([[1.0], [0.0]]))):
+        tw = torch.tensor(w.numpy()) if isinstance(w, ag.Tensor) else w
+        close(ag.lerp(ag.tensor(a), ag.tensor(b), w), torch.lerp(torch.tensor(a), torch.tensor(b), tw), rtol=0, atol=0)
+    for w in (0.75, 0.5, -0.6, 0.3, ag.tensor(np.array([-0.7, 0.9, 0.5, 0.2]))):   # (torch's fma: 1 ulp apart)
+        tw = torch.tensor(w.numpy()) if isinstance(w, ag.Tensor) else w
+        close(ag.lerp(ag.tensor(a), ag.tensor(b), w), torch.lerp(torch.tensor(a), torch.tensor(b), tw), rtol=1e-15)
+    h, e = _data(50, 30, "float16"), _data(50, 31, "float16")
+    close(ag.lerp(ag.tensor(h), ag.tensor(e), 0.3), torch.lerp(torch.tensor(h), torch.tensor(e), 0.3), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("weight", [0.25, 0.75, "tensor"])
+def test_lerp_second_derivatives(weight):
+    from autogradlab.testing import gradgradcheck
+    arrays = [_data((2, 3), 32), _data((2, 3), 33)] + ([_data((2, 3), 34) * 0.5 + 0.5] if weight == "tensor" else [])
+    fn = (lambda a, b, w: ag.lerp(a, b, w) ** 3) if weight == "tensor" else (lambda a, b: ag.lerp(a, b, weight) ** 3)
+    assert gradgradcheck(fn, [ag.tensor(x, requires_grad=True) for x in arrays])
+
+
+@pytest.mark.parametrize("parts", [("float32", "int64", "int64"), ("int64", "float32", "float32"),
+                                   ("float16", "float32", "float16"), ("int32", "int64", "int32"),
+                                   ("bool", "int64", "bool")])
+def test_diff_promotes_prepend_and_append_as_torch(parts):
+    a, p, q = (_data(s, 35 + k, d) if d != "bool" else _data(s, 35 + k) > 0 for k, (s, d) in
+               enumerate(zip([(2, 3), (2, 1), (2, 2)], parts)))
+    ours = ag.diff(ag.tensor(a), 1, 1, ag.tensor(p), ag.tensor(q))
+    theirs = torch.diff(torch.tensor(a), 1, 1, prepend=torch.tensor(p), append=torch.tensor(q))
+    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+    close(ours, theirs)
+
+
+def test_repeat_interleave_counts_keep_their_dtype():
+    c = np.array([2, 0, 1], dtype=np.int32)
+    ours, theirs = ag.repeat_interleave(ag.tensor(c)), torch.repeat_interleave(torch.tensor(c))
+    assert ours.dtype.name == "int32" and ours.tolist() == theirs.tolist() and theirs.dtype == torch.int32
+
+
+def test_keyword_and_argument_forms_torch_accepts():
+    x = np.arange(6.0).reshape(2, 3)
+    for call in (lambda m, t: t.repeat(repeats=(2, 1)), lambda m, t: m.roll(t, 1, ()),
+                 lambda m, t: m.roll(t, shifts=2, dims=[]), lambda m, t: m.narrow(t, dim=1, start=m.tensor(1), length=2),
+                 lambda m, t: m.movedim(t, source=[0], destination=[1])):
+        close(call(ag, ag.tensor(x)), call(torch, torch.tensor(x)), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.narrow(m.tensor(1.0), 0, 0, 1),
+    lambda m, x: m.narrow(x, 1, True, 1),
+    lambda m, x: m.narrow(x, 1, 0, 1.0),
+    lambda m, x: m.tile(x, 2),
+    lambda m, x: m.tensor(5.0).tile(),
+    lambda m, x: m.roll(x, True),
+    lambda m, x: m.roll(x, 1.0),
+    lambda m, x: m.movedim(x, 0, (1,)),
+    lambda m, x: m.movedim(x, (0, 2), (0, 0)),
+    lambda m, x: m.movedim(m.tensor(1.0), (0, 1), (0, 0)),
+    lambda m, x: m.index_select(x, 0, m.tensor([2])),
+    lambda m, x: m.index_select(x, 0, m.tensor([-1])),
+    lambda m, x: m.index_select(m.zeros(2, 3, 4), 2, m.tensor([4])),
+    lambda m, x: m.index_select(x, 1, m.tensor([3])),
+    lambda m, x: m.index_select(m.zeros(0, 3), 0, m.tensor([0])),
+    lambda m, x: m.index_select(m.tensor(1.0), 1, m.tensor([0], dtype=m.float32)),
+    lambda m, x: m.repeat_interleave(m.tensor(5.0), 1, 0),
+    lambda m, x: m.repeat_interleave(m.tensor(5.0), m.tensor([2]), 0),
+    lambda m, x: m.repeat_interleave(x, True, 0),
+    lambda m, x: m.repeat_interleave(x, 2.0, 0),
+    lambda m, x: m.repeat_interleave(m.tensor(2)),
+    lambda m, x: m.repeat_interleave(m.tensor([1.0, 2.0])),
+    lambda m, x: m.repeat_interleave(m.tensor([True, False])),
+    lambda m, x: m.repeat_interleave(x, m.tensor(np.array([1, 2], np.uint8)), 0),
+], ids=["narrow 0-d", "narrow bool", "narrow float", "tile int", "tile no dims", "roll bool", "roll float",
+        "movedim int and tuple", "movedim out of range before repeated", "movedim 0-d out of range",
+        "index_select past the end", "index_select negative", "index_select dim 2", "index_select dim 1",
+        "index_select empty dim", "index_select dim before dtype", "repeat_interleave 0-d dim",
+        "repeat_interleave 0-d dim tensor", "repeat_interleave bool", "repeat_interleave float",
+        "counts 0-d", "counts float", "counts bool", "repeats uint8"])
+def test_more_errors_are_torchs(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both_raise(lambda: call(ag, ag.tensor(X.astype(np.float32))), lambda: call(torch, torch.tensor(X.astype(np.float32))))
+
+
+@pytest.mark.parametrize("fn", ["cat", "stack"])
+@pytest.mark.parametrize("dtypes", [("int64", "float32"), ("float16", "int64"), ("bool", "int32"),
+                                    ("float32", "float64"), ("int32", "int64")])
+def test_cat_and_stack_promote_as_torch(fn, dtypes):
+    """PyTorch's common dtype (int64 with float32 gives float32; NumPy's concatenate would give float64), and the
+    gradient of each float input in its own dtype."""
+    arrays = [np.arange(1, 4).astype(dtypes[0]), np.arange(4, 7).astype(dtypes[1])]
+    ours = [ag.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+    out, tout = getattr(ag, fn)(ours), getattr(torch, fn)(theirs)
+    close(out, tout)
+    if tout.requires_grad:
+        w = _data(tuple(tout.shape), 30)
+        (out * ag.tensor(w.astype(out.dtype.name))).sum().backward()
+        (tout * torch.tensor(w.astype(out.dtype.name))).sum().backward()
+        for a, t in zip(ours, theirs):
+            if t.grad is not None:
+                close(a.grad, t.grad, rtol=1e-3, atol=1e-3)
+
+
+def test_swapdims_and_the_repeat_interleave_method_take_torchs_arguments():
+    x, tx = ag.tensor(_data((2, 3, 4), 31)), torch.tensor(_data((2, 3, 4), 31))
+    close(ag.swapdims(x, dim0=0, dim1=2), torch.swapdims(tx, dim0=0, dim1=2))
+    close(x.swapdims(dim0=-1, dim1=1), tx.swapdims(dim0=-1, dim1=1))
+    close(ag.swapaxes(x, axis0=0, axis1=1), torch.swapaxes(tx, axis0=0, axis1=1))
+    both_raise(lambda: x.repeat_interleave(), lambda: tx.repeat_interleave())
+    close(x.repeat_interleave(2, dim=1, output_size=6), tx.repeat_interleave(2, dim=1, output_size=6))

@@ -320,3 +320,30 @@ def test_what_torch_has_and_autogradlab_does_not_raises_not_implemented(call):
     """torch computes these (bicubic, antialias, 5-d inputs, trilinear, lanczos); here they say so."""
     with pytest.raises(NotImplementedError, match="autogradlab"):
         call(ag.randn(1, 1, 5, 4))
+
+
+# -- found by a differential fuzz against torch ---------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8"])
+@pytest.mark.parametrize("shape", [(1, 2, 6), (1, 2, 4, 6)])
+def test_area_of_an_integer_input_raises_not_implemented_like_torch(dtype, shape):
+    x, tx = pair(np.arange(np.prod(shape)).reshape(shape).astype(dtype))
+    both_raise(lambda: F.interpolate(x, size=3, mode="area"), lambda: TF.interpolate(tx, size=3, mode="area"))
+    with pytest.raises(NotImplementedError, match="x.float()"):
+        F.interpolate(x, size=3, mode="area")
+
+
+@pytest.mark.parametrize("size", [5.0, (3, 2.0), 0])
+def test_recompute_scale_factor_with_a_size_is_refused_first_like_torch(size):
+    x, tx = pair(_data((1, 1, 5, 4), 60))
+    both_raise(lambda: F.interpolate(x, size=size, recompute_scale_factor=True),
+               lambda: TF.interpolate(tx, size=size, recompute_scale_factor=True))
+
+
+@pytest.mark.parametrize("scale_factor", [float("inf"), float("nan"), (2.0, float("inf"))])
+def test_a_non_finite_scale_factor_raises_runtime_error_like_torch(scale_factor):
+    x, tx = pair(_data((1, 1, 5, 4), 61))
+    both_raise(lambda: F.interpolate(x, scale_factor=scale_factor),
+               lambda: TF.interpolate(tx, scale_factor=scale_factor))
+    with pytest.raises(RuntimeError, match="finite scale_factor"):
+        F.interpolate(x, scale_factor=scale_factor)

@@ -26,8 +26,10 @@ __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "vector_norm",
 
 def vector_norm(x, p=2.0, dim=None, keepdim=False):
     """||x||_p over ``dim`` (every dim by default): (sum_i |x_i|^p)^(1/p); max |x_i| for p = inf, min |x_i| for
-    p = -inf, the count of nonzero x_i for p = 0 (no gradient). Where the norm is 0, its gradient is 0, as in
+    p = -inf, the count of nonzero x_i for p = 0 (a zero gradient). Where the norm is 0, its gradient is 0, as in
     PyTorch; elsewhere d/dx_i = sign(x_i) |x_i|^(p-1) / norm^(p-1)."""
+    if dim is not None:   # (a 0-d x takes dim 0 or -1 only, as in PyTorch: an IndexError otherwise)
+        R.reduction_dims(dim, x.ndim, "vector_norm")
     if p == 2:
         return R.norm(x, 2, dim, keepdim)
     if p < 0 or p == math.inf:   # (a max, a min or a sum of |x|^p = inf: nothing to give over no element)
@@ -42,12 +44,12 @@ def vector_norm(x, p=2.0, dim=None, keepdim=False):
         return R.amax(size, dim, keepdim)   # (ties share the gradient, as in PyTorch)
     if p == -math.inf:
         return R.amin(size, dim, keepdim)
-    if p == 0:
-        return R.sum(E.to_dtype(x != 0, x.dtype), dim, keepdim)
-    # |x_i|^p only where x_i is not 0 (there its slope is 0 or infinite; PyTorch takes 0): 0 for p > 0, inf for
-    # p < 0, which makes the norm 0
+    # |x_i|^p only where x_i is not 0 (there its slope is 0 or infinite; PyTorch takes 0): 0 for p >= 0, inf for
+    # p < 0, which makes the norm 0. For p = 0 each |x_i|^0 is 1: the count, with a zero gradient (as PyTorch's)
     nonzero = x != 0
-    total = R.sum(E.where(nonzero, E.where(nonzero, size, 1.0) ** p, 0.0 if p > 0 else math.inf), dim, keepdim)
+    total = R.sum(E.where(nonzero, E.where(nonzero, size, 1.0) ** p, 0.0 if p >= 0 else math.inf), dim, keepdim)
+    if p == 0:
+        return total
     if p < 0:
         with numpy.errstate(divide="ignore"):
             return total ** (1.0 / p)
@@ -107,8 +109,13 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """cos(angle) between x1 and x2 along ``dim`` (which is dropped): sum(x1/max(||x1||, eps) *
     x2/max(||x2||, eps)), each divided by its own norm first so the result stays in [-1, 1]. x1 and x2
     broadcast; ``dim`` counts in the broadcast shape."""
-    floating_inputs("cosine_similarity", x1, x2)
-    dtype = E.result_type(x1, x2)
+    for t in (x1, x2):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"cosine_similarity: expected Tensor inputs, got {type(t).__name__}")
+    dtype = E.result_type(x1, x2)   # (an integer input takes the other's floating dtype, as in PyTorch)
+    if dtype.kind != "f":
+        raise RuntimeError(f"cosine_similarity: expected common dtype to be floating point, yet common dtype is "
+                           f"{dtype.name}; convert an input with x.to(autogradlab.float32)")
     x1, x2 = _broadcast_pair(x1.to(dtype), x2.to(dtype), "cosine_similarity")
     d = R.single_dim(dim, x1.ndim, "cosine_similarity")
     with numpy.errstate(invalid="ignore", divide="ignore"):   # (eps = 0 and a zero vector: 0/0 = NaN, as in PyTorch)

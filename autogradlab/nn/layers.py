@@ -833,9 +833,16 @@ class Unflatten(Module):
         if not 0 <= d < input.dim():
             raise IndexError(f"Unflatten: dim {self.dim} is out of range for an input of {input.dim()} dims "
                              f"(shape {tuple(input.shape)})")
-        if not self.unflattened_size:
+        sizes, n = list(self.unflattened_size), input.shape[d]
+        if not sizes:
             raise RuntimeError("Unflatten: unflattened_size must be non-empty")
-        return input.reshape(tuple(input.shape[:d]) + tuple(self.unflattened_size) + tuple(input.shape[d + 1:]))
+        known = math.prod(k for k in sizes if k != -1)
+        if -1 in sizes and known and n % known == 0:   # (the -1 is n / the others, checked here, not by reshape:
+            sizes[sizes.index(-1)] = n // known        # an empty tensor would let any sizes through)
+        if math.prod(sizes) != n or min(sizes) < 0:
+            raise RuntimeError(f"unflatten: Provided sizes {list(self.unflattened_size)} don't multiply up to the "
+                               f"size of dim {d} ({n}) in the input tensor of shape {tuple(input.shape)}")
+        return input.reshape(tuple(input.shape[:d]) + tuple(sizes) + tuple(input.shape[d + 1:]))
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
@@ -1284,9 +1291,10 @@ class KLDivLoss(_Loss):
     """KL(target || model) from log-probabilities, t*(log t - x) per element (see ``functional.kl_div``)."""
 
     def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
-        batchmean = reduction == "batchmean" and size_average is None and reduce is None
-        super().__init__(size_average, reduce, "mean" if batchmean else reduction)
-        self.reduction = "batchmean" if batchmean else self.reduction
+        # ('batchmean' is KLDivLoss's own; the deprecated flags, when given, replace it, as in PyTorch)
+        super().__init__(size_average, reduce, "mean" if reduction == "batchmean" else reduction)
+        if reduction == "batchmean" and size_average is None and reduce is None:
+            self.reduction = "batchmean"
         self.log_target = log_target
 
     def forward(self, input, target):
@@ -1332,6 +1340,9 @@ class TripletMarginLoss(_Loss):
 
     def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
+        if not margin > 0:   # (refused when built, as in PyTorch)
+            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead; give "
+                             f"a positive margin such as 1.0")
         self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
 
     def forward(self, anchor, positive, negative):

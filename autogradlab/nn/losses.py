@@ -449,9 +449,10 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     min(d(a, n), d(p, n)), the harder negative distance (Balntas et al., 2016)."""
     name = "triplet_margin_loss"
     reduction = legacy_reduction(size_average, reduce, reduction, name)
+    if not margin > 0:   # (checked first, as in PyTorch)
+        raise ValueError(f"margin must be greater than 0, got {margin}: a margin <= 0 asks nothing of the "
+                         f"triplet; give a positive margin such as 1.0")
     _same_ndim(name, ("anchor", "positive", "negative"), anchor, positive, negative)
-    if not margin > 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
     broadcast_shape(name, anchor.shape, positive.shape, negative.shape)
     to_positive = pairwise_distance(anchor, positive, p, eps)
     to_negative = pairwise_distance(anchor, negative, p, eps)

@@ -61,6 +61,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                          f"4-D tensor as input (got mode={mode!r} with a {input.ndim}-D input)")
     _check_mode(input, mode, align_corners, antialias)
     if mode == "area":   # (PyTorch's definition: adaptive average pooling to the output size)
+        if input.dtype.kind != "f":
+            raise NotImplementedError(f'"adaptive_avg_pool{input.ndim - 2}d" not implemented for {input.dtype.name} '
+                                      f"input: interpolate 'area' averages, so it needs floating point; convert "
+                                      f"with x.float()")
         return adaptive_avg_pool1d(input, sizes) if input.ndim == 3 else adaptive_avg_pool2d(input, sizes)
     _check_sizes(input, sizes)
     kind = "nearest" if mode.startswith("nearest") else "linear"
@@ -99,13 +103,13 @@ def _output_sizes(input, size, scale_factor, recompute_scale_factor, mode):
             if not all(isinstance(n, numbers.Integral) for n in size):
                 raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int], but got size "
                                 f"with types {[type(n) for n in size]}")
-        elif not isinstance(size, numbers.Integral) or isinstance(size, bool):
-            raise TypeError(f"interpolate: size must be an int or a tuple of ints, got {size!r}")
-        else:
-            size = (size,) * dims
-        if recompute_scale_factor:
+        if recompute_scale_factor:   # (PyTorch's order: after a tuple's checks, before an int's)
             raise ValueError("recompute_scale_factor is not meaningful with an explicit size: leave it out, or "
                              "give scale_factor= instead of size=")
+        if not isinstance(size, (list, tuple)):
+            if not isinstance(size, numbers.Integral) or isinstance(size, bool):
+                raise TypeError(f"interpolate: size must be an int or a tuple of ints, got {size!r}")
+            size = (size,) * dims
         return tuple(int(n) for n in size), (None,) * dims
     if isinstance(scale_factor, (list, tuple)):
         if len(scale_factor) != dims:
@@ -118,6 +122,10 @@ def _output_sizes(input, size, scale_factor, recompute_scale_factor, mode):
         scales = (scale_factor,) * dims
     if not all(isinstance(s, numbers.Real) and not isinstance(s, bool) for s in scales):
         raise TypeError(f"interpolate: scale_factor must be a number or a tuple of numbers, got {scale_factor!r}")
+    if not all(numpy.isfinite(float(s)) for s in scales):
+        raise RuntimeError(f"interpolate: scale_factor {scale_factor!r} gives no output size (the size is "
+                           f"floor(input size * scale_factor), which cannot be converted to an integer); give a "
+                           f"finite scale_factor")
     sizes = tuple(int(n * float(s)) for n, s in zip(input.shape[2:], scales))   # (truncated, as PyTorch)
     if recompute_scale_factor or mode == "area":   # the coordinates then use in/out, not the given factor
         scales = (None,) * dims

@@ -891,7 +891,9 @@ def atan2(input, other):
 
 def lerp(input, end, weight):
     """input + weight*(end - input): the straight line from input (weight 0) to end (weight 1); d/dinput = 1 -
-    weight, d/dend = weight, d/dweight = end - input. ``weight``: a number or a tensor (broadcast)."""
+    weight, d/dend = weight, d/dweight = end - input. ``weight``: a number or a tensor (broadcast). Computed as
+    PyTorch does, from the nearer end: end - (end - input)*(1 - weight) for |weight| >= 0.5, so weight 1 gives
+    exactly ``end``; float16 in float32, rounded once."""
     if not isinstance(input, Tensor) or not isinstance(end, Tensor):
         raise TypeError(f"lerp(): input and end must be Tensors, got {type(input).__name__} and {type(end).__name__}")
     if input.dtype.kind != "f":
@@ -904,7 +906,13 @@ def lerp(input, end, weight):
             raise RuntimeError(f"expected dtype {input.dtype.name} for `weight` but got dtype {weight.dtype.name}; "
                                f"convert it with weight.to(input.dtype)")
         weight = to_dtype(weight, input.dtype)
-    return add(input, mul(weight, sub(end, input)))
+    if input.dtype == numpy.float16:
+        wide = [to_dtype(t, numpy.float32) if isinstance(t, Tensor) else t for t in (input, end, weight)]
+        return to_dtype(lerp(*wide), numpy.float16)
+    step = sub(end, input)
+    if not isinstance(weight, Tensor):
+        return add(input, mul(step, weight)) if -0.5 < weight < 0.5 else sub(end, mul(step, 1 - weight))
+    return where(abs(weight) < 0.5, add(input, mul(step, weight)), sub(end, mul(step, 1 - weight)))
 
 
 def pow(a, exponent):

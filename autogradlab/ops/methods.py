@@ -187,9 +187,9 @@ METHODS = {
     "erf": E.erf, "tril": S.tril, "triu": S.triu, "flip": S.flip_method,
     "sort": S.sort, "argsort": S.argsort, "topk": S.topk,
     "t": S.t, "mm": L.mm, "mv": L.mv, "bmm": L.bmm, "gather": S.gather, "addmm": L.addmm,
-    "repeat": A.repeat, "tile": A._tile_method, "repeat_interleave": A.repeat_interleave, "roll": A.roll,
+    "repeat": A.repeat, "tile": A._tile_method, "repeat_interleave": A._repeat_interleave_method, "roll": A.roll,
     "narrow": A.narrow, "movedim": A.movedim, "moveaxis": A.movedim, "swapaxes": A.swapaxes,
-    "swapdims": A.swapaxes, "index_select": A.index_select, "diagonal": A.diagonal, "diag": A.diag,
+    "swapdims": A.swapdims, "index_select": A.index_select, "diagonal": A.diagonal, "diag": A.diag,
     "diff": A.diff, "atan2": E.atan2, "arctan2": E.atan2, "lerp": E.lerp,
     # dtype and device
     "float": lambda a: E.to_dtype(a, _FLOAT32), "double": lambda a: E.to_dtype(a, _FLOAT64),

@@ -11,7 +11,7 @@ import numpy
 
 from ..backend import asarray, to_host
 from ..tensor import Tensor
-from .elementwise import ne, sub
+from .elementwise import clone, ne, sub
 from .reduce import normalize_dims, single_dim
 from .registry import expect_tensor
 from .shape import _size_args, cat, expand, getitem, permute, put, reshape, transpose
@@ -27,9 +27,10 @@ def _along(dim, ndim, index):
     return (slice(None),) * dim + (index,) + (slice(None),) * (ndim - dim - 1)
 
 
-def repeat(a, *sizes):
+def repeat(a, *sizes, repeats=None):
     """``a`` repeated ``sizes[i]`` times along dim i (leading sizes add dims): out[i] = a[i % n].
-    Built as expand then reshape, so the gradient sums the copies."""
+    Built as expand then reshape, so the gradient sums the copies; always a copy, as in PyTorch."""
+    sizes = sizes or ((repeats,) if repeats is not None else ())
     if not sizes:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats" (one size per dim)')
     sizes = _size_args(sizes)
@@ -42,18 +43,25 @@ def repeat(a, *sizes):
     shape = (1,) * (len(sizes) - a.ndim) + tuple(a.shape)
     spread = tuple(n for s in shape for n in (1, s))            # a new size-1 dim before each dim
     copies = tuple(n for r, s in zip(sizes, shape) for n in (r, s))
-    return reshape(expand(reshape(a, spread), copies), tuple(r * s for r, s in zip(sizes, shape)))
+    out = reshape(expand(reshape(a, spread), copies), tuple(r * s for r, s in zip(sizes, shape)))
+    return clone(out) if out._view is not None else out   # (reshape kept a view of a: copy it)
 
 
 def tile(a, dims):
     """:func:`repeat`, with ``dims`` padded by leading 1s when it has fewer entries than ``a`` has dims."""
     expect_tensor(a, "tile")
-    dims = _size_args((dims,) if isinstance(dims, int) else tuple(dims))
-    return repeat(a, *((1,) * (a.ndim - len(dims)) + dims))
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"tile(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}: "
+                        f"write tile(x, ({dims!r},))")
+    dims = _size_args(tuple(dims))
+    sizes = (1,) * (a.ndim - len(dims)) + dims
+    return repeat(a, *sizes) if sizes else clone(a)   # (a 0-d tensor tiled by ())
 
 
 def _tile_method(a, *dims):
-    return tile(a, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
+    if not dims:
+        raise TypeError('tile() missing 1 required positional arguments: "dims" (one count per dim)')
+    return tile(a, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
 
 
 def index_select(a, dim, index):
@@ -63,23 +71,28 @@ def index_select(a, dim, index):
     if not isinstance(index, Tensor):
         raise TypeError(f"index_select(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}: "
                         f"wrap it with autogradlab.tensor(..., dtype=autogradlab.int64)")
+    d = single_dim(dim, a.ndim, "index_select")
     if index.dtype not in (numpy.int64, numpy.int32):
         raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index, got {index.dtype.name}: "
                            f"convert it with index.long()")
     if index.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector, got shape {tuple(index.shape)}; "
                          f"flatten it with index.reshape(-1)")
-    d = single_dim(dim, a.ndim, "index_select")
     n = a.shape[d] if a.ndim else 1
     picks = to_host(index.data).reshape(-1)
+    if a.ndim == 0 and picks.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {picks.size} value(s)")
+    if picks.size and n == 0:
+        raise RuntimeError(f"index_select(): self indexing axis dim should be positive: dim {d} of shape "
+                           f"{tuple(a.shape)} is empty, so no index can pick from it")
     if picks.size and (picks.min() < 0 or picks.max() >= n):
         bad = int(picks.min()) if picks.min() < 0 else int(picks.max())
-        raise RuntimeError(f"index_select(): index {bad} is out of range for dim {d} of size {n} (input shape "
-                           f"{tuple(a.shape)}); indices count from 0 and are not negative")
+        # (IndexError as PyTorch, but RuntimeError along dim 1, as its dim-1 kernel raises)
+        raise (RuntimeError if d == 1 else IndexError)(
+            f"index_select(): index {bad} is out of range for dim {d} of size {n} (input shape {tuple(a.shape)}); "
+            f"indices count from 0 and are not negative")
     if a.ndim == 0:
-        if picks.size != 1:
-            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {picks.size} value(s)")
-        return a
+        return clone(a)
     return getitem(a, _along(d, a.ndim, _index(picks, a.device)), copy=False)
 
 
@@ -88,35 +101,31 @@ def repeat_interleave(a, repeats=None, dim=None, *, output_size=None):
     [a, b] with 2 gives [a, a, b, b]. ``dim=None`` flattens first. Given only counts (an int tensor),
     the indices 0, 1, ... repeated by them."""
     if repeats is None:   # repeat_interleave(counts): arange(len(counts)) repeated by the counts
-        counts = a
-        if counts.ndim > 1:
-            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-        counts = to_host(counts.data).reshape(-1)
-        if counts.size and counts.min() < 0:
-            raise RuntimeError("repeats can not be negative")
-        return Tensor._make(_index(numpy.repeat(numpy.arange(counts.size), counts), a.device), device=a.device)
+        if a.ndim != 1:
+            raise RuntimeError(f"repeat_interleave only accept 1D vector as repeat, got shape {tuple(a.shape)}")
+        counts = _counts(a)
+        out = numpy.repeat(numpy.arange(counts.size), counts).astype(a.dtype)   # (in the counts' dtype)
+        return Tensor._make(asarray(out, a.device), device=a.device)
     expect_tensor(a, "repeat_interleave")
     if dim is None:
         a, d = reshape(a, (-1,)), 0
+    elif a.ndim == 0:
+        raise IndexError(f"Dimension out of range: repeat_interleave got dim={dim} for a 0-d tensor; leave dim "
+                         f"out (None) to repeat its one value")
     else:
         d = single_dim(dim, a.ndim, "repeat_interleave")
     n = a.shape[d] if a.ndim else 1
     if isinstance(repeats, Tensor):
         if repeats.ndim > 1:
             raise RuntimeError(f"repeats must be 0-dim or 1-dim tensor, got shape {tuple(repeats.shape)}")
-        if repeats.dtype.kind not in "iu":
-            raise NotImplementedError(f"repeat_interleave: repeats must hold integers, got {repeats.dtype.name}; "
-                                      f"convert them with repeats.long()")
-        counts = to_host(repeats.data).reshape(-1)
+        counts = _counts(repeats)
         if counts.size == 1:
             counts = numpy.repeat(counts, n)
         if counts.size != n:
             raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
                                f"{counts.size} and input.size({d}) = {n}")
-        if counts.size and counts.min() < 0:
-            raise RuntimeError("repeats can not be negative")
     else:
-        if operator.index(repeats) < 0:
+        if operator.index(_int_arg(repeats, "repeats", "repeat_interleave")) < 0:
             raise RuntimeError(f"Repeats must be non-negative, got {repeats}")
         counts = numpy.full(n, operator.index(repeats))
     picks = numpy.repeat(numpy.arange(n), counts)
@@ -126,12 +135,31 @@ def repeat_interleave(a, repeats=None, dim=None, *, output_size=None):
     return index_select(a, d, Tensor._make(_index(picks, a.device), device=a.device))
 
 
+def _int_arg(value, name, op):
+    """``value`` if it is an int (not a bool or a float: PyTorch refuses them with a TypeError)."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{op}(): {name} must be an int, got {type(value).__name__} {value!r}; convert it "
+                        f"with int(...)")
+    return value
+
+
+def _counts(repeats):
+    """The counts in an int64/int32 tensor, on the host (PyTorch has no kernel for other dtypes)."""
+    if repeats.dtype not in (numpy.int64, numpy.int32):
+        raise NotImplementedError(f"repeat_interleave: repeats must be int64 or int32, got {repeats.dtype.name}; "
+                                  f"convert them with repeats.long()")
+    counts = to_host(repeats.data).reshape(-1)
+    if counts.size and counts.min() < 0:
+        raise RuntimeError("repeats can not be negative")
+    return counts
+
+
 def roll(a, shifts, dims=None):
     """``a`` shifted ``shifts`` places along ``dims``, wrapping around: out[i] = a[(i - shift) % n]. With
     ``dims=None`` the tensor is flattened, rolled and given its shape back."""
     expect_tensor(a, "roll")
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    if dims is None:
+    shifts = _size_args((shifts,) if isinstance(shifts, int) else tuple(shifts))
+    if dims is None or dims == () or dims == []:   # (PyTorch reads no dims as None: the flattened tensor)
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0 (give dims= for "
                                f"more than one shift)")
@@ -156,14 +184,18 @@ def roll(a, shifts, dims=None):
 def narrow(a, dim, start, length):
     """``length`` entries along ``dim`` from ``start`` (negative: counted from the end): a view."""
     expect_tensor(a, "narrow")
+    if a.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor: unsqueeze it first, or index it")
     d = single_dim(dim, a.ndim, "narrow")
     n = a.shape[d]
-    start, length = operator.index(start), operator.index(length)
-    if not -n <= start <= n:
-        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    start = operator.index(_int_arg(start, "start", "narrow"))
+    length = operator.index(_int_arg(length, "length", "narrow"))
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
-    start %= n if n else 1
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    if start < 0:   # (counted from the end; start == n is kept: an empty slice at the end)
+        start += n
     if start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return getitem(a, _along(d, a.ndim, slice(start, start + length)))
@@ -172,16 +204,20 @@ def narrow(a, dim, start, length):
 def movedim(a, source, destination):
     """The dims ``source`` moved to the places ``destination``; the others keep their order. A view."""
     expect_tensor(a, "movedim")
+    if isinstance(source, int) != isinstance(destination, int):
+        raise TypeError(f"movedim(): source and destination must both be ints or both be tuples of ints, got "
+                        f"{source!r} and {destination!r}")
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
                            f"the same number of dims as destination ({list(dst)} dims)")
-    for name, dims in (("source", src), ("destination", dst)):
-        if len(set(d % max(a.ndim, 1) for d in dims)) != len(dims):
-            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
-    src = [normalize_dims(d, a.ndim, "movedim")[0] for d in src]
+    given = {"source": src, "destination": dst}
+    src = [normalize_dims(d, a.ndim, "movedim")[0] for d in src]   # (out of range: IndexError, checked first)
     dst = [normalize_dims(d, a.ndim, "movedim")[0] for d in dst]
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given[name])})")
     if a.ndim == 0:   # (dims 0 and -1 name the one place a 0-d tensor has)
         return a
     order = [None] * a.ndim
@@ -192,8 +228,18 @@ def movedim(a, source, destination):
 
 
 def swapaxes(a, axis0, axis1):
-    """:func:`transpose` under NumPy's name (also ``swapdims``)."""
+    """:func:`transpose` under NumPy's name."""
     return transpose(a, axis0, axis1)
+
+
+def swapdims(a, dim0, dim1):
+    """:func:`transpose` under another of PyTorch's names."""
+    return transpose(a, dim0, dim1)
+
+
+def _repeat_interleave_method(a, repeats, dim=None, *, output_size=None):
+    # (the method needs ``repeats``: only the function takes counts alone)
+    return repeat_interleave(a, repeats, dim, output_size=output_size)
 
 
 def diagonal(a, offset=0, dim1=0, dim2=1):
@@ -283,7 +329,7 @@ def diff(a, n=1, dim=-1, prepend=None, append=None):
                                f"differencing dimension; input shape {tuple(a.shape)}, {name} shape "
                                f"{tuple(extra.shape)}")
         parts = [extra, *parts] if name == "prepend" else [*parts, extra]
-    out = cat(parts, d) if len(parts) > 1 else a
+    out = cat(parts, d) if len(parts) > 1 else a   # (cat casts to PyTorch's common dtype)
     for _ in range(n):
         m = out.shape[d]
         if m == 0:
@@ -291,4 +337,4 @@ def diff(a, n=1, dim=-1, prepend=None, append=None):
         later = getitem(out, _along(d, out.ndim, slice(1, m)))
         earlier = getitem(out, _along(d, out.ndim, slice(0, m - 1)))
         out = ne(later, earlier) if out.dtype == numpy.bool_ else sub(later, earlier)
-    return out
+    return clone(out) if out is a else out   # (n = 0: a copy, as in PyTorch)

@@ -13,6 +13,7 @@ from ..backend import xp_of
 from ..backend import broadcast_to as broadcast_view
 from ..graph import sum_to
 from ..tensor import Tensor
+from .elementwise import result_type, to_dtype
 from .reduce import expand_back, normalize_dims, single_dim
 from .registry import apply, apply_one, defop, expect_tensor
 
@@ -398,7 +399,16 @@ def cat(tensors, dim=0):
     for t in tensors:
         bounds.append((lo, lo + t.shape[d]))
         lo += t.shape[d]
-    return apply(CAT, tuple(tensors), {"dim": d, "bounds": tuple(bounds)})
+    return apply(CAT, _promoted(tensors), {"dim": d, "bounds": tuple(bounds)})
+
+
+def _promoted(tensors):
+    """The tensors in PyTorch's common dtype (int64 with float32 gives float32, where NumPy would give float64),
+    each cast by a differentiable op where it differs."""
+    if all(t.dtype == tensors[0].dtype for t in tensors):
+        return tuple(tensors)
+    dtype = result_type(*tensors)
+    return tuple(t if t.dtype == dtype else to_dtype(t, dtype) for t in tensors)
 
 
 def stack(tensors, dim=0):
@@ -413,7 +423,7 @@ def stack(tensors, dim=0):
         raise IndexError(f"stack: dim {dim} is out of range for stacking tensors of shape {tuple(tensors[0].shape)} "
                          f"(the result has {n} dims: expected a dim in [{-n}, {n - 1}])")
     d = dim % n
-    return apply(STACK, tuple(tensors), {"dim": d, "count": len(tensors)})
+    return apply(STACK, _promoted(tensors), {"dim": d, "count": len(tensors)})
 
 
 def split(a, split_size_or_sections, dim=0):
