@@ -24,14 +24,16 @@ from .ops.elementwise import (abs, acos, add, allclose, asin, atan, bitwise_and,
                               logical_not, lt, masked_fill, maximum, minimum, mul, ne, neg, pow, reciprocal, relu,
                               remainder, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, sub, tan, tanh, trunc,
                               where)
-from .ops.elementwise import atan2, lerp
+from .ops.elementwise import atan2, fmod, hypot, lerp, logaddexp
 from .ops.elementwise import atan2 as arctan2
-from .ops.linalg import addmm, bmm, dot, einsum, matmul, mm, mv, outer
+from .ops.linalg import addmm, bmm, cdist, cross, dot, einsum, kron, matmul, mm, mv, outer
 from .ops.rearrange import (diag, diagonal, diff, index_select, meshgrid, movedim, narrow, repeat_interleave, roll,
                             swapaxes, swapdims, tile)
 from .ops.rearrange import movedim as moveaxis
-from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumsum, log_softmax, logsumexp, max, mean, min, norm,
-                         prod, softmax, std, sum, var)
+from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumprod, cumsum, log_softmax, logsumexp, max, mean,
+                         min, norm, prod, softmax, std, sum, var)
+from .ops.selection import (argwhere, bincount, count_nonzero, index_add, masked_select, nonzero, scatter,
+                             scatter_add, take_along_dim, unique)
 from .ops.shape import (argsort, broadcast_to, cat, chunk, expand, flatten, flip, gather, permute, reshape, sort, split,
                         squeeze, stack, t, topk, transpose, tril, triu, unbind, unsqueeze)
 from .tensor import Tensor, tensor
@@ -79,6 +81,8 @@ __all__ = ["get_default_device", "set_default_device", "arange", "as_tensor", "e
            "atan", "sinh", "cosh", "log2", "log10", "exp2", "rsqrt", "gather", "erf", "tril", "triu", "flip", "sort",
            "argsort", "topk", "einsum", "atan2", "arctan2", "lerp", "addmm", "diag", "diagonal", "diff", "index_select",
            "meshgrid", "movedim", "moveaxis", "narrow", "repeat_interleave", "roll", "swapaxes", "swapdims", "tile",
+           "scatter", "scatter_add", "index_add", "take_along_dim", "masked_select", "nonzero", "argwhere", "unique",
+           "bincount", "count_nonzero", "cumprod", "hypot", "logaddexp", "fmod", "cross", "kron", "cdist",
            "Tensor", "tensor", "autograd",
            "float16", "float32", "float64", "int32", "int64", "bool_", "bool", "clip", "is_tensor", "data",
            "nn", "optim", "training", "load", "save"]

@@ -312,6 +312,15 @@ CASES: dict[str, list[Case]] = {
                          C(lambda m, g, y: E.sigmoid_backward(g, y) if m is ag else m.ops.aten.sigmoid_backward(g, y),
                            normal(3), positive(2, 3, lo=0.1, hi=0.9), id="bcast")],
     "relu": [C(lambda m, a: a.relu(), nonzero(2, 3), id="method")],
+    "hypot": [C(lambda m, a, b: m.hypot(a, b), nonzero(2, 3), normal(3), id="bcast"),
+              C(lambda m, a, b: a.hypot(b), normal(3), nonzero(3), id="method")],
+    "logaddexp": [C(lambda m, a, b: m.logaddexp(a, b), normal(2, 3), normal(3, scale=3.0), id="bcast"),
+                  C(lambda m, a, b: a.logaddexp(b), normal(3), normal(3), id="method")],
+    # away from the jumps of fmod(a, b) (where a/b is a whole number), as remainder's
+    "fmod": [C(lambda m, a, b: m.fmod(a, b), lambda rng: rng.uniform(0.1, 0.4, (2, 3)) + rng.integers(-3, 3, (2, 3)),
+               lambda rng: rng.choice([1.5, -2.5], 3) + rng.uniform(-0.01, 0.01, 3), id="bcast"),
+             C(lambda m, a: a.fmod(2.0), lambda rng: rng.uniform(0.1, 1.9, (3,)) + 2 * rng.integers(-2, 2, 3),
+               id="number")],
     # away from the jumps of a % b (where a/b is a whole number): a in (0.1, 0.9) + k, b = 1.5 or -2.5
     "remainder": [C(lambda m, a, b: a % b, lambda rng: rng.uniform(0.1, 0.4, (2, 3)) + rng.integers(-3, 3, (2, 3)),
                     lambda rng: rng.choice([1.5, -2.5], 3) + rng.uniform(-0.01, 0.01, 3), id="operator"),

@@ -14,6 +14,8 @@ from .layers import (CELU, ELU, GELU, MLP, SELU, AdaptiveAvgPool1d, AdaptiveAvgP
                      Softplus, Tanh)
 from .layers import (GLU, ConstantPad1d, ConstantPad2d, Dropout2d, Hardshrink, PReLU, Softshrink, Threshold, Unflatten,
                      ZeroPad1d, ZeroPad2d)
+from .layers import (AdaptiveMaxPool1d, AdaptiveMaxPool2d, Bilinear, CircularPad1d, CircularPad2d, InstanceNorm1d,
+                     InstanceNorm2d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d)
 from .layers import CosineEmbeddingLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss, TripletMarginLoss
 from .distance import CosineSimilarity, PairwiseDistance
 from .attention import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
@@ -37,4 +39,6 @@ __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDiv
            "PReLU", "GLU", "Hardshrink", "Softshrink", "Threshold", "Unflatten", "ZeroPad1d", "ZeroPad2d",
            "ConstantPad1d", "ConstantPad2d", "Dropout2d",
            "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
+           "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
+           "CircularPad2d", "InstanceNorm1d", "InstanceNorm2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Bilinear",
            "functional", "init", "utils"]

@@ -15,26 +15,36 @@ import numbers
 import numpy
 
 from .. import backend, creation
+from ..ops import elementwise as E
 from ..ops import reduce as R
 from ..ops import shape as S
 from ..tensor import Tensor
 
 __all__ = ["pad", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
-           "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
+           "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d"]
 
 
 def pad(input, pad, mode="constant", value=None):
-    """``input`` with ``value`` (0 by default) added around its last dims: ``pad = (left, right)`` for the last
-    dim, ``(left, right, top, bottom)`` for the last two, and so on; a negative amount cuts instead."""
-    if mode != "constant":
-        raise NotImplementedError(f"pad: mode {mode!r} is not available here, only 'constant'")
+    """``input`` with more elements around its last dims: ``pad = (left, right)`` for the last dim,
+    ``(left, right, top, bottom)`` for the last two, and so on; a negative amount cuts instead. What is added:
+    ``value`` (0 by default) for ``mode="constant"``; for the others, output position i (counted from the
+    input's first element, so the padding before is at i < 0) reads the input at
+    ``reflect``: the mirror image without the edge, -i or 2(n-1) - i; ``replicate``: the nearest edge,
+    clip(i, 0, n-1); ``circular``: i mod n, the input repeated."""
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}: use 'constant', 'reflect', 'replicate' or "
+                                  f"'circular'")
     pad = tuple(pad)
     if not all(isinstance(n, numbers.Integral) for n in pad):
         raise TypeError(f"pad: the amounts must be ints, got {pad}")
     if len(pad) % 2:
         raise RuntimeError(f"Padding length must be divisible by 2 (a (before, after) pair per dim), got {pad}")
     if len(pad) // 2 > input.ndim:
-        raise RuntimeError(f"Padding length {len(pad)} is too large for an input of {input.ndim} dims")
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.ndim}")
+    if mode != "constant":
+        return _pad_by_index(input, pad, mode, value)
     for k in range(len(pad) // 2):
         size = input.shape[input.ndim - 1 - k]
         if size + min(pad[2 * k], 0) + min(pad[2 * k + 1], 0) < 0:
@@ -53,6 +63,52 @@ def pad(input, pad, mode="constant", value=None):
             parts.append(creation.full(shape, 0.0 if value is None else value, dtype=out.dtype, device=out.device)
                          if amount else None)
         out = S.cat([p for p in (parts[0], out, parts[1]) if p is not None], dim)
+    return out
+
+
+def _pad_by_index(input, pad, mode, value):
+    """``reflect``, ``replicate`` and ``circular`` padding: one index array per padded dim, made from the sizes
+    alone, says which input element each output element copies; the indexing's gradient adds them back."""
+    dims = len(pad) // 2
+    if input.ndim not in (dims + 1, dims + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor: mode "
+                                  f"{mode!r} pads the last {dims} dim(s) of a {dims + 1}D or {dims + 2}D (batched) "
+                                  f"input; for more dims use mode='constant'")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument: it copies the input\'s own '
+                           f"elements; use mode='constant' to pad with {value}")
+    first = 1 if input.ndim == dims + 2 else 0   # (the batch dim may be empty; the others may not)
+    if mode != "circular" and 0 in tuple(input.shape[first:]):
+        raise RuntimeError(f"Expected {dims + 1}D or {dims + 2}D (batch mode) tensor with possibly 0 batch size and "
+                           f"other non-zero dimensions for input, but got: {list(input.shape)}")
+    plan = []
+    for k in range(dims):
+        dim, (before, after) = input.ndim - 1 - k, pad[2 * k:2 * k + 2]
+        n = input.shape[dim]
+        if mode == "reflect" and max(before, after) >= n:
+            raise RuntimeError(f"Padding size should be less than the corresponding input dimension, but got: "
+                               f"padding ({before}, {after}) at dimension {dim} of input {list(input.shape)} "
+                               f"(reflect mirrors the input without its edge, so it has {n - 1} to give)")
+        if mode == "circular":   # cut first, then wrap what is left
+            start, n = max(-before, 0), n - max(-before, 0) - max(-after, 0)
+            if max(before, after) > max(n, 0):
+                raise RuntimeError(f"Padding value causes wrapping around more than once: padding ({before}, "
+                                   f"{after}) at dimension {dim} of input {list(input.shape)}; pad at most the "
+                                   f"size of the dim")
+            i = numpy.arange(-max(before, 0), n + max(after, 0))
+            index = start + i % max(n, 1)
+        else:
+            if n + before + after < 1:
+                raise RuntimeError(f"input (size {n} at dimension {dim}) is too small. Calculated output size: "
+                                   f"{n + before + after}; cut less")
+            i = numpy.arange(-before, n + after)
+            index = numpy.abs(i) if mode == "reflect" else numpy.clip(i, 0, n - 1)
+            if mode == "reflect":
+                index = numpy.where(index > n - 1, 2 * (n - 1) - index, index)
+        plan.append((dim, index))
+    out = input
+    for dim, index in plan:   # (every check above ran before anything was computed)
+        out = S.getitem(out, (slice(None),) * dim + (index,))
     return out
 
 
@@ -479,3 +535,88 @@ def _adaptive_mean(x, m, dim):
         weights[i, start:stop] = 1.0 / (stop - start)
     a = Tensor._make(backend.asarray(weights, x.device, x.dtype), False, None, x.device)
     return a @ x if dim == -2 else x @ S.transpose(a, 0, 1)
+
+
+# -- adaptive max pooling: the largest of each adaptive window ------------------------------------------------
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """The largest value of each window, the windows chosen so the output is ``output_size`` (an int, or a pair
+    whose None keeps that dim): along a dim of n elements, output i looks at elements floor(i*n/m) to
+    ceil((i+1)*n/m) - 1. The gradient goes to the element chosen, PyTorch's: the first largest, or the last NaN.
+    ``return_indices=True``: also where each came from, as ``row * width + column`` (int64)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"adaptive_max_pool2d: input must be a Tensor, got {type(input).__name__}")
+    sizes = (output_size, output_size) if isinstance(output_size, numbers.Integral) else output_size
+    if not isinstance(sizes, (tuple, list)):
+        raise TypeError(f"adaptive_max_pool2d: output_size must be an int or a pair, got {output_size!r}")
+    if sizes is output_size and input.ndim <= len(sizes):   # (PyTorch's order: this before the rank's check)
+        raise ValueError(f"Input dimension should be at least {len(sizes) + 1}: adaptive_max_pool2d wants "
+                         f"(C, H, W) or (N, C, H, W), got shape {tuple(input.shape)}")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}: images "
+                           f"are (C, H, W) or (N, C, H, W)")
+    if len(sizes) != 2:
+        raise RuntimeError(f"adaptive_max_pool2d(): output_size must be 2 (an int or a pair), got {output_size!r}")
+    oh, ow = (n if m is None else int(m) for m, n in zip(sizes, input.shape[-2:]))
+    return _adaptive_max(input, oh, ow, return_indices, "adaptive_max_pool2d")
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """:func:`adaptive_max_pool2d` along the last dim alone: signals (N, C, L) or (C, L); indices along L."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"adaptive_max_pool1d: input must be a Tensor, got {type(input).__name__}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for adaptive_max_pool1d): signals are (N, C, L) or "
+                           f"(C, L)")
+    size = output_size
+    if not isinstance(size, numbers.Integral):
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(f"adaptive_max_pool1d: output_size must be an int, got {output_size!r}")
+        if len(size) != 1:
+            raise RuntimeError(f"adaptive_max_pool1d() argument 'output_size' should contain one int (got "
+                               f"{len(size)})")
+        size = size[0]
+    out = _adaptive_max(S.unsqueeze(input, -2), 1, int(size), return_indices, "adaptive_max_pool1d")
+    if return_indices:   # (in a height of 1, row * width + column is the column: the index along L)
+        return S.squeeze(out[0], -2), S.squeeze(out[1], -2)
+    return S.squeeze(out, -2)
+
+
+def _adaptive_max(input, oh, ow, return_indices, name):
+    if oh < 0 or ow < 0:
+        raise RuntimeError(f"{name}: the output size must not be negative, got {(oh, ow)}")
+    empty = [d for d in range(input.ndim - 3, input.ndim) if input.shape[d] == 0]
+    if empty:
+        raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                           f"sizes {list(input.shape)} with dimension {empty[0]} being empty")
+    if input.dtype.kind != "f":
+        raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype.name}\': convert the input, e.g. '
+                                  f'x.float()')
+    h, w = input.shape[-2:]
+    rows, cols = _adaptive_positions(h, oh), _adaptive_positions(w, ow)   # (o, k): a short window repeats its last
+    rows, cols = rows[:, None, :, None], cols[None, :, None, :]
+    flat = S.getitem(input, (Ellipsis, rows, cols))                         # (..., oh, ow, kh, kw)
+    flat = S.reshape(flat, tuple(flat.shape[:-2]) + (rows.shape[2] * cols.shape[3],))   # (..., oh, ow, k)
+    # PyTorch's choice, found with ops: the first largest, or the last NaN where there is one (a repeated
+    # element comes right after itself, so it changes neither)
+    last = flat.shape[-1] - 1 - R.argmax(S.flip(flat, (-1,)), -1, keepdim=True)
+    choice = E.where(R.any(flat != flat, -1, keepdim=True), last, R.argmax(flat, -1, keepdim=True))
+    out = S.squeeze(S.gather(flat, -1, choice), -1)
+    if not return_indices:
+        return out
+    k = rows.shape[2] * cols.shape[3]
+    at = numpy.broadcast_to(rows * w + cols, (oh, ow) + rows.shape[2:3] + cols.shape[3:4]).reshape(oh, ow, k)
+    at = Tensor._make(backend.asarray(numpy.ascontiguousarray(at), input.device, numpy.int64), False, None,
+                      input.device)
+    where = S.gather(at.expand(tuple(choice.shape[:-1]) + (at.shape[-1],)), -1, choice)
+    return out, S.squeeze(where, -1)
+
+
+def _adaptive_positions(n, m):
+    """(m, k) positions: window i is floor(i*n/m) .. ceil((i+1)*n/m) - 1, padded to the longest (k) by repeating
+    its last element."""
+    starts = numpy.arange(m) * n // m
+    stops = -(-(numpy.arange(m) + 1) * n // m)
+    k = int((stops - starts).max()) if m else 1
+    return numpy.minimum(starts[:, None] + numpy.arange(k), stops[:, None] - 1)

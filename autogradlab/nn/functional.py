@@ -19,7 +19,8 @@ from ..ops import reduce as R
 from ..ops import shape as S
 from ..ops.registry import apply, defop
 from ..tensor import Tensor
-from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool1d,
+from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d,
+                          avg_pool1d, avg_pool2d, conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool1d,
                           max_pool2d, pad)
 from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
                      mse_loss, nll_loss, smooth_l1_loss)
@@ -37,6 +38,7 @@ __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "kl_div", "mar
            "scaled_dot_product_attention", "hardtanh", "relu6", "hardsigmoid", "hardswish", "softsign", "logsigmoid",
            "mish", "selu", "celu", "tanhshrink", "hardshrink", "softshrink", "threshold", "prelu", "glu",
            "dropout2d", "softmin", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "group_norm",
+           "instance_norm", "bilinear", "adaptive_max_pool1d", "adaptive_max_pool2d",
            "interpolate", "pixel_shuffle", "pixel_unshuffle"]
 
 
@@ -685,6 +687,88 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         for running, batch in ((running_mean, mean), (running_var, var * (n / (n - 1)))):
             if running is not None:   # (blended in the compute dtype, float32 for float16, and rounded once)
                 blended = batch.reshape(running.shape) * momentum + _in_compute_dtype(running, input) * (1 - momentum)
+                running.copy_(blended.to(running.dtype))
+    return _scale_and_shift(_normalize(x, mean, var, eps), weight, bias, shape).to(input.dtype)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y[..., o] = sum_{i,j} x1[..., i] * weight[o, i, j] * x2[..., j] + bias[o]: one bilinear form per output,
+    ``weight`` of shape (out_features, in1_features, in2_features), x1 and x2 with the same leading dims."""
+    for what, t in (("input1", input1), ("input2", input2), ("weight", weight)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"bilinear(): {what} must be a Tensor, got {type(t).__name__}")
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    for d in range(input1.ndim - 1):
+        if input1.shape[d] != input2.shape[d]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got {input1.shape[d]} "
+                               f"and {input2.shape[d]}")
+    if weight.ndim != 3:
+        raise RuntimeError(f"bilinear(): weight must be (out_features, in1_features, in2_features), got shape "
+                           f"{tuple(weight.shape)}")
+    o, in1, in2 = weight.shape
+    for what, t, n in (("input1", input1, in1), ("input2", input2, in2)):
+        if t.shape[-1] != n:
+            raise RuntimeError(f"bilinear(): {what} size does not match weight size: got {t.shape[-1]} but "
+                               f"expected {n}")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != o):
+        got = bias.shape[-1] if bias.ndim else 1
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {got} but expected {o}")
+    given = [t for t in (input1, input2, weight, bias) if t is not None]
+    if len({t.dtype for t in given}) > 1:
+        raise RuntimeError(f"All tensors must have the same dtype, got " + ", ".join(
+            f"{n}: {t.dtype.name}" for n, t in zip(("input1", "input2", "weight", "bias"), given)) +
+            "; convert them to one dtype")
+    lead = tuple(input1.shape[:-1])
+    x1, x2 = S.reshape(input1, (-1, in1)), S.reshape(input2, (-1, in2))
+    # (x1 @ weight) for every o at once: (B, in1) @ (in1, o*in2) -> (B, o, in2), then the dot with x2
+    u = S.reshape(x1 @ S.reshape(S.permute(weight, (1, 0, 2)), (in1, o * in2)), (-1, o, in2))
+    out = R.sum(u * S.unsqueeze(x2, -2), -1)
+    if bias is not None:
+        out = out + bias
+    return S.reshape(out, lead + (o,))
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """(x - mean) / sqrt(var + eps) * weight + bias with the mean and the biased variance of each channel of
+    each sample, over its positions (dims 2 on). With ``running_mean``/``running_var`` given, they move toward
+    the batch's average of those means and of the unbiased variances: r <- (1 - momentum)*r + momentum*stat;
+    ``use_input_stats=False`` normalises with them instead (evaluation)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"instance_norm: input must be a Tensor, got {type(input).__name__}")
+    if input.dtype.kind != "f":   # (PyTorch's class for an integer input here)
+        raise NotImplementedError(f"instance_norm: not implemented for {input.dtype.name}; convert the input with "
+                                  f".float()")
+    if use_input_stats and math.prod(input.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{tuple(input.shape)}: instance_norm wants (N, C, L) or (N, C, H, W), and the variance "
+                         f"of one element is not defined")
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
+    if not use_input_stats and running_mean is None:
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false: "
+                           "pass them, or use_input_stats=True")
+    channels = input.shape[1]
+    given = {"running_mean": running_mean, "running_var": running_var, "weight": weight, "bias": bias}
+    for what, t in given.items():
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{what} should contain {channels} elements (one per channel: the input has shape "
+                               f"{tuple(input.shape)}, channels in dim 1) not {t.numel()}")
+    _check_parameter_dtypes(input, "instance_norm", **given)
+    shape = (1, channels) + (1,) * (input.ndim - 2)
+    x, weight, bias = (_in_compute_dtype(t, input) for t in (input, weight, bias))
+    if not use_input_stats:
+        mean, var = (_in_compute_dtype(t, input).reshape(shape) for t in (running_mean, running_var))
+        return _scale_and_shift(_normalize(x, mean, var, eps), weight, bias, shape).to(input.dtype)
+    dims = tuple(range(2, input.ndim))
+    mean, var = R.mean(x, dims, keepdim=True), R.var(x, dims, 0, keepdim=True)
+    if running_mean is not None:
+        n = math.prod(input.shape[2:])
+        with no_grad():   # (the average over the batch of each sample's statistics)
+            for running, stat in ((running_mean, mean), (running_var, var * (n / (n - 1)))):
+                blended = R.mean(stat, 0).reshape(running.shape) * momentum + \
+                    _in_compute_dtype(running, input) * (1 - momentum)
                 running.copy_(blended.to(running.dtype))
     return _scale_and_shift(_normalize(x, mean, var, eps), weight, bias, shape).to(input.dtype)
 

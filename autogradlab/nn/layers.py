@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections import OrderedDict
 
 from .. import creation
@@ -51,6 +52,37 @@ class Linear(Module):
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Bilinear(Module):
+    """y[o] = x1^T weight[o] x2 + bias[o], weight of shape (out_features, in1_features, in2_features).
+
+    Initialised as PyTorch does: weight and bias from U(-1/sqrt(in1_features), 1/sqrt(in1_features)).
+    """
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in1_features, self.in2_features = int(in1_features), int(in2_features)
+        self.out_features = int(out_features)
+        self.weight = Parameter(creation.zeros(out_features, in1_features, in2_features, dtype=dtype, device=device))
+        if bias:
+            self.bias = Parameter(creation.zeros(out_features, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
 def _reset_weight_and_bias(weight, bias):
@@ -531,6 +563,45 @@ class BatchNorm2d(_BatchNorm):
     _ndims, _dims, _layout = (4,), "4D", "(N, C, H, W)"
 
 
+class _InstanceNorm(_BatchNorm):
+    """Instance normalisation (``F.instance_norm``): each channel of each sample normalised over its positions.
+    Without ``track_running_stats`` (the default) training and evaluation are the same; with it, training moves
+    the running statistics and evaluation uses them. An unbatched input (one sample) is taken as a batch of one."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def forward(self, input):
+        batched = self._unbatched + 1
+        if input.ndim not in (self._unbatched, batched):
+            raise ValueError(f"expected {self._unbatched}D or {batched}D input (got {input.ndim}D input): "
+                             f"{type(self).__name__} wants {self._layout}")
+        if input.ndim == self._unbatched:
+            return self.forward(input.unsqueeze(0)).squeeze(0)
+        if input.shape[1] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim=1 to match num_features ({self.num_features}), but "
+                                 f"got: {input.shape[1]}.")
+            warnings.warn("input's size at dim=1 does not match num_features. You can silence this warning by not "
+                          "passing in num_features, which is not used because affine=False", stacklevel=2)
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               0.0 if self.momentum is None else self.momentum, self.eps)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) or (C, L) input (see ``_InstanceNorm``)."""
+
+    _unbatched, _layout = 2, "(N, C, L) or (C, L)"
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) or (C, H, W) input (see ``_InstanceNorm``)."""
+
+    _unbatched, _layout = 3, "(N, C, H, W) or (C, H, W)"
+
+
 class _ConvNd(Module):
     """A convolution layer over ``n`` dims (``Conv1d``: 1, ``Conv2d``: 2) with ``out_channels`` learned kernels of
     shape (in_channels/groups, *kernel_size).
@@ -732,6 +803,27 @@ class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
+class AdaptiveMaxPool2d(Module):
+    """The largest value of windows chosen so the output is ``output_size`` (``F.adaptive_max_pool2d``)."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    """:class:`AdaptiveMaxPool2d` along the last dim of a signal (``F.adaptive_max_pool1d``)."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
 class _MaxPoolNd(Module):
     """The largest value of each ``kernel_size`` window; stride defaults to the kernel size."""
 
@@ -895,6 +987,59 @@ class ZeroPad2d(ConstantPad2d):
 
     def extra_repr(self):
         return f"{self.padding}"
+
+
+class _IndexPadNd(Module):
+    """``F.pad`` with ``mode`` around the last dims; ``padding`` an int (every side) or one amount per side."""
+
+    mode, sides = "constant", 2   # (each subclass: its mode, and 2 sides for 1-d, 4 for 2-d)
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = tuple(padding) if isinstance(padding, (tuple, list)) else (padding,) * self.sides
+
+    def forward(self, input):
+        return F.pad(input, self.padding, self.mode)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ReflectionPad1d(_IndexPadNd):
+    """The last dim mirrored at its ends, the edge not repeated: [1, 2, 3] padded by 2 is [3, 2, 1, 2, 3, 2, 1]."""
+
+    mode, sides = "reflect", 2
+
+
+class ReflectionPad2d(_IndexPadNd):
+    """The last two dims mirrored at their edges (``ReflectionPad1d`` along each); padding (left, right, top,
+    bottom)."""
+
+    mode, sides = "reflect", 4
+
+
+class ReplicationPad1d(_IndexPadNd):
+    """The last dim's end elements repeated: [1, 2, 3] padded by 2 is [1, 1, 1, 2, 3, 3, 3]."""
+
+    mode, sides = "replicate", 2
+
+
+class ReplicationPad2d(_IndexPadNd):
+    """The nearest edge element of the last two dims repeated; padding (left, right, top, bottom)."""
+
+    mode, sides = "replicate", 4
+
+
+class CircularPad1d(_IndexPadNd):
+    """The last dim wrapped around: [1, 2, 3] padded by 2 is [2, 3, 1, 2, 3, 1, 2]."""
+
+    mode, sides = "circular", 2
+
+
+class CircularPad2d(_IndexPadNd):
+    """The last two dims wrapped around, as on a torus; padding (left, right, top, bottom)."""
+
+    mode, sides = "circular", 4
 
 
 class _DropoutNd(Module):

@@ -1033,3 +1033,84 @@ CLONE = defop("clone", ("self",), math="copy of a;  da = g",
 def clone(a):
     """A copy with its own memory (differentiable)."""
     return apply(CLONE, (a,))
+
+
+# -- hypot, logaddexp, fmod ----------------------------------------------------------------------------------
+
+def _hypot_vjp(g, ctx):
+    scaled = g / ctx.result   # (0/0 = NaN where a = b = 0, as in PyTorch)
+    return (scaled * ctx.self if ctx.needs_input_grad[0] else None,
+            scaled * ctx.other if ctx.needs_input_grad[1] else None)
+
+
+HYPOT = defop("hypot", ("self", "other"), save=("self", "other", "result"),
+              math="r = sqrt(a^2 + b^2) (without overflow);  da = g*a/r, db = g*b/r",
+              forward=lambda xp, a, b: xp.hypot(a, b), vjp=_hypot_vjp, formulas=("a/r", "b/r"))
+
+
+def _logaddexp_vjp(g, ctx):
+    a, b = ctx.self, ctx.other
+    return (g / (1 + exp(b - a)) if ctx.needs_input_grad[0] else None,
+            g / (1 + exp(a - b)) if ctx.needs_input_grad[1] else None)
+
+
+def _logaddexp_forward(xp, a, b):
+    with numpy.errstate(invalid="ignore"):   # (-inf and -inf: -inf, as in PyTorch)
+        return xp.logaddexp(a, b)
+
+
+LOGADDEXP = defop("logaddexp", ("self", "other"), save=("self", "other"),
+                  math="log(e^a + e^b) (without overflow);  da = g/(1 + e^(b-a)), db = g/(1 + e^(a-b))",
+                  forward=_logaddexp_forward, vjp=_logaddexp_vjp, formulas=("1/(1 + e^(b-a))", "1/(1 + e^(a-b))"))
+
+
+def _fmod_forward(xp, a, b):
+    with numpy.errstate(invalid="ignore", divide="ignore"):   # (x fmod 0.0 is NaN, as in PyTorch)
+        return xp.fmod(a, b)
+
+
+def _fmod_vjp(g, ctx):
+    need_a, need_b = ctx.needs_input_grad
+    return (g if need_a else None), (-g * trunc(ctx.self / ctx.other) if need_b else None)
+
+
+FMOD = defop("fmod", ("self", "other"), save=("self", "other"), save_if={"self": 1, "other": 1},
+             math="a - b*trunc(a/b) (the sign of a);  da = g, db = -g*trunc(a/b)",
+             forward=_fmod_forward, vjp=_fmod_vjp, formulas=("1", "-trunc(a/b)"))
+
+
+def _floats_pair(name, input, other):
+    """The two Tensors of hypot / logaddexp, promoted; both must hold floats, as in PyTorch."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}: "
+                        f"wrap it with autogradlab.tensor(...)")
+    if input.dtype.kind != "f" or other.dtype.kind != "f":
+        raise NotImplementedError(f"{name}() is not implemented for {input.dtype.name} and {other.dtype.name} "
+                                  f"tensors (as in PyTorch): convert them with .float()")
+    return promote(input, other)
+
+
+def hypot(input, other):
+    """``sqrt(input^2 + other^2)``, the length of the hypotenuse, computed without overflow; float tensors only.
+    Gradients: ``input/r`` and ``other/r``."""
+    return apply(HYPOT, _floats_pair("hypot", input, other))
+
+
+def logaddexp(input, other):
+    """``log(exp(input) + exp(other))`` computed without overflow; float tensors only. Gradients: ``sigmoid(input
+    - other)`` and ``sigmoid(other - input)``."""
+    return apply(LOGADDEXP, _floats_pair("logaddexp", input, other))
+
+
+def fmod(input, other):
+    """The C remainder ``input - other*trunc(input/other)``, with the sign of ``input`` (``remainder`` takes the sign
+    of ``other``); ``other`` a tensor or a number. Gradients: ``1`` and ``-trunc(input/other)``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"fmod(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if _is_bool(input) and _is_bool(other):
+        raise NotImplementedError("fmod() is not implemented for bool tensors (as in PyTorch): convert one, e.g. "
+                                  "mask.to(autogradlab.int64)")
+    if (_integers(input) and _integers(other) and input.numel()
+            and not numpy.all(to_host(other.data if isinstance(other, Tensor) else other) != 0)):
+        raise RuntimeError("ZeroDivisionError: fmod of integers by 0 is undefined")
+    return apply(FMOD, promote(input, other))

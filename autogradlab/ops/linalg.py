@@ -1,6 +1,9 @@
 """Linear algebra: ``matmul`` (1-D, 2-D and batched, NumPy's rules), ``dot`` and ``outer``; ``mm``, ``mv``
-and ``bmm`` are matmul for exactly the shapes their names say; ``einsum``."""
+and ``bmm`` are matmul for exactly the shapes their names say; ``einsum``; ``cross``, ``kron`` and ``cdist``,
+built from other ops."""
 from __future__ import annotations
+
+import warnings
 
 import numpy
 
@@ -9,6 +12,7 @@ from ..grad_mode import state
 from ..tensor import Tensor
 from .elementwise import promote
 from .registry import apply, apply_binary, defop, not_a_tensor
+from .shape import cat
 
 
 def _matmul_forward(xp, a, b, ta=False, tb=False):
@@ -373,3 +377,86 @@ def _contract(equation, *operands):
         subs, operands = [keep] + rest, [merged] + operands[2:]
     op = EINSUM if len(operands) == 1 else EINSUM2
     return apply(op, tuple(operands), {"equation": ",".join(subs) + "->" + out})
+
+
+# -- cross, kron, cdist: built from other ops (their gradients come from those) ------------------------------
+
+def cross(input, other, dim=None):
+    """The cross product of 3-vectors along ``dim`` (``input`` and ``other`` broadcast against each other):
+    ``c = (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0)``. ``dim=None`` (deprecated in PyTorch, which warns):
+    the first dim of size 3. Gradients: ``da = b x g``, ``db = g x a``."""
+    for t in (input, other):
+        if not isinstance(t, Tensor):
+            raise not_a_tensor("cross", t)
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"cross(): expected scalar type {input.dtype.name} but found {other.dtype.name}: "
+                           f"convert other with other.to({input.dtype.name})")
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions, got shapes "
+                           f"{tuple(input.shape)} and {tuple(other.shape)}")
+    try:
+        shape = numpy.broadcast_shapes(input.shape, other.shape)
+    except ValueError:
+        raise RuntimeError(f"cross(): the shapes {tuple(input.shape)} and {tuple(other.shape)} cannot be "
+                           f"broadcast together") from None
+    if dim is None:
+        warnings.warn("Using cross without specifying the dim arg is deprecated (as in PyTorch): pass dim "
+                      "explicitly (torch.linalg.cross uses dim=-1)", UserWarning, stacklevel=2)
+        if 3 not in shape:
+            raise RuntimeError(f"cross(): no dimension of size 3 in input (shape {tuple(shape)}): give dim")
+        d = list(shape).index(3)
+    else:
+        if not -len(shape) <= dim < max(len(shape), 1):
+            raise IndexError(f"cross(): dim {dim} is out of range for tensors with {len(shape)} dims")
+        d = dim % len(shape)
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
+                           f"{other.shape[d]}")
+    a, b = input.expand(shape), other.expand(shape)
+    a0, a1, a2 = (a.narrow(d, k, 1) for k in range(3))
+    b0, b1, b2 = (b.narrow(d, k, 1) for k in range(3))
+    return cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
+
+
+def kron(input, other):
+    """The Kronecker product: every element ``a[i]`` times the whole of ``b``, block ``i`` of the result
+    (``out[i*n + k] = a[i] * b[k]`` in each dim; the fewer dims padded with leading 1s). Built as a broadcast
+    product of ``a`` reshaped to ``(a0, 1, a1, 1, ...)`` and ``b`` to ``(1, b0, 1, b1, ...)``."""
+    for t in (input, other):
+        if not isinstance(t, Tensor):
+            raise not_a_tensor("kron", t)
+    ndim = max(input.ndim, other.ndim)
+    sa = (1,) * (ndim - input.ndim) + tuple(input.shape)
+    sb = (1,) * (ndim - other.ndim) + tuple(other.shape)
+    a = input.reshape(tuple(n for m in sa for n in (m, 1)))
+    b = other.reshape(tuple(n for m in sb for n in (1, m)))
+    return (a * b).reshape(tuple(m * n for m, n in zip(sa, sb)))
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The ``p``-norm distance between each row of ``x1`` (..., P, M) and each row of ``x2`` (..., R, M):
+    ``out[..., i, j] = ||x1[..., i, :] - x2[..., j, :]||_p`` (p = 2 or 1; batch dims broadcast). Built from the
+    differences and ``norm``, so the gradient is ``g*(x1_i - x2_j)/d_ij`` for p = 2 (0 where d = 0, as
+    PyTorch's) and ``g*sign(x1_i - x2_j)`` for p = 1. (PyTorch computes p = 2 through a matrix product for
+    more than 25 rows, whose rounding differs slightly.)"""
+    for t in (x1, x2):
+        if not isinstance(t, Tensor):
+            raise not_a_tensor("cdist", t)
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, got shapes {tuple(x1.shape)} and "
+                           f"{tuple(x2.shape)}: make a single point a row with x.unsqueeze(0)")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"cdist: X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+                           f"{x2.shape[-1]}")
+    if x1.dtype.kind != "f" or x2.dtype.kind != "f":
+        raise RuntimeError(f"cdist only supports floating-point dtypes, got {x1.dtype.name} and {x2.dtype.name}: "
+                           f"convert with .float()")
+    if x1.dtype != x2.dtype:
+        raise RuntimeError(f"cdist: expected scalar type {x1.dtype.name} but found {x2.dtype.name}: convert x2 "
+                           f"with x2.to({x1.dtype.name})")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, got p={p}")
+    if p not in (1, 2):
+        raise NotImplementedError(f"cdist: p={p} is not supported here: use p=2 (euclidean) or p=1 (manhattan)")
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)   # (..., P, R, M)
+    return diff.abs().sum(-1) if p == 1 else diff.norm(dim=-1)

@@ -9,7 +9,7 @@ import numpy
 from .. import backend
 from ..grad_mode import state
 from ..tensor import Tensor
-from . import elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R, shape as S
+from . import elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R, selection as X, shape as S
 from .registry import apply_one
 
 
@@ -191,6 +191,12 @@ METHODS = {
     "narrow": A.narrow, "movedim": A.movedim, "moveaxis": A.movedim, "swapaxes": A.swapaxes,
     "swapdims": A.swapdims, "index_select": A.index_select, "diagonal": A.diagonal, "diag": A.diag,
     "diff": A.diff, "atan2": E.atan2, "arctan2": E.atan2, "lerp": E.lerp,
+    "scatter": X.scatter, "scatter_add": X.scatter_add, "index_add": X.index_add, "take_along_dim": X.take_along_dim,
+    "scatter_": X.scatter_, "scatter_add_": X.scatter_add_, "index_add_": X.index_add_,
+    "masked_select": X.masked_select, "nonzero": X.nonzero, "argwhere": X.argwhere, "unique": X.unique,
+    "bincount": X.bincount, "count_nonzero": X.count_nonzero,
+    "cumprod": R.cumprod, "hypot": E.hypot, "logaddexp": E.logaddexp, "fmod": E.fmod, "cross": L.cross,
+    "kron": L.kron,
     # dtype and device
     "float": lambda a: E.to_dtype(a, _FLOAT32), "double": lambda a: E.to_dtype(a, _FLOAT64),
     "half": lambda a: E.to_dtype(a, _FLOAT16), "long": lambda a: E.to_dtype(a, _INT64),

@@ -64,6 +64,16 @@ def _tile_method(a, *dims):
     return tile(a, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
 
 
+def check_index_vector(index, name):
+    """PyTorch's errors for an index Tensor that is not a vector (1-D or 0-D) of int64 or int32."""
+    if index.dtype not in (numpy.int64, numpy.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index, got {index.dtype.name}: convert it "
+                           f"with index.long()")
+    if index.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector, got shape {tuple(index.shape)}; flatten it "
+                         f"with index.reshape(-1)")
+
+
 def index_select(a, dim, index):
     """The entries ``index`` names along ``dim`` (``index``: a 1-D or 0-D int64/int32 tensor), in its order;
     repeats allowed, and their gradients add up."""
@@ -72,12 +82,7 @@ def index_select(a, dim, index):
         raise TypeError(f"index_select(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}: "
                         f"wrap it with autogradlab.tensor(..., dtype=autogradlab.int64)")
     d = single_dim(dim, a.ndim, "index_select")
-    if index.dtype not in (numpy.int64, numpy.int32):
-        raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index, got {index.dtype.name}: "
-                           f"convert it with index.long()")
-    if index.ndim > 1:
-        raise IndexError(f"index_select(): Index is supposed to be a vector, got shape {tuple(index.shape)}; "
-                         f"flatten it with index.reshape(-1)")
+    check_index_vector(index, "index_select")
     n = a.shape[d] if a.ndim else 1
     picks = to_host(index.data).reshape(-1)
     if a.ndim == 0 and picks.size != 1:

@@ -246,6 +246,25 @@ def cumsum(a, dim):
     return apply_one(CUMSUM, a, {"dim": d})
 
 
+def cumprod(input, dim, *, dtype=None):
+    """Running products along ``dim``: ``y[i] = a[0] * ... * a[i]`` (integers and bools as int64). Built as
+    ``y[i] = prod_j m[i, j]`` with ``m[i, j] = a[j]`` for ``j <= i`` and 1 after, so its gradient is ``prod``'s,
+    exact where ``a`` has zeros: ``da[j] = sum_{i >= j} g[i] * (product of a[:i+1] without a[j])``. (Clear rather
+    than fast: it holds n x n factors for a dim of n, fine for a lab's dims, costly past a few thousand.)"""
+    expect_tensor(input, "cumprod")
+    d = single_dim(dim, input.ndim, "cumprod")
+    if dtype is not None:
+        input = to_dtype(input, numpy.dtype(dtype))
+    if input.ndim == 0:
+        return prod(input)
+    x = input.movedim(d, -1)   # (Tensor methods: shape ops import this module)
+    n = x.shape[-1]
+    xp = xp_of(x.data)
+    lower = xp.tril(xp.ones((n, n), dtype=bool))   # lower[i, j]: j <= i
+    rows = where(lower, x.unsqueeze(-2), 1)        # rows[..., i, j] = a[j] if j <= i else 1
+    return prod(rows, -1).movedim(-1, d)
+
+
 def _reduce(op, a, dim, keepdim):
     kind = type(a)
     if kind is Tensor or kind is numpy.ndarray:   # the common cases, nothing to check: every axis, or one in range

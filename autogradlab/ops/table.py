@@ -50,6 +50,24 @@ COMPOSITES = (
     ("`diff`", "cat, getitem, sub", "`a[1:] - a[:-1]` along dim, n times", "`da` = the differences' adjoint"),
     ("`lerp`", "sub, mul, add", "`a + w*(b - a)`", "`da = g*(1 - w), db = g*w, dw = g*(b - a)`"),
     ("`addmm`", "matmul, mul, add", "`beta*input + alpha*(A @ B)`", "`dinput = beta*g, dA = alpha*g @ B^T, ...`"),
+    ("`scatter`", "index_put", "`input` with `src` written along dim at index (`out[index[i][j]][j] = src[i][j]`)",
+     "`dinput = g` with zeros where written, `dsrc = gather(g, dim, index)`"),
+    ("`scatter_add`, `index_add`", "index_add_into, add",
+     "`input` plus `src` (`alpha*source`) added along dim at index (repeats add up)",
+     "`dinput = g, dsrc = gather(g, dim, index)` (`alpha*index_select(g, dim, index)`)"),
+    ("`take_along_dim`", "expand, index", "`gather` of input and index broadcast against each other (dim=None: "
+     "flattened)", "`da = zeros with g added at the indices`"),
+    ("`masked_select`", "expand, index", "the elements where mask (broadcast) is True, as a 1-D tensor",
+     "`da = zeros with g where mask`"),
+    ("`nonzero`, `argwhere`, `unique`, `bincount`, `count_nonzero`", "(arrays only)",
+     "index-valued results computed on the arrays", "not differentiable"),
+    ("`cumprod`", "where, prod", "`y_i = prod_j m_ij`, `m_ij = a_j` for `j <= i`, else 1",
+     "`da_j = sum_{i >= j} g_i * (product of a_0..a_i without a_j)` (exact with zeros)"),
+    ("`cross`", "narrow, mul, sub, cat", "`(a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0)` along dim",
+     "`da = b x g, db = g x a`"),
+    ("`kron`", "reshape, mul", "`out[i*n + k] = a_i * b_k` in each dim", "`da_i = sum_k g[i*n + k] b_k`, likewise db"),
+    ("`cdist`", "sub, norm (p=2) / abs, sum (p=1)", "`||x1_i - x2_j||_p` for each pair of rows",
+     "`dx1_i = sum_j g_ij (x1_i - x2_j)/d_ij` (0 where d = 0), p=1: `sign(x1_i - x2_j)`"),
 )
 
 

@@ -1,0 +1,282 @@
+"""Ops that write into or pick out of a tensor by index: ``scatter``, ``scatter_add``, ``index_add``,
+``take_along_dim``, ``masked_select`` (differentiable: built from ``getitem``, ``put`` and ``index_add_into``,
+whose gradients they inherit), and the index-valued ``nonzero``, ``argwhere``, ``unique``, ``bincount`` and
+``count_nonzero`` (not differentiable: their results never require grad). Index arrays are computed from
+the index tensors on their device; the data is only ever reached through the ops."""
+from __future__ import annotations
+
+import numbers
+
+import numpy
+
+from ..backend import to_host, xp_of
+from ..tensor import Tensor
+from . import inplace as I
+from .elementwise import add, mul
+from .rearrange import check_index_vector
+from .reduce import reduction_dims, single_dim
+from .registry import expect_tensor
+from .shape import expand, gather, getitem, index_add_into, put, reshape
+
+
+def _positions(idx, d):
+    """The full index that puts ``idx[i, j, ...]`` along dim ``d`` and ``i, j, ...`` along the others
+    (what ``gather`` reads, what ``scatter`` writes)."""
+    xp = xp_of(idx)
+    return tuple(idx if k == d else xp.arange(n).reshape((n,) + (1,) * (idx.ndim - k - 1))
+                 for k, n in enumerate(idx.shape))
+
+
+def _check_bounds(idx, n, d, name):
+    picks = to_host(idx)
+    if picks.size and (picks.min() < 0 or picks.max() >= n):
+        bad = int(picks.min()) if picks.min() < 0 else int(picks.max())
+        raise RuntimeError(f"{name}(): index {bad} is out of bounds for dimension {d} with size {n}; "
+                           f"indices count from 0 and are not negative")
+
+
+def _scatter_index(name, a, dim, index, src):
+    """Check ``scatter``/``scatter_add``'s arguments as PyTorch does; return ``(positions, src values)``:
+    the full index to write at and the part of ``src`` that is written (``src[:index.shape]``)."""
+    expect_tensor(a, name)
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): index must be a Tensor of integers, got {type(index).__name__}: wrap it with "
+                        f"autogradlab.tensor(..., dtype=autogradlab.int64)")
+    d = single_dim(dim, a.ndim, name)
+    if index.dtype not in (numpy.int64, numpy.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int64 (or int32) for index, got {index.dtype.name}: convert "
+                           f"it with index.long()")
+    if isinstance(src, Tensor) and src.dtype != a.dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype, got {a.dtype.name} and "
+                           f"{src.dtype.name}: convert src with src.to({a.dtype.name})")
+    sizes = [max(t.ndim, 1) for t in (a, index, src) if isinstance(t, Tensor)]
+    if len(set(sizes)) != 1:
+        raise RuntimeError(f"{name}(): Index tensor must have the same number of dimensions as self tensor "
+                           f"(and src): got shapes {tuple(index.shape)} for index and {tuple(a.shape)} for self; "
+                           f"add dims with index.unsqueeze(...)")
+    a_shape, i_shape = a.shape or (1,), index.shape or (1,)
+    s_shape = (src.shape or (1,)) if isinstance(src, Tensor) else i_shape
+    if index.numel() and any(i_shape[k] > s_shape[k] or (k != d and i_shape[k] > a_shape[k])
+                             for k in range(len(i_shape))):
+        raise RuntimeError(f"{name}(): Expected index {list(index.shape)} to be no larger than self "
+                           f"{list(a.shape)} apart from dimension {d} and to be no larger than src "
+                           f"{list(s_shape)}")
+    idx = index.data.reshape(i_shape).astype(numpy.int64)
+    _check_bounds(idx, a_shape[d], d, name)
+    positions = _positions(idx, d)
+    if not isinstance(src, Tensor):
+        return positions, src
+    src = reshape(src, s_shape)
+    if s_shape != i_shape:   # (only the first index.shape elements of src are written)
+        src = getitem(src, tuple(slice(0, n) for n in i_shape))
+    return positions, src
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """``input`` with ``src[i][j]`` written along ``dim`` where ``index`` says (for dim=0:
+    ``out[index[i][j]][j] = src[i][j]``); ``src`` a tensor or a number. Where an index repeats, one of the
+    writes wins (PyTorch leaves which one unspecified). Gradients: ``dinput = g`` with zeros where written,
+    ``dsrc = gather(g, dim, index)``."""
+    if reduce is not None:
+        raise NotImplementedError(f"scatter(): reduce={reduce!r} is not supported here: use scatter_add (for "
+                                  f"'add'), or scatter without reduce")
+    if src is None:   # (PyTorch's scatter(input, dim, index, value=...) spelling)
+        src = value
+    if not isinstance(src, (Tensor, numbers.Number)):
+        raise TypeError(f"scatter(): src must be a Tensor or a number, got {type(src).__name__}")
+    positions, src = _scatter_index("scatter", input, dim, index, src)
+    if input.ndim == 0:
+        return reshape(put(reshape(input, 1), positions, src), ())
+    return put(input, positions, src)
+
+
+def scatter_add(input, dim, index, src):
+    """``input`` with ``src[i][j]`` added along ``dim`` where ``index`` says (for dim=0:
+    ``out[index[i][j]][j] += src[i][j]``); repeated indices add up. Gradients: ``dinput = g``,
+    ``dsrc = gather(g, dim, index)``."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_add(): argument 'src' (position 4) must be Tensor, not {type(src).__name__}")
+    positions, src = _scatter_index("scatter_add", input, dim, index, src)
+    shape = input.shape or (1,)
+    return add(input, reshape(index_add_into(src, shape, positions), input.shape))
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """``input`` with ``alpha * source`` added along ``dim`` at the entries ``index`` names (for dim=0:
+    ``out[index[i]] += alpha * source[i]``); repeated indices add up. Gradients: ``dinput = g``,
+    ``dsource = alpha * index_select(g, dim, index)``."""
+    expect_tensor(input, "index_add")
+    expect_tensor(source, "index_add")
+    if not isinstance(index, Tensor):
+        raise TypeError(f"index_add(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}")
+    d = single_dim(dim, input.ndim, "index_add")
+    check_index_vector(index, "index_add")
+    a_shape, s_shape = input.shape or (1,), source.shape or (1,)
+    if len(a_shape) != len(s_shape) or any(a_shape[k] != s_shape[k] for k in range(len(a_shape)) if k != d):
+        raise RuntimeError(f"index_add(): source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(input.shape)} source.shape = "
+                           f"{list(source.shape)}")
+    if index.numel() != s_shape[d]:
+        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim): ({s_shape[d]}), for dim: {d}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"index_add_(): self ({input.dtype.name}) and source ({source.dtype.name}) must have "
+                           f"the same scalar type: convert source with source.to({input.dtype.name})")
+    idx = index.data.reshape(-1).astype(numpy.int64)
+    _check_bounds(idx, a_shape[d], d, "index_add")
+    # source entry j goes to position idx[j] along d: the same full index scatter uses, for source's shape
+    xp = xp_of(idx)
+    positions = _positions(xp.broadcast_to(idx.reshape((-1,) + (1,) * (len(s_shape) - d - 1)), s_shape), d)
+    if input.dtype.kind in "biu":   # (on integers PyTorch takes alpha as an integer: 2.5 counts as 2)
+        alpha = int(alpha)
+    if alpha != 1:
+        source = mul(source, alpha)
+    added = index_add_into(reshape(source, s_shape), a_shape, positions)
+    return add(input, reshape(added, input.shape))
+
+
+def take_along_dim(input, indices, dim=None):
+    """The elements of ``input`` that ``indices`` names along ``dim``, ``input`` and ``indices`` broadcast
+    against each other along the other dims (``dim=None``: of the flattened input). As ``gather``:
+    ``dinput = zeros with g added at the indices``. Negative indices count from the end."""
+    expect_tensor(input, "take_along_dim")
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"take_along_dim(): argument 'indices' (position 2) must be Tensor, not "
+                        f"{type(indices).__name__}")
+    if indices.dtype != numpy.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices.dtype.name}: convert it with indices.long()")
+    if dim is None:
+        input, indices, d = reshape(input, -1), reshape(indices, -1), 0
+    else:
+        d = single_dim(dim, input.ndim, "take_along_dim")
+        if input.ndim != indices.ndim:
+            raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of "
+                               f"dimensions, but got {input.ndim} dimensions for input, and {indices.ndim} "
+                               f"dimensions for indices")
+        if input.ndim == 0:
+            raise IndexError(f"take_along_dim(): Dimension specified as {dim} but tensor has no dimensions; "
+                             f"leave dim=None to index a 0-d tensor")
+        shape = list(numpy.broadcast_shapes(*[s[:d] + (1,) + s[d + 1:] for s in (input.shape, indices.shape)]))
+        input = expand(input, shape[:d] + [input.shape[d]] + shape[d + 1:])
+        indices = expand(indices, shape[:d] + [indices.shape[d]] + shape[d + 1:])
+    n = input.shape[d]
+    idx = indices.data
+    picks = to_host(idx)
+    if picks.size and (picks.min() < -n or picks.max() >= n):
+        bad = int(picks.min()) if picks.min() < -n else int(picks.max())
+        raise IndexError(f"take_along_dim(): index {bad} is out of bounds for dimension {d} with size {n}")
+    wrapped = Tensor._make(idx % n if n else idx, False, None, indices.device)
+    return gather(input, d, wrapped)
+
+
+def masked_select(input, mask):
+    """The elements of ``input`` where ``mask`` (bool; the two broadcast against each other) is True, as a
+    1-D tensor in order. ``dinput = zeros with g where mask is True``."""
+    expect_tensor(input, "masked_select")
+    if not isinstance(mask, Tensor) or mask.dtype != numpy.bool_:
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask, got "
+                           f"{getattr(mask, 'dtype', type(mask).__name__)}: make it with a comparison "
+                           f"(x > 0) or mask.bool()")
+    try:
+        shape = numpy.broadcast_shapes(input.shape, mask.shape)
+    except ValueError:
+        raise RuntimeError(f"masked_select: the mask of shape {tuple(mask.shape)} and the input of shape "
+                           f"{tuple(input.shape)} must broadcast against each other") from None
+    keep = xp_of(mask.data).broadcast_to(mask.data, shape)
+    return getitem(reshape(expand(input, shape), -1), keep.reshape(-1))
+
+
+# -- index-valued results: computed on the arrays, never requiring grad ----------------------------------------
+
+def _result(array, like):
+    return Tensor._make(array, False, None, like.device)
+
+
+def nonzero(input, *, as_tuple=False):
+    """The positions of the nonzero elements, one row each (shape ``(n, ndim)``, int64), in order; with
+    ``as_tuple=True``, one 1-D tensor per dim (a 0-d input counts as 1-d)."""
+    expect_tensor(input, "nonzero")
+    data = input.data
+    xp = xp_of(data)
+    rows = xp.argwhere(data).astype(numpy.int64)
+    if as_tuple:
+        if input.ndim == 0:
+            return (_result(xp.zeros(int(rows.shape[0]), dtype=numpy.int64), input),)
+        return tuple(_result(xp.ascontiguousarray(rows[:, k]), input) for k in range(input.ndim))
+    return _result(rows, input)
+
+
+def argwhere(input):
+    """``nonzero(input)``: the positions of the nonzero elements, shape ``(n, ndim)``."""
+    return nonzero(input)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements of ``input``, sorted (also with ``sorted=False``, as PyTorch's CPU unique);
+    optionally where each element of ``input`` is among them (``inverse``, input's shape) and how often each
+    occurs (``counts``), both int64."""
+    expect_tensor(input, "unique")
+    if dim is not None:
+        raise NotImplementedError("unique(): dim= is not supported here (only the unique elements of the whole "
+                                  "tensor, dim=None)")
+    data = input.data
+    values, inverse, counts = xp_of(data).unique(data.reshape(-1), return_inverse=True, return_counts=True)
+    out = [_result(values, input)]
+    if return_inverse:
+        out.append(_result(inverse.astype(numpy.int64).reshape(input.shape), input))
+    if return_counts:
+        out.append(_result(counts.astype(numpy.int64), input))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def bincount(input, weights=None, minlength=0):
+    """How often each value ``0, 1, ..., max`` occurs in the 1-D non-negative integer ``input`` (at least
+    ``minlength`` counts); with ``weights``, the sum of their weights instead (float32 weights give float32,
+    other weights float64). Not differentiable (PyTorch has no derivative for it either)."""
+    expect_tensor(input, "bincount")
+    if input.dtype.kind not in "iu":
+        raise NotImplementedError(f"bincount() is not implemented for {input.dtype.name} input: it counts "
+                                  f"integers; convert with input.long()")
+    if minlength < 0:
+        raise RuntimeError(f"bincount(): minlength should be >= 0, got {minlength}")
+    data = input.data
+    if input.ndim != 1 or (data.size and int(to_host(data).min()) < 0):
+        raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs, got shape "
+                           f"{tuple(input.shape)}; flatten with input.reshape(-1)")
+    if weights is not None and (weights.ndim != 1 or weights.shape[0] != input.shape[0]):
+        raise RuntimeError(f"bincount(): weights should be 1-d and have the same length as input, got shapes "
+                           f"{tuple(weights.shape)} and {tuple(input.shape)}")
+    xp = xp_of(data)
+    if weights is None:
+        return _result(xp.bincount(data, minlength=minlength).astype(numpy.int64), input)
+    dtype = numpy.float32 if weights.dtype == numpy.float32 else numpy.float64
+    return _result(xp.bincount(data, weights.data.astype(numpy.float64), minlength=minlength).astype(dtype), input)
+
+
+def count_nonzero(input, dim=None):
+    """How many elements are nonzero, over ``dim`` (an int or a tuple of ints; all dims by default), int64."""
+    expect_tensor(input, "count_nonzero")
+    dims = reduction_dims(dim, input.ndim, "count_nonzero")   # (() means all dims; a repeated dim raises)
+    data = input.data
+    return _result(xp_of(data).count_nonzero(data, axis=dims if input.ndim else None).astype(numpy.int64)
+                   .reshape(tuple(n for k, n in enumerate(input.shape) if k not in dims)), input)
+
+
+# -- in place: the out-of-place op, written back (ops.inplace checks leaves, overlap, versions) ----------------
+
+def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+    return I.inplace(self, "scatter_", lambda old, *s: scatter(old, dim, index, s[0] if s else value,
+                                                                reduce=reduce), *([src] if src is not None else []))
+
+
+def scatter_add_(self, dim, index, src):
+    return I.inplace(self, "scatter_add_", lambda old, s: scatter_add(old, dim, index, s), src)
+
+
+def index_add_(self, dim, index, source, *, alpha=1):
+    return I.inplace(self, "index_add_", lambda old, s: index_add(old, dim, index, s, alpha=alpha), source)
+
+
+__all__ = ["scatter", "scatter_add", "index_add", "take_along_dim", "masked_select", "nonzero", "argwhere",
+           "unique", "bincount", "count_nonzero", "scatter_", "scatter_add_", "index_add_"]
