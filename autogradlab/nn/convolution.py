@@ -112,21 +112,26 @@ def _pad_by_index(input, pad, mode, value):
     return out
 
 
+def _check_images(name, input, weight, layout):
+    """PyTorch's errors for a 2-d convolution's operands: Tensors, images (C, H, W) or (N, C, H, W), and a 4-d
+    weight laid out as ``layout``."""
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError(f"{name}: input and weight must be Tensors, got {type(input).__name__} and "
+                        f"{type(weight).__name__}")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to {name}, but got input of size: "
+                           f"{list(input.shape)}: images are (N, C, H, W)")
+    if weight.ndim != 4:
+        raise RuntimeError(f"{name}: weight must be {layout}, got shape {tuple(weight.shape)}")
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """out[n, o, i, j] = bias[o] + sum_{c,u,v} weight[o, c, u, v] * x[n, c', i*stride + u*dilation, j*stride +
     v*dilation], x zero-padded, c' running over the input channels of o's group (a cross-correlation, as in
     every deep-learning library)."""
-    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
-        raise TypeError(f"conv2d: input and weight must be Tensors, got {type(input).__name__} and "
-                        f"{type(weight).__name__}")
+    _check_images("conv2d", input, weight, "(out_channels, in_channels/groups, kh, kw)")
     if input.ndim == 3:   # one image, no batch dim
         return S.squeeze(conv2d(S.unsqueeze(input, 0), weight, bias, stride, padding, dilation, groups), 0)
-    if input.ndim != 4:
-        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
-                           f"{list(input.shape)}: images are (N, C, H, W)")
-    if weight.ndim != 4:
-        raise RuntimeError(f"conv2d: weight must be (out_channels, in_channels/groups, kh, kw), got shape "
-                           f"{tuple(weight.shape)}")
     n, c, h, w = input.shape
     o, c_per_group, kh, kw = weight.shape
     _check_conv_operands("conv2d", input, weight, bias, groups)
@@ -160,18 +165,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     ``(H - 1)*stride - 2*padding + dilation*(k - 1) + output_padding + 1``. ``weight`` is
     (in_channels, out_channels/groups, kh, kw). Built as PyTorch's documentation describes it: zeros
     between the input's elements, then a ``conv2d`` with the flipped kernel, cut by ``padding``."""
-    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
-        raise TypeError(f"conv_transpose2d: input and weight must be Tensors, got {type(input).__name__} and "
-                        f"{type(weight).__name__}")
+    _check_images("conv_transpose2d", input, weight, "(in_channels, out_channels/groups, kh, kw)")
     if input.ndim == 3:   # one image, no batch dim
         return S.squeeze(conv_transpose2d(S.unsqueeze(input, 0), weight, bias, stride, padding, output_padding,
                                           groups, dilation), 0)
-    if input.ndim != 4:
-        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of "
-                           f"size: {list(input.shape)}: images are (N, C, H, W)")
-    if weight.ndim != 4:
-        raise RuntimeError(f"conv_transpose2d: weight must be (in_channels, out_channels/groups, kh, kw), got shape "
-                           f"{tuple(weight.shape)}")
     stride, dilation = _pair(stride, "stride", 1), _pair(dilation, "dilation", 1)
     padding, output_padding = _pair(padding, "padding", 0), _pair(output_padding, "output_padding", 0)
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation)

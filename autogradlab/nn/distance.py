@@ -17,6 +17,7 @@ import numpy
 from ..grad_mode import is_grad_enabled, no_grad
 from ..ops import elementwise as E
 from ..ops import reduce as R
+from ..ops.registry import broadcast_shape
 from ..tensor import Tensor
 from .module import Module
 
@@ -65,15 +66,6 @@ def floating_inputs(name, *tensors):
         if t.dtype.kind != "f":
             raise RuntimeError(f"{name}: expected floating point inputs, got dtype {t.dtype.name}; convert with "
                                f"x.to(autogradlab.float32)")
-
-
-def broadcast_shape(name, *shapes):
-    """The shape that ``shapes`` broadcast to, or a RuntimeError (PyTorch's) naming them."""
-    try:
-        return numpy.broadcast_shapes(*(tuple(s) for s in shapes))
-    except ValueError:
-        raise RuntimeError(f"{name}: shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast: each "
-                           f"dim, counted from the right, must be equal or 1 in all but one of them") from None
 
 
 def _broadcast_pair(x1, x2, name):

@@ -267,13 +267,6 @@ def tanhshrink(input):
     return input - E.tanh(input)
 
 
-def _floating_only(input, name):
-    # (PyTorch has no integer or bool kernel for these: NotImplementedError, as its)
-    if input.dtype.kind != "f":
-        raise NotImplementedError(f"{name} is not implemented for dtype {input.dtype.name} (as in PyTorch); "
-                                  f"convert the input to floating point first, e.g. x.float()")
-
-
 def _scalar_of(value, dtype, what, name):
     """``value`` as a number of ``dtype`` (an integer dtype truncates it toward 0, as PyTorch does); a
     RuntimeError where it does not fit, as PyTorch's."""
@@ -330,14 +323,14 @@ THRESHOLD = defop("threshold", ("self",), save=("self",), math="x where x > t, e
 def hardshrink(input, lambd=0.5):
     """0 where -lambd <= x <= lambd, else x; d/dx = 0 there (at +-lambd too, as in PyTorch), else 1.
     (``lambd`` is taken in the input's dtype; a NaN stays NaN and passes its gradient on, as in PyTorch.)"""
-    _floating_only(input, "hardshrink")
+    _check_float(input, "input", "hardshrink", NotImplementedError)   # (no integer kernel, as in PyTorch)
     return apply(HARDSHRINK, (input,), {"lambd": _scalar_of(lambd, input.dtype, "lambd", "hardshrink")})
 
 
 def softshrink(input, lambd=0.5):
     """x - lambd where x > lambd, x + lambd where x < -lambd, else 0; d/dx = 1 outside [-lambd, lambd], 0 on
     it. (A NaN stays NaN, gradient 1.)"""
-    _floating_only(input, "softshrink")
+    _check_float(input, "input", "softshrink", NotImplementedError)   # (no integer kernel, as in PyTorch)
     top = float(numpy.finfo(input.dtype).max)
     if not 0 <= lambd <= top:   # (a NaN fails too)
         raise RuntimeError(f"softshrink: lambd must be in [0, {top:g}] for dtype {input.dtype.name}, got {lambd}")
@@ -393,7 +386,7 @@ PRELU_BACKWARD = defop(   # (its own derivatives take x = 0 as positive, as PyTo
 def prelu(input, weight):
     """x where x > 0, else w*x, with one slope w for all or one per channel (dim 1, of size C = weight.numel());
     d/dx = 1, or w (also at 0, as in PyTorch); d/dw = the sum of g*x over the x <= 0 it scales."""
-    _floating_only(input, "prelu")
+    _check_float(input, "input", "prelu", NotImplementedError)   # (no integer kernel, as in PyTorch)
     if weight.dtype != input.dtype:
         raise RuntimeError(f"prelu: the weight's dtype ({weight.dtype.name}) must be the input's "
                            f"({input.dtype.name}): no type promotion here, as in PyTorch; convert one of them")
@@ -421,7 +414,7 @@ def glu(input, dim=-1):
     unit, Dauphin et al. 2017); d/da = sigmoid(b), d/db = a*sigmoid(b)*(1 - sigmoid(b))."""
     if input.ndim == 0:
         raise RuntimeError("glu: a 0-dim tensor cannot be halved; give a tensor whose dim has an even size")
-    _floating_only(input, "glu")
+    _check_float(input, "input", "glu", NotImplementedError)   # (no integer kernel, as in PyTorch)
     d = R.normalize_dims(dim, input.ndim, "glu")[0]
     if input.shape[d] % 2:
         raise RuntimeError(f"glu: the halved dim must have an even size, but dim {d} of shape "
@@ -644,6 +637,17 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     return _scale_and_shift(normed, weight, bias, per_channel).to(input.dtype)
 
 
+def _per_channel(name, input, given):
+    """The input's channel count (dim 1), after checking that each given statistic or parameter has one value per
+    channel (PyTorch's RuntimeError)."""
+    channels = input.shape[1]
+    for what, t in given.items():
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name}: {what} should contain {channels} elements (one per channel: the input has "
+                               f"shape {tuple(input.shape)}, channels in dim 1) not {t.numel()}")
+    return channels
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """(x - mean) / sqrt(var + eps) * weight + bias for each channel (dim 1), over the batch and every other dim.
 
@@ -660,12 +664,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if t is not None and t.requires_grad:
             raise RuntimeError(f"batch_norm is not differentiable with respect to {what}: it is a statistic, not a "
                                f"parameter; keep it as a buffer (register_buffer), or pass {what}.detach()")
-    channels = input.shape[1]
     given = {"running_mean": running_mean, "running_var": running_var, "weight": weight, "bias": bias}
-    for what, t in given.items():
-        if t is not None and t.numel() != channels:
-            raise RuntimeError(f"batch_norm: {what} should contain {channels} elements (one per channel: the input "
-                               f"has shape {tuple(input.shape)}, channels in dim 1) not {t.numel()}")
+    channels = _per_channel("batch_norm", input, given)
     if not training and running_mean is None:
         raise RuntimeError("batch_norm: running_mean and running_var must be given in evaluation mode "
                            "(training=False); pass training=True to use the batch's own statistics")
@@ -749,12 +749,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if not use_input_stats and running_mean is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false: "
                            "pass them, or use_input_stats=True")
-    channels = input.shape[1]
     given = {"running_mean": running_mean, "running_var": running_var, "weight": weight, "bias": bias}
-    for what, t in given.items():
-        if t is not None and t.numel() != channels:
-            raise RuntimeError(f"{what} should contain {channels} elements (one per channel: the input has shape "
-                               f"{tuple(input.shape)}, channels in dim 1) not {t.numel()}")
+    channels = _per_channel("instance_norm", input, given)
     _check_parameter_dtypes(input, "instance_norm", **given)
     shape = (1, channels) + (1,) * (input.ndim - 2)
     x, weight, bias = (_in_compute_dtype(t, input) for t in (input, weight, bias))

@@ -11,7 +11,7 @@ from ..backend import broadcast_to as broadcast_view
 from ..grad_mode import state
 from ..tensor import Tensor
 from .elementwise import promote
-from .registry import apply, apply_binary, defop, not_a_tensor
+from .registry import apply, apply_binary, broadcast_shape, defop, not_a_tensor
 from .shape import cat
 
 
@@ -394,11 +394,7 @@ def cross(input, other, dim=None):
     if input.ndim != other.ndim:
         raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions, got shapes "
                            f"{tuple(input.shape)} and {tuple(other.shape)}")
-    try:
-        shape = numpy.broadcast_shapes(input.shape, other.shape)
-    except ValueError:
-        raise RuntimeError(f"cross(): the shapes {tuple(input.shape)} and {tuple(other.shape)} cannot be "
-                           f"broadcast together") from None
+    shape = broadcast_shape("cross()", input.shape, other.shape)
     if dim is None:
         warnings.warn("Using cross without specifying the dim arg is deprecated (as in PyTorch): pass dim "
                       "explicitly (torch.linalg.cross uses dim=-1)", UserWarning, stacklevel=2)

@@ -181,6 +181,16 @@ def _broadcast_error(op, inputs):
         f"from the last dim and must be equal or 1; reshape or unsqueeze an operand so they line up.")
 
 
+def broadcast_shape(name, *shapes):
+    """The shape that ``shapes`` broadcast to, or a RuntimeError (the class PyTorch raises in the functions that
+    check this themselves: cross, masked_select, the distances and losses) naming them."""
+    try:
+        return numpy.broadcast_shapes(*(tuple(s) for s in shapes))
+    except ValueError:
+        raise RuntimeError(f"{name}: shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast: each "
+                           f"dim, counted from the right, must be equal or 1 in all but one of them") from None
+
+
 def not_a_tensor(name, got):
     """The TypeError for an op given something that is not a Tensor where it needs one (a Python number,
     a list): what it got and how to make a Tensor of it, as PyTorch's "must be Tensor"."""

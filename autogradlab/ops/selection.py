@@ -15,16 +15,8 @@ from . import inplace as I
 from .elementwise import add, mul
 from .rearrange import check_index_vector
 from .reduce import reduction_dims, single_dim
-from .registry import expect_tensor
-from .shape import expand, gather, getitem, index_add_into, put, reshape
-
-
-def _positions(idx, d):
-    """The full index that puts ``idx[i, j, ...]`` along dim ``d`` and ``i, j, ...`` along the others
-    (what ``gather`` reads, what ``scatter`` writes)."""
-    xp = xp_of(idx)
-    return tuple(idx if k == d else xp.arange(n).reshape((n,) + (1,) * (idx.ndim - k - 1))
-                 for k, n in enumerate(idx.shape))
+from .registry import broadcast_shape, expect_tensor
+from .shape import expand, gather, getitem, index_add_into, positions_along, put, reshape
 
 
 def _check_bounds(idx, n, d, name):
@@ -63,7 +55,7 @@ def _scatter_index(name, a, dim, index, src):
                            f"{list(s_shape)}")
     idx = index.data.reshape(i_shape).astype(numpy.int64)
     _check_bounds(idx, a_shape[d], d, name)
-    positions = _positions(idx, d)
+    positions = positions_along(idx, d)
     if not isinstance(src, Tensor):
         return positions, src
     src = reshape(src, s_shape)
@@ -126,7 +118,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     _check_bounds(idx, a_shape[d], d, "index_add")
     # source entry j goes to position idx[j] along d: the same full index scatter uses, for source's shape
     xp = xp_of(idx)
-    positions = _positions(xp.broadcast_to(idx.reshape((-1,) + (1,) * (len(s_shape) - d - 1)), s_shape), d)
+    positions = positions_along(xp.broadcast_to(idx.reshape((-1,) + (1,) * (len(s_shape) - d - 1)), s_shape), d)
     if input.dtype.kind in "biu":   # (on integers PyTorch takes alpha as an integer: 2.5 counts as 2)
         alpha = int(alpha)
     if alpha != 1:
@@ -178,11 +170,7 @@ def masked_select(input, mask):
         raise RuntimeError(f"masked_select: expected BoolTensor for mask, got "
                            f"{getattr(mask, 'dtype', type(mask).__name__)}: make it with a comparison "
                            f"(x > 0) or mask.bool()")
-    try:
-        shape = numpy.broadcast_shapes(input.shape, mask.shape)
-    except ValueError:
-        raise RuntimeError(f"masked_select: the mask of shape {tuple(mask.shape)} and the input of shape "
-                           f"{tuple(input.shape)} must broadcast against each other") from None
+    shape = broadcast_shape("masked_select", input.shape, mask.shape)
     keep = xp_of(mask.data).broadcast_to(mask.data, shape)
     return getitem(reshape(expand(input, shape), -1), keep.reshape(-1))
 

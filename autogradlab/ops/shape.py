@@ -349,11 +349,16 @@ def gather(a, dim, index):
     if lo < 0 or hi >= a.shape[d]:
         raise RuntimeError(f"gather(): index {lo if lo < 0 else hi} is out of bounds for dim {d} of size "
                            f"{a.shape[d]} (input shape {tuple(a.shape)}); indices count from 0 and are not negative")
+    return getitem(a, positions_along(idx, d))
+
+
+def positions_along(idx, d):
+    """The full index that puts ``idx[i, j, ...]`` along dim ``d`` and ``i, j, ...`` along the others (what
+    ``gather`` reads and ``scatter`` writes): the index itself along ``d``, and along every other dim k an
+    ``arange(n_k)`` that broadcasts."""
     xp = xp_of(idx)
-    # a[positions]: the index itself along dim, and along every other dim k an arange(n_k) that broadcasts
-    positions = tuple(idx if k == d else xp.arange(n).reshape((n,) + (1,) * (index.ndim - k - 1))
-                      for k, n in enumerate(index.shape))
-    return getitem(a, positions)
+    return tuple(idx if k == d else xp.arange(n).reshape((n,) + (1,) * (idx.ndim - k - 1))
+                 for k, n in enumerate(idx.shape))
 
 
 def index_put(a, index, values):
