@@ -384,12 +384,14 @@ def test_bilinear_module_matches_torch_over_training_steps(bias):
     assert repr(ours) == repr(theirs)
     _same_state(ours, theirs, values=False)   # (names and shapes: the initial values come from each library's seed)
     ag.manual_seed(0)
+    torch.manual_seed(0)   # (both seeded: the checks below are statistical, and must not depend on the run)
     bound = 1 / np.sqrt(4)   # torch's: U(-1/sqrt(in1_features), 1/sqrt(in1_features)), weight and bias alike
     ours_big, theirs_big = nn.Bilinear(4, 9, 60, bias=bias), torch.nn.Bilinear(4, 9, 60, bias=bias)
     for p, tp in zip(ours_big.parameters(), theirs_big.parameters()):
         for values in (p.detach().numpy(), tp.detach().numpy()):
             assert 0.9 * bound < np.abs(values).max() <= bound
-            assert abs(values.mean()) < 0.1 * bound
+            if values.size > 1000:   # (the weight's 2,160 values: their mean's spread is about 0.012 * bound)
+                assert abs(values.mean()) < 0.1 * bound
     ag.manual_seed(5)
     first = [p.detach().numpy().copy() for p in nn.Bilinear(2, 3, 4, bias=bias).parameters()]
     ag.manual_seed(5)
