@@ -4,6 +4,8 @@
 #   bash dev.sh lab   [jupyter args...]  set everything up, then open lessons/ in JupyterLab
 #   bash dev.sh test  [pytest args...]   same set-up (plus chromium), then run the whole test suite
 #   bash dev.sh setup                    only the set-up
+#   bash dev.sh gpu-check OUTDIR         on a machine with an NVIDIA GPU, CuPy and torch: no set-up; the GPU
+#                                        benchmark, then the device and lab suites on the GPU; logs in OUTDIR
 #
 # Idempotent and needs no stdin. Set-up: graphviz's `dot` (apt when root), a .venv with the
 # package installed editable with its lab/test/browser/otter extras; for `test` also Debian's
@@ -34,6 +36,10 @@ usage: bash dev.sh COMMAND [args...]
                  pytest over tests/ and --nbval over notebooks/ and lessons/;
                  extra args go to pytest
   setup          only the set-up
+  gpu-check OUT  on a machine with an NVIDIA GPU, CuPy and torch (its own python3, or $PYTHON; no set-up,
+                 nothing installed): benchmarks/gpu.py --gpu-only, then the stand-in-GPU pass's suites on
+                 the real GPU (AUTOGRADLAB_DEFAULT_DEVICE=cuda); logs and tables in OUT.
+                 $GPU_BENCH_S and $GPU_SUITES_S cap each part (seconds), $GPU_WORKERS sets pytest-xdist's -n
 EOF
 }
 
@@ -251,12 +257,39 @@ run_tests() {
     return "$rc"
 }
 
+# The GPU check for a lent GPU machine's short lease: one command, each part capped, everything in OUT.
+run_gpu_check() {
+    local out=${1:?usage: bash dev.sh gpu-check OUTDIR} py=${PYTHON:-python3} rc=0
+    mkdir -p "$out"
+    "$py" -c 'import cupy; cupy.cuda.runtime.getDeviceCount()' 2>/dev/null \
+        || die "gpu-check needs CuPy and an NVIDIA GPU for $py (pip install -e '.[gpu]'; see README, GPU)"
+    export PYTHONPATH=$ROOT${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+    { nvidia-smi -L 2>&1 || true
+      "$py" -c 'import sys, numpy, cupy, torch
+print("python", sys.version.split()[0], "numpy", numpy.__version__, "cupy", cupy.__version__,
+      "torch", torch.__version__, "cuda runtime", cupy.cuda.runtime.runtimeGetVersion())'
+      echo "cpus $(nproc)"; } 2>&1 | tee "$out/machine.txt"
+    say "benchmarks/gpu.py --gpu-only (at most ${GPU_BENCH_S:-150} s)"
+    timeout "${GPU_BENCH_S:-150}" "$py" benchmarks/gpu.py --gpu-only --markdown "$out/gpu.md" \
+        --json "$out/gpu.json" > "$out/bench.log" 2>&1 || rc=$?
+    cat "$out/bench.log"
+    say "the stand-in-GPU pass's suites on the GPU (at most ${GPU_SUITES_S:-300} s)"
+    AUTOGRADLAB_DEFAULT_DEVICE=cuda timeout "${GPU_SUITES_S:-300}" "$py" -m pytest -p no:cacheprovider \
+        -n "${GPU_WORKERS:-8}" --dist loadfile --timeout 120 -v -rfE --junitxml "$out/suites.xml" "${FAKE_CUDA_SUITES[@]}" \
+        > "$out/suites.log" 2>&1 || rc=$?
+    # -v: each result on its own line, so a run stopped by its cap still says what failed so far
+    grep -E '(^(FAILED|ERROR) |\] (FAILED|ERROR) )' "$out/suites.log" | cut -c1-300 | sort -u | head -80
+    tail -3 "$out/suites.log"
+    return "$rc"
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case $cmd in
     lab)   setup lab;  run_lab "$@" ;;
     test)  setup test; run_tests "$@" ;;
     setup) setup test; say "set-up done" ;;
+    gpu-check) run_gpu_check "$@" ;;
     -h|--help|help) usage ;;
     *)     usage >&2; exit 2 ;;
 esac

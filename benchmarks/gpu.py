@@ -1,6 +1,6 @@
 """GPU benchmarks (issue 17): autogradlab on CuPy against PyTorch CUDA and a hand-written CuPy floor.
 
-    python benchmarks/gpu.py [--quick] [--markdown PATH] [--json PATH]
+    python benchmarks/gpu.py [--quick] [--gpu-only] [--markdown PATH] [--json PATH]
 
 Workloads (float32):
   G1  one MLP training step (forward, backward, SGD update), batch 4096, 784-1024-1024-10 tanh,
@@ -306,13 +306,17 @@ def machine_line():
     return ", ".join(parts) + f", {time.strftime('%Y-%m-%d')}"
 
 
-def run(quick=False):
-    """Measure every row; returns ``[(row name, {column: float or reason string})]``."""
+def run(quick=False, gpu_only=False):
+    """Measure every row; returns ``[(row name, {column: float or reason string})]``.
+
+    ``gpu_only`` leaves the NumPy columns out (a reason instead), for a lent GPU machine's short lease.
+    """
     if quick:
         batch, sizes, reps, n_ops, width, hvp_n, hvp_d = 64, [32, 64, 64, 10], 3, 30, 16, 64, 32
     else:
         batch, sizes, reps, n_ops, width, hvp_n, hvp_d = 4096, [784, 1024, 1024, 10], 10, 1000, 1024, 4096, 1024
     no_cuda, no_torch = cuda_reason(), torch_cuda_reason()
+    no_cpu = "left out (--gpu-only)" if gpu_only else None
     na = "no such column for this row"
 
     def col(reason, fn):
@@ -320,19 +324,19 @@ def run(quick=False):
 
     rows = [
         (f"G1 MLP step, batch {batch}, {'-'.join(map(str, sizes))}, ms", {
-            COLUMNS[0]: g1_autogradlab("cpu", batch, sizes, reps),
-            COLUMNS[1]: g1_floor("cpu", batch, sizes, reps),
+            COLUMNS[0]: col(no_cpu, lambda: g1_autogradlab("cpu", batch, sizes, reps)),
+            COLUMNS[1]: col(no_cpu, lambda: g1_floor("cpu", batch, sizes, reps)),
             COLUMNS[2]: col(no_cuda, lambda: g1_autogradlab("cuda", batch, sizes, reps)),
             COLUMNS[3]: col(no_cuda, lambda: g1_floor("cuda", batch, sizes, reps)),
             COLUMNS[4]: col(no_torch, lambda: g1_torch(batch, sizes, reps))}),
         (f"G2 elementwise chain, {n_ops} ops on {width} elements, µs/node (fwd+bwd)", {
-            COLUMNS[0]: g2_chain("ag", "cpu", n_ops, width, reps),
+            COLUMNS[0]: col(no_cpu, lambda: g2_chain("ag", "cpu", n_ops, width, reps)),
             COLUMNS[1]: na,
             COLUMNS[2]: col(no_cuda, lambda: g2_chain("ag", "cuda", n_ops, width, reps)),
             COLUMNS[3]: na,
             COLUMNS[4]: col(no_torch, lambda: g2_chain("torch", "cuda", n_ops, width, reps))}),
         (f"G3 Hessian-vector product, X {hvp_n}x{hvp_d}, ms", {
-            COLUMNS[0]: g3_hvp("ag", "cpu", hvp_n, hvp_d, reps),
+            COLUMNS[0]: col(no_cpu, lambda: g3_hvp("ag", "cpu", hvp_n, hvp_d, reps)),
             COLUMNS[1]: na,
             COLUMNS[2]: col(no_cuda, lambda: g3_hvp("ag", "cuda", hvp_n, hvp_d, reps)),
             COLUMNS[3]: na,
@@ -374,10 +378,11 @@ def markdown(rows):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes and few repetitions (smoke test)")
+    ap.add_argument("--gpu-only", action="store_true", help="leave out the NumPy columns (a GPU lease is short)")
     ap.add_argument("--markdown", help="also write the table to this file")
     ap.add_argument("--json", help="also write the raw numbers to this file")
     args = ap.parse_args(argv)
-    rows = run(quick=args.quick)
+    rows = run(quick=args.quick, gpu_only=args.gpu_only)
     text = markdown(rows)
     print(text)
     if args.markdown:

@@ -102,3 +102,20 @@ def test_required_run_reinstalls_a_torch_that_does_not_import(scratch):
 def test_ci_entry_point_requires_torch():
     text = (ROOT / ".ci" / "run").read_text()
     assert "export AUTOGRADLAB_REQUIRE_TORCH=1" in text
+
+
+def test_gpu_check_without_cupy_stops_at_once_and_says_what_it_needs(scratch):
+    """The fake python fails `import cupy` too (it exits 1 for any -c it does not know): no benchmark, no
+    pytest, and an error naming CuPy and the install line."""
+    fake = scratch / ".venv" / "bin" / "python"
+    fake.write_text(FAKE_PYTHON.replace('esac\nexit 0', '    "-c import cupy"*) exit 1 ;;\nesac\nexit 0'))
+    env = {k: v for k, v in os.environ.items() if k not in ("AUTOGRADLAB_REQUIRE_TORCH", "CI")}
+    env["PYTHON"] = str(fake)
+    out = scratch / "gpu-out"
+    result = subprocess.run(["bash", "dev.sh", "gpu-check", str(out)], cwd=scratch, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert "gpu-check needs CuPy and an NVIDIA GPU" in result.stderr and "'.[gpu]'" in result.stderr
+    calls = (scratch / "calls.log").read_text()
+    assert "-m pytest" not in calls and "gpu.py" not in calls
+    assert not (out / "suites.log").exists()

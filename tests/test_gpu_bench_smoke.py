@@ -43,3 +43,10 @@ def test_hand_written_floor_takes_the_same_sgd_step_as_the_engine(gpu_bench):
     gpu_bench._mlp_step(ag, ag.tensor(X), ag.tensor(Y), params, batch)()
     for mine, engine in zip(floor_ws, params):
         np.testing.assert_allclose(mine, engine.detach().numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_gpu_only_leaves_the_numpy_columns_out_with_the_reason(gpu_bench):
+    rows = gpu_bench.run(quick=True, gpu_only=True)
+    for name, vals in rows[:3]:
+        assert vals[gpu_bench.COLUMNS[0]] == "left out (--gpu-only)", name
+    assert rows[0][1][gpu_bench.COLUMNS[1]] == "left out (--gpu-only)"
