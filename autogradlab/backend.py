@@ -187,19 +187,24 @@ def asarray(data, device: str, dtype=None):
         host = numpy.asarray(to_host(data), dtype=dtype)
         return host if _CpuArray is None else _CpuArray(host)
     with xp.cuda.Device(int(device.split(":")[1])):
+        if type(data) is float and data == 0 and math.copysign(1.0, data) < 0:
+            return -xp.zeros((), dtype=dtype)   # (CuPy fills a number's array: a zero by a memset, which drops the sign)
         return xp.asarray(data, dtype=dtype)
 
 
 def scatter_add(out, index, values):
-    """``out[index] += values`` where repeated indices accumulate (NumPy's ``add.at``)."""
-    if _cupy is not None and isinstance(out, _cupy.ndarray):  # pragma: no cover - needs a GPU
-        if hasattr(_cupy.add, "at"):   # (CuPy 13+; its older cupyx.scatter_add is deprecated in CuPy 14)
-            _cupy.add.at(out, index, values)
-        else:
-            import cupyx
-            cupyx.scatter_add(out, index, values)
+    """``out[index] += values`` where repeated indices accumulate (NumPy's ``add.at``). Off NumPy, bools and
+    integers narrower than 32 bits add in int64 and are cast back (CuPy's ``add.at`` takes neither)."""
+    xp = xp_of(out)
+    if type(out) is not numpy.ndarray and out.dtype.kind in "biu" and out.dtype.itemsize < 4:
+        wide = out.astype("int64")
+        scatter_add(wide, index, values.astype("int64"))
+        out[...] = wide != 0 if out.dtype.kind == "b" else wide.astype(out.dtype)
+    elif _cupy is not None and isinstance(out, _cupy.ndarray) and not hasattr(_cupy.add, "at"):  # pragma: no cover
+        import cupyx   # (CuPy before 13; CuPy 14 deprecates cupyx.scatter_add for cupy.add.at)
+        cupyx.scatter_add(out, index, values)
     else:
-        xp_of(out).add.at(out, index, values)
+        xp.add.at(out, index, values)
 
 
 _ERF = numpy.frompyfunc(math.erf, 1, 1)
@@ -210,8 +215,8 @@ def erf(array):
     none: each element goes through Python's ``math.erf`` in float64 and is rounded once to the array's
     dtype (about 0.1 us an element); on a GPU, CuPy's ``cupyx.scipy.special.erf``."""
     if _cupy is not None and isinstance(array, _cupy.ndarray):  # pragma: no cover - needs a GPU
-        import cupyx.scipy.special
-        return cupyx.scipy.special.erf(array)
+        import cupyx.scipy.special   # (it gives float64 for float16: cast back)
+        return cupyx.scipy.special.erf(array).astype(array.dtype, copy=False)
     host = _host_view(array) if _CpuArray is not None and isinstance(array, _CpuArray) else array
     out = numpy.asarray(_ERF(host.astype(numpy.float64)), dtype=numpy.float64).astype(host.dtype, copy=False)
     return out if host is array else _CpuArray(out)
@@ -244,6 +249,26 @@ def broadcast_to(array, shape):
                 view.flags.writeable = False
                 return view
     return xp_of(array).broadcast_to(array, shape)
+
+
+def arg_extreme(array, pick, axis=None, keepdims=False):
+    """``array.argmax`` (``pick="argmax"``) or ``argmin`` along ``axis``: the first of ties and, where there
+    are NaNs, the first NaN (NumPy's rule and PyTorch's). CuPy's parallel reduction may pick any of several
+    NaNs, so off NumPy the first NaN is found separately."""
+    index = getattr(array, pick)(axis=axis, keepdims=keepdims)
+    if type(array) is numpy.ndarray or array.dtype.kind not in "fc":
+        return index
+    nan = xp_of(array).isnan(array)
+    return xp_of(array).where(nan.any(axis=axis, keepdims=keepdims), nan.argmax(axis=axis, keepdims=keepdims), index)
+
+
+def writable(array) -> bool:
+    """Whether an in-place write into ``array`` is safe: not read-only (NumPy's flag: broadcast views,
+    read-only memory) and no axis that repeats one element (a stride of 0, as ``expand`` makes: CuPy's
+    views have no read-only flag, and a write there would race)."""
+    if not getattr(getattr(array, "flags", None), "writeable", True):
+        return False
+    return array.size == 0 or all(step != 0 or n <= 1 for step, n in zip(array.strides, array.shape))
 
 
 def shares_memory(a, b) -> bool:

@@ -319,6 +319,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, name=None) -> Ten
     device = backend.normalize_device(device)
     if dtype is None:
         dtype = _infer_dtype(data)
+    if dtype is None and hasattr(data, "dtype"):   # an array's own dtype, checked before it is copied
+        dtype = numpy.dtype(data.dtype)
     if dtype is not None:
         dtype = numpy.dtype(dtype)
         if dtype.kind not in "fiub":

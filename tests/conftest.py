@@ -63,6 +63,11 @@ def shares_memory(a, b) -> bool:
     return backend.shares_memory(a, b)
 
 
+#: True in a run on a real GPU (``AUTOGRADLAB_DEFAULT_DEVICE=cuda`` with CuPy, not ``fake_cuda``): for what only
+#: CuPy's kernels do, such as flushing float32 subnormals to zero (CuPy compiles them with -ftz=true)
+ON_CUPY = (os.environ.get("AUTOGRADLAB_DEFAULT_DEVICE", "cpu").strip().lower().startswith("cuda")
+           and not os.environ.get("AUTOGRADLAB_CUDA_XP"))
+
 #: True when "cpu" tensors run on NumPy itself and that is the default device (not the strict pass, not a
 #: ``AUTOGRADLAB_DEFAULT_DEVICE=cuda`` run): for the few tests of what only NumPy arrays do (read-only flags)
 ON_NUMPY = (os.environ.get("AUTOGRADLAB_STRICT_BACKEND") != "1"

@@ -12,8 +12,18 @@ and its arrays are :class:`FakeCudaArray`, kept apart from the host's as CuPy ke
 
 So the suites run with ``AUTOGRADLAB_DEFAULT_DEVICE=cuda`` find what assumes the CPU: a layer built on
 the CPU by default, a test that writes a NumPy array into a device tensor, a repr that expects "cpu".
-What they cannot find is what only a real GPU shows (CuPy's own numerics, its missing functions):
-``tests/test_devices.py`` runs the same suites on one where there is one.
+
+It also does what CuPy 14 was seen to do on an H100 (``dev.sh gpu-check``), where NumPy differs:
+
+* ``flags`` has no ``writeable`` (CuPy's arrays cannot be read-only, so an ``expand``ed view is writable);
+* ``argmax``/``argmin`` with several NaNs give the *last* (CuPy's parallel reduction may give any);
+* ``add.at`` refuses bool and integers narrower than 32 bits (CuPy's TypeError);
+* ``asarray`` refuses object and string data (CuPy's ValueError), and makes a Python number's array
+  by filling it, so ``-0.0`` becomes ``+0.0`` (CuPy fills a zero with a memset);
+* ``cupyx.scipy.special.erf`` gives float64 for float16.
+
+What it cannot show is what only a real GPU shows (float32 subnormals flushed to zero, other CuPy
+numerics, its missing functions): ``dev.sh gpu-check`` runs the same suites on one where there is one.
 
 A test double, never shipped. (It also stands in for ``cupyx.scipy.special.erf``, the one function of
 ``cupyx`` that autogradlab calls.)
@@ -56,6 +66,57 @@ class FakeCudaArray(HostlessArray):
     def data(self):   # CuPy's MemoryPointer: its .ptr is the address of the first element
         return _Pointer(self.a.__array_interface__["data"][0])
 
+    @property
+    def flags(self):
+        return _Flags(self.a.flags)
+
+    def argmax(self, axis=None, keepdims=False):
+        return _last_nan(self.a, numpy.argmax, axis, keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return _last_nan(self.a, numpy.argmin, axis, keepdims)
+
+
+class _Flags:
+    """CuPy's ``Flags``: ``c_contiguous``, ``f_contiguous``, ``owndata`` (also as ``flags["C_CONTIGUOUS"]``),
+    and no ``writeable``."""
+
+    def __init__(self, flags):
+        self.c_contiguous, self.f_contiguous, self.owndata = flags.c_contiguous, flags.f_contiguous, flags.owndata
+
+    def __getitem__(self, name):
+        return getattr(self, name.lower())
+
+
+def _last_nan(a, pick, axis, keepdims):
+    """NumPy's ``pick`` (the first of ties), except that where there are NaNs the last NaN is given."""
+    index = numpy.asarray(pick(a, axis=axis, keepdims=keepdims))
+    if a.dtype.kind in "fc":
+        nan = numpy.isnan(a)
+        last = (a.size if axis is None else a.shape[axis]) - 1 - numpy.argmax(
+            nan.reshape(-1)[::-1] if axis is None else numpy.flip(nan, axis), axis=axis, keepdims=keepdims)
+        index = numpy.where(nan.any(axis=axis, keepdims=keepdims), last, index)
+    return FakeCudaArray(numpy.asarray(index))
+
+
+class _AddWithAt:
+    """``cupy.add``: its ``at`` takes int32, int64, uint32, uint64 and floats only."""
+
+    def __init__(self, add):
+        self._add = add
+
+    def __call__(self, *args, **kwargs):
+        return self._add(*args, **kwargs)
+
+    def at(self, a, index, b):
+        if a.dtype.kind in "biu" and a.dtype.itemsize < 4:
+            raise TypeError("cupy.add.at only supports int32, int64, float16, float32, float64, uint32, uint64 "
+                            "as data type (fake_cuda, as CuPy)")
+        self._add.at(a, index, b)
+
+    def reduce(self, *args, **kwargs):
+        return self._add.reduce(*args, **kwargs)
+
 
 class _Device:
     """``cupy.cuda.Device(n)``: a context manager; there is one device, 0."""
@@ -85,6 +146,22 @@ class _FakeCupy(_StrictModule):
             Device=_Device,
             runtime=types.SimpleNamespace(getDeviceCount=lambda: 1, CUDARuntimeError=_CUDARuntimeError))
 
+    def __getattr__(self, name):
+        attr = super().__getattr__(name)
+        return _AddWithAt(attr) if name == "add" else attr
+
+    def asarray(self, data, dtype=None):
+        if isinstance(data, (bool, int, float)) and not isinstance(data, FakeCudaArray):
+            if data == 0:   # (CuPy fills a number's array; a zero with a memset, which has no sign)
+                data = abs(data)
+        kind = numpy.dtype(dtype).kind if dtype is not None else None
+        if kind is None and not isinstance(data, FakeCudaArray):
+            kind = getattr(data, "dtype", None).kind if hasattr(data, "dtype") else numpy.asarray(data).dtype.kind
+        if kind in ("O", "U", "S", "V"):
+            raise ValueError(f"Unsupported dtype {numpy.asarray(data).dtype if dtype is None else dtype} "
+                             f"(fake_cuda, as CuPy)")
+        return super().asarray(data, dtype)
+
     def may_share_memory(self, a, b, max_work=None):   # (CuPy's: by the bounds of the two arrays)
         return bool(numpy.may_share_memory(unwrap(a), unwrap(b)))
 
@@ -97,7 +174,8 @@ xp = _FakeCupy()
 def _erf(a):
     import math
     host = a.a.astype(numpy.float64)
-    return FakeCudaArray(numpy.vectorize(math.erf, otypes=[numpy.float64])(host).astype(a.dtype))
+    out = numpy.vectorize(math.erf, otypes=[numpy.float64])(host)   # (float64 for float16, as CuPy's)
+    return FakeCudaArray(out if a.dtype == numpy.float16 else out.astype(a.dtype))
 
 
 def _install_cupyx():

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import import_torch
+from conftest import ON_CUPY, import_torch
 from torch_compare import both_raise, close, pair
 
 import autogradlab as ag
@@ -72,6 +72,8 @@ def test_values_and_gradients_match_torch_at_and_beside_the_kinks(name, kwargs, 
     """Values bit for bit (signed zeros included), the gradient for a random upstream gradient bit for bit, at
     each kink exactly (where PyTorch's derivative takes a side), one float either side, at +-inf and NaN."""
     x_np = _around(kinks, dtype)
+    if ON_CUPY and dtype == "float32":   # (CuPy's kernels flush float32 subnormals to zero; PyTorch's do not)
+        x_np = x_np[~((x_np != 0) & (np.abs(x_np) < np.finfo(np.float32).tiny))]
     x, tx = pair(x_np, requires_grad=True)
     y, ty = _call(ag, name, x, kwargs), _call(torch, name, tx, kwargs)
     _same_values(name, y, ty)

@@ -260,3 +260,15 @@ def test_log_softmax_of_rows_with_infinities_matches_torch(row):
         ours = ag.log_softmax(ag.tensor([row]), 1).numpy()
     theirs = torch.log_softmax(torch.tensor([row]), 1).numpy()
     np.testing.assert_allclose(ours, theirs, rtol=1e-6, equal_nan=True)
+
+
+def test_in_place_into_memory_that_repeats_one_element_is_refused_even_when_numpy_allows_the_write():
+    """A stride of 0 (what expand makes) repeats one element; NumPy lets as_strided's views be written, CuPy
+    has no read-only views at all: the check is on the strides, so every backend refuses alike."""
+    base = np.zeros(3)
+    repeated = np.lib.stride_tricks.as_strided(base, shape=(2, 3), strides=(0, 8))
+    assert repeated.flags.writeable
+    t = ag.from_numpy(repeated)
+    with pytest.raises(RuntimeError, match="is read-only: a view made by expand"):
+        t.add_(1.0)
+    np.testing.assert_array_equal(base, np.zeros(3))

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import import_torch
+from conftest import host, import_torch
 
 import autogradlab as ag
 
@@ -538,3 +538,18 @@ def test_tensors_print_as_torch_prints_them(dtype):
                 ours = repr(ag.tensor(x, requires_grad=True, device="cpu") * 2)
                 theirs = repr(torch.tensor(x, requires_grad=True) * 2).replace("torch.", "")
                 assert ours == theirs.replace("MulBackward0", "MulBackward"), f"{x.dtype} {x.shape}:\n{ours}\n{theirs}"
+
+
+def test_argmax_argmin_and_max_dim_give_the_first_nan_as_torch():
+    """Several NaNs in a row: PyTorch (and NumPy) give the first; CuPy's reduction may give any, and the
+    stand-in GPU gives the last, so the backend finds the first NaN itself off NumPy."""
+    nan = float("nan")
+    data = np.array([[1.0, nan, 3.0, nan, 2.0], [nan, 0.0, nan, 5.0, nan], [4.0, 4.0, 1.0, 0.0, 4.0]])
+    x, tx = ag.tensor(data), torch.tensor(data)
+    for dim in (None, 0, 1):
+        for name in ("argmax", "argmin"):
+            ours, theirs = getattr(x, name)(dim), getattr(tx, name)(dim)
+            np.testing.assert_array_equal(host(ours.data), theirs.numpy())
+    for name in ("max", "min"):
+        ours, theirs = getattr(x, name)(1), getattr(tx, name)(1)
+        np.testing.assert_array_equal(host(ours.indices.data), theirs.indices.numpy())

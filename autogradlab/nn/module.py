@@ -313,7 +313,7 @@ class Module:
             if shape != tuple(p.shape):
                 problems.append(f"size mismatch for {name}: copying a param with shape {shape} from "
                                 f"checkpoint, the shape in current model is {tuple(p.shape)}.")
-            elif not getattr(getattr(p.data, "flags", None), "writeable", True):
+            elif not backend.writable(p.data):
                 problems.append(f"{name} is read-only (an expand()ed or broadcast tensor): register a "
                                 f"tensor of its own, e.g. .clone(), to load values into it.")
         if problems:

@@ -78,6 +78,9 @@ def as_tensor_like(value, like: Tensor) -> Tensor:
     if isinstance(value, (int, float)):
         return Tensor._make(_fresh_constant(value, like), False, None, like.device)
     if hasattr(value, "dtype") and hasattr(value, "shape"):
+        if numpy.dtype(value.dtype).kind not in _CATEGORY:   # (before it is copied: CuPy takes no such array)
+            raise TypeError(f"unsupported operand dtype {numpy.dtype(value.dtype).name}: tensors hold bool, integer "
+                            f"or floating point numbers (convert an object or string array first)")
         return Tensor._make(asarray(value, like.device), False, None, like.device)
     raise TypeError(f"unsupported operand type {type(value).__name__}: use a Tensor or a number")
 
@@ -917,6 +920,9 @@ def lerp(input, end, weight):
 
 def pow(a, exponent):
     """``a ** exponent`` (either may be a number)."""
+    if (isinstance(a, Tensor) and a.dtype.kind in "biu" and type(exponent) is int and exponent < 0):
+        raise RuntimeError(f"Integers to negative integer powers are not allowed. (pow: the base is {a.dtype.name}, "
+                           f"the exponent {exponent}; use a float base, e.g. x.float() ** {exponent})")
     a, exponent = promote(a, exponent)
     return apply(POW, (a, exponent))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import weakref
 
-from ..backend import partial_overlap, shares_memory, xp_of
+from ..backend import partial_overlap, shares_memory, writable, xp_of
 from ..grad_mode import no_grad, state
 from ..tensor import Tensor
 from . import elementwise as E
@@ -74,8 +74,7 @@ def inplace(self: Tensor, opname: str, fn, *args):
         raise RuntimeError(f"{opname}: result type {result.dtype.name} can't be cast to the desired "
                            f"output type {self.dtype.name}; use the out-of-place op, or convert the "
                            f"tensor first (x.to(float32))")
-    flags = getattr(self.data, "flags", None)
-    if flags is not None and not getattr(flags, "writeable", True):
+    if not writable(self.data):
         raise RuntimeError(f"{opname}: this tensor (shape {tuple(self.shape)}) is read-only: a view made by "
                            f"expand() or broadcast_to() (they repeat memory instead of copying it), or the memory "
                            f"of a read-only NumPy array given to from_numpy(). Use the out-of-place op, or "

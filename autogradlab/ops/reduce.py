@@ -8,7 +8,7 @@ from collections import namedtuple
 
 import numpy
 
-from ..backend import broadcast_to, xp_of
+from ..backend import arg_extreme, broadcast_to, xp_of
 from ..tensor import DEFAULT_FLOAT, Tensor
 from .elementwise import abs, eq, exp, masked, maximum, minimum, to_dtype, where
 from .registry import apply, apply_one, apply_unary, defop, expect_tensor, on_arrays
@@ -369,7 +369,7 @@ def _extreme_with_indices(a, dim, keepdim, op, arg, result_type):
         idx = xp_of(a.data).zeros((), dtype="int64")
     else:
         _check_not_empty(result_type.__name__, a, (d,))
-        idx = getattr(a.data, arg)(axis=d, keepdims=bool(keepdim)).astype("int64")  # the first of ties
+        idx = arg_extreme(a.data, arg, d, bool(keepdim)).astype("int64")  # the first of ties, the first NaN
     indices = Tensor._make(idx, False, None, a.device)
     return result_type(apply(op, (a, indices), {"dim": d, "keepdim": bool(keepdim)}), indices)
 
@@ -531,8 +531,8 @@ def _index_forward(pick):
         if a.ndim == 0:   # (a 0-d tensor's one element, at index 0)
             return xp.zeros((), dtype="int64")
         if dim is None:   # over every element, as if flattened: a flat index
-            return xp.full((1,) * a.ndim if keepdim else (), getattr(a, pick)(), dtype="int64")
-        return getattr(a, pick)(axis=dim, keepdims=keepdim).astype("int64", copy=False)
+            return xp.full((1,) * a.ndim if keepdim else (), arg_extreme(a, pick), dtype="int64")
+        return arg_extreme(a, pick, dim, keepdim).astype("int64", copy=False)
     return forward
 
 
