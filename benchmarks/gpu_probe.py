@@ -9,7 +9,8 @@
 3. How a Python number operand becomes a device array (each way timed per ``a * c`` on 1,024 elements,
    and whether ``-0.0`` keeps its sign), and whether making one waits for the kernels already queued
    (a synchronisation: a large matrix product is queued first).
-4. The 25 functions with the most host time in 20 autogradlab steps (cProfile).
+4. The host time of single CuPy calls the engine makes (a product, a transposed product, a copy...).
+5. The 25 functions with the most host time in 20 autogradlab steps (cProfile).
 
 Needs CuPy and a GPU; prints plain text.
 """
@@ -147,6 +148,44 @@ def number_operands(n, big_n=8192):
     return lines
 
 
+def call_costs(n):
+    """Host time of single CuPy calls on small arrays (their device time is negligible), us per call."""
+    import cupy
+    a, b = cupy.ones((64, 64), cupy.float32), cupy.ones((64, 64), cupy.float32)
+    g, y = cupy.ones(4096, cupy.float32), cupy.full(4096, 0.5, cupy.float32)
+    fused = cupy.ElementwiseKernel("T g, T y", "T out", "out = g * (1 - y * y)", "probe_tanh_grad")
+    calls = {
+        "a @ b": lambda: a @ b,
+        "cupy.matmul(a, b)": lambda: cupy.matmul(a, b),
+        "cupy.dot(a, b)": lambda: cupy.dot(a, b),
+        "a.mT @ b": lambda: a.mT @ b,
+        "cupy.dot(a.T, b)": lambda: cupy.dot(a.T, b),
+        "a.mT (the view alone)": lambda: a.mT,
+        "a * b": lambda: a * b,
+        "g * (1 - y * y), 3 kernels": lambda: g * (1 - y * y),
+        "the same as one ElementwiseKernel": lambda: fused(g, y),
+        "a[...] = b": lambda: a.__setitem__(Ellipsis, b),
+        "cupy.copyto(a, b)": lambda: cupy.copyto(a, b),
+        "cupy.subtract(a, b, out=a)": lambda: cupy.subtract(a, b, out=a),
+        "a.sum()": lambda: a.sum(),
+        "a.sum(axis=0)": lambda: a.sum(axis=0),
+        "cupy.empty_like(a)": lambda: cupy.empty_like(a),
+        "cupy.may_share_memory(a, b)": lambda: cupy.may_share_memory(a, b),
+    }
+    lines = []
+    for name, fn in calls.items():
+        for _ in range(20):
+            fn()
+        cupy.cuda.Device().synchronize()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        host = (time.perf_counter() - t0) / n * 1e6
+        cupy.cuda.Device().synchronize()
+        lines.append(f"{name:<36} {host:6.1f} us")
+    return lines
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -170,8 +209,15 @@ def main(argv=None):
     except Exception:
         traceback.print_exc()
         failed = 1
+    try:
+        print("\n4. host time of single CuPy calls (64x64 and 4096 elements)")
+        for line in call_costs(100 if args.quick else 2000):
+            print("  " + line, flush=True)
+    except Exception:
+        traceback.print_exc()
+        failed = 1
     if step is not None:
-        print("\n4. host time in 20 autogradlab steps (cProfile, top 25 by own time)")
+        print("\n5. host time in 20 autogradlab steps (cProfile, top 25 by own time)")
         prof = cProfile.Profile()
         prof.enable()
         for _ in range(20):

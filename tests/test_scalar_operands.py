@@ -226,12 +226,9 @@ def test_zero_d_tensor_operands_give_torchs_result_and_grad_dtypes(da, db, shape
     assert out["autogradlab"] == out["torch"]
 
 
-# -- the shared constants (elementwise.constant makes the array of a number once, on the CPU) -------
+# -- the shared constants (elementwise.constant makes the array of a number once per device) --------
 
-# dev.sh runs this file a second time on the strict backend (a stand-in for CuPy): off NumPy a number's
-# array is made for each use (a GPU array cannot be made read-only), so nothing is shared there
-@pytest.mark.skipif(not ON_NUMPY, reason="shared read-only constants are NumPy's; the strict backend and a GPU "
-                                        "(AUTOGRADLAB_DEFAULT_DEVICE=cuda) make a number's array for each use")
+@pytest.mark.skipif(not ON_NUMPY, reason="read-only arrays are NumPy's (the test below runs everywhere)")
 def test_a_number_used_again_is_one_shared_read_only_array_and_one_saved_param():
     x = ag.tensor([0.5, 2.0], requires_grad=True)
     y1, y2 = x * 0.75, x * 0.75
@@ -248,15 +245,17 @@ def test_a_number_used_again_is_one_shared_read_only_array_and_one_saved_param()
     np.testing.assert_array_equal(x.grad.numpy(), [2.25, 2.25])
 
 
-@pytest.mark.skipif(ON_NUMPY, reason="the rule off NumPy (dev.sh's strict and fake-GPU passes run it)")
-def test_off_numpy_each_use_of_a_number_gets_its_own_array_and_saved_param():
+def test_on_every_backend_a_number_used_again_is_one_array_of_the_backends_kind():
+    """dev.sh's strict and stand-in-GPU passes run this off NumPy: there too a number's array is made once
+    per device (on a GPU making one costs more than the product), of the backend's kind and the right dtype."""
     x = ag.tensor([0.5, 2.0], requires_grad=True)
-    y1, y2 = x * 0.75, x * 0.75
-    c1, c2 = y1.grad_fn._saved["other"], y2.grad_fn._saved["other"]
-    assert c1 is not c2 and c1[1] is not c2[1]                  # (source, data, vc, version)
-    assert type(c1[1]) is type(x.data) and float(c1[1]) == 0.75   # an array of the backend's kind
+    y1, y2, y3 = x * 0.625, x * 0.625, x.double() * 0.625
+    c1, c2, c3 = (y.grad_fn._saved["other"] for y in (y1, y2, y3))
+    assert c1 is c2 and c1[1] is c2[1]                          # (source, data, vc, version)
+    assert type(c1[1]) is type(x.data) and float(host(c1[1])) == 0.625
+    assert c3[1].dtype == np.float64 and c1[1].dtype == np.float32   # another dtype: another array
     (y1.sum() + y2.sum()).backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [1.5, 1.5])
+    np.testing.assert_array_equal(x.grad.numpy(), [1.25, 1.25])
 
 
 def test_the_same_number_next_to_another_dtype_gets_that_dtype():
@@ -290,7 +289,7 @@ def test_many_different_numbers_keep_the_cache_bounded_and_results_right():
     total = x * 0.0
     for i in range(1, 3000):
         total = total + x * (i / 7)
-    assert len(elementwise._CONSTANTS) <= 1024
+    assert len(elementwise._CONSTANTS) <= 1024 and len(elementwise._DEVICE_CONSTANTS) <= 1024
     total.backward()
     assert abs(x.grad.item() - sum(i / 7 for i in range(1, 3000))) < 1e-6
 

@@ -35,31 +35,35 @@ def number_dtype(value, dtype):
     return numpy.dtype("int64") if kind == "b" else dtype
 
 
-_CONSTANTS: dict = {}   # number -> its read-only 0-d array (of the dtype it was last asked in), shared
+_CONSTANTS: dict = {}   # number -> its read-only 0-d NumPy array (of the dtype it was last asked in), shared
+_DEVICE_CONSTANTS: dict = {}   # (number, device) -> the same off NumPy (a GPU's, the strict backend's)
 
 
 def constant(value, like: Tensor):
     """A Python number operand as a *constant*: a 0-d array of :func:`number_dtype` on ``like``'s device.
 
     Ops take it as it is (no Tensor, no edge in the graph: nothing flows back to a number),
-    and a VJP that needs it reads it back like a saved parameter. On the CPU the array of a
-    number is made once and shared (``h * 0.999`` in a loop makes one), so it is read-only;
-    the nodes that save it share one saved value of it too (``graph.save_constant``).
+    and a VJP that needs it reads it back like a saved parameter. The array of a number is made
+    once per device and shared (``h * 0.999`` in a loop makes one; on a GPU, making one takes longer
+    than the product it is for); the nodes that save it share one saved value of it too
+    (``graph.save_constant``). On the CPU it is read-only; a GPU's array has no such flag, and
+    nothing writes into a constant (on the CPU any such write would raise).
     """
     data = like.data
     dtype = data.dtype if data.dtype.kind == "f" else number_dtype(value, data.dtype)
-    if type(data) is not numpy.ndarray:
-        return asarray(value, like.device, dtype)
-    old = _CONSTANTS.get(value)
-    if old is not None and old.dtype is dtype:
+    on_numpy = type(data) is numpy.ndarray
+    cache, key = (_CONSTANTS, value) if on_numpy else (_DEVICE_CONSTANTS, (value, like.device))
+    old = cache.get(key)
+    if old is not None and old.dtype == dtype:
         return old
-    new = numpy.array(value, dtype)
+    new = numpy.array(value, dtype) if on_numpy else asarray(value, like.device, dtype)
     if value:   # (0.0 == -0.0 as a key: zeros are made each time; a NaN key matches only its own float object)
-        if len(_CONSTANTS) >= 1024:   # a program making ever new numbers: start again
-            _CONSTANTS.clear()
+        if len(cache) >= 1024:   # a program making ever new numbers: start again
+            cache.clear()
             forget_constants()
-        new.flags.writeable = False
-        _CONSTANTS[value] = new
+        if on_numpy:
+            new.flags.writeable = False
+        cache[key] = new
         share_constant(new, old)
     return new
 
