@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import import_torch
+from conftest import ON_CUPY, import_torch
 from torch_compare import both_raise as _both_raise
 from torch_compare import close
 from torch_compare import pair as _pair
@@ -213,7 +213,8 @@ def test_max_pool2d_sends_the_gradient_where_torch_does_with_nan_and_infinities(
     g = _data(tuple(ty.shape), 20)
     y.backward(ag.tensor(g))
     ty.backward(torch.tensor(g))
-    _close(x.grad, tx.grad, rtol=0, atol=0)
+    # (where windows overlap, one element sums several gradients: a GPU adds them with atomics, in any order)
+    _close(x.grad, tx.grad, rtol=5e-7 if ON_CUPY else 0, atol=0)
 
 
 def test_integer_max_pooling_pads_with_the_smallest_integer_as_torch():

@@ -279,7 +279,8 @@ def test_signed_zeros_nan_and_infinities_as_operands_match_torch(number):
         mine.sum().backward()
         ref.sum().backward()
         np.testing.assert_array_equal(a.grad.numpy(), t.grad.numpy())
-        assert (np.signbit(a.grad.numpy()) == torch.signbit(t.grad).numpy()).all()
+        grad_signs = ~np.isnan(t.grad.numpy())
+        assert (np.signbit(a.grad.numpy()) == torch.signbit(t.grad).numpy())[grad_signs].all()
         a.grad = t.grad = None
 
 
