@@ -652,3 +652,45 @@ def test_adaptive_avg_pool1d_float16_second_derivatives_and_errors_as_torch():
                  lambda m: m.nn.functional.adaptive_avg_pool2d(m.ones(1, 2, 3, 3), (1, 2, 3)),
                  lambda m: m.nn.functional.adaptive_avg_pool1d(m.ones(1, 2, 3, 3), 2)):
         _both_raise(lambda: call(ag), lambda: call(torch))
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("cls, shape, kwargs", [
+    ("Conv2d", (2, 2, 6, 7), {"kernel_size": 3, "padding": 1}),
+    ("Conv2d", (2, 2, 6, 7), {"kernel_size": (3, 2), "padding": (2, 1), "stride": 2}),
+    ("Conv2d", (2, 2, 6, 7), {"kernel_size": 4, "padding": "same", "dilation": (1, 2)}),   # odd total: right +1
+    ("Conv2d", (2, 2, 6, 7), {"kernel_size": 3, "padding": "valid"}),
+    ("Conv2d", (2, 6, 5), {"kernel_size": 3, "padding": 2}),                               # unbatched
+    ("Conv1d", (3, 2, 8), {"kernel_size": 3, "padding": 2, "dilation": 2}),
+    ("Conv1d", (2, 9), {"kernel_size": 4, "padding": "same"}),                             # unbatched
+])
+def test_conv_padding_modes_match_torch_in_values_gradients_and_repr(mode, cls, shape, kwargs):
+    """PyTorch pads the input in that mode (F.pad) and convolves it unpadded: values, the gradients of input,
+    weight and bias, the repr (it names the mode) and the state dict (the mode adds no entry)."""
+    channels = shape[-3] if cls == "Conv2d" else shape[-2]
+    torch.manual_seed(3)
+    theirs = getattr(torch.nn, cls)(channels, 3, padding_mode=mode, **kwargs).double()
+    ours = getattr(nn, cls)(channels, 3, padding_mode=mode, dtype=ag.float64, **kwargs)
+    assert repr(ours) == repr(theirs) and list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict({k: ag.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    x, tx = _pair(_data(shape, 31, "float64"), requires_grad=True)
+    y, ty = ours(x), theirs(tx)
+    close(y, ty, rtol=1e-12, atol=1e-12)
+    g = _data(tuple(ty.shape), 32, "float64")
+    y.backward(ag.tensor(g))
+    ty.backward(torch.tensor(g))
+    close(x.grad, tx.grad, rtol=1e-12, atol=1e-12)
+    close(ours.weight.grad, theirs.weight.grad, rtol=1e-12, atol=1e-12)
+    close(ours.bias.grad, theirs.bias.grad, rtol=1e-12, atol=1e-12)
+
+
+def test_a_reflect_padding_as_wide_as_the_input_is_refused_as_in_torch():
+    _both_raise(lambda: nn.Conv2d(1, 1, 3, padding=3, padding_mode="reflect")(ag.randn(1, 1, 3, 3)),
+                lambda: torch.nn.Conv2d(1, 1, 3, padding=3, padding_mode="reflect")(torch.randn(1, 1, 3, 3)))
+
+
+def test_conv_padding_modes_pass_finite_differences():
+    conv = nn.Conv2d(2, 2, 3, padding=1, padding_mode="circular", dtype=ag.float64)
+    x = ag.tensor(_data((1, 2, 4, 5), 33, "float64"), requires_grad=True)
+    assert gradcheck(lambda t, w: F.conv2d(F.pad(t, conv._mode_padding, mode="circular"), w), (x, conv.weight))
+    assert gradcheck(lambda t: conv(t), (x,)) and gradgradcheck(lambda t: conv(t) ** 2, (x,))

@@ -623,9 +623,6 @@ class _ConvNd(Module):
         if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
             raise ValueError(f"padding_mode must be one of 'zeros', 'reflect', 'replicate' or 'circular', but got "
                              f"padding_mode={padding_mode!r}")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"{type(self).__name__}: padding_mode={padding_mode!r} is not available here, "
-                                      f"only 'zeros'")
         if isinstance(padding, str) and padding not in ("same", "valid"):
             raise ValueError(f"Invalid padding string {padding!r}, should be one of ('valid', 'same')")
         def sizes(value, what, least):
@@ -636,6 +633,15 @@ class _ConvNd(Module):
         self.dilation, self.padding_mode = sizes(dilation, "dilation", 1), padding_mode
         if padding == "same" and self.stride != (1,) * self.n:
             raise ValueError("padding='same' is not supported for strided convolutions")
+        # F.pad's (left, right) pairs, last dim first, for a padding_mode other than zeros (PyTorch pads first,
+        # then convolves unpadded); 'same' puts the odd one of an even kernel's padding on the right
+        if padding == "valid":
+            self._mode_padding = (0, 0) * self.n
+        elif padding == "same":
+            totals = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
+            self._mode_padding = tuple(x for t in reversed(totals) for x in (t // 2, t - t // 2))
+        else:
+            self._mode_padding = tuple(x for p in reversed(self.padding) for x in (p, p))
         self.weight = Parameter(creation.zeros(out_channels, in_channels // groups, *self.kernel_size, dtype=dtype,
                                                device=device))
         self.register_parameter("bias", Parameter(creation.zeros(out_channels, dtype=dtype, device=device))
@@ -655,23 +661,34 @@ class _ConvNd(Module):
             text += f", groups={self.groups}"
         if self.bias is None:
             text += ", bias=False"
+        if self.padding_mode != "zeros":
+            text += f", padding_mode={self.padding_mode}"
         return text
+
+    def _convolve(self, conv, input):
+        if self.padding_mode == "zeros":
+            return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        # reflect, replicate, circular: pad the input that way, then convolve without padding (as PyTorch)
+        return conv(F.pad(input, self._mode_padding, mode=self.padding_mode), self.weight, self.bias, self.stride,
+                    0, self.dilation, self.groups)
 
 
 class Conv1d(_ConvNd):
-    """A 1-d convolution (``F.conv1d``) over signals (N, C, L): kernels of shape (in_channels/groups, k)."""
+    """A 1-d convolution (``F.conv1d``) over signals (N, C, L): kernels of shape (in_channels/groups, k).
+    ``padding_mode`` 'reflect', 'replicate' or 'circular' pads the input so (``F.pad``) instead of with zeros."""
 
     n = 1
 
     def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        return self._convolve(F.conv1d, input)
 
 
 class Conv2d(_ConvNd):
-    """A 2-d convolution (``F.conv2d``) over images (N, C, H, W): kernels of shape (in_channels/groups, kh, kw)."""
+    """A 2-d convolution (``F.conv2d``) over images (N, C, H, W): kernels of shape (in_channels/groups, kh, kw).
+    ``padding_mode`` 'reflect', 'replicate' or 'circular' pads the input so (``F.pad``) instead of with zeros."""
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        return self._convolve(F.conv2d, input)
 
 
 class _ConvTransposeNd(Module):
