@@ -694,3 +694,69 @@ def test_conv_padding_modes_pass_finite_differences():
     x = ag.tensor(_data((1, 2, 4, 5), 33, "float64"), requires_grad=True)
     assert gradcheck(lambda t, w: F.conv2d(F.pad(t, conv._mode_padding, mode="circular"), w), (x, conv.weight))
     assert gradcheck(lambda t: conv(t), (x,)) and gradgradcheck(lambda t: conv(t) ** 2, (x,))
+
+
+UNPOOLS = [  # (n, input shape, pool kwargs, unpool kwargs)
+    (2, (2, 3, 6, 6), {"kernel_size": 2}, {}),
+    (2, (2, 3, 7, 6), {"kernel_size": 3, "stride": 2, "padding": 1}, {"output_size": (7, 6)}),  # (default: 7x5)
+    (2, (2, 3, 7, 6), {"kernel_size": 2}, {"output_size": (7, 6)}),
+    (2, (1, 2, 7, 7), {"kernel_size": 3, "stride": 2}, {"output_size": (1, 2, 8, 7)}),
+    (2, (3, 5, 4), {"kernel_size": (2, 1), "stride": (2, 1)}, {}),                      # unbatched
+    (1, (2, 3, 9), {"kernel_size": 3, "stride": 2, "padding": 1}, {}),
+    (1, (3, 8), {"kernel_size": 2}, {"output_size": [9]}),                             # unbatched
+]
+
+
+@pytest.mark.parametrize("n, shape, pool, unpool", UNPOOLS)
+def test_max_unpool_puts_the_pooled_values_back_as_torch(n, shape, pool, unpool):
+    """Pool with indices, unpool: values, shape, and the gradient back through both to the input."""
+    x, tx = _pair(_data(shape, 41, "float64"), requires_grad=True)
+    pool_fn, unpool_fn = f"max_pool{n}d", f"max_unpool{n}d"
+    (y, i), (ty, ti) = getattr(F, pool_fn)(x, return_indices=True, **pool), getattr(TF, pool_fn)(
+        tx, return_indices=True, **pool)
+    args = {k: pool[k] for k in ("stride", "padding") if k in pool}
+    u = getattr(F, unpool_fn)(y, i, pool["kernel_size"], **args, **unpool)
+    tu = getattr(TF, unpool_fn)(ty, ti, pool["kernel_size"], **args, **unpool)
+    close(u, tu, rtol=0, atol=0)
+    g = _data(tuple(tu.shape), 42, "float64")
+    u.backward(ag.tensor(g))
+    tu.backward(torch.tensor(g))
+    close(x.grad, tx.grad, rtol=0, atol=0)
+
+
+def test_max_unpool_modules_print_and_compute_as_torch():
+    for cls, args, shape in (("MaxUnpool2d", (2,), (2, 3, 4, 4)), ("MaxUnpool2d", ((3, 2), (2, 1), 1), (1, 2, 5, 5)),
+                             ("MaxUnpool1d", (3, 2), (2, 3, 9))):
+        ours, theirs = getattr(nn, cls)(*args), getattr(torch.nn, cls)(*args)
+        assert repr(ours) == repr(theirs)
+        pool = cls.replace("Unpool", "Pool")
+        x, tx = _pair(_data(shape, 43))
+        (y, i), (ty, ti) = (getattr(nn, pool)(*args, return_indices=True)(x),
+                            getattr(torch.nn, pool)(*args, return_indices=True)(tx))
+        close(ours(y, i), theirs(ty, ti), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, t: m.nn.functional.max_unpool2d(*t(), 2, output_size=(9, 9)),
+    lambda m, t: m.nn.functional.max_unpool2d(*t(), 2, output_size=(1, 2, 3)),
+    lambda m, t: m.nn.functional.max_unpool2d(t()[0], t()[1].int(), 2),
+    lambda m, t: m.nn.functional.max_unpool2d(t()[0], t()[1][:1], 2),
+    lambda m, t: m.nn.functional.max_unpool2d(t()[0][0, 0], t()[1][0, 0], 2),
+    lambda m, t: m.nn.functional.max_unpool2d(t()[0], t()[1] + 100, 2),
+    lambda m, t: m.nn.functional.max_unpool2d(t()[0], t()[1] - 100, 2),
+    lambda m, t: m.nn.functional.max_unpool2d(*t(), 3, 2, 1),   # an index past the default 5x5 output
+])
+def test_max_unpool_errors_as_in_torch(call):
+    data = _data((2, 3, 6, 6), 44)
+
+    def pooled(lib):
+        return lambda: lib.nn.functional.max_pool2d(lib.tensor(data), 2, return_indices=True)
+    _both_raise(lambda: call(ag, pooled(ag)), lambda: call(torch, pooled(torch)))
+
+
+def test_max_unpool_passes_finite_differences():
+    x = ag.tensor(_data((1, 2, 4, 4), 45, "float64"))
+    y, i = F.max_pool2d(x, 2, return_indices=True)
+    y = y.detach().requires_grad_()
+    assert gradcheck(lambda t: F.max_unpool2d(t, i, 2), (y,))
+    assert gradgradcheck(lambda t: F.max_unpool2d(t, i, 2) ** 2, (y,))

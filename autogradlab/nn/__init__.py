@@ -17,6 +17,7 @@ from .layers import (GLU, ConstantPad1d, ConstantPad2d, Dropout2d, Hardshrink, P
 from .layers import (AdaptiveMaxPool1d, AdaptiveMaxPool2d, Bilinear, CircularPad1d, CircularPad2d, InstanceNorm1d,
                      InstanceNorm2d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d)
 from .layers import CosineEmbeddingLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss, TripletMarginLoss
+from .layers import MaxUnpool1d, MaxUnpool2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .attention import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
                         TransformerEncoder, TransformerEncoderLayer)
@@ -41,4 +42,4 @@ __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDiv
            "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
            "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
            "CircularPad2d", "InstanceNorm1d", "InstanceNorm2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Bilinear",
-           "functional", "init", "utils"]
+           "MaxUnpool1d", "MaxUnpool2d", "functional", "init", "utils"]

@@ -617,3 +617,60 @@ def _adaptive_positions(n, m):
     stops = -(-(numpy.arange(m) + 1) * n // m)
     k = int((stops - starts).max()) if m else 1
     return numpy.minimum(starts[:, None] + numpy.arange(k), stops[:, None] - 1)
+
+
+# -- max unpooling: max pooling's indices, read back --------------------------------------------------
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The values of ``input`` put back where ``max_pool1d(..., return_indices=True)`` found them (``indices``:
+    positions along each output row), zeros elsewhere: out[n, c, indices[n, c, i]] = input[n, c, i].
+    Gradient: ``dinput = g`` read at the same positions. The output length is (L - 1)*stride - 2*padding +
+    kernel_size unless ``output_size`` asks for one within a stride of it."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """``max_unpool1d`` for images: each value of ``input`` put back at its ``indices`` (flat positions in each
+    output plane, as ``max_pool2d(..., return_indices=True)`` gives them), zeros elsewhere."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
+
+
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, name):
+    from ..ops import selection   # (scatter: the one op this needs from there)
+    if not isinstance(input, Tensor) or not isinstance(indices, Tensor):
+        raise TypeError(f"{name}(): input and indices must be Tensors, got {type(input).__name__} and "
+                        f"{type(indices).__name__}")
+    k = _ntuple(kernel_size, "kernel_size", 1, n)
+    s = k if stride is None else _ntuple(stride, "stride", 1, n)
+    p = _ntuple(padding, "padding", 0, n)
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}(): Input to max_unpooling{n}d should be a {n + 1}d or {n + 2}d Tensor, but got a "
+                           f"tensor with {input.ndim} dimensions.")
+    if indices.dtype != numpy.int64:
+        raise RuntimeError(f"{name}(): elements in indices should be type int64 but got: {indices.dtype.name} "
+                           f"(the indices max_pool{n}d(..., return_indices=True) gives are)")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(f"{name}(): Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: {list(indices.shape)}")
+    size = [(input.shape[d - n] - 1) * s[d] + k[d] - 2 * p[d] for d in range(n)]
+    if output_size is not None:
+        wanted = list(output_size)[-n:] if len(output_size) == n + 2 else list(output_size)
+        if len(wanted) != n:
+            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
+                             f"length of '{len(output_size)}'")
+        for d in range(n):
+            if not size[d] - s[d] < wanted[d] < size[d] + s[d]:
+                raise ValueError(f'invalid output_size "{list(output_size)}" (dim {d} must be between '
+                                 f'{size[d] - s[d]} and {size[d] + s[d]})')
+        size = wanted
+    lead, plane = tuple(input.shape[:-n]), int(numpy.prod(size))
+    flat_index = S.reshape(indices, lead + (-1,))
+    if flat_index.numel():
+        low, high = (int(backend.to_host(f(flat_index.data))) for f in (backend.xp_of(flat_index.data).min,
+                                                                         backend.xp_of(flat_index.data).max))
+        if low < 0 or high >= plane:
+            raise RuntimeError(f"{name}(): Found an invalid max index: {low if low < 0 else high} (output volumes "
+                               f"are of size {'x'.join(map(str, size))})")
+    out = creation.zeros(*lead, plane, dtype=input.dtype, device=input.device)
+    out = selection.scatter(out, -1, flat_index, S.reshape(input, lead + (-1,)))
+    return S.reshape(out, lead + tuple(size))

@@ -21,7 +21,7 @@ from ..ops.registry import apply, defop
 from ..tensor import Tensor
 from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d,
                           avg_pool1d, avg_pool2d, conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool1d,
-                          max_pool2d, pad)
+                          max_pool2d, max_unpool1d, max_unpool2d, pad)
 from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
                      mse_loss, nll_loss, smooth_l1_loss)
 from .losses import check_float as _check_float
@@ -39,7 +39,7 @@ __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "kl_div", "mar
            "mish", "selu", "celu", "tanhshrink", "hardshrink", "softshrink", "threshold", "prelu", "glu",
            "dropout2d", "softmin", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "group_norm",
            "instance_norm", "bilinear", "adaptive_max_pool1d", "adaptive_max_pool2d",
-           "interpolate", "pixel_shuffle", "pixel_unshuffle"]
+           "interpolate", "pixel_shuffle", "pixel_unshuffle", "max_unpool1d", "max_unpool2d"]
 
 
 def linear(input, weight, bias=None):

@@ -863,6 +863,40 @@ class MaxPool2d(_MaxPoolNd):
                             self.return_indices)
 
 
+class _MaxUnpoolNd(Module):
+    """Max pooling's values put back where its indices say, zeros elsewhere; stride defaults to the kernel size.
+    ``forward(input, indices, output_size=None)``."""
+
+    n = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        def sizes(value, what, least):
+            return convolution._ntuple(value, what, least, self.n)
+        self.kernel_size = sizes(kernel_size, "kernel_size", 1)
+        self.stride = self.kernel_size if stride is None else sizes(stride, "stride", 1)
+        self.padding = sizes(padding, "padding", 0)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """``F.max_unpool1d``: ``MaxPool1d(..., return_indices=True)``'s values back in place, zeros elsewhere."""
+
+    n = 1
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """``F.max_unpool2d``: ``MaxPool2d(..., return_indices=True)``'s values back in place, zeros elsewhere."""
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
 class AvgPool2d(Module):
     """The mean of each ``kernel_size`` window (``F.avg_pool2d``); stride defaults to the kernel size."""
 
