@@ -63,6 +63,10 @@ def is_tensor(obj):
 __version__ = "0.1.0"
 
 from . import data, nn, optim, training  # noqa: E402  (the course toolkit; matplotlib/ipywidgets load lazily)
+from . import linalg  # noqa: E402  (torch.linalg's names)
+from .ops.decompositions import cholesky, det, logdet, slogdet  # noqa: E402
+from .ops.decompositions import inv as inverse  # noqa: E402
+from .linalg import matrix_power  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 # the public API (PyTorch names), spelled out for readers and for `from autogradlab import *`
@@ -85,4 +89,5 @@ __all__ = ["get_default_device", "set_default_device", "arange", "as_tensor", "e
            "bincount", "count_nonzero", "cumprod", "hypot", "logaddexp", "fmod", "cross", "kron", "cdist",
            "Tensor", "tensor", "autograd",
            "float16", "float32", "float64", "int32", "int64", "bool_", "bool", "clip", "is_tensor", "data",
-           "nn", "optim", "training", "load", "save"]
+           "nn", "optim", "training", "load", "save", "linalg", "inverse", "det", "logdet", "slogdet", "cholesky",
+           "matrix_power"]

@@ -202,8 +202,14 @@ class _StrictModule:
     def __init__(self, cls=StrictArray, name="strict_backend.xp"):
         self.ndarray, self.__name__ = cls, name
 
+    _numpy = numpy   # (the module whose functions it wraps: numpy, or numpy.linalg for xp.linalg)
+
     def __getattr__(self, name):
-        attr = getattr(numpy, name)
+        attr = getattr(self._numpy, name)
+        if name == "linalg":   # (xp.linalg.inv and friends, as CuPy has them: arrays of cls in and out)
+            sub = _StrictModule(self.ndarray, f"{self.__name__}.linalg")
+            sub._numpy = numpy.linalg
+            return sub
         if isinstance(attr, numpy.ufunc):
             return _Ufunc(attr, self.ndarray)
         if callable(attr) and not isinstance(attr, type):

@@ -1,0 +1,107 @@
+"""``autogradlab.linalg``: PyTorch's ``torch.linalg`` names, so ``torch.linalg.solve(A, b)`` ports by changing
+the import. The matrix functions with gradients of their own are in ``ops/decompositions.py``; the rest here
+are built from other ops (and differentiate through them)."""
+from __future__ import annotations
+
+import math
+
+from .ops import linalg as _products
+from .ops import reduce as _R
+from .ops.decompositions import LinAlgError, cholesky, det, eigh, eigvalsh, inv, slogdet, solve
+from .ops.registry import expect_tensor
+from .tensor import Tensor
+
+__all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "vector_norm", "matrix_norm",
+           "norm", "matrix_power", "multi_dot", "cross", "vecdot"]
+
+cross = _products.cross
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False):
+    """||x||_ord over ``dim`` (every element by default): (sum |x_i|^ord)^(1/ord); max |x_i| for inf, min for
+    -inf, the count of nonzero x_i for 0."""
+    from .nn.distance import vector_norm as _vector_norm   # (where F.normalize and the distances use it)
+    return _vector_norm(x, ord, dim, keepdim)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False):
+    """A norm of each matrix (the two ``dim``): 'fro' (the root of the sum of squares), 1 / -1 (the largest /
+    smallest column sum of |a_ij|), inf / -inf (the same over rows). 'nuc', 2 and -2 need singular values,
+    which autogradlab does not compute."""
+    expect_tensor(A, "matrix_norm")
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions, got shape "
+                           f"{tuple(A.shape)}")
+    rows, cols = (d % A.ndim for d in dim)
+    if ord == "fro":
+        return vector_norm(A, 2, (rows, cols), keepdim)
+    if ord in (1, -1, math.inf, -math.inf):
+        across, pick = (rows, cols) if ord in (1, -1) else (cols, rows)   # sum down a column, pick over columns
+        sums = _R.sum(A.abs(), across, keepdim=True)
+        out = (_R.amax if ord > 0 else _R.amin)(sums, pick, keepdim=True)
+        return out if keepdim else out.squeeze((rows, cols))
+    if ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which autogradlab "
+                                  f"does not compute; use 'fro', 1, -1, inf or -inf")
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def norm(A, ord=None, dim=None, keepdim=False):
+    """``vector_norm`` or ``matrix_norm``, as PyTorch picks: with ``dim`` one dim a vector norm, two a matrix
+    norm; without it, a 1-D ``A`` a vector norm, a 2-D ``A`` a matrix norm, and with ``ord=None`` the
+    2-norm of every element."""
+    expect_tensor(A, "norm")
+    if dim is not None:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        if len(dims) == 1:
+            return vector_norm(A, 2 if ord is None else ord, dims, keepdim)
+        return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim)
+    if ord is None:
+        return vector_norm(A, 2, None, keepdim)
+    if A.ndim == 1:
+        return vector_norm(A, ord, None, keepdim)
+    if A.ndim == 2:
+        return matrix_norm(A, ord, (-2, -1), keepdim)
+    raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                       f"{A.ndim}D.")
+
+
+def matrix_power(A, n):
+    """``A @ A @ ... @ A`` (``n`` factors, by repeated squaring); ``n = 0`` the identity, ``n < 0`` powers of
+    ``inv(A)``."""
+    expect_tensor(A, "matrix_power")
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but it has shape "
+                           f"{tuple(A.shape)}")
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"linalg.matrix_power: n must be an int, got {type(n).__name__}")
+    if n == 0:
+        from .creation import eye
+        return eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
+    base, n = (inv(A), -n) if n < 0 else (A, n)
+    result = None
+    while n:
+        if n & 1:
+            result = base if result is None else result @ base
+        n >>= 1
+        if n:
+            base = base @ base
+    return result
+
+
+def multi_dot(tensors):
+    """``tensors[0] @ tensors[1] @ ...``, the first may be a vector (a row) and the last a vector (a column)."""
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    out = tensors[0]
+    for t in tensors[1:]:
+        out = out @ t
+    return out
+
+
+def vecdot(x, y, *, dim=-1):
+    """The dot product along ``dim`` (batch dims broadcast): ``sum(x * y, dim)``."""
+    if not isinstance(x, Tensor) or not isinstance(y, Tensor):
+        raise TypeError("linalg.vecdot(): x and y must be Tensors")
+    return _R.sum(x * y, dim)

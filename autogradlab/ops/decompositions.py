@@ -1,0 +1,232 @@
+"""Matrix functions, as ``torch.linalg`` has them: inverse, determinant, solve, Cholesky factor, and the
+eigen-decomposition of a symmetric matrix.
+
+Each forward is the array library's ``linalg`` routine on the last two dims (batches of matrices work);
+each VJP is the textbook formula written with ``@``, ``.mT`` and these same functions, which take arrays
+and Tensors alike, so a VJP recorded under ``create_graph=True`` differentiates again.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy
+
+from ..backend import xp_of
+from ..tensor import Tensor
+from .registry import apply, apply_unary, defop, expect_tensor, on_arrays
+
+SlogdetResult = namedtuple("slogdet", ["sign", "logabsdet"])
+
+
+class LinAlgError(RuntimeError):
+    """A matrix that a routine cannot take: singular for ``inv``/``solve``, not positive-definite for
+    ``cholesky`` (PyTorch's ``torch.linalg.LinAlgError``, a RuntimeError too)."""
+EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
+
+
+def _call(op, *args, **params):
+    """The op on Tensors (recorded), or its forward on arrays (inside a VJP on arrays)."""
+    if isinstance(args[0], Tensor):
+        return apply(op, args, params or None) if len(args) > 1 or params else apply_unary(op, args[0])
+    return on_arrays(op, args, params or None)
+
+
+def _linalg(xp, name, a, *rest):
+    """``xp.linalg.<name>``, with NumPy's LinAlgError said as PyTorch says it (a RuntimeError); CuPy
+    raises none (a singular matrix gives infinities or NaN there)."""
+    try:
+        return getattr(xp.linalg, name)(a, *rest)
+    except numpy.linalg.LinAlgError as exc:
+        what = {"cholesky": "the input is not positive-definite (a symmetric matrix with every eigenvalue > 0)",
+                }.get(name, "the input matrix is singular (its determinant is 0)")
+        raise LinAlgError(f"linalg.{name}: the computation could not be completed because {what}: {exc}. "
+                           f"Check the matrix (e.g. its eigenvalues), or add a small multiple of the "
+                           f"identity to it.") from None
+
+
+def _square(name, a, what="A"):
+    expect_tensor(a, name)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"linalg.{name}: {what} must be batches of square matrices, but they are "
+                           f"{a.shape[-2:] if a.ndim >= 2 else 'not matrices'} (shape {tuple(a.shape)})")
+    if a.dtype.kind != "f":
+        raise RuntimeError(f"linalg.{name}: Expected a floating point tensor as input. Got {a.dtype.name}: "
+                           f"convert it first, e.g. A.double()")
+
+
+def _per_matrix(g):
+    """A gradient per matrix (shape ``(...)``) spread over its matrix (``(..., 1, 1)``)."""
+    return g[..., None, None]
+
+
+# -- inverse and determinant ---------------------------------------------------------------------
+
+INV = defop("inv", ("self",), save=("result",), math="Y = A^-1;  dA = -Y^T g Y^T",
+            forward=lambda xp, a: _linalg(xp, "inv", a),
+            vjp=lambda g, ctx: (-(ctx.result.mT @ g @ ctx.result.mT),),
+            formulas=("-Y^T g Y^T",))
+
+DET = defop("det", ("self",), save=("self", "result"), math="d = det A;  dA = g d A^-T",
+            forward=lambda xp, a: xp.linalg.det(a),
+            vjp=lambda g, ctx: (_per_matrix(g * ctx.result) * _call(INV, ctx.self).mT,),
+            formulas=("det(A) A^-T",))
+
+LOGABSDET = defop("logabsdet", ("self",), save=("self",), math="log|det A|;  dA = g A^-T",
+                  forward=lambda xp, a: xp.linalg.slogdet(a)[1],
+                  vjp=lambda g, ctx: (_per_matrix(g) * _call(INV, ctx.self).mT,),
+                  formulas=("A^-T",))
+
+
+def inv(A):
+    """The inverse of each square matrix: ``inv(A) @ A = I``. A singular matrix raises on the CPU."""
+    _square("inv", A)
+    return apply_unary(INV, A)
+
+
+def det(A):
+    """The determinant of each square matrix; its gradient is ``det(A) * inv(A)^T`` (A must be invertible
+    for the gradient; PyTorch also handles a singular A there)."""
+    _square("det", A)
+    return apply_unary(DET, A)
+
+
+def slogdet(A):
+    """``(sign, logabsdet)``: det A = sign * exp(logabsdet), without overflow for large matrices. Only
+    ``logabsdet`` has a gradient, ``inv(A)^T``."""
+    _square("slogdet", A)
+    sign = Tensor._make(xp_of(A.data).linalg.slogdet(A.data)[0], False, None, A.device)
+    return SlogdetResult(sign, apply_unary(LOGABSDET, A))
+
+
+def logdet(A):
+    """``log(det A)``: NaN where the determinant is negative, -inf where it is 0 (as in PyTorch)."""
+    from .elementwise import log   # (a number's log: the sign's, as a constant)
+    sign, logabsdet = slogdet(A)
+    with numpy.errstate(invalid="ignore", divide="ignore"):   # (log(-1) = NaN, log(0) = -inf: meant here)
+        return logabsdet + log(sign)
+
+
+# -- solve -------------------------------------------------------------------------------------------
+
+def _solve_forward(xp, a, b, vector=False):
+    if vector:   # (b is one right-hand side per matrix: solved as a column)
+        return _linalg(xp, "solve", a, b[..., None])[..., 0]
+    return _linalg(xp, "solve", a, b)
+
+
+def _solve_vjp(g, ctx):
+    """X = A^-1 B:  dB = A^-T g,  dA = -dB X^T (an outer product for a vector B)."""
+    vector = ctx.vector
+    gb = _call(SOLVE, ctx.self.mT, g, vector=vector)
+    ga = None
+    if ctx.needs_input_grad[0]:
+        x = ctx.result
+        ga = -(gb[..., :, None] * x[..., None, :]) if vector else -(gb @ x.mT)
+    return ga, gb if ctx.needs_input_grad[1] else None
+
+
+SOLVE = defop("solve", ("self", "other"), save=("self", "result"), math="X = A^-1 B;  dB = A^-T g, dA = -dB X^T",
+              forward=_solve_forward, vjp=_solve_vjp, formulas=("-(A^-T g) X^T", "A^-T g"))
+
+
+def solve(A, B, *, left=True):
+    """The ``X`` with ``A @ X = B`` (``left=False``: ``X @ A = B``), without forming ``inv(A)``. ``B`` is one
+    vector per matrix when it is 1-D or has ``A``'s shape without its last dim (PyTorch's rule); batch dims
+    broadcast."""
+    _square("solve", A)
+    expect_tensor(B, "solve")
+    if B.dtype != A.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{A.dtype.name} and B of type {B.dtype.name} instead")
+    if not left:   # X A = B  <=>  A^T X^T = B^T
+        return solve(A.mT, B.mT).mT
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    rows = B.shape[-1] if vector else (B.shape[-2] if B.ndim >= 2 else None)
+    if rows != A.shape[-1]:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({'x'.join(map(str, A.shape[-2:]))} and {'x'.join(map(str, B.shape))})")
+    return apply(SOLVE, (A, B), {"vector": vector})
+
+
+# -- Cholesky ----------------------------------------------------------------------------------------
+
+def _cholesky_vjp(g, ctx):
+    """A = L L^T:  dA = sym(L^-T phi(L^T g) L^-1), phi: the lower triangle with its diagonal halved."""
+    lower = ctx.result
+    n = lower.shape[-1]
+    half_lower = _constant_like(numpy.tril(numpy.ones((n, n))) - 0.5 * numpy.eye(n), lower)   # phi as a mask
+    inv_lower = _call(INV, lower)
+    s = inv_lower.mT @ ((lower.mT @ g) * half_lower) @ inv_lower
+    return (0.5 * (s + s.mT),)
+
+
+CHOLESKY = defop("cholesky", ("self",), save=("result",), math="A = L L^T;  dA = sym(L^-T phi(L^T g) L^-1)",
+                 forward=lambda xp, a: _linalg(xp, "cholesky", a), vjp=_cholesky_vjp,
+                 formulas=("sym(L^-T phi(L^T g) L^-1)",))
+
+
+def cholesky(A, *, upper=False):
+    """The lower triangular ``L`` with ``L @ L^T = A`` for a symmetric positive-definite ``A`` (only its
+    lower triangle is read); ``upper=True`` gives ``L^T``. A matrix that is not positive-definite raises on
+    the CPU."""
+    _square("cholesky", A)
+    lower = apply_unary(CHOLESKY, A)
+    return lower.mT if upper else lower
+
+
+# -- the eigen-decomposition of a symmetric matrix -----------------------------------------------------
+# (LAPACK reads one triangle, UPLO; the gradients are PyTorch's: a symmetric dA over the whole matrix)
+
+def _eigvalsh_vjp(g, ctx):
+    """dA = V diag(g) V^T."""
+    v = _call(EIGENVECTORS, ctx.self, UPLO=ctx.UPLO)
+    return ((v * g[..., None, :]) @ v.mT,)
+
+
+def _eigenvectors_vjp(g, ctx):
+    """dA = V K V^T, K = skew(V^T g) / (w_j - w_i) off the diagonal (PyTorch's formula); equal eigenvalues
+    make it infinite, as there."""
+    v = ctx.result
+    w = _call(EIGVALSH, ctx.self, UPLO=ctx.UPLO)
+    gap = w[..., None, :] - w[..., :, None] + _constant_like(numpy.eye(v.shape[-1]), w)   # 1 on the diagonal
+    m = v.mT @ g
+    return (v @ ((0.5 * (m - m.mT)) / gap) @ v.mT,)
+
+
+EIGVALSH = defop("eigvalsh", ("self",), save=("self",), math="w = eigenvalues of A;  dA = V diag(g) V^T",
+                 forward=lambda xp, a, UPLO="L": xp.linalg.eigvalsh(a, UPLO=UPLO), vjp=_eigvalsh_vjp,
+                 formulas=("V diag(g) V^T",))
+
+EIGENVECTORS = defop("eigenvectors", ("self",), save=("self", "result"),
+                     math="V = eigenvectors of A;  dA = V (skew(V^T g) / (w_j - w_i)) V^T",
+                     forward=lambda xp, a, UPLO="L": xp.linalg.eigh(a, UPLO=UPLO)[1], vjp=_eigenvectors_vjp,
+                     formulas=("V (skew(V^T g) / (w_j - w_i)) V^T",))
+
+
+def _uplo(name, UPLO):
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"linalg.{name}: UPLO must be 'L' (the lower triangle is read) or 'U' (the upper), "
+                           f"got {UPLO!r}")
+
+
+def eigvalsh(A, UPLO="L"):
+    """The eigenvalues of each symmetric matrix, ascending; only the triangle ``UPLO`` is read."""
+    _square("eigvalsh", A)
+    _uplo("eigvalsh", UPLO)
+    return apply(EIGVALSH, (A,), {"UPLO": UPLO})
+
+
+def eigh(A, UPLO="L"):
+    """``(eigenvalues, eigenvectors)`` of each symmetric matrix: ``A = V diag(w) V^T``, ``w`` ascending, the
+    columns of ``V`` orthonormal, each only up to its sign (so a loss that depends on those signs has no
+    meaningful gradient); only the triangle ``UPLO`` is read."""
+    _square("eigh", A)
+    _uplo("eigh", UPLO)
+    return EighResult(apply(EIGVALSH, (A,), {"UPLO": UPLO}), apply(EIGENVECTORS, (A,), {"UPLO": UPLO}))
+
+
+def _constant_like(host, like):
+    """A host array as a constant of ``like``'s kind (array or Tensor), dtype and device."""
+    if isinstance(like, Tensor):
+        return Tensor._make(xp_of(like.data).asarray(host.astype(like.dtype)), False, None, like.device)
+    return xp_of(like).asarray(host.astype(like.dtype))

@@ -1,0 +1,210 @@
+"""``autogradlab.linalg`` (and the top-level ``inverse``, ``det``, ``logdet``, ``slogdet``, ``cholesky``,
+``matrix_power``) against ``torch.linalg``: values and gradients for batches of matrices in float64 and
+float32, second derivatives, finite differences, and the errors."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from conftest import host, import_torch
+from torch_compare import both_raise, close, pair
+
+import autogradlab as ag
+from autogradlab.testing import gradcheck, gradgradcheck
+
+torch = import_torch()
+
+TOL = {"float64": {"rtol": 1e-10, "atol": 1e-10}, "float32": {"rtol": 2e-4, "atol": 2e-4}}
+
+
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+def _matrices(shape, seed):
+    """Well-conditioned square matrices: random plus a multiple of the identity."""
+    n = shape[-1]
+    return _rng(seed).standard_normal(shape) + 2.0 * np.eye(n)
+
+
+def _spd(shape, seed):
+    """Symmetric positive-definite matrices with well-separated eigenvalues."""
+    a = _rng(seed).standard_normal(shape)
+    return a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def _values_and_gradients(ours_fn, torch_fn, arrays, dtype, seed=7):
+    xs = [pair(a.astype(dtype), requires_grad=True) for a in arrays]
+    y, ty = ours_fn(*(x for x, _ in xs)), torch_fn(*(t for _, t in xs))
+    close(y, ty, **TOL[dtype])
+    g = _rng(seed).standard_normal(tuple(ty.shape)).astype(dtype)
+    y.backward(ag.tensor(g))
+    ty.backward(torch.tensor(g))
+    for x, t in xs:
+        close(x.grad, t.grad, **TOL[dtype])
+
+
+SHAPES = [(4, 4), (3, 5, 5), (2, 1, 3, 3)]
+SQUARE_CASES = [
+    ("inv", lambda a: ag.linalg.inv(a), lambda a: torch.linalg.inv(a)),
+    ("inverse", lambda a: ag.inverse(a), lambda a: torch.inverse(a)),
+    ("det", lambda a: ag.linalg.det(a), lambda a: torch.linalg.det(a)),
+    ("det top-level", lambda a: ag.det(a), lambda a: torch.det(a)),
+    ("slogdet.logabsdet", lambda a: ag.linalg.slogdet(a).logabsdet, lambda a: torch.linalg.slogdet(a).logabsdet),
+    ("matrix_power 3", lambda a: ag.linalg.matrix_power(a, 3), lambda a: torch.linalg.matrix_power(a, 3)),
+    ("matrix_power -2", lambda a: ag.linalg.matrix_power(a, -2), lambda a: torch.linalg.matrix_power(a, -2)),
+    ("matrix_power 1", lambda a: ag.matrix_power(a, 1), lambda a: torch.matrix_power(a, 1)),
+    ("matrix_norm fro", lambda a: ag.linalg.matrix_norm(a), lambda a: torch.linalg.matrix_norm(a)),
+    ("matrix_norm 1", lambda a: ag.linalg.matrix_norm(a, 1), lambda a: torch.linalg.matrix_norm(a, 1)),
+    ("matrix_norm -1", lambda a: ag.linalg.matrix_norm(a, -1), lambda a: torch.linalg.matrix_norm(a, -1)),
+    ("matrix_norm inf keepdim", lambda a: ag.linalg.matrix_norm(a, math.inf, keepdim=True),
+     lambda a: torch.linalg.matrix_norm(a, math.inf, keepdim=True)),
+    ("matrix_norm -inf", lambda a: ag.linalg.matrix_norm(a, -math.inf), lambda a: torch.linalg.matrix_norm(a, -math.inf)),
+    ("norm of every element", lambda a: ag.linalg.norm(a), lambda a: torch.linalg.norm(a)),
+    ("norm over one dim", lambda a: ag.linalg.norm(a, 3, dim=-1), lambda a: torch.linalg.norm(a, 3, dim=-1)),
+    ("norm over two dims", lambda a: ag.linalg.norm(a, 1, dim=(-1, -2)), lambda a: torch.linalg.norm(a, 1, dim=(-1, -2))),
+    ("vector_norm", lambda a: ag.linalg.vector_norm(a, 0.5, dim=(0, -1)), lambda a: torch.linalg.vector_norm(a, 0.5, dim=(0, -1))),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("name, ours, theirs", SQUARE_CASES, ids=[c[0] for c in SQUARE_CASES])
+def test_square_matrix_functions_match_torch(name, ours, theirs, shape, dtype):
+    _values_and_gradients(ours, theirs, [_matrices(shape, 1)], dtype)
+
+
+SPD_CASES = [
+    ("cholesky", lambda a: ag.linalg.cholesky(a), lambda a: torch.linalg.cholesky(a)),
+    ("cholesky upper", lambda a: ag.linalg.cholesky(a, upper=True), lambda a: torch.linalg.cholesky(a, upper=True)),
+    ("cholesky top-level", lambda a: ag.cholesky(a), lambda a: torch.linalg.cholesky(a)),  # (torch's: deprecated)
+    ("logdet", lambda a: ag.logdet(a), lambda a: torch.logdet(a)),
+    ("eigvalsh", lambda a: ag.linalg.eigvalsh(a), lambda a: torch.linalg.eigvalsh(a)),
+    ("eigh eigenvalues", lambda a: ag.linalg.eigh(a).eigenvalues, lambda a: torch.linalg.eigh(a).eigenvalues),
+    # each eigenvector only up to its sign: a loss of products within one column does not see it
+    ("eigh eigenvectors squared", lambda a: ag.linalg.eigh(a).eigenvectors ** 2,
+     lambda a: torch.linalg.eigh(a).eigenvectors ** 2),
+    ("eigh V diag(f(w)) V^T", lambda a: _rebuilt(ag, a), lambda a: _rebuilt(torch, a)),
+]
+
+
+def _rebuilt(lib, a):
+    w, v = lib.linalg.eigh(a)
+    return (v * w.sqrt()[..., None, :]) @ v.mT   # the matrix square root: sign-free
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("name, ours, theirs", SPD_CASES, ids=[c[0] for c in SPD_CASES])
+def test_symmetric_positive_definite_functions_match_torch(name, ours, theirs, shape, dtype):
+    _values_and_gradients(ours, theirs, [_spd(shape, 2)], dtype)
+
+
+@pytest.mark.parametrize("UPLO", ["L", "U"])
+def test_eigh_reads_one_triangle_and_its_gradient_is_torchs(UPLO):
+    """A matrix that is not symmetric: the triangle UPLO is what LAPACK reads, in both libraries."""
+    _values_and_gradients(lambda a: ag.linalg.eigvalsh(a, UPLO), lambda a: torch.linalg.eigvalsh(a, UPLO),
+                          [_matrices((2, 4, 4), 3)], "float64")
+    _values_and_gradients(lambda a: ag.linalg.eigh(a, UPLO)[1] ** 2, lambda a: torch.linalg.eigh(a, UPLO)[1] ** 2,
+                          [_matrices((2, 4, 4), 3)], "float64")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("a_shape, b_shape, kwargs", [
+    ((4, 4), (4, 2), {}), ((4, 4), (4,), {}), ((3, 4, 4), (3, 4), {}),      # a vector per matrix
+    ((3, 4, 4), (4, 2), {}), ((3, 4, 4), (2, 3, 4, 1), {}),                  # batch dims broadcast
+    ((4, 4), (2, 4), {"left": False}), ((2, 3, 3), (2, 5, 3), {"left": False}),
+], ids=str)
+def test_solve_matches_torch(a_shape, b_shape, kwargs, dtype):
+    b = _rng(4).standard_normal(b_shape)
+    _values_and_gradients(lambda x, y: ag.linalg.solve(x, y, **kwargs), lambda x, y: torch.linalg.solve(x, y, **kwargs),
+                          [_matrices(a_shape, 5), b], dtype)
+
+
+def test_slogdet_sign_and_logdet_of_a_negative_determinant_as_torch():
+    a = np.array([[[0.0, 1.0], [1.0, 0.0]], [[2.0, 0.0], [0.0, 3.0]]])
+    x, t = pair(a)
+    (s, la), (ts, tla) = ag.linalg.slogdet(x), torch.linalg.slogdet(t)
+    close(s, ts, rtol=0, atol=0)
+    close(la, tla)
+    assert not s.requires_grad
+    close(ag.logdet(x), torch.logdet(t))     # NaN for the negative determinant, as in PyTorch
+    assert np.isnan(host(ag.logdet(x).data)[0])
+
+
+def test_matrix_power_zero_is_the_identity_and_has_no_gradient():
+    x, t = pair(_matrices((2, 3, 3), 6), requires_grad=True)
+    y, ty = ag.linalg.matrix_power(x, 0), torch.linalg.matrix_power(t, 0)
+    close(y, ty, rtol=0, atol=0)
+    ty.sum().backward()
+    assert not torch.any(t.grad)                       # torch: a zero gradient; ours: none at all
+    assert not y.requires_grad and ag.autograd.grad((y.sum() + x.sum(),), (x,))[0].numpy().tolist() == \
+        np.ones((2, 3, 3)).tolist()
+
+
+def test_multi_dot_and_vecdot_match_torch():
+    a, b, c = (_rng(s).standard_normal(shape) for s, shape in ((8, (3,)), (9, (3, 4)), (10, (4,))))
+    _values_and_gradients(lambda x, y, z: ag.linalg.multi_dot([x, y, z]),
+                          lambda x, y, z: torch.linalg.multi_dot([x, y, z]), [a, b, c], "float64")
+    _values_and_gradients(lambda x, y: ag.linalg.vecdot(x, y, dim=0), lambda x, y: torch.linalg.vecdot(x, y, dim=0),
+                          [b, b[::-1].copy()], "float64")
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a: ag.linalg.inv(a), lambda a: ag.linalg.det(a), lambda a: ag.linalg.slogdet(a).logabsdet,
+    lambda a: ag.linalg.solve(a, a[..., 0]), lambda a: ag.linalg.matrix_power(a, -3),
+    lambda a: ag.linalg.cholesky(a @ a.mT), lambda a: ag.linalg.eigvalsh(a @ a.mT),
+    lambda a: ag.linalg.eigh(a @ a.mT).eigenvectors ** 2, lambda a: ag.logdet(a @ a.mT),
+], ids=["inv", "det", "logabsdet", "solve", "matrix_power", "cholesky", "eigvalsh", "eigh", "logdet"])
+def test_first_and_second_derivatives_pass_finite_differences(fn):
+    x = ag.tensor(_matrices((2, 3, 3), 11), requires_grad=True)
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, r: m.linalg.inv(r(3, 4)),
+    lambda m, r: m.linalg.inv(r(3)),
+    lambda m, r: m.linalg.inv(m.ones(2, 2, dtype=m.int64)),
+    lambda m, r: m.linalg.det(r(2, 3)),
+    lambda m, r: m.linalg.solve(r(3, 3), r(4)),
+    lambda m, r: m.linalg.solve(r(3, 3), r(3, 3).double()),
+    lambda m, r: m.linalg.eigh(r(3, 3), UPLO="X"),
+    lambda m, r: m.linalg.matrix_norm(r(3)),
+    lambda m, r: m.linalg.matrix_norm(r(3, 3), "fancy"),
+    lambda m, r: m.linalg.norm(r(2, 3, 3), 2),
+    lambda m, r: m.linalg.matrix_power(r(2, 3), 2),
+    lambda m, r: m.linalg.multi_dot([r(3, 3)]),
+])
+def test_errors_as_in_torch(call):
+    both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))
+
+
+@pytest.mark.parametrize("call", [lambda m: m.linalg.inv(m.zeros(3, 3)), lambda m: m.linalg.cholesky(-m.eye(3)),
+                                  lambda m: m.linalg.solve(m.zeros(2, 2), m.ones(2))])
+def test_a_matrix_the_routine_cannot_take_raises_a_linalg_error_as_torch(call):
+    """PyTorch's torch.linalg.LinAlgError and ours: each a RuntimeError of its own library."""
+    with pytest.raises(torch.linalg.LinAlgError):
+        call(torch)
+    with pytest.raises(ag.linalg.LinAlgError):
+        call(ag)
+    assert issubclass(ag.linalg.LinAlgError, RuntimeError)
+
+
+def test_errors_say_what_to_do_and_change_nothing():
+    x = ag.zeros(3, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="singular.*add a small multiple of the identity"):
+        ag.linalg.inv(x)
+    with pytest.raises(RuntimeError, match="not positive-definite"):
+        ag.linalg.cholesky(-ag.eye(3))
+    with pytest.raises(NotImplementedError, match="singular values"):
+        ag.linalg.matrix_norm(ag.eye(3), "nuc")
+    assert x.grad is None
+
+
+def test_the_names_are_torch_linalgs():
+    for name in ag.linalg.__all__:
+        assert hasattr(torch.linalg, name), name
+    for name in ("inverse", "det", "logdet", "slogdet", "cholesky", "matrix_power"):
+        assert hasattr(torch, name) and callable(getattr(ag, name)), name
