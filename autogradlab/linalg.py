@@ -7,11 +7,11 @@ import math
 
 from .ops import linalg as _products
 from .ops import reduce as _R
-from .ops.decompositions import LinAlgError, cholesky, det, eigh, eigvalsh, inv, slogdet, solve
+from .ops.decompositions import LinAlgError, cholesky, det, eigh, eigvalsh, inv, slogdet, solve, svd, svdvals
 from .ops.registry import expect_tensor
 from .tensor import Tensor
 
-__all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "vector_norm", "matrix_norm",
+__all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "svd", "svdvals", "vector_norm", "matrix_norm",
            "norm", "matrix_power", "multi_dot", "cross", "vecdot"]
 
 cross = _products.cross
@@ -26,8 +26,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False):
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False):
     """A norm of each matrix (the two ``dim``): 'fro' (the root of the sum of squares), 1 / -1 (the largest /
-    smallest column sum of |a_ij|), inf / -inf (the same over rows). 'nuc', 2 and -2 need singular values,
-    which autogradlab does not compute."""
+    smallest column sum of |a_ij|), inf / -inf (the same over rows), 'nuc' (the sum of the singular values),
+    2 / -2 (the largest / smallest singular value)."""
     expect_tensor(A, "matrix_norm")
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions, got shape "
@@ -40,9 +40,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False):
         sums = _R.sum(A.abs(), across, keepdim=True)
         out = (_R.amax if ord > 0 else _R.amin)(sums, pick, keepdim=True)
         return out if keepdim else out.squeeze((rows, cols))
-    if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which autogradlab "
-                                  f"does not compute; use 'fro', 1, -1, inf or -inf")
+    if ord in ("nuc", 2, -2):   # from the singular values: their sum, the largest, the smallest
+        values = svdvals(A.movedim((rows, cols), (-2, -1)))
+        out = _R.sum(values, -1) if ord == "nuc" else (_R.amax if ord == 2 else _R.amin)(values, -1)
+        return out.unsqueeze(min(rows, cols)).unsqueeze(max(rows, cols)) if keepdim else out
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 

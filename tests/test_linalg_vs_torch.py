@@ -65,6 +65,12 @@ SQUARE_CASES = [
     ("norm over one dim", lambda a: ag.linalg.norm(a, 3, dim=-1), lambda a: torch.linalg.norm(a, 3, dim=-1)),
     ("norm over two dims", lambda a: ag.linalg.norm(a, 1, dim=(-1, -2)), lambda a: torch.linalg.norm(a, 1, dim=(-1, -2))),
     ("vector_norm", lambda a: ag.linalg.vector_norm(a, 0.5, dim=(0, -1)), lambda a: torch.linalg.vector_norm(a, 0.5, dim=(0, -1))),
+    ("matrix_norm nuc", lambda a: ag.linalg.matrix_norm(a, "nuc"), lambda a: torch.linalg.matrix_norm(a, "nuc")),
+    ("matrix_norm 2", lambda a: ag.linalg.matrix_norm(a, 2), lambda a: torch.linalg.matrix_norm(a, 2)),
+    ("matrix_norm -2 keepdim", lambda a: ag.linalg.matrix_norm(a, -2, keepdim=True),
+     lambda a: torch.linalg.matrix_norm(a, -2, keepdim=True)),
+    ("norm nuc over dims (0, -1)", lambda a: ag.linalg.norm(a, "nuc", dim=(0, -1)),
+     lambda a: torch.linalg.norm(a, "nuc", dim=(0, -1))),
 ]
 
 
@@ -122,6 +128,36 @@ def test_solve_matches_torch(a_shape, b_shape, kwargs, dtype):
                           [_matrices(a_shape, 5), b], dtype)
 
 
+def _svd_loss(lib, full):
+    """A loss of every factor that does not see the singular vectors' signs, nor (full_matrices=True) the
+    basis chosen for the vectors past the k-th: each factor's first k vectors, squared."""
+    def loss(a):
+        u, s, vh = lib.linalg.svd(a, full_matrices=full)
+        k = s.shape[-1]
+        return (u[..., :, :k] ** 2 * s[..., None, :]) @ vh[..., :k, :] ** 2 + (u[..., :, :k] ** 2).sum(-1, keepdim=True)
+    return loss
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("full", [False, True])
+@pytest.mark.parametrize("shape", [(4, 4), (6, 3), (3, 6), (2, 5, 4), (2, 3, 5)], ids=str)
+def test_svd_matches_torch_in_every_factor(shape, full, dtype):
+    _values_and_gradients(_svd_loss(ag, full), _svd_loss(torch, full), [_rng(12).standard_normal(shape)], dtype)
+    _values_and_gradients(ag.linalg.svdvals, torch.linalg.svdvals, [_rng(13).standard_normal(shape)], dtype)
+    low_rank = {lib: (lambda a, lib=lib: (lambda r: (r.U[..., :2] * r.S[..., None, :2]) @ r.Vh[..., :2, :])(
+        lib.linalg.svd(a, full_matrices=full))) for lib in (ag, torch)}
+    _values_and_gradients(low_rank[ag], low_rank[torch], [_rng(14).standard_normal(shape)], dtype)
+
+
+def test_svd_factors_rebuild_the_matrix():
+    a = ag.tensor(_rng(15).standard_normal((2, 5, 3)))
+    u, s, vh = ag.linalg.svd(a, full_matrices=False)
+    np.testing.assert_allclose(((u * s[..., None, :]) @ vh).numpy(), a.numpy(), atol=1e-12)
+    assert u.shape == (2, 5, 3) and s.shape == (2, 3) and vh.shape == (2, 3, 3)
+    assert ag.linalg.svd(a).U.shape == (2, 5, 5)
+    assert (np.diff(s.numpy(), axis=-1) <= 0).all()          # descending
+
+
 def test_slogdet_sign_and_logdet_of_a_negative_determinant_as_torch():
     a = np.array([[[0.0, 1.0], [1.0, 0.0]], [[2.0, 0.0], [0.0, 3.0]]])
     x, t = pair(a)
@@ -156,7 +192,10 @@ def test_multi_dot_and_vecdot_match_torch():
     lambda a: ag.linalg.solve(a, a[..., 0]), lambda a: ag.linalg.matrix_power(a, -3),
     lambda a: ag.linalg.cholesky(a @ a.mT), lambda a: ag.linalg.eigvalsh(a @ a.mT),
     lambda a: ag.linalg.eigh(a @ a.mT).eigenvectors ** 2, lambda a: ag.logdet(a @ a.mT),
-], ids=["inv", "det", "logabsdet", "solve", "matrix_power", "cholesky", "eigvalsh", "eigh", "logdet"])
+    lambda a: ag.linalg.svdvals(a[..., :2]), _svd_loss(ag, False), lambda a: _svd_loss(ag, True)(a[..., :2, :]),
+    lambda a: ag.linalg.matrix_norm(a, "nuc"),
+], ids=["inv", "det", "logabsdet", "solve", "matrix_power", "cholesky", "eigvalsh", "eigh", "logdet", "svdvals",
+        "svd", "svd wide full", "nuclear norm"])
 def test_first_and_second_derivatives_pass_finite_differences(fn):
     x = ag.tensor(_matrices((2, 3, 3), 11), requires_grad=True)
     assert gradcheck(fn, (x,))
@@ -176,6 +215,8 @@ def test_first_and_second_derivatives_pass_finite_differences(fn):
     lambda m, r: m.linalg.norm(r(2, 3, 3), 2),
     lambda m, r: m.linalg.matrix_power(r(2, 3), 2),
     lambda m, r: m.linalg.multi_dot([r(3, 3)]),
+    lambda m, r: m.linalg.svd(r(3)),
+    lambda m, r: m.linalg.svdvals(m.ones(2, 2, dtype=m.int64)),
 ])
 def test_errors_as_in_torch(call):
     both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))
@@ -198,8 +239,6 @@ def test_errors_say_what_to_do_and_change_nothing():
         ag.linalg.inv(x)
     with pytest.raises(RuntimeError, match="not positive-definite"):
         ag.linalg.cholesky(-ag.eye(3))
-    with pytest.raises(NotImplementedError, match="singular values"):
-        ag.linalg.matrix_norm(ag.eye(3), "nuc")
     assert x.grad is None
 
 

@@ -22,6 +22,7 @@ class LinAlgError(RuntimeError):
     """A matrix that a routine cannot take: singular for ``inv``/``solve``, not positive-definite for
     ``cholesky`` (PyTorch's ``torch.linalg.LinAlgError``, a RuntimeError too)."""
 EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
+SvdResult = namedtuple("svd", ["U", "S", "Vh"])
 
 
 def _call(op, *args, **params):
@@ -223,6 +224,97 @@ def eigh(A, UPLO="L"):
     _square("eigh", A)
     _uplo("eigh", UPLO)
     return EighResult(apply(EIGVALSH, (A,), {"UPLO": UPLO}), apply(EIGENVECTORS, (A,), {"UPLO": UPLO}))
+
+
+# -- the singular value decomposition ----------------------------------------------------------------
+# A = U diag(S) Vh with k = min(m, n) singular values (the reduced form). Three ops, one per factor, each
+# computing the decomposition: the gradient of a loss of several factors is the sum of theirs (PyTorch's
+# formula is linear in gU, gS and gVh), and a loss of the values alone needs no singular vectors' gradient.
+
+def _svd_values(xp, a):
+    return xp.linalg.svd(a, compute_uv=False)
+
+
+def _svd_vectors(part):
+    def forward(xp, a, full=False):
+        return xp.linalg.svd(a, full_matrices=full)[part]
+    return forward
+
+
+def _svdvals_vjp(g, ctx):
+    """dA = U diag(g) Vh."""
+    u, vh = _call(SVD_U, ctx.self, full=False), _call(SVD_VH, ctx.self, full=False)
+    return ((u * g[..., None, :]) @ vh,)
+
+
+def _svd_vectors_vjp(g, ctx, left):
+    """PyTorch's formula (svd_backward) for gU alone (``left``) or gVh alone: with E_jk = S_k^2 - S_j^2,
+    K = skew(U^T gU) S / E or S skew(Vh gVh^T) / E, then dA = U K Vh plus, for a tall (wide) A, the part of
+    gU (gVh) outside the span of U (V). Equal singular values make it infinite, as there."""
+    a = ctx.self
+    u, s, vh = (ctx.result, _call(SVDVALS, a), _call(SVD_VH, a, full=False)) if left else \
+        (_call(SVD_U, a, full=False), _call(SVDVALS, a), ctx.result)
+    m, n = a.shape[-2], a.shape[-1]
+    k = min(m, n)
+    if ctx.full and m != n:   # (the vectors past the k-th span the rest of the space in any basis: no gradient)
+        u, g = (u[..., :, :k], g[..., :, :k]) if left else (u, g)
+        vh, g = (vh[..., :k, :], g[..., :k, :]) if not left else (vh, g)
+    s2 = s * s
+    gap = s2[..., None, :] - s2[..., :, None] + _constant_like(numpy.eye(s.shape[-1]), s)   # 1 on the diagonal
+    if left:
+        x = u.mT @ g
+        k = (x - x.mT) / gap * s[..., None, :]
+        ga = u @ k @ vh
+        if m > n:   # the part of gU outside U's columns: (I - U U^T) gU S^-1 Vh
+            g_over_s = g / s[..., None, :]
+            ga = ga + (g_over_s - u @ (u.mT @ g_over_s)) @ vh
+    else:
+        x = vh @ g.mT
+        k = s[..., :, None] * (x - x.mT) / gap
+        ga = u @ k @ vh
+        if m < n:   # U S^-1 gVh (I - V Vh)
+            s_inv_g = g / s[..., :, None]
+            ga = ga + u @ (s_inv_g - (s_inv_g @ vh.mT) @ vh)
+    return (ga,)
+
+
+SVDVALS = defop("svdvals", ("self",), save=("self",), math="S = singular values of A;  dA = U diag(g) Vh",
+                forward=_svd_values, vjp=_svdvals_vjp, formulas=("U diag(g) Vh",))
+
+SVD_U = defop("svd_u", ("self",), save=("self", "result"), math="U of A = U diag(S) Vh;  dA = U (skew(U^T g) S / E) Vh + ...",
+              forward=_svd_vectors(0), vjp=lambda g, ctx: _svd_vectors_vjp(g, ctx, True),
+              formulas=("U (skew(U^T g) S / E) Vh + (I - U U^T) g S^-1 Vh",))
+
+SVD_VH = defop("svd_vh", ("self",), save=("self", "result"), math="Vh of A = U diag(S) Vh;  dA = U (S skew(Vh g^T) / E) Vh + ...",
+               forward=_svd_vectors(2), vjp=lambda g, ctx: _svd_vectors_vjp(g, ctx, False),
+               formulas=("U (S skew(Vh g^T) / E) Vh + U S^-1 g (I - V Vh)",))
+
+
+def _matrices(name, A):
+    expect_tensor(A, name)
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions, got shape "
+                           f"{tuple(A.shape)}")
+    if A.dtype.kind != "f":
+        raise RuntimeError(f"linalg.{name}: Expected a floating point tensor as input. Got {A.dtype.name}: "
+                           f"convert it first, e.g. A.double()")
+
+
+def svdvals(A):
+    """The singular values of each matrix, descending (k = min(m, n) of them)."""
+    _matrices("svdvals", A)
+    return apply_unary(SVDVALS, A)
+
+
+def svd(A, full_matrices=True):
+    """``(U, S, Vh)`` with ``A = U diag(S) Vh``; ``full_matrices=False`` gives the reduced form (U m x k, Vh
+    k x n, k = min(m, n)), else U is m x m and Vh n x n, their vectors past the k-th getting no gradient
+    (any basis of the rest would do). Each pair of singular vectors only up to a common sign, so a loss that
+    depends on the signs has no meaningful gradient; equal singular values make the vectors' gradient
+    infinite (as in PyTorch)."""
+    _matrices("svd", A)
+    full = {"full": bool(full_matrices)}
+    return SvdResult(apply(SVD_U, (A,), full), apply_unary(SVDVALS, A), apply(SVD_VH, (A,), full))
 
 
 def _constant_like(host, like):
