@@ -149,6 +149,28 @@ def test_svd_matches_torch_in_every_factor(shape, full, dtype):
     _values_and_gradients(low_rank[ag], low_rank[torch], [_rng(14).standard_normal(shape)], dtype)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(4, 4), (6, 3), (3, 6), (2, 5, 4), (2, 3, 5)], ids=str)
+def test_qr_matches_torch_in_each_factor_and_both(shape, dtype):
+    """LAPACK's signs in both libraries, so Q and R compare as they are; a tall, square and wide A."""
+    a = _rng(16).standard_normal(shape)
+    _values_and_gradients(lambda x: ag.linalg.qr(x).Q, lambda x: torch.linalg.qr(x).Q, [a], dtype)
+    _values_and_gradients(lambda x: ag.linalg.qr(x).R, lambda x: torch.linalg.qr(x).R, [a], dtype)
+    both = {lib: (lambda x, lib=lib: (lambda q, r: q.sum(-1, keepdim=True) * r[..., :1, :])(*lib.linalg.qr(x)))
+            for lib in (ag, torch)}
+    _values_and_gradients(both[ag], both[torch], [a], dtype)
+
+
+def test_qr_modes_as_torch():
+    x, t = pair(_rng(17).standard_normal((3, 5)))
+    for mode in ("complete", "r"):
+        (q, r), (tq, tr) = ag.linalg.qr(x, mode=mode), torch.linalg.qr(t, mode=mode)
+        close(q, tq)
+        close(r, tr)
+    with pytest.raises(NotImplementedError, match="mode='reduced'"):
+        ag.linalg.qr(ag.ones(5, 3), mode="complete")
+
+
 def test_svd_factors_rebuild_the_matrix():
     a = ag.tensor(_rng(15).standard_normal((2, 5, 3)))
     u, s, vh = ag.linalg.svd(a, full_matrices=False)
@@ -193,9 +215,9 @@ def test_multi_dot_and_vecdot_match_torch():
     lambda a: ag.linalg.cholesky(a @ a.mT), lambda a: ag.linalg.eigvalsh(a @ a.mT),
     lambda a: ag.linalg.eigh(a @ a.mT).eigenvectors ** 2, lambda a: ag.logdet(a @ a.mT),
     lambda a: ag.linalg.svdvals(a[..., :2]), _svd_loss(ag, False), lambda a: _svd_loss(ag, True)(a[..., :2, :]),
-    lambda a: ag.linalg.matrix_norm(a, "nuc"),
+    lambda a: ag.linalg.matrix_norm(a, "nuc"), lambda a: ag.linalg.qr(a).Q, lambda a: ag.linalg.qr(a[..., :2, :]).R,
 ], ids=["inv", "det", "logabsdet", "solve", "matrix_power", "cholesky", "eigvalsh", "eigh", "logdet", "svdvals",
-        "svd", "svd wide full", "nuclear norm"])
+        "svd", "svd wide full", "nuclear norm", "qr Q", "qr R wide"])
 def test_first_and_second_derivatives_pass_finite_differences(fn):
     x = ag.tensor(_matrices((2, 3, 3), 11), requires_grad=True)
     assert gradcheck(fn, (x,))
@@ -216,6 +238,7 @@ def test_first_and_second_derivatives_pass_finite_differences(fn):
     lambda m, r: m.linalg.matrix_power(r(2, 3), 2),
     lambda m, r: m.linalg.multi_dot([r(3, 3)]),
     lambda m, r: m.linalg.svd(r(3)),
+    lambda m, r: m.linalg.qr(r(3, 3), mode="full"),
     lambda m, r: m.linalg.svdvals(m.ones(2, 2, dtype=m.int64)),
 ])
 def test_errors_as_in_torch(call):

@@ -14,6 +14,7 @@ import numpy
 from ..backend import xp_of
 from ..tensor import Tensor
 from .registry import apply, apply_unary, defop, expect_tensor, on_arrays
+from .shape import TRIU, cat
 
 SlogdetResult = namedtuple("slogdet", ["sign", "logabsdet"])
 
@@ -23,6 +24,7 @@ class LinAlgError(RuntimeError):
     ``cholesky`` (PyTorch's ``torch.linalg.LinAlgError``, a RuntimeError too)."""
 EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
 SvdResult = namedtuple("svd", ["U", "S", "Vh"])
+QrResult = namedtuple("qr", ["Q", "R"])
 
 
 def _call(op, *args, **params):
@@ -315,6 +317,61 @@ def svd(A, full_matrices=True):
     _matrices("svd", A)
     full = {"full": bool(full_matrices)}
     return SvdResult(apply(SVD_U, (A,), full), apply_unary(SVDVALS, A), apply(SVD_VH, (A,), full))
+
+
+# -- the QR decomposition ------------------------------------------------------------------------------
+# A = Q R, Q with orthonormal columns, R upper triangular (k = min(m, n) of each). One op per factor, as svd.
+
+def _qr_vjp(g, ctx, part):
+    """PyTorch's formula (linalg_qr_backward) for gQ alone or gR alone. For m >= n: M = gR R^T - Q^T gQ,
+    dA = (Q sym(triu(M)) + gQ) R^-T, sym keeping the diagonal once. For m < n, A = [X | Y] with X = Q U
+    square: dY = Q gR_Y, and X's gradient is the square case's with gQ + Y gR_Y^T."""
+    a = ctx.self
+    q, r = (ctx.result, _call(QR_R, a)) if part == 0 else (_call(QR_Q, a), ctx.result)
+    m, n = a.shape[-2], a.shape[-1]
+    g_q, g_r = (g, None) if part == 0 else (None, g)
+    if m < n:
+        y, r = a[..., :, m:], r[..., :, :m]
+        if g_r is not None:
+            g_y = q @ g_r[..., :, m:]
+            g_q, g_r = y @ g_r[..., :, m:].mT, g_r[..., :, :m]
+        else:
+            g_y = _constant_like(numpy.zeros(tuple(y.shape)), y)   # (Q does not depend on Y)
+    inner = g_r @ r.mT if g_r is not None else 0.0
+    inner = inner - q.mT @ g_q if g_q is not None else inner
+    upper = _call(TRIU, inner, diagonal=0)
+    sym = upper + upper.mT - _call(TRIU, upper.mT, diagonal=0)   # (the diagonal once)
+    ga = q @ sym if g_q is None else q @ sym + g_q
+    ga = ga @ _call(INV, r).mT
+    if m < n:
+        ga = cat([ga, g_y], -1) if isinstance(ga, Tensor) else xp_of(ga).concatenate([ga, g_y], -1)
+    return (ga,)
+
+
+QR_Q = defop("qr_q", ("self",), save=("self", "result"), math="Q of A = Q R;  dA = (Q sym(triu(-Q^T g))) + g) R^-T",
+             forward=lambda xp, a: xp.linalg.qr(a)[0], vjp=lambda g, ctx: _qr_vjp(g, ctx, 0),
+             formulas=("(Q sym(triu(-Q^T g)) + g) R^-T",))
+QR_R = defop("qr_r", ("self",), save=("self", "result"), math="R of A = Q R;  dA = Q sym(triu(g R^T)) R^-T",
+             forward=lambda xp, a: xp.linalg.qr(a)[1], vjp=lambda g, ctx: _qr_vjp(g, ctx, 1),
+             formulas=("Q sym(triu(g R^T)) R^-T",))
+
+
+def qr(A, mode="reduced"):
+    """``(Q, R)`` with ``A = Q R``: Q's k = min(m, n) columns orthonormal, R upper triangular (k x n), as
+    LAPACK signs them (PyTorch's too). ``mode='complete'`` is the same for a wide or square A; ``mode='r'``
+    gives R alone (Q empty), without a gradient, as in PyTorch."""
+    _matrices("qr", A)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+                           f"'r', or 'complete'")
+    m, n = A.shape[-2], A.shape[-1]
+    if mode == "complete" and m > n:
+        raise NotImplementedError("linalg.qr: mode='complete' for a tall matrix (its extra columns of Q have no "
+                                  "gradient) is not available here; use mode='reduced'")
+    if mode == "r":
+        r = Tensor._make(xp_of(A.data).linalg.qr(A.data)[1], False, None, A.device)
+        return QrResult(Tensor._make(xp_of(A.data).zeros((0,), A.dtype), False, None, A.device), r)
+    return QrResult(apply_unary(QR_Q, A), apply_unary(QR_R, A))
 
 
 def _constant_like(host, like):
