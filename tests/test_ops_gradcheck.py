@@ -523,6 +523,30 @@ CASES["reciprocal"] = [C(lambda m, a: m.reciprocal(a), nonzero(2, 3), id="functi
 CASES["copy"] = [C(_copy_all, normal(2, 3), normal(3), id="setitem-all"),
                  C(lambda m, x, v: (x * 1).fill_(v) * x, normal(3), normal(), id="fill_-0d-tensor")]
 
+# matrix functions (autogradlab.linalg): well-conditioned inputs; symmetric positive-definite ones built in the
+# case; losses of singular and eigen vectors that do not see their signs
+def well_conditioned(*shape):
+    return lambda rng: rng.standard_normal(shape) + 2.0 * np.eye(shape[-1])
+
+
+def _spd(m, a):
+    return a @ a.mT + m.eye(a.shape[-1], dtype=a.dtype)
+
+
+CASES["inv"] = [C(lambda m, a: m.linalg.inv(a), well_conditioned(2, 3, 3), id="batched")]
+CASES["det"] = [C(lambda m, a: m.linalg.det(a), well_conditioned(3, 3), id="matrix")]
+CASES["logabsdet"] = [C(lambda m, a: m.linalg.slogdet(a)[1], well_conditioned(2, 3, 3), id="batched")]
+CASES["solve"] = [C(lambda m, a, b: m.linalg.solve(a, b), well_conditioned(3, 3), normal(3, 2), id="matrix-rhs"),
+                  C(lambda m, a, b: m.linalg.solve(a, b), well_conditioned(2, 3, 3), normal(2, 3), id="vector-rhs")]
+CASES["cholesky"] = [C(lambda m, a: m.linalg.cholesky(_spd(m, a)), normal(2, 3, 3), id="spd")]
+CASES["eigvalsh"] = [C(lambda m, a: m.linalg.eigvalsh(_spd(m, a)), normal(3, 3), id="spd")]
+CASES["eigenvectors"] = [C(lambda m, a: m.linalg.eigh(_spd(m, a))[1] ** 2, normal(3, 3), id="spd-squared")]
+CASES["svdvals"] = [C(lambda m, a: m.linalg.svdvals(a), normal(2, 4, 3), id="tall")]
+CASES["svd_u"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[0] ** 2, normal(4, 3), id="tall-squared")]
+CASES["svd_vh"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[2] ** 2, normal(3, 4), id="wide-squared")]
+CASES["qr_q"] = [C(lambda m, a: m.linalg.qr(a)[0], normal(4, 3), id="tall")]
+CASES["qr_r"] = [C(lambda m, a: m.linalg.qr(a)[1], normal(3, 4), id="wide")]
+
 NONDIFFERENTIABLE_CASES: dict[str, Callable] = {
     "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
     "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
