@@ -64,9 +64,8 @@ __version__ = "0.1.0"
 
 from . import data, nn, optim, training  # noqa: E402  (the course toolkit; matplotlib/ipywidgets load lazily)
 from . import linalg  # noqa: E402  (torch.linalg's names)
-from .ops.decompositions import cholesky, det, logdet, slogdet  # noqa: E402
+from .ops.decompositions import cholesky, det, logdet, matrix_power, slogdet  # noqa: E402
 from .ops.decompositions import inv as inverse  # noqa: E402
-from .linalg import matrix_power  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 # the public API (PyTorch names), spelled out for readers and for `from autogradlab import *`

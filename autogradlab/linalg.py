@@ -7,7 +7,8 @@ import math
 
 from .ops import linalg as _products
 from .ops import reduce as _R
-from .ops.decompositions import LinAlgError, cholesky, det, eigh, eigvalsh, inv, qr, slogdet, solve, svd, svdvals
+from .ops.decompositions import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, matrix_power, qr, slogdet, solve,
+                                 svd, svdvals)
 from .ops.registry import expect_tensor
 from .tensor import Tensor
 
@@ -65,29 +66,6 @@ def norm(A, ord=None, dim=None, keepdim=False):
         return matrix_norm(A, ord, (-2, -1), keepdim)
     raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
                        f"{A.ndim}D.")
-
-
-def matrix_power(A, n):
-    """``A @ A @ ... @ A`` (``n`` factors, by repeated squaring); ``n = 0`` the identity, ``n < 0`` powers of
-    ``inv(A)``."""
-    expect_tensor(A, "matrix_power")
-    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but it has shape "
-                           f"{tuple(A.shape)}")
-    if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"linalg.matrix_power: n must be an int, got {type(n).__name__}")
-    if n == 0:
-        from .creation import eye
-        return eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
-    base, n = (inv(A), -n) if n < 0 else (A, n)
-    result = None
-    while n:
-        if n & 1:
-            result = base if result is None else result @ base
-        n >>= 1
-        if n:
-            base = base @ base
-    return result
 
 
 def multi_dot(tensors):

@@ -270,3 +270,13 @@ def test_the_names_are_torch_linalgs():
         assert hasattr(torch.linalg, name), name
     for name in ("inverse", "det", "logdet", "slogdet", "cholesky", "matrix_power"):
         assert hasattr(torch, name) and callable(getattr(ag, name)), name
+
+
+@pytest.mark.parametrize("name, args", [("inverse", ()), ("det", ()), ("logdet", ()), ("matrix_power", (3,))])
+def test_tensor_methods_as_torchs(name, args):
+    _values_and_gradients(lambda a: getattr(a @ a.mT + ag.eye(3, dtype=ag.float64), name)(*args),
+                          lambda a: getattr(a @ a.mT + torch.eye(3, dtype=torch.float64), name)(*args),
+                          [_rng(18).standard_normal((2, 3, 3))], "float64")
+    x, t = pair(_spd((3, 3), 19))
+    close(x.slogdet().logabsdet, t.slogdet().logabsdet)
+    close(x.cholesky(), torch.linalg.cholesky(t))   # (torch's Tensor.cholesky is deprecated for this one)

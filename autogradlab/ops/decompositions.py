@@ -109,6 +109,29 @@ def logdet(A):
         return logabsdet + log(sign)
 
 
+def matrix_power(A, n):
+    """``A @ A @ ... @ A`` (``n`` factors, by repeated squaring); ``n = 0`` the identity, ``n < 0`` powers of
+    ``inv(A)``."""
+    expect_tensor(A, "matrix_power")
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but it has shape "
+                           f"{tuple(A.shape)}")
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"linalg.matrix_power: n must be an int, got {type(n).__name__}")
+    if n == 0:
+        from ..creation import eye
+        return eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
+    base, n = (inv(A), -n) if n < 0 else (A, n)
+    result = None
+    while n:
+        if n & 1:
+            result = base if result is None else result @ base
+        n >>= 1
+        if n:
+            base = base @ base
+    return result
+
+
 # -- solve -------------------------------------------------------------------------------------------
 
 def _solve_forward(xp, a, b, vector=False):

@@ -9,7 +9,8 @@ import numpy
 from .. import backend
 from ..grad_mode import state
 from ..tensor import Tensor
-from . import elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R, selection as X, shape as S
+from . import decompositions as D, elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R
+from . import selection as X, shape as S
 from .registry import apply_one
 
 
@@ -196,7 +197,8 @@ METHODS = {
     "masked_select": X.masked_select, "nonzero": X.nonzero, "argwhere": X.argwhere, "unique": X.unique,
     "bincount": X.bincount, "count_nonzero": X.count_nonzero,
     "cumprod": R.cumprod, "hypot": E.hypot, "logaddexp": E.logaddexp, "fmod": E.fmod, "cross": L.cross,
-    "kron": L.kron,
+    "kron": L.kron, "inverse": D.inv, "det": D.det, "logdet": D.logdet, "slogdet": D.slogdet,
+    "cholesky": D.cholesky, "matrix_power": D.matrix_power,
     # dtype and device
     "float": lambda a: E.to_dtype(a, _FLOAT32), "double": lambda a: E.to_dtype(a, _FLOAT64),
     "half": lambda a: E.to_dtype(a, _FLOAT16), "long": lambda a: E.to_dtype(a, _INT64),
