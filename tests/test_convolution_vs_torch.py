@@ -760,3 +760,28 @@ def test_max_unpool_passes_finite_differences():
     y = y.detach().requires_grad_()
     assert gradcheck(lambda t: F.max_unpool2d(t, i, 2), (y,))
     assert gradgradcheck(lambda t: F.max_unpool2d(t, i, 2) ** 2, (y,))
+
+
+def test_max_unpool_edge_shapes_as_torch():
+    """An empty batch, an output of size 0, an empty window, a padding larger than the output, integer input."""
+    empty_batch = {m: m.nn.functional.max_unpool2d(m.zeros(0, 3, 2, 2), m.zeros(0, 3, 2, 2, dtype=m.int64), 2)
+                   for m in (ag, torch)}
+    assert tuple(empty_batch[ag].shape) == tuple(empty_batch[torch].shape) == (0, 3, 4, 4)
+    nothing = {m: m.nn.functional.max_unpool1d(m.zeros(1, 1, 1), m.zeros(1, 1, 1, dtype=m.int64), 2, 2, 1)
+               for m in (ag, torch)}
+    assert tuple(nothing[ag].shape) == tuple(nothing[torch].shape) == (1, 1, 0)
+    for call in (lambda m: m.nn.functional.max_unpool1d(m.zeros(1, 1, 1), m.zeros(1, 1, 1, dtype=m.int64), 2, 2, 3),
+                 lambda m: m.nn.functional.max_unpool1d(m.zeros(1, 1, 0), m.zeros(1, 1, 0, dtype=m.int64), 2),
+                 lambda m: m.nn.functional.max_unpool1d(m.zeros(1, 1, 2, dtype=m.int64),
+                                                        m.zeros(1, 1, 2, dtype=m.int64), 2)):
+        _both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_conv1d_same_padding_takes_an_input_shorter_than_the_kernel_as_torch():
+    for k, d, length in ((3, 1, 1), (4, 2, 2)):
+        torch.manual_seed(0)
+        theirs = torch.nn.Conv1d(1, 2, k, padding="same", dilation=d).double()
+        ours = nn.Conv1d(1, 2, k, padding="same", dilation=d, dtype=ag.float64)
+        ours.load_state_dict({n: ag.tensor(v.detach().numpy()) for n, v in theirs.state_dict().items()})
+        x, tx = _pair(_data((2, 1, length), 46, "float64"))
+        close(ours(x), theirs(tx), rtol=1e-12, atol=1e-12)

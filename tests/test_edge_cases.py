@@ -1,7 +1,7 @@
 """Edge cases found in review: each was a wrong gradient, a corrupted state or an unhelpful error."""
 import numpy as np
 import pytest
-from conftest import import_torch
+from conftest import host, import_torch
 
 import autogradlab as ag
 from autogradlab.autograd import Function
@@ -272,3 +272,27 @@ def test_in_place_into_memory_that_repeats_one_element_is_refused_even_when_nump
     with pytest.raises(RuntimeError, match="is read-only: a view made by expand"):
         t.add_(1.0)
     np.testing.assert_array_equal(base, np.zeros(3))
+
+
+def test_setitem_into_repeated_memory_is_refused_without_recording_too_and_a_row_of_it_is_not():
+    """t[...] = v without a graph went straight to the array: NumPy's ValueError on the CPU, a silent race on
+    a GPU. Now PyTorch's rule on every backend: the target may not repeat an element."""
+    y = ag.zeros(1, 3).expand(4, 3)
+    with ag.no_grad(), pytest.raises(RuntimeError, match="is read-only: a view made by expand"):
+        y[...] = 5.0
+    with pytest.raises(RuntimeError, match="is read-only"):
+        y[:, 0] = 7.0
+    assert host(y.data).tolist() == [[0.0, 0.0, 0.0]] * 4
+
+
+def test_expand_that_repeats_nothing_is_a_writable_view_as_in_torch():
+    torch = import_torch()
+    for make in (lambda m: m.zeros(3).expand(1, 3), lambda m: m.zeros(0, 1).expand(0, 4),
+                 lambda m: m.tensor(0.0).expand(1, 1)):
+        ours, theirs = make(ag), make(torch)
+        ours.add_(1)
+        theirs.add_(1)
+        assert host(ours.data).tolist() == theirs.tolist()
+    base = ag.zeros(3)
+    base.expand(1, 3).mul_(0).add_(2)   # a view: the write reaches its base, as PyTorch's
+    assert host(base.data).tolist() == [2.0, 2.0, 2.0]

@@ -38,8 +38,6 @@ def _known_difference(expr, number, dtype):
     """Differences that predate number constants (the same with constant Tensors), kept visible."""
     if "-" in expr and (dtype == "bool" or isinstance(number, bool)):
         return "torch refuses - with a bool operand; NumPy computes it"
-    if expr == "n ** a" and dtype == "int64" and not isinstance(number, float):
-        return "an int to a negative int power: torch gives 0 or 1, NumPy refuses"
     if "**" in expr and dtype == "bool" and isinstance(number, bool):
         return "bool ** bool: torch gives int8, NumPy bool"
     return None
@@ -327,3 +325,23 @@ def test_an_integer_tensor_to_a_negative_int_power_is_refused_as_in_torch(dtype)
         a ** -2
     assert str(ours.value).startswith(str(theirs.value)) and f"the base is {dtype}" in str(ours.value)
     np.testing.assert_array_equal(host((a ** 2).data), (t ** 2).numpy())   # a non-negative power is fine
+
+
+def test_integer_tensors_to_integer_tensor_powers_and_numpy_int_exponents_as_torch():
+    """Negative integer exponents in a tensor: PyTorch's integer results (1 for 1, +-1 for -1, else 0); NumPy
+    refused them. A NumPy integer exponent is refused like a Python int."""
+    for base, exp in (([2, -1, 1, 0, -1, 3], [-2, -2, -3, -2, -3, 2]), ([2, -1, 1, 0], -2), ([True, False], [-1, 2])):
+        ours = ag.tensor(base) ** ag.tensor(exp)
+        theirs = torch.tensor(base) ** torch.tensor(exp)
+        assert host(ours.data).tolist() == theirs.tolist() and ours.dtype.name == str(theirs.dtype)[6:]
+    assert host((2 ** ag.tensor([-2, 1, -1, 0])).data).tolist() == (2 ** torch.tensor([-2, 1, -1, 0])).tolist()
+    for dtype in ("int64", "uint8"):
+        with pytest.raises(RuntimeError, match="Integers to negative integer powers"):
+            ag.tensor([2, 1], dtype=dtype) ** np.int64(-2)
+
+
+@pytest.mark.parametrize("expr", ["a - 3", "a * -3", "a < -3", "a + 300", "-3 - a", "a == 253"])
+def test_a_number_out_of_an_integer_dtypes_range_wraps_around_as_in_torch(expr):
+    data = np.array([0, 1, 5, 200, 255], "uint8")
+    ours, theirs = eval(expr, {"a": ag.tensor(data)}), eval(expr, {"a": torch.tensor(data)})
+    assert host(ours.data).tolist() == theirs.tolist() and ours.dtype.name == str(theirs.dtype)[6:]

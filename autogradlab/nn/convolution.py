@@ -441,7 +441,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     k = weight.shape[-1]
     stride, dilation = _single(stride, "stride", 1), _single(dilation, "dilation", 1)
     p = padding if isinstance(padding, str) else _single(padding, "padding", 0)
-    _check_1d_window(input.shape[-1] + (0 if isinstance(p, str) else 2 * p), k, dilation, "conv1d")
+    padded = {"same": dilation * (k - 1), "valid": 0}.get(p, 0) if isinstance(p, str) else 2 * p
+    _check_1d_window(input.shape[-1] + padded, k, dilation, "conv1d")
     out = conv2d(x, S.unsqueeze(weight, -2), bias, (1, stride), p if isinstance(p, str) else (0, p),
                  (1, dilation), groups)
     return S.squeeze(out, -2)
@@ -646,6 +647,12 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, na
     if input.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Input to max_unpooling{n}d should be a {n + 1}d or {n + 2}d Tensor, but got a "
                            f"tensor with {input.ndim} dimensions.")
+    if input.dtype.kind != "f":
+        raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype.name}\': max pooling gives floats, '
+                                  f'convert the input, e.g. x.float()')
+    if 0 in (input.shape[1:] if input.ndim == n + 2 else input.shape):   # (the batch alone may be empty)
+        raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but got "
+                           f"{list(input.shape)}")
     if indices.dtype != numpy.int64:
         raise RuntimeError(f"{name}(): elements in indices should be type int64 but got: {indices.dtype.name} "
                            f"(the indices max_pool{n}d(..., return_indices=True) gives are)")
@@ -663,8 +670,14 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, na
                 raise ValueError(f'invalid output_size "{list(output_size)}" (dim {d} must be between '
                                  f'{size[d] - s[d]} and {size[d] + s[d]})')
         size = wanted
+    for d in range(n):
+        if size[d] < 0:
+            raise ValueError(f"max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={size[d]} (the padding {p[d]} is too large for this input)")
     lead, plane = tuple(input.shape[:-n]), int(numpy.prod(size))
-    flat_index = S.reshape(indices, lead + (-1,))
+    if plane == 0:   # (nothing to put anywhere: PyTorch checks no index then)
+        return creation.zeros(*lead, *size, dtype=input.dtype, device=input.device)
+    flat_index = S.reshape(indices, lead + (int(numpy.prod(input.shape[-n:])),))
     if flat_index.numel():
         low, high = (int(backend.to_host(f(flat_index.data))) for f in (backend.xp_of(flat_index.data).min,
                                                                          backend.xp_of(flat_index.data).max))
@@ -672,5 +685,5 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, na
             raise RuntimeError(f"{name}(): Found an invalid max index: {low if low < 0 else high} (output volumes "
                                f"are of size {'x'.join(map(str, size))})")
     out = creation.zeros(*lead, plane, dtype=input.dtype, device=input.device)
-    out = selection.scatter(out, -1, flat_index, S.reshape(input, lead + (-1,)))
+    out = selection.scatter(out, -1, flat_index, S.reshape(input, tuple(flat_index.shape)))
     return S.reshape(out, lead + tuple(size))

@@ -56,7 +56,8 @@ def constant(value, like: Tensor):
     old = cache.get(key)
     if old is not None and old.dtype == dtype:
         return old
-    new = numpy.array(value, dtype) if on_numpy else asarray(value, like.device, dtype)
+    number = _wrapped(value, dtype)
+    new = numpy.array(number, dtype) if on_numpy else asarray(number, like.device, dtype)
     if value:   # (0.0 == -0.0 as a key: zeros are made each time; a NaN key matches only its own float object)
         if len(cache) >= 1024:   # a program making ever new numbers: start again
             cache.clear()
@@ -68,11 +69,21 @@ def constant(value, like: Tensor):
     return new
 
 
+def _wrapped(value, dtype):
+    """A Python int as an integer ``dtype`` holds it: one out of its range wraps around, as in PyTorch (NumPy 2
+    refuses to make such an array)."""
+    if dtype.kind in "iu" and type(value) is int:
+        info = numpy.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            return int(numpy.array(value, numpy.int64).astype(dtype))
+    return value
+
+
 def _fresh_constant(value, like: Tensor):
     """:func:`constant`, but a new writable array (for a constant wrapped as a Tensor)."""
     data = like.data
     dtype = data.dtype if data.dtype.kind == "f" else number_dtype(value, data.dtype)
-    return asarray(value, like.device, dtype)
+    return asarray(_wrapped(value, dtype), like.device, dtype)
 
 
 def as_tensor_like(value, like: Tensor) -> Tensor:
@@ -252,9 +263,19 @@ def _pow_vjp(g, ctx):
     return da, db
 
 
+def _pow_forward(xp, a, b):
+    """``a ** b``; integers to negative integer powers as PyTorch computes them (NumPy refuses them, CuPy
+    computes garbage): 1 for a base of 1, +-1 for -1 by the exponent's parity, else 0."""
+    if a.dtype.kind in "biu" and b.dtype.kind == "i":
+        negative = b < 0
+        return xp.where(negative, xp.where(a == 1, 1, xp.where(a == -1, 1 - 2 * (b % 2), 0)).astype(a.dtype),
+                        a ** xp.where(negative, 0, b))
+    return a ** b
+
+
 POW = defop("pow", ("self", "other"), save=("self", "other", "result"), save_if={"result": 1},
             math="a ** b;  da = g*b*a^(b-1), db = g*a^b*log(a)",
-            forward=lambda xp, a, b: a ** b,
+            forward=_pow_forward,
             vjp=_pow_vjp,
             formulas=("b*a^(b-1)", "a^b*log(a)"))
 
@@ -924,7 +945,8 @@ def lerp(input, end, weight):
 
 def pow(a, exponent):
     """``a ** exponent`` (either may be a number)."""
-    if (isinstance(a, Tensor) and a.dtype.kind in "biu" and type(exponent) is int and exponent < 0):
+    if (isinstance(a, Tensor) and a.dtype.kind in "biu" and isinstance(exponent, numbers.Integral)
+            and not isinstance(exponent, (bool, numpy.bool_)) and exponent < 0):
         raise RuntimeError(f"Integers to negative integer powers are not allowed. (pow: the base is {a.dtype.name}, "
                            f"the exponent {exponent}; use a float base, e.g. x.float() ** {exponent})")
     a, exponent = promote(a, exponent)

@@ -47,6 +47,13 @@ def overlap_error(opname, operand_shape, written_shape):
         f"(t.mul_(t[0].clone())).")
 
 
+def read_only_error(opname, shape):
+    """Writing into memory that repeats elements (or is read-only): PyTorch refuses it too."""
+    return RuntimeError(f"{opname}: this tensor (shape {tuple(shape)}) is read-only: a view made by expand() or "
+                        f"broadcast_to() (they repeat memory instead of copying it), or the memory of a read-only "
+                        f"NumPy array given to from_numpy(). Use the out-of-place op, or .clone() it first.")
+
+
 def inplace(self: Tensor, opname: str, fn, *args):
     """Run ``fn(self, *args)`` out of place and write its result into ``self``."""
     if state.grad_enabled and self._view is not None and self._view[2] != self._vc[0]:
@@ -75,10 +82,7 @@ def inplace(self: Tensor, opname: str, fn, *args):
                            f"output type {self.dtype.name}; use the out-of-place op, or convert the "
                            f"tensor first (x.to(float32))")
     if not writable(self.data):
-        raise RuntimeError(f"{opname}: this tensor (shape {tuple(self.shape)}) is read-only: a view made by "
-                           f"expand() or broadcast_to() (they repeat memory instead of copying it), or the memory "
-                           f"of a read-only NumPy array given to from_numpy(). Use the out-of-place op, or "
-                           f".clone() it first.")
+        raise read_only_error(opname, self.shape)
     self.data[...] = result.data
     self._vc[0] += 1
     if records and self._view is not None:

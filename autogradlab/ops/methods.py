@@ -136,6 +136,8 @@ def _setitem(self, index, value):
         else:
             I._fill(S.getitem(self, index), value, "__setitem__")
         return
+    if not backend.writable(self.data[basic]):   # (the target only: a row of an expanded tensor may repeat none)
+        raise I.read_only_error("__setitem__", self.data[basic].shape)
     self.data[basic] = value.data if isinstance(value, Tensor) else value
     self._vc[0] += 1
 

@@ -53,9 +53,17 @@ PERMUTE = defop("permute", ("self",), math="permute axes;  da = inverse_permute(
                 forward=lambda xp, a, dims: a.transpose(dims),
                 vjp=lambda g, ctx: (permute(g, tuple(numpy.argsort(ctx.dims).tolist())),), formulas=("1",))
 
+def _expand_forward(xp, a, shape):
+    """A view repeating ``a`` over ``shape`` (read-only where it repeats an element: a write there would race);
+    one that repeats none (new size-1 dims, or no elements at all) is ``a`` reshaped, writable as PyTorch's."""
+    if math.prod(shape) == a.size:
+        return a.reshape(shape)
+    return broadcast_view(a, shape)
+
+
 EXPAND = defop("expand", ("self",), math="broadcast a to a shape;  da = g summed over broadcast axes",
                view=True,
-               forward=lambda xp, a, shape: broadcast_view(a, shape),
+               forward=_expand_forward,
                vjp=lambda g, ctx: (g,), formulas=("1",))  # Node.apply sums g back to a's shape
 
 SUM_TO_SIZE = defop("sum_to_size", ("self",), math="sum a down to a shape;  da = g expanded",
