@@ -77,20 +77,38 @@ def mlp_data(batch, sizes, seed=0):
     return X, Y, Ws
 
 
-def _mlp_step(lib, x, y, params, batch):
-    """One training step, written once for any library with PyTorch's API (autogradlab or torch)."""
-    def step():
+def _mlp_phases(lib, x, y, params, batch):
+    """One training step's three phases, written once for any library with PyTorch's API (autogradlab or
+    torch): the forward (the loss), the backward, the SGD update."""
+    state = {}
+
+    def forward():
         h = x
         for i, w in enumerate(params):
             h = h @ w
             if i < len(params) - 1:
                 h = h.tanh()
-        loss = -(y * lib.log_softmax(h, 1)).sum() / batch
-        loss.backward()
+        state["loss"] = -(y * lib.log_softmax(h, 1)).sum() / batch
+
+    def backward():
+        state.pop("loss").backward()
+
+    def update():
         with lib.no_grad():
             for p in params:
                 p.sub_(p.grad * 0.01)
                 p.grad = None
+    return forward, backward, update
+
+
+def _mlp_step(lib, x, y, params, batch):
+    """The three phases as one training step."""
+    forward, backward, update = _mlp_phases(lib, x, y, params, batch)
+
+    def step():
+        forward()
+        backward()
+        update()
     return step
 
 

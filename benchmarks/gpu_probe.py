@@ -49,29 +49,8 @@ def phases(batch, sizes, reps):
     X, Y, Ws = gpu.mlp_data(batch, sizes)
     params = [ag.tensor(w, device="cuda", requires_grad=True) for w in Ws]
     x, y = ag.tensor(X, device="cuda"), ag.tensor(Y, device="cuda")
-    state = {}
-
-    def forward():
-        h = x
-        for i, w in enumerate(params):
-            h = h @ w
-            if i < len(params) - 1:
-                h = h.tanh()
-        state["loss"] = -(y * ag.log_softmax(h, 1)).sum() / batch
-
-    def backward():
-        state["loss"].backward()
-
-    def update():
-        with ag.no_grad():
-            for p in params:
-                p.sub_(p.grad * 0.01)
-                p.grad = None
-
-    def step():
-        forward()
-        backward()
-        update()
+    forward, backward, update = gpu._mlp_phases(ag, x, y, params, batch)
+    step = gpu._mlp_step(ag, x, y, params, batch)
 
     rows = [("autogradlab step", step)]
     out = [(name, *host_device_ms(fn, reps)) for name, fn in rows]

@@ -47,14 +47,21 @@ def _linalg(xp, name, a, *rest):
                            f"identity to it.") from None
 
 
-def _square(name, a, what="A"):
-    expect_tensor(a, name)
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise RuntimeError(f"linalg.{name}: {what} must be batches of square matrices, but they are "
-                           f"{a.shape[-2:] if a.ndim >= 2 else 'not matrices'} (shape {tuple(a.shape)})")
-    if a.dtype.kind != "f":
-        raise RuntimeError(f"linalg.{name}: Expected a floating point tensor as input. Got {a.dtype.name}: "
+def _matrices(name, A):
+    expect_tensor(A, name)
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions, got shape "
+                           f"{tuple(A.shape)}")
+    if A.dtype.kind != "f":
+        raise RuntimeError(f"linalg.{name}: Expected a floating point tensor as input. Got {A.dtype.name}: "
                            f"convert it first, e.g. A.double()")
+
+
+def _square(name, A):
+    _matrices(name, A)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]}x{A.shape[-1]} (shape {tuple(A.shape)})")
 
 
 def _per_matrix(g):
@@ -313,16 +320,6 @@ SVD_U = defop("svd_u", ("self",), save=("self", "result"), math="U of A = U diag
 SVD_VH = defop("svd_vh", ("self",), save=("self", "result"), math="Vh of A = U diag(S) Vh;  dA = U (S skew(Vh g^T) / E) Vh + ...",
                forward=_svd_vectors(2), vjp=lambda g, ctx: _svd_vectors_vjp(g, ctx, False),
                formulas=("U (S skew(Vh g^T) / E) Vh + U S^-1 g (I - V Vh)",))
-
-
-def _matrices(name, A):
-    expect_tensor(A, name)
-    if A.ndim < 2:
-        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions, got shape "
-                           f"{tuple(A.shape)}")
-    if A.dtype.kind != "f":
-        raise RuntimeError(f"linalg.{name}: Expected a floating point tensor as input. Got {A.dtype.name}: "
-                           f"convert it first, e.g. A.double()")
 
 
 def svdvals(A):
