@@ -109,6 +109,15 @@ def _takes_all(t, basic) -> bool:
     return backend.same_elements(part, t.data)
 
 
+def _target(data, basic):
+    """The elements ``t[basic] = v`` writes, as a view (NumPy gives a scalar for one element; a trailing ``...``
+    makes it a 0-d view of the same memory)."""
+    index = basic if isinstance(basic, tuple) else (basic,)
+    if not any(i is Ellipsis for i in index):
+        index = index + (Ellipsis,)
+    return data[index]
+
+
 def _setitem(self, index, value):
     """``t[index] = value``: while recording, an in-place copy into the view ``t[index]`` (so ``t``'s
     history goes on through copy_slices, as in PyTorch); with integer/bool array indices (no view) an
@@ -136,8 +145,9 @@ def _setitem(self, index, value):
         else:
             I._fill(S.getitem(self, index), value, "__setitem__")
         return
-    if not backend.writable(self.data[basic]):   # (the target only: a row of an expanded tensor may repeat none)
-        raise I.read_only_error("__setitem__", self.data[basic].shape)
+    target = _target(self.data, basic)
+    if not backend.writable(target):   # (the target only: a row of an expanded tensor may repeat none)
+        raise I.read_only_error("__setitem__", target.shape)
     self.data[basic] = value.data if isinstance(value, Tensor) else value
     self._vc[0] += 1
 
