@@ -33,17 +33,26 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False):
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions, got shape "
                            f"{tuple(A.shape)}")
-    rows, cols = (d % A.ndim for d in dim)
+    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    if len(dims) != 2 or not all(isinstance(d, int) and -A.ndim <= d < A.ndim for d in dims) \
+            or dims[0] % A.ndim == dims[1] % A.ndim:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple of different dims of A (shape "
+                           f"{tuple(A.shape)}), got {dim!r}")
+    rows, cols = (d % A.ndim for d in dims)
     if ord == "fro":
         return vector_norm(A, 2, (rows, cols), keepdim)
     if ord in (1, -1, math.inf, -math.inf):
         across, pick = (rows, cols) if ord in (1, -1) else (cols, rows)   # sum down a column, pick over columns
         sums = _R.sum(A.abs(), across, keepdim=True)
-        out = (_R.amax if ord > 0 else _R.amin)(sums, pick, keepdim=True)
+        if A.shape[pick] == 0 and ord > 0:   # (the largest of no sums: 0, as PyTorch; the smallest raises)
+            out = _R.sum(sums, pick, keepdim=True)
+        else:
+            out = (_R.amax if ord > 0 else _R.amin)(sums, pick, keepdim=True)
         return out if keepdim else out.squeeze((rows, cols))
     if ord in ("nuc", 2, -2):   # from the singular values: their sum, the largest, the smallest
         values = svdvals(A.movedim((rows, cols), (-2, -1)))
-        out = _R.sum(values, -1) if ord == "nuc" else (_R.amax if ord == 2 else _R.amin)(values, -1)
+        empty = values.shape[-1] == 0 and ord == 2   # (no singular values: the largest is taken as 0, as PyTorch)
+        out = _R.sum(values, -1) if ord == "nuc" or empty else (_R.amax if ord == 2 else _R.amin)(values, -1)
         return out.unsqueeze(min(rows, cols)).unsqueeze(max(rows, cols)) if keepdim else out
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
@@ -56,11 +65,16 @@ def norm(A, ord=None, dim=None, keepdim=False):
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(dims) == 1:
+            if isinstance(ord, str):
+                raise RuntimeError(f"linalg.norm: ord={ord!r} is a matrix norm: dim must be a 2-tuple, got {dim!r}")
             return vector_norm(A, 2 if ord is None else ord, dims, keepdim)
         return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim)
     if ord is None:
         return vector_norm(A, 2, None, keepdim)
     if A.ndim == 1:
+        if isinstance(ord, str):
+            raise RuntimeError(f"linalg.norm: ord={ord!r} is a matrix norm, but A is a vector (shape "
+                               f"{tuple(A.shape)}); use a number, e.g. ord=2")
         return vector_norm(A, ord, None, keepdim)
     if A.ndim == 2:
         return matrix_norm(A, ord, (-2, -1), keepdim)

@@ -167,8 +167,12 @@ def test_qr_modes_as_torch():
         (q, r), (tq, tr) = ag.linalg.qr(x, mode=mode), torch.linalg.qr(t, mode=mode)
         close(q, tq)
         close(r, tr)
+    tall, t_tall = pair(_rng(20).standard_normal((5, 3)))
+    (q, r), (tq, tr) = ag.linalg.qr(tall, mode="complete"), torch.linalg.qr(t_tall, mode="complete")
+    close(q, tq)      # (the 5 x 5 Q; not differentiable, as in PyTorch)
+    close(r, tr)
     with pytest.raises(NotImplementedError, match="mode='reduced'"):
-        ag.linalg.qr(ag.ones(5, 3), mode="complete")
+        ag.linalg.qr(ag.ones(5, 3, requires_grad=True), mode="complete")
 
 
 def test_svd_factors_rebuild_the_matrix():
@@ -280,3 +284,80 @@ def test_tensor_methods_as_torchs(name, args):
     x, t = pair(_spd((3, 3), 19))
     close(x.slogdet().logabsdet, t.slogdet().logabsdet)
     close(x.cholesky(), torch.linalg.cholesky(t))   # (torch's Tensor.cholesky is deprecated for this one)
+
+
+def test_solve_with_left_false_checks_shapes_as_torch():
+    """X A = B: B is never a batch of vectors there; a B that would be one is refused, as in PyTorch."""
+    for a_shape, b_shape in (((3, 3, 3), (3, 3)), ((2, 3, 3), (2, 3)), ((3, 3), (3,))):
+        both_raise(lambda: ag.linalg.solve(ag.randn(*a_shape), ag.randn(*b_shape), left=False),
+                   lambda: torch.linalg.solve(torch.randn(*a_shape), torch.randn(*b_shape), left=False))
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        ag.linalg.solve(ag.eye(3), ag.tensor(1.0))
+
+
+def test_matrix_power_one_is_a_new_tensor_and_takes_numpy_ints():
+    b = ag.eye(2)
+    y = ag.linalg.matrix_power(b, 1)
+    assert y is not b
+    y.mul_(5)
+    assert host(b.data).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    close(ag.linalg.matrix_power(b, np.int64(3)), torch.linalg.matrix_power(torch.eye(2), 3))
+
+
+def test_det_gradient_at_a_singular_matrix_is_the_cofactor_matrix():
+    """d det / dA = adj(A)^T, finite where A is singular: by finite differences, and against PyTorch on a 3x3
+    of rank 2. (On the 2x2 [[1, 2], [2, 4]] PyTorch 2.13 gives zeros, but det(A + e E_11) = e: the
+    derivative there is 1, as ours says.)"""
+    singular = ag.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=ag.float64, requires_grad=True)
+    assert gradcheck(lambda a: ag.linalg.det(a), (singular,))
+    (g,) = ag.autograd.grad(ag.linalg.det(singular), singular)
+    np.testing.assert_allclose(g.numpy(), [[4.0, -2.0], [-2.0, 1.0]], atol=1e-12)
+    a = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+    _values_and_gradients(lambda x: ag.linalg.det(x), lambda x: torch.linalg.det(x), [a], "float64")
+    batch = ag.tensor(np.stack([[[1.0, 2.0], [2.0, 4.0]], np.eye(2)]), requires_grad=True)
+    ag.linalg.det(batch).sum().backward()      # one singular matrix does not stop the batch's backward
+    np.testing.assert_allclose(batch.grad.numpy()[1], np.eye(2))
+
+
+def test_nan_in_a_matrix_gives_nan_determinants_as_torch():
+    a = np.array([[[np.nan, 1.0], [1.0, 1.0]], [[2.0, 0.0], [0.0, 3.0]]])
+    x, t = pair(a)
+    close(ag.linalg.det(x), torch.linalg.det(t))
+    close(ag.linalg.slogdet(x).logabsdet, torch.linalg.slogdet(t).logabsdet)
+
+
+def test_logdet_of_a_negative_determinant_sends_no_gradient_as_torch():
+    _values_and_gradients(lambda x: ag.logdet(x), lambda x: torch.logdet(x),
+                          [np.stack([[[0.1, 1.0], [1.0, 0.1]], 2 * np.eye(2)])], "float64")
+
+
+def test_cholesky_upper_reads_the_upper_triangle_as_torch():
+    a = np.array([[4.0, 1.0], [3.0, 5.0]])   # (not symmetric: which triangle is read shows)
+    _values_and_gradients(lambda x: ag.linalg.cholesky(x, upper=True),
+                          lambda x: torch.linalg.cholesky(x, upper=True), [a], "float64")
+    _values_and_gradients(lambda x: ag.cholesky(x, True), lambda x: torch.linalg.cholesky(x, upper=True), [a],
+                          "float64")
+
+
+def test_lowercase_uplo_and_low_precision_as_torch():
+    a = _spd((3, 3), 21)
+    _values_and_gradients(lambda x: ag.linalg.eigvalsh(x, "u"), lambda x: torch.linalg.eigvalsh(x, "u"), [a],
+                          "float64")
+    with pytest.raises(RuntimeError, match="Low precision"):
+        ag.linalg.inv(ag.eye(2, dtype=ag.float16))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.linalg.norm(m.ones(3), "fro"), lambda m: m.linalg.norm(m.ones(3, 3), "nuc", dim=0),
+    lambda m: m.linalg.norm(m.ones(3, 3), "fro", dim=(-1,)), lambda m: m.linalg.matrix_norm(m.ones(2, 3), 1, dim=(1, 1)),
+])
+def test_norm_arguments_checked_as_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_norms_of_empty_matrices_as_torch():
+    for ord_ in ("nuc", 2, "fro", 1, math.inf):   # 0 (the smallest of nothing, for -1 and -2, raises in both)
+        close(ag.linalg.matrix_norm(ag.zeros(3, 0, 0), ord_), torch.linalg.matrix_norm(torch.zeros(3, 0, 0), ord_))
+    for ord_ in (-2, -1):
+        both_raise(lambda: ag.linalg.matrix_norm(ag.zeros(3, 0, 0), ord_),
+                   lambda: torch.linalg.matrix_norm(torch.zeros(3, 0, 0), ord_))

@@ -1,5 +1,5 @@
-"""Matrix functions, as ``torch.linalg`` has them: inverse, determinant, solve, Cholesky factor, and the
-eigen-decomposition of a symmetric matrix.
+"""Matrix functions, as ``torch.linalg`` has them: inverse, determinant, solve, the Cholesky, symmetric-eigen,
+singular value and QR decompositions.
 
 Each forward is the array library's ``linalg`` routine on the last two dims (batches of matrices work);
 each VJP is the textbook formula written with ``@``, ``.mT`` and these same functions, which take arrays
@@ -9,22 +9,26 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numbers
+
 import numpy
 
 from ..backend import xp_of
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from .registry import apply, apply_unary, defop, expect_tensor, on_arrays
 from .shape import TRIU, cat
 
 SlogdetResult = namedtuple("slogdet", ["sign", "logabsdet"])
+EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
+SvdResult = namedtuple("svd", ["U", "S", "Vh"])
+QrResult = namedtuple("qr", ["Q", "R"])
 
 
 class LinAlgError(RuntimeError):
     """A matrix that a routine cannot take: singular for ``inv``/``solve``, not positive-definite for
-    ``cholesky`` (PyTorch's ``torch.linalg.LinAlgError``, a RuntimeError too)."""
-EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
-SvdResult = namedtuple("svd", ["U", "S", "Vh"])
-QrResult = namedtuple("qr", ["Q", "R"])
+    ``cholesky``, no convergence for ``svd``/``eigh`` (PyTorch's ``torch.linalg.LinAlgError``, a RuntimeError
+    too)."""
 
 
 def _call(op, *args, **params):
@@ -34,13 +38,16 @@ def _call(op, *args, **params):
     return on_arrays(op, args, params or None)
 
 
-def _linalg(xp, name, a, *rest):
+def _linalg(xp, name, a, *rest, **options):
     """``xp.linalg.<name>``, with NumPy's LinAlgError said as PyTorch says it (a RuntimeError); CuPy
     raises none (a singular matrix gives infinities or NaN there)."""
     try:
-        return getattr(xp.linalg, name)(a, *rest)
+        return getattr(xp.linalg, name)(a, *rest, **options)
     except numpy.linalg.LinAlgError as exc:
         what = {"cholesky": "the input is not positive-definite (a symmetric matrix with every eigenvalue > 0)",
+                "svd": "the algorithm did not converge (does the input hold infinities or NaN?)",
+                "eigh": "the algorithm did not converge (does the input hold infinities or NaN?)",
+                "eigvalsh": "the algorithm did not converge (does the input hold infinities or NaN?)",
                 }.get(name, "the input matrix is singular (its determinant is 0)")
         raise LinAlgError(f"linalg.{name}: the computation could not be completed because {what}: {exc}. "
                            f"Check the matrix (e.g. its eigenvalues), or add a small multiple of the "
@@ -55,6 +62,9 @@ def _matrices(name, A):
     if A.dtype.kind != "f":
         raise RuntimeError(f"linalg.{name}: Expected a floating point tensor as input. Got {A.dtype.name}: "
                            f"convert it first, e.g. A.double()")
+    if A.dtype.itemsize < 4:
+        raise RuntimeError(f"linalg.{name}: Low precision dtypes not supported. Got {A.dtype.name}: convert it "
+                           f"first, e.g. A.float()")
 
 
 def _square(name, A):
@@ -76,13 +86,38 @@ INV = defop("inv", ("self",), save=("result",), math="Y = A^-1;  dA = -Y^T g Y^T
             vjp=lambda g, ctx: (-(ctx.result.mT @ g @ ctx.result.mT),),
             formulas=("-Y^T g Y^T",))
 
-DET = defop("det", ("self",), save=("self", "result"), math="d = det A;  dA = g d A^-T",
-            forward=lambda xp, a: xp.linalg.det(a),
-            vjp=lambda g, ctx: (_per_matrix(g * ctx.result) * _call(INV, ctx.self).mT,),
-            formulas=("det(A) A^-T",))
+def _with_nans(xp, a, routine):
+    """``routine(a)`` per matrix, NaN where the matrix holds a NaN (LU may give 0 or -inf for it)."""
+    with numpy.errstate(invalid="ignore"):
+        value = routine(a)
+    return xp.where(xp.isnan(a).any(axis=(-2, -1)), xp.nan, value)
+
+
+def _cofactors(a):
+    """The matrix of cofactors, adj(A)^T = det(A) A^-T, from the SVD A = U diag(s) Vh: det(U) det(Vh) U
+    diag(prod of the other s) Vh, finite at a singular A too (on arrays: a VJP's first order)."""
+    xp = xp_of(a)
+    u, s, vh = xp.linalg.svd(a)
+    ones = xp.ones(s.shape[:-1] + (1,), dtype=s.dtype)
+    before = xp.cumprod(xp.concatenate([ones, s[..., :-1]], -1), -1)                      # s_0 ... s_(i-1)
+    after = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(s, -1)[..., :-1]], -1), -1), -1)   # s_(i+1) ...
+    sign = xp.linalg.det(u) * xp.linalg.det(vh)
+    return sign[..., None, None] * ((u * (before * after)[..., None, :]) @ vh)
+
+
+def _det_vjp(g, ctx):
+    """dA = g adj(A)^T = g det(A) A^-T (recorded: with the inverse, for an invertible A)."""
+    if isinstance(g, Tensor):
+        return (_per_matrix(g * ctx.result) * _call(INV, ctx.self).mT,)
+    return (_per_matrix(g) * _cofactors(ctx.self),)
+
+
+DET = defop("det", ("self",), save=("self", "result"), math="d = det A;  dA = g adj(A)^T = g d A^-T",
+            forward=lambda xp, a: _with_nans(xp, a, xp.linalg.det), vjp=_det_vjp,
+            formulas=("adj(A)^T",))
 
 LOGABSDET = defop("logabsdet", ("self",), save=("self",), math="log|det A|;  dA = g A^-T",
-                  forward=lambda xp, a: xp.linalg.slogdet(a)[1],
+                  forward=lambda xp, a: _with_nans(xp, a, lambda m: xp.linalg.slogdet(m)[1]),
                   vjp=lambda g, ctx: (_per_matrix(g) * _call(INV, ctx.self).mT,),
                   formulas=("A^-T",))
 
@@ -104,16 +139,16 @@ def slogdet(A):
     """``(sign, logabsdet)``: det A = sign * exp(logabsdet), without overflow for large matrices. Only
     ``logabsdet`` has a gradient, ``inv(A)^T``."""
     _square("slogdet", A)
-    sign = Tensor._make(xp_of(A.data).linalg.slogdet(A.data)[0], False, None, A.device)
+    with numpy.errstate(invalid="ignore"):
+        sign = Tensor._make(xp_of(A.data).linalg.slogdet(A.data)[0], False, None, A.device)
     return SlogdetResult(sign, apply_unary(LOGABSDET, A))
 
 
 def logdet(A):
     """``log(det A)``: NaN where the determinant is negative, -inf where it is 0 (as in PyTorch)."""
-    from .elementwise import log   # (a number's log: the sign's, as a constant)
+    from .elementwise import where
     sign, logabsdet = slogdet(A)
-    with numpy.errstate(invalid="ignore", divide="ignore"):   # (log(-1) = NaN, log(0) = -inf: meant here)
-        return logabsdet + log(sign)
+    return where(sign < 0, float("nan"), logabsdet)   # (PyTorch's: no gradient where the determinant is < 0)
 
 
 def matrix_power(A, n):
@@ -123,8 +158,9 @@ def matrix_power(A, n):
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but it has shape "
                            f"{tuple(A.shape)}")
-    if not isinstance(n, int) or isinstance(n, bool):
+    if not isinstance(n, numbers.Integral) or isinstance(n, (bool, numpy.bool_)):
         raise TypeError(f"linalg.matrix_power: n must be an int, got {type(n).__name__}")
+    n = int(n)
     if n == 0:
         from ..creation import eye
         return eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
@@ -136,7 +172,7 @@ def matrix_power(A, n):
         n >>= 1
         if n:
             base = base @ base
-    return result
+    return result if result is not A else A.clone()   # (a new tensor, as PyTorch's, even for n = 1)
 
 
 # -- solve -------------------------------------------------------------------------------------------
@@ -171,13 +207,17 @@ def solve(A, B, *, left=True):
     if B.dtype != A.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
                            f"{A.dtype.name} and B of type {B.dtype.name} instead")
-    if not left:   # X A = B  <=>  A^T X^T = B^T
-        return solve(A.mT, B.mT).mT
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
-    rows = B.shape[-1] if vector else (B.shape[-2] if B.ndim >= 2 else None)
-    if rows != A.shape[-1]:
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
-                           f"({'x'.join(map(str, A.shape[-2:]))} and {'x'.join(map(str, B.shape))})")
+    if B.ndim == 0 or (vector and not left):
+        raise RuntimeError(f"linalg.solve: {'B must have at least 2 dimensions' if left else 'Vector case is not supported when left=False'}"
+                           f" (B has shape {tuple(B.shape)})")
+    size = B.shape[-1] if vector else (B.shape[-2] if left else B.shape[-1])
+    if size != A.shape[-1]:
+        equation, b_shape = ("AX = B", B.shape[-1:] if vector else B.shape[-2:]) if left else ("XA = B", B.shape[-2:])
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {equation} "
+                           f"({'x'.join(map(str, A.shape[-2:]))} and {'x'.join(map(str, b_shape))})")
+    if not left:   # X A = B  <=>  A^T X^T = B^T
+        return apply(SOLVE, (A.mT, B.mT), {"vector": False}).mT
     return apply(SOLVE, (A, B), {"vector": vector})
 
 
@@ -198,13 +238,12 @@ CHOLESKY = defop("cholesky", ("self",), save=("result",), math="A = L L^T;  dA =
                  formulas=("sym(L^-T phi(L^T g) L^-1)",))
 
 
-def cholesky(A, *, upper=False):
-    """The lower triangular ``L`` with ``L @ L^T = A`` for a symmetric positive-definite ``A`` (only its
-    lower triangle is read); ``upper=True`` gives ``L^T``. A matrix that is not positive-definite raises on
-    the CPU."""
+def cholesky(A, upper=False):
+    """The lower triangular ``L`` with ``L @ L^T = A`` for a symmetric positive-definite ``A`` (only its lower
+    triangle is read); ``upper=True`` gives the upper ``U`` with ``U^T @ U = A``, from ``A``'s upper triangle.
+    A matrix that is not positive-definite raises on the CPU."""
     _square("cholesky", A)
-    lower = apply_unary(CHOLESKY, A)
-    return lower.mT if upper else lower
+    return apply_unary(CHOLESKY, A.mT).mT if upper else apply_unary(CHOLESKY, A)
 
 
 # -- the eigen-decomposition of a symmetric matrix -----------------------------------------------------
@@ -227,26 +266,26 @@ def _eigenvectors_vjp(g, ctx):
 
 
 EIGVALSH = defop("eigvalsh", ("self",), save=("self",), math="w = eigenvalues of A;  dA = V diag(g) V^T",
-                 forward=lambda xp, a, UPLO="L": xp.linalg.eigvalsh(a, UPLO=UPLO), vjp=_eigvalsh_vjp,
+                 forward=lambda xp, a, UPLO="L": _linalg(xp, "eigvalsh", a, UPLO=UPLO), vjp=_eigvalsh_vjp,
                  formulas=("V diag(g) V^T",))
 
 EIGENVECTORS = defop("eigenvectors", ("self",), save=("self", "result"),
                      math="V = eigenvectors of A;  dA = V (skew(V^T g) / (w_j - w_i)) V^T",
-                     forward=lambda xp, a, UPLO="L": xp.linalg.eigh(a, UPLO=UPLO)[1], vjp=_eigenvectors_vjp,
+                     forward=lambda xp, a, UPLO="L": _linalg(xp, "eigh", a, UPLO=UPLO)[1], vjp=_eigenvectors_vjp,
                      formulas=("V (skew(V^T g) / (w_j - w_i)) V^T",))
 
 
 def _uplo(name, UPLO):
-    if UPLO not in ("L", "U"):
+    if not isinstance(UPLO, str) or UPLO.upper() not in ("L", "U"):
         raise RuntimeError(f"linalg.{name}: UPLO must be 'L' (the lower triangle is read) or 'U' (the upper), "
                            f"got {UPLO!r}")
+    return UPLO.upper()
 
 
 def eigvalsh(A, UPLO="L"):
     """The eigenvalues of each symmetric matrix, ascending; only the triangle ``UPLO`` is read."""
     _square("eigvalsh", A)
-    _uplo("eigvalsh", UPLO)
-    return apply(EIGVALSH, (A,), {"UPLO": UPLO})
+    return apply(EIGVALSH, (A,), {"UPLO": _uplo("eigvalsh", UPLO)})
 
 
 def eigh(A, UPLO="L"):
@@ -254,8 +293,8 @@ def eigh(A, UPLO="L"):
     columns of ``V`` orthonormal, each only up to its sign (so a loss that depends on those signs has no
     meaningful gradient); only the triangle ``UPLO`` is read."""
     _square("eigh", A)
-    _uplo("eigh", UPLO)
-    return EighResult(apply(EIGVALSH, (A,), {"UPLO": UPLO}), apply(EIGENVECTORS, (A,), {"UPLO": UPLO}))
+    uplo = {"UPLO": _uplo("eigh", UPLO)}
+    return EighResult(apply(EIGVALSH, (A,), uplo), apply(EIGENVECTORS, (A,), uplo))
 
 
 # -- the singular value decomposition ----------------------------------------------------------------
@@ -264,12 +303,12 @@ def eigh(A, UPLO="L"):
 # formula is linear in gU, gS and gVh), and a loss of the values alone needs no singular vectors' gradient.
 
 def _svd_values(xp, a):
-    return xp.linalg.svd(a, compute_uv=False)
+    return _linalg(xp, "svd", a, compute_uv=False)
 
 
 def _svd_vectors(part):
     def forward(xp, a, full=False):
-        return xp.linalg.svd(a, full_matrices=full)[part]
+        return _linalg(xp, "svd", a, full_matrices=full)[part]
     return forward
 
 
@@ -280,30 +319,33 @@ def _svdvals_vjp(g, ctx):
 
 
 def _svd_vectors_vjp(g, ctx, left):
-    """PyTorch's formula (svd_backward) for gU alone (``left``) or gVh alone: with E_jk = S_k^2 - S_j^2,
-    K = skew(U^T gU) S / E or S skew(Vh gVh^T) / E, then dA = U K Vh plus, for a tall (wide) A, the part of
-    gU (gVh) outside the span of U (V). Equal singular values make it infinite, as there."""
+    """PyTorch's formula (svd_backward) for gU alone (``left``) or gVh alone: with E_jk = S_k^2 - S_j^2 and
+    X - X^T (twice X's antisymmetric part) of X = U^T gU or Vh gVh^T, K = (X - X^T) S / E or S (X - X^T) / E;
+    then dA = U K Vh, plus, for a tall (wide) A, the part of gU (gVh) outside the span of U (V). Equal
+    singular values make it infinite, as there."""
     a = ctx.self
-    u, s, vh = (ctx.result, _call(SVDVALS, a), _call(SVD_VH, a, full=False)) if left else \
-        (_call(SVD_U, a, full=False), _call(SVDVALS, a), ctx.result)
     m, n = a.shape[-2], a.shape[-1]
     k = min(m, n)
-    if ctx.full and m != n:   # (the vectors past the k-th span the rest of the space in any basis: no gradient)
-        u, g = (u[..., :, :k], g[..., :, :k]) if left else (u, g)
-        vh, g = (vh[..., :k, :], g[..., :k, :]) if not left else (vh, g)
+    s = _call(SVDVALS, a)
+    if left:
+        u, vh = ctx.result, _call(SVD_VH, a, full=False)
+        if ctx.full and m != n:   # (U's columns past the k-th are any basis of the rest: no gradient)
+            u, g = u[..., :, :k], g[..., :, :k]
+    else:
+        u, vh = _call(SVD_U, a, full=False), ctx.result
+        if ctx.full and m != n:   # (Vh's rows past the k-th, likewise)
+            vh, g = vh[..., :k, :], g[..., :k, :]
     s2 = s * s
-    gap = s2[..., None, :] - s2[..., :, None] + _constant_like(numpy.eye(s.shape[-1]), s)   # 1 on the diagonal
+    gap = s2[..., None, :] - s2[..., :, None] + _constant_like(numpy.eye(k), s)   # E, with 1 on the diagonal
     if left:
         x = u.mT @ g
-        k = (x - x.mT) / gap * s[..., None, :]
-        ga = u @ k @ vh
+        ga = u @ ((x - x.mT) / gap * s[..., None, :]) @ vh
         if m > n:   # the part of gU outside U's columns: (I - U U^T) gU S^-1 Vh
             g_over_s = g / s[..., None, :]
             ga = ga + (g_over_s - u @ (u.mT @ g_over_s)) @ vh
     else:
         x = vh @ g.mT
-        k = s[..., :, None] * (x - x.mT) / gap
-        ga = u @ k @ vh
+        ga = u @ (s[..., :, None] * (x - x.mT) / gap) @ vh
         if m < n:   # U S^-1 gVh (I - V Vh)
             s_inv_g = g / s[..., :, None]
             ga = ga + u @ (s_inv_g - (s_inv_g @ vh.mT) @ vh)
@@ -313,13 +355,13 @@ def _svd_vectors_vjp(g, ctx, left):
 SVDVALS = defop("svdvals", ("self",), save=("self",), math="S = singular values of A;  dA = U diag(g) Vh",
                 forward=_svd_values, vjp=_svdvals_vjp, formulas=("U diag(g) Vh",))
 
-SVD_U = defop("svd_u", ("self",), save=("self", "result"), math="U of A = U diag(S) Vh;  dA = U (skew(U^T g) S / E) Vh + ...",
+SVD_U = defop("svd_u", ("self",), save=("self", "result"), math="U of A = U diag(S) Vh;  dA = U ((X - X^T) S / E) Vh + ..., X = U^T g",
               forward=_svd_vectors(0), vjp=lambda g, ctx: _svd_vectors_vjp(g, ctx, True),
-              formulas=("U (skew(U^T g) S / E) Vh + (I - U U^T) g S^-1 Vh",))
+              formulas=("U ((X - X^T) S / E) Vh + (I - U U^T) g S^-1 Vh, X = U^T g",))
 
-SVD_VH = defop("svd_vh", ("self",), save=("self", "result"), math="Vh of A = U diag(S) Vh;  dA = U (S skew(Vh g^T) / E) Vh + ...",
+SVD_VH = defop("svd_vh", ("self",), save=("self", "result"), math="Vh of A = U diag(S) Vh;  dA = U (S (X - X^T) / E) Vh + ..., X = Vh g^T",
                forward=_svd_vectors(2), vjp=lambda g, ctx: _svd_vectors_vjp(g, ctx, False),
-               formulas=("U (S skew(Vh g^T) / E) Vh + U S^-1 g (I - V Vh)",))
+               formulas=("U (S (X - X^T) / E) Vh + U S^-1 g (I - V Vh), X = Vh g^T",))
 
 
 def svdvals(A):
@@ -357,10 +399,15 @@ def _qr_vjp(g, ctx, part):
             g_q, g_r = y @ g_r[..., :, m:].mT, g_r[..., :, :m]
         else:
             g_y = _constant_like(numpy.zeros(tuple(y.shape)), y)   # (Q does not depend on Y)
-    inner = g_r @ r.mT if g_r is not None else 0.0
-    inner = inner - q.mT @ g_q if g_q is not None else inner
+    if g_q is None:         # M = gR R^T - Q^T gQ, with the missing one 0
+        inner = g_r @ r.mT
+    elif g_r is None:
+        inner = -(q.mT @ g_q)
+    else:
+        inner = g_r @ r.mT - q.mT @ g_q
     upper = _call(TRIU, inner, diagonal=0)
-    sym = upper + upper.mT - _call(TRIU, upper.mT, diagonal=0)   # (the diagonal once)
+    diagonal = _call(TRIU, upper.mT, diagonal=0)       # (upper's diagonal alone: the lower part of upper^T is 0)
+    sym = upper + upper.mT - diagonal                  # the symmetric matrix with upper's triangle, diagonal once
     ga = q @ sym if g_q is None else q @ sym + g_q
     ga = ga @ _call(INV, r).mT
     if m < n:
@@ -368,7 +415,7 @@ def _qr_vjp(g, ctx, part):
     return (ga,)
 
 
-QR_Q = defop("qr_q", ("self",), save=("self", "result"), math="Q of A = Q R;  dA = (Q sym(triu(-Q^T g))) + g) R^-T",
+QR_Q = defop("qr_q", ("self",), save=("self", "result"), math="Q of A = Q R;  dA = (Q sym(triu(-Q^T g)) + g) R^-T",
              forward=lambda xp, a: xp.linalg.qr(a)[0], vjp=lambda g, ctx: _qr_vjp(g, ctx, 0),
              formulas=("(Q sym(triu(-Q^T g)) + g) R^-T",))
 QR_R = defop("qr_r", ("self",), save=("self", "result"), math="R of A = Q R;  dA = Q sym(triu(g R^T)) R^-T",
@@ -378,16 +425,20 @@ QR_R = defop("qr_r", ("self",), save=("self", "result"), math="R of A = Q R;  dA
 
 def qr(A, mode="reduced"):
     """``(Q, R)`` with ``A = Q R``: Q's k = min(m, n) columns orthonormal, R upper triangular (k x n), as
-    LAPACK signs them (PyTorch's too). ``mode='complete'`` is the same for a wide or square A; ``mode='r'``
+    LAPACK signs them (PyTorch's too). ``mode='complete'`` gives the m x m Q (not differentiable for a tall A,
+    as in PyTorch); ``mode='r'``
     gives R alone (Q empty), without a gradient, as in PyTorch."""
     _matrices("qr", A)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
                            f"'r', or 'complete'")
     m, n = A.shape[-2], A.shape[-1]
-    if mode == "complete" and m > n:
-        raise NotImplementedError("linalg.qr: mode='complete' for a tall matrix (its extra columns of Q have no "
-                                  "gradient) is not available here; use mode='reduced'")
+    if mode == "complete" and m > n:   # (Q's columns past the n-th: any basis of the rest, so no gradient)
+        if A.requires_grad and is_grad_enabled():
+            raise NotImplementedError("linalg.qr: mode='complete' with more rows than columns is not "
+                                      "differentiable (as in PyTorch): use mode='reduced', or detach A")
+        q, r = xp_of(A.data).linalg.qr(A.data, mode="complete")
+        return QrResult(Tensor._make(q, False, None, A.device), Tensor._make(r, False, None, A.device))
     if mode == "r":
         r = Tensor._make(xp_of(A.data).linalg.qr(A.data)[1], False, None, A.device)
         return QrResult(Tensor._make(xp_of(A.data).zeros((0,), A.dtype), False, None, A.device), r)
