@@ -7,13 +7,13 @@ import math
 
 from .ops import linalg as _products
 from .ops import reduce as _R
-from .ops.decompositions import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, matrix_power, qr, slogdet, solve,
-                                 svd, svdvals)
+from .ops.decompositions import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, lstsq, matrix_power, qr, slogdet,
+                                 solve, svd, svdvals)
 from .ops.registry import expect_tensor
 from .tensor import Tensor
 
-__all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "svd", "svdvals", "qr", "vector_norm", "matrix_norm",
-           "norm", "matrix_power", "multi_dot", "cross", "vecdot"]
+__all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "lstsq", "cholesky", "eigh", "eigvalsh", "svd", "svdvals",
+           "qr", "vector_norm", "matrix_norm", "norm", "matrix_power", "multi_dot", "cross", "vecdot"]
 
 cross = _products.cross
 

@@ -361,3 +361,27 @@ def test_norms_of_empty_matrices_as_torch():
     for ord_ in (-2, -1):
         both_raise(lambda: ag.linalg.matrix_norm(ag.zeros(3, 0, 0), ord_),
                    lambda: torch.linalg.matrix_norm(torch.zeros(3, 0, 0), ord_))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("a_shape, b_shape", [((5, 3), (5, 2)), ((3, 5), (3, 2)), ((2, 6, 4), (2, 6, 3)),
+                                              ((5, 3), (5,)), ((4, 4), (4, 1))], ids=str)
+def test_lstsq_matches_torchs_default_driver(a_shape, b_shape, dtype):
+    """Tall: the least-squares solution; wide: the smallest solution; a vector B; values and both gradients."""
+    a, b = _rng(22).standard_normal(a_shape), _rng(23).standard_normal(b_shape)
+    _values_and_gradients(lambda x, y: ag.linalg.lstsq(x, y).solution, lambda x, y: torch.linalg.lstsq(x, y).solution,
+                          [a, b], dtype)
+    ours, theirs = ag.linalg.lstsq(ag.tensor(a), ag.tensor(b)), torch.linalg.lstsq(torch.tensor(a), torch.tensor(b))
+    assert host(ours.rank.data).tolist() == theirs.rank.tolist()
+    assert tuple(ours.residuals.shape) == tuple(theirs.residuals.shape) == (0,)
+
+
+def test_lstsq_passes_finite_differences_and_checks_its_arguments():
+    a = ag.tensor(_rng(24).standard_normal((5, 3)), requires_grad=True)
+    b = ag.tensor(_rng(25).standard_normal((5, 2)), requires_grad=True)
+    assert gradcheck(lambda x, y: ag.linalg.lstsq(x, y).solution, (a, b))
+    assert gradgradcheck(lambda x, y: ag.linalg.lstsq(x, y).solution, (a, b))
+    for call in (lambda m: m.linalg.lstsq(m.ones(5, 3), m.ones(4, 2)),
+                 lambda m: m.linalg.lstsq(m.ones(5, 3), m.ones(5, 2, dtype=m.float64)),
+                 lambda m: m.linalg.lstsq(m.ones(5, 3), m.ones(5, 2), driver="fast")):
+        both_raise(lambda: call(ag), lambda: call(torch))

@@ -23,6 +23,7 @@ SlogdetResult = namedtuple("slogdet", ["sign", "logabsdet"])
 EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
 SvdResult = namedtuple("svd", ["U", "S", "Vh"])
 QrResult = namedtuple("qr", ["Q", "R"])
+LstsqResult = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
 class LinAlgError(RuntimeError):
@@ -443,6 +444,41 @@ def qr(A, mode="reduced"):
         r = Tensor._make(xp_of(A.data).linalg.qr(A.data)[1], False, None, A.device)
         return QrResult(Tensor._make(xp_of(A.data).zeros((0,), A.dtype), False, None, A.device), r)
     return QrResult(apply_unary(QR_Q, A), apply_unary(QR_R, A))
+
+
+# -- least squares ---------------------------------------------------------------------------------------
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """The least-squares solution of ``A X = B``: for a tall ``A`` (full column rank) the ``X`` that minimises
+    ||A X - B||, for a wide one (full row rank) the smallest ``X`` that solves it. Built from ``qr`` and
+    ``solve`` (R X = Q^T B; for a wide A, A^T = Q R and X = Q R^-T B), so its gradient is theirs. As PyTorch's
+    default CPU driver ('gelsy') gives them: ``residuals`` and ``singular_values`` empty, ``rank`` per matrix
+    (from the singular values above ``rcond`` times the largest). A rank-deficient ``A`` raises on the CPU."""
+    _matrices("lstsq", A)
+    expect_tensor(B, "lstsq")
+    if B.dtype != A.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+                           f"input's dtype {A.dtype.name} and other's dtype {B.dtype.name}")
+    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, "
+                           f"gelss), got {driver!r}")
+    m, n = A.shape[-2], A.shape[-1]
+    vector = B.ndim == 1
+    rhs = B[:, None] if vector else B
+    if rhs.shape[-2] != m:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2), got {m} and "
+                           f"{rhs.shape[-2]}")
+    if m >= n:
+        q, r = qr(A)
+        x = solve(r, q.mT @ rhs)
+    else:
+        q, r = qr(A.mT)
+        x = q @ solve(r.mT, rhs)
+    values = xp_of(A.data).linalg.svd(A.data, compute_uv=False)
+    tol = (float(numpy.finfo(A.dtype).eps) * max(m, n) if rcond is None else float(rcond)) * values[..., :1]
+    rank = Tensor._make((values > tol).sum(-1).astype(numpy.int64), False, None, A.device)
+    empty = Tensor._make(xp_of(A.data).zeros((0,), A.dtype), False, None, A.device)
+    return LstsqResult(x[..., 0] if vector else x, empty, rank, empty)
 
 
 def _constant_like(host, like):
