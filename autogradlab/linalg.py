@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from .nn.distance import vector_norm as _vector_norm   # (where F.normalize and the distances use it)
 from .ops import linalg as _products
 from .ops import reduce as _R
 from .ops.decompositions import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, lstsq, matrix_power, qr, slogdet,
@@ -21,7 +22,6 @@ cross = _products.cross
 def vector_norm(x, ord=2, dim=None, keepdim=False):
     """||x||_ord over ``dim`` (every element by default): (sum |x_i|^ord)^(1/ord); max |x_i| for inf, min for
     -inf, the count of nonzero x_i for 0."""
-    from .nn.distance import vector_norm as _vector_norm   # (where F.normalize and the distances use it)
     return _vector_norm(x, ord, dim, keepdim)
 
 

@@ -17,6 +17,7 @@ import numpy
 from .. import backend, creation
 from ..ops import elementwise as E
 from ..ops import reduce as R
+from ..ops import selection
 from ..ops import shape as S
 from ..tensor import Tensor
 
@@ -637,7 +638,6 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 
 def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, name):
-    from ..ops import selection   # (scatter: the one op this needs from there)
     if not isinstance(input, Tensor) or not isinstance(indices, Tensor):
         raise TypeError(f"{name}(): input and indices must be Tensors, got {type(input).__name__} and "
                         f"{type(indices).__name__}")

@@ -58,14 +58,21 @@ def vector_norm(x, p=2.0, dim=None, keepdim=False):
     return E.where(zero, 0.0, E.where(zero, 1.0, total) ** (1.0 / p))
 
 
+def check_float(t, what, name, error=TypeError):
+    """``error`` (PyTorch's class for ``name``: TypeError for most, RuntimeError for the distances and
+    kl_div, NotImplementedError for an activation with no integer kernel) unless ``t`` is a floating-point
+    Tensor, saying how to convert it."""
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{name}: {what} must be a Tensor, got {type(t).__name__}")
+    if t.dtype.kind != "f":
+        raise error(f"{name}: {what} must be floating point, got dtype {t.dtype.name} "
+                    f"(shape {tuple(t.shape)}); convert it with .to(autogradlab.float32)")
+
+
 def floating_inputs(name, *tensors):
-    """A RuntimeError (PyTorch's) unless each of ``tensors`` is a floating-point Tensor."""
+    """PyTorch's RuntimeError unless each of ``tensors`` is a floating-point Tensor (a TypeError if not a Tensor)."""
     for t in tensors:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{name}: expected Tensor inputs, got {type(t).__name__}")
-        if t.dtype.kind != "f":
-            raise RuntimeError(f"{name}: expected floating point inputs, got dtype {t.dtype.name}; convert with "
-                               f"x.to(autogradlab.float32)")
+        check_float(t, "each input", name, RuntimeError)
 
 
 def _broadcast_pair(x1, x2, name):

@@ -24,7 +24,7 @@ from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max
                           max_pool2d, max_unpool1d, max_unpool2d, pad)
 from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
                      mse_loss, nll_loss, smooth_l1_loss)
-from .losses import check_float as _check_float
+from .distance import check_float as _check_float
 from .distance import cosine_similarity, normalize, pairwise_distance
 from .losses import cosine_embedding_loss, hinge_embedding_loss, kl_div, margin_ranking_loss, triplet_margin_loss
 from .sampling import interpolate, pixel_shuffle, pixel_unshuffle

@@ -17,7 +17,7 @@ from ..ops import elementwise as E
 from ..ops import reduce as R
 from ..ops.registry import apply, broadcast_shape, defop
 from ..tensor import Tensor
-from .distance import floating_inputs, pairwise_distance
+from .distance import check_float, floating_inputs, pairwise_distance
 
 __all__ = ["mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "margin_ranking_loss",
@@ -49,16 +49,6 @@ def _reduce(loss, reduction, name):
     if reduction == "none":
         return loss
     raise ValueError(f"{name}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
-
-
-def check_float(t, what, name, error=TypeError):
-    """``error`` (PyTorch's class for ``name``: TypeError here, NotImplementedError for an activation with no
-    integer kernel) unless ``t`` is a floating-point Tensor, saying how to convert it."""
-    if not isinstance(t, Tensor):
-        raise TypeError(f"{name}: {what} must be a Tensor, got {type(t).__name__}")
-    if t.dtype.kind != "f":
-        raise error(f"{name}: {what} must be floating point, got dtype {t.dtype.name} "
-                    f"(shape {tuple(t.shape)}); convert it with .to(autogradlab.float32)")
 
 
 def _same_shape(input, target, name):
