@@ -26,9 +26,11 @@ from .ops.elementwise import (abs, acos, add, allclose, asin, atan, bitwise_and,
                               where)
 from .ops.elementwise import atan2, fmod, hypot, lerp, logaddexp
 from .ops.elementwise import atan2 as arctan2
-from .ops.linalg import addmm, bmm, cdist, cross, dot, einsum, kron, matmul, mm, mv, outer
-from .ops.rearrange import (diag, diagonal, diff, index_select, meshgrid, movedim, narrow, repeat_interleave, roll,
-                            swapaxes, swapdims, tile)
+from .ops.linalg import addmm, bmm, cdist, cross, dot, einsum, inner, kron, matmul, mm, mv, outer, tensordot
+from .ops.joining import (atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, column_stack, dstack, hstack,
+                          row_stack, tensor_split, vstack)
+from .ops.rearrange import (diag, diag_embed, diagonal, diff, index_select, meshgrid, movedim, narrow, repeat_interleave,
+                            roll, rot90, swapaxes, swapdims, take, tile)
 from .ops.rearrange import movedim as moveaxis
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumprod, cumsum, log_softmax, logsumexp, max, mean,
                          min, norm, prod, softmax, std, sum, var)
@@ -36,6 +38,8 @@ from .ops.selection import (argwhere, bincount, count_nonzero, index_add, masked
                              scatter_add, take_along_dim, unique)
 from .ops.shape import (argsort, broadcast_to, cat, chunk, expand, flatten, flip, gather, permute, reshape, sort, split,
                         squeeze, stack, t, topk, transpose, tril, triu, unbind, unsqueeze)
+from .ops.statistics import (corrcoef, cov, kthvalue, median, nanmean, nanmedian, nanquantile, nansum, quantile,
+                             std_mean, var_mean)
 from .tensor import Tensor, tensor
 from . import autograd  # noqa: E402
 
@@ -89,4 +93,7 @@ __all__ = ["get_default_device", "set_default_device", "arange", "as_tensor", "e
            "Tensor", "tensor", "autograd",
            "float16", "float32", "float64", "int32", "int64", "bool_", "bool", "clip", "is_tensor", "data",
            "nn", "optim", "training", "load", "save", "linalg", "inverse", "det", "logdet", "slogdet", "cholesky",
-           "matrix_power"]
+           "matrix_power", "inner", "tensordot", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+           "cartesian_prod", "column_stack", "dstack", "hstack", "row_stack", "tensor_split", "vstack", "diag_embed",
+           "rot90", "take", "corrcoef", "cov", "kthvalue", "median", "nanmean", "nanmedian", "nanquantile", "nansum",
+           "quantile", "std_mean", "var_mean"]

@@ -547,6 +547,47 @@ CASES["svd_vh"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[2] ** 2, 
 CASES["qr_q"] = [C(lambda m, a: m.linalg.qr(a)[0], normal(4, 3), id="tall")]
 CASES["qr_r"] = [C(lambda m, a: m.linalg.qr(a)[1], normal(3, 4), id="wide")]
 
+# order statistics (autogradlab.ops.statistics): distinct values, so each picks one element
+CASES["median"] = [C(lambda m, a: m.median(a), distinct(3, 3), id="odd"), C(lambda m, a: a.median(), distinct(2, 3),
+                                                                             id="even-lower")]
+CASES["median_dim"] = [C(lambda m, a: m.median(a, 1).values, distinct(3, 4), id="dim"),
+                       C(lambda m, a: a.nanmedian(0, keepdim=True)[0], distinct(3, 2), id="nan-keepdim")]
+CASES["kthvalue"] = [C(lambda m, a: m.kthvalue(a, 2, 1).values, distinct(3, 4), id="dim"),
+                     C(lambda m, a: a.kthvalue(3, 0, True)[0], distinct(3, 2), id="keepdim")]
+COMPOSITE_CASES.update({
+    "quantile": [C(lambda m, a: m.quantile(a, m.tensor([0.1, 0.5, 0.9], dtype=a.dtype), dim=1), distinct(3, 5),
+                   id="linear-dim"),
+                 C(lambda m, a: a.quantile(0.3, interpolation="midpoint"), distinct(2, 3), id="midpoint-all"),
+                 C(lambda m, a: m.nanquantile(a, 0.75, 0, keepdim=True, interpolation="nearest"), distinct(4, 2),
+                   id="nan-nearest")],
+    "nansum": [C(lambda m, a: m.nansum(a, 1), normal(2, 3), id="dim")],
+    "nanmean": [C(lambda m, a: a.nanmean(), normal(2, 3), id="all")],
+    "std_mean": [C(lambda m, a: m.std_mean(a, 1), normal(3, 4), id="dim")],
+    "var_mean": [C(lambda m, a: m.var_mean(a, correction=0), normal(3, 4), id="all")],
+    "cov": [C(lambda m, a: m.cov(a), normal(3, 5), id="rows"),
+            C(lambda m, a, w: m.cov(a, fweights=m.tensor([1, 2, 1, 3]), aweights=w.abs() + 0.5), normal(2, 4),
+              normal(4), id="weights")],
+    "corrcoef": [C(lambda m, a: m.corrcoef(a).triu(1), normal(3, 6), id="off-diagonal")],
+    "hstack": [C(lambda m, a, b: m.hstack([a, b]), normal(2, 3), normal(2, 1), id="matrices")],
+    "vstack": [C(lambda m, a, b: m.vstack([a, b]), normal(3), normal(2, 3), id="vector-row")],
+    "dstack": [C(lambda m, a, b: m.dstack([a, b]), normal(2, 3), normal(2, 3), id="matrices")],
+    "column_stack": [C(lambda m, a, b: m.column_stack([a, b]), normal(3), normal(3, 2), id="vector-column")],
+    "tensor_split": [C(lambda m, a: m.tensor_split(a, 3, dim=1), normal(2, 7), id="sections"),
+                     C(lambda m, a: a.tensor_split([1, 4]), normal(6, 2), id="indices")],
+    "block_diag": [C(lambda m, a, b: m.block_diag(a, b), normal(2, 2), normal(3), id="matrix-row")],
+    "cartesian_prod": [C(lambda m, a, b: m.cartesian_prod(a, b), normal(2), normal(3), id="pairs")],
+    "rot90": [C(lambda m, a: m.rot90(a, 1, [0, 1]), normal(2, 3), id="k1"),
+              C(lambda m, a: a.rot90(-1, [2, 0]), normal(2, 3, 2), id="k3")],
+    "take": [C(lambda m, a: m.take(a, m.tensor([[0, 5], [-1, 0]])), normal(2, 3), id="repeats")],
+    "unfold": [C(lambda m, a: a.unfold(1, 3, 2), normal(2, 7), id="overlapping")],
+    "diag_embed": [C(lambda m, a: m.diag_embed(a, 1), normal(2, 3), id="offset"),
+                   C(lambda m, a: a.diag_embed(-1, 0, 2), normal(2, 3), id="dims")],
+    "tensordot": [C(lambda m, a, b: m.tensordot(a, b, dims=([1, 0], [0, 2])), normal(3, 2, 2), normal(2, 4, 3),
+                    id="lists"),
+                  C(lambda m, a, b: m.tensordot(a, b, 1), normal(2, 3), normal(3, 2), id="int")],
+    "inner": [C(lambda m, a, b: m.inner(a, b), normal(2, 3), normal(4, 3), id="matrices")],
+})
+
 NONDIFFERENTIABLE_CASES: dict[str, Callable] = {
     "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
     "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,

@@ -1,8 +1,9 @@
 """Linear algebra: ``matmul`` (1-D, 2-D and batched, NumPy's rules), ``dot`` and ``outer``; ``mm``, ``mv``
-and ``bmm`` are matmul for exactly the shapes their names say; ``einsum``; ``cross``, ``kron`` and ``cdist``,
-built from other ops."""
+and ``bmm`` are matmul for exactly the shapes their names say; ``einsum``; ``cross``, ``kron``, ``cdist``,
+``tensordot`` and ``inner``, built from other ops."""
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy
@@ -10,9 +11,9 @@ import numpy
 from ..backend import broadcast_to as broadcast_view
 from ..grad_mode import state
 from ..tensor import Tensor
-from .elementwise import promote
+from .elementwise import mul, promote
 from .registry import apply, apply_binary, broadcast_shape, defop, not_a_tensor
-from .shape import cat
+from .shape import cat, permute, reshape
 
 
 def _matmul_forward(xp, a, b, ta=False, tb=False):
@@ -456,3 +457,54 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise NotImplementedError(f"cdist: p={p} is not supported here: use p=2 (euclidean) or p=1 (manhattan)")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)   # (..., P, R, M)
     return diff.abs().sum(-1) if p == 1 else diff.norm(dim=-1)
+
+
+def tensordot(a, b, dims=2):
+    """Sum of products over paired dims: ``dims`` an int n (a's last n dims with b's first n) or two lists
+    (``([1, 0], [0, 1])``: a's dim 1 with b's dim 0, a's 0 with b's 1). The result has a's other dims, then
+    b's. Built as permute, reshape and one matmul, whose gradients it takes."""
+    for t in (a, b):
+        if not isinstance(t, Tensor):
+            raise not_a_tensor("tensordot", t)
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+        if len(dims_a) != len(dims_b):
+            raise RuntimeError(f"both dimension lists should have same length, got {dims_a} and {dims_b}")
+        dims_a = [d % a.ndim if -a.ndim <= d < a.ndim else _dim_error(d, a.ndim) for d in dims_a]
+        dims_b = [d % b.ndim if -b.ndim <= d < b.ndim else _dim_error(d, b.ndim) for d in dims_b]
+    for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[da]} in dim {da} "
+                               f"and second has size {b.shape[db]} in dim {db}")
+    free_a = [d for d in range(a.ndim) if d not in dims_a]
+    free_b = [d for d in range(b.ndim) if d not in dims_b]
+    k = math.prod(a.shape[d] for d in dims_a)
+    left = reshape(permute(a, *free_a, *dims_a), (math.prod(a.shape[d] for d in free_a), k))
+    right = reshape(permute(b, *dims_b, *free_b), (k, math.prod(b.shape[d] for d in free_b)))
+    return reshape(matmul(left, right), tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b))
+
+
+def _dim_error(d, ndim):
+    raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {d})")
+
+
+def inner(input, other):
+    """The dot product over the last dim: ``sum_k a[..., k] * b[..., k]`` for every pair of a's and b's other
+    positions (shape a.shape[:-1] + b.shape[:-1]); a 0-d operand multiplies instead."""
+    for t in (input, other):
+        if not isinstance(t, Tensor):
+            raise not_a_tensor("inner", t)
+    if input.ndim == 0 or other.ndim == 0:
+        return mul(input, other)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    return tensordot(input, other, ([-1], [-1]))

@@ -10,7 +10,8 @@ from .. import backend
 from ..grad_mode import state
 from ..tensor import Tensor
 from . import decompositions as D, elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R
-from . import selection as X, shape as S
+from . import selection as X, shape as S, statistics as Q
+from .joining import tensor_split
 from .registry import apply_one
 
 
@@ -211,6 +212,10 @@ METHODS = {
     "cumprod": R.cumprod, "hypot": E.hypot, "logaddexp": E.logaddexp, "fmod": E.fmod, "cross": L.cross,
     "kron": L.kron, "inverse": D.inv, "det": D.det, "logdet": D.logdet, "slogdet": D.slogdet,
     "cholesky": D.cholesky, "matrix_power": D.matrix_power,
+    "median": Q.median, "nanmedian": Q.nanmedian, "kthvalue": Q.kthvalue, "quantile": Q.quantile,
+    "nanquantile": Q.nanquantile, "nansum": Q.nansum, "nanmean": Q.nanmean, "cov": Q.cov, "corrcoef": Q.corrcoef,
+    "tensor_split": tensor_split, "rot90": A.rot90, "take": A.take, "unfold": A.unfold, "diag_embed": A.diag_embed,
+    "inner": L.inner,
     # dtype and device
     "float": lambda a: E.to_dtype(a, _FLOAT32), "double": lambda a: E.to_dtype(a, _FLOAT64),
     "half": lambda a: E.to_dtype(a, _FLOAT16), "long": lambda a: E.to_dtype(a, _INT64),

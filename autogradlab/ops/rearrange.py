@@ -1,7 +1,8 @@
 """Ops that copy, pick or move elements, built from the shape ops (each gradient comes from theirs):
 ``repeat``/``tile``, ``repeat_interleave``, ``roll``, ``narrow``, ``movedim``/``swapaxes``,
-``index_select``, ``diagonal``, ``diag``, ``meshgrid`` and ``diff``. Index arrays that depend only on
-sizes are made on the tensor's device; the data is only ever reached through the ops."""
+``index_select``, ``diagonal``, ``diag``, ``diag_embed``, ``meshgrid``, ``diff``, ``rot90``, ``take`` and
+``unfold``. Index arrays that depend only on sizes are made on the tensor's device; the data is only ever
+reached through the ops."""
 from __future__ import annotations
 
 import operator
@@ -9,12 +10,12 @@ import warnings
 
 import numpy
 
-from ..backend import asarray, to_host
+from ..backend import asarray, to_host, xp_of
 from ..tensor import Tensor
 from .elementwise import clone, ne, sub
 from .reduce import normalize_dims, single_dim
 from .registry import expect_tensor
-from .shape import _size_args, cat, expand, getitem, permute, put, reshape, transpose
+from .shape import _size_args, cat, expand, flip, getitem, permute, put, reshape, transpose
 
 
 def _index(values, device):
@@ -343,3 +344,84 @@ def diff(a, n=1, dim=-1, prepend=None, append=None):
         earlier = getitem(out, _along(d, out.ndim, slice(0, m - 1)))
         out = ne(later, earlier) if out.dtype == numpy.bool_ else sub(later, earlier)
     return clone(out) if out is a else out   # (n = 0: a copy, as in PyTorch)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """``input`` turned by 90 degrees ``k`` times in the plane of ``dims``, from the first dim towards the
+    second (for a matrix and k = 1: counter-clockwise, as NumPy's ``rot90``): a flip and a transpose."""
+    expect_tensor(input, "rot90")
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = (normalize_dims(d, input.ndim, "rot90")[0] for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+    k %= 4
+    if k == 1:
+        return transpose(flip(input, (d1,)), d0, d1)
+    if k == 2:
+        return flip(input, (d0, d1))
+    if k == 3:
+        return transpose(flip(input, (d0,)), d0, d1)
+    return clone(input)
+
+
+def take(input, index):
+    """The elements of ``input`` read as one flat vector (row-major), at ``index`` (negative: from the end);
+    the result has ``index``'s shape. Repeated indices add up their gradients."""
+    expect_tensor(input, "take")
+    expect_tensor(index, "take(index=...)")
+    if index.dtype != numpy.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype.name}: convert it "
+                           f"with index.long()")
+    n = input.numel()
+    if index.numel():
+        picked = to_host(index.data)
+        bad = picked[(picked >= n) | (picked < -n)]
+        if bad.size:
+            raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of {n} elements.")
+    return getitem(reshape(input, (-1,)), index)
+
+
+def unfold(input, dimension, size, step):
+    """Every window of ``size`` consecutive entries along ``dimension``, starting ``step`` apart, as a new last
+    dim: the windows' count takes ``dimension``'s place. PyTorch returns a view; this is a copy (writing into
+    it leaves ``input`` unchanged), and overlapping windows add up their gradients."""
+    expect_tensor(input, "unfold")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if input.ndim == 0:
+        if size > 1:
+            raise RuntimeError(f"maximum size for tensor at dimension 0 is 1 but size is {size}")
+        return reshape(input, (size,))
+    d = single_dim(dimension, input.ndim, "unfold")
+    n = input.shape[d]
+    if not 0 <= size <= n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}" if size > n
+                           else f"size is {size} but must be >= 0")
+    count = (n - size) // step + 1
+    windows = numpy.arange(count)[:, None] * step + numpy.arange(size)[None, :]
+    picked = getitem(input, _along(d, input.ndim, _index(windows, input.device)), copy=False)
+    return movedim(picked, d + 1, -1)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Each vector along ``input``'s last dim put on diagonal ``offset`` of a square matrix (zeros elsewhere),
+    the matrices lying in dims ``dim1`` and ``dim2`` of the result. Its gradient is ``g``'s diagonal."""
+    expect_tensor(input, "diag_embed")
+    ndim = input.ndim + 1
+    d1, d2 = (normalize_dims(d, ndim, "diag_embed")[0] for d in (dim1, dim2))
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = input.shape[-1] if input.ndim else 1
+    size = n + abs(offset)
+    batch = tuple(input.shape[:-1])
+    zeros = Tensor._make(xp_of(input.data).zeros(batch + (size, size), dtype=input.dtype), False, None,
+                         input.device)
+    i = numpy.arange(n)
+    rows, cols = _index(i + max(-offset, 0), input.device), _index(i + max(offset, 0), input.device)
+    values = input if input.ndim else reshape(input, (1,))
+    out = put(zeros, (slice(None),) * len(batch) + (rows, cols), values)
+    return movedim(out, (ndim - 2, ndim - 1), (d1, d2)) if (d1, d2) != (ndim - 2, ndim - 1) else out

@@ -1,0 +1,349 @@
+"""Statistics lab code reaches for, with PyTorch's names: the order statistics ``median``, ``nanmedian``,
+``kthvalue``, ``quantile`` and ``nanquantile``; ``nansum`` and ``nanmean``; ``std_mean`` and ``var_mean``;
+``cov`` and ``corrcoef``.
+
+An order statistic picks an element, so its gradient goes to the element picked: along a dim, all of it to
+the index returned (as ``max(dim)``); over the whole tensor, shared equally by the elements equal to the
+median (as ``max()``, PyTorch's rule). A quantile between two elements is ``lerp`` of the two, so each gets
+its share. NaN sorts last: ``median`` and ``quantile`` of a slice holding NaN are NaN, the ``nan`` versions
+leave NaN out. The rest are built from ``where``, ``sum``, ``matmul`` and friends, whose gradients they take.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections import namedtuple
+
+import numpy
+
+from ..backend import asarray, to_host, xp_of
+from ..tensor import Tensor
+from .elementwise import clamp, isnan, lerp, logical_not, sqrt, to_dtype, where
+from .linalg import matmul
+from .rearrange import diagonal, movedim
+from .reduce import (_at_indices_forward, _at_indices_vjp, _whole_extreme_vjp, mean, single_dim, std, sum,
+                     var)
+from .registry import apply, apply_one, defop, expect_tensor
+from .shape import gather, reshape, sort
+
+__all__ = ["median", "nanmedian", "kthvalue", "quantile", "nanquantile", "nansum", "nanmean", "std_mean", "var_mean",
+           "cov", "corrcoef"]
+
+MedianResult = namedtuple("median", ["values", "indices"])
+NanmedianResult = namedtuple("nanmedian", ["values", "indices"])
+KthvalueResult = namedtuple("kthvalue", ["values", "indices"])
+
+
+# -- order statistics: which sorted position to take ----------------------------------------------------
+def _nans(xp, data, axis):
+    """How many NaNs each slice along ``axis`` holds (kept as a size-1 axis)."""
+    if data.dtype.kind != "f":
+        return xp.zeros(data.shape[:axis] + (1,) + data.shape[axis + 1:], dtype=numpy.int64)
+    return xp.isnan(data).sum(axis=axis, keepdims=True)
+
+
+def _median_position(n, nans, skip_nan):
+    """The sorted position of the lower median: of all ``n`` elements (the first NaN if there is one), or
+    of the ones that are not NaN (``skip_nan``; position 0, a NaN, if all are)."""
+    if skip_nan:
+        valid = n - nans
+        return ((valid - 1) // 2).clip(0, None)
+    return ((n - 1) // 2) * (nans == 0) + (n - nans) * (nans > 0)
+
+
+def _picked(data, axis, position):
+    """The index along ``axis`` of the element at sorted position ``position(n, nans)`` (NaN last, ties in
+    their order in ``data``), with ``axis`` kept as size 1."""
+    xp = xp_of(data)
+    order = xp.argsort(data, axis=axis, kind="stable")
+    k = position(data.shape[axis], _nans(xp, data, axis))
+    return xp.take_along_axis(order, k.astype(numpy.int64), axis=axis).astype(numpy.int64)
+
+
+def _whole_median_forward(xp, a, skip_nan):
+    flat = a.reshape(-1)
+    if flat.size == 0:
+        return xp.full((), numpy.nan, dtype=a.dtype)
+    index = _picked(flat, 0, lambda n, nans: _median_position(n, nans, skip_nan))
+    return flat[index].reshape(())
+
+
+MEDIAN = defop("median", ("self",), save=("self", "result"),
+               math="the lower median of every element;  da = g*[a = median]/(number of ties)",
+               forward=_whole_median_forward, vjp=_whole_extreme_vjp, formulas=("[a = median]",), arrays=False)
+
+MEDIAN_DIM = defop("median_dim", ("self", "indices"), save=("indices",),
+                   math="(values, indices) = lower median along dim;  da = g at the returned index (0 elsewhere)",
+                   forward=_at_indices_forward, vjp=_at_indices_vjp, formulas=("[index = median]", ""), arrays=False)
+
+KTHVALUE = defop("kthvalue", ("self", "indices"), save=("indices",),
+                 math="(values, indices) = k-th smallest along dim;  da = g at the returned index (0 elsewhere)",
+                 forward=_at_indices_forward, vjp=_at_indices_vjp, formulas=("[index = k-th]", ""), arrays=False)
+
+
+def _along_dim(a, dim, keepdim, name, op, position, result_type):
+    """``(values, indices)`` of the element at sorted position ``position(n, nans)`` along ``dim``."""
+    d = single_dim(dim, a.ndim, name)
+    if a.ndim == 0:   # dim 0 / -1 of a 0-d tensor: its one element, at index 0
+        index = xp_of(a.data).zeros((), dtype=numpy.int64)
+    else:
+        if a.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size: the input has shape "
+                             f"{tuple(a.shape)}. Reduce over another dim.")
+        index = _picked(a.data, d, position)
+        if not keepdim:
+            index = index.squeeze(axis=d)
+    indices = Tensor._make(index, False, None, a.device)
+    return result_type(apply(op, (a, indices), {"dim": d, "keepdim": bool(keepdim)}), indices)
+
+
+def _not_bool(a, name):
+    if a.dtype.kind == "b":
+        raise NotImplementedError(f"{name}(): not implemented for bool tensors (as in PyTorch): convert first, e.g. "
+                                  f"a.to(autogradlab.int64)")
+
+
+def _median(a, dim, keepdim, skip_nan, name, result_type):
+    expect_tensor(a, name)
+    if dim is not None:
+        single_dim(dim, a.ndim, name)   # (a dim out of range is said first, as PyTorch says it)
+    _not_bool(a, name)
+    if dim is None:
+        return apply_one(MEDIAN, a, {"skip_nan": skip_nan})
+    return _along_dim(a, dim, keepdim, name, MEDIAN_DIM, lambda n, nans: _median_position(n, nans, skip_nan),
+                      result_type)
+
+
+def median(input, dim=None, keepdim=False):
+    """``median(a)``: the lower median of every element (of 2m elements the m-th smallest), NaN if any is;
+    tied elements share the gradient. ``median(a, dim)``: ``(values, indices)`` along ``dim``, all of the
+    gradient to the index returned."""
+    return _median(input, dim, keepdim, False, "median", MedianResult)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """:func:`median` of the elements that are not NaN (NaN where all are)."""
+    return _median(input, dim, keepdim, True, "nanmedian", NanmedianResult)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """``(values, indices)``: the ``k``-th smallest element along ``dim`` (k = 1: the smallest; NaN counts as the
+    largest) and where it is; its gradient goes to that index."""
+    expect_tensor(input, "kthvalue")
+    if type(k) is bool or not isinstance(k, numbers.Integral):
+        raise TypeError(f"kthvalue(): argument 'k' must be int, not {type(k).__name__}")
+    d = single_dim(dim, input.ndim, "kthvalue")
+    _not_bool(input, "kthvalue")
+    n = input.shape[d] if input.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size: the input has shape "
+                         f"{tuple(input.shape)}")
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}: k = {k}, but dim {d} "
+                           f"has {n} elements (shape {tuple(input.shape)}); k counts from 1")
+    return _along_dim(input, d, keepdim, "kthvalue", KTHVALUE, lambda n, nans: nans * 0 + (k - 1),
+                      KthvalueResult)
+
+
+# -- quantiles ---------------------------------------------------------------------------------------------
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _check_quantile(name, a, q, interpolation):
+    """PyTorch's checks, in its words; returns q as an array of a's dtype (0-d for a number)."""
+    expect_tensor(a, name)
+    if a.dtype not in (numpy.float32, numpy.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype, got {a.dtype.name}: "
+                           f"convert it first, e.g. a.double()")
+    if a.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor, got shape {tuple(q.shape)}")
+        if q.dtype != a.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor: q is {q.dtype.name}, "
+                               f"the input {a.dtype.name}; convert it with q.to(input.dtype)")
+        values = to_host(q.data)
+        if not ((values >= 0) & (values <= 1)).all():
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1], got {values.tolist()}")
+        q = q.data
+    elif isinstance(q, numbers.Real) and not isinstance(q, bool):
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+        q = asarray(q, a.device, a.dtype)
+    else:
+        raise TypeError(f"{name}(): q must be a float or a Tensor, got {type(q).__name__}")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+    return q
+
+
+def _quantile(name, a, q, dim, keepdim, interpolation, skip_nan):
+    qs = _check_quantile(name, a, q, interpolation)
+    if dim is None:
+        x = reshape(a, (-1,))
+    else:
+        d = single_dim(dim, a.ndim, name)
+        x = movedim(a, d, -1) if a.ndim else reshape(a, (1,))
+    values = sort(x, -1).values   # NaN last
+    data = values.data
+    xp = xp_of(data)
+    n = data.shape[-1]
+    nans = _nans(xp, data, data.ndim - 1)                      # (..., 1)
+    qs = qs.reshape((1,) * (data.ndim - 1) + (-1,)) if qs.ndim else qs.reshape((1,) * data.ndim)
+    if skip_nan:   # positions among the values that are not NaN; a slice of NaNs only takes its last (NaN)
+        ranks = qs * (n - nans - 1).astype(data.dtype)
+        ranks = xp.where(ranks < 0, data.dtype.type(n - 1), ranks)
+    else:          # a slice holding NaN takes its last element, a NaN
+        ranks = xp.where(nans > 0, data.dtype.type(n - 1), qs * data.dtype.type(n - 1))
+    if interpolation in ("lower", "higher", "nearest"):
+        ranks = {"lower": xp.floor, "higher": xp.ceil, "nearest": xp.round}[interpolation](ranks)
+    below = xp.floor(ranks)
+
+    def at(positions):
+        index = Tensor._make(xp.broadcast_to(positions.astype(numpy.int64), ranks.shape).copy(), False, None,
+                             a.device)
+        return gather(values, -1, index)
+
+    out = at(below)
+    if interpolation in ("linear", "midpoint"):
+        weight = xp.full(ranks.shape, 0.5, dtype=data.dtype) if interpolation == "midpoint" else ranks - below
+        out = lerp(out, at(xp.ceil(ranks)), Tensor._make(weight, False, None, a.device))
+    # out: (..., Q), the reduced dim gone; keepdim puts it back as size 1; the q dim goes first (a number q or a
+    # 0-d one: none)
+    if keepdim:
+        kept = (1,) * a.ndim if dim is None else tuple(1 if i == d else n for i, n in enumerate(a.shape))
+        out = reshape(out, kept + (out.shape[-1],))
+    if out.ndim > 1:
+        out = movedim(out, -1, 0)
+    return reshape(out, out.shape[1:]) if not isinstance(q, Tensor) or q.ndim == 0 else out
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The ``q``-th quantiles (``q`` a float or a 1-D tensor in [0, 1], of input's dtype) over ``dim`` (every
+    element by default): the value at sorted position ``q*(n - 1)``, between two elements ``lerp`` of them
+    (``interpolation``: linear, lower, higher, midpoint or nearest). A tensor ``q`` adds a leading dim, one
+    entry per q. NaN where a slice holds NaN."""
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """:func:`quantile` of the elements that are not NaN (NaN where all are)."""
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+
+
+# -- sums and means that leave NaN out, moments -------------------------------------------------------------
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """The sum with NaN counted as 0 (their gradient is 0)."""
+    expect_tensor(input, "nansum")
+    if dtype is not None:
+        input = to_dtype(input, dtype)
+    if input.dtype.kind == "f":
+        input = where(isnan(input), 0.0, input)
+    return sum(input, dim, keepdim)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """The mean of the elements that are not NaN: ``nansum / (number not NaN)`` (NaN where all are)."""
+    expect_tensor(input, "nanmean")
+    if dtype is not None:
+        input = to_dtype(input, dtype)
+    if input.dtype.kind != "f":
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{input.dtype.name}: convert it first, e.g. a.float()")
+    counted = sum(logical_not(isnan(input)), dim, keepdim)
+    return nansum(input, dim, keepdim) / counted
+
+
+def _moment_and_mean(fn, input, dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):   # PyTorch's older form: std_mean(a, unbiased)
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise RuntimeError("std_mean/var_mean: give either unbiased or correction, not both")
+    return (fn(input, dim, 1 if correction is None else correction, keepdim, unbiased=unbiased),
+            mean(input, dim, keepdim))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std(input, dim), mean(input, dim))`` in one call (a plain tuple, as in PyTorch)."""
+    return _moment_and_mean(std, input, dim, unbiased, keepdim, correction)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var(input, dim), mean(input, dim))`` in one call."""
+    return _moment_and_mean(var, input, dim, unbiased, keepdim, correction)
+
+
+# -- covariance and correlation -----------------------------------------------------------------------------
+def _weights(name, w, n, integral, device):
+    if w is None:
+        return None
+    expect_tensor(w, f"cov({name}=...)")
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                           f"{w.ndim} dimensions")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the "
+                           f"input but got {w.numel()} != {n}")
+    if integral and w.dtype.kind not in "iu":
+        raise RuntimeError(f"cov(): expected {name} to have integral dtype but got {name} with "
+                           f"{w.dtype.name} dtype")
+    if not integral and w.dtype.kind != "f":
+        raise RuntimeError(f"cov(): expected {name} to have floating point dtype but got {name} with "
+                           f"{w.dtype.name} dtype")
+    if w.numel() and bool(to_host((w.data < 0).any())):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+    if w.device != device:
+        raise RuntimeError(f"cov(): {name} is on {w.device} but the input on {device}; move it with .to()")
+    return w
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance matrix of the variables in the rows of ``input`` (observations in its columns; a 1-D
+    input is one variable, giving a 0-d tensor): ``(x - mean) @ (x - mean)^T / (N - correction)``, with
+    ``fweights`` (integer repeat counts) and ``aweights`` (importance) per observation as NumPy's ``cov``."""
+    expect_tensor(input, "cov")
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    x = reshape(input, (1, -1)) if input.ndim < 2 else input
+    if x.dtype.kind != "f":
+        x = to_dtype(x, numpy.float32)
+    n = x.shape[1]
+    fw = _weights("fweights", fweights, n, True, input.device)
+    aw = _weights("aweights", aweights, n, False, input.device)
+    w = fw if aw is None else aw if fw is None else fw * aw
+    if w is None:
+        avg = mean(x, 1, keepdim=True)
+        norm = n - correction
+    else:
+        w = to_dtype(w, x.dtype) if w.dtype != x.dtype else w
+        w_sum = sum(w)
+        avg = sum(x * w, 1, keepdim=True) / w_sum
+        if correction == 0:
+            norm = w_sum
+        elif aw is None:
+            norm = w_sum - correction
+        else:
+            norm = w_sum - correction * sum(w * aw) / w_sum
+    if (float(to_host(norm.data)) if isinstance(norm, Tensor) else norm) <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations: the result is infinite or NaN.", UserWarning, stacklevel=2)
+    norm = clamp(norm, min=0) if isinstance(norm, Tensor) else max(norm, 0)
+    centered = x - avg
+    product = matmul(centered, (centered if w is None else centered * w).mT)
+    c = product / norm
+    return reshape(c, ()) if input.ndim < 2 else c
+
+
+def corrcoef(input):
+    """Pearson's correlation coefficients of the rows of ``input``: ``cov / sqrt(var_i * var_j)``, clipped to
+    [-1, 1] (a 1-D input: ``cov / cov``, 1 or NaN)."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    stddev = sqrt(diagonal(c))
+    c = c / reshape(stddev, (-1, 1))
+    c = c / reshape(stddev, (1, -1))
+    return clamp(c, -1, 1)
