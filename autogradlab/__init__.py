@@ -70,6 +70,7 @@ from . import data, nn, optim, training  # noqa: E402  (the course toolkit; matp
 from . import linalg  # noqa: E402  (torch.linalg's names)
 from .ops.decompositions import cholesky, det, logdet, matrix_power, slogdet  # noqa: E402
 from .ops.decompositions import inv as inverse  # noqa: E402
+from .ops.decompositions import pinverse  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 # the public API (PyTorch names), spelled out for readers and for `from autogradlab import *`
@@ -93,7 +94,7 @@ __all__ = ["get_default_device", "set_default_device", "arange", "as_tensor", "e
            "Tensor", "tensor", "autograd",
            "float16", "float32", "float64", "int32", "int64", "bool_", "bool", "clip", "is_tensor", "data",
            "nn", "optim", "training", "load", "save", "linalg", "inverse", "det", "logdet", "slogdet", "cholesky",
-           "matrix_power", "inner", "tensordot", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+           "matrix_power", "pinverse", "inner", "tensordot", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
            "cartesian_prod", "column_stack", "dstack", "hstack", "row_stack", "tensor_split", "vstack", "diag_embed",
            "rot90", "take", "corrcoef", "cov", "kthvalue", "median", "nanmean", "nanmedian", "nanquantile", "nansum",
            "quantile", "std_mean", "var_mean"]

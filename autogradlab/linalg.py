@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import math
 
+import numpy
+
+from .backend import asarray, to_host
 from .nn.distance import vector_norm as _vector_norm   # (where F.normalize and the distances use it)
 from .ops import linalg as _products
 from .ops import reduce as _R
-from .ops.decompositions import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, lstsq, matrix_power, qr, slogdet,
-                                 solve, svd, svdvals)
+from .ops.decompositions import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, lstsq, matrix_power, matrix_rank, pinv,
+                                 qr, slogdet, solve, svd, svdvals)
+from .ops.elementwise import where
 from .ops.registry import expect_tensor
 from .tensor import Tensor
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "lstsq", "cholesky", "eigh", "eigvalsh", "svd", "svdvals",
-           "qr", "vector_norm", "matrix_norm", "norm", "matrix_power", "multi_dot", "cross", "vecdot"]
+           "qr", "vector_norm", "matrix_norm", "norm", "matrix_power", "multi_dot", "cross", "vecdot", "pinv", "matrix_rank",
+           "cond"]
 
 cross = _products.cross
 
@@ -98,3 +103,46 @@ def vecdot(x, y, *, dim=-1):
     if not isinstance(x, Tensor) or not isinstance(y, Tensor):
         raise TypeError("linalg.vecdot(): x and y must be Tensors")
     return _R.sum(x * y, dim)
+
+
+_NORMS = (None, "fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2)
+
+
+def cond(A, p=None):
+    """The condition number of each matrix, ``norm(A, p) * norm(inv(A), p)``: for p = None or 2 the largest over
+    the smallest singular value (-2: its reciprocal), from ``svdvals`` (any shape); for 'fro', 'nuc', 1, -1, inf,
+    -inf from the inverse (square matrices; inf for a singular one, as PyTorch gives)."""
+    expect_tensor(A, "cond")
+    if p not in _NORMS or isinstance(p, bool):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.cond: The input tensor A must have at least 2 dimensions, got shape "
+                           f"{tuple(A.shape)}")
+    if p in (None, 2, -2):
+        if A.shape[-1] == 0 or A.shape[-2] == 0:   # (no singular values: 0, as PyTorch gives)
+            return _R.sum(A.detach(), (-2, -1))
+        values = svdvals(A)
+        largest, smallest = values[..., 0], values[..., -1]
+        return smallest / largest if p == -2 else largest / smallest
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if A.shape[-1] == 0:
+        return _R.sum(A.detach(), (-2, -1))
+    try:
+        return matrix_norm(A, p) * matrix_norm(inv(A), p)
+    except LinAlgError:   # some matrices are singular: inf for them, the others as usual
+        host = to_host(A.detach().data)
+        singular = numpy.array([_is_singular(m) for m in host.reshape((-1,) + host.shape[-2:])]).reshape(host.shape[:-2])
+        flags = Tensor._make(asarray(singular, A.device), False, None, A.device)
+        eye = numpy.broadcast_to(numpy.eye(A.shape[-1], dtype=host.dtype), host.shape)
+        safe = where(flags[..., None, None], Tensor._make(asarray(eye, A.device), False, None, A.device), A)
+        return where(flags, math.inf, matrix_norm(safe, p) * matrix_norm(inv(safe), p))
+
+
+def _is_singular(matrix) -> bool:
+    try:
+        numpy.linalg.inv(matrix)
+    except numpy.linalg.LinAlgError:
+        return True
+    return False

@@ -385,3 +385,76 @@ def test_lstsq_passes_finite_differences_and_checks_its_arguments():
                  lambda m: m.linalg.lstsq(m.ones(5, 3), m.ones(5, 2, dtype=m.float64)),
                  lambda m: m.linalg.lstsq(m.ones(5, 3), m.ones(5, 2), driver="fast")):
         both_raise(lambda: call(ag), lambda: call(torch))
+
+
+# -- pseudo-inverse, rank and condition number -----------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (2, 4, 4), (2, 1, 3, 2)], ids=str)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_pinv_matches_torch(shape, dtype):
+    _values_and_gradients(lambda a: ag.linalg.pinv(a), lambda a: torch.linalg.pinv(a),
+                          [_rng(21).standard_normal(shape)], dtype)
+    _values_and_gradients(lambda a: ag.pinverse(a), lambda a: torch.pinverse(a), [_rng(22).standard_normal(shape)],
+                          dtype)
+    _values_and_gradients(lambda a: a.pinverse(), lambda a: a.pinverse(), [_rng(23).standard_normal(shape)], dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_pinv_of_a_symmetric_matrix_through_its_eigenvalues_matches_torch(dtype):
+    _values_and_gradients(lambda a: ag.linalg.pinv(a @ a.mT - 2.0, hermitian=True),
+                          lambda a: torch.linalg.pinv(a @ a.mT - 2.0, hermitian=True),
+                          [_rng(24).standard_normal((2, 3, 3))], dtype)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"rtol": 0.3}, {"atol": 1.0}, {"atol": 1.0, "rtol": 0.5}, {"hermitian": True},
+                                    {"hermitian": True, "atol": 0.5}], ids=str)
+def test_pinv_and_matrix_rank_of_rank_deficient_matrices_as_torch(kwargs):
+    """Singular values under the tolerance count as 0: the rank, and the pseudo-inverse of the rest."""
+    a = _rng(25).standard_normal((3, 4, 2))
+    low_rank = a @ np.swapaxes(a, -1, -2) * np.array([1.0, 0.1, 3.0])[:, None, None]   # 4x4 of rank 2, symmetric
+    x, t = pair(low_rank)
+    close(ag.linalg.pinv(x, **kwargs), torch.linalg.pinv(t, **kwargs), rtol=1e-8, atol=1e-8)
+    assert host(ag.linalg.matrix_rank(x, **kwargs).data).tolist() == torch.linalg.matrix_rank(t, **kwargs).tolist()
+    rank = ag.linalg.matrix_rank(x)
+    assert rank.dtype == ag.int64 and not rank.requires_grad
+
+
+def test_pinv_passes_finite_differences_first_and_second_order():
+    for fn in (lambda a: ag.linalg.pinv(a), lambda a: ag.linalg.pinv(a.mT)):
+        x = ag.tensor(_rng(26).standard_normal((2, 3, 4)), requires_grad=True)
+        assert gradcheck(fn, (x,))
+        assert gradgradcheck(fn, (x,))
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, "fro", "nuc", 1, -1, math.inf, -math.inf])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_cond_matches_torch(p, dtype):
+    """Values; gradients against torch's where its backward runs (for p 'fro', 'nuc', 1, -1, inf, -inf PyTorch
+    2.13's backward fails: it writes into its inverse in place), else by finite differences."""
+    if p not in (None, 2, -2):
+        x, t = pair(_matrices((2, 3, 3), 27).astype(dtype))
+        close(ag.linalg.cond(x, p), torch.linalg.cond(t, p), **TOL[dtype])
+        assert gradcheck(lambda a: ag.linalg.cond(a, p), (ag.tensor(_matrices((2, 3, 3), 27), requires_grad=True),))
+        return
+    _values_and_gradients(lambda a: ag.linalg.cond(a, p), lambda a: torch.linalg.cond(a, p),
+                          [_matrices((2, 3, 3), 27)], dtype)
+    if p in (None, 2, -2):   # any shape, from the singular values
+        _values_and_gradients(lambda a: ag.linalg.cond(a, p), lambda a: torch.linalg.cond(a, p),
+                              [_rng(28).standard_normal((2, 3, 5))], dtype)
+
+
+def test_cond_of_a_singular_matrix_is_inf_as_torch():
+    batch = np.array([[[1.0, 2.0], [2.0, 4.0]], [[1.0, 0.0], [0.0, 2.0]]])
+    for p in ("fro", 1, math.inf):
+        x, t = pair(batch)
+        close(ag.linalg.cond(x, p), torch.linalg.cond(t, p))
+    close(ag.linalg.cond(ag.zeros(0, 0)), torch.linalg.cond(torch.zeros(0, 0)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, r: m.linalg.pinv(r(3)), lambda m, r: m.linalg.pinv(m.ones(2, 2, dtype=m.int64)),
+    lambda m, r: m.linalg.matrix_rank(m.ones(2, 2, dtype=m.int64)), lambda m, r: m.linalg.cond(r(2, 3), "fro"),
+    lambda m, r: m.linalg.cond(r(2, 2), 3), lambda m, r: m.linalg.cond(r(3)), lambda m, r: m.linalg.matrix_rank(r(3)),
+])
+def test_pinv_rank_cond_errors_as_in_torch(call):
+    both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))

@@ -545,6 +545,9 @@ CASES["svdvals"] = [C(lambda m, a: m.linalg.svdvals(a), normal(2, 4, 3), id="tal
 CASES["svd_u"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[0] ** 2, normal(4, 3), id="tall-squared")]
 CASES["svd_vh"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[2] ** 2, normal(3, 4), id="wide-squared")]
 CASES["qr_q"] = [C(lambda m, a: m.linalg.qr(a)[0], normal(4, 3), id="tall")]
+CASES["pinv"] = [C(lambda m, a: m.linalg.pinv(a), normal(2, 3, 4), id="wide-batched"),
+                 C(lambda m, a: m.linalg.pinv(a @ a.mT, hermitian=True), normal(3, 3), id="hermitian"),
+                 C(lambda m, a: m.pinverse(a), normal(4, 2), id="tall-pinverse")]
 CASES["qr_r"] = [C(lambda m, a: m.linalg.qr(a)[1], normal(3, 4), id="wide")]
 
 # order statistics (autogradlab.ops.statistics): distinct values, so each picks one element

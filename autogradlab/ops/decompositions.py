@@ -481,6 +481,73 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return LstsqResult(x[..., 0] if vector else x, empty, rank, empty)
 
 
+# -- pseudo-inverse and rank ----------------------------------------------------------------------------
+
+def _tolerance(xp, values, shape, dtype, atol, rtol):
+    """PyTorch's cut-off for singular values (or |eigenvalues|) ``values`` (largest first): max(atol, rtol *
+    the largest), with rtol = eps * max(m, n) unless atol > 0 is given alone."""
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else float(numpy.finfo(dtype).eps) * max(shape[-2:])
+    largest = values.max(axis=-1, keepdims=True) if values.shape[-1] else xp.zeros(values.shape[:-1] + (1,), dtype)
+    return xp.maximum(0.0 if atol is None else atol, rtol * largest)
+
+
+def _spectrum(xp, a, hermitian):
+    """``(values, left, right)`` with A = left diag(values) right: the SVD, or for a symmetric A the eigen
+    decomposition A = Q diag(w) Q^T (``values`` then |w|, largest first, and right = diag(sign w) Q^T)."""
+    if not hermitian:
+        u, s, vh = _linalg(xp, "svd", a, full_matrices=False)
+        return s, u, vh
+    w, q = _linalg(xp, "eigh", a)
+    return xp.abs(w), q, xp.swapaxes(q, -1, -2) * xp.sign(w)[..., :, None]
+
+
+def _pinv_forward(xp, a, atol, rtol, hermitian):
+    values, left, right = _spectrum(xp, a, hermitian)
+    keep = values > _tolerance(xp, values, a.shape, a.dtype, atol, rtol)
+    inverted = xp.where(keep, 1 / xp.where(keep, values, 1), 0)
+    return (xp.swapaxes(right, -1, -2) * inverted[..., None, :]) @ xp.swapaxes(left, -1, -2)
+
+
+def _pinv_vjp(g, ctx):
+    # dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P, read as <g, dP> = <dA, .>
+    A, P = ctx.self, ctx.result
+    Pt, gt = P.mT, g.mT
+    return (-(Pt @ g @ Pt) + (gt - A @ (P @ gt)) @ (P @ Pt) + (Pt @ P) @ (gt - (gt @ P) @ A),)
+
+
+PINV = defop("pinv", ("self",), save=("self", "result"), math="P = A^+ (from the SVD);  dA = -P^T g P^T + "
+             "(I - A P) g^T P P^T + P^T P g^T (I - P A)",
+             forward=_pinv_forward, vjp=_pinv_vjp, formulas=("-P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A)",))
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """The Moore-Penrose pseudo-inverse of each matrix, from its SVD with the singular values below
+    ``max(atol, rtol * largest)`` taken as 0 (default rtol: eps * max(m, n)); ``hermitian=True`` reads a
+    symmetric A through its eigenvalues. Its gradient (Golub and Pereyra's) holds where the rank does not
+    change."""
+    _matrices("pinv", A)
+    return apply(PINV, (A,), {"atol": atol, "rtol": rtol, "hermitian": bool(hermitian)})
+
+
+def pinverse(input, rcond=1e-15):
+    """PyTorch's older name: ``pinv(input, rtol=rcond)``."""
+    return pinv(input, rtol=rcond)
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+    """The number of singular values (|eigenvalues| with ``hermitian``) above ``max(atol, rtol * largest)``
+    (default rtol: eps * max(m, n)), per matrix (int64, no gradient)."""
+    _matrices("matrix_rank", A)
+    xp = xp_of(A.data)
+    if hermitian:
+        values = xp.abs(_linalg(xp, "eigvalsh", A.data))
+    else:
+        values = _linalg(xp, "svd", A.data, compute_uv=False)
+    rank = (values > _tolerance(xp, values, A.shape, A.dtype, atol, rtol)).sum(-1).astype(numpy.int64)
+    return Tensor._make(rank, False, None, A.device)
+
+
 def _constant_like(host, like):
     """A host array as a constant of ``like``'s kind (array or Tensor), dtype and device."""
     if isinstance(like, Tensor):
