@@ -6,11 +6,16 @@
         F.cross_entropy(model(xb), yb).backward()
         opt.step()
 
+``SGD`` (momentum, Nesterov), ``Adam`` and ``AdamW``, and the adaptive ``RMSprop``, ``Adagrad`` and
+``Adadelta``, which scale each coordinate's step by a running average (or sum) of its squared gradients.
 ``optim.lr_scheduler`` holds the learning-rate schedules (``StepLR``, ``CosineAnnealingLR``, ...).
 """
 from . import lr_scheduler
+from .adadelta import Adadelta
+from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "lr_scheduler"]

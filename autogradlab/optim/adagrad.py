@@ -1,0 +1,69 @@
+"""Adagrad: divide each step by the root of the sum of all squared gradients so far (PyTorch's formulas)."""
+from __future__ import annotations
+
+from ..backend import xp_of
+from .optimizer import Optimizer
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """For each parameter p with gradient g, at step t = 1, 2, ...:
+
+        g <- -g  (maximize)            g <- g + weight_decay * p   (if weight_decay)
+        clr <- lr / (1 + (t - 1) * lr_decay)
+        s <- s + g^2                   (sum, starting at initial_accumulator_value)
+        p <- p - clr * g / (sqrt(s) + eps)
+
+    Each coordinate's step shrinks as its squared gradients add up: weights with large or frequent
+    gradients slow down first.
+
+    As in PyTorch, the state is made when the optimizer is built, for every parameter (a state dict lists
+    parameters that never had a gradient, at step 0), and every ``sum`` starts at the optimizer's
+    ``initial_accumulator_value``: a param group's own ``initial_accumulator_value`` is kept but not used.
+    """
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *,
+                 maximize=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr} (must be >= 0)")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay} (must be >= 0; 0 keeps lr constant)")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay} (must be >= 0; 0 turns it off)")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value} (must be >= 0: "
+                             f"it starts a sum of squares)")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps} (must be >= 0; it keeps the division finite)")
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize))
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p] = self._new_state(p.data)
+
+    def _new_state(self, param):
+        """step 0, and a ``sum`` full of the optimizer's (not the group's) ``initial_accumulator_value``."""
+        return {"step": 0, "sum": xp_of(param).full_like(param, self.defaults["initial_accumulator_value"])}
+
+    def step(self, closure=None):
+        loss = closure() if closure is not None else None
+        for group in self.param_groups:
+            lr, lr_decay, eps, weight_decay = group["lr"], group["lr_decay"], group["eps"], group["weight_decay"]
+            for p, param, grad in self._params_with_grad(group):
+                xp = xp_of(param)
+                if group["maximize"]:
+                    grad = -grad
+                if weight_decay != 0:
+                    grad = grad + weight_decay * param
+                state = self.state.get(p)
+                if not state:   # (a group added later, or a state dict loaded without this parameter's state)
+                    state = self.state[p] = self._new_state(param)
+                state["step"] += 1
+
+                clr = lr / (1 + (state["step"] - 1) * lr_decay)
+                s = state["sum"]
+                s += grad * grad
+                param -= clr * (grad / (xp.sqrt(s) + eps))
+                self._updated(p)
+        return loss
