@@ -38,6 +38,7 @@ from .ops.selection import (argwhere, bincount, count_nonzero, index_add, masked
                              scatter_add, take_along_dim, unique)
 from .ops.shape import (argsort, broadcast_to, cat, chunk, expand, flatten, flip, gather, permute, reshape, sort, split,
                         squeeze, stack, t, topk, transpose, tril, triu, unbind, unsqueeze)
+from .ops.special import logit, nan_to_num, sinc, xlogy
 from .ops.statistics import (corrcoef, cov, kthvalue, median, nanmean, nanmedian, nanquantile, nansum, quantile,
                              std_mean, var_mean)
 from .tensor import Tensor, tensor
@@ -67,7 +68,7 @@ def is_tensor(obj):
 __version__ = "0.1.0"
 
 from . import data, nn, optim, training  # noqa: E402  (the course toolkit; matplotlib/ipywidgets load lazily)
-from . import linalg  # noqa: E402  (torch.linalg's names)
+from . import linalg, special  # noqa: E402  (torch.linalg's and torch.special's names)
 from .ops.decompositions import cholesky, det, logdet, matrix_power, slogdet  # noqa: E402
 from .ops.decompositions import inv as inverse  # noqa: E402
 from .ops.decompositions import pinverse  # noqa: E402
@@ -97,4 +98,4 @@ __all__ = ["get_default_device", "set_default_device", "arange", "as_tensor", "e
            "matrix_power", "pinverse", "inner", "tensordot", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
            "cartesian_prod", "column_stack", "dstack", "hstack", "row_stack", "tensor_split", "vstack", "diag_embed",
            "rot90", "take", "corrcoef", "cov", "kthvalue", "median", "nanmean", "nanmedian", "nanquantile", "nansum",
-           "quantile", "std_mean", "var_mean"]
+           "quantile", "std_mean", "var_mean", "special", "logit", "nan_to_num", "sinc", "xlogy"]

@@ -545,6 +545,11 @@ CASES["svdvals"] = [C(lambda m, a: m.linalg.svdvals(a), normal(2, 4, 3), id="tal
 CASES["svd_u"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[0] ** 2, normal(4, 3), id="tall-squared")]
 CASES["svd_vh"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[2] ** 2, normal(3, 4), id="wide-squared")]
 CASES["qr_q"] = [C(lambda m, a: m.linalg.qr(a)[0], normal(4, 3), id="tall")]
+CASES["xlogy"] = [C(lambda m, a, b: m.xlogy(a, b), normal(2, 3), positive(3), id="broadcast"),
+                  C(lambda m, a, b: a.xlogy(b), normal(3), positive(2, 1), id="method")]
+CASES["logit"] = [C(lambda m, a: m.logit(m.sigmoid(a)), normal(2, 3), id="inside"),
+                  C(lambda m, a: m.logit(m.sigmoid(a) * 0.8 + 0.1, eps=0.05), normal(3), id="eps")]
+CASES["sinc"] = [C(lambda m, a: m.sinc(a), normal(2, 3), id="values"), C(lambda m, a: a.sinc(), normal(4), id="method")]
 CASES["pinv"] = [C(lambda m, a: m.linalg.pinv(a), normal(2, 3, 4), id="wide-batched"),
                  C(lambda m, a: m.linalg.pinv(a @ a.mT, hermitian=True), normal(3, 3), id="hermitian"),
                  C(lambda m, a: m.pinverse(a), normal(4, 2), id="tall-pinverse")]

@@ -10,7 +10,7 @@ from .. import backend
 from ..grad_mode import state
 from ..tensor import Tensor
 from . import decompositions as D, elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R
-from . import selection as X, shape as S, statistics as Q
+from . import selection as X, shape as S, special as P, statistics as Q
 from .joining import tensor_split
 from .registry import apply_one
 
@@ -215,7 +215,7 @@ METHODS = {
     "median": Q.median, "nanmedian": Q.nanmedian, "kthvalue": Q.kthvalue, "quantile": Q.quantile,
     "nanquantile": Q.nanquantile, "nansum": Q.nansum, "nanmean": Q.nanmean, "cov": Q.cov, "corrcoef": Q.corrcoef,
     "tensor_split": tensor_split, "rot90": A.rot90, "take": A.take, "unfold": A.unfold, "diag_embed": A.diag_embed,
-    "inner": L.inner,
+    "inner": L.inner, "xlogy": P.xlogy, "nan_to_num": P.nan_to_num, "logit": P.logit, "sinc": P.sinc,
     # dtype and device
     "float": lambda a: E.to_dtype(a, _FLOAT32), "double": lambda a: E.to_dtype(a, _FLOAT64),
     "half": lambda a: E.to_dtype(a, _FLOAT16), "long": lambda a: E.to_dtype(a, _INT64),

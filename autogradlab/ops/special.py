@@ -1,0 +1,114 @@
+"""Elementwise functions lab code meets in losses and data cleaning, with PyTorch's names: ``xlogy``, ``logit``
+and ``sinc`` (ops of their own: their values and gradients at 0, or at the clamp's edges, are set by convention,
+as PyTorch sets them), and ``nan_to_num``, built from ``where`` (the replaced elements get no gradient)."""
+from __future__ import annotations
+
+import math
+
+import numpy
+
+from ..tensor import DEFAULT_FLOAT, Tensor
+from .elementwise import as_tensor_like, cos, isinf, isnan, log, promote, sin, to_dtype, where
+from .registry import apply, defop, expect_tensor
+
+__all__ = ["xlogy", "nan_to_num", "logit", "sinc"]
+
+
+def _xlogy_forward(xp, x, y):
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        return xp.where((x == 0) & ~xp.isnan(y), 0, x * xp.log(y))
+
+
+def _xlogy_vjp(g, ctx):
+    x, y = ctx.self, ctx.other
+    need_x, need_y = ctx.needs_input_grad
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        if need_x:   # xlogy(g, y), as PyTorch has it, but 0 where x = 0 and y <= 0 (there log y is -inf or NaN)
+            g_log_y = where((g == 0) & ~isnan(y), 0.0, g * log(y))
+            dx = where((x == 0) & (y <= 0), 0.0, g_log_y)
+        return (dx if need_x else None, g * x / y if need_y else None)
+
+
+XLOGY = defop("xlogy", ("self", "other"), save=("self", "other"),
+              math="x * log(y), 0 where x = 0 (unless y is NaN);  dx = g*log(y) (0 where x = 0 and y <= 0), dy = g*x/y",
+              forward=_xlogy_forward, vjp=_xlogy_vjp, formulas=("log(y)", "x/y"))
+
+
+def xlogy(input, other):
+    """``input * log(other)``, with 0 where ``input`` is 0 (so ``0 * log(0)`` is 0, as entropy and cross-entropy
+    sums want it), NaN where ``other`` is NaN. Either may be a number; integers compute in float32."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError(f"xlogy(): at least one argument must be a Tensor, got {type(input).__name__} and "
+                        f"{type(other).__name__}")
+    like = input if isinstance(input, Tensor) else other
+    x, y = (as_tensor_like(v, like) for v in (input, other))
+    x, y = promote(x, y)
+    if x.dtype.kind != "f":
+        x, y = to_dtype(x, DEFAULT_FLOAT), to_dtype(y, DEFAULT_FLOAT)
+    return apply(XLOGY, (x, y))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """``input`` with NaN replaced by ``nan``, +inf by ``posinf`` and -inf by ``neginf`` (by default the dtype's
+    largest and lowest finite values); the replaced elements get no gradient. Integers come back as a copy."""
+    expect_tensor(input, "nan_to_num")
+    if input.dtype.kind != "f":
+        return input.clone()
+    info = numpy.finfo(input.dtype)
+    high = float(info.max) if posinf is None else posinf
+    low = float(info.min) if neginf is None else neginf
+    out = where(isnan(input), float(nan), input)
+    out = where(isinf(input) & (input > 0), float(high), out)
+    return where(isinf(input) & (input < 0), float(low), out)
+
+
+def _logit_forward(xp, a, eps):
+    z = a if eps is None else xp.clip(a, eps, 1 - eps)
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        return xp.log(z / (1 - z))
+
+
+def _logit_vjp(g, ctx):
+    a, eps = ctx.self, ctx.eps
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        grad = g / (a * (1 - a))
+        return (grad if eps is None else where((a < eps) | (a > 1 - eps), 0.0, grad),)
+
+
+LOGIT = defop("logit", ("self",), save=("self",),
+              math="log(z/(1 - z)), z = clamp(a, eps, 1 - eps);  da = g/(a(1 - a)) (0 outside [eps, 1 - eps])",
+              forward=_logit_forward, vjp=_logit_vjp, formulas=("1/(a(1 - a))",))
+
+
+def logit(input, eps=None):
+    """``log(z / (1 - z))``, the inverse of ``sigmoid``, with ``z = clamp(input, eps, 1 - eps)`` when ``eps`` is
+    given (then the elements outside [eps, 1 - eps] get no gradient). Its derivative is ``1 / (z (1 - z))``."""
+    expect_tensor(input, "logit")
+    if input.dtype.kind != "f":
+        input = to_dtype(input, DEFAULT_FLOAT)
+    return apply(LOGIT, (input,), {"eps": None if eps is None else float(eps)})
+
+
+def _sinc_forward(xp, a):
+    scaled = xp.where(a == 0, 1, a) * math.pi   # (a denominator that is never 0)
+    with numpy.errstate(invalid="ignore"):      # (sin of an infinity: NaN, as in PyTorch)
+        return xp.where(a == 0, 1, xp.sin(scaled) / scaled).astype(a.dtype)
+
+
+def _sinc_vjp(g, ctx):
+    a = ctx.self
+    scaled = where(a == 0, 1.0, a) * math.pi
+    return (where(a == 0, 0.0, g * (scaled * cos(scaled) - sin(scaled)) / (scaled * where(a == 0, 1.0, a))),)
+
+
+SINC = defop("sinc", ("self",), save=("self",), math="sin(pi a)/(pi a), 1 at 0;  da = g*(pi a cos(pi a) - "
+             "sin(pi a))/(pi a^2), 0 at 0", forward=_sinc_forward, vjp=_sinc_vjp,
+             formulas=("(pi a cos(pi a) - sin(pi a))/(pi a^2)",))
+
+
+def sinc(input):
+    """The normalised sinc, ``sin(pi x) / (pi x)``, 1 at x = 0 (where its gradient is 0)."""
+    expect_tensor(input, "sinc")
+    if input.dtype.kind != "f":
+        input = to_dtype(input, DEFAULT_FLOAT)
+    return apply(SINC, (input,))
