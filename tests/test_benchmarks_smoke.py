@@ -141,6 +141,17 @@ def test_backward_breakdown_splits_a_backward_into_parts():
     assert all(math.isfinite(v) for v in parts.values()) and parts["backward()"] > 0
 
 
+def test_trace_floor_times_every_variant_and_the_patched_tapes_still_run():
+    """Each variant runs its own process (a patch that broke the engine would fail the worker) and gets a row."""
+    out = subprocess.run([sys.executable, os.path.join(BENCH, "trace_floor.py"), "--ops", "30", "--rounds", "1",
+                          "--reps", "1"], capture_output=True, text=True, check=True, timeout=300).stdout
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "variant" not in line]
+    assert [r.split("|")[1].strip() for r in rows] == ["untraced", "traced", "fwd-append", "bwd-append", "floor"]
+    assert rows[0].rstrip().endswith("| 1.00x |")
+    for row in rows:
+        assert float(row.split("|")[4]) > 0
+
+
 def test_spread_judges_a_goal_on_the_median_of_runs():
     """spread.py: each run's ratio, their median, and 'runs disagree' when one run alone would flip it."""
     import spread
