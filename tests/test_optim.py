@@ -140,7 +140,9 @@ def test_adamw_default_weight_decay_is_pytorchs():
 
 # -- state_dict / load_state_dict ----------------------------------------------------------------------------
 
-def _train(model, opt, steps, start=0, lib=ag, functional=F):
+def _train(model, opt, steps, start=0, lib=ag, functional=F, scheduler=None):
+    """``steps`` steps on overlapping minibatches of a fixed data set (the same for both libraries), so the
+    gradients change every step; ``scheduler.step()`` after each."""
     rng = np.random.default_rng(7)
     X = rng.standard_normal((16, 3)).astype(next(iter(model.parameters())).detach().numpy().dtype)
     y = rng.integers(0, 3, 16)
@@ -149,6 +151,8 @@ def _train(model, opt, steps, start=0, lib=ag, functional=F):
         opt.zero_grad()
         functional.cross_entropy(model(lib.tensor(xb)), lib.tensor(yb)).backward()
         opt.step()
+        if scheduler is not None:
+            scheduler.step()
 
 
 @pytest.mark.parametrize("ours_cls, theirs_cls, kwargs", CONFIGS,

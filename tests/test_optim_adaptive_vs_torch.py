@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 from conftest import host, import_torch
+from test_optim import _models, _train
 
 import autogradlab as ag
 import autogradlab.nn.functional as F
@@ -52,30 +53,6 @@ def _id(cls, kwargs):
 CONFIG_IDS = [_id(c, kw) for c, kw in CONFIGS]
 
 
-def _models(dtype):
-    ag.manual_seed(0)
-    ours = nn.Sequential(nn.Linear(3, 5, dtype=dtype), nn.Tanh(), nn.Linear(5, 3, dtype=dtype))
-    theirs = torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.Tanh(), torch.nn.Linear(5, 3))
-    theirs = theirs.to(getattr(torch, np.dtype(dtype).name))
-    with torch.no_grad():
-        for p, q in zip(ours.parameters(), theirs.parameters()):
-            q.copy_(torch.from_numpy(p.detach().numpy().copy()))
-    return ours, theirs
-
-
-def _train(model, opt, steps, start=0, lib=ag, functional=F, scheduler=None):
-    """``steps`` steps on overlapping minibatches of a fixed data set (the same for both libraries), so the
-    gradients change every step; ``scheduler.step()`` after each."""
-    rng = np.random.default_rng(7)
-    X = rng.standard_normal((16, 3)).astype(next(iter(model.parameters())).detach().numpy().dtype)
-    y = rng.integers(0, 3, 16)
-    for step in range(start, start + steps):
-        xb, yb = X[(step % 4) * 4:(step % 4) * 4 + 8], y[(step % 4) * 4:(step % 4) * 4 + 8]
-        opt.zero_grad()
-        functional.cross_entropy(model(lib.tensor(xb)), lib.tensor(yb)).backward()
-        opt.step()
-        if scheduler is not None:
-            scheduler.step()
 
 
 def _train_both(ours, opt, theirs, topt, steps, **kwargs):

@@ -21,31 +21,20 @@ class Adadelta(Optimizer):
     """
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, *, maximize=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr} (must be >= 0)")
+        self._check_at_least_zero(lr=lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho} (must be in [0, 1]; the averages' decay, e.g. 0.9)")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps} (must be >= 0; it keeps the division finite)")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay} (must be >= 0; 0 turns it off)")
+        self._check_at_least_zero(eps=eps, weight_decay=weight_decay)
         super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize))
 
     def step(self, closure=None):
         loss = closure() if closure is not None else None
         for group in self.param_groups:
-            lr, rho, eps, weight_decay = group["lr"], group["rho"], group["eps"], group["weight_decay"]
+            lr, rho, eps = group["lr"], group["rho"], group["eps"]
             for p, param, grad in self._params_with_grad(group):
                 xp = xp_of(param)
-                if group["maximize"]:
-                    grad = -grad
-                if weight_decay != 0:
-                    grad = grad + weight_decay * param
-                state = self.state.setdefault(p, {})
-                if not state:
-                    state["step"] = 0
-                    state["square_avg"] = xp.zeros_like(param)
-                    state["acc_delta"] = xp.zeros_like(param)
+                grad = self._direction(group, param, grad)
+                state = self._state_of(p, param, "square_avg", "acc_delta")
                 state["step"] += 1
 
                 v, u = state["square_avg"], state["acc_delta"]

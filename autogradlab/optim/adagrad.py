@@ -25,17 +25,8 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *,
                  maximize=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr} (must be >= 0)")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay} (must be >= 0; 0 keeps lr constant)")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay} (must be >= 0; 0 turns it off)")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value} (must be >= 0: "
-                             f"it starts a sum of squares)")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps} (must be >= 0; it keeps the division finite)")
+        self._check_at_least_zero(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                                  initial_accumulator_value=initial_accumulator_value, eps=eps)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                                       initial_accumulator_value=initial_accumulator_value, maximize=maximize))
         for group in self.param_groups:
@@ -49,13 +40,10 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         loss = closure() if closure is not None else None
         for group in self.param_groups:
-            lr, lr_decay, eps, weight_decay = group["lr"], group["lr_decay"], group["eps"], group["weight_decay"]
+            lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
             for p, param, grad in self._params_with_grad(group):
                 xp = xp_of(param)
-                if group["maximize"]:
-                    grad = -grad
-                if weight_decay != 0:
-                    grad = grad + weight_decay * param
+                grad = self._direction(group, param, grad)
                 state = self.state.get(p)
                 if not state:   # (a group added later, or a state dict loaded without this parameter's state)
                     state = self.state[p] = self._new_state(param)

@@ -19,6 +19,17 @@ from ..tensor import Tensor, zero_grads
 
 __all__ = ["Optimizer"]
 
+#: hyperparameter -> (PyTorch's words in its "Invalid ..." error, what the value does)
+_HYPERPARAMETERS = {
+    "lr": ("learning rate", "the step size"),
+    "eps": ("epsilon value", "it keeps the division finite"),
+    "momentum": ("momentum value", "0 turns momentum off"),
+    "weight_decay": ("weight_decay value", "0 turns it off"),
+    "alpha": ("alpha value", "the square average's decay, e.g. 0.99"),
+    "lr_decay": ("lr_decay value", "0 keeps lr constant"),
+    "initial_accumulator_value": ("initial_accumulator_value value", "it starts a sum of squares"),
+}
+
 
 class Optimizer:
     """Base class: subclasses set defaults and implement ``step``."""
@@ -136,6 +147,32 @@ class Optimizer:
         for p in group["params"]:
             if p._grad is not None:
                 yield p, p.data, p._grad.data
+
+    @staticmethod
+    def _check_at_least_zero(**values):
+        """PyTorch's ``Invalid ... value`` ValueError for each hyperparameter below 0, with what it is for."""
+        for name, value in values.items():
+            if not 0.0 <= value:
+                words, hint = _HYPERPARAMETERS[name]
+                raise ValueError(f"Invalid {words}: {value} (must be >= 0; {hint})")
+
+    @staticmethod
+    def _direction(group, param, grad):
+        """The gradient a step follows: negated with ``maximize``, plus ``weight_decay * p`` (an L2 penalty)."""
+        if group["maximize"]:
+            grad = -grad
+        if group["weight_decay"] != 0:
+            grad = grad + group["weight_decay"] * param
+        return grad
+
+    def _state_of(self, p, param, *buffers):
+        """``p``'s state; at its first step ``step`` 0 and a zero array per name in ``buffers``."""
+        state = self.state.setdefault(p, {})
+        if not state:
+            state["step"] = 0
+            for name in buffers:
+                state[name] = backend.xp_of(param).zeros_like(param)
+        return state
 
     @staticmethod
     def _updated(p):

@@ -22,16 +22,7 @@ class RMSprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
                  maximize=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr} (must be >= 0)")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps} (must be >= 0; it keeps the division finite)")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum} (must be >= 0; 0 turns momentum off)")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay} (must be >= 0; 0 turns it off)")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha} (must be >= 0; the square average's decay, e.g. 0.99)")
+        self._check_at_least_zero(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                                       weight_decay=weight_decay, maximize=maximize))
 
@@ -39,17 +30,11 @@ class RMSprop(Optimizer):
         loss = closure() if closure is not None else None
         for group in self.param_groups:
             lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-            weight_decay, momentum, centered = group["weight_decay"], group["momentum"], group["centered"]
+            momentum, centered = group["momentum"], group["centered"]
             for p, param, grad in self._params_with_grad(group):
                 xp = xp_of(param)
-                if group["maximize"]:
-                    grad = -grad
-                if weight_decay != 0:
-                    grad = grad + weight_decay * param
-                state = self.state.setdefault(p, {})
-                if not state:
-                    state["step"] = 0
-                    state["square_avg"] = xp.zeros_like(param)
+                grad = self._direction(group, param, grad)
+                state = self._state_of(p, param, "square_avg")
                 if momentum > 0 and "momentum_buffer" not in state:   # (also when momentum is turned on later)
                     state["momentum_buffer"] = xp.zeros_like(param)
                 if centered and "grad_avg" not in state:
