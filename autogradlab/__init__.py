@@ -68,6 +68,7 @@ def is_tensor(obj):
 __version__ = "0.1.0"
 
 from . import data, nn, optim, training  # noqa: E402  (the course toolkit; matplotlib/ipywidgets load lazily)
+from . import utils  # noqa: E402  (torch.utils.data's names: Dataset, DataLoader, random_split, ...)
 from . import linalg, special  # noqa: E402  (torch.linalg's and torch.special's names)
 from .ops.decompositions import cholesky, det, logdet, matrix_power, slogdet  # noqa: E402
 from .ops.decompositions import inv as inverse  # noqa: E402
@@ -93,7 +94,7 @@ __all__ = ["get_default_device", "set_default_device", "arange", "as_tensor", "e
            "scatter", "scatter_add", "index_add", "take_along_dim", "masked_select", "nonzero", "argwhere", "unique",
            "bincount", "count_nonzero", "cumprod", "hypot", "logaddexp", "fmod", "cross", "kron", "cdist",
            "Tensor", "tensor", "autograd",
-           "float16", "float32", "float64", "int32", "int64", "bool_", "bool", "clip", "is_tensor", "data",
+           "float16", "float32", "float64", "int32", "int64", "bool_", "bool", "clip", "is_tensor", "data", "utils",
            "nn", "optim", "training", "load", "save", "linalg", "inverse", "det", "logdet", "slogdet", "cholesky",
            "matrix_power", "pinverse", "inner", "tensordot", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
            "cartesian_prod", "column_stack", "dstack", "hstack", "row_stack", "tensor_split", "vstack", "diag_embed",

@@ -1,0 +1,5 @@
+"""``torch.utils``'s counterpart: ``autogradlab.utils.data`` holds ``torch.utils.data``'s names, so lab code's
+``from torch.utils.data import DataLoader, TensorDataset`` ports by changing ``torch`` to ``autogradlab``."""
+from . import data
+
+__all__ = ["data"]
