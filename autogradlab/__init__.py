@@ -13,8 +13,8 @@ import numpy as _np
 
 from . import ops as _ops  # noqa: F401  (registers the ops and attaches the Tensor methods)
 from .backend import get_default_device, set_default_device
-from .creation import (arange, as_tensor, eye, from_numpy, full, full_like, linspace, manual_seed, ones, ones_like,
-                       rand, randint, randn, randperm, zeros, zeros_like)
+from .creation import (Generator, arange, as_tensor, eye, from_numpy, full, full_like, linspace, manual_seed, ones,
+                       ones_like, rand, randint, randn, randperm, zeros, zeros_like)
 from .engine import backward
 from .events import Tape, explain, steps, trace
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -76,7 +76,7 @@ from .ops.decompositions import pinverse  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 # the public API (PyTorch names), spelled out for readers and for `from autogradlab import *`
-__all__ = ["get_default_device", "set_default_device", "arange", "as_tensor", "eye", "from_numpy", "full",
+__all__ = ["get_default_device", "set_default_device", "Generator", "arange", "as_tensor", "eye", "from_numpy", "full",
            "full_like", "linspace", "manual_seed", "ones", "ones_like", "rand", "randint", "randn", "randperm",
            "zeros", "zeros_like", "backward", "Tape", "explain", "steps", "trace", "enable_grad",
            "is_grad_enabled", "no_grad", "set_grad_enabled", "abs", "add", "bitwise_and", "bitwise_not",

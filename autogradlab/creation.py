@@ -13,20 +13,74 @@ from . import backend
 from .tensor import DEFAULT_FLOAT, Tensor, _check_float, tensor
 
 __all__ = ["zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "rand", "randn", "randint",
-           "arange", "linspace", "eye", "manual_seed", "randperm", "from_numpy", "as_tensor"]
+           "arange", "linspace", "eye", "manual_seed", "randperm", "from_numpy", "as_tensor", "Generator"]
 
-_rng = numpy.random.default_rng(0)
+class Generator:
+    """A stream of random numbers of its own, PyTorch's ``torch.Generator``: pass it as ``generator=`` to
+    ``rand``, ``randn``, ``randint``, ``randperm``, ``DataLoader`` and ``random_split``, so that one part of a
+    program draws the same numbers whatever the rest draws::
+
+        g = autogradlab.Generator().manual_seed(42)
+        train, val = random_split(dataset, [0.8, 0.2], generator=g)
+
+    A NumPy ``Generator`` underneath (so its numbers differ from PyTorch's for the same seed); a new one
+    starts from PyTorch's default seed, 67280421310721."""
+
+    def __init__(self, device="cpu"):
+        self.device = backend.normalize_device(device)
+        self.manual_seed(67280421310721)
+
+    def manual_seed(self, seed):
+        """Start over from ``seed`` (an int); returns the generator itself, as PyTorch's does."""
+        if isinstance(seed, bool) or not isinstance(seed, (int, numpy.integer)):
+            raise RuntimeError(f"manual_seed expected an int seed (as PyTorch, a long), got {type(seed).__name__} "
+                               f"{seed!r}: write manual_seed({int(seed) if isinstance(seed, float) else 0})")
+        self._seed = int(seed)
+        self.numpy = numpy.random.default_rng(self._seed)   # the stream itself
+        return self
+
+    def initial_seed(self) -> int:
+        """The seed this generator last started from."""
+        return self._seed
+
+    def seed(self) -> int:
+        """Start over from a fresh seed drawn from the operating system; returns it."""
+        fresh = int(numpy.random.SeedSequence().entropy % (1 << 63))
+        self.manual_seed(fresh)
+        return fresh
+
+    def __repr__(self):
+        return f"Generator(device={self.device!r}, initial_seed={self._seed})"
+
+
+_default = Generator().manual_seed(0)
 
 
 def manual_seed(seed: int):
-    """Seed the generator behind ``rand``, ``randn``, ``randint``, ``randperm`` and ``nn.init``."""
-    global _rng
-    _rng = numpy.random.default_rng(int(seed))
-    return _rng
+    """Seed the library's generator, behind ``rand``, ``randn``, ``randint``, ``randperm``, ``nn.init``, dropout
+    and shuffling; returns it (a :class:`Generator`, as PyTorch returns its default one)."""
+    return _default.manual_seed(seed)
 
 
-def generator():
-    return _rng
+def default_generator() -> Generator:
+    return _default
+
+
+def _stream(given):
+    return generator(given)   # (the argument named generator= hides this module's function in the callers)
+
+
+def generator(given=None):
+    """The NumPy stream to draw from: the library's (``given`` None), a :class:`Generator`'s, or a NumPy
+    ``Generator`` given as it is."""
+    if given is None:
+        return _default.numpy
+    if isinstance(given, Generator):
+        return given.numpy
+    if isinstance(given, numpy.random.Generator):
+        return given
+    raise TypeError(f"generator= takes an autogradlab.Generator (e.g. autogradlab.Generator().manual_seed(0)), a "
+                    f"numpy.random.Generator or None, got {type(given).__name__}")
 
 
 def _sizes(size):
@@ -93,22 +147,31 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     return _like(t, fill_value, dtype, device, requires_grad, "full_like")
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False):
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform on [0, 1)."""
-    return _finish(_rng.random(_sizes(size)), _float(dtype), device, requires_grad)
+    return _finish(_stream(generator).random(_sizes(size)), _float(dtype), device, requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False):
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal."""
-    return _finish(_rng.standard_normal(_sizes(size)), _float(dtype), device, requires_grad)
+    return _finish(_stream(generator).standard_normal(_sizes(size)), _float(dtype), device, requires_grad)
 
 
-def randint(low, high, size, dtype=None, device=None):
-    return _finish(_rng.integers(low, high, size=tuple(size)), numpy.dtype(dtype or "int64"), device, False)
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Integers uniform in [low, high): ``randint(high, size)`` or ``randint(low, high, size)``, as PyTorch."""
+    if size is None:        # randint(high, size): the first two arguments were high and size
+        low, high, size = 0, low, high
+    elif high is None:      # randint(high, size=...)
+        low, high = 0, low
+    if size is None or high is None:
+        raise TypeError("randint() missing the size: write randint(high, (n,)) or randint(low, high, (n,))")
+    return _finish(_stream(generator).integers(low, high, size=_sizes((size,))), numpy.dtype(dtype or "int64"),
+                   device, requires_grad)
 
 
-def randperm(n, device=None):
-    return _finish(_rng.permutation(n), numpy.dtype("int64"), device, False)
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0, ..., n - 1 (int64)."""
+    return _finish(_stream(generator).permutation(n), numpy.dtype(dtype or "int64"), device, requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):

@@ -67,14 +67,14 @@ def _calculate_correct_fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
-def uniform_(tensor, a=0.0, b=1.0):
-    """Fill with samples of U(a, b)."""
-    return _fill(tensor, creation.generator().uniform(a, b, size=tensor.shape))
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill with samples of U(a, b) (from ``generator``, an ``autogradlab.Generator``; None: the library's)."""
+    return _fill(tensor, creation.generator(generator).uniform(a, b, size=tensor.shape))
 
 
-def normal_(tensor, mean=0.0, std=1.0):
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with samples of N(mean, std^2)."""
-    return _fill(tensor, creation.generator().normal(mean, std, size=tensor.shape))
+    return _fill(tensor, creation.generator(generator).normal(mean, std, size=tensor.shape))
 
 
 def constant_(tensor, val):
@@ -90,22 +90,22 @@ def ones_(tensor):
     return constant_(tensor, 1.0)
 
 
-def xavier_uniform_(tensor, gain=1.0):
+def xavier_uniform_(tensor, gain=1.0, generator=None):
     """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))  (Glorot & Bengio, 2010)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std  # a uniform on [-a, a] has standard deviation a / sqrt(3)
-    return uniform_(tensor, -a, a)
+    return uniform_(tensor, -a, a, generator)
 
 
-def xavier_normal_(tensor, gain=1.0):
+def xavier_normal_(tensor, gain=1.0, generator=None):
     """N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return normal_(tensor, 0.0, std)
+    return normal_(tensor, 0.0, std, generator)
 
 
-def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """U(-bound, bound) with bound = gain * sqrt(3 / fan)  (He et al., 2015);
     ``fan`` is fan_in or fan_out (``mode``), gain = calculate_gain(nonlinearity, a)."""
     if 0 in tensor.shape:
@@ -113,13 +113,13 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """N(0, std^2) with std = gain / sqrt(fan)."""
     if 0 in tensor.shape:
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    return normal_(tensor, 0.0, std)
+    return normal_(tensor, 0.0, std, generator)

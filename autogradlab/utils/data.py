@@ -19,8 +19,8 @@ The toolkit's own extras (not in PyTorch): ``DataLoader((X, y), ...)`` reads a t
 datasets) re-exports ``DataLoader`` and ``TensorDataset`` from here.
 
 Randomness (``shuffle=True``, :func:`random_split`) comes from ``generator=``: ``None`` means the
-library generator, so ``autogradlab.manual_seed`` makes it reproducible; a ``numpy.random.Generator``
-(what ``autogradlab.manual_seed(s)`` returns) is used as given. There is no ``torch.Generator`` class.
+library generator, so ``autogradlab.manual_seed`` makes it reproducible; an ``autogradlab.Generator``
+(``Generator().manual_seed(42)``, PyTorch's idiom) or a ``numpy.random.Generator`` is used as given.
 """
 from __future__ import annotations
 
@@ -152,14 +152,12 @@ class Subset(Dataset):
 # -- random_split ------------------------------------------------------------------------------------
 
 def _numpy_generator(generator, name):
-    """The NumPy generator behind ``generator=``: the library's (seeded by ``manual_seed``) for None."""
-    if generator is None:
-        return creation.generator()
-    if isinstance(generator, numpy.random.Generator):
-        return generator
-    raise TypeError(f"{name}: generator= takes None (the library generator, seeded by autogradlab.manual_seed) or "
-                    f"a numpy.random.Generator such as autogradlab.manual_seed(42) returns; got "
-                    f"{type(generator).__name__} (autogradlab has no torch.Generator class)")
+    """The NumPy stream behind ``generator=``: the library's (seeded by ``manual_seed``) for None, an
+    ``autogradlab.Generator``'s, or a ``numpy.random.Generator`` as it is."""
+    try:
+        return creation.generator(generator)
+    except TypeError as exc:
+        raise TypeError(f"{name}: {exc}") from None
 
 
 def _lengths_from_fractions(n, fractions):

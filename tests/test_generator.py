@@ -1,0 +1,107 @@
+"""``autogradlab.Generator`` (PyTorch's ``torch.Generator``) and ``generator=`` wherever PyTorch takes it:
+``rand``, ``randn``, ``randint`` (both of PyTorch's forms), ``randperm``, ``nn.init``, ``DataLoader`` and
+``random_split``. A generator's stream is its own: the same seed gives the same numbers whatever the library
+generator draws in between. (The numbers themselves are NumPy's, not PyTorch's.)"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+from conftest import host, import_torch
+
+import autogradlab as ag
+from autogradlab import nn
+from autogradlab.utils.data import DataLoader, TensorDataset, random_split
+
+torch = import_torch()
+
+
+def _draws(g):
+    return [host(ag.rand(3, generator=g).data).tolist(), host(ag.randn(2, 2, generator=g).data).tolist(),
+            host(ag.randint(0, 10, (4,), generator=g).data).tolist(), host(ag.randperm(5, generator=g).data).tolist()]
+
+
+def test_a_generator_repeats_its_stream_whatever_the_library_draws():
+    first = _draws(ag.Generator().manual_seed(7))
+    ag.manual_seed(0)
+    g = ag.Generator().manual_seed(7)
+    ag.randn(100)                       # the library's stream moves on; g's does not
+    assert _draws(g) == first
+    assert _draws(ag.Generator().manual_seed(8)) != first
+
+
+def test_manual_seed_returns_the_generator_and_its_seed_as_torch():
+    g = ag.Generator()
+    assert g.manual_seed(3) is g and g.initial_seed() == 3
+    assert ag.Generator().initial_seed() == torch.Generator().initial_seed()   # PyTorch's default seed
+    default = ag.manual_seed(5)
+    assert isinstance(default, ag.Generator) and default.initial_seed() == 5
+    assert isinstance(torch.manual_seed(5), torch.Generator)
+    a = host(ag.randn(3).data)
+    ag.manual_seed(5)
+    np.testing.assert_array_equal(host(ag.randn(3).data), a)
+    fresh = g.seed()
+    assert isinstance(fresh, int) and g.initial_seed() == fresh
+    with pytest.raises(RuntimeError, match="int seed"):
+        g.manual_seed(1.5)
+    with pytest.raises(RuntimeError):
+        torch.Generator().manual_seed(1.5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.randint(10, (3,)), lambda M: M.randint(2, 5, (2, 2)), lambda M: M.randint(10, size=(4,)),
+    lambda M: M.randint(low=1, high=3, size=(5,)), lambda M: M.randint(4, (2,), dtype=M.int32),
+    lambda M: M.randperm(6), lambda M: M.randperm(3, dtype=M.int32),
+], ids=["high-size", "low-high-size", "size-keyword", "all-keywords", "dtype", "randperm", "randperm-dtype"])
+def test_randint_and_randperm_take_torchs_forms(call):
+    ours, theirs = call(ag), call(torch)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+    values = host(ours.data)
+    assert values.min() >= 0 and values.max() < 10
+
+
+def test_randint_without_a_size_says_how_to_write_it():
+    with pytest.raises(TypeError, match=r"randint\(high, \(n,\)\)"):
+        ag.randint(10)
+    with pytest.raises(TypeError):
+        torch.randint(10)
+
+
+@pytest.mark.parametrize("name", ["rand", "randn", "randint", "randperm"])
+def test_generator_is_a_keyword_as_in_torch(name):
+    ours = inspect.signature(getattr(ag, name)).parameters["generator"]
+    assert ours.kind is inspect.Parameter.KEYWORD_ONLY and ours.default is None
+
+
+@pytest.mark.parametrize("init", ["uniform_", "normal_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
+                                  "kaiming_normal_"])
+def test_nn_init_takes_a_generator(init):
+    def filled(seed):
+        w = ag.zeros(4, 3)
+        getattr(nn.init, init)(w, generator=ag.Generator().manual_seed(seed))
+        return host(w.data)
+    np.testing.assert_array_equal(filled(1), filled(1))
+    assert not np.array_equal(filled(1), filled(2))
+    assert "generator" in inspect.signature(getattr(torch.nn.init, init)).parameters
+
+
+def test_data_splits_and_shuffles_repeat_with_a_generator():
+    ds = TensorDataset(ag.arange(20.0), ag.arange(20))
+    parts = [[int(i) for i in s.indices] for s in random_split(ds, [0.5, 0.5], generator=ag.Generator().manual_seed(3))]
+    ag.randn(10)
+    again = [[int(i) for i in s.indices] for s in random_split(ds, [0.5, 0.5], generator=ag.Generator().manual_seed(3))]
+    assert parts == again and sorted(parts[0] + parts[1]) == list(range(20))
+
+    def epoch(seed):
+        loader = DataLoader(ds, batch_size=6, shuffle=True, generator=ag.Generator().manual_seed(seed))
+        return [host(yb.data).tolist() for _, yb in loader]
+    assert epoch(4) == epoch(4) and epoch(4) != epoch(5)
+
+
+def test_a_generator_of_another_library_is_refused_with_what_to_pass():
+    with pytest.raises(TypeError, match=r"autogradlab.Generator\(\)\.manual_seed"):
+        ag.randn(2, generator=torch.Generator())
+    with pytest.raises(TypeError, match=r"random_split: generator="):
+        random_split(TensorDataset(ag.arange(4.0)), [2, 2], generator=torch.Generator())
