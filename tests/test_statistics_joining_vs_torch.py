@@ -247,8 +247,10 @@ def test_stacking_promotes_dtypes_and_refuses_nothing():
     theirs = torch.hstack([torch.tensor([1, 2]), torch.tensor([3.0])])
     _same(ours, theirs)
     for name in ("hstack", "vstack", "dstack", "column_stack"):
-        with pytest.raises(TypeError):
+        with pytest.raises(RuntimeError, match="non-empty"):
             getattr(ag, name)([])
+        with pytest.raises(RuntimeError):
+            getattr(torch, name)([])
 
 
 @pytest.mark.parametrize("name", ["atleast_1d", "atleast_2d", "atleast_3d"])
@@ -361,3 +363,50 @@ def test_inner(shapes):
     rng = np.random.default_rng(8)
     _same_outcome(lambda M, a, b: M.inner(a, b), *[rng.standard_normal(s) for s in shapes], grad=True)
     _same_outcome(lambda M, a, b: a.inner(b), *[rng.standard_normal(s) for s in shapes])
+
+
+# -- a review's findings against torch 2.13, each a case where the two differed -----------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda M, a: M.cov(a[:1]), lambda M, a: M.corrcoef(a[:1]),
+    lambda M, a: M.cov(a.float(), aweights=M.tensor([0.2, 0.3, 1.0], dtype=M.float64)),
+    lambda M, a: M.cov(a.long(), aweights=M.tensor([0.2, 0.3, 1.0], dtype=M.float64)),
+    lambda M, a: M.cov(a, fweights=M.tensor([0, 0, 0])), lambda M, a: M.cov(a, aweights=M.zeros(3, dtype=M.float64)),
+    lambda M, a: M.cov(a > 1), lambda M, a: M.cov(a, correction=0.5), lambda M, a: M.corrcoef(a[None]),
+    lambda M, a: M.tensordot(a, a.T, dims=M.tensor([1])),
+    lambda M, a: M.tensordot(a, a.T, dims=M.tensor(1)), lambda M, a: M.tensordot(a, a.T, dims=(1, 0)),
+    lambda M, a: M.tensordot(a, a.T, dims=1.0),
+    lambda M, a: M.block_diag(M.tensor(1.0, dtype=M.float64), a.float()),
+    lambda M, a: M.rot90(a, 1.7), lambda M, a: a.unfold(0, 2.0, 1), lambda M, a: a[0, 0].unfold(0, 0, 1),
+    lambda M, a: a[0, 0].unfold(0, -1, 1), lambda M, a: a[0, 0].unfold(3, 1, 1), lambda M, a: a[:0, 0].unfold(1, 1, 0),
+    lambda M, a: M.tensor_split(a, M.tensor([1, 2], dtype=M.int32), 1),
+    lambda M, a: M.hstack([]), lambda M, a: M.vstack([]), lambda M, a: M.dstack([]), lambda M, a: M.column_stack([]),
+    lambda M, a: M.atleast_1d([1, 2]), lambda M, a: M.std_mean(a, unbiased=True, correction=1),
+    lambda M, a: M.nan_to_num(a, "a"), lambda M, a: M.logit(a, "a"), lambda M, a: M.nan_to_num(a / 0, nan=None),
+    lambda M, a: M.kthvalue(a, M.tensor(2)), lambda M, a: M.quantile(a, True),
+    lambda M, a: M.nanmean(a.long(), dtype=M.float64),
+    lambda M, a: M.logit(M.tensor([0.1, 0.9], dtype=M.float64), eps=0.6),
+    lambda M, a: M.xlogy(M.tensor([0.7], dtype=M.float64), M.tensor([0.3])),
+    lambda M, a: M.special.softmax(a, 1, dtype=M.float32), lambda M, a: M.special.log_softmax(a, 0, dtype=M.float32),
+    lambda M, a: M.nn.functional.softmax(a, 1, dtype=M.float32),
+])
+def test_review_cases_match_torch(call):
+    _same_outcome(call, [[1.0, 2.0, 4.0], [0.0, 1.0, 1.0]])
+
+
+def test_logit_gradient_outside_zero_one_is_nan_as_torch():
+    _same_outcome(lambda M, a: M.logit(a), [-0.5, 2.0, 0.25], grad=True)
+
+
+def test_tensor_tolerances_and_older_positional_forms_of_pinv_and_matrix_rank():
+    for call in (lambda M: M.linalg.pinv(M.eye(3).expand(2, 3, 3), rtol=M.tensor([0.1, 0.1])),
+                 lambda M: M.linalg.matrix_rank(M.eye(3).expand(2, 3, 3), atol=M.tensor([0.5, 2.0])),
+                 lambda M: M.linalg.pinv(M.eye(3), rtol=M.tensor([0.1])),
+                 lambda M: M.linalg.pinv(M.tensor([[2.0, 0.0], [0.0, 0.1]]), 0.5),
+                 lambda M: M.linalg.matrix_rank(M.tensor([[2.0, 0.0], [0.0, 0.1]]), 0.5),
+                 lambda M: M.linalg.matrix_rank(M.tensor([[2.0, 0.0], [0.0, 0.1]]), hermitian=True, atol=0.05)):
+        _same(call(ag), call(torch))
+    with pytest.raises(RuntimeError, match="square"):
+        ag.linalg.pinv(ag.ones(2, 3), hermitian=True)
+    with pytest.raises(RuntimeError):
+        torch.linalg.pinv(torch.ones(2, 3), hermitian=True)

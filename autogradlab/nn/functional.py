@@ -455,14 +455,14 @@ def gelu(input, *, approximate="none"):
     return input * 0.5 * (E.erf(input * 0.7071067811865476) + 1.0)   # 1/sqrt(2)
 
 
-def softmax(input, dim):
-    """e^x_i / sum_j e^x_j along ``dim``."""
-    return R.softmax(input, dim)
+def softmax(input, dim, *, dtype=None):
+    """e^x_i / sum_j e^x_j along ``dim`` (in ``dtype`` if given: the input is cast first)."""
+    return R.softmax(input, dim, dtype)
 
 
-def log_softmax(input, dim):
-    """x_i - log sum_j e^x_j along ``dim`` (stable)."""
-    return R.log_softmax(input, dim)
+def log_softmax(input, dim, *, dtype=None):
+    """x_i - log sum_j e^x_j along ``dim`` (stable; in ``dtype`` if given)."""
+    return R.log_softmax(input, dim, dtype)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -484,12 +484,24 @@ def lstsq(A, B, rcond=None, *, driver=None):
 # -- pseudo-inverse and rank ----------------------------------------------------------------------------
 
 def _tolerance(xp, values, shape, dtype, atol, rtol):
-    """PyTorch's cut-off for singular values (or |eigenvalues|) ``values`` (largest first): max(atol, rtol *
-    the largest), with rtol = eps * max(m, n) unless atol > 0 is given alone."""
+    """PyTorch's cut-off for singular values (or |eigenvalues|) ``values``: max(atol, rtol * the largest), with
+    rtol = eps * max(m, n) where it is not given, unless atol > 0 is (then 0). ``atol`` and ``rtol`` are numbers
+    or arrays, one per matrix (broadcast against the batch)."""
+    atol = 0.0 if atol is None else (atol[..., None] if hasattr(atol, "ndim") else atol)
     if rtol is None:
-        rtol = 0.0 if atol is not None and atol > 0 else float(numpy.finfo(dtype).eps) * max(shape[-2:])
+        rtol = xp.where(xp.asarray(atol) > 0, 0.0, float(numpy.finfo(dtype).eps) * max(shape[-2:]))
+    elif hasattr(rtol, "ndim"):
+        rtol = rtol[..., None]
     largest = values.max(axis=-1, keepdims=True) if values.shape[-1] else xp.zeros(values.shape[:-1] + (1,), dtype)
-    return xp.maximum(0.0 if atol is None else atol, rtol * largest)
+    return xp.maximum(atol, rtol * largest)
+
+
+def _tolerances(name, A, atol, rtol, hermitian):
+    """Tolerances given as Tensors become arrays of A's dtype; ``hermitian`` needs square matrices."""
+    if hermitian and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.{name}(hermitian=True): A must be batches of square (symmetric) matrices, but "
+                           f"they are {A.shape[-2]} by {A.shape[-1]} matrices; leave hermitian=False for others")
+    return tuple(t.detach().data.astype(A.dtype) if isinstance(t, Tensor) else t for t in (atol, rtol))
 
 
 def _spectrum(xp, a, hermitian):
@@ -521,12 +533,15 @@ PINV = defop("pinv", ("self",), save=("self", "result"), math="P = A^+ (from the
              forward=_pinv_forward, vjp=_pinv_vjp, formulas=("-P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A)",))
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False):
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     """The Moore-Penrose pseudo-inverse of each matrix, from its SVD with the singular values below
-    ``max(atol, rtol * largest)`` taken as 0 (default rtol: eps * max(m, n)); ``hermitian=True`` reads a
-    symmetric A through its eigenvalues. Its gradient (Golub and Pereyra's) holds where the rank does not
-    change."""
+    ``max(atol, rtol * largest)`` taken as 0 (default rtol: eps * max(m, n); numbers, or tensors with one value
+    per matrix; PyTorch's older ``rcond`` is ``rtol``); ``hermitian=True`` reads a symmetric A through its
+    eigenvalues. Its gradient (Golub and Pereyra's) holds where the rank does not change."""
     _matrices("pinv", A)
+    if rcond is not None:
+        atol, rtol = 0.0, rcond
+    atol, rtol = _tolerances("pinv", A, atol, rtol, hermitian)
     return apply(PINV, (A,), {"atol": atol, "rtol": rtol, "hermitian": bool(hermitian)})
 
 
@@ -535,10 +550,13 @@ def pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     """The number of singular values (|eigenvalues| with ``hermitian``) above ``max(atol, rtol * largest)``
-    (default rtol: eps * max(m, n)), per matrix (int64, no gradient)."""
+    (default rtol: eps * max(m, n); PyTorch's older ``tol`` is ``atol`` alone), per matrix (int64, no gradient)."""
     _matrices("matrix_rank", A)
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    atol, rtol = _tolerances("matrix_rank", A, atol, rtol, hermitian)
     xp = xp_of(A.data)
     if hermitian:
         values = xp.abs(_linalg(xp, "eigvalsh", A.data))

@@ -21,12 +21,12 @@ from .shape import _check_sequence, cat, getitem, reshape, stack
 
 def _tensors(args, name):
     """``f(a, b)`` or ``f([a, b])``: the tensors, and whether they came as one sequence."""
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        return list(args[0]), True
-    for i, t in enumerate(args):
+    listed = len(args) == 1 and isinstance(args[0], (list, tuple))
+    tensors = list(args[0]) if listed else list(args)
+    for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}(): expected a Tensor at position {i}, got {type(t).__name__}")
-    return list(args), False
+    return tensors, listed
 
 
 def _at_least(args, ndim, shape_of, name):
@@ -51,15 +51,22 @@ def atleast_3d(*tensors):
     return _at_least(tensors, 3, lambda t: shapes[t.ndim](t), "atleast_3d")
 
 
+def _joined(tensors, name):
+    """The tensors to join: a non-empty list or tuple of Tensors (PyTorch: a RuntimeError for none)."""
+    if isinstance(tensors, (list, tuple)) and not tensors:
+        raise RuntimeError(f"{name}(): expects a non-empty TensorList")
+    return _check_sequence(tensors, name)
+
+
 def hstack(tensors):
     """Join side by side: along dim 0 for vectors (0-d tensors count as vectors of 1), else along dim 1."""
-    parts = atleast_1d(_check_sequence(tensors, "hstack"))
+    parts = atleast_1d(_joined(tensors, "hstack"))
     return cat(parts, 0 if parts[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
     """Join one below the other: rows (vectors become 1 x n rows), along dim 0."""
-    return cat(atleast_2d(_check_sequence(tensors, "vstack")), 0)
+    return cat(atleast_2d(_joined(tensors, "vstack")), 0)
 
 
 row_stack = vstack
@@ -67,12 +74,12 @@ row_stack = vstack
 
 def dstack(tensors):
     """Join along the third dim (depth), after :func:`atleast_3d`."""
-    return cat(atleast_3d(_check_sequence(tensors, "dstack")), 2)
+    return cat(atleast_3d(_joined(tensors, "dstack")), 2)
 
 
 def column_stack(tensors):
     """Join as columns: 0-d and 1-d tensors become columns (n x 1), then everything is joined along dim 1."""
-    parts = [reshape(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in _check_sequence(tensors, "column_stack")]
+    parts = [reshape(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in _joined(tensors, "column_stack")]
     return cat(parts, 1)
 
 
@@ -86,9 +93,9 @@ def tensor_split(input, indices_or_sections, dim=0):
     d = single_dim(dim, input.ndim, "tensor_split")
     cuts = indices_or_sections
     if isinstance(cuts, Tensor):
-        if cuts.dtype.kind not in "iu":
-            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have integer dtype, but got "
-                               f"{cuts.dtype.name}")
+        if cuts.dtype != numpy.int64:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have int64 (long) dtype, but "
+                               f"got {cuts.dtype.name}: convert it with .long()")
         if cuts.ndim > 1:
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
                                f"one-dimensional tensor, but got a tensor with {cuts.ndim} dims")
@@ -125,8 +132,8 @@ def block_diag(*tensors):
     if not tensors:
         device = get_default_device()
         return Tensor._make(asarray(numpy.zeros((1, 0), numpy.float32), device), False, None, device)
+    dtype = result_type(*tensors)   # (of the blocks as given: a 0-d one counts as a number, as in PyTorch)
     blocks = [reshape(t, (1,) * (2 - t.ndim) + tuple(t.shape)) for t in tensors]
-    dtype = result_type(*blocks)
     width = sum(b.shape[1] for b in blocks)
     rows, left = [], 0
     for b in blocks:

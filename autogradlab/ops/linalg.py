@@ -466,8 +466,14 @@ def tensordot(a, b, dims=2):
     for t in (a, b):
         if not isinstance(t, Tensor):
             raise not_a_tensor("tensordot", t)
-    if isinstance(dims, Tensor):
+    if isinstance(dims, Tensor):   # (a 0-d or one-element tensor is an int; a 2 x n one two lists)
         dims = dims.tolist()
+        dims = dims[0] if isinstance(dims, list) and len(dims) == 1 and isinstance(dims[0], int) else dims
+    if isinstance(dims, float):
+        raise RuntimeError(f"tensordot expects dims to be an int or two lists of dims, got {dims!r}")
+    if isinstance(dims, (list, tuple)) and len(dims) == 2 and all(isinstance(d, int) for d in dims):
+        raise TypeError(f"tensordot(): dims={dims!r} is two ints: write dims=([{dims[0]}], [{dims[1]}]) to pair one "
+                        f"dim of each, or dims=n for a's last n dims with b's first n")
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")

@@ -5,6 +5,7 @@
 reached through the ops."""
 from __future__ import annotations
 
+import numbers
 import operator
 import warnings
 
@@ -350,6 +351,8 @@ def rot90(input, k=1, dims=(0, 1)):
     """``input`` turned by 90 degrees ``k`` times in the plane of ``dims``, from the first dim towards the
     second (for a matrix and k = 1: counter-clockwise, as NumPy's ``rot90``): a flip and a transpose."""
     expect_tensor(input, "rot90")
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"rot90(): argument 'k' must be int, not {type(k).__name__}")
     dims = list(dims)
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
@@ -390,13 +393,17 @@ def unfold(input, dimension, size, step):
     dim: the windows' count takes ``dimension``'s place. PyTorch returns a view; this is a copy (writing into
     it leaves ``input`` unchanged), and overlapping windows add up their gradients."""
     expect_tensor(input, "unfold")
+    for name, value in (("dimension", dimension), ("size", size), ("step", step)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"unfold(): argument '{name}' must be int, not {type(value).__name__}")
+    d = single_dim(dimension, input.ndim, "unfold")   # (a 0-d tensor takes dim 0 or -1: its one element)
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     if input.ndim == 0:
-        if size > 1:
-            raise RuntimeError(f"maximum size for tensor at dimension 0 is 1 but size is {size}")
-        return reshape(input, (size,))
-    d = single_dim(dimension, input.ndim, "unfold")
+        if not 0 <= size <= 1:
+            raise RuntimeError(f"maximum size for tensor at dimension 0 is 1 but size is {size}" if size > 1
+                               else f"size is {size} but must be >= 0")
+        return reshape(input, (1,))[:size]
     n = input.shape[d]
     if not 0 <= size <= n:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}" if size > n

@@ -508,17 +508,21 @@ def logsumexp(a, dim, keepdim=False):
     return _reduce(LOGSUMEXP, a, dim, keepdim)
 
 
-def softmax(a, dim):
-    """``exp(a) / sum(exp(a), dim)`` computed stably."""
+def softmax(a, dim, dtype=None):
+    """``exp(a) / sum(exp(a), dim)`` computed stably (in ``dtype`` if given: a cast first, as PyTorch)."""
     expect_tensor(a, "softmax")
+    if dtype is not None:
+        a = to_dtype(a, dtype)
     _floats_only(a, "softmax")
     d = single_dim(dim, a.ndim, "softmax")
     return apply_one(SOFTMAX, a, {"dim": d})
 
 
-def log_softmax(a, dim):
-    """``a - logsumexp(a, dim)``."""
+def log_softmax(a, dim, dtype=None):
+    """``a - logsumexp(a, dim)`` (in ``dtype`` if given: a cast first)."""
     expect_tensor(a, "log_softmax")
+    if dtype is not None:
+        a = to_dtype(a, dtype)
     _floats_only(a, "log_softmax")
     d = single_dim(dim, a.ndim, "log_softmax")
     return apply_one(LOG_SOFTMAX, a, {"dim": d})

@@ -4,11 +4,12 @@ as PyTorch sets them), and ``nan_to_num``, built from ``where`` (the replaced el
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy
 
 from ..tensor import DEFAULT_FLOAT, Tensor
-from .elementwise import as_tensor_like, cos, isinf, isnan, log, promote, sin, to_dtype, where
+from .elementwise import as_tensor_like, cos, isinf, isnan, log, promote, result_type, sin, to_dtype, where
 from .registry import apply, defop, expect_tensor
 
 __all__ = ["xlogy", "nan_to_num", "logit", "sinc"]
@@ -43,6 +44,9 @@ def xlogy(input, other):
     like = input if isinstance(input, Tensor) else other
     x, y = (as_tensor_like(v, like) for v in (input, other))
     x, y = promote(x, y)
+    if x.dtype != y.dtype:   # (two dimensioned floats of different widths: both in the wider one, log y too)
+        wide = result_type(x, y)
+        x, y = to_dtype(x, wide), to_dtype(y, wide)
     if x.dtype.kind != "f":
         x, y = to_dtype(x, DEFAULT_FLOAT), to_dtype(y, DEFAULT_FLOAT)
     return apply(XLOGY, (x, y))
@@ -52,6 +56,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """``input`` with NaN replaced by ``nan``, +inf by ``posinf`` and -inf by ``neginf`` (by default the dtype's
     largest and lowest finite values); the replaced elements get no gradient. Integers come back as a copy."""
     expect_tensor(input, "nan_to_num")
+    for name, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
+            raise TypeError(f"nan_to_num(): argument '{name}' must be a float or None, not {type(value).__name__}")
+    nan = 0.0 if nan is None else nan
     if input.dtype.kind != "f":
         return input.clone()
     info = numpy.finfo(input.dtype)
@@ -63,7 +71,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 
 def _logit_forward(xp, a, eps):
-    z = a if eps is None else xp.clip(a, eps, 1 - eps)
+    # (as PyTorch clamps: below eps to eps, else above 1 - eps to 1 - eps, also when eps > 0.5)
+    z = a if eps is None else xp.where(a < eps, a.dtype.type(eps), xp.where(a > 1 - eps, a.dtype.type(1 - eps), a))
     with numpy.errstate(divide="ignore", invalid="ignore"):
         return xp.log(z / (1 - z))
 
@@ -72,7 +81,9 @@ def _logit_vjp(g, ctx):
     a, eps = ctx.self, ctx.eps
     with numpy.errstate(divide="ignore", invalid="ignore"):
         grad = g / (a * (1 - a))
-        return (grad if eps is None else where((a < eps) | (a > 1 - eps), 0.0, grad),)
+        if eps is None:   # (outside [0, 1] the logit is NaN, and so is its gradient, as in PyTorch)
+            return (where((a < 0) | (a > 1), float("nan"), grad),)
+        return (where((a < eps) | (a > 1 - eps), 0.0, grad),)
 
 
 LOGIT = defop("logit", ("self",), save=("self",),
@@ -84,6 +95,8 @@ def logit(input, eps=None):
     """``log(z / (1 - z))``, the inverse of ``sigmoid``, with ``z = clamp(input, eps, 1 - eps)`` when ``eps`` is
     given (then the elements outside [eps, 1 - eps] get no gradient). Its derivative is ``1 / (z (1 - z))``."""
     expect_tensor(input, "logit")
+    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, numbers.Real)):
+        raise TypeError(f"logit(): argument 'eps' must be a float or None, not {type(eps).__name__}")
     if input.dtype.kind != "f":
         input = to_dtype(input, DEFAULT_FLOAT)
     return apply(LOGIT, (input,), {"eps": None if eps is None else float(eps)})

@@ -130,6 +130,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """``(values, indices)``: the ``k``-th smallest element along ``dim`` (k = 1: the smallest; NaN counts as the
     largest) and where it is; its gradient goes to that index."""
     expect_tensor(input, "kthvalue")
+    if isinstance(k, Tensor) and k.ndim == 0 and k.dtype.kind in "iu":   # (a 0-d integer tensor, as PyTorch takes)
+        k = int(to_host(k.data))
     if type(k) is bool or not isinstance(k, numbers.Integral):
         raise TypeError(f"kthvalue(): argument 'k' must be int, not {type(k).__name__}")
     d = single_dim(dim, input.ndim, "kthvalue")
@@ -167,7 +169,7 @@ def _check_quantile(name, a, q, interpolation):
         if not ((values >= 0) & (values <= 1)).all():
             raise RuntimeError(f"{name}() q values must be in the range [0, 1], got {values.tolist()}")
         q = q.data
-    elif isinstance(q, numbers.Real) and not isinstance(q, bool):
+    elif isinstance(q, numbers.Real):   # (True counts as 1, as in PyTorch)
         if not 0 <= q <= 1:
             raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
         q = asarray(q, a.device, a.dtype)
@@ -247,11 +249,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """The mean of the elements that are not NaN: ``nansum / (number not NaN)`` (NaN where all are)."""
     expect_tensor(input, "nanmean")
-    if dtype is not None:
-        input = to_dtype(input, dtype)
     if input.dtype.kind != "f":
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{input.dtype.name}: convert it first, e.g. a.float()")
+    if dtype is not None:
+        input = to_dtype(input, dtype)
     counted = sum(logical_not(isnan(input)), dim, keepdim)
     return nansum(input, dim, keepdim) / counted
 
@@ -260,7 +262,7 @@ def _moment_and_mean(fn, input, dim, unbiased, keepdim, correction):
     if isinstance(dim, bool):   # PyTorch's older form: std_mean(a, unbiased)
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
-        raise RuntimeError("std_mean/var_mean: give either unbiased or correction, not both")
+        raise TypeError("std_mean/var_mean: give either unbiased or correction, not both")
     return (fn(input, dim, 1 if correction is None else correction, keepdim, unbiased=unbiased),
             mean(input, dim, keepdim))
 
@@ -301,18 +303,26 @@ def _weights(name, w, n, integral, device):
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """The covariance matrix of the variables in the rows of ``input`` (observations in its columns; a 1-D
-    input is one variable, giving a 0-d tensor): ``(x - mean) @ (x - mean)^T / (N - correction)``, with
-    ``fweights`` (integer repeat counts) and ``aweights`` (importance) per observation as NumPy's ``cov``."""
+    input, or a single row, is one variable, giving a 0-d tensor): ``(x - mean) @ (x - mean)^T / (N -
+    correction)``, with ``fweights`` (integer repeat counts) and ``aweights`` (importance) per observation as
+    NumPy's ``cov``."""
     expect_tensor(input, "cov")
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{input.ndim} dimensions")
+    if input.dtype.kind == "b":
+        raise RuntimeError("cov(): bool dtype is not supported for input: convert it first, e.g. x.float()")
+    if isinstance(correction, bool) or not isinstance(correction, numbers.Integral):
+        raise TypeError(f"cov(): argument 'correction' must be int, not {type(correction).__name__}")
     x = reshape(input, (1, -1)) if input.ndim < 2 else input
-    if x.dtype.kind != "f":
-        x = to_dtype(x, numpy.float32)
     n = x.shape[1]
     fw = _weights("fweights", fweights, n, True, input.device)
     aw = _weights("aweights", aweights, n, False, input.device)
+    dtype = x.dtype if x.dtype.kind == "f" else numpy.dtype(numpy.float32)   # PyTorch's result type: floats,
+    if aw is not None and aw.dtype.itemsize > dtype.itemsize:                 # the wider of input and aweights
+        dtype = aw.dtype
+    if x.dtype != dtype:
+        x = to_dtype(x, dtype)
     w = fw if aw is None else aw if fw is None else fw * aw
     if w is None:
         avg = mean(x, 1, keepdim=True)
@@ -320,13 +330,16 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     else:
         w = to_dtype(w, x.dtype) if w.dtype != x.dtype else w
         w_sum = sum(w)
+        if float(to_host(w_sum.data)) == 0:
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized: give some observation a weight "
+                               "above 0")
         avg = sum(x * w, 1, keepdim=True) / w_sum
         if correction == 0:
             norm = w_sum
         elif aw is None:
             norm = w_sum - correction
         else:
-            norm = w_sum - correction * sum(w * aw) / w_sum
+            norm = w_sum - correction * sum(w * to_dtype(aw, x.dtype)) / w_sum
     if (float(to_host(norm.data)) if isinstance(norm, Tensor) else norm) <= 0:
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
                       "observations: the result is infinite or NaN.", UserWarning, stacklevel=2)
@@ -334,12 +347,16 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     centered = x - avg
     product = matmul(centered, (centered if w is None else centered * w).mT)
     c = product / norm
-    return reshape(c, ()) if input.ndim < 2 else c
+    return reshape(c, ()) if c.shape == (1, 1) else c   # (one variable: a 0-d tensor, as PyTorch squeezes it)
 
 
 def corrcoef(input):
     """Pearson's correlation coefficients of the rows of ``input``: ``cov / sqrt(var_i * var_j)``, clipped to
     [-1, 1] (a 1-D input: ``cov / cov``, 1 or NaN)."""
+    expect_tensor(input, "corrcoef")
+    if input.ndim > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
     c = cov(input)
     if c.ndim == 0:
         return c / c
