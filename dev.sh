@@ -227,7 +227,7 @@ FAKE_CUDA_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/tes
                   tests/test_hooks_order_vs_torch.py tests/test_grad_api_vs_torch.py
                   tests/test_operator_details_vs_torch.py tests/test_fuzz_vs_torch.py
                   tests/test_events_lazy.py tests/test_source_lines.py tests/test_training.py tests/test_data.py tests/test_utils_data_vs_torch.py
-                  tests/test_generator.py
+                  tests/test_generator.py tests/test_samplers_vs_torch.py
                   tests/test_lessons_tooling.py)
 
 run_tests() {

@@ -13,8 +13,9 @@ import numpy as _np
 
 from . import ops as _ops  # noqa: F401  (registers the ops and attaches the Tensor methods)
 from .backend import get_default_device, set_default_device
-from .creation import (Generator, arange, as_tensor, eye, from_numpy, full, full_like, linspace, manual_seed, ones,
-                       ones_like, rand, randint, randn, randperm, zeros, zeros_like)
+from .creation import (Generator, arange, as_tensor, eye, from_numpy, full, full_like, get_rng_state, initial_seed,
+                       linspace, manual_seed, ones, ones_like, rand, randint, randn, randperm, seed, set_rng_state,
+                       zeros, zeros_like)
 from .engine import backward
 from .events import Tape, explain, steps, trace
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -56,6 +57,8 @@ Tape.play = _play
 
 float16, float32, float64 = _np.dtype("float16"), _np.dtype("float32"), _np.dtype("float64")
 int32, int64, bool_ = _np.dtype("int32"), _np.dtype("int64"), _np.dtype("bool")
+uint8, int8, int16 = _np.dtype("uint8"), _np.dtype("int8"), _np.dtype("int16")
+half, double, short, long = float16, float64, int16, int64   # PyTorch's other names for them
 bool = bool_  # noqa: A001  (PyTorch's name: autogradlab.bool)
 
 clip = clamp
@@ -77,7 +80,8 @@ from .serialization import load, save  # noqa: E402
 
 # the public API (PyTorch names), spelled out for readers and for `from autogradlab import *`
 __all__ = ["get_default_device", "set_default_device", "Generator", "arange", "as_tensor", "eye", "from_numpy", "full",
-           "full_like", "linspace", "manual_seed", "ones", "ones_like", "rand", "randint", "randn", "randperm",
+           "full_like", "linspace", "manual_seed", "initial_seed", "seed", "get_rng_state",
+           "set_rng_state", "ones", "ones_like", "rand", "randint", "randn", "randperm",
            "zeros", "zeros_like", "backward", "Tape", "explain", "steps", "trace", "enable_grad",
            "is_grad_enabled", "no_grad", "set_grad_enabled", "abs", "add", "bitwise_and", "bitwise_not",
            "bitwise_or", "bitwise_xor", "clamp", "clone", "cos", "div", "eq", "exp", "floor_divide", "ge",
@@ -94,9 +98,14 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "arange", "a
            "scatter", "scatter_add", "index_add", "take_along_dim", "masked_select", "nonzero", "argwhere", "unique",
            "bincount", "count_nonzero", "cumprod", "hypot", "logaddexp", "fmod", "cross", "kron", "cdist",
            "Tensor", "tensor", "autograd",
-           "float16", "float32", "float64", "int32", "int64", "bool_", "bool", "clip", "is_tensor", "data", "utils",
+           "float16", "float32", "float64", "int32", "int64", "bool_", "bool", "uint8",
+           "int8", "int16", "half", "double", "short", "long", "clip", "is_tensor", "data", "utils",
            "nn", "optim", "training", "load", "save", "linalg", "inverse", "det", "logdet", "slogdet", "cholesky",
            "matrix_power", "pinverse", "inner", "tensordot", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
            "cartesian_prod", "column_stack", "dstack", "hstack", "row_stack", "tensor_split", "vstack", "diag_embed",
            "rot90", "take", "corrcoef", "cov", "kthvalue", "median", "nanmean", "nanmedian", "nanquantile", "nansum",
            "quantile", "std_mean", "var_mean", "special", "logit", "nan_to_num", "sinc", "xlogy"]
+
+# PyTorch's torch.float and torch.int, set last: nothing in this module calls the builtins they hide
+float, int = float32, int32  # noqa: A001
+__all__ += ["float", "int"]

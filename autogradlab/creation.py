@@ -13,7 +13,8 @@ from . import backend
 from .tensor import DEFAULT_FLOAT, Tensor, _check_float, tensor
 
 __all__ = ["zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "rand", "randn", "randint",
-           "arange", "linspace", "eye", "manual_seed", "randperm", "from_numpy", "as_tensor", "Generator"]
+           "arange", "linspace", "eye", "manual_seed", "randperm", "from_numpy", "as_tensor", "Generator",
+           "initial_seed", "seed", "get_rng_state", "set_rng_state"]
 
 class Generator:
     """A stream of random numbers of its own, PyTorch's ``torch.Generator``: pass it as ``generator=`` to
@@ -31,11 +32,12 @@ class Generator:
         self.manual_seed(67280421310721)
 
     def manual_seed(self, seed):
-        """Start over from ``seed`` (an int); returns the generator itself, as PyTorch's does."""
+        """Start over from ``seed`` (an int); returns the generator itself, as PyTorch's does. A negative seed
+        wraps around modulo 2**64, as PyTorch's does."""
         if isinstance(seed, bool) or not isinstance(seed, (int, numpy.integer)):
             raise RuntimeError(f"manual_seed expected an int seed (as PyTorch, a long), got {type(seed).__name__} "
                                f"{seed!r}: write manual_seed({int(seed) if isinstance(seed, float) else 0})")
-        self._seed = int(seed)
+        self._seed = _wrapped(int(seed))
         self.numpy = numpy.random.default_rng(self._seed)   # the stream itself
         return self
 
@@ -49,17 +51,76 @@ class Generator:
         self.manual_seed(fresh)
         return fresh
 
+    def get_state(self) -> Tensor:
+        """Where the stream stands, as a uint8 tensor (PyTorch's ByteTensor) to give back to :meth:`set_state`;
+        draws after ``set_state(s)`` repeat those after ``s = get_state()``."""
+        bits = self.numpy.bit_generator.state
+        fields = [(bits["state"]["state"], 16), (bits["state"]["inc"], 16), (bits["has_uint32"], 1),
+                  (bits["uinteger"], 4), (self._seed, 8)]
+        raw = b"".join(int(value).to_bytes(width, "little") for value, width in fields)
+        return Tensor(numpy.frombuffer(raw, dtype=numpy.uint8).copy())
+
+    def set_state(self, new_state) -> Generator:
+        """Put the stream back where :meth:`get_state` found it; returns the generator."""
+        if not isinstance(new_state, Tensor) or new_state.dtype.name != "uint8":
+            raise TypeError(f"set_state expected the uint8 tensor that get_state() returned, got "
+                            f"{type(new_state).__name__}" + (f" of {new_state.dtype}" if isinstance(new_state, Tensor)
+                                                             else ""))
+        raw = backend.to_host(new_state.data).tobytes()
+        if len(raw) != _STATE_BYTES:
+            raise RuntimeError(f"set_state expected a state of {_STATE_BYTES} bytes (from get_state() of an "
+                               f"autogradlab Generator), got {len(raw)}; a state from PyTorch does not fit this one")
+        state, inc, has, uint, seed = (int.from_bytes(raw[a:b], "little") for a, b in
+                                       [(0, 16), (16, 32), (32, 33), (33, 37), (37, 45)])
+        stream = numpy.random.PCG64()
+        stream.state = {"bit_generator": "PCG64", "state": {"state": state, "inc": inc}, "has_uint32": has,
+                        "uinteger": uint}
+        self.numpy, self._seed = numpy.random.Generator(stream), seed
+        return self
+
     def __repr__(self):
         return f"Generator(device={self.device!r}, initial_seed={self._seed})"
+
+
+_STATE_BYTES = 16 + 16 + 1 + 4 + 8   # PCG64's state and increment, its cached half-word, and the seed
+
+
+def _wrapped(seed: int) -> int:
+    """PyTorch's range for a seed: -2**63 <= seed < 2**64, a negative one taken modulo 2**64."""
+    if not -(1 << 63) <= seed < (1 << 64):
+        raise ValueError(f"seed {seed} is out of range: a seed must be at least -2**63 and below 2**64 "
+                         f"(PyTorch's 'Overflow when unpacking long long')")
+    return seed % (1 << 64)
 
 
 _default = Generator().manual_seed(0)
 
 
-def manual_seed(seed: int):
+def manual_seed(seed) -> Generator:
     """Seed the library's generator, behind ``rand``, ``randn``, ``randint``, ``randperm``, ``nn.init``, dropout
-    and shuffling; returns it (a :class:`Generator`, as PyTorch returns its default one)."""
-    return _default.manual_seed(seed)
+    and shuffling; returns it (a :class:`Generator`, as PyTorch returns its default one). As PyTorch, takes
+    anything ``int()`` takes (``1.5`` seeds 1, ``"7"`` seeds 7) and wraps a negative seed modulo 2**64."""
+    return _default.manual_seed(int(seed))
+
+
+def initial_seed() -> int:
+    """The seed the library's generator last started from (PyTorch's ``torch.initial_seed``)."""
+    return _default.initial_seed()
+
+
+def seed() -> int:
+    """Seed the library's generator from the operating system; returns the seed (``torch.seed``)."""
+    return _default.seed()
+
+
+def get_rng_state() -> Tensor:
+    """The library's generator's state, as a uint8 tensor for :func:`set_rng_state` (``torch.get_rng_state``)."""
+    return _default.get_state()
+
+
+def set_rng_state(new_state) -> None:
+    """Put the library's generator back to a state from :func:`get_rng_state` (``torch.set_rng_state``)."""
+    _default.set_state(new_state)
 
 
 def default_generator() -> Generator:

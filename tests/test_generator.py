@@ -105,3 +105,70 @@ def test_a_generator_of_another_library_is_refused_with_what_to_pass():
         ag.randn(2, generator=torch.Generator())
     with pytest.raises(TypeError, match=r"random_split: generator="):
         random_split(TensorDataset(ag.arange(4.0)), [2, 2], generator=torch.Generator())
+
+
+@pytest.mark.parametrize("seed", [1.5, True, "7", -1, -2**63, 2**64 - 1, np.int64(3)],
+                         ids=["float", "bool", "str", "minus-one", "lowest", "highest", "numpy-int"])
+def test_the_module_manual_seed_takes_what_torchs_takes(seed):
+    assert ag.manual_seed(seed).initial_seed() == torch.manual_seed(seed).initial_seed()
+    assert ag.initial_seed() == torch.initial_seed()
+
+
+@pytest.mark.parametrize("seed", [2**64, -2**63 - 1, "x", None], ids=["too-high", "too-low", "not-a-number", "none"])
+def test_the_module_manual_seed_refuses_what_torch_refuses(seed):
+    ag.manual_seed(11)
+    with pytest.raises(Exception) as theirs:
+        torch.manual_seed(seed)
+    with pytest.raises(type(theirs.value)):
+        ag.manual_seed(seed)
+    assert ag.initial_seed() == 11                  # a refused seed leaves the generator as it was
+
+
+def test_a_generators_negative_seed_wraps_as_torchs():
+    assert ag.Generator().manual_seed(-5).initial_seed() == torch.Generator().manual_seed(-5).initial_seed()
+    with pytest.raises(RuntimeError):
+        ag.Generator().manual_seed(True)
+    with pytest.raises(RuntimeError):
+        torch.Generator().manual_seed(True)
+
+
+def test_rng_state_round_trips_as_torchs():
+    for M in (ag, torch):
+        M.manual_seed(2)
+        M.randn(5)
+        state = M.get_rng_state()
+        assert state.dtype == M.uint8 and state.ndim == 1
+        first = host(M.randn(4).data if M is ag else M.randn(4).numpy())
+        M.randn(7)
+        M.set_rng_state(state)
+        np.testing.assert_array_equal(host(M.randn(4).data if M is ag else M.randn(4).numpy()), first)
+
+
+def test_a_generators_state_moves_to_another_generator():
+    g = ag.Generator().manual_seed(9)
+    ag.rand(3, generator=g)
+    state = g.get_state()
+    expected = host(ag.rand(6, generator=g).data)
+    other = ag.Generator()
+    assert other.set_state(state) is other and other.initial_seed() == 9
+    np.testing.assert_array_equal(host(ag.rand(6, generator=other).data), expected)
+
+
+def test_a_state_that_is_not_ours_is_refused_before_anything_changes():
+    g = ag.Generator().manual_seed(4)
+    expected = host(ag.rand(3, generator=ag.Generator().manual_seed(4)).data)
+    with pytest.raises(TypeError, match="uint8 tensor"):
+        g.set_state([1, 2, 3])
+    with pytest.raises(TypeError, match="uint8 tensor"):
+        g.set_state(ag.zeros(45))
+    with pytest.raises(RuntimeError, match="45 bytes"):
+        g.set_state(ag.tensor(host(torch.get_rng_state().numpy())))
+    np.testing.assert_array_equal(host(ag.rand(3, generator=g).data), expected)
+    with pytest.raises(TypeError):
+        torch.Generator().set_state([1, 2, 3])
+
+
+def test_seed_draws_a_fresh_seed_and_reports_it():
+    fresh = ag.seed()
+    assert isinstance(fresh, int) and ag.initial_seed() == fresh
+    assert isinstance(torch.seed(), int)

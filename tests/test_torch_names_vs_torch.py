@@ -553,3 +553,18 @@ def test_argmax_argmin_and_max_dim_give_the_first_nan_as_torch():
     for name in ("max", "min"):
         ours, theirs = getattr(x, name)(1), getattr(tx, name)(1)
         np.testing.assert_array_equal(host(ours.indices.data), theirs.indices.numpy())
+
+
+@pytest.mark.parametrize("name", ["uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "bool",
+                                  "half", "float", "double", "short", "int", "long"])
+def test_dtype_names_mean_what_torchs_mean(name):
+    ours, theirs = getattr(ag, name), getattr(torch, name)
+    assert ours.name == str(theirs).removeprefix("torch.")
+    _same(ag.ones(2, dtype=ours), torch.ones(2, dtype=theirs))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "bool"])
+@pytest.mark.parametrize("dim", [None, 0])
+def test_small_integers_sum_as_int64(dtype, dim):
+    ours, theirs = _both([[1, 0, 1], [1, 1, 0]], dtype)
+    _same(ours.sum() if dim is None else ours.sum(dim), theirs.sum() if dim is None else theirs.sum(dim))

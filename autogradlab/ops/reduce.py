@@ -70,6 +70,8 @@ def _count(shape, dims):
 
 
 def _sum_forward(xp, a, dims, keepdim):
+    if a.dtype.kind == "u":   # (unsigned integers sum as int64, as in PyTorch; NumPy's default is uint64)
+        return a.sum(axis=dims, keepdims=keepdim, dtype="int64")
     # (NumPy's ndarray.sum is add.reduce behind a Python wrapper: called directly, 0.2 us less)
     return _add_reduce(a, dims, None, None, keepdim) if type(a) is numpy.ndarray else a.sum(axis=dims, keepdims=keepdim)
 

@@ -37,9 +37,12 @@ import numpy
 from .. import backend, creation
 from ..ops.shape import stack
 from ..tensor import Tensor, tensor
+from .samplers import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+                       WeightedRandomSampler)
 
 __all__ = ["Dataset", "TensorDataset", "ConcatDataset", "Subset", "random_split", "default_collate",
-           "DataLoader", "DatasetArgumentError"]
+           "default_convert", "DataLoader", "DatasetArgumentError", "Sampler", "SequentialSampler",
+           "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler"]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -240,7 +243,9 @@ def default_collate(batch):
         _check_same_shape(batch)
         return creation.as_tensor(numpy.stack(batch))
     if isinstance(elem, (numpy.bool_, numpy.number)):
-        return creation.as_tensor(numpy.asarray(batch))
+        if all(item.dtype == elem.dtype for item in batch):
+            return creation.as_tensor(numpy.asarray(batch))
+        return stack([creation.as_tensor(item) for item in batch], 0)   # (mixed dtypes promote as PyTorch's)
     if isinstance(elem, float):
         return tensor(batch, dtype="float64")
     if isinstance(elem, int):
@@ -259,10 +264,43 @@ def default_collate(batch):
         if any(len(sample) != len(elem) for sample in batch):
             raise RuntimeError(f"default_collate: the samples are sequences of different lengths "
                                f"{sorted({len(s) for s in batch})}; each needs the same number of parts")
-        return [default_collate(list(position)) for position in zip(*batch)]
+        collated = [default_collate(list(position)) for position in zip(*batch)]
+        return collated if isinstance(elem, tuple) else _same_sequence_type(elem, collated)
     raise TypeError(f"default_collate: cannot batch samples of type {type(elem).__name__}; a sample must be "
                     f"tensors, NumPy arrays, numbers, strings, or dicts / tuples / lists of them "
                     f"(or pass DataLoader(..., collate_fn=your_function))")
+
+
+def _same_sequence_type(elem, items):
+    """``items`` as a sequence of ``elem``'s type (a list subclass stays itself), or a list if that type
+    cannot be built from a list."""
+    try:
+        return type(elem)(items)
+    except TypeError:
+        return items
+
+
+def default_convert(data):
+    """One sample as a batch-less loader gives it (``DataLoader(..., batch_size=None)``): NumPy arrays and
+    scalars become tensors, inside dicts, namedtuples and sequences too (a tuple becomes a list, as in
+    PyTorch); tensors, numbers and strings stay as they are."""
+    if isinstance(data, numpy.ndarray) and data.dtype.kind not in "SaUO":
+        return creation.as_tensor(data)
+    if isinstance(data, (numpy.bool_, numpy.number)):
+        return creation.as_tensor(data)
+    if isinstance(data, collections.abc.Mapping):
+        converted = {key: default_convert(value) for key, value in data.items()}
+        try:
+            return type(data)(converted)
+        except TypeError:
+            return converted
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+        return _same_sequence_type(data, [default_convert(d) for d in data])
+    return data
 
 
 def _stacked_rows(dataset, indices):
@@ -284,16 +322,25 @@ def _stacked_rows(dataset, indices):
 
 class DataLoader:
     """Iterate over ``dataset`` in batches of ``batch_size`` samples, collated by ``collate_fn``
-    (:func:`default_collate` by default). ``len(loader)`` is the number of batches.
+    (:func:`default_collate` by default). ``len(loader)`` is the number of batches. PyTorch's signature.
 
-    * ``shuffle=True`` draws a new order each epoch (each ``for`` loop) from ``generator`` (None: the
-      library generator, reproducible under ``autogradlab.manual_seed``) or, with ``seed=`` (not in
-      PyTorch), from the loader's own generator seeded once. Every sample appears exactly once per epoch.
+    Which samples, in which order, is the *sampler*'s choice (``loader.sampler``), grouped into lists of
+    indices by the *batch sampler* (``loader.batch_sampler``, a :class:`BatchSampler` of ``batch_size``):
+
+    * ``shuffle=True`` uses a :class:`RandomSampler`: a new order each epoch (each ``for`` loop) from
+      ``generator`` (None: the library generator, reproducible under ``autogradlab.manual_seed``) or, with
+      ``seed=`` (not in PyTorch), from the loader's own generator seeded once. Otherwise a
+      :class:`SequentialSampler`: 0, 1, 2, ...
+    * ``sampler=`` gives the order yourself (a Sampler, or any iterable of indices with ``len``), e.g.
+      ``SubsetRandomSampler(indices)``; ``batch_sampler=`` gives whole batches (lists of indices) and so
+      replaces ``batch_size``, ``shuffle``, ``sampler`` and ``drop_last``.
     * ``drop_last=True`` drops a final batch shorter than ``batch_size``.
-    * ``num_workers`` is accepted and the samples are loaded in this process whatever its value: in
-      PyTorch, worker processes change how fast batches come, not which batches or their order, and a
-      dataset held in memory as tensors gains nothing from them. ``pin_memory`` is accepted and ignored
-      for the same reason (it only speeds up copies to a GPU).
+    * ``batch_size=None`` turns batching off: each sample comes alone, through :func:`default_convert`.
+    * ``num_workers``, ``pin_memory``, ``timeout``, ``worker_init_fn``, ``multiprocessing_context``,
+      ``prefetch_factor``, ``persistent_workers``, ``pin_memory_device`` and ``in_order`` are checked as
+      PyTorch checks them and then have nothing to do: samples are loaded in this process. In PyTorch,
+      workers change how fast batches come, not which batches or their order, and a dataset held in memory
+      as tensors gains nothing from them.
 
     ``dataset`` may also be a tuple of tensors ``(X, y)`` (read as ``TensorDataset(X, y)``; not in
     PyTorch) or a single Tensor (batches are row blocks of it). For a Tensor, a TensorDataset, or a Subset
@@ -301,8 +348,10 @@ class DataLoader:
     batches are the same.
     """
 
-    def __init__(self, dataset, batch_size=1, shuffle=None, *, num_workers=0, collate_fn=None,
-                 pin_memory=False, drop_last=False, generator=None, seed=None):
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
+                 collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
+                 multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
+                 pin_memory_device="", in_order=True, seed=None):
         if isinstance(dataset, tuple):
             if not all(isinstance(t, Tensor) for t in dataset):
                 raise TypeError(f"DataLoader: a tuple dataset is read as tensors (X, y, ...) sharing their first "
@@ -313,39 +362,64 @@ class DataLoader:
             raise TypeError(f"DataLoader: dataset must have __len__ and __getitem__ (a Dataset subclass, a "
                             f"TensorDataset, a list of samples, a Tensor or a tuple of tensors), got "
                             f"{type(dataset).__name__}")
-        if (not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool)) or batch_size <= 0:
-            raise ValueError(f"DataLoader: batch_size must be a positive integer, got batch_size={batch_size!r}"
-                             + (" (batching cannot be turned off here: use batch_size=1)" if batch_size is None
-                                else ""))
+        _check_workers(num_workers, timeout, multiprocessing_context, prefetch_factor, persistent_workers)
+        if sampler is not None and shuffle not in (None, False):
+            raise ValueError("DataLoader: sampler option is mutually exclusive with shuffle (the sampler chooses "
+                             "the order; for a shuffled subset use sampler=SubsetRandomSampler(indices))")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle not in (None, False) or sampler is not None or drop_last:
+                raise ValueError("DataLoader: batch_sampler option is mutually exclusive with batch_size, "
+                                 "shuffle, sampler, and drop_last (the batch sampler already decides them)")
+            batch_size, drop_last = None, False
+        elif batch_size is None:
+            if drop_last:
+                raise ValueError("DataLoader: batch_size=None option disables auto-batching and is mutually "
+                                 "exclusive with drop_last")
+        elif not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"DataLoader: batch_size must be a positive integer (or None: no batching), got "
+                             f"batch_size={batch_size!r}")
         if not isinstance(drop_last, bool):
             raise ValueError(f"DataLoader: drop_last must be True or False, got drop_last={drop_last!r}")
-        if not isinstance(num_workers, numbers.Integral) or num_workers < 0:
-            raise ValueError(f"DataLoader: num_workers must be an integer >= 0, got {num_workers!r}; samples "
-                             f"are loaded in this process whatever the value (use num_workers=0)")
-        if seed is not None and generator is not None:
-            raise ValueError("DataLoader: give seed= or generator=, not both (both choose the shuffle's generator)")
+        if seed is not None and (generator is not None or sampler is not None or batch_sampler is not None):
+            raise ValueError("DataLoader: give seed= or generator=, not both, and seed= (the loader's own shuffle) "
+                             "not with sampler= or batch_sampler= (a sampler takes its own generator=)")
         if generator is not None:
             _numpy_generator(generator, "DataLoader")       # (checked now, not at the first batch)
-        self.dataset, self.batch_size, self.drop_last = dataset, int(batch_size), drop_last
-        self.shuffle, self.generator, self.seed = bool(shuffle), generator, seed
-        self.num_workers, self.pin_memory = int(num_workers), bool(pin_memory)
-        self.collate_fn = default_collate if collate_fn is None else collate_fn
-        self._own_rng = numpy.random.default_rng(seed) if seed is not None else None
+        own = numpy.random.default_rng(seed) if seed is not None else None
+        if sampler is None:
+            sampler = (RandomSampler(dataset, generator=own or generator) if shuffle
+                       else SequentialSampler(dataset))
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, int(batch_size), drop_last)
+        settings = dict(dataset=dataset, batch_size=batch_size, drop_last=drop_last, sampler=sampler,
+                        batch_sampler=batch_sampler, generator=generator, seed=seed, num_workers=int(num_workers),
+                        collate_fn=collate_fn if collate_fn is not None
+                        else default_collate if batch_sampler is not None else default_convert,
+                        pin_memory=bool(pin_memory), timeout=timeout, worker_init_fn=worker_init_fn,
+                        multiprocessing_context=multiprocessing_context, prefetch_factor=prefetch_factor,
+                        persistent_workers=persistent_workers, pin_memory_device=pin_memory_device,
+                        in_order=in_order)
+        for name, value in settings.items():
+            object.__setattr__(self, name, value)
+
+    _FIXED = ("dataset", "batch_size", "batch_sampler", "sampler", "drop_last", "persistent_workers")
+
+    def __setattr__(self, name, value):
+        if name in self._FIXED:
+            raise ValueError(f"DataLoader: the {name} attribute cannot be set after the loader is made (as in "
+                             f"PyTorch): make a new DataLoader(..., {name}=...)")
+        object.__setattr__(self, name, value)
 
     def __len__(self) -> int:
-        n = len(self.dataset)
-        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
     def __iter__(self):
-        n = len(self.dataset)
-        if self.shuffle:
-            rng = self._own_rng or _numpy_generator(self.generator, "DataLoader")
-            order = rng.permutation(n).tolist()
-        else:
-            order = list(range(n))
-        stop = n - n % self.batch_size if self.drop_last else n
-        for lo in range(0, stop, self.batch_size):
-            yield self._batch(order[lo:lo + self.batch_size])
+        if self.batch_sampler is None:
+            for index in self.sampler:
+                yield self.collate_fn(self.dataset[index])
+            return
+        for indices in self.batch_sampler:
+            yield self._batch(list(indices))
 
     def _batch(self, indices):
         if self.collate_fn is default_collate:
@@ -353,3 +427,19 @@ class DataLoader:
             if rows is not None:
                 return rows
         return self.collate_fn([self.dataset[i] for i in indices])
+
+
+def _check_workers(num_workers, timeout, multiprocessing_context, prefetch_factor, persistent_workers):
+    """PyTorch's checks of the worker options, which then change nothing here (samples load in this process)."""
+    if not isinstance(num_workers, numbers.Integral) or isinstance(num_workers, bool) or num_workers < 0:
+        raise ValueError(f"DataLoader: num_workers must be an integer >= 0, got {num_workers!r}; samples "
+                         f"are loaded in this process whatever the value (use num_workers=0)")
+    if timeout < 0:
+        raise ValueError(f"DataLoader: timeout option should be non-negative, got timeout={timeout!r}")
+    if num_workers == 0:
+        for given, name in [(multiprocessing_context is not None, "multiprocessing_context"),
+                            (prefetch_factor is not None, "prefetch_factor"),
+                            (bool(persistent_workers), "persistent_workers")]:
+            if given:
+                raise ValueError(f"DataLoader: {name} only applies to worker processes (num_workers > 0), but "
+                                 f"num_workers=0; drop {name}= (as PyTorch requires)")
