@@ -223,7 +223,7 @@ FAKE_CUDA_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/tes
                   tests/test_selection_ops_vs_torch.py tests/test_more_layers_vs_torch.py
                   tests/test_linalg_vs_torch.py tests/test_statistics_joining_vs_torch.py tests/test_special_vs_torch.py
                   tests/test_nn.py
-                  tests/test_optim.py tests/test_optim_adaptive_vs_torch.py tests/test_lr_scheduler_vs_torch.py tests/test_engine_buffers.py
+                  tests/test_optim.py tests/test_optim_adaptive_vs_torch.py tests/test_optim_portability_vs_torch.py tests/test_lr_scheduler_vs_torch.py tests/test_engine_buffers.py
                   tests/test_hooks_order_vs_torch.py tests/test_grad_api_vs_torch.py
                   tests/test_operator_details_vs_torch.py tests/test_fuzz_vs_torch.py
                   tests/test_events_lazy.py tests/test_source_lines.py tests/test_training.py tests/test_data.py tests/test_utils_data_vs_torch.py

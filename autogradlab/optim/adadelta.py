@@ -20,15 +20,18 @@ class Adadelta(Optimizer):
     and a scheduler's lr scales it.
     """
 
-    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, *, maximize=False):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
+                 maximize=False, differentiable=False):
         self._check_at_least_zero(lr=lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho} (must be in [0, 1]; the averages' decay, e.g. 0.9)")
         self._check_at_least_zero(eps=eps, weight_decay=weight_decay)
-        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize))
+        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                                      **self._switches(foreach=foreach, capturable=capturable,
+                                                       differentiable=differentiable)))
 
     def step(self, closure=None):
-        loss = closure() if closure is not None else None
+        loss = self._loss_of(closure)
         for group in self.param_groups:
             lr, rho, eps = group["lr"], group["rho"], group["eps"]
             for p, param, grad in self._params_with_grad(group):

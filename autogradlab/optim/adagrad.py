@@ -23,12 +23,13 @@ class Adagrad(Optimizer):
     ``initial_accumulator_value``: a param group's own ``initial_accumulator_value`` is kept but not used.
     """
 
-    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *,
-                 maximize=False):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
         self._check_at_least_zero(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                                   initial_accumulator_value=initial_accumulator_value, eps=eps)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize))
+                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize,
+                                      **self._switches(foreach=foreach, differentiable=differentiable, fused=fused)))
         for group in self.param_groups:
             for p in group["params"]:
                 self.state[p] = self._new_state(p.data)
@@ -38,7 +39,7 @@ class Adagrad(Optimizer):
         return {"step": 0, "sum": xp_of(param).full_like(param, self.defaults["initial_accumulator_value"])}
 
     def step(self, closure=None):
-        loss = closure() if closure is not None else None
+        loss = self._loss_of(closure)
         for group in self.param_groups:
             lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
             for p, param, grad in self._params_with_grad(group):

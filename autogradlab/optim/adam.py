@@ -13,16 +13,15 @@ class Adam(Optimizer):
     """For each parameter p with gradient g, at step t = 1, 2, ...:
 
         g <- g + weight_decay * p              (Adam: L2 penalty in the gradient)
-        p <- p * (1 - lr * weight_decay)       (AdamW instead: decoupled weight decay)
+        p <- p * (1 - lr * weight_decay)       (AdamW, or decoupled_weight_decay=True, instead)
         m <- beta1*m + (1 - beta1)*g           v <- beta2*v + (1 - beta2)*g^2
         v_hat <- max(v_hat, v) (amsgrad)  or  v_hat <- v
         p <- p - lr / (1 - beta1^t) * m / (sqrt(v_hat) / sqrt(1 - beta2^t) + eps)
     """
 
-    _decoupled = False
-
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
-                 maximize=False):
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
         if lr < 0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if eps < 0:
@@ -33,10 +32,13 @@ class Adam(Optimizer):
         if weight_decay < 0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                                      amsgrad=amsgrad, maximize=maximize))
+                                      amsgrad=amsgrad, maximize=maximize,
+                                      **self._switches(foreach=foreach, capturable=capturable,
+                                                       differentiable=differentiable, fused=fused),
+                                      decoupled_weight_decay=bool(decoupled_weight_decay)))
 
     def step(self, closure=None):
-        loss = closure() if closure is not None else None
+        loss = self._loss_of(closure)
         for group in self.param_groups:
             lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
             weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
@@ -55,7 +57,7 @@ class Adam(Optimizer):
                 t, m, v = state["step"], state["exp_avg"], state["exp_avg_sq"]
 
                 if weight_decay != 0:
-                    if self._decoupled:
+                    if group["decoupled_weight_decay"]:
                         param *= 1 - lr * weight_decay
                     else:
                         grad = grad + weight_decay * param
@@ -78,8 +80,8 @@ class AdamW(Adam):
     """Adam with decoupled weight decay: ``p <- p * (1 - lr * weight_decay)`` before the Adam step
     (Loshchilov & Hutter), instead of adding ``weight_decay * p`` to the gradient."""
 
-    _decoupled = True
-
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
-                 maximize=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, foreach=foreach,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy
 
 from .. import backend
+from ..grad_mode import enable_grad
 from ..tensor import Tensor, zero_grads
 
 __all__ = ["Optimizer"]
@@ -149,6 +150,31 @@ class Optimizer:
                 yield p, p.data, p._grad.data
 
     @staticmethod
+    def _loss_of(closure):
+        """``closure()`` run with gradients on, as PyTorch's ``step`` runs it (a closure recomputes the loss
+        and calls ``backward``, also when the step is called under ``no_grad``); None without a closure."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    @staticmethod
+    def _switches(**given):
+        """PyTorch's implementation switches (``foreach``, ``fused``, ``capturable``, ``differentiable``),
+        checked as PyTorch checks them and kept in each group as PyTorch keeps them. Every step here is the
+        same plain loop over the arrays, so ``foreach``, ``fused`` and ``capturable`` change nothing (the same
+        numbers, as in PyTorch); ``differentiable=True``, a step that autograd records, is not available."""
+        if given.get("fused") and given.get("foreach"):
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        if given.get("fused") and given.get("differentiable"):
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if given.get("differentiable"):
+            raise NotImplementedError("differentiable=True (an optimizer step that autograd records, for "
+                                      "meta-learning) is not available: steps update p.data in place. Write the "
+                                      "update as tensor operations yourself, e.g. p2 = p - lr * grad")
+        return given
+
+    @staticmethod
     def _check_at_least_zero(**values):
         """PyTorch's ``Invalid ... value`` ValueError for each hyperparameter below 0, with what it is for."""
         for name, value in values.items():
@@ -197,8 +223,11 @@ def _exported(name, value):
 
 
 def _imported(name, value, p, index):
-    """A state value back as ``step`` keeps it: the count as an int, arrays (Tensors or NumPy) copied and cast to
-    ``p``'s dtype and device, after checking they have ``p``'s shape."""
+    """A state value back as ``step`` keeps it: the count as an int, arrays (Tensors, NumPy arrays, or PyTorch's
+    tensors from a torch optimizer's state dict) copied and cast to ``p``'s dtype and device, after checking they
+    have ``p``'s shape."""
+    if type(value).__module__.split(".")[0] == "torch" and hasattr(value, "detach"):   # (without importing torch)
+        value = value.detach().cpu().numpy()
     if isinstance(value, numpy.ndarray):
         value = Tensor._make(value, False, None, "cpu")
     if not isinstance(value, Tensor):

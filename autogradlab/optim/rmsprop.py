@@ -20,14 +20,16 @@ class RMSprop(Optimizer):
     instead of its root mean square.
     """
 
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
-                 maximize=False):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
         self._check_at_least_zero(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
-                                      weight_decay=weight_decay, maximize=maximize))
+                                      weight_decay=weight_decay, maximize=maximize,
+                                      **self._switches(capturable=capturable, foreach=foreach,
+                                                       differentiable=differentiable)))
 
     def step(self, closure=None):
-        loss = closure() if closure is not None else None
+        loss = self._loss_of(closure)
         for group in self.param_groups:
             lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
             momentum, centered = group["momentum"], group["centered"]

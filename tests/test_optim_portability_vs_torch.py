@@ -1,0 +1,122 @@
+"""optim code written for torch runs unchanged: torch's implementation switches (foreach, fused, capturable)
+are accepted and change no number, as in torch; differentiable=True says it is not available; Adam's
+decoupled_weight_decay is AdamW's update; step(closure) runs the closure with gradients on, also under
+no_grad; and a torch optimizer's state_dict loads into ours and training continues as torch's does."""
+import numpy as np
+import pytest
+from conftest import host, import_torch
+from test_optim import _models, _train
+
+import autogradlab as ag
+from autogradlab import optim
+
+torch = import_torch()
+
+PAIRS = [(optim.SGD, torch.optim.SGD, dict(lr=0.05, momentum=0.9)), (optim.Adam, torch.optim.Adam, dict(lr=0.01)),
+         (optim.AdamW, torch.optim.AdamW, dict(lr=0.01)), (optim.RMSprop, torch.optim.RMSprop, dict(lr=0.01)),
+         (optim.Adagrad, torch.optim.Adagrad, dict(lr=0.1)), (optim.Adadelta, torch.optim.Adadelta, dict())]
+IDS = [ours.__name__ for ours, _, _ in PAIRS]
+
+SWITCHES = {"SGD": ["foreach", "fused"], "Adam": ["foreach", "fused", "capturable"],
+            "AdamW": ["foreach", "fused", "capturable"], "RMSprop": ["foreach", "capturable"],
+            "Adagrad": ["foreach", "fused"], "Adadelta": ["foreach", "capturable"]}
+
+
+def _weights(model):
+    return [host(p.data).copy() if isinstance(p, ag.Tensor) else p.detach().numpy().copy()
+            for p in model.parameters()]
+
+
+@pytest.mark.parametrize("ours_cls, theirs_cls, kwargs", PAIRS, ids=IDS)
+def test_switches_are_accepted_kept_and_change_nothing(ours_cls, theirs_cls, kwargs):
+    plain, _ = _models("float64")
+    _train(plain, ours_cls(plain.parameters(), **kwargs), 8)
+    for switch in SWITCHES[ours_cls.__name__]:
+        model, theirs = _models("float64")
+        opt = ours_cls(model.parameters(), **kwargs, **{switch: True})
+        assert opt.param_groups[0][switch] is True
+        assert theirs_cls(theirs.parameters(), **kwargs, **{switch: True}).param_groups[0][switch] is True
+        _train(model, opt, 8)
+        for a, b in zip(_weights(model), _weights(plain)):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("ours_cls, theirs_cls, kwargs", PAIRS, ids=IDS)
+def test_switch_combinations_torch_refuses_are_refused(ours_cls, theirs_cls, kwargs):
+    names = SWITCHES[ours_cls.__name__]
+    p = ag.zeros(2, requires_grad=True)
+    if "fused" in names:
+        for bad in (dict(fused=True, foreach=True), dict(fused=True, differentiable=True)):
+            with pytest.raises(RuntimeError) as theirs:
+                theirs_cls([torch.zeros(2, requires_grad=True)], **kwargs, **bad)
+            with pytest.raises(RuntimeError, match=str(theirs.value).split()[0]):
+                ours_cls([p], **kwargs, **bad)
+    with pytest.raises(NotImplementedError, match="differentiable=True"):
+        ours_cls([p], **kwargs, differentiable=True)
+
+
+@pytest.mark.parametrize("dtype, tol", [("float64", 1e-12), ("float32", 1e-5)])
+def test_adam_with_decoupled_weight_decay_is_torchs_and_adamw(dtype, tol):
+    ours, theirs = _models(dtype)
+    adamw, _ = _models(dtype)
+    opt = optim.Adam(ours.parameters(), lr=0.01, weight_decay=0.3, decoupled_weight_decay=True)
+    topt = torch.optim.Adam(theirs.parameters(), lr=0.01, weight_decay=0.3, decoupled_weight_decay=True)
+    _train(ours, opt, 12)
+    _train(theirs, topt, 12, lib=torch, functional=torch.nn.functional)
+    _train(adamw, optim.AdamW(adamw.parameters(), lr=0.01, weight_decay=0.3), 12)
+    for a, b, c in zip(_weights(ours), _weights(theirs), _weights(adamw)):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+        np.testing.assert_array_equal(a, c)
+    assert opt.param_groups[0]["decoupled_weight_decay"] is True
+    assert optim.Adam([ag.zeros(1, requires_grad=True)]).param_groups[0]["decoupled_weight_decay"] is False
+
+
+@pytest.mark.parametrize("ours_cls, theirs_cls, kwargs", PAIRS, ids=IDS)
+def test_step_runs_the_closure_with_gradients_on_even_under_no_grad(ours_cls, theirs_cls, kwargs):
+    ours, theirs = _models("float64")
+    X = np.random.default_rng(3).standard_normal((6, 3))
+    results = []
+    for lib, model, cls, no_grad in [(ag, ours, ours_cls, ag.no_grad), (torch, theirs, theirs_cls, torch.no_grad)]:
+        opt = cls(model.parameters(), **kwargs)
+
+        def closure():
+            opt.zero_grad()
+            loss = (model(lib.tensor(X)) ** 2).mean()
+            loss.backward()
+            return loss
+
+        with no_grad():
+            losses = [float(opt.step(closure)) for _ in range(3)]
+        results.append((losses, _weights(model)))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-10)
+    for a, b in zip(results[0][1], results[1][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("ours_cls, theirs_cls, kwargs", PAIRS, ids=IDS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_torch_optimizers_state_dict_loads_and_training_continues_as_torchs(ours_cls, theirs_cls, kwargs, dtype):
+    ours, theirs = _models(dtype)
+    topt = theirs_cls(theirs.parameters(), **kwargs)
+    _train(theirs, topt, 5, lib=torch, functional=torch.nn.functional)
+    ours.load_state_dict(theirs.state_dict())
+    opt = ours_cls(ours.parameters(), **kwargs)
+    opt.load_state_dict(topt.state_dict())
+    assert all(isinstance(v, int) for s in opt.state.values() for k, v in s.items() if k == "step")
+    _train(ours, opt, 5, start=5)
+    _train(theirs, topt, 5, start=5, lib=torch, functional=torch.nn.functional)
+    tol = 1e-10 if dtype == "float64" else 1e-5
+    for a, b in zip(_weights(ours), _weights(theirs)):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def test_a_torch_state_of_the_wrong_shape_is_refused_before_anything_changes():
+    ours, theirs = _models("float32")
+    topt = torch.optim.Adam(theirs.parameters(), lr=0.01)
+    _train(theirs, topt, 2, lib=torch, functional=torch.nn.functional)
+    saved = topt.state_dict()
+    saved["state"][0]["exp_avg"] = torch.zeros(7)
+    opt = optim.Adam(ours.parameters(), lr=0.5)
+    with pytest.raises(ValueError, match="shape"):
+        opt.load_state_dict(saved)
+    assert opt.state == {} and opt.param_groups[0]["lr"] == 0.5
