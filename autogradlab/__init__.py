@@ -40,6 +40,12 @@ from .ops.selection import (argwhere, bincount, count_nonzero, index_add, masked
 from .ops.shape import (argsort, broadcast_to, cat, chunk, expand, flatten, flip, gather, permute, reshape, sort, split,
                         squeeze, stack, t, topk, transpose, tril, triu, unbind, unsqueeze)
 from .ops.special import logit, nan_to_num, sinc, xlogy
+from .ops.shape import broadcast_shapes, broadcast_tensors
+from .sampling import (bernoulli, empty, empty_like, logspace, multinomial, normal, poisson, rand_like, randint_like,
+                       randn_like)
+from .dtypes import can_cast, finfo, get_default_dtype, iinfo, is_floating_point, promote_types
+from .grad_mode import inference_mode, is_inference_mode_enabled
+from .backend import device
 from .ops.statistics import (corrcoef, cov, kthvalue, median, nanmean, nanmedian, nanquantile, nansum, quantile,
                              std_mean, var_mean)
 from .tensor import Tensor, tensor
@@ -68,11 +74,25 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+def numel(input) -> int:
+    """The number of elements of ``input``."""
+    return input.numel()
+
+
+def clamp_min(input, min):
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    return clamp(input, max=max)
+
+
 __version__ = "0.1.0"
 
 from . import data, nn, optim, training  # noqa: E402  (the course toolkit; matplotlib/ipywidgets load lazily)
 from . import utils  # noqa: E402  (torch.utils.data's names: Dataset, DataLoader, random_split, ...)
 from . import linalg, special  # noqa: E402  (torch.linalg's and torch.special's names)
+from . import cuda  # noqa: E402  (torch.cuda's is_available, device_count, ...)
 from .ops.decompositions import cholesky, det, logdet, matrix_power, slogdet  # noqa: E402
 from .ops.decompositions import inv as inverse  # noqa: E402
 from .ops.decompositions import pinverse  # noqa: E402
@@ -104,7 +124,11 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "arange", "a
            "matrix_power", "pinverse", "inner", "tensordot", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
            "cartesian_prod", "column_stack", "dstack", "hstack", "row_stack", "tensor_split", "vstack", "diag_embed",
            "rot90", "take", "corrcoef", "cov", "kthvalue", "median", "nanmean", "nanmedian", "nanquantile", "nansum",
-           "quantile", "std_mean", "var_mean", "special", "logit", "nan_to_num", "sinc", "xlogy"]
+           "quantile", "std_mean", "var_mean", "special", "logit", "nan_to_num", "sinc", "xlogy",
+           "broadcast_shapes", "broadcast_tensors", "bernoulli", "empty", "empty_like", "logspace", "multinomial",
+           "normal", "poisson", "rand_like", "randint_like", "randn_like", "can_cast", "finfo", "get_default_dtype",
+           "iinfo", "is_floating_point", "promote_types", "inference_mode", "is_inference_mode_enabled", "device",
+           "cuda", "numel", "clamp_min", "clamp_max"]
 
 # PyTorch's torch.float and torch.int, set last: nothing in this module calls the builtins they hide
 float, int = float32, int32  # noqa: A001

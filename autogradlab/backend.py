@@ -14,7 +14,7 @@ import os
 
 import numpy
 
-__all__ = ["use_cpu_array_module", "on_cpu_array_module", "normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add", "erf",
+__all__ = ["device", "use_cpu_array_module", "on_cpu_array_module", "normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add", "erf",
            "partial_overlap", "shares_memory"]
 
 _cupy = None  # the cupy module, once loaded
@@ -138,12 +138,36 @@ def get_default_device() -> str:
     return _default_device
 
 
+class device(str):
+    """PyTorch's ``torch.device``: ``device("cuda")``, ``device("cuda", 1)``, ``device("cpu")``, with ``.type``
+    and ``.index``. It is the device's name as a string ("cpu", "cuda", "cuda:1"), so it goes wherever a device
+    is taken (``x.to(dev)``, ``device=dev``) and compares equal to that name."""
+
+    def __new__(cls, type, index=None):
+        name = str(type)
+        if index is not None:
+            if ":" in name:
+                raise RuntimeError(f"device(): type {type!r} already names an index; write device('cuda', "
+                                   f"{index}) or device('cuda:{index}')")
+            name = f"{name}:{int(index)}"
+        kind, _, number = name.partition(":")
+        if (kind not in ("cpu", "cuda") or (number and not number.isdigit())
+                or (kind == "cpu" and number not in ("", "0"))):
+            raise RuntimeError(f"device(): expected 'cpu', 'cuda' or 'cuda:N' (lower case, as PyTorch), got {name!r}")
+        self = super().__new__(cls, name)
+        self.type, self.index = kind, int(number) if number else None
+        return self
+
+    def __repr__(self):
+        return f"device(type={self.type!r}" + (f", index={self.index})" if self.index is not None else ")")
+
+
 def normalize_device(device) -> str:
     """Return the canonical device string: ``"cpu"`` or ``"cuda:N"`` (None: the default device)."""
     if device is None:
         return _default_device
     name = str(device).strip().lower()
-    if name == "cpu":
+    if name in ("cpu", "cpu:0"):
         return "cpu"
     if name == "cuda":
         return "cuda:0"

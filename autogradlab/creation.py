@@ -5,6 +5,7 @@ the device), so ``manual_seed(0)`` gives the same values on CPU and GPU.
 """
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy
@@ -145,9 +146,28 @@ def generator(given=None):
 
 
 def _sizes(size):
+    """A shape from ``f(2, 3)`` or ``f((2, 3))``: ints (NumPy's too), none negative, as PyTorch requires."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    return tuple(int(s) for s in size)
+    shape = []
+    for s in size:
+        try:
+            shape.append(operator.index(s))
+        except TypeError:
+            raise TypeError(f"a size must be ints, got {type(s).__name__} {s!r} in {tuple(size)}"
+                            + (f": write {int(s)}" if isinstance(s, float) else "")) from None
+    if any(n < 0 for n in shape):
+        raise RuntimeError(f"Dimension size must be non-negative, got the size {tuple(shape)}")
+    return tuple(shape)
+
+
+def _whole(value, what, name):
+    """``value`` as an int for argument ``what`` of ``name`` (not a bool or a float, as PyTorch requires)."""
+    if isinstance(value, Tensor) and value.ndim == 0 and value.dtype.kind in "iu":
+        return int(value.item())
+    if isinstance(value, bool) or not isinstance(value, (int, numpy.integer)):
+        raise TypeError(f"{name}(): argument '{what}' must be int, not {type(value).__name__} ({value!r})")
+    return int(value)
 
 
 def _finish(host, dtype, device, requires_grad, name=None):
@@ -226,12 +246,22 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         low, high = 0, low
     if size is None or high is None:
         raise TypeError("randint() missing the size: write randint(high, (n,)) or randint(low, high, (n,))")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"randint(): argument 'size' must be a tuple of ints, not {type(size).__name__} "
+                        f"({size!r}): write ({size!r},)")
+    low, high = _whole(low, "low", "randint"), _whole(high, "high", "randint")
+    if low >= high:
+        raise RuntimeError(f"randint() draws from [low, high), so low must be less than high, got low={low}, "
+                           f"high={high}")
     return _finish(_stream(generator).integers(low, high, size=_sizes((size,))), numpy.dtype(dtype or "int64"),
                    device, requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     """A random permutation of 0, ..., n - 1 (int64)."""
+    n = _whole(n, "n", "randperm")
+    if n < 0:
+        raise RuntimeError(f"randperm(n) needs n >= 0 (a permutation of 0, ..., n - 1), got n={n}")
     return _finish(_stream(generator).permutation(n), numpy.dtype(dtype or "int64"), device, requires_grad)
 
 

@@ -1,7 +1,8 @@
 """Grad mode: whether ops record a graph. Thread-local, like PyTorch's.
 
-``no_grad``, ``enable_grad`` and ``set_grad_enabled`` work as context managers
-and as decorators; ``set_grad_enabled(False)`` called as a plain function also
+``no_grad``, ``enable_grad``, ``inference_mode`` and ``set_grad_enabled`` work as
+context managers and as decorators (``@no_grad`` with or without the parentheses,
+as in PyTorch); ``set_grad_enabled(False)`` called as a plain function also
 switches the mode for the rest of the thread.
 """
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 import functools
 import threading
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "state"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled", "state"]
 
 
 class _State(threading.local):
@@ -17,6 +19,7 @@ class _State(threading.local):
 
     def __init__(self):
         self.grad_enabled = True
+        self.inference = False      # inside inference_mode()
         self.anomaly = False        # autograd.detect_anomaly()
         self.tape = None            # the active events.Tape, or None (nobody listens)
         self.saved_hooks = []       # stack of (pack, unpack) from saved_tensors_hooks
@@ -34,6 +37,11 @@ class _GradModeContext:
     """Base for the three switches: a context manager that is also a decorator."""
 
     _target = True
+
+    def __new__(cls, *args, **kwargs):
+        if len(args) == 1 and callable(args[0]) and not kwargs and cls is not set_grad_enabled:
+            return cls()(args[0])      # @no_grad written without the parentheses
+        return super().__new__(cls)
 
     def __enter__(self):
         self._prev = state.grad_enabled
@@ -65,6 +73,31 @@ class enable_grad(_GradModeContext):
     """Re-enable recording inside a ``no_grad`` block."""
 
     _target = True
+
+
+class inference_mode(_GradModeContext):
+    """PyTorch's no_grad for evaluation and serving (there it also skips version counting, for speed); here
+    it is ``no_grad``, and :func:`is_inference_mode_enabled` says True inside. ``inference_mode(False)``
+    turns gradients on, as ``enable_grad`` (PyTorch's rule)."""
+
+    def __init__(self, mode: bool = True):
+        self._mode = bool(mode)
+
+    def __enter__(self):
+        self._prev, self._prev_inference = state.grad_enabled, state.inference
+        state.grad_enabled, state.inference = not self._mode, self._mode
+
+    def __exit__(self, *exc):
+        state.grad_enabled, state.inference = self._prev, self._prev_inference
+        return False
+
+    def _args(self):
+        return (self._mode,)
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()``."""
+    return state.inference
 
 
 class set_grad_enabled(_GradModeContext):

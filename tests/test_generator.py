@@ -172,3 +172,24 @@ def test_seed_draws_a_fresh_seed_and_reports_it():
     fresh = ag.seed()
     assert isinstance(fresh, int) and ag.initial_seed() == fresh
     assert isinstance(torch.seed(), int)
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.randint(10, 3), lambda M: M.randint(5, 2, (3,)), lambda M: M.randint(0, (3,)),
+    lambda M: M.randint(3.5, (2,)), lambda M: M.randint(True, (2,)), lambda M: M.randperm(-1),
+    lambda M: M.randperm(2.0), lambda M: M.rand(-1), lambda M: M.randn(2, -1), lambda M: M.zeros(2.0),
+    lambda M: M.ones((2, -3)), lambda M: M.randint(4, (2.0,)),
+], ids=["size-int", "low-above-high", "high-zero", "float-high", "bool-high", "randperm-negative",
+        "randperm-float", "rand-negative", "randn-negative", "zeros-float", "ones-negative", "float-in-size"])
+def test_factories_refuse_what_torch_refuses(call):
+    with pytest.raises(Exception) as theirs:
+        call(torch)
+    with pytest.raises(type(theirs.value)):
+        call(ag)
+
+
+def test_factories_take_numpy_ints_and_0d_integer_tensors_as_torch():
+    assert tuple(ag.zeros(np.int64(2), 3).shape) == (2, 3)
+    assert tuple(ag.randint(ag.tensor(3), (4,)).shape) == (4,) and host(ag.randint(ag.tensor(3), (4,)).data).max() < 3
+    assert sorted(host(ag.randperm(ag.tensor(4)).data).tolist()) == [0, 1, 2, 3]
+    assert tuple(torch.randint(torch.tensor(3), (4,)).shape) == (4,)

@@ -3,12 +3,13 @@ so a reader can see what ``a + b`` or ``a.sum(1)`` calls."""
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy
 
-from .. import backend
+from .. import backend, creation as C, sampling as M
 from ..grad_mode import state
-from ..tensor import Tensor
+from ..tensor import Tensor, tensor
 from . import decompositions as D, elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R
 from . import selection as X, shape as S, special as P, statistics as Q
 from .joining import tensor_split
@@ -153,6 +154,35 @@ def _setitem(self, index, value):
     self._vc[0] += 1
 
 
+def _new(fill):
+    """``t.new_zeros(size)`` and kin: a new tensor of ``size`` with ``t``'s dtype and device unless given."""
+    def new(self, *size, dtype=None, device=None, requires_grad=False):
+        shape = C._sizes(size)
+        return C.full(shape, fill, dtype=self.dtype if dtype is None else dtype,
+                      device=self.device if device is None else device, requires_grad=requires_grad)
+    return new
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return C.full(C._sizes((size,)), fill_value, dtype=self.dtype if dtype is None else dtype,
+                  device=self.device if device is None else device, requires_grad=requires_grad)
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """A copy of ``data`` as a new leaf, with ``t``'s dtype and device unless given (PyTorch's ``new_tensor``)."""
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                      "(PyTorch's advice too), rather than tensor.new_tensor(sourceTensor)", UserWarning, stacklevel=2)
+    values = backend.to_host(data.detach().data) if isinstance(data, Tensor) else data
+    return tensor(values, dtype=self.dtype if dtype is None else dtype,
+                  device=self.device if device is None else device, requires_grad=requires_grad)
+
+
+def _get_device(self) -> int:
+    """-1 for the CPU (PyTorch's answer), else the GPU's index."""
+    return -1 if self.device == "cpu" else int(self.device.partition(":")[2] or 0)
+
+
 METHODS = {
     # arithmetic operators (Python numbers allowed on either side)
     "__add__": E.add, "__radd__": _reflected(E.add), "__sub__": E.sub, "__rsub__": _reflected(E.sub),
@@ -216,6 +246,14 @@ METHODS = {
     "nanquantile": Q.nanquantile, "nansum": Q.nansum, "nanmean": Q.nanmean, "cov": Q.cov, "corrcoef": Q.corrcoef,
     "tensor_split": tensor_split, "rot90": A.rot90, "take": A.take, "unfold": A.unfold, "diag_embed": A.diag_embed,
     "inner": L.inner, "xlogy": P.xlogy, "nan_to_num": P.nan_to_num, "logit": P.logit, "sinc": P.sinc,
+    # random draws (the in-place fills write as copy_ does)
+    "uniform_": M.uniform_, "normal_": M.normal_, "bernoulli_": M.bernoulli_, "random_": M.random_,
+    "exponential_": M.exponential_, "bernoulli": M.bernoulli, "multinomial": M.multinomial,
+    # new tensors like this one, and questions about it
+    "new_zeros": _new(0), "new_ones": _new(1), "new_empty": _new(0), "new_full": _new_full,
+    "new_tensor": _new_tensor, "is_floating_point": lambda a: a.dtype.kind == "f",
+    "nelement": lambda a: a.numel(), "element_size": lambda a: a.dtype.itemsize, "get_device": _get_device,
+    "clamp_min": lambda a, min: E.clamp(a, min=min), "clamp_max": lambda a, max: E.clamp(a, max=max),
     # dtype and device
     "float": lambda a: E.to_dtype(a, _FLOAT32), "double": lambda a: E.to_dtype(a, _FLOAT64),
     "half": lambda a: E.to_dtype(a, _FLOAT16), "long": lambda a: E.to_dtype(a, _INT64),
@@ -230,4 +268,5 @@ def attach():
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     Tensor.T = property(_T)
+    Tensor.is_cuda = property(lambda a: a.device != "cpu")
     Tensor.mT = property(_mT)

@@ -260,6 +260,26 @@ def broadcast_to(a, shape):
     return expand(a, tuple(shape))
 
 
+def broadcast_shapes(*shapes) -> tuple:
+    """The shape that tensors of ``shapes`` broadcast to (each an int or a tuple): sizes aligned on the
+    right, each dim the one size that is not 1."""
+    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    try:
+        return tuple(numpy.broadcast_shapes(*shapes))
+    except ValueError:
+        raise RuntimeError(f"broadcast_shapes(): the shapes {', '.join(map(str, shapes))} do not broadcast: "
+                           f"aligned on the right, each dim must be equal or 1") from None
+
+
+def broadcast_tensors(*tensors) -> tuple:
+    """Each tensor expanded to the shape they broadcast to (views, as ``expand`` makes them); the gradient of
+    each is summed back over what was broadcast."""
+    for i, t in enumerate(tensors):
+        expect_tensor(t, f"broadcast_tensors (argument {i})")
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(expand(t, shape) for t in tensors)
+
+
 def sum_to_size(a, *shape):
     """Sum broadcast dims away until ``a`` has ``shape`` (the shared unbroadcast helper)."""
     shape = _size_args(shape)

@@ -1,0 +1,58 @@
+"""PyTorch's questions about dtypes: the default float dtype, a dtype's limits (``finfo``, ``iinfo``), and how
+dtypes combine (``promote_types``, ``can_cast``). A dtype here is a NumPy dtype (``autogradlab.float32`` is
+``numpy.dtype("float32")``), so ``finfo`` and ``iinfo`` are NumPy's, whose ``eps``, ``max``, ``min``, ``tiny``
+and ``bits`` mean what PyTorch's do."""
+from __future__ import annotations
+
+import numpy
+
+from .tensor import DEFAULT_FLOAT, Tensor
+
+__all__ = ["get_default_dtype", "is_floating_point", "finfo", "iinfo", "promote_types", "can_cast"]
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}   # bool < integer < float < complex, as PyTorch ranks them
+
+
+def get_default_dtype() -> numpy.dtype:
+    """The dtype of floats made without a dtype (``tensor([1.5])``, ``randn(3)``): float32, as in PyTorch."""
+    return DEFAULT_FLOAT
+
+
+def is_floating_point(input) -> bool:
+    """True for a tensor of a floating-point dtype (float16, float32, float64)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_floating_point(): argument 'input' must be Tensor, not {type(input).__name__}")
+    return input.dtype.kind == "f"
+
+
+def finfo(type=None) -> numpy.finfo:
+    """The limits of a float dtype (default: float32): ``finfo(float32).eps`` is 2**-23."""
+    dtype = numpy.dtype(DEFAULT_FLOAT if type is None else type)
+    if dtype.kind != "f":
+        raise TypeError(f"finfo() takes a floating-point dtype, got {dtype}; for integers use iinfo({dtype})")
+    return numpy.finfo(dtype)
+
+
+def iinfo(type) -> numpy.iinfo:
+    """The limits of an integer dtype: ``iinfo(int64).max`` is 2**63 - 1."""
+    dtype = numpy.dtype(type)
+    if dtype.kind not in "iu":
+        raise TypeError(f"iinfo() takes an integer dtype, got {dtype}; for floats use finfo({dtype})")
+    return numpy.iinfo(dtype)
+
+
+def promote_types(type1, type2) -> numpy.dtype:
+    """The dtype an op on tensors of these two dtypes gives: the higher category (bool < integer < float)
+    wins; within one category the wider dtype (``int32`` and ``float16`` give float16, as PyTorch)."""
+    a, b = numpy.dtype(type1), numpy.dtype(type2)
+    if _CATEGORY[a.kind] != _CATEGORY[b.kind]:
+        return a if _CATEGORY[a.kind] > _CATEGORY[b.kind] else b
+    if {a.kind, b.kind} == {"u", "i"}:   # (uint8 with a signed int: PyTorch's int16 at least)
+        return numpy.promote_types(numpy.promote_types(a, b), numpy.int16)
+    return numpy.promote_types(a, b)
+
+
+def can_cast(from_, to) -> bool:
+    """Whether PyTorch's ops cast ``from_`` to ``to`` on their own: never to a lower category (float to
+    integer, integer to bool); within a category always (float64 to float32 too)."""
+    return _CATEGORY[numpy.dtype(from_).kind] <= _CATEGORY[numpy.dtype(to).kind]
