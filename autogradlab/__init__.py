@@ -41,11 +41,17 @@ from .ops.shape import (argsort, broadcast_to, cat, chunk, expand, flatten, flip
                         squeeze, stack, t, topk, transpose, tril, triu, unbind, unsqueeze)
 from .ops.special import logit, nan_to_num, sinc, xlogy
 from .ops.shape import broadcast_shapes, broadcast_tensors
+from .ops.searching import bucketize, histc, isin, searchsorted, signbit, tril_indices, triu_indices
+from .ops.special import deg2rad, frac, heaviside, rad2deg, sgn
+from .ops.statistics import aminmax
+from .ops.rearrange import msort, ravel, select, unflatten
+from .nn.distance import cosine_similarity, dist, pairwise_distance
 from .sampling import (bernoulli, empty, empty_like, logspace, multinomial, normal, poisson, rand_like, randint_like,
                        randn_like)
 from .dtypes import can_cast, finfo, get_default_dtype, iinfo, is_floating_point, promote_types
 from .grad_mode import inference_mode, is_inference_mode_enabled
 from .backend import device
+from .printing import set_printoptions
 from .ops.statistics import (corrcoef, cov, kthvalue, median, nanmean, nanmedian, nanquantile, nansum, quantile,
                              std_mean, var_mean)
 from .tensor import Tensor, tensor
@@ -60,6 +66,7 @@ def _play(tape, **kwargs):
 
 
 Tape.play = _play
+Tensor.dist = dist   # (its norm lives in nn.distance, which the ops' method table does not import)
 
 float16, float32, float64 = _np.dtype("float16"), _np.dtype("float32"), _np.dtype("float64")
 int32, int64, bool_ = _np.dtype("int32"), _np.dtype("int64"), _np.dtype("bool")
@@ -128,7 +135,10 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "arange", "a
            "broadcast_shapes", "broadcast_tensors", "bernoulli", "empty", "empty_like", "logspace", "multinomial",
            "normal", "poisson", "rand_like", "randint_like", "randn_like", "can_cast", "finfo", "get_default_dtype",
            "iinfo", "is_floating_point", "promote_types", "inference_mode", "is_inference_mode_enabled", "device",
-           "cuda", "numel", "clamp_min", "clamp_max"]
+           "cuda", "numel", "clamp_min", "clamp_max", "set_printoptions", "bucketize", "histc", "isin",
+           "searchsorted", "signbit", "tril_indices", "triu_indices", "deg2rad", "frac", "heaviside", "rad2deg",
+           "sgn", "aminmax", "msort", "ravel", "select", "unflatten", "cosine_similarity", "dist",
+           "pairwise_distance"]
 
 # PyTorch's torch.float and torch.int, set last: nothing in this module calls the builtins they hide
 float, int = float32, int32  # noqa: A001

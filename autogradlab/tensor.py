@@ -291,7 +291,9 @@ def _rebuild(cls, host, device, requires_grad, name):
 
 
 def _infer_dtype(data):
-    """PyTorch's defaults: Python floats -> float32, ints -> int64, bools -> bool; arrays keep theirs."""
+    """PyTorch's defaults: Python floats -> float32, ints -> int64, bools -> bool; arrays keep theirs. In a list,
+    each element counts with its own (a NumPy scalar or array with its dtype), promoted as PyTorch promotes:
+    ``[1.0, numpy.float64(2)]`` is float64, ``[numpy.int32(1), numpy.int32(2)]`` int32."""
     if hasattr(data, "dtype"):
         return None
     flat = data
@@ -302,6 +304,8 @@ def _infer_dtype(data):
         kind = host.dtype.kind
     else:
         kind = numpy.asarray(flat).dtype.kind
+    if isinstance(data, (list, tuple)) and kind in "fiub":
+        return _promoted(_leaf_dtypes(data))
     if kind == "f":
         return DEFAULT_FLOAT
     if kind in "iu":
@@ -310,6 +314,37 @@ def _infer_dtype(data):
         return numpy.dtype("bool")
     raise TypeError(f"tensor(): unsupported data of type {type(data).__name__} (dtype kind {kind!r}); "
                     f"pass numbers, nested lists of numbers, or a numeric array")
+
+
+_PYTHON_DTYPES = {bool: numpy.dtype("bool"), int: numpy.dtype("int64"), float: DEFAULT_FLOAT}
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}   # bool < integer < float, as PyTorch ranks them
+
+
+def _leaf_dtypes(data) -> set:
+    """The dtype each element of a nested list brings: a NumPy scalar's or array's own, else its Python type's
+    default (checked first: ``numpy.float64`` is also a Python float)."""
+    found, stack = set(), [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, (numpy.generic, numpy.ndarray)):
+            found.add(item.dtype)
+        else:
+            found.add(_PYTHON_DTYPES.get(type(item), DEFAULT_FLOAT if isinstance(item, float) else
+                                         numpy.dtype("int64")))
+    return found
+
+
+def _promoted(dtypes) -> numpy.dtype:
+    """PyTorch's promotion of several dtypes: the highest category wins; within it, NumPy's wider dtype (a
+    signed and an unsigned integer meet in at least int16). No dtypes (an empty list): float32."""
+    if not dtypes:
+        return DEFAULT_FLOAT
+    top = max(_CATEGORY[d.kind] for d in dtypes)
+    ours = [d for d in dtypes if _CATEGORY[d.kind] == top]
+    result = numpy.result_type(*ours)
+    return numpy.promote_types(result, numpy.int16) if {d.kind for d in ours} == {"i", "u"} else result
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, name=None) -> Tensor:

@@ -568,3 +568,22 @@ def test_dtype_names_mean_what_torchs_mean(name):
 def test_small_integers_sum_as_int64(dtype, dim):
     ours, theirs = _both([[1, 0, 1], [1, 1, 0]], dtype)
     _same(ours.sum() if dim is None else ours.sum(dim), theirs.sum() if dim is None else theirs.sum(dim))
+
+
+LIST_DATA = {
+    "python floats": [1.5, 2], "python ints": [1, 2], "bools": [True, False], "bool and int": [True, 2],
+    "float64 scalar among floats": [1.0, np.float64(2)], "float32 scalar": [np.float32(2), 1.0],
+    "float16 and int": [np.float16(1), 2], "float16 and float": [np.float16(1), 2.0],
+    "int32 scalars": [np.int32(1), np.int32(2)], "int32 and int": [np.int32(1), 2],
+    "int8 and uint8": [np.int8(1), np.uint8(2)], "numpy bools": [np.bool_(True), False],
+    "nested": [[np.float64(1)], [2.0]], "tuple of int16": (np.int16(1),), "uint8": [np.uint8(1)],
+    "float32 array in a list": [np.array([1.0, 2.0], dtype=np.float32)], "empty": [], "empty nested": [[]],
+    "linspace as a list": list(np.linspace(0, 1, 5)),
+}
+
+
+@pytest.mark.filterwarnings("ignore:Creating a tensor from a list of numpy.ndarrays")
+@pytest.mark.parametrize("name", sorted(LIST_DATA))
+def test_tensor_of_a_list_takes_torchs_dtype_from_each_element(name):
+    data = LIST_DATA[name]
+    _same(ag.tensor(data), torch.tensor(data))

@@ -21,7 +21,7 @@ from ..ops.registry import broadcast_shape
 from ..tensor import Tensor
 from .module import Module
 
-__all__ = ["normalize", "cosine_similarity", "pairwise_distance", "vector_norm", "CosineSimilarity",
+__all__ = ["normalize", "cosine_similarity", "pairwise_distance", "vector_norm", "dist", "CosineSimilarity",
            "PairwiseDistance"]
 
 
@@ -102,6 +102,11 @@ def _at_least(norm, eps):
     """max(norm, eps) in value, while the gradient passes through as if it were ``norm`` (PyTorch clamps the
     norms in cosine_similarity outside autograd): eps + (norm - norm) where norm < eps, else norm."""
     return E.where(norm < eps, (norm - norm.detach()) + eps, norm)
+
+
+def dist(input, other, p=2):
+    """The ``p``-norm of ``input - other`` over every element (broadcast): ``||input - other||_p``."""
+    return vector_norm(E.sub(input, other), p)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

@@ -11,7 +11,7 @@ from .. import backend, creation as C, sampling as M
 from ..grad_mode import state
 from ..tensor import Tensor, tensor
 from . import decompositions as D, elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R
-from . import selection as X, shape as S, special as P, statistics as Q
+from . import searching as H, selection as X, shape as S, special as P, statistics as Q
 from .joining import tensor_split
 from .registry import apply_one
 
@@ -246,6 +246,9 @@ METHODS = {
     "nanquantile": Q.nanquantile, "nansum": Q.nansum, "nanmean": Q.nanmean, "cov": Q.cov, "corrcoef": Q.corrcoef,
     "tensor_split": tensor_split, "rot90": A.rot90, "take": A.take, "unfold": A.unfold, "diag_embed": A.diag_embed,
     "inner": L.inner, "xlogy": P.xlogy, "nan_to_num": P.nan_to_num, "logit": P.logit, "sinc": P.sinc,
+    "frac": P.frac, "deg2rad": P.deg2rad, "rad2deg": P.rad2deg, "sgn": P.sgn, "heaviside": P.heaviside,
+    "aminmax": Q.aminmax, "ravel": A.ravel, "unflatten": A.unflatten, "select": A.select, "msort": A.msort,
+    "histc": H.histc, "signbit": H.signbit,
     # random draws (the in-place fills write as copy_ does)
     "uniform_": M.uniform_, "normal_": M.normal_, "bernoulli_": M.bernoulli_, "random_": M.random_,
     "exponential_": M.exponential_, "bernoulli": M.bernoulli, "multinomial": M.multinomial,

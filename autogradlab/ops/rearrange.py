@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from .elementwise import clone, ne, sub
 from .reduce import normalize_dims, single_dim
 from .registry import expect_tensor
-from .shape import _size_args, cat, expand, flip, getitem, permute, put, reshape, transpose
+from .shape import _size_args, cat, expand, flip, getitem, permute, put, reshape, sort, transpose
 
 
 def _index(values, device):
@@ -432,3 +432,44 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     values = input if input.ndim else reshape(input, (1,))
     out = put(zeros, (slice(None),) * len(batch) + (rows, cols), values)
     return movedim(out, (ndim - 2, ndim - 1), (d1, d2)) if (d1, d2) != (ndim - 2, ndim - 1) else out
+
+
+def ravel(input):
+    """Every element in one dim, row by row: ``reshape(-1)`` (a view where the memory allows)."""
+    expect_tensor(input, "ravel")
+    return reshape(input, (-1,))
+
+
+def unflatten(input, dim, sizes):
+    """Split dim ``dim`` into several of ``sizes`` (one may be -1): ``unflatten(x, 1, (2, 3))`` turns shape
+    (n, 6) into (n, 2, 3). The inverse of ``flatten``."""
+    expect_tensor(input, "unflatten")
+    d = single_dim(dim, input.ndim, "unflatten")
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    known = 1
+    for n in sizes:
+        known *= n if n != -1 else 1
+    n = input.shape[d]
+    if sizes.count(-1) > 1 or (-1 not in sizes and known != n) or (-1 in sizes and (known == 0 or n % known)):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+                           f"({n}) in the input tensor")
+    return reshape(input, tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
+
+
+def select(input, dim, index):
+    """The slice at ``index`` along ``dim``, that dim removed: ``select(x, 1, 0)`` is ``x[:, 0]`` (a view)."""
+    expect_tensor(input, "select")
+    d = single_dim(dim, input.ndim, "select")
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
+                         f"dimension {dim}")
+    return getitem(input, (slice(None),) * d + (operator.index(index),))
+
+
+def msort(input):
+    """``input`` sorted along its first dim (``sort(input, dim=0).values``)."""
+    expect_tensor(input, "msort")
+    return sort(input, 0).values

@@ -9,10 +9,11 @@ import numbers
 import numpy
 
 from ..tensor import DEFAULT_FLOAT, Tensor
-from .elementwise import as_tensor_like, cos, isinf, isnan, log, promote, result_type, sin, to_dtype, where
+from .elementwise import (as_tensor_like, cos, isinf, isnan, log, mul, promote, result_type, sign, sin, sub, to_dtype,
+                          trunc, where)
 from .registry import apply, defop, expect_tensor
 
-__all__ = ["xlogy", "nan_to_num", "logit", "sinc"]
+__all__ = ["xlogy", "nan_to_num", "logit", "sinc", "frac", "deg2rad", "rad2deg", "sgn", "heaviside"]
 
 
 def _xlogy_forward(xp, x, y):
@@ -125,3 +126,48 @@ def sinc(input):
     if input.dtype.kind != "f":
         input = to_dtype(input, DEFAULT_FLOAT)
     return apply(SINC, (input,))
+
+
+def frac(input):
+    """The fractional part ``x - trunc(x)`` (with x's sign: frac(-1.5) is -0.5); its gradient is 1."""
+    expect_tensor(input, "frac")
+    if input.dtype.kind != "f":
+        raise NotImplementedError(f"frac() is not implemented for {input.dtype.name}: integers have no fractional "
+                                  f"part (convert with input.float())")
+    return sub(input, trunc(input))
+
+
+def _angle(input, factor, name):
+    expect_tensor(input, name)
+    return mul(input if input.dtype.kind == "f" else to_dtype(input, DEFAULT_FLOAT), factor)
+
+
+def deg2rad(input):
+    """Degrees to radians: ``x * pi / 180`` (integers give float32)."""
+    return _angle(input, math.pi / 180.0, "deg2rad")
+
+
+def rad2deg(input):
+    """Radians to degrees: ``x * 180 / pi`` (integers give float32)."""
+    return _angle(input, 180.0 / math.pi, "rad2deg")
+
+
+def sgn(input):
+    """The sign, -1, 0 or 1 (for real numbers PyTorch's ``sgn`` is ``sign``); its gradient is 0."""
+    expect_tensor(input, "sgn")
+    return sign(input)
+
+
+def heaviside(input, values):
+    """The step function: 0 where ``input`` < 0, 1 where > 0, and ``values`` (broadcast) where it is 0. Both
+    tensors of one dtype, as PyTorch requires. PyTorch has no derivative for it; here ``values`` gets the
+    gradient where ``input`` is 0 (the step itself has none)."""
+    expect_tensor(input, "heaviside")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"heaviside(): argument 'values' must be a Tensor, not {type(values).__name__}: write "
+                        f"heaviside(x, autogradlab.tensor({values!r}))")
+    if input.dtype != values.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes ({input.dtype.name} "
+                           f"and {values.dtype.name}): convert one, e.g. values.to(input.dtype)")
+    step = to_dtype(input.detach() > 0, input.dtype)
+    return where(input.detach() == 0, values, step)

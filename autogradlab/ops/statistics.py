@@ -26,12 +26,13 @@ from .reduce import (_at_indices_forward, _at_indices_vjp, _whole_extreme_vjp, m
 from .registry import apply, apply_one, defop, expect_tensor
 from .shape import gather, reshape, sort
 
-__all__ = ["median", "nanmedian", "kthvalue", "quantile", "nanquantile", "nansum", "nanmean", "std_mean", "var_mean",
+__all__ = ["aminmax", "median", "nanmedian", "kthvalue", "quantile", "nanquantile", "nansum", "nanmean", "std_mean", "var_mean",
            "cov", "corrcoef"]
 
 MedianResult = namedtuple("median", ["values", "indices"])
 NanmedianResult = namedtuple("nanmedian", ["values", "indices"])
 KthvalueResult = namedtuple("kthvalue", ["values", "indices"])
+AminmaxResult = namedtuple("aminmax", ["min", "max"])
 
 
 # -- order statistics: which sorted position to take ----------------------------------------------------
@@ -364,3 +365,17 @@ def corrcoef(input):
     c = c / reshape(stddev, (-1, 1))
     c = c / reshape(stddev, (1, -1))
     return clamp(c, -1, 1)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(min, max)`` of every element, or along ``dim``: ``amin`` and ``amax`` together (tied extremes share
+    the gradient, as theirs do)."""
+    expect_tensor(input, "aminmax")
+    if input.numel() == 0 or (dim is not None and input.ndim and input.shape[dim] == 0):
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity")
+    if dim is None and keepdim and input.ndim:
+        dims = tuple(range(input.ndim))
+        return AminmaxResult(input.amin(dims, keepdim=True), input.amax(dims, keepdim=True))
+    dims = () if dim is None else dim
+    return AminmaxResult(input.amin(dims, keepdim=keepdim), input.amax(dims, keepdim=keepdim))
