@@ -17,6 +17,7 @@ from .layers import (GLU, ConstantPad1d, ConstantPad2d, Dropout2d, Hardshrink, P
 from .layers import (AdaptiveMaxPool1d, AdaptiveMaxPool2d, Bilinear, CircularPad1d, CircularPad2d, InstanceNorm1d,
                      InstanceNorm2d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d)
 from .layers import CosineEmbeddingLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss, TripletMarginLoss
+from .layers import GaussianNLLLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss
 from .layers import MaxUnpool1d, MaxUnpool2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .attention import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
@@ -27,7 +28,8 @@ from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from .sampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDivLoss", "MarginRankingLoss",
-           "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
+           "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "GaussianNLLLoss",
+           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
            "Linear", "ReLU", "ReLU6", "Hardtanh", "Hardsigmoid", "Hardswish", "Mish", "SELU",
            "CELU", "Softsign", "LogSigmoid", "Tanhshrink", "Softmin", "GroupNorm", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus",

@@ -14,6 +14,7 @@ import math
 
 import numpy
 
+from ..backend import asarray
 from ..grad_mode import is_grad_enabled, no_grad
 from ..ops import elementwise as E
 from ..ops import reduce as R
@@ -21,7 +22,7 @@ from ..ops.registry import broadcast_shape
 from ..tensor import Tensor
 from .module import Module
 
-__all__ = ["normalize", "cosine_similarity", "pairwise_distance", "vector_norm", "dist", "CosineSimilarity",
+__all__ = ["normalize", "cosine_similarity", "pairwise_distance", "vector_norm", "dist", "pdist", "CosineSimilarity",
            "PairwiseDistance"]
 
 
@@ -134,6 +135,19 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     x1, x2 = _broadcast_pair(x1, x2, "pairwise_distance")
     diff = x1 - x2 + eps
     return vector_norm(diff, p, -1 if diff.ndim else None, keepdim)
+
+
+def pdist(input, p=2):
+    """The ``p``-norm distance between every pair of rows i < j of ``input`` (N, M), as one vector of
+    N(N-1)/2 distances, pair (0, 1) first (the upper triangle, row by row)."""
+    check_float(input, "input", "pdist")
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D (shape {tuple(input.shape)})")
+    if p < 0:
+        raise RuntimeError(f"pdist only supports non-negative p values, got p={p}")
+    n = input.shape[0]
+    rows, cols = (asarray(index, input.device) for index in numpy.triu_indices(n, 1))
+    return vector_norm(input[rows] - input[cols], p, -1)
 
 
 class CosineSimilarity(Module):

@@ -25,8 +25,10 @@ from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max
 from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
                      mse_loss, nll_loss, smooth_l1_loss)
 from .distance import check_float as _check_float
-from .distance import cosine_similarity, normalize, pairwise_distance
+from .distance import cosine_similarity, normalize, pairwise_distance, pdist
 from .losses import cosine_embedding_loss, hinge_embedding_loss, kl_div, margin_ranking_loss, triplet_margin_loss
+from .losses import (gaussian_nll_loss, multi_margin_loss, multilabel_soft_margin_loss, poisson_nll_loss,
+                     soft_margin_loss)
 from .sampling import interpolate, pixel_shuffle, pixel_unshuffle
 
 __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "kl_div", "margin_ranking_loss",
@@ -39,7 +41,9 @@ __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "kl_div", "mar
            "mish", "selu", "celu", "tanhshrink", "hardshrink", "softshrink", "threshold", "prelu", "glu",
            "dropout2d", "softmin", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "group_norm",
            "instance_norm", "bilinear", "adaptive_max_pool1d", "adaptive_max_pool2d",
-           "interpolate", "pixel_shuffle", "pixel_unshuffle", "max_unpool1d", "max_unpool2d"]
+           "interpolate", "pixel_shuffle", "pixel_unshuffle", "max_unpool1d", "max_unpool2d", "poisson_nll_loss",
+           "gaussian_nll_loss", "soft_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "pdist",
+           "gumbel_softmax", "upsample"]
 
 
 def linear(input, weight, bias=None):
@@ -463,6 +467,29 @@ def softmax(input, dim, *, dtype=None):
 def log_softmax(input, dim, *, dtype=None):
     """x_i - log sum_j e^x_j along ``dim`` (stable; in ``dtype`` if given)."""
     return R.log_softmax(input, dim, dtype)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """A differentiable sample of a category: softmax((logits + g) / tau) with Gumbel noise g = -log E, E
+    exponential (Jang et al., 2016). ``hard=True`` returns the one-hot of the sample whose gradient is the soft
+    sample's (the straight-through estimator: y_hard - y_soft.detach() + y_soft). The noise comes from the
+    library generator. (``eps`` is unused, as in PyTorch.)"""
+    _check_float(logits, "logits", "gumbel_softmax")
+    noise = creation.generator(None).exponential(size=logits.shape)
+    gumbels = -E.log(Tensor._make(backend.asarray(noise, logits.device, logits.dtype), False, None, logits.device))
+    y_soft = R.softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = creation.zeros_like(y_soft.detach()).scatter(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """PyTorch's deprecated name for :func:`interpolate` (it warns, as PyTorch does)."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+                  UserWarning, stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

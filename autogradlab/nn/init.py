@@ -16,7 +16,8 @@ import numpy
 from .. import backend, creation
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "xavier_uniform_",
-           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_", "orthogonal_", "eye_", "dirac_",
+           "sparse_"]
 
 
 def _fill(tensor, host_values):
@@ -123,3 +124,74 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     return normal_(tensor, 0.0, std, generator)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """N(mean, std^2) truncated to [a, b] (absolute bounds, as PyTorch's): draws outside are drawn again."""
+    if not a < b:
+        raise ValueError(f"trunc_normal_: the bounds must satisfy a < b, got a={a}, b={b}")
+    rng, values = creation.generator(generator), numpy.empty(tensor.shape)
+    outside = numpy.ones(tensor.shape, dtype=bool)
+    while outside.any():
+        values[outside] = rng.normal(mean, std, size=int(outside.sum()))
+        outside = (values < a) | (values > b)
+    return _fill(tensor, values)
+
+
+def orthogonal_(tensor, gain=1.0, generator=None):
+    """A (semi-)orthogonal matrix times ``gain`` (Saxe et al., 2013): the Q of the QR decomposition of a normal
+    draw, its columns' signs fixed by R's diagonal so that Q is uniformly distributed. Dims after the first
+    are flattened into columns."""
+    if tensor.ndim < 2:
+        raise ValueError(f"Only tensors with 2 or more dimensions are supported (this one has shape "
+                         f"{tuple(tensor.shape)})")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = creation.generator(generator).normal(0.0, 1.0, size=(rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = numpy.linalg.qr(flat)
+    q *= numpy.sign(numpy.diag(r))
+    if rows < cols:
+        q = q.T
+    return _fill(tensor, gain * q.reshape(tensor.shape))
+
+
+def eye_(tensor):
+    """The identity matrix (ones on the main diagonal of a 2-D tensor, also a rectangular one)."""
+    if tensor.ndim != 2:
+        raise ValueError(f"Only tensors with 2 dimensions are supported (this one has shape {tuple(tensor.shape)})")
+    return _fill(tensor, numpy.eye(*tensor.shape))
+
+
+def dirac_(tensor, groups=1):
+    """A convolution weight that passes its input through: a 1 at the kernel's centre linking input channel i
+    to output channel i (within each of ``groups``), zeros elsewhere."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError(f"Only tensors with 3, 4, or 5 dimensions are supported (this one has shape "
+                         f"{tuple(tensor.shape)})")
+    if tensor.shape[0] % groups != 0:
+        raise ValueError(f"dim 0 must be divisible by groups (shape {tuple(tensor.shape)}, groups={groups})")
+    per_group = tensor.shape[0] // groups
+    values = numpy.zeros(tensor.shape)
+    centre = tuple(n // 2 for n in tensor.shape[2:])
+    for g in range(groups):
+        for d in range(min(per_group, tensor.shape[1])):
+            values[(g * per_group + d, d) + centre] = 1
+    return _fill(tensor, values)
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """N(0, std^2), then in each column ``ceil(sparsity * rows)`` entries, chosen at random, set to 0
+    (Martens, 2010). 2-D tensors only."""
+    if tensor.ndim != 2:
+        raise ValueError(f"Only tensors with 2 dimensions are supported (this one has shape {tuple(tensor.shape)})")
+    rows, cols = tensor.shape
+    rng = creation.generator(generator)
+    values = rng.normal(0.0, std, size=(rows, cols))
+    zeros = int(math.ceil(sparsity * rows))
+    for c in range(cols):
+        values[rng.permutation(rows)[:zeros], c] = 0
+    return _fill(tensor, values)

@@ -12,7 +12,7 @@ import warnings
 
 import numpy
 
-from ..creation import arange
+from ..creation import arange, full_like
 from ..ops import elementwise as E
 from ..ops import reduce as R
 from ..ops.registry import apply, broadcast_shape, defop
@@ -21,7 +21,8 @@ from .distance import check_float, floating_inputs, pairwise_distance
 
 __all__ = ["mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "margin_ranking_loss",
-           "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss"]
+           "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
+           "gaussian_nll_loss", "soft_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss"]
 
 REDUCTIONS = ("mean", "sum", "none")
 
@@ -450,3 +451,108 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     if swap:
         to_negative = E.minimum(to_negative, pairwise_distance(positive, negative, p, eps))
     return _reduce(E.clamp(to_positive + margin - to_negative, min=0), reduction, name)
+
+
+# -- likelihoods and margins, PyTorch's remaining losses ---------------------------------------------------------
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """The negative log-likelihood of ``target`` counts under a Poisson of rate r: r - y log r, with r = e^x
+    (``log_input=True``: e^x - y x) or r = x (then x - y log(x + eps)). ``full`` adds Stirling's log y!
+    = y log y - y + log(2 pi y)/2 where y > 1."""
+    name = "poisson_nll_loss"
+    reduction = legacy_reduction(size_average, reduce, reduction, name)
+    check_float(input, "input", name)
+    broadcast_shape(name, input.shape, target.shape)
+    loss = E.exp(input) - target * input if log_input else input - target * E.log(input + eps)
+    if full:
+        with numpy.errstate(divide="ignore", invalid="ignore"):   # (log 0 where y = 0: masked out, as in PyTorch)
+            stirling = target * E.log(target) - target + 0.5 * E.log(2 * numpy.pi * target)
+        loss = loss + E.where(target > 1, stirling, 0.0)
+    return _reduce(loss, reduction, name)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """The negative log-likelihood of ``target`` under N(input, var): (log var + (x - y)^2 / var) / 2 (plus
+    log(2 pi)/2 with ``full``). ``var`` has input's shape, or one fewer trailing dim, or a last dim of 1 (one
+    variance per sample), or is a number; it is clamped to at least ``eps`` for the value only (the gradient
+    passes as if unclamped, as in PyTorch)."""
+    name = "gaussian_nll_loss"
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{name}: {reduction} is not a valid value for reduction ('mean', 'sum' or 'none')")
+    check_float(input, "input", name)
+    if not isinstance(var, Tensor):
+        if isinstance(var, bool) or not isinstance(var, numbers.Real):
+            raise TypeError(f"{name}: var must be a Tensor or a number, not {type(var).__name__}")
+        if var < 0:
+            raise ValueError(f"{name}: var has negative entry/entries ({var})")
+        var = full_like(input.detach(), max(float(var), eps))
+    else:
+        if tuple(var.shape) != tuple(input.shape):
+            if tuple(input.shape[:-1]) == tuple(var.shape):
+                var = var.unsqueeze(-1)
+            elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+                raise ValueError(f"{name}: var is of incorrect size {tuple(var.shape)} for input of shape "
+                                 f"{tuple(input.shape)}: give input's shape, one dim fewer, or a last dim of 1")
+        if bool((var.detach() < 0).any()):
+            raise ValueError(f"{name}: var has negative entry/entries")
+        var = var + (E.clamp(var.detach(), min=eps) - var.detach())   # (the value clamped, the gradient not)
+    loss = 0.5 * (E.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * numpy.log(2 * numpy.pi)
+    return _reduce(loss, reduction, name)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + e^(-y x)) for labels y = +1 / -1 (a smooth hinge: the logistic loss)."""
+    name = "soft_margin_loss"
+    reduction = legacy_reduction(size_average, reduce, reduction, name)
+    check_float(input, "input", name)
+    broadcast_shape(name, input.shape, target.shape)
+    return _reduce(E.log1p(E.exp(-target * input)), reduction, name)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-[y log s(x) + (1 - y) log(1 - s(x))] per class (s = sigmoid: each class a yes/no of its own), times
+    ``weight`` per class if given, averaged over the C classes of each sample; then the reduction over samples.
+    Computed in binary_cross_entropy_with_logits' stable form."""
+    name = "multilabel_soft_margin_loss"
+    reduction = legacy_reduction(size_average, reduce, reduction, name)
+    check_float(input, "input", name)
+    broadcast_shape(name, input.shape, target.shape)
+    loss = E.maximum(input, 0.0) - input * target + E.log1p(E.exp(-E.abs(input)))
+    if weight is not None:
+        loss = loss * weight
+    per_sample = R.sum(loss, input.ndim - 1) / input.shape[-1] if input.ndim else loss
+    return _reduce(per_sample, reduction, name)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """The multi-class hinge: for a sample of class y, sum over the other classes j of
+    max(0, margin - x[y] + x[j])^p / C (p is 1 or 2), each term times ``weight[y]`` if given. ``input`` (N, C)
+    with class indices ``target`` (N,), or one sample (C,) with a 0-d target."""
+    name = "multi_margin_loss"
+    reduction = legacy_reduction(size_average, reduce, reduction, name)
+    if p not in (1, 2):
+        raise ValueError(f"{name}: only p == 1 and p == 2 supported, got p={p}")
+    check_float(input, "input", name)
+    if input.ndim not in (1, 2) or target.ndim != input.ndim - 1:
+        raise RuntimeError(f"{name}: expected input of shape (N, C) with target (N,), or (C,) with a 0-d target; "
+                           f"got input {tuple(input.shape)} and target {tuple(target.shape)}")
+    x, y = (input, target) if input.ndim == 2 else (input.unsqueeze(0), target.reshape(1))
+    n_classes = x.shape[1]
+    if y.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}: target must hold class indices (int64), got {y.dtype.name}")
+    if y.numel() and (int(y.max().item()) >= n_classes or int(y.min().item()) < 0):
+        raise RuntimeError(f"{name}: target out of range: the class indices must lie in [0, {n_classes}), got "
+                           f"{int(y.min().item())} to {int(y.max().item())}")
+    picked = x.gather(1, y.unsqueeze(1))
+    terms = E.clamp(margin - picked + x, min=0.0)
+    if p == 2:
+        terms = terms * terms
+    if weight is not None:
+        terms = terms * weight[y].unsqueeze(1)
+    own = arange(n_classes, device=x.device).unsqueeze(0) == y.unsqueeze(1)
+    loss = R.sum(E.where(own, 0.0, terms), 1) / n_classes
+    return _reduce(loss if input.ndim == 2 else loss.reshape(()), reduction, name)
