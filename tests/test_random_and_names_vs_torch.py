@@ -387,3 +387,22 @@ def test_size_questions_match_torch():
         on_gpu = M is ag and t.device != "cpu"      # (the stand-in-GPU pass makes tensors on cuda:0)
         assert (M.numel(t), t.nelement(), t.element_size(), t.get_device()) == (6, 6, 8, 0 if on_gpu else -1)
         assert t.is_cuda is on_gpu
+
+
+def test_variable_is_a_new_leaf_sharing_memory_as_torchs():
+    for M in (ag, torch):
+        t = M.ones(2)
+        v = M.autograd.Variable(t, requires_grad=True)
+        assert v is not t and v.requires_grad and not t.requires_grad and v.is_leaf
+        assert isinstance(t, M.autograd.Variable)
+        y = M.ones(2, requires_grad=True) * 3
+        z = M.autograd.Variable(y)
+        assert z.grad_fn is None and not z.requires_grad
+        with M.no_grad():
+            v[0] = 5.0
+        assert t[0].item() == 5.0                          # (the same memory)
+        with pytest.raises(TypeError, match="tensor"):
+            M.autograd.Variable([1.0, 2.0])
+    with pytest.warns(UserWarning, match="no_grad"):
+        ag.autograd.Variable(ag.ones(1), volatile=True)
+    assert ag.autograd.inference_mode is ag.inference_mode
