@@ -19,13 +19,21 @@ from .creation import (Generator, arange, as_tensor, eye, from_numpy, full, full
 from .engine import backward
 from .events import Tape, explain, steps, trace
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .ops.elementwise import (abs, acos, add, allclose, asin, atan, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
-                              ceil, clamp, clone, cos, cosh, div, eq, equal, erf, exp, exp2, expm1, floor,
+from .ops.elementwise import (abs, acos, allclose, asin, atan, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
+                              ceil, clamp, clone, cos, cosh, eq, equal, erf, exp, exp2, expm1, floor,
                               floor_divide, ge, gt, isclose, isfinite, isinf, isnan, le, log, log1p, log2, log10,
                               logical_not, lt, masked_fill, maximum, minimum, mul, ne, neg, pow, reciprocal, relu,
-                              remainder, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, sub, tan, tanh, trunc,
+                              remainder, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, tan, tanh, trunc,
                               where)
 from .ops.elementwise import atan2, fmod, hypot, lerp, logaddexp
+from .ops.elementwise import abs as absolute, acos as arccos, asin as arcsin, atan as arctan
+from .ops.elementwise import acosh, asinh, atanh, acosh as arccosh, asinh as arcsinh, atanh as arctanh
+from .ops.elementwise import (div as true_divide, ge as greater_equal, gt as greater, le as less_equal, lt as less,
+                              mul as multiply, ne as not_equal, neg as negative, trunc as fix)
+from .ops.composites import (add, addbmm, addcdiv, addcmul, addmv, addr, baddbmm, cummax, cummin, div, dsplit,
+                             float_power, fliplr, flipud, fmax, fmin, hsplit, index_copy, index_fill, isneginf,
+                             isposinf, isreal, logaddexp2, logical_and, logical_or, logical_xor, sub, vdot, vsplit)
+from .ops.composites import div as divide, sub as subtract
 from .ops.elementwise import atan2 as arctan2
 from .ops.linalg import addmm, bmm, cdist, cross, dot, einsum, inner, kron, matmul, mm, mv, outer, tensordot
 from .ops.joining import (atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, column_stack, dstack, hstack,
@@ -86,6 +94,11 @@ def numel(input) -> int:
     return input.numel()
 
 
+def positive(input):
+    """``input`` itself (``+x``)."""
+    return input.positive()
+
+
 def clamp_min(input, min):
     return clamp(input, min=min)
 
@@ -138,7 +151,12 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "arange", "a
            "cuda", "numel", "clamp_min", "clamp_max", "set_printoptions", "bucketize", "histc", "isin",
            "searchsorted", "signbit", "tril_indices", "triu_indices", "deg2rad", "frac", "heaviside", "rad2deg",
            "sgn", "aminmax", "msort", "ravel", "select", "unflatten", "cosine_similarity", "dist",
-           "pairwise_distance"]
+           "pairwise_distance", "arccos", "arcsin", "arctan", "absolute", "acosh", "asinh", "atanh", "arccosh",
+           "arcsinh", "arctanh", "true_divide", "greater_equal", "greater", "less_equal", "less", "multiply",
+           "not_equal", "negative", "fix", "addbmm", "addcdiv", "addcmul", "addmv", "addr", "baddbmm", "cummax",
+           "cummin", "dsplit", "float_power", "fliplr", "flipud", "fmax", "fmin", "hsplit", "index_copy",
+           "index_fill", "isneginf", "isposinf", "isreal", "logaddexp2", "logical_and", "logical_or", "logical_xor",
+           "vdot", "vsplit", "divide", "subtract", "positive"]
 
 # PyTorch's torch.float and torch.int, set last: nothing in this module calls the builtins they hide
 float, int = float32, int32  # noqa: A001

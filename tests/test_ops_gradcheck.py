@@ -258,6 +258,10 @@ CASES: dict[str, list[Case]] = {
               C(lambda m, a, b: a.arctan2(b), nonzero(3), normal(3), id="method")],
     "sinh": [C(lambda m, a: a.sinh(), normal(2, 3), id="method")],
     "cosh": [C(lambda m, a: m.cosh(a), normal(3), id="fn")],
+    "asinh": [C(lambda m, a: a.asinh(), normal(2, 3, scale=3.0), id="method"),
+              C(lambda m, a: m.arcsinh(a), normal(3), id="arcsinh")],
+    "acosh": [C(lambda m, a: m.acosh(a), positive(2, 3, lo=1.1, hi=4.0), id="fn")],
+    "atanh": [C(lambda m, a: a.atanh(), positive(2, 3, lo=-0.8, hi=0.8), id="method")],
     # flat between whole numbers: a zero gradient, kept in the graph (inputs away from whole numbers and halves)
     "floor": [C(lambda m, a: a.floor() * a, away_from_whole(2, 3), id="method")],
     "ceil": [C(lambda m, a: m.ceil(a) + a, away_from_whole(3), id="fn")],

@@ -1,6 +1,6 @@
 """The differentiable op library. Importing it fills :data:`REGISTRY` and attaches
 the ops to :class:`Tensor`."""
-from . import (decompositions, elementwise, inplace, joining, linalg, methods, rearrange, reduce, selection,  # noqa: F401
+from . import (composites, decompositions, elementwise, inplace, joining, linalg, methods, rearrange, reduce, selection,  # noqa: F401
                searching, shape, special, statistics)
 from .registry import REGISTRY, OpDef, apply, defop  # noqa: F401
 

@@ -393,6 +393,21 @@ COSH = defop("cosh", ("self",), save=("self",), math="cosh a;  da = g*sinh(a)",
              vjp=lambda g, ctx: (g * sinh(ctx.self),),
              formulas=("sinh(a)",))
 
+ASINH = defop("asinh", ("self",), save=("self",), math="arsinh a;  da = g/sqrt(a^2 + 1)",
+              forward=lambda xp, a: xp.arcsinh(a),
+              vjp=lambda g, ctx: (g * rsqrt(ctx.self * ctx.self + _one_like(ctx.self)),),
+              formulas=("1/sqrt(a^2 + 1)",))
+
+ACOSH = defop("acosh", ("self",), save=("self",), math="arcosh a (a >= 1);  da = g/sqrt(a^2 - 1)",
+              forward=lambda xp, a: xp.arccosh(a),
+              vjp=lambda g, ctx: (g * rsqrt(ctx.self * ctx.self - _one_like(ctx.self)),),
+              formulas=("1/sqrt(a^2 - 1)",))
+
+ATANH = defop("atanh", ("self",), save=("self",), math="artanh a (|a| < 1);  da = g/(1 - a^2)",
+              forward=lambda xp, a: xp.arctanh(a),
+              vjp=lambda g, ctx: (g / (-ctx.self * ctx.self + _one_like(ctx.self)),),
+              formulas=("1/(1 - a^2)",))
+
 _ONE = {numpy.dtype(t): numpy.ones((), t) for t in ("float16", "float32", "float64")}
 for _one in _ONE.values():
     _one.flags.writeable = False
@@ -811,6 +826,7 @@ exp, log, sqrt, sin, cos, tanh, sigmoid, reciprocal, log1p, expm1 = map(
     _floating_unary, (EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RECIPROCAL, LOG1P, EXPM1))
 log2, log10, exp2, rsqrt, tan, asin, acos, atan, sinh, cosh, erf = map(
     _floating_unary, (LOG2, LOG10, EXP2, RSQRT, TAN, ASIN, ACOS, ATAN, SINH, COSH, ERF))
+asinh, acosh, atanh = map(_floating_unary, (ASINH, ACOSH, ATANH))
 
 
 def _no_rounding_of_bools(name, a):

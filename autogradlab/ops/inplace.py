@@ -192,6 +192,15 @@ def masked_fill_(self, mask, value):
     return inplace(self, "masked_fill_", lambda a, v: E.masked_fill(a, mask, v), value)
 
 
+def in_place(name, fn):
+    """The in-place form ``t.<name>(...)`` of the out-of-place ``fn``: ``t.exp_()`` writes ``exp(t)`` into
+    ``t`` (with the checks and the history of :func:`inplace`)."""
+    def method(self, *args, **kwargs):
+        return inplace(self, name, lambda a, *xs: fn(a, *xs, **kwargs), *args)
+    method.__name__ = name
+    return method
+
+
 def zero_(self):
     """Set every element to 0; the gradient to the old value is zero."""
     return _fill(self, 0, "zero_")

@@ -11,7 +11,7 @@ from .. import backend, creation as C, sampling as M
 from ..grad_mode import state
 from ..tensor import Tensor, tensor
 from . import decompositions as D, elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R
-from . import searching as H, selection as X, shape as S, special as P, statistics as Q
+from . import composites as O, searching as H, selection as X, shape as S, special as P, statistics as Q
 from .joining import tensor_split
 from .registry import apply_one
 
@@ -178,6 +178,19 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
                   device=self.device if device is None else device, requires_grad=requires_grad)
 
 
+def _positive(a):
+    if a.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported (as in PyTorch): convert the mask "
+                           "first, e.g. mask.to(autogradlab.int64)")
+    return a
+
+
+def _stride(self, dim=None):
+    """The step in elements between neighbours along each dim (PyTorch's ``stride()``), or along ``dim``."""
+    steps = tuple(s // self.dtype.itemsize for s in self.data.strides)
+    return steps if dim is None else steps[dim]
+
+
 def _get_device(self) -> int:
     """-1 for the CPU (PyTorch's answer), else the GPU's index."""
     return -1 if self.device == "cpu" else int(self.device.partition(":")[2] or 0)
@@ -249,6 +262,24 @@ METHODS = {
     "frac": P.frac, "deg2rad": P.deg2rad, "rad2deg": P.rad2deg, "sgn": P.sgn, "heaviside": P.heaviside,
     "aminmax": Q.aminmax, "ravel": A.ravel, "unflatten": A.unflatten, "select": A.select, "msort": A.msort,
     "histc": H.histc, "signbit": H.signbit,
+    # short compositions and PyTorch's other spellings (ops.composites)
+    "add": O.add, "sub": O.sub, "div": O.div, "addcmul": O.addcmul, "addcdiv": O.addcdiv, "addmv": O.addmv,
+    "addr": O.addr, "baddbmm": O.baddbmm, "addbmm": O.addbmm, "fmax": O.fmax, "fmin": O.fmin,
+    "cummax": O.cummax, "cummin": O.cummin, "logical_and": O.logical_and, "logical_or": O.logical_or,
+    "logical_xor": O.logical_xor, "float_power": O.float_power, "logaddexp2": O.logaddexp2,
+    "fliplr": O.fliplr, "flipud": O.flipud, "hsplit": O.hsplit, "vsplit": O.vsplit, "dsplit": O.dsplit,
+    "split_with_sizes": O.split_with_sizes, "index_fill": O.index_fill, "index_copy": O.index_copy,
+    "isposinf": O.isposinf, "isneginf": O.isneginf, "isreal": O.isreal, "vdot": O.vdot,
+    "fill_diagonal_": O.fill_diagonal_, "asinh": E.asinh, "acosh": E.acosh, "atanh": E.atanh,
+    "absolute": E.abs, "arccos": E.acos, "arcsin": E.asin, "arctan": E.atan, "arcsinh": E.asinh,
+    "arccosh": E.acosh, "arctanh": E.atanh, "multiply": E.mul, "subtract": O.sub, "divide": O.div,
+    "true_divide": E.div, "negative": E.neg, "greater": E.gt, "greater_equal": E.ge, "less": E.lt,
+    "less_equal": E.le, "not_equal": E.ne, "fix": E.trunc, "positive": lambda a: _positive(a),
+    "view_as": lambda a, other: S.view(a, other.shape), "ndimension": lambda a: a.ndim,
+    "is_complex": lambda a: False, "is_signed": lambda a: a.dtype.kind in "if",
+    "is_same_size": lambda a, other: tuple(a.shape) == tuple(other.shape),
+    "is_contiguous": lambda a, memory_format=None: backend.is_contiguous(a.data), "stride": _stride,
+    "where": lambda a, condition, other: E.where(condition, a, other),
     # random draws (the in-place fills write as copy_ does)
     "uniform_": M.uniform_, "normal_": M.normal_, "bernoulli_": M.bernoulli_, "random_": M.random_,
     "exponential_": M.exponential_, "bernoulli": M.bernoulli, "multinomial": M.multinomial,
@@ -267,9 +298,33 @@ METHODS = {
 }
 
 
+#: in-place forms made from the out-of-place ops: ``t.exp_()`` writes ``exp(t)`` into ``t``
+IN_PLACE = {
+    "exp_": E.exp, "log_": E.log, "log2_": E.log2, "log10_": E.log10, "log1p_": E.log1p, "expm1_": E.expm1,
+    "exp2_": E.exp2, "sqrt_": E.sqrt, "rsqrt_": E.rsqrt, "abs_": E.abs, "absolute_": E.abs, "neg_": E.neg,
+    "negative_": E.neg, "sigmoid_": E.sigmoid, "tanh_": E.tanh, "relu_": E.relu, "floor_": E.floor,
+    "ceil_": E.ceil, "round_": E.round, "trunc_": E.trunc, "fix_": E.trunc, "frac_": P.frac, "sin_": E.sin,
+    "cos_": E.cos, "tan_": E.tan, "asin_": E.asin, "acos_": E.acos, "atan_": E.atan, "arcsin_": E.asin,
+    "arccos_": E.acos, "arctan_": E.atan, "sinh_": E.sinh, "cosh_": E.cosh, "asinh_": E.asinh,
+    "acosh_": E.acosh, "atanh_": E.atanh, "reciprocal_": E.reciprocal, "square_": E.square, "sign_": E.sign,
+    "sgn_": P.sgn, "erf_": E.erf, "clamp_min_": lambda a, min: E.clamp(a, min=min),
+    "clamp_max_": lambda a, max: E.clamp(a, max=max), "clip_": E.clamp, "lerp_": E.lerp, "tril_": S.tril,
+    "triu_": S.triu, "addcmul_": O.addcmul, "addcdiv_": O.addcdiv, "atan2_": E.atan2, "arctan2_": E.atan2,
+    "hypot_": E.hypot, "fmod_": E.fmod, "deg2rad_": P.deg2rad, "rad2deg_": P.rad2deg, "xlogy_": P.xlogy,
+    "logit_": P.logit, "sinc_": P.sinc, "nan_to_num_": P.nan_to_num, "multiply_": E.mul, "subtract_": O.sub,
+    "divide_": O.div, "true_divide_": E.div, "index_fill_": O.index_fill, "index_copy_": O.index_copy,
+    "addmv_": O.addmv, "addr_": O.addr, "baddbmm_": O.baddbmm, "addbmm_": O.addbmm,
+}
+
+
 def attach():
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
+    for name, fn in IN_PLACE.items():
+        setattr(Tensor, name, I.in_place(name, fn))
     Tensor.T = property(_T)
     Tensor.is_cuda = property(lambda a: a.device != "cpu")
+    Tensor.is_cpu = property(lambda a: a.device == "cpu")
+    Tensor.itemsize = property(lambda a: a.dtype.itemsize)
+    Tensor.nbytes = property(lambda a: a.numel() * a.dtype.itemsize)
     Tensor.mT = property(_mT)

@@ -1,0 +1,306 @@
+"""PyTorch's ops that are short compositions of the registered ones, and its other spellings, so lab code
+that uses them ports: ``addcmul``, ``addcdiv``, ``addmv``, ``addr``, ``baddbmm``, ``addbmm``, ``fmax``,
+``fmin``, ``cummax``, ``cummin``, ``logical_and`` / ``or`` / ``xor``, ``float_power``, ``logaddexp2``,
+``fliplr``, ``flipud``, ``hsplit`` / ``vsplit`` / ``dsplit``, ``index_fill``, ``index_copy``, ``isposinf``,
+``isneginf``, ``isreal``, ``vdot``, ``fill_diagonal_``.
+
+Each is written with the ops it is made of, so its gradient is theirs: the graph shows those ops (``addcmul``
+appears as a ``mul`` and an ``add``). The math is in each docstring.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from collections import namedtuple
+
+import numpy
+
+from ..backend import asarray, to_host
+from ..tensor import Tensor
+from . import elementwise as E
+from .joining import tensor_split
+from .linalg import bmm, dot, mv, outer
+from .reduce import single_dim
+from .registry import expect_tensor
+from .selection import index_add
+from .shape import flip, gather, reshape, split
+
+__all__ = ["add", "sub", "div", "addcmul", "addcdiv", "addmv", "addr", "baddbmm", "addbmm", "fmax", "fmin", "cummax", "cummin",
+           "logical_and", "logical_or", "logical_xor", "float_power", "logaddexp2", "fliplr", "flipud", "hsplit",
+           "vsplit", "dsplit", "index_fill", "index_copy", "isposinf", "isneginf", "isreal", "vdot",
+           "fill_diagonal_", "split_with_sizes"]
+
+CummaxResult = namedtuple("cummax", ["values", "indices"])
+CumminResult = namedtuple("cummin", ["values", "indices"])
+
+
+def _scaled(t, factor):
+    return t if factor == 1 else t * factor
+
+
+def add(input, other, *, alpha=1):
+    """``input + alpha * other`` (PyTorch's ``add`` with its ``alpha``; ``a + b`` is the operator)."""
+    return E.add(input, _scaled(other, alpha))
+
+
+def sub(input, other, *, alpha=1):
+    """``input - alpha * other``."""
+    return E.sub(input, _scaled(other, alpha))
+
+
+def _whole_numbers(x):
+    return isinstance(x, (bool, int)) or getattr(x, "dtype", numpy.dtype(float)).kind in "biu"
+
+
+def div(input, other, *, rounding_mode=None):
+    """``input / other``; ``rounding_mode="trunc"`` rounds the quotient toward 0, ``"floor"`` toward -inf
+    (``a // b``). Rounded quotients of integers stay integers; a rounded quotient has no gradient."""
+    if rounding_mode is None:
+        return E.div(input, other)
+    if rounding_mode == "floor":
+        return E.floor_divide(input, other)
+    if rounding_mode == "trunc":
+        if _whole_numbers(input) and _whole_numbers(other):   # |a| // |b| with the quotient's sign
+            size = [abs(x) if not isinstance(x, Tensor) else E.abs(x) for x in (input, other)]
+            signs = [(x > 0) - (x < 0) if not isinstance(x, Tensor) else E.sign(x) for x in (input, other)]
+            return E.floor_divide(*size) * signs[0] * signs[1]
+        return E.trunc(E.div(input, other))
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                       f"{rounding_mode!r}")
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 * tensor2`` (elementwise, broadcast)."""
+    return E.add(input, _scaled(tensor1, value) * tensor2)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 / tensor2`` (elementwise, broadcast; Adam's update has this form)."""
+    return E.add(input, _scaled(tensor1, value) / tensor2)
+
+
+def _beta_alpha(input, product, beta, alpha):
+    """``beta * input + alpha * product``; with beta = 0 the input's values are not read (a NaN there does
+    not spread) and its gradient is 0, as in PyTorch."""
+    product = _scaled(product, alpha)
+    if beta == 0:
+        return E.add(product, E.where(isreal(input), 0.0, input))
+    return E.add(_scaled(input, beta), product)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)``."""
+    return _beta_alpha(input, mv(mat, vec), beta, alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * input + alpha * outer(vec1, vec2)``."""
+    return _beta_alpha(input, outer(vec1, vec2), beta, alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * bmm(batch1, batch2)`` (one matrix product per batch entry)."""
+    return _beta_alpha(input, bmm(batch1, batch2), beta, alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` (the batch's products summed)."""
+    return _beta_alpha(input, bmm(batch1, batch2).sum(0), beta, alpha)
+
+
+def fmax(input, other):
+    """The larger of each pair, a NaN counting as missing (``fmax(nan, 1)`` is 1; NaN only where both are);
+    at a tie the gradient goes to ``input``, as PyTorch's."""
+    take_input = (input >= other) | E.isnan(other)
+    return E.where(take_input, input, other)
+
+
+def fmin(input, other):
+    """The smaller of each pair, a NaN counting as missing; at a tie the gradient goes to ``input``."""
+    take_input = (input <= other) | E.isnan(other)
+    return E.where(take_input, input, other)
+
+
+def _running_extreme(input, dim, larger, name, result):
+    expect_tensor(input, name)
+    d = single_dim(dim, input.ndim, name) if input.ndim else 0
+    host = to_host(input.detach().data)
+    values = host.reshape(1) if host.ndim == 0 else host
+    accumulate = (numpy.maximum if larger else numpy.minimum).accumulate
+    with numpy.errstate(invalid="ignore"):
+        running = accumulate(values, axis=d)
+        # the index of the running extreme: the last element that equals it (ties take the later one, as
+        # PyTorch's), and a NaN takes over for good once it appears (it is the extreme from then on)
+        positions = numpy.arange(values.shape[d]).reshape([-1 if k == d else 1 for k in range(values.ndim)])
+        hits = (values == running) | numpy.isnan(values)
+        indices = numpy.maximum.accumulate(numpy.where(hits, positions, 0), axis=d)
+        if values.dtype.kind == "f":   # (after a NaN, later equal values must not move the index off it)
+            seen_nan = numpy.logical_or.accumulate(numpy.isnan(values), axis=d)
+            nan_at = numpy.maximum.accumulate(numpy.where(numpy.isnan(values), positions, 0), axis=d)
+            indices = numpy.where(seen_nan, nan_at, indices)
+    index = Tensor._make(asarray(indices.reshape(host.shape).astype(numpy.int64), input.device), False, None,
+                         input.device)
+    if input.ndim == 0:
+        return result(input.clone(), index)
+    return result(gather(input, d, index), index)
+
+
+def cummax(input, dim):
+    """``(values, indices)``: the running maximum along ``dim`` and where it was found (the later of tied
+    elements; a NaN, once seen); the gradient goes to that element."""
+    return _running_extreme(input, dim, True, "cummax", CummaxResult)
+
+
+def cummin(input, dim):
+    """``(values, indices)``: the running minimum along ``dim`` and where it was found."""
+    return _running_extreme(input, dim, False, "cummin", CumminResult)
+
+
+def _nonzero(t):
+    return t if isinstance(t, Tensor) and t.dtype.kind == "b" else t != 0
+
+
+def logical_and(input, other):
+    """True where both are nonzero (any dtype)."""
+    return _nonzero(input) & _nonzero(other)
+
+
+def logical_or(input, other):
+    """True where either is nonzero (any dtype)."""
+    return _nonzero(input) | _nonzero(other)
+
+
+def logical_xor(input, other):
+    """True where exactly one is nonzero (any dtype)."""
+    return _nonzero(input) ^ _nonzero(other)
+
+
+def float_power(input, exponent):
+    """``input ** exponent`` computed in float64 (whatever the dtypes), as PyTorch's ``float_power``."""
+    as_double = (lambda x: E.to_dtype(x, numpy.dtype("float64")) if isinstance(x, Tensor) else float(x))
+    return E.pow(as_double(input), as_double(exponent))
+
+
+def logaddexp2(input, other):
+    """``log2(2^a + 2^b)``, without overflow: ``logaddexp(a ln 2, b ln 2) / ln 2``."""
+    return E.logaddexp(_scaled(input, math.log(2.0)), _scaled(other, math.log(2.0))) / math.log(2.0)
+
+
+def fliplr(input):
+    """Columns reversed: ``flip(input, [1])`` (at least 2-D)."""
+    expect_tensor(input, "fliplr")
+    if input.ndim < 2:
+        raise RuntimeError(f"fliplr(): Input must be >= 2-d, got shape {tuple(input.shape)}")
+    return flip(input, [1])
+
+
+def flipud(input):
+    """Rows reversed: ``flip(input, [0])`` (at least 1-D)."""
+    expect_tensor(input, "flipud")
+    if input.ndim < 1:
+        raise RuntimeError("flipud(): Input must be >= 1-d, got a 0-d tensor")
+    return flip(input, [0])
+
+
+def _split_along(input, sections, dim, min_ndim, name):
+    expect_tensor(input, name)
+    if input.ndim < min_ndim:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_ndim} dimension, but got a tensor "
+                           f"with {input.ndim} dimensions!")
+    if isinstance(sections, numbers.Integral) and not isinstance(sections, bool):
+        if sections == 0 or input.shape[dim] % sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the "
+                               f"dimension {input.shape[dim]} is not divisible by the split_size {sections}!")
+    return tensor_split(input, sections, dim)
+
+
+def hsplit(input, sections):
+    """Split into ``sections`` equal parts (or at the given indices) along dim 1 (dim 0 of a 1-D tensor)."""
+    return _split_along(input, sections, 1 if getattr(input, "ndim", 1) > 1 else 0, 1, "hsplit")
+
+
+def vsplit(input, sections):
+    """Split along dim 0 (at least 2-D)."""
+    return _split_along(input, sections, 0, 2, "vsplit")
+
+
+def dsplit(input, sections):
+    """Split along dim 2 (at least 3-D)."""
+    return _split_along(input, sections, 2, 3, "dsplit")
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """Pieces of the given sizes along ``dim`` (``split`` with a list)."""
+    return split(input, list(split_sizes), dim)
+
+
+def _index_mask(input, dim, index, name):
+    """A bool tensor of input's shape, True in the slices along ``dim`` that ``index`` names."""
+    expect_tensor(input, name)
+    if not isinstance(index, Tensor) or index.dtype.kind not in "iu" or index.ndim > 1:
+        raise IndexError(f"{name}(): index must be a 1-D (or 0-d) int64 tensor, got "
+                         f"{getattr(index, 'dtype', type(index).__name__)}")
+    d = single_dim(dim, input.ndim, name) if input.ndim else 0
+    n = input.shape[d] if input.ndim else 1
+    picks = to_host(index.data).reshape(-1).astype(numpy.int64)
+    if picks.size and (picks.max() >= n or picks.min() < -n):
+        raise IndexError(f"{name}(): index {int(picks.max())} is out of bounds for dimension {d} with size {n}")
+    hit = numpy.zeros(n, dtype=bool)
+    hit[picks] = True
+    shape = [n if k == d else 1 for k in range(max(input.ndim, 1))]
+    mask = Tensor._make(asarray(hit.reshape(shape), input.device), False, None, input.device)
+    return (mask if input.ndim else reshape(mask, ())), d
+
+
+def index_fill(input, dim, index, value):
+    """``input`` with the slices along ``dim`` at ``index`` set to ``value`` (a number or a 0-d tensor,
+    which then gets their gradient); the rest keeps input's gradient."""
+    mask, _ = _index_mask(input, dim, index, "index_fill")
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise IndexError(f"index_fill_(): only supports a 0-dimensional value tensor, but got tensor with "
+                         f"{value.ndim} dimension(s)")
+    return E.where(mask, E.to_dtype(value, input.dtype) if isinstance(value, Tensor) else value, input)
+
+
+def index_copy(input, dim, index, source):
+    """``input`` with its slices along ``dim`` at ``index`` replaced by ``source``'s, in order (``index[i]``
+    takes ``source``'s slice i). With a repeated index PyTorch leaves the result undefined; here the slices
+    add up."""
+    mask, d = _index_mask(input, dim, index, "index_copy")
+    return index_add(E.where(mask, 0.0, input), d, index.reshape(-1) if index.ndim == 0 else index, source)
+
+
+def isposinf(input):
+    """True where an element is +inf."""
+    return E.isinf(input) & (input > 0)
+
+
+def isneginf(input):
+    """True where an element is -inf."""
+    return E.isinf(input) & (input < 0)
+
+
+def isreal(input):
+    """True everywhere: every dtype here is real."""
+    expect_tensor(input, "isreal")
+    return Tensor._make(asarray(numpy.ones(input.shape, dtype=bool), input.device), False, None, input.device)
+
+
+def vdot(input, other):
+    """The dot product of two 1-D tensors (for real numbers, ``dot``)."""
+    return dot(input, other)
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Write ``fill_value`` on the main diagonal, in place (a matrix, or a tensor whose dims are all equal);
+    ``wrap=True`` starts the diagonal again below a tall matrix's square top, as NumPy's and PyTorch's."""
+    expect_tensor(self, "fill_diagonal_")
+    if self.ndim < 2:
+        raise RuntimeError(f"fill_diagonal_(): dimensions must larger than 1, got shape {tuple(self.shape)}")
+    if self.ndim > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError(f"fill_diagonal_(): all dimensions of input must be of equal length, got shape "
+                           f"{tuple(self.shape)}")
+    mask = numpy.zeros(self.shape, dtype=bool)
+    numpy.fill_diagonal(mask, True, wrap=wrap)
+    return self.masked_fill_(Tensor._make(asarray(mask, self.device), False, None, self.device), fill_value)
+
