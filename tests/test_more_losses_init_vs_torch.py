@@ -244,3 +244,47 @@ def test_upsample_warns_and_is_interpolate_as_in_torch():
     with pytest.warns(UserWarning, match="interpolate"):
         theirs = TF.upsample(torch.tensor(x), scale_factor=2, mode="linear")
     close(ours, theirs, **TOL["float64"])
+
+
+# -- unfold / fold (im2col and col2im) --------------------------------------------------------------------------
+
+UNFOLD = [((2, 3, 5, 6), dict(kernel_size=2)), ((2, 3, 5, 6), dict(kernel_size=(2, 3), stride=(1, 2), padding=1)),
+          ((1, 2, 7, 7), dict(kernel_size=3, dilation=2, padding=(2, 1))), ((3, 4, 4), dict(kernel_size=(1, 2))),
+          ((1, 1, 4, 4), dict(kernel_size=4))]
+
+
+@pytest.mark.parametrize("shape, kwargs", UNFOLD, ids=[str(k) for _, k in UNFOLD])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_unfold_and_fold_values_and_gradients_match_torch(shape, kwargs, dtype):
+    data = np.random.default_rng(2).standard_normal(shape)
+    _run(lambda L, T, x: L.unfold(x, **kwargs), (data,), (0,), dtype)
+    columns = TF.unfold(torch.tensor(data), **kwargs).numpy()
+    _run(lambda L, T, c: L.fold(c, shape[-2:], **kwargs), (columns,), (0,), dtype)
+
+
+def test_a_convolution_is_a_matrix_product_of_unfolded_columns():
+    x, w = ag.randn(2, 3, 6, 6), ag.randn(4, 3, 3, 3)
+    columns = F.unfold(x, 3, padding=1)                                 # (2, 27, 36)
+    product = (w.reshape(4, -1) @ columns).reshape(2, 4, 6, 6)
+    np.testing.assert_allclose(_host(product), _host(F.conv2d(x, w, padding=1)), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, T: L.unfold(T.ones(2, 3), 2), lambda L, T: L.unfold(T.ones(1, 1, 2, 2), 3),
+    lambda L, T: L.fold(T.ones(1, 4, 5), (3, 3), 2), lambda L, T: L.fold(T.ones(1, 5, 4), (3, 3), 2),
+    lambda L, T: L.unfold(T.ones(1, 1, 3, 3), 0), lambda L, T: L.fold(T.ones(2, 2, 2, 2), (3, 3), 2),
+], ids=["unfold-2d", "unfold-too-small", "fold-blocks", "fold-rows", "unfold-zero-kernel", "fold-4d"])
+def test_unfold_and_fold_refuse_what_torch_refuses(call):
+    with pytest.raises(Exception) as theirs:
+        call(TF, torch)
+    with pytest.raises((type(theirs.value), RuntimeError)):
+        call(F, ag)
+
+
+def test_unfold_and_fold_modules_match_torch():
+    for args in [(2,), ((2, 3), 1, 1, 2)]:
+        assert repr(nn.Unfold(*args)) == repr(torch.nn.Unfold(*args))
+    assert repr(nn.Fold((4, 4), 2, stride=2)) == repr(torch.nn.Fold((4, 4), 2, stride=2))
+    data = np.random.default_rng(3).standard_normal((1, 2, 4, 4))
+    close(nn.Fold((4, 4), 2, stride=2)(nn.Unfold(2, stride=2)(ag.tensor(data))),
+          torch.nn.Fold((4, 4), 2, stride=2)(torch.nn.Unfold(2, stride=2)(torch.tensor(data))), **TOL["float64"])

@@ -18,6 +18,7 @@ from .layers import (AdaptiveMaxPool1d, AdaptiveMaxPool2d, Bilinear, CircularPad
                      InstanceNorm2d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d)
 from .layers import CosineEmbeddingLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss, TripletMarginLoss
 from .layers import GaussianNLLLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss
+from .layers import Fold, Unfold
 from .layers import MaxUnpool1d, MaxUnpool2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .attention import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
@@ -29,7 +30,7 @@ from .sampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear
 
 __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDivLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "GaussianNLLLoss",
-           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
+           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss", "Fold", "Unfold",
            "Linear", "ReLU", "ReLU6", "Hardtanh", "Hardsigmoid", "Hardswish", "Mish", "SELU",
            "CELU", "Softsign", "LogSigmoid", "Tanhshrink", "Softmin", "GroupNorm", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus",

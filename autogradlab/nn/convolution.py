@@ -21,7 +21,7 @@ from ..ops import selection
 from ..ops import shape as S
 from ..tensor import Tensor
 
-__all__ = ["pad", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
+__all__ = ["pad", "unfold", "fold", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d"]
 
@@ -158,6 +158,71 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     out = patches @ S.transpose(kernels, -1, -2)                          # (N, G, oh*ow, O/G)
     out = S.reshape(S.permute(out, (0, 1, 3, 2)), (n, o, oh, ow))
     return out if bias is None else out + S.reshape(bias, (1, o, 1, 1))
+
+
+def _block_sizes(kernel_size, dilation, padding, stride):
+    return (_pair(kernel_size, "kernel_size", 1), _pair(dilation, "dilation", 1), _pair(padding, "padding", 0),
+            _pair(stride, "stride", 1))
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col, exposed: every sliding block of the (zero-padded) image as a column. (N, C, H, W) becomes
+    (N, C*kh*kw, L), L the number of blocks; row ``c*kh*kw + u*kw + v`` of column ``i*out_w + j`` is
+    ``x[n, c, i*stride + u*dilation, j*stride + v*dilation]``. A convolution is then ``weight.view(O, -1) @
+    unfold(x)``. (C, H, W) gives (C*kh*kw, L)."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D, shape "
+                           f"{tuple(input.shape)})")
+    if input.ndim == 3:
+        return S.squeeze(unfold(S.unsqueeze(input, 0), kernel_size, dilation, padding, stride), 0)
+    kernel, dilation, padding, stride = _block_sizes(kernel_size, dilation, padding, stride)
+    (ph, pw), (n, c, h, w) = padding, input.shape
+    blocks = [(size + 2 * p - d * (k - 1) - 1) // st + 1
+              for size, p, d, k, st in zip((h, w), padding, dilation, kernel, stride)]
+    if min(blocks) < 1:
+        raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size={kernel}, dilation={dilation}, "
+                           f"padding={padding}, calculated shape of the array of sliding blocks as "
+                           f"({blocks[0]}, {blocks[1]}), but its components must be at least one")
+    x = pad(input, (pw, pw, ph, ph)) if ph or pw else input
+    patches = _windows(x, kernel, stride, dilation, "unfold")                   # (N, C, oh, ow, kh, kw)
+    patches = S.permute(patches, (0, 1, 4, 5, 2, 3))                             # (N, C, kh, kw, oh, ow)
+    return S.reshape(patches, (n, c * kernel[0] * kernel[1], blocks[0] * blocks[1]))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im, the adjoint of :func:`unfold`: each column of (N, C*kh*kw, L) is put back as a block of an
+    (N, C, H, W) image, and where blocks overlap their values add up (``fold(unfold(x))`` counts each pixel
+    as often as blocks cover it). (C*kh*kw, L) gives (C, H, W)."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported (got "
+                           f"{input.ndim}D, shape {tuple(input.shape)})")
+    if input.ndim == 2:
+        return S.squeeze(fold(S.unsqueeze(input, 0), output_size, kernel_size, dilation, padding, stride), 0)
+    (h, w) = _pair(output_size, "output_size", 1)
+    kernel, dilation, padding, stride = _block_sizes(kernel_size, dilation, padding, stride)
+    n, rows, length = input.shape
+    if rows % (kernel[0] * kernel[1]):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
+                           f"got input.size(1)={rows} and kernel_size={kernel}.")
+    (ph, pw) = padding
+    hp, wp = h + 2 * ph, w + 2 * pw
+    blocks = [(size - d * (k - 1) - 1) // st + 1 for size, d, k, st in zip((hp, wp), dilation, kernel, stride)]
+    if min(blocks) < 1 or blocks[0] * blocks[1] != length:
+        raise RuntimeError(f"Given output_size=({h}, {w}), kernel_size={kernel}, dilation={dilation}, "
+                           f"padding={padding}, stride={stride}, expected size of input's dimension 2 to match the "
+                           f"calculated number of sliding blocks {blocks[0]} * {blocks[1]} = "
+                           f"{blocks[0] * blocks[1]}, but got input.size(2)={length}.")
+    c = rows // (kernel[0] * kernel[1])
+    r, q = _window_positions((hp, wp), kernel, stride, dilation)                 # (oh, ow, kh, kw) each
+    flat = numpy.broadcast_to(r * wp + q, (blocks[0], blocks[1], kernel[0], kernel[1]))
+    where = flat.transpose(2, 3, 0, 1).reshape(1, 1, -1)                         # the order of unfold's rows
+    index = backend.asarray(numpy.ascontiguousarray(numpy.broadcast_to(where, (n, c, where.shape[-1]))),
+                            input.device)
+    values = S.reshape(input, (n, c, -1))
+    image = selection.scatter_add(creation.zeros(n, c, hp * wp, dtype=input.dtype, device=input.device), 2,
+                                  Tensor._make(index, False, None, input.device), values)
+    image = S.reshape(image, (n, c, hp, wp))
+    return image[:, :, ph:ph + h, pw:pw + w] if ph or pw else image
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):

@@ -22,6 +22,7 @@ from ..tensor import Tensor
 from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d,
                           avg_pool1d, avg_pool2d, conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool1d,
                           max_pool2d, max_unpool1d, max_unpool2d, pad)
+from .convolution import fold, unfold
 from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
                      mse_loss, nll_loss, smooth_l1_loss)
 from .distance import check_float as _check_float
@@ -43,7 +44,7 @@ __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "kl_div", "mar
            "instance_norm", "bilinear", "adaptive_max_pool1d", "adaptive_max_pool2d",
            "interpolate", "pixel_shuffle", "pixel_unshuffle", "max_unpool1d", "max_unpool2d", "poisson_nll_loss",
            "gaussian_nll_loss", "soft_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "pdist",
-           "gumbel_softmax", "upsample"]
+           "gumbel_softmax", "upsample", "fold", "unfold"]
 
 
 def linear(input, weight, bias=None):

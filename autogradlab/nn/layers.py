@@ -25,7 +25,7 @@ __all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GEL
            "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
            "BCEWithLogitsLoss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
            "PoissonNLLLoss", "GaussianNLLLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
-           "TripletMarginLoss"]
+           "TripletMarginLoss", "Unfold", "Fold"]
 
 
 class Linear(Module):
@@ -941,6 +941,39 @@ class AvgPool1d(Module):
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class Unfold(Module):
+    """Every sliding block of an image as a column: (N, C, H, W) -> (N, C*kh*kw, L) (see
+    ``functional.unfold``)."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = kernel_size, dilation, padding, stride
+
+    def forward(self, input):
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, "
+                f"stride={self.stride}")
+
+
+class Fold(Module):
+    """Columns put back as blocks of an image, overlaps summed: (N, C*kh*kw, L) -> (N, C, H, W) (see
+    ``functional.fold``)."""
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def forward(self, input):
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
 
 
 class Flatten(Module):
