@@ -37,7 +37,7 @@ class Generator:
         wraps around modulo 2**64, as PyTorch's does."""
         if isinstance(seed, bool) or not isinstance(seed, (int, numpy.integer)):
             raise RuntimeError(f"manual_seed expected an int seed (as PyTorch, a long), got {type(seed).__name__} "
-                               f"{seed!r}: write manual_seed({int(seed) if isinstance(seed, float) else 0})")
+                               f"{seed!r}: write manual_seed(int(seed))")
         self._seed = _wrapped(int(seed))
         self.numpy = numpy.random.default_rng(self._seed)   # the stream itself
         return self
@@ -73,6 +73,9 @@ class Generator:
                                f"autogradlab Generator), got {len(raw)}; a state from PyTorch does not fit this one")
         state, inc, has, uint, seed = (int.from_bytes(raw[a:b], "little") for a, b in
                                        [(0, 16), (16, 32), (32, 33), (33, 37), (37, 45)])
+        if has > 1 or inc % 2 == 0:   # (PCG64's increment is odd; the cached-half flag 0 or 1)
+            raise RuntimeError("set_state: this is not a state get_state() returned (it was changed); take a "
+                               "fresh one with get_state()")
         stream = numpy.random.PCG64()
         stream.state = {"bit_generator": "PCG64", "state": {"state": state, "inc": inc}, "has_uint32": has,
                         "uinteger": uint}
@@ -145,8 +148,12 @@ def generator(given=None):
                     f"numpy.random.Generator or None, got {type(given).__name__}")
 
 
-def _sizes(size):
-    """A shape from ``f(2, 3)`` or ``f((2, 3))``: ints (NumPy's too), none negative, as PyTorch requires."""
+def _sizes(size, name=None):
+    """A shape from ``f(2, 3)`` or ``f((2, 3))``: ints (NumPy's too), none negative, as PyTorch requires
+    (``f(())`` is a 0-d tensor; ``f()`` with no size at all is refused when ``name`` says whose it is)."""
+    if not size and name is not None:
+        raise TypeError(f"{name}() missing 1 required positional argument: 'size' (write {name}(()) for a 0-d "
+                        f"tensor, or {name}(2, 3))")
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     shape = []
@@ -186,14 +193,17 @@ def _float(dtype):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(numpy.zeros(_sizes(size)), _float(dtype), device, requires_grad)
+    return _finish(numpy.zeros(_sizes(size, "zeros")), _float(dtype), device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(numpy.ones(_sizes(size)), _float(dtype), device, requires_grad)
+    return _finish(numpy.ones(_sizes(size, "ones")), _float(dtype), device, requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' must be a tuple of ints, not {type(size).__name__}: write "
+                        f"full(({size!r},), {fill_value!r})")
     if dtype is None:
         dtype = numpy.dtype("int64") if isinstance(fill_value, (int, bool)) and not isinstance(fill_value, bool) \
             else numpy.dtype("bool") if isinstance(fill_value, bool) else DEFAULT_FLOAT
@@ -230,12 +240,12 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform on [0, 1)."""
-    return _finish(_stream(generator).random(_sizes(size)), _float(dtype), device, requires_grad)
+    return _finish(_stream(generator).random(_sizes(size, "rand")), _float(dtype), device, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal."""
-    return _finish(_stream(generator).standard_normal(_sizes(size)), _float(dtype), device, requires_grad)
+    return _finish(_stream(generator).standard_normal(_sizes(size, "randn")), _float(dtype), device, requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -250,11 +260,27 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         raise TypeError(f"randint(): argument 'size' must be a tuple of ints, not {type(size).__name__} "
                         f"({size!r}): write ({size!r},)")
     low, high = _whole(low, "low", "randint"), _whole(high, "high", "randint")
+    for name, value in (("low", low), ("high", high)):
+        if not -(1 << 63) <= value < (1 << 63):
+            raise ValueError(f"randint(): {name}={value} is out of range of int64 (PyTorch's 'Overflow when "
+                             f"unpacking long long')")
     if low >= high:
         raise RuntimeError(f"randint() draws from [low, high), so low must be less than high, got low={low}, "
                            f"high={high}")
-    return _finish(_stream(generator).integers(low, high, size=_sizes((size,))), numpy.dtype(dtype or "int64"),
-                   device, requires_grad)
+    dtype = numpy.dtype(dtype or "int64")
+    _check_fits(dtype, low, high - 1, "randint", "low", "high - 1")
+    return _finish(_stream(generator).integers(low, high, size=_sizes((size,))), dtype, device, requires_grad)
+
+
+def _check_fits(dtype, low, high, name, low_what, high_what):
+    """Refuse draws an integer or bool ``dtype`` cannot hold (they would wrap around), as PyTorch does."""
+    if dtype.kind not in "biu":
+        return
+    lo, hi = (0, 1) if dtype.kind == "b" else (int(numpy.iinfo(dtype).min), int(numpy.iinfo(dtype).max))
+    for what, value in ((low_what, low), (high_what, high)):
+        if not lo <= value <= hi:
+            raise RuntimeError(f"{name}(): {what} = {value} is out of bounds for {dtype.name} ([{lo}, {hi}]); "
+                               f"pick a wider dtype, e.g. dtype=autogradlab.int64")
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -262,7 +288,13 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     n = _whole(n, "n", "randperm")
     if n < 0:
         raise RuntimeError(f"randperm(n) needs n >= 0 (a permutation of 0, ..., n - 1), got n={n}")
-    return _finish(_stream(generator).permutation(n), numpy.dtype(dtype or "int64"), device, requires_grad)
+    dtype = numpy.dtype(dtype or "int64")
+    if n:
+        _check_fits(dtype, 0, n - 1, "randperm", "0", "n - 1")
+    if dtype == numpy.float16 and n > 2049:
+        raise RuntimeError(f"randperm(): n cannot be greater than 2049 for float16 (its whole numbers end there), "
+                           f"got n={n}")
+    return _finish(_stream(generator).permutation(n), dtype, device, requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):

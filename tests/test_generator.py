@@ -193,3 +193,39 @@ def test_factories_take_numpy_ints_and_0d_integer_tensors_as_torch():
     assert tuple(ag.randint(ag.tensor(3), (4,)).shape) == (4,) and host(ag.randint(ag.tensor(3), (4,)).data).max() < 3
     assert sorted(host(ag.randperm(ag.tensor(4)).data).tolist()) == [0, 1, 2, 3]
     assert tuple(torch.randint(torch.tensor(3), (4,)).shape) == (4,)
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.randint(-5, 5, (8,), dtype=M.uint8), lambda M: M.randint(0, 1000, (5,), dtype=M.int8),
+    lambda M: M.randint(0, 10, (8,), dtype=M.bool), lambda M: M.randperm(300, dtype=M.uint8),
+    lambda M: M.randint(2**63, (1,)), lambda M: M.randperm(3000, dtype=M.float16),
+], ids=["uint8-negative", "int8-too-high", "bool-too-high", "randperm-uint8", "int64-overflow", "randperm-float16"])
+def test_draws_a_dtype_cannot_hold_are_refused_as_torch(call):
+    ag.manual_seed(1)
+    expected = host(ag.rand(2).data)
+    with pytest.raises(Exception) as theirs:
+        call(torch)
+    ag.manual_seed(1)
+    with pytest.raises(type(theirs.value)):
+        call(ag)
+    np.testing.assert_array_equal(host(ag.rand(2).data), expected)   # (refused before the stream moved)
+
+
+@pytest.mark.parametrize("call", [lambda M: M.randint(0, 2, (50,), dtype=M.bool),
+                                  lambda M: M.randperm(256, dtype=M.uint8), lambda M: M.randint(-128, 128, (50,),
+                                                                                                 dtype=M.int8)],
+                         ids=["bool", "randperm-uint8-256", "int8-full-range"])
+def test_draws_that_fit_their_dtype_are_taken_as_torch(call):
+    ours, theirs = call(ag), call(torch)
+    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.") and tuple(ours.shape) == tuple(theirs.shape)
+
+
+def test_a_changed_state_is_refused():
+    state = host(ag.Generator().manual_seed(2).get_state().data).copy()
+    for position, value in ((32, 7), (16, 0)):            # the cached-half flag; an even increment
+        bad = state.copy()
+        bad[position] = value
+        if position == 16:
+            bad[16:32] = 0
+        with pytest.raises(RuntimeError, match="get_state"):
+            ag.Generator().set_state(ag.tensor(bad))

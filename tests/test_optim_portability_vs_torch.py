@@ -120,3 +120,36 @@ def test_a_torch_state_of_the_wrong_shape_is_refused_before_anything_changes():
     with pytest.raises(ValueError, match="shape"):
         opt.load_state_dict(saved)
     assert opt.state == {} and opt.param_groups[0]["lr"] == 0.5
+
+
+def test_adamw_stays_decoupled_after_loading_an_adam_state_dict_as_torchs():
+    for lib in (optim, torch.optim):
+        T = ag if lib is optim else torch
+        adam = lib.Adam([T.ones(3, requires_grad=True)], lr=0.1, weight_decay=0.5)
+        adamw = lib.AdamW([T.ones(3, requires_grad=True)], lr=0.1, weight_decay=0.5)
+        adamw.load_state_dict(adam.state_dict())
+        assert adamw.param_groups[0]["decoupled_weight_decay"] is True
+
+
+@pytest.mark.parametrize("ours_cls, theirs_cls, kwargs", PAIRS, ids=IDS)
+def test_named_parameters_are_taken_as_torch_takes_them(ours_cls, theirs_cls, kwargs):
+    ours, theirs = _models("float64")
+    opt = ours_cls(ours.named_parameters(), **kwargs)
+    topt = theirs_cls(theirs.named_parameters(), **kwargs)
+    assert opt.param_groups[0]["param_names"] == topt.param_groups[0]["param_names"]
+    _train(ours, opt, 4)
+    _train(theirs, topt, 4, lib=torch, functional=torch.nn.functional)
+    for a, b in zip(_weights(ours), _weights(theirs)):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    group, tgroup = opt.state_dict()["param_groups"][0], topt.state_dict()["param_groups"][0]
+    assert set(group) == set(tgroup) and group["param_names"] == tgroup["param_names"]
+
+
+def test_named_and_unnamed_parameters_do_not_mix_as_in_torch():
+    for lib, T in ((optim, ag), (torch.optim, torch)):
+        w, b = T.zeros(2, requires_grad=True), T.zeros(1, requires_grad=True)
+        with pytest.raises(ValueError, match="names"):
+            lib.SGD([("w", w), b], lr=0.1)
+        opt = lib.SGD([w], lr=0.1)
+        with pytest.raises(ValueError, match="names"):
+            opt.add_param_group({"params": [("b", b)]})

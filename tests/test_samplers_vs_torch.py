@@ -215,3 +215,83 @@ def test_a_sampler_subclass_needs_iter():
         pass
     with pytest.raises(NotImplementedError, match="__iter__"):
         iter(Half())
+
+
+# -- from a review against torch 2.13 ------------------------------------------------------------------------
+
+def test_samplers_loaders_and_subsets_are_generic_as_torchs():
+    for M in (D, T):
+        class Evens(M.Sampler[int]):
+            def __init__(self, n):
+                self.n = n
+
+            def __iter__(self):
+                return iter(range(0, self.n, 2))
+
+            def __len__(self):
+                return (self.n + 1) // 2
+        assert list(M.DataLoader(list(range(6)), sampler=Evens(6), batch_size=None)) == [0, 2, 4]
+        assert M.DataLoader[int] is not None and M.Subset[int] is not None
+
+
+def test_weighted_sampler_without_replacement_takes_zero_weights_last_as_torch():
+    for M in (D, T):
+        picks = list(M.WeightedRandomSampler([1.0, 1.0, 0.0], 3, replacement=False))
+        assert sorted(picks) == [0, 1, 2] and picks[2] == 2
+        with pytest.raises(RuntimeError):
+            list(M.WeightedRandomSampler([1.0, 1.0], 3, replacement=False))
+
+
+def test_weighted_sampler_keeps_its_weights_as_a_float64_tensor_checked_when_drawn():
+    ours, theirs = D.WeightedRandomSampler([1, 2], 3), T.WeightedRandomSampler([1, 2], 3)
+    assert isinstance(ours.weights, ag.Tensor) and ours.weights.dtype.name == "float64" == \
+        str(theirs.weights.dtype).removeprefix("torch.")
+    for sampler in (ours, theirs):
+        with (ag.no_grad() if sampler is ours else torch.no_grad()):
+            sampler.weights.fill_(0.0)
+        with pytest.raises(RuntimeError):
+            list(sampler)
+
+
+@pytest.mark.parametrize("make", [lambda M: M.RandomSampler([]), lambda M: M.DataLoader([], shuffle=True),
+                                  lambda M: M.RandomSampler([], replacement=True)],
+                         ids=["random-sampler", "shuffled-loader", "replacement"])
+def test_an_empty_dataset_cannot_be_shuffled_as_in_torch(make):
+    with pytest.raises(ValueError, match="num_samples"):
+        make(T)
+    with pytest.raises(ValueError, match="num_samples"):
+        make(D)
+
+
+@pytest.mark.parametrize("kwargs", [dict(num_workers=2, prefetch_factor=-1),
+                                    dict(num_workers=2, multiprocessing_context="x"),
+                                    dict(num_workers=2, multiprocessing_context=3)], ids=str)
+def test_worker_options_are_checked_as_torch_checks_them(kwargs):
+    with pytest.raises(Exception) as theirs:
+        T.DataLoader(list(range(4)), **kwargs)
+    with pytest.raises(type(theirs.value), match="DataLoader"):
+        D.DataLoader(list(range(4)), **kwargs)
+
+
+def test_worker_defaults_and_falsy_drop_last_without_batching_as_torch():
+    for M in (D, T):
+        assert M.DataLoader(list(range(4)), num_workers=2).prefetch_factor == 2
+        assert M.DataLoader(list(range(4))).prefetch_factor is None
+        assert len(M.DataLoader(list(range(4)), batch_size=None, drop_last=0)) == 4
+
+
+def test_a_float_index_from_a_sampler_is_refused_as_torch():
+    ours_ds, theirs_ds = _both_datasets(5)
+    with pytest.raises(IndexError):
+        list(T.DataLoader(theirs_ds, batch_size=2, sampler=[1.7, 2.2]))
+    with pytest.raises(IndexError):
+        list(D.DataLoader(ours_ds, batch_size=2, sampler=[1.7, 2.2]))
+
+
+def test_a_loader_subclass_may_set_its_settings_before_init_as_in_torch():
+    for M in (D, T):
+        class Loader(M.DataLoader):
+            def __init__(self, data):
+                self.dataset = data
+                super().__init__(data, batch_size=2)
+        assert len(Loader(list(range(5)))) == 3

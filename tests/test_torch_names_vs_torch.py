@@ -587,3 +587,44 @@ LIST_DATA = {
 def test_tensor_of_a_list_takes_torchs_dtype_from_each_element(name):
     data = LIST_DATA[name]
     _same(ag.tensor(data), torch.tensor(data))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "bool", "int32"])
+def test_small_integers_run_their_sums_in_int64(dtype):
+    ours, theirs = _both([[1, 0, 1], [1, 1, 0]], dtype)
+    _same(ours.cumsum(1), theirs.cumsum(1))
+
+
+def test_a_uint8_index_is_a_mask_with_torchs_warning():
+    data = np.arange(4.0)
+    mask = np.array([1, 0, 1, 1], dtype=np.uint8)
+    with pytest.warns(UserWarning, match="uint8"):
+        ours = ag.tensor(data)[ag.tensor(mask)]
+    with pytest.warns(UserWarning, match="uint8"):
+        theirs = torch.tensor(data)[torch.tensor(mask)]
+    _same(ours, theirs)
+
+
+@pytest.mark.parametrize("name", ["byte", "char", "short", "int", "long", "half", "float", "double", "bool"])
+def test_dtype_methods_match_torch(name):
+    ours, theirs = _both([0.0, 1.5, 2.0])
+    _same(getattr(ours, name)(), getattr(theirs, name)())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8",
+                                   "bool"])
+def test_type_names_and_casts_follow_torch(dtype):
+    ours, theirs = _both([1, 0, 2], dtype)
+    assert ours.type().split(".")[-1] == theirs.type().split(".")[-1] and ours.type().startswith("autogradlab.")
+    _same(ours.type(ag.float64), theirs.type(torch.float64))
+    _same(ours.type("torch.LongTensor"), theirs.type("torch.LongTensor"))
+
+
+@pytest.mark.parametrize("call", [lambda M: M.zeros(), lambda M: M.ones(), lambda M: M.rand(), lambda M: M.randn(),
+                                  lambda M: M.full(2, 1.0)], ids=["zeros", "ones", "rand", "randn", "full-int-size"])
+def test_factories_without_a_size_are_refused_as_torch(call):
+    with pytest.raises(TypeError):
+        call(torch)
+    with pytest.raises(TypeError, match="size"):
+        call(ag)
+    _same(ag.zeros(()), torch.zeros(()))

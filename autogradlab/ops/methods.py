@@ -191,6 +191,26 @@ def _stride(self, dim=None):
     return steps if dim is None else steps[dim]
 
 
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "int64": "LongTensor",
+               "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+               "bool": "BoolTensor"}
+
+
+def _type(self, dtype=None, non_blocking=False):
+    """No argument: the type's name, PyTorch's way ("autogradlab.FloatTensor"); with a dtype, or such a name
+    (``"torch.DoubleTensor"`` too), the tensor cast to it."""
+    if dtype is None:
+        where = "" if self.device == "cpu" else "cuda."
+        return f"autogradlab.{where}{_TYPE_NAMES[self.dtype.name]}"
+    if isinstance(dtype, str) and dtype.endswith("Tensor"):
+        names = {v: k for k, v in _TYPE_NAMES.items()}
+        kind = dtype.rsplit(".", 1)[-1]
+        if kind not in names:
+            raise ValueError(f"invalid type: {dtype!r}; use a dtype or one of {sorted(names)}")
+        dtype = names[kind]
+    return E.to_dtype(self, numpy.dtype(dtype))
+
+
 def _get_device(self) -> int:
     """-1 for the CPU (PyTorch's answer), else the GPU's index."""
     return -1 if self.device == "cpu" else int(self.device.partition(":")[2] or 0)
@@ -292,6 +312,8 @@ METHODS = {
     "float": lambda a: E.to_dtype(a, _FLOAT32), "double": lambda a: E.to_dtype(a, _FLOAT64),
     "half": lambda a: E.to_dtype(a, _FLOAT16), "long": lambda a: E.to_dtype(a, _INT64),
     "int": lambda a: E.to_dtype(a, _INT32), "bool": lambda a: E.to_dtype(a, _BOOL),
+    "byte": lambda a: E.to_dtype(a, numpy.dtype("uint8")), "char": lambda a: E.to_dtype(a, numpy.dtype("int8")),
+    "short": lambda a: E.to_dtype(a, numpy.dtype("int16")), "type": _type,
     "to": _to, "cpu": lambda a: _to(a, "cpu"),
     "cuda": lambda a, device=None: _to(a, "cuda" if device is None else f"cuda:{device}"),
     "type_as": lambda a, other: _to(a, other.dtype),

@@ -237,7 +237,8 @@ def _cumsum_vjp(g, ctx):
 
 
 CUMSUM = defop("cumsum", ("self",), math="y_i = sum_{j <= i} a_j along dim;  da_i = sum_{j >= i} g_j",
-               forward=lambda xp, a, dim: xp.cumsum(a.reshape(1) if a.ndim == 0 else a, axis=dim).reshape(a.shape),
+               forward=lambda xp, a, dim: xp.cumsum(a.reshape(1) if a.ndim == 0 else a, axis=dim,
+                                                    dtype="int64" if a.dtype.kind == "u" else None).reshape(a.shape),
                vjp=_cumsum_vjp, formulas=("[j >= i]",))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import warnings
 from collections import namedtuple
 
 import numpy
@@ -325,7 +326,11 @@ def _canonical_index(index, device="cpu", copy=True):
     parts = index if isinstance(index, tuple) else (index,)
     out, advanced = [], False
     for p in parts:
-        if isinstance(p, Tensor):
+        if isinstance(p, Tensor) and p.dtype == numpy.uint8:   # (a mask, as PyTorch reads it, with its warning)
+            warnings.warn("indexing with dtype uint8 is now deprecated, please use a dtype bool instead "
+                          "(index.bool())", UserWarning, stacklevel=4)
+            p, advanced = p.data.astype(bool), True
+        elif isinstance(p, Tensor):
             p, advanced = (p.data.copy() if copy else p.data), True
         elif isinstance(p, list):
             p, advanced = asarray(p, device), True   # (a new array)

@@ -85,3 +85,10 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, foreach=foreach,
                          capturable=capturable, differentiable=differentiable, fused=fused,
                          decoupled_weight_decay=True)
+
+    def load_state_dict(self, state_dict):
+        """As Adam's, and the groups stay decoupled (an Adam checkpoint loaded here still steps as AdamW, as in
+        PyTorch)."""
+        super().load_state_dict(state_dict)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

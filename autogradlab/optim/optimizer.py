@@ -46,7 +46,7 @@ class Optimizer:
         if not groups:
             raise ValueError("optimizer got an empty parameter list")
         if not isinstance(groups[0], dict):
-            groups = [{"params": groups}]
+            groups = [{"params": groups}]   # (also model.named_parameters(): (name, tensor) pairs, as PyTorch takes)
         for g in groups:
             self.add_param_group(g)
 
@@ -56,6 +56,15 @@ class Optimizer:
             raise TypeError(f"param group must be a dict, got {type(param_group).__name__}")
         params = param_group["params"]
         params = [params] if isinstance(params, Tensor) else list(params)
+        named = [isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in params]
+        if any(named) and not all(named):
+            raise ValueError("all optimizer params should be with/without names. Some param names are missing: give "
+                             "model.named_parameters() or model.parameters(), not a mix")
+        if self.param_groups and any(named) != ("param_names" in self.param_groups[0]):
+            raise ValueError("all optimizer param groups should be with/without names. cannot add param group "
+                             f"{'with' if any(named) else 'without'} names to the optimizer")
+        names = [name for name, _ in params] if any(named) else None
+        params = [p for _, p in params] if any(named) else params
         for i, p in enumerate(params):
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but param {i} is a {type(p).__name__}")
@@ -65,11 +74,11 @@ class Optimizer:
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in params) or len({id(p) for p in params}) != len(params):
             raise ValueError("some parameters appear in more than one parameter group")
-        group = {"params": params}
+        group = {"params": params} if names is None else {"params": params, "param_names": names}
         for key, default in self.defaults.items():
             group[key] = param_group.get(key, default)
         for key, value in param_group.items():
-            if key not in group:
+            if key not in group and key != "param_names":
                 group[key] = value
         self.param_groups.append(group)
 

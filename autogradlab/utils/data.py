@@ -27,6 +27,7 @@ from __future__ import annotations
 import bisect
 import collections.abc
 import math
+import multiprocessing
 import numbers
 import operator
 import warnings
@@ -136,7 +137,7 @@ class ConcatDataset(Dataset):
         return self.datasets[k][idx - (self.cumulative_sizes[k - 1] if k else 0)]
 
 
-class Subset(Dataset):
+class Subset(Dataset[T_co]):
     """The samples of ``dataset`` at ``indices``, renumbered 0..len(indices)-1: ``sub[j]`` is
     ``dataset[indices[j]]``. (:func:`random_split` returns these.)"""
 
@@ -307,6 +308,8 @@ def _stacked_rows(dataset, indices):
     """``default_collate([dataset[i] for i in indices])`` for a Tensor, a TensorDataset or a Subset of one,
     computed by indexing each tensor once with all the indices (a copy, as stacking makes); None for any
     other dataset. The same batch, without making a tensor per sample."""
+    if not all(isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in indices):
+        return None   # (the dataset's own indexing says what is wrong with the index)
     while type(dataset) is Subset:
         indices = [int(dataset.indices[i]) for i in indices]
         dataset = dataset.dataset
@@ -320,7 +323,7 @@ def _stacked_rows(dataset, indices):
 
 # -- DataLoader ------------------------------------------------------------------------------------
 
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """Iterate over ``dataset`` in batches of ``batch_size`` samples, collated by ``collate_fn``
     (:func:`default_collate` by default). ``len(loader)`` is the number of batches. PyTorch's signature.
 
@@ -378,7 +381,7 @@ class DataLoader:
         elif not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError(f"DataLoader: batch_size must be a positive integer (or None: no batching), got "
                              f"batch_size={batch_size!r}")
-        if not isinstance(drop_last, bool):
+        if batch_sampler is None and batch_size is not None and not isinstance(drop_last, bool):
             raise ValueError(f"DataLoader: drop_last must be True or False, got drop_last={drop_last!r}")
         if seed is not None and (generator is not None or sampler is not None or batch_sampler is not None):
             raise ValueError("DataLoader: give seed= or generator=, not both, and seed= (the loader's own shuffle) "
@@ -396,16 +399,18 @@ class DataLoader:
                         collate_fn=collate_fn if collate_fn is not None
                         else default_collate if batch_sampler is not None else default_convert,
                         pin_memory=bool(pin_memory), timeout=timeout, worker_init_fn=worker_init_fn,
-                        multiprocessing_context=multiprocessing_context, prefetch_factor=prefetch_factor,
+                        multiprocessing_context=multiprocessing_context,
+                        prefetch_factor=2 if num_workers > 0 and prefetch_factor is None else prefetch_factor,
                         persistent_workers=persistent_workers, pin_memory_device=pin_memory_device,
                         in_order=in_order)
         for name, value in settings.items():
             object.__setattr__(self, name, value)
+        object.__setattr__(self, "_made", True)
 
     _FIXED = ("dataset", "batch_size", "batch_sampler", "sampler", "drop_last", "persistent_workers")
 
     def __setattr__(self, name, value):
-        if name in self._FIXED:
+        if name in self._FIXED and self.__dict__.get("_made"):   # (a subclass may set them before __init__)
             raise ValueError(f"DataLoader: the {name} attribute cannot be set after the loader is made (as in "
                              f"PyTorch): make a new DataLoader(..., {name}=...)")
         object.__setattr__(self, name, value)
@@ -436,6 +441,17 @@ def _check_workers(num_workers, timeout, multiprocessing_context, prefetch_facto
                          f"are loaded in this process whatever the value (use num_workers=0)")
     if timeout < 0:
         raise ValueError(f"DataLoader: timeout option should be non-negative, got timeout={timeout!r}")
+    if prefetch_factor is not None and num_workers > 0 and prefetch_factor < 0:
+        raise ValueError(f"DataLoader: prefetch_factor option should be non-negative, got {prefetch_factor}")
+    if multiprocessing_context is not None and num_workers > 0:
+        methods = multiprocessing.get_all_start_methods()
+        if isinstance(multiprocessing_context, str) and multiprocessing_context not in methods:
+            raise ValueError(f"DataLoader: multiprocessing_context option should specify a valid start method in "
+                             f"{methods}, but got multiprocessing_context={multiprocessing_context!r}")
+        if not isinstance(multiprocessing_context, (str, multiprocessing.context.BaseContext)):
+            raise TypeError(f"DataLoader: multiprocessing_context option should be a valid context object or a "
+                            f"string specifying the start method, but got "
+                            f"multiprocessing_context={multiprocessing_context!r}")
     if num_workers == 0:
         for given, name in [(multiprocessing_context is not None, "multiprocessing_context"),
                             (prefetch_factor is not None, "prefetch_factor"),

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterator
+from typing import Generic, TypeVar
 
 import numpy
 
-from .. import backend, creation
-from ..tensor import Tensor
+from .. import creation
+from ..sampling import multinomial
+from ..tensor import Tensor, tensor
+
+T_co = TypeVar("T_co", covariant=True)
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]
@@ -40,8 +44,9 @@ def _check_bool(value, what, error=ValueError):
         raise error(f"{what} should be a boolean value, but got {what}={value!r} (write True or False)")
 
 
-class Sampler:
-    """The base class: subclass it with ``__iter__`` (yielding indices) and, usually, ``__len__``."""
+class Sampler(Generic[T_co]):
+    """The base class: subclass it with ``__iter__`` (yielding indices) and, usually, ``__len__``
+    (``class MySampler(Sampler[int])``, as in PyTorch)."""
 
     def __iter__(self) -> Iterator[int]:
         raise NotImplementedError(f"{type(self).__name__} subclasses Sampler but defines no __iter__: add "
@@ -68,12 +73,11 @@ class RandomSampler(Sampler):
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         _check_bool(replacement, "replacement", TypeError)
-        if num_samples is not None:
-            _check_positive(num_samples, "num_samples")
         if generator is not None:
             _stream(generator, "RandomSampler")
         self.data_source, self.replacement, self._num_samples = data_source, replacement, num_samples
         self.generator = generator
+        _check_positive(self.num_samples, "num_samples")   # (after the default: an empty dataset is refused)
 
     @property
     def num_samples(self) -> int:
@@ -109,30 +113,22 @@ class SubsetRandomSampler(Sampler):
 
 class WeightedRandomSampler(Sampler):
     """``num_samples`` indices drawn with probability ``weights[i] / sum(weights)`` (e.g. to rebalance
-    classes); with ``replacement=False`` no index repeats, so ``num_samples`` is at most ``len(weights)``."""
+    classes); with ``replacement=False`` no index repeats, so ``num_samples`` is at most ``len(weights)`` (once
+    the positive weights run out, the zero-weight indices come, in random order, as in PyTorch). ``weights`` is
+    kept as a float64 tensor and checked when drawn, so it may be changed in between."""
 
     def __init__(self, weights, num_samples, replacement=True, generator=None):
         _check_positive(num_samples, "num_samples")
         _check_bool(replacement, "replacement")
-        w = numpy.asarray(backend.to_host(weights.detach().data) if isinstance(weights, Tensor) else weights,
-                          dtype=numpy.float64)
+        w = weights.detach().double() if isinstance(weights, Tensor) else tensor(weights, dtype="float64")
         if w.ndim != 1:
-            raise ValueError(f"weights should be a 1d sequence but given weights have shape {w.shape}")
-        if not numpy.all(numpy.isfinite(w)) or numpy.any(w < 0) or w.sum() <= 0:
-            raise RuntimeError(f"WeightedRandomSampler: the weights must be finite, >= 0 and not all 0, got "
-                               f"{w.tolist()}")
-        if not replacement and num_samples > numpy.count_nonzero(w):
-            raise RuntimeError(f"WeightedRandomSampler: cannot draw num_samples={num_samples} distinct indices "
-                               f"from {numpy.count_nonzero(w)} nonzero weights without replacement; lower "
-                               f"num_samples or pass replacement=True")
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
         if generator is not None:
             _stream(generator, "WeightedRandomSampler")
         self.weights, self.num_samples, self.replacement, self.generator = w, num_samples, replacement, generator
 
     def __iter__(self):
-        rng = _stream(self.generator, "WeightedRandomSampler")
-        picks = rng.choice(len(self.weights), size=self.num_samples, replace=self.replacement,
-                           p=self.weights / self.weights.sum())
+        picks = multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
         return iter(picks.tolist())
 
     def __len__(self) -> int:
