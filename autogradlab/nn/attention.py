@@ -136,7 +136,7 @@ def _as_float_mask(mask, dtype):
     if mask is None:
         return None
     if mask.dtype == numpy.bool_:
-        return E.masked_fill(creation.zeros(*mask.shape, dtype=dtype, device=mask.device), mask, -math.inf)
+        return E.masked_fill(creation.zeros(tuple(mask.shape), dtype=dtype, device=mask.device), mask, -math.inf)
     return mask   # (other dtypes were refused before anything was computed)
 
 

@@ -741,7 +741,7 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, na
                              f"output_size[{d}]={size[d]} (the padding {p[d]} is too large for this input)")
     lead, plane = tuple(input.shape[:-n]), int(numpy.prod(size))
     if plane == 0:   # (nothing to put anywhere: PyTorch checks no index then)
-        return creation.zeros(*lead, *size, dtype=input.dtype, device=input.device)
+        return creation.zeros((*lead, *size), dtype=input.dtype, device=input.device)
     flat_index = S.reshape(indices, lead + (int(numpy.prod(input.shape[-n:])),))
     if flat_index.numel():
         low, high = (int(backend.to_host(f(flat_index.data))) for f in (backend.xp_of(flat_index.data).min,
@@ -749,6 +749,6 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, na
         if low < 0 or high >= plane:
             raise RuntimeError(f"{name}(): Found an invalid max index: {low if low < 0 else high} (output volumes "
                                f"are of size {'x'.join(map(str, size))})")
-    out = creation.zeros(*lead, plane, dtype=input.dtype, device=input.device)
+    out = creation.zeros((*lead, plane), dtype=input.dtype, device=input.device)
     out = selection.scatter(out, -1, flat_index, S.reshape(input, tuple(flat_index.shape)))
     return S.reshape(out, lead + tuple(size))

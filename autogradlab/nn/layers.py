@@ -471,9 +471,9 @@ class _Normalization(Module):
     """What the normalisation layers share: the affine ``weight`` (starting at ones) and ``bias`` (zeros)."""
 
     def _affine_parameters(self, shape, weight, bias, device, dtype):
-        self.register_parameter("weight", Parameter(creation.ones(*shape, dtype=dtype, device=device))
+        self.register_parameter("weight", Parameter(creation.ones(tuple(shape), dtype=dtype, device=device))
                                 if weight else None)
-        self.register_parameter("bias", Parameter(creation.zeros(*shape, dtype=dtype, device=device))
+        self.register_parameter("bias", Parameter(creation.zeros(tuple(shape), dtype=dtype, device=device))
                                 if bias else None)
 
     def reset_parameters(self):

@@ -115,7 +115,7 @@ class _Cell(Module):
         x = input if batched else S.unsqueeze(input, 0)
         shape = (x.shape[0], self.hidden_size)
         if hx is None:
-            zeros = creation.zeros(*shape, dtype=input.dtype, device=input.device)
+            zeros = creation.zeros(tuple(shape), dtype=input.dtype, device=input.device)
             state = (zeros, zeros) if self.mode == "LSTM" else zeros
         else:
             parts = tuple(hx) if self.mode == "LSTM" else (hx,)
@@ -203,7 +203,7 @@ class _RNNBase(Module):
             width = self.input_size if layer == 0 else self.hidden_size * directions
             for suffix in ("", "_reverse")[:directions]:
                 def new(*shape):
-                    return Parameter(creation.zeros(*shape, dtype=dtype, device=device))
+                    return Parameter(creation.zeros(tuple(shape), dtype=dtype, device=device))
                 setattr(self, f"weight_ih_l{layer}{suffix}", new(rows, width))
                 setattr(self, f"weight_hh_l{layer}{suffix}", new(rows, self.hidden_size))
                 if bias:
@@ -293,7 +293,7 @@ class _RNNBase(Module):
         name = type(self).__name__
         count = 2 if self.mode == "LSTM" else 1
         if hx is None:
-            zeros = creation.zeros(*shape, dtype=x.dtype, device=x.device)
+            zeros = creation.zeros(tuple(shape), dtype=x.dtype, device=x.device)
             return (zeros,) * count
         parts = tuple(hx) if self.mode == "LSTM" else (hx,)
         if len(parts) != count or not all(isinstance(t, Tensor) for t in parts):
