@@ -74,8 +74,10 @@ def _summarized(a):
         return a
     keep = len(a) > 2 * edge
     if a.ndim == 1:
-        return numpy.concatenate((a[:edge], a[-edge:])) if keep else a
+        return numpy.concatenate((a[:edge], a[len(a) - edge:])) if keep else a
     rows = [*range(edge), *range(len(a) - edge, len(a))] if keep else range(len(a))
+    if not rows:
+        return a[:0]
     return numpy.stack([_summarized(a[i]) for i in rows])
 
 
@@ -87,13 +89,13 @@ def _number_format(shown):
     flat = shown.reshape(-1).astype(numpy.float64)
     values = flat[numpy.isfinite(flat) & (flat != 0)]
     digits, forced = OPTIONS["precision"], OPTIONS["sci_mode"]
-    whole, sci, width = True, bool(forced), 1
+    whole, sci, width = True, False, 1
     if values.size:
         mags = numpy.abs(values)
         smallest, largest = float(mags.min()), float(mags.max())
         whole = bool(numpy.all(values == numpy.ceil(values)))
-        if forced is None:
-            sci = largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4
+        sci = bool(forced) if forced is not None else (largest / smallest > 1000.0 or largest > 1.0e8
+                                                        or smallest < 1.0e-4)
         texts = [f"{v:.{digits}e}" if sci else f"{v:.0f}." if whole else f"{v:.{digits}f}"
                  for v in values.tolist()]
         width = max(len(t) for t in texts)
@@ -116,7 +118,7 @@ def _layout(a, indent, summarize, width, fmt):
     cut = summarize and len(a) > 2 * edge
     if a.ndim == 1:
         per_line = max(1, (OPTIONS["linewidth"] - indent) // (width + 2))
-        items = ([fmt(v) for v in a[:edge].tolist()] + [" ..."] + [fmt(v) for v in a[-edge:].tolist()]
+        items = ([fmt(v) for v in a[:edge].tolist()] + [" ..."] + [fmt(v) for v in a[len(a) - edge:].tolist()]
                  if cut else [fmt(v) for v in a.tolist()])
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"

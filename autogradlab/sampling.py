@@ -15,7 +15,7 @@ import numbers
 import numpy
 
 from . import backend
-from .creation import _finish, _float, _sizes, _stream, _whole
+from .creation import _check_fits, _finish, _float, _sizes, _stream, _whole
 from .ops.inplace import _fill
 from .tensor import DEFAULT_FLOAT, Tensor
 
@@ -68,6 +68,7 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
     if low >= high:
         raise RuntimeError(f"randint_like() draws from [low, high), so low must be less than high, got low={low}, "
                            f"high={high}")
+    _check_fits(numpy.dtype(_or(dtype, input.dtype)), low, high - 1, "randint_like", "low", "high - 1")
     return _finish(_stream(generator).integers(low, high, size=shape), numpy.dtype(_or(dtype, input.dtype)),
                    _or(device, input.device), requires_grad)
 
@@ -75,7 +76,7 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
 def empty(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of ``size`` to be written into. PyTorch leaves its memory as it finds it; here it is zeros, so
     a program that reads it before writing prints the same numbers on every run."""
-    return _finish(numpy.zeros(_sizes(size)), _float(dtype), device, requires_grad)
+    return _finish(numpy.zeros(_sizes(size, "empty")), _float(dtype), device, requires_grad)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False):
@@ -114,9 +115,12 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
                         "mean or std as a Tensor")
     m, m_dtype, m_device = _parameter(mean, std, "normal", "mean")
     s, s_dtype, s_device = _parameter(std, mean, "normal", "std")
-    if numpy.any(s < 0):
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {s.min()}")
+    if numpy.any(~(s >= 0)):
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {s.min() if not numpy.isnan(s).any() else 'nan'}")
     if size is not None:
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(f"normal(): argument 'size' must be a tuple of ints, not {type(size).__name__}: write "
+                            f"size=({size!r},)")
         shape = _sizes((size,))
     else:
         try:
@@ -134,7 +138,7 @@ def bernoulli(input, p=None, *, generator=None):
     dtype and device of ``input``. The probabilities must lie in [0, 1]."""
     if not isinstance(input, Tensor):
         raise TypeError(f"bernoulli(): argument 'input' must be a Tensor, not {type(input).__name__}")
-    if input.dtype.kind != "f":
+    if input.dtype.kind != "f" and p is None:
         raise NotImplementedError(f"bernoulli() of a {input.dtype} tensor: the probabilities must be floats "
                                   f"(write input.float())")
     probs = numpy.broadcast_to(numpy.asarray(float(p)), input.shape) if p is not None else _host(input)
@@ -151,8 +155,8 @@ def poisson(input, generator=None):
         raise TypeError(f"poisson(): argument 'input' must be a Tensor, not {type(input).__name__}")
     _check_floating(input.dtype, "poisson")
     rates = _host(input)
-    if numpy.any(~(rates >= 0)):
-        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative (and not NaN)")
+    if numpy.any(~(rates >= 0)) or numpy.any(numpy.isinf(rates)):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative and finite")
     return _finish(_stream(generator).poisson(rates), input.dtype, input.device, False)
 
 
@@ -180,6 +184,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     num_samples = _whole(num_samples, "num_samples", "multinomial")
     if num_samples <= 0:
         raise RuntimeError(f"multinomial(): cannot sample n_sample <= 0 samples (num_samples={num_samples})")
+    if input.shape[-1] > 2 ** 24:
+        raise RuntimeError(f"multinomial(): number of categories cannot exceed 2^24, got {input.shape[-1]}")
     if not replacement and num_samples > input.shape[-1]:
         raise RuntimeError(f"multinomial(): cannot sample n_sample > prob_dist.size(-1) samples without "
                            f"replacement ({num_samples} > {input.shape[-1]}); pass replacement=True")
@@ -208,6 +214,8 @@ def _fill_with(self, draws, name):
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
     """Fill with draws uniform on [a, b)."""
     _check_floating(self.dtype, "uniform_")
+    if not a <= b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
     return _fill_with(self, _stream(generator).uniform(float(a), float(b), self.shape), "uniform_")
 
 
@@ -227,15 +235,23 @@ def bernoulli_(self, p=0.5, *, generator=None):
     return _fill_with(self, _stream(generator).random(self.shape) < probs, "bernoulli_")
 
 
-def random_(self, from_=0, to=None, *, generator=None):
-    """Fill with integers uniform in [from_, to) (``random_(to)`` is [0, to))."""
-    low, high = (0, from_) if to is None else (from_, to)
-    if high is None:
-        raise RuntimeError("random_() needs an upper bound here: write t.random_(to) or t.random_(from_, to)")
+#: random_()'s upper bound without one given: the dtype's largest value + 1, or the float dtypes' 2^mantissa + 1
+_RANDOM_TOP = {"float16": 2 ** 11 + 1, "float32": 2 ** 24 + 1, "float64": 2 ** 53 + 1, "bool": 2}
+
+
+def random_(self, from_=None, to=None, *, generator=None):
+    """Fill with integers uniform in [from_, to): ``random_(to)`` is [0, to), ``random_()`` every whole number
+    the dtype holds exactly from 0 up (PyTorch's default)."""
+    if from_ is None and to is None:
+        low, high = 0, _RANDOM_TOP.get(self.dtype.name) or int(numpy.iinfo(self.dtype).max) + 1
+    else:
+        low, high = (0, from_) if to is None else (from_ or 0, to)
     low, high = _whole(low, "from", "random_"), _whole(high, "to", "random_")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    return _fill_with(self, _stream(generator).integers(low, high, size=self.shape), "random_")
+    _check_fits(self.dtype, low, high - 1, "random_", "from", "to - 1")
+    draws = _stream(generator).integers(low, high, size=self.shape, dtype=numpy.int64 if high <= 2 ** 63 else object)
+    return _fill_with(self, draws, "random_")
 
 
 def exponential_(self, lambd=1.0, *, generator=None):

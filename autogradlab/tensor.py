@@ -300,8 +300,13 @@ def _infer_dtype(data):
     while isinstance(flat, (list, tuple)) and flat:
         flat = flat[0]
     if isinstance(data, (list, tuple)):
-        host = numpy.asarray(data)
+        try:
+            host = numpy.asarray(data)
+        except OverflowError:
+            host = numpy.asarray(data, dtype=object)
         kind = host.dtype.kind
+        if kind == "O" and all(type(x) in (int, float, bool) for x in _leaves(data)):
+            kind = "f" if any(type(x) is float for x in _leaves(data)) else "i"   # (an int beyond int64)
     else:
         kind = numpy.asarray(flat).dtype.kind
     if isinstance(data, (list, tuple)) and kind in "fiub":
@@ -333,7 +338,21 @@ def _leaf_dtypes(data) -> set:
         else:
             found.add(_PYTHON_DTYPES.get(type(item), DEFAULT_FLOAT if isinstance(item, float) else
                                          numpy.dtype("int64")))
+            if type(item) is int and not -(1 << 63) <= item < (1 << 63) and not any(
+                    isinstance(x, float) for x in _leaves(data)):
+                raise ValueError(f"tensor(): the integer {item} does not fit int64 (PyTorch's 'Overflow when "
+                                 f"unpacking long long'); write it as a float ({float(item)!r}) or keep it smaller")
     return found
+
+
+def _leaves(data):
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        else:
+            yield item
 
 
 def _promoted(dtypes) -> numpy.dtype:

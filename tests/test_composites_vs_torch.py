@@ -175,3 +175,79 @@ def test_questions_about_layout_match_torch():
         assert (t.stride(), t.stride(1), t.is_contiguous(), t.t().is_contiguous()) == ((3, 1), 1, True, False)
         assert (t.ndimension(), t.itemsize, t.nbytes, t.is_cpu or T is ag, t.is_complex()) == (2, 8, 48, True, False)
         assert t.is_signed() and not T.zeros(1, dtype=T.uint8).is_signed() and t.is_same_size(T.ones(2, 3))
+
+
+# -- from a second review against torch 2.13 -------------------------------------------------------------------
+
+INTS = np.array([[1, 2, 3], [4, 5, 6]])
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.index_copy(T.tensor(INTS), 1, T.tensor([2, 0]), T.tensor([[7, 8], [9, 10]])),
+    lambda T: T.index_fill(T.tensor(INTS), 1, T.tensor([1]), 2.5),
+    lambda T: T.index_fill(T.tensor([True, False]), 0, T.tensor([1]), True),
+    lambda T: T.addcmul(T.tensor([1]), T.tensor([2]), T.tensor([3]), value=0.5),
+    lambda T: T.addmv(T.tensor([1, 1]), T.ones(2, 2, dtype=T.int64), T.ones(2, dtype=T.int64), beta=0.5),
+    lambda T: T.addmv(T.tensor([1, 1]), T.ones(2, 2, dtype=T.int64), T.ones(2, dtype=T.int64), beta=0),
+    lambda T: T.addcmul(T.tensor([1.0], dtype=T.float16), T.tensor([100.0], dtype=T.float16),
+                        T.tensor([0.01], dtype=T.float16), value=1000),
+    lambda T: T.searchsorted(T.tensor([1, 4, 5, 7]), 4.5),
+    lambda T: T.bucketize(T.tensor([4.5, 1.0]), T.tensor([1, 4, 5, 7])),
+    lambda T: T.histc(T.tensor([0.1, 0.2, 0.3, 0.7, 0.9, 1.0]), bins=10, min=0, max=1),
+    lambda T: T.aminmax(T.zeros(0, 3), dim=1),
+], ids=["index_copy-ints", "index_fill-ints-float", "index_fill-bools", "addcmul-ints", "addmv-ints-beta",
+        "addmv-ints-beta0", "addcmul-float16", "searchsorted-float-among-ints", "bucketize-number",
+        "histc-float32-edges", "aminmax-empty-dim"])
+def test_dtypes_and_edges_match_torch(call):
+    ours, theirs = _outputs(call(ag)), _outputs(call(torch))
+    for a, b in zip(ours, theirs):
+        close(a, b, rtol=1e-3, atol=0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.add(T.tensor([1]), T.tensor([2]), alpha=0.5),
+    lambda T: T.addcdiv(T.tensor([1]), T.tensor([2]), T.tensor([3])),
+    lambda T: T.addmv(T.ones(3, 2), T.ones(2, 2), T.ones(2)),
+    lambda T: T.index_fill(T.ones(3), 0, T.tensor([0], dtype=T.int32), 5.0),
+    lambda T: T.index_copy(T.ones(3), 0, T.tensor([0]), T.ones(1, dtype=T.int64)),
+    lambda T: T.histc(T.ones(3), bins=3.5),
+], ids=["add-int-float-alpha", "addcdiv-ints", "addmv-input-broadcasts-up", "index-int32", "index_copy-dtypes",
+        "histc-float-bins"])
+def test_more_refusals_match_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_multi_margin_loss_has_no_gradient_at_the_hinge_as_torch():
+    grads = []
+    for T, F in ((ag, ag.nn.functional), (torch, torch.nn.functional)):
+        x = T.tensor([[1.0, 0.0, 0.0], [2.0, 1.0, 0.5]], dtype=T.float64, requires_grad=True)
+        F.multi_margin_loss(x, T.tensor([0, 0])).backward()
+        grads.append(_np(x.grad))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+
+
+def test_div_in_place_takes_a_rounding_mode_as_torch():
+    ours, theirs = ag.tensor([7.0, -7.0]), torch.tensor([7.0, -7.0])
+    ours.div_(2, rounding_mode="trunc")
+    theirs.div_(2, rounding_mode="trunc")
+    close(ours, theirs)
+
+
+def test_layout_answers_for_empty_and_unsigned_tensors():
+    assert ag.zeros(0, 3).stride() == torch.zeros(0, 3).stride()
+    assert ag.tensor([1], dtype=np.uint16).type().endswith(".Uint16Tensor")
+
+
+def test_printing_with_no_edge_items_and_forced_scientific_zeros():
+    for M in (ag, torch):
+        M.set_printoptions(edgeitems=0, threshold=5)
+        try:
+            assert "..." in str(M.ones(10, 10))                 # (summarised, without a crash)
+        finally:
+            M.set_printoptions(profile="default")
+    for M in (ag, torch):
+        M.set_printoptions(sci_mode=True)
+        try:
+            assert str(M.tensor([0.0])).startswith("tensor([0.]")
+        finally:
+            M.set_printoptions(profile="default")

@@ -401,3 +401,53 @@ def test_variable_is_a_new_leaf_sharing_memory_as_torchs():
     with pytest.warns(UserWarning, match="no_grad"):
         ag.autograd.Variable(ag.ones(1), volatile=True)
     assert ag.autograd.inference_mode is ag.inference_mode
+
+
+# -- from a second review against torch 2.13 -------------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.zeros(10, dtype=M.uint8).random_(300), lambda M: M.randint_like(M.zeros(3, dtype=M.uint8), 300),
+    lambda M: M.randint_like(M.zeros(3, dtype=M.uint8), -3, 5), lambda M: M.zeros(3, dtype=M.bool).random_(3),
+    lambda M: M.normal(0.0, float("nan"), (2,)), lambda M: M.normal(0.0, 1.0, 3), lambda M: M.empty(),
+    lambda M: M.ones(2).new_zeros(), lambda M: M.zeros(2).uniform_(3, 2),
+    lambda M: M.multinomial(M.ones(2 ** 24 + 1), 1),
+], ids=["random_-uint8", "randint_like-uint8", "randint_like-negative", "random_-bool", "normal-nan-std",
+        "normal-int-size", "empty-no-size", "new_zeros-no-size", "uniform_-reversed", "multinomial-categories"])
+def test_draws_refuse_what_torch_refuses_too(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+@pytest.mark.parametrize("dtype, top", [("int64", 2 ** 63), ("int8", 128), ("uint8", 256), ("float32", 2 ** 24 + 1),
+                                        ("float16", 2 ** 11 + 1), ("bool", 2)])
+def test_random_without_bounds_fills_the_dtypes_whole_numbers_as_torch(dtype, top):
+    values = _values(getattr(ag.zeros(2000, dtype=getattr(ag, dtype)), "random_")()).astype(np.float64)
+    theirs = torch.zeros(2000, dtype=getattr(torch, dtype)).random_().double().numpy()
+    for v in (values, theirs):
+        assert v.min() >= 0 and v.max() < top and np.all(v == np.round(v)) and len(np.unique(v)) > 1
+
+
+def test_bernoulli_of_integers_with_p_and_poisson_of_inf():
+    _kind(ag.bernoulli(ag.tensor([1, 0]), 0.5), torch.bernoulli(torch.tensor([1, 0]), 0.5))
+    with pytest.raises(RuntimeError, match="finite"):
+        ag.poisson(ag.tensor([float("inf")]))
+
+
+@pytest.mark.parametrize("data", [[2 ** 63, 1], [10 ** 20]], ids=["above-int64", "huge"])
+def test_a_python_int_beyond_int64_is_refused_as_torch(data):
+    both_raise(lambda: ag.tensor(data), lambda: torch.tensor(data))
+
+
+def test_a_huge_int_among_floats_is_a_float_as_torch():
+    _kind(ag.tensor([10 ** 20, 1.5]), torch.tensor([10 ** 20, 1.5]))
+
+
+def test_trunc_normal_far_from_its_mean_returns_in_bounds_with_torchs_warning():
+    for M in (ag, torch):
+        with pytest.warns(UserWarning, match="more than 2 std"):
+            values = _values(M.nn.init.trunc_normal_(M.empty(50), mean=0.0, std=1.0, a=10.0, b=11.0))
+        assert values.min() >= 10.0 and values.max() <= 11.0
+    ag.manual_seed(1)
+    tail = _values(ag.nn.init.trunc_normal_(ag.empty(100000), a=1.0, b=3.0))
+    assert abs(tail.mean() - 1.5100) < 0.01 and tail.min() >= 1.0 and tail.max() <= 3.0   # (the tail's mean)
+    with pytest.warns(UserWarning):
+        assert _values(ag.nn.init.trunc_normal_(ag.empty(3), mean=5.0, std=0.0, a=0.0, b=1.0)).tolist() == [1.0] * 3

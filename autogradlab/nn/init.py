@@ -10,6 +10,7 @@ For a weight of shape ``(fan_out, fan_in, *kernel)``: ``fan_in = shape[1] * prod
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy
 
@@ -126,16 +127,48 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     return normal_(tensor, 0.0, std, generator)
 
 
+_ERFC = numpy.frompyfunc(math.erfc, 1, 1)
+
+
+def _normal_cdf(x):
+    """Phi(x) = erfc(-x / sqrt 2) / 2, precise far into the lower tail (for arrays too)."""
+    if isinstance(x, numpy.ndarray):
+        return 0.5 * _ERFC(-x / math.sqrt(2.0)).astype(numpy.float64)
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """N(mean, std^2) truncated to [a, b] (absolute bounds, as PyTorch's): draws outside are drawn again."""
+    """N(mean, std^2) truncated to [a, b] (absolute bounds, as PyTorch's). Where most draws land inside
+    (the usual a = -2, b = 2 around a mean of 0), draws outside are drawn again; otherwise each value is
+    Phi^-1(u) for u uniform between Phi(alpha) and Phi(beta) (Phi the standard normal's distribution
+    function, alpha and beta the standardized bounds; an upper tail is drawn as the mirror of a lower one, where
+    Phi keeps its digits), inverted by bisection. Like PyTorch's, it warns when the mean lies more than 2 std
+    outside [a, b]."""
     if not a < b:
         raise ValueError(f"trunc_normal_: the bounds must satisfy a < b, got a={a}, b={b}")
-    rng, values = creation.generator(generator), numpy.empty(tensor.shape)
-    outside = numpy.ones(tensor.shape, dtype=bool)
-    while outside.any():
-        values[outside] = rng.normal(mean, std, size=int(outside.sum()))
-        outside = (values < a) | (values > b)
-    return _fill(tensor, values)
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
+                      "be incorrect.", UserWarning, stacklevel=2)
+    rng, shape = creation.generator(generator), tensor.shape
+    if std <= 0:
+        return _fill(tensor, numpy.full(shape, min(max(mean, a), b)))
+    alpha, beta = (a - mean) / std, (b - mean) / std
+    if _normal_cdf(beta) - _normal_cdf(alpha) >= 0.3:   # rejection: exact, and few draws are redrawn
+        values, outside = numpy.empty(shape), numpy.ones(shape, dtype=bool)
+        while outside.any():
+            values[outside] = rng.normal(mean, std, size=int(outside.sum()))
+            outside = (values < a) | (values > b)
+        return _fill(tensor, values)
+    mirror = alpha > 0                              # an upper tail: draw -x from [-beta, -alpha]
+    lo_bound, hi_bound = (-beta, -alpha) if mirror else (alpha, beta)
+    target = rng.uniform(_normal_cdf(lo_bound), _normal_cdf(hi_bound), size=shape)
+    lo, hi = numpy.full(shape, max(lo_bound, -40.0)), numpy.full(shape, min(hi_bound, 40.0))
+    for _ in range(64):                             # bisection on Phi(x) = target
+        mid = (lo + hi) / 2
+        below = _normal_cdf(mid) < target
+        lo, hi = numpy.where(below, mid, lo), numpy.where(below, hi, mid)
+    x = (lo + hi) / 2
+    return _fill(tensor, numpy.clip(mean + std * (-x if mirror else x), a, b))
 
 
 def orthogonal_(tensor, gain=1.0, generator=None):

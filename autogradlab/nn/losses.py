@@ -548,7 +548,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"{name}: target out of range: the class indices must lie in [0, {n_classes}), got "
                            f"{int(y.min().item())} to {int(y.max().item())}")
     picked = x.gather(1, y.unsqueeze(1))
-    terms = E.clamp(margin - picked + x, min=0.0)
+    z = margin - picked + x
+    terms = E.where(z > 0, z, 0.0)   # (no gradient at the hinge itself, as PyTorch)
     if p == 2:
         terms = terms * terms
     if weight is not None:

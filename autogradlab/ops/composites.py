@@ -38,13 +38,21 @@ def _scaled(t, factor):
     return t if factor == 1 else t * factor
 
 
+def _check_alpha(input, other, alpha, what="alpha"):
+    if _whole_numbers(input) and _whole_numbers(other) and isinstance(alpha, float) and not alpha.is_integer():
+        raise RuntimeError(f"For integral input tensors, argument {what} must not be a floating point number "
+                           f"(got {what}={alpha}): convert the tensors to floats first")
+
+
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` (PyTorch's ``add`` with its ``alpha``; ``a + b`` is the operator)."""
+    _check_alpha(input, other, alpha)
     return E.add(input, _scaled(other, alpha))
 
 
 def sub(input, other, *, alpha=1):
     """``input - alpha * other``."""
+    _check_alpha(input, other, alpha)
     return E.sub(input, _scaled(other, alpha))
 
 
@@ -69,43 +77,61 @@ def div(input, other, *, rounding_mode=None):
                        f"{rounding_mode!r}")
 
 
+def _as_integer_if(tensors, value):
+    """A scalar as PyTorch casts it for integer tensors (0.5 becomes 0), unchanged otherwise."""
+    return int(value) if all(_whole_numbers(t) for t in tensors) else value
+
+
 def addcmul(input, tensor1, tensor2, *, value=1):
-    """``input + value * tensor1 * tensor2`` (elementwise, broadcast)."""
-    return E.add(input, _scaled(tensor1, value) * tensor2)
+    """``input + value * (tensor1 * tensor2)`` (elementwise, broadcast)."""
+    return E.add(input, _scaled(tensor1 * tensor2, _as_integer_if((input, tensor1, tensor2), value)))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    """``input + value * tensor1 / tensor2`` (elementwise, broadcast; Adam's update has this form)."""
-    return E.add(input, _scaled(tensor1, value) / tensor2)
+    """``input + value * (tensor1 / tensor2)`` (elementwise, broadcast; Adam's update has this form)."""
+    if _whole_numbers(tensor1) and _whole_numbers(tensor2):
+        raise RuntimeError("Integer division with addcdiv is no longer supported: convert tensor1 or tensor2 to "
+                           "floats (as PyTorch asks)")
+    return E.add(input, _scaled(tensor1 / tensor2, value))
 
 
-def _beta_alpha(input, product, beta, alpha):
-    """``beta * input + alpha * product``; with beta = 0 the input's values are not read (a NaN there does
-    not spread) and its gradient is 0, as in PyTorch."""
+def _beta_alpha(input, product, beta, alpha, name):
+    """``beta * input + alpha * product``, input broadcast to the product's shape (never the other way); with
+    beta = 0 the input's values are not read (a NaN there does not spread) and its gradient is 0, as in
+    PyTorch. Integer tensors take the scalars as integers."""
+    expect_tensor(input, name)
+    try:
+        fits = numpy.broadcast_shapes(tuple(input.shape), tuple(product.shape)) == tuple(product.shape)
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"{name}: input of shape {tuple(input.shape)} does not broadcast to the product's shape "
+                           f"{tuple(product.shape)}")
+    beta, alpha = (_as_integer_if((input, product), v) for v in (beta, alpha))
     product = _scaled(product, alpha)
     if beta == 0:
-        return E.add(product, E.where(isreal(input), 0.0, input))
+        return E.add(product, E.where(isreal(input), 0 if _whole_numbers(input) else 0.0, input))
     return E.add(_scaled(input, beta), product)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``."""
-    return _beta_alpha(input, mv(mat, vec), beta, alpha)
+    return _beta_alpha(input, mv(mat, vec), beta, alpha, "addmv")
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)``."""
-    return _beta_alpha(input, outer(vec1, vec2), beta, alpha)
+    return _beta_alpha(input, outer(vec1, vec2), beta, alpha, "addr")
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * bmm(batch1, batch2)`` (one matrix product per batch entry)."""
-    return _beta_alpha(input, bmm(batch1, batch2), beta, alpha)
+    return _beta_alpha(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` (the batch's products summed)."""
-    return _beta_alpha(input, bmm(batch1, batch2).sum(0), beta, alpha)
+    return _beta_alpha(input, bmm(batch1, batch2).sum(0), beta, alpha, "addbmm")
 
 
 def fmax(input, other):
@@ -237,9 +263,9 @@ def split_with_sizes(input, split_sizes, dim=0):
 def _index_mask(input, dim, index, name):
     """A bool tensor of input's shape, True in the slices along ``dim`` that ``index`` names."""
     expect_tensor(input, name)
-    if not isinstance(index, Tensor) or index.dtype.kind not in "iu" or index.ndim > 1:
-        raise IndexError(f"{name}(): index must be a 1-D (or 0-d) int64 tensor, got "
-                         f"{getattr(index, 'dtype', type(index).__name__)}")
+    if not isinstance(index, Tensor) or index.dtype != numpy.int64 or index.ndim > 1:
+        raise IndexError(f"{name}(): index must be a 1-D (or 0-d) int64 tensor (Expected dtype int64 for index), "
+                         f"got {getattr(index, 'dtype', type(index).__name__)}: convert it with index.long()")
     d = single_dim(dim, input.ndim, name) if input.ndim else 0
     n = input.shape[d] if input.ndim else 1
     picks = to_host(index.data).reshape(-1).astype(numpy.int64)
@@ -259,7 +285,8 @@ def index_fill(input, dim, index, value):
     if isinstance(value, Tensor) and value.ndim != 0:
         raise IndexError(f"index_fill_(): only supports a 0-dimensional value tensor, but got tensor with "
                          f"{value.ndim} dimension(s)")
-    return E.where(mask, E.to_dtype(value, input.dtype) if isinstance(value, Tensor) else value, input)
+    fill = E.to_dtype(value, input.dtype) if isinstance(value, Tensor) else _in_dtype(value, input)
+    return E.where(mask, fill, input)
 
 
 def index_copy(input, dim, index, source):
@@ -267,7 +294,16 @@ def index_copy(input, dim, index, source):
     takes ``source``'s slice i). With a repeated index PyTorch leaves the result undefined; here the slices
     add up."""
     mask, d = _index_mask(input, dim, index, "index_copy")
-    return index_add(E.where(mask, 0.0, input), d, index.reshape(-1) if index.ndim == 0 else index, source)
+    if not isinstance(source, Tensor) or source.dtype != input.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{input.dtype.name} and (source) {getattr(source, 'dtype', type(source).__name__)}")
+    cleared = E.where(mask, _in_dtype(0, input), input)
+    return index_add(cleared, d, index.reshape(-1) if index.ndim == 0 else index, source)
+
+
+def _in_dtype(value, like):
+    """A number as a 0-d tensor of ``like``'s dtype and device (2.5 into an int64 tensor is 2, as PyTorch)."""
+    return Tensor._make(asarray(numpy.asarray(value).astype(like.dtype), like.device), False, None, like.device)
 
 
 def isposinf(input):

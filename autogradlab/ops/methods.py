@@ -157,7 +157,7 @@ def _setitem(self, index, value):
 def _new(fill):
     """``t.new_zeros(size)`` and kin: a new tensor of ``size`` with ``t``'s dtype and device unless given."""
     def new(self, *size, dtype=None, device=None, requires_grad=False):
-        shape = C._sizes(size)
+        shape = C._sizes(size, "new_zeros" if fill == 0 else "new_ones")
         return C.full(shape, fill, dtype=self.dtype if dtype is None else dtype,
                       device=self.device if device is None else device, requires_grad=requires_grad)
     return new
@@ -188,6 +188,8 @@ def _positive(a):
 def _stride(self, dim=None):
     """The step in elements between neighbours along each dim (PyTorch's ``stride()``), or along ``dim``."""
     steps = tuple(s // self.dtype.itemsize for s in self.data.strides)
+    if self.numel() == 0:   # (NumPy gives an empty array zero steps; PyTorch the contiguous ones)
+        steps = tuple(int(numpy.prod(self.shape[k + 1:])) for k in range(self.ndim))
     return steps if dim is None else steps[dim]
 
 
@@ -201,7 +203,8 @@ def _type(self, dtype=None, non_blocking=False):
     (``"torch.DoubleTensor"`` too), the tensor cast to it."""
     if dtype is None:
         where = "" if self.device == "cpu" else "cuda."
-        return f"autogradlab.{where}{_TYPE_NAMES[self.dtype.name]}"
+        name = _TYPE_NAMES.get(self.dtype.name, f"{self.dtype.name.capitalize()}Tensor")
+        return f"autogradlab.{where}{name}"
     if isinstance(dtype, str) and dtype.endswith("Tensor"):
         names = {v: k for k, v in _TYPE_NAMES.items()}
         kind = dtype.rsplit(".", 1)[-1]
@@ -234,7 +237,7 @@ METHODS = {
     "__iadd__": I.add_, "__isub__": I.sub_, "__imul__": I.mul_, "__itruediv__": I.div_,
     "__ifloordiv__": I.floor_divide_, "__imod__": I.remainder_, "floor_divide_": I.floor_divide_,
     "remainder_": I.remainder_,
-    "add_": I.add_, "sub_": I.sub_, "mul_": I.mul_, "div_": I.div_, "pow_": I.pow_,
+    "add_": I.add_, "sub_": I.sub_, "mul_": I.mul_, "pow_": I.pow_,
     "clamp_": I.clamp_, "zero_": I.zero_, "fill_": I.fill_, "copy_": I.copy_,
     "masked_fill_": I.masked_fill_,
     # named methods
@@ -334,7 +337,8 @@ IN_PLACE = {
     "triu_": S.triu, "addcmul_": O.addcmul, "addcdiv_": O.addcdiv, "atan2_": E.atan2, "arctan2_": E.atan2,
     "hypot_": E.hypot, "fmod_": E.fmod, "deg2rad_": P.deg2rad, "rad2deg_": P.rad2deg, "xlogy_": P.xlogy,
     "logit_": P.logit, "sinc_": P.sinc, "nan_to_num_": P.nan_to_num, "multiply_": E.mul, "subtract_": O.sub,
-    "divide_": O.div, "true_divide_": E.div, "index_fill_": O.index_fill, "index_copy_": O.index_copy,
+    "divide_": O.div, "div_": O.div, "true_divide_": E.div, "index_fill_": O.index_fill,
+    "index_copy_": O.index_copy,
     "addmv_": O.addmv, "addr_": O.addr, "baddbmm_": O.baddbmm, "addbmm_": O.addbmm,
 }
 

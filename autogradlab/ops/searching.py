@@ -36,7 +36,7 @@ def _values_of(values, like, name):
         return values.data, values.shape
     if isinstance(values, bool) or not isinstance(values, numbers.Real):
         raise TypeError(f"{name}(): values must be a Tensor or a number, not {type(values).__name__}")
-    return backend.asarray(values, like.device, like.dtype), ()
+    return backend.asarray(values, like.device), ()   # (its own dtype: 4.5 among ints falls after 4)
 
 
 def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None, sorter=None):
@@ -87,6 +87,8 @@ def histc(input, bins=100, min=0, max=0):
     if input.dtype.kind != "f":
         raise NotImplementedError(f"histc() is not implemented for {input.dtype.name}: it counts floats; convert "
                                   f"with input.float()")
+    if isinstance(bins, bool) or not isinstance(bins, numbers.Integral):
+        raise TypeError(f"histc(): argument 'bins' must be int, not {type(bins).__name__}")
     if bins <= 0:
         raise RuntimeError(f"histc(): bins must be > 0, but got {bins}")
     host = to_host(input.data).astype(numpy.float64).reshape(-1)
@@ -99,7 +101,11 @@ def histc(input, bins=100, min=0, max=0):
         raise RuntimeError(f"histc(): max must be larger than min, got min={min}, max={max}")
     if not (numpy.isfinite(low) and numpy.isfinite(high)):
         raise RuntimeError(f"histc(): range of [{low}, {high}] is not finite")
-    counts, _ = numpy.histogram(host, bins=int(bins), range=(low, high))
+    values = to_host(input.data).reshape(-1)             # (binned in the input's dtype, as PyTorch bins them)
+    kept = values[(values >= low) & (values <= high)]
+    span, first = values.dtype.type(high - low), values.dtype.type(low)
+    position = ((kept - first) / span * values.dtype.type(bins)).astype(numpy.int64)
+    counts = numpy.bincount(numpy.minimum(position, int(bins) - 1), minlength=int(bins))
     return _result(backend.asarray(counts.astype(input.dtype), input.device), input.device)
 
 
