@@ -345,6 +345,19 @@ def _leaf_dtypes(data) -> set:
     return found
 
 
+def _numbers_of(data):
+    """A nested list whose one-element tensors become NumPy scalars of their dtype (PyTorch takes
+    ``tensor([loss1, loss2])`` of 0-d tensors); a larger tensor cannot be one number."""
+    if isinstance(data, (list, tuple)):
+        return [_numbers_of(x) for x in data]
+    if isinstance(data, Tensor):
+        if data.numel() != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars (got one of shape "
+                             f"{tuple(data.shape)}); to join tensors use autogradlab.stack(...)")
+        return backend.to_host(data.data).reshape(())[()]
+    return data
+
+
 def _leaves(data):
     stack = [data]
     while stack:
@@ -370,6 +383,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, name=None) -> Ten
     """Make a leaf tensor from a number, a nested list or an array (the data is copied)."""
     if isinstance(data, Tensor):
         data = data.data
+    elif isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _leaves(data)):
+        data = _numbers_of(data)
     device = backend.normalize_device(device)
     if dtype is None:
         dtype = _infer_dtype(data)

@@ -628,3 +628,18 @@ def test_factories_without_a_size_are_refused_as_torch(call):
     with pytest.raises(TypeError, match="size"):
         call(ag)
     _same(ag.zeros(()), torch.zeros(()))
+
+
+@pytest.mark.parametrize("make", [lambda T: [T.tensor(1.0), T.tensor(2.0)], lambda T: [T.tensor(1.0), 2.5],
+                                  lambda T: [T.tensor(3), 4], lambda T: [[T.tensor(1.0, dtype=T.float64)], [2.0]],
+                                  lambda T: (T.tensor([5]),)],
+                         ids=["0d-floats", "0d-and-number", "0d-int", "nested-float64", "one-element"])
+def test_tensor_of_a_list_of_one_element_tensors_as_torch(make):
+    _same(ag.tensor(make(ag)), torch.tensor(make(torch)))
+
+
+def test_tensor_of_a_list_of_larger_tensors_points_to_stack():
+    with pytest.raises(ValueError, match="stack"):
+        ag.tensor([ag.ones(2), ag.ones(2)])
+    with pytest.raises(ValueError):
+        torch.tensor([torch.ones(2), torch.ones(2)])
