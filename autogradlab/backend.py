@@ -124,7 +124,7 @@ def _load_cupy():
     return _cupy
 
 
-_default_device = "cpu"
+_default_device = None   # (set below, once the device class exists)
 
 
 def set_default_device(device) -> None:
@@ -162,18 +162,31 @@ class device(str):
         return f"device(type={self.type!r}" + (f", index={self.index})" if self.index is not None else ")")
 
 
+_DEVICES = {}   # name -> its one device object
+
+
+def as_device(name):
+    """The one :class:`device` object of a canonical name ("cpu", "cuda:0"): what ``tensor.device`` holds, so
+    ``x.device.type`` works as in PyTorch and ``x.device == "cpu"`` as before."""
+    found = _DEVICES.get(name)
+    if found is None:
+        found = _DEVICES[name] = device(name)
+    return found
+
+
 def normalize_device(device) -> str:
-    """Return the canonical device string: ``"cpu"`` or ``"cuda:N"`` (None: the default device)."""
+    """Return the canonical device: ``"cpu"`` or ``"cuda:N"`` (None: the default device), as a :class:`device`
+    (a ``str``)."""
     if device is None:
         return _default_device
     name = str(device).strip().lower()
     if name in ("cpu", "cpu:0"):
-        return "cpu"
+        return as_device("cpu")
     if name == "cuda":
-        return "cuda:0"
+        return as_device("cuda:0")
     if name.startswith("cuda:") and name[5:].isdigit():
-        return name
-    raise ValueError(f"unknown device {device!r}: use 'cpu', 'cuda' or 'cuda:N'")
+        return as_device(name)
+    raise ValueError(f"unknown device {str(device)!r}: use 'cpu', 'cuda' or 'cuda:N'")
 
 
 def xp_for(device: str):
@@ -361,4 +374,5 @@ def to_host(array):
     return numpy.asarray(array)
 
 
+_default_device = as_device("cpu")
 _from_environment()

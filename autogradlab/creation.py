@@ -83,7 +83,7 @@ class Generator:
         return self
 
     def __repr__(self):
-        return f"Generator(device={self.device!r}, initial_seed={self._seed})"
+        return f"Generator(device='{self.device}', initial_seed={self._seed})"
 
 
 _STATE_BYTES = 16 + 16 + 1 + 4 + 8   # PCG64's state and increment, its cached half-word, and the seed

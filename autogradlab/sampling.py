@@ -97,7 +97,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 
 # -- draws with tensor parameters ------------------------------------------------------------------
 
-def _parameter(value, like, name, what):
+def _parameter(value, name, what):
     """A number or tensor parameter as a host float array (and its dtype, when it is a tensor)."""
     if isinstance(value, Tensor):
         _check_floating(value.dtype, name)
@@ -113,8 +113,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor) and size is None:
         raise TypeError("normal(mean, std) with two numbers needs a size: normal(0.0, 1.0, size=(3,)), or give "
                         "mean or std as a Tensor")
-    m, m_dtype, m_device = _parameter(mean, std, "normal", "mean")
-    s, s_dtype, s_device = _parameter(std, mean, "normal", "std")
+    m, m_dtype, m_device = _parameter(mean, "normal", "mean")
+    s, s_dtype, s_device = _parameter(std, "normal", "std")
     if numpy.any(~(s >= 0)):
         raise RuntimeError(f"normal expects std >= 0.0, but found std {s.min() if not numpy.isnan(s).any() else 'nan'}")
     if size is not None:

@@ -60,7 +60,9 @@ class Tensor:
         t._requires_grad = requires_grad
         t._grad_fn = grad_fn
         t.name = None
-        t.device = device if device is not None else backend.device_of(data)
+        # (one device object per device, so x.device.type works; the check costs a few ns per tensor)
+        t.device = device if type(device) is backend.device else backend.as_device(
+            device if device is not None else backend.device_of(data))
         t._id = next(_tensor_counter)
         t._vc = [0]
         t._retains_grad = False

@@ -451,3 +451,15 @@ def test_trunc_normal_far_from_its_mean_returns_in_bounds_with_torchs_warning():
     assert abs(tail.mean() - 1.5100) < 0.01 and tail.min() >= 1.0 and tail.max() <= 3.0   # (the tail's mean)
     with pytest.warns(UserWarning):
         assert _values(ag.nn.init.trunc_normal_(ag.empty(3), mean=5.0, std=0.0, a=0.0, b=1.0)).tolist() == [1.0] * 3
+
+
+def test_a_tensors_device_is_a_device_object_as_torchs():
+    for M in (ag, torch):
+        x = M.ones(2)
+        for t in (x, x + 1, x.sum(), M.tensor([1.0]), x.detach(), x.clone(), x.to("cpu"), x.cpu()):
+            assert t.device.type == "cpu" and t.device.index is None and repr(t.device) == "device(type='cpu')"
+    ours = ag.ones(2)
+    assert ours.device == "cpu" and str(ours.device) == "cpu" and {ours.device: 1}["cpu"] == 1   # (a str too)
+    if ag.cuda.is_available():
+        gpu = ag.ones(2, device="cuda")
+        assert (gpu.device.type, gpu.device.index, gpu.device) == ("cuda", 0, "cuda:0")

@@ -350,8 +350,8 @@ class Tape:
         ref = self._tensor_refs[local]
         if type(ref) is tuple:
             local, name, shape, dtype, device, leaf, requires_grad = ref
-            ref = self._tensor_refs[local] = TensorRef(local, name, tuple(shape), _dtype_name(dtype), device, leaf,
-                                                       bool(requires_grad))
+            ref = self._tensor_refs[local] = TensorRef(local, name, tuple(shape), _dtype_name(dtype), str(device),
+                                                       leaf, bool(requires_grad))   # (a plain str, for the viz)
         return ref
 
     def tensor_ref(self, t) -> TensorRef:

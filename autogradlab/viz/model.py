@@ -426,7 +426,7 @@ def _structure(root, nodes, node_ids, tensor_ref, known_outputs, max_elements):
                 next_id += 1
             while f"t{counter}" in names:
                 counter += 1
-            refs[n] = ev.TensorRef(next_id, f"t{counter}", None, None, root.device, False, True)
+            refs[n] = ev.TensorRef(next_id, f"t{counter}", None, None, str(root.device), False, True)
             used.add(next_id)
             names.add(f"t{counter}")
     records, positions = [], {}
@@ -479,7 +479,7 @@ def model_of_tensor(root, max_elements=ev.MAX_ELEMENTS) -> GraphModel:
             prefix = "x" if leaf else "t"
             name = t.name or f"{prefix}{counters[prefix]}"
             counters[prefix] += not t.name
-            refs[id(t)] = (t, ev.TensorRef(len(refs), name, tuple(t.shape), t.dtype.name, t.device, leaf,
+            refs[id(t)] = (t, ev.TensorRef(len(refs), name, tuple(t.shape), t.dtype.name, str(t.device), leaf,
                                            bool(t.requires_grad)))
         return refs[id(t)][1]
 
@@ -492,7 +492,7 @@ def model_of_tensor(root, max_elements=ev.MAX_ELEMENTS) -> GraphModel:
         # the root is the last computed tensor: the ops before it make t0, t1, ... (ids in creation order)
         before = sum(1 for n in nodes if not _is_accumulator(n)) - 1
         root_ref = ev.TensorRef(len(refs) + before, root.name or f"t{before}", tuple(root.shape), root.dtype.name,
-                                root.device, False, bool(root.requires_grad))
+                                str(root.device), False, bool(root.requires_grad))
         refs[id(root)] = (root, root_ref)
     root_ref = tensor_ref(root)
     if root.grad_fn is None:
