@@ -455,10 +455,10 @@ def test_trunc_normal_far_from_its_mean_returns_in_bounds_with_torchs_warning():
 
 def test_a_tensors_device_is_a_device_object_as_torchs():
     for M in (ag, torch):
-        x = M.ones(2)
-        for t in (x, x + 1, x.sum(), M.tensor([1.0]), x.detach(), x.clone(), x.to("cpu"), x.cpu()):
+        x = M.ones(2, device="cpu")
+        for t in (x, x + 1, x.sum(), M.tensor([1.0], device="cpu"), x.detach(), x.clone(), x.to("cpu"), x.cpu()):
             assert t.device.type == "cpu" and t.device.index is None and repr(t.device) == "device(type='cpu')"
-    ours = ag.ones(2)
+    ours = ag.ones(2, device="cpu")
     assert ours.device == "cpu" and str(ours.device) == "cpu" and {ours.device: 1}["cpu"] == 1   # (a str too)
     if ag.cuda.is_available():
         gpu = ag.ones(2, device="cuda")
