@@ -166,3 +166,49 @@ def test_child_and_parameter_names_are_refused_as_torch(name):
     both_raise(lambda: nn.ModuleDict({name: nn.ReLU()}), lambda: torch.nn.ModuleDict({name: torch.nn.ReLU()}))
     both_raise(lambda: nn.Module().register_parameter(name, nn.Parameter(ag.zeros(1))),
                lambda: torch.nn.Module().register_parameter(name, torch.nn.Parameter(torch.zeros(1))))
+
+
+# -- nn.utils.rnn: pad_sequence and unpad_sequence -------------------------------------------------------------
+
+SEQUENCES = [np.random.default_rng(4).standard_normal((n, 3)) for n in (4, 1, 3)]
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(batch_first=True), dict(padding_value=-1.5),
+                                    dict(batch_first=True, padding_side="left"), dict(padding_side="left")], ids=str)
+def test_pad_sequence_values_and_gradients_match_torch(kwargs):
+    outs, grads = [], []
+    for T in (ag, torch):
+        seqs = [T.tensor(s, requires_grad=True) for s in SEQUENCES]
+        out = T.nn.utils.rnn.pad_sequence(seqs, **kwargs)
+        weights = T.tensor(np.linspace(-1, 1, out.numel()).reshape(tuple(out.shape)))
+        (out * weights).sum().backward()
+        outs.append(out)
+        grads.append([s.grad for s in seqs])
+    close(outs[0], outs[1], rtol=1e-12, atol=0)
+    for a, b in zip(*grads):
+        close(a, b, rtol=1e-12, atol=0)
+
+
+def test_pad_sequence_of_one_dimensional_integer_sequences_and_a_stacked_tensor():
+    for make in (lambda T: [T.tensor([1, 2, 3]), T.tensor([4])], lambda T: T.ones(2, 3)):
+        close(ag.nn.utils.rnn.pad_sequence(make(ag), batch_first=True),
+              torch.nn.utils.rnn.pad_sequence(make(torch), batch_first=True))
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_unpad_sequence_inverts_pad_sequence_as_torch(batch_first):
+    lengths = [len(s) for s in SEQUENCES]
+    for T in (ag, torch):
+        padded = T.nn.utils.rnn.pad_sequence([T.tensor(s) for s in SEQUENCES], batch_first=batch_first)
+        back = T.nn.utils.rnn.unpad_sequence(padded, T.tensor(lengths), batch_first=batch_first)
+        assert [tuple(b.shape) for b in back] == [s.shape for s in SEQUENCES]
+        for b, s in zip(back, SEQUENCES):
+            np.testing.assert_array_equal(b.numpy() if T is torch else b.detach().numpy(), s)
+
+
+@pytest.mark.parametrize("call", [lambda T: T.nn.utils.rnn.pad_sequence([]),
+                                  lambda T: T.nn.utils.rnn.pad_sequence([T.ones(2, 3), T.ones(2, 2)]),
+                                  lambda T: T.nn.utils.rnn.pad_sequence([T.ones(2)], padding_side="up")],
+                         ids=["empty", "trailing-shapes", "padding-side"])
+def test_pad_sequence_refuses_what_torch_refuses(call):
+    both_raise(lambda: call(ag), lambda: call(torch))

@@ -293,3 +293,49 @@ def test_a_loader_subclass_may_set_its_settings_before_init_as_in_torch():
                 self.dataset = data
                 super().__init__(data, batch_size=2)
         assert len(Loader(list(range(5)))) == 3
+
+
+# -- iterable datasets --------------------------------------------------------------------------------------
+
+def _streams(M, n, with_len=False):
+    class Stream(M.IterableDataset):
+        def __iter__(self):
+            return iter([(float(i), i % 2) for i in range(n)])
+
+    class Sized(Stream):
+        def __len__(self):
+            return n
+    return Sized() if with_len else Stream()
+
+
+@pytest.mark.parametrize("kwargs", [dict(batch_size=2), dict(batch_size=2, drop_last=True), dict(batch_size=None),
+                                    dict(batch_size=5), dict()], ids=str)
+def test_iterable_datasets_batch_in_order_as_torch(kwargs):
+    ours = [_plain(b) for b in D.DataLoader(_streams(D, 5), **kwargs)]
+    assert ours == [_plain(b) for b in T.DataLoader(_streams(T, 5), **kwargs)]
+
+
+@pytest.mark.parametrize("kwargs", [dict(batch_size=2), dict(batch_size=2, drop_last=True), dict(batch_size=None)],
+                         ids=str)
+def test_an_iterable_loaders_length_as_torch(kwargs):
+    assert len(D.DataLoader(_streams(D, 5, True), **kwargs)) == len(T.DataLoader(_streams(T, 5, True), **kwargs))
+    for M in (D, T):
+        with pytest.raises(TypeError):
+            len(M.DataLoader(_streams(M, 5), **kwargs))
+
+
+@pytest.mark.parametrize("kwargs", [dict(shuffle=True), dict(sampler=[0]), dict(batch_sampler=[[0]])], ids=str)
+def test_an_iterable_dataset_refuses_an_order_as_torch(kwargs):
+    with pytest.raises(ValueError, match="IterableDataset"):
+        T.DataLoader(_streams(T, 3), **kwargs)
+    with pytest.raises(ValueError, match="IterableDataset"):
+        D.DataLoader(_streams(D, 3), **kwargs)
+
+
+def test_chained_iterable_datasets_as_torch():
+    for M in (D, T):
+        chained = M.ChainDataset([_streams(M, 2, True), _streams(M, 3, True)])
+        assert [x for x, _ in chained] == [0.0, 1.0, 0.0, 1.0, 2.0] and len(chained) == 5
+        assert [x for x, _ in _streams(M, 1) + _streams(M, 2)] == [0.0, 0.0, 1.0]
+        with pytest.raises(TypeError, match="__iter__"):
+            M.IterableDataset()

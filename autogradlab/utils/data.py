@@ -41,7 +41,7 @@ from ..tensor import Tensor, tensor
 from .samplers import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                        WeightedRandomSampler)
 
-__all__ = ["Dataset", "TensorDataset", "ConcatDataset", "Subset", "random_split", "default_collate",
+__all__ = ["Dataset", "IterableDataset", "ChainDataset", "TensorDataset", "ConcatDataset", "Subset", "random_split", "default_collate",
            "default_convert", "DataLoader", "DatasetArgumentError", "Sampler", "SequentialSampler",
            "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler"]
 
@@ -73,6 +73,37 @@ class Dataset(Generic[T_co]):
 
     def __add__(self, other: Dataset) -> ConcatDataset:
         return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset[T_co], collections.abc.Iterable):
+    """The base class of datasets read as a stream: subclass it with ``__iter__`` yielding samples (a file read
+    line by line, samples generated on the fly); without one, making it raises TypeError, as in PyTorch. A
+    DataLoader takes the samples in order, ``batch_size`` at a time; ``a + b`` is ``ChainDataset([a, b])``."""
+
+    def __add__(self, other) -> ChainDataset:
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """Iterable datasets one after another: all of the first's samples, then the second's, ..."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for dataset in self.datasets:
+            yield from dataset
+
+    def __len__(self) -> int:
+        return sum(len(d) for d in self.datasets)
+
+
+class _InfiniteConstantSampler(Sampler):
+    """An iterable dataset's loader's sampler (PyTorch's): None forever, as the dataset picks its samples."""
+
+    def __iter__(self):
+        while True:
+            yield None
 
 
 class TensorDataset(Dataset):
@@ -361,11 +392,19 @@ class DataLoader(Generic[T_co]):
                                 f"dimension, but it holds {', '.join(type(t).__name__ for t in dataset)}; for a "
                                 f"dataset of samples pass a list or a Dataset")
             dataset = TensorDataset(*dataset)
-        if not hasattr(dataset, "__len__") or not hasattr(dataset, "__getitem__"):
+        if not isinstance(dataset, IterableDataset) and (not hasattr(dataset, "__len__")
+                                                         or not hasattr(dataset, "__getitem__")):
             raise TypeError(f"DataLoader: dataset must have __len__ and __getitem__ (a Dataset subclass, a "
                             f"TensorDataset, a list of samples, a Tensor or a tuple of tensors), got "
                             f"{type(dataset).__name__}")
         _check_workers(num_workers, timeout, multiprocessing_context, prefetch_factor, persistent_workers)
+        iterable = isinstance(dataset, IterableDataset)
+        if iterable:
+            for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
+                if value not in (None, False):
+                    raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, but got "
+                                     f"{name}={value!r} (an iterable dataset gives its samples in its own order)")
+            sampler = _InfiniteConstantSampler()
         if sampler is not None and shuffle not in (None, False):
             raise ValueError("DataLoader: sampler option is mutually exclusive with shuffle (the sampler chooses "
                              "the order; for a shuffled subset use sampler=SubsetRandomSampler(indices))")
@@ -402,7 +441,7 @@ class DataLoader(Generic[T_co]):
                         multiprocessing_context=multiprocessing_context,
                         prefetch_factor=2 if num_workers > 0 and prefetch_factor is None else prefetch_factor,
                         persistent_workers=persistent_workers, pin_memory_device=pin_memory_device,
-                        in_order=in_order)
+                        in_order=in_order, _iterable=iterable)
         for name, value in settings.items():
             object.__setattr__(self, name, value)
         object.__setattr__(self, "_made", True)
@@ -416,15 +455,38 @@ class DataLoader(Generic[T_co]):
         object.__setattr__(self, name, value)
 
     def __len__(self) -> int:
+        if self._iterable:   # (only a dataset with a __len__ has one; as PyTorch, the batches it makes)
+            n = len(self.dataset)
+            if self.batch_size is None:
+                return n
+            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
     def __iter__(self):
+        if self._iterable:
+            yield from self._stream()
+            return
         if self.batch_sampler is None:
             for index in self.sampler:
                 yield self.collate_fn(self.dataset[index])
             return
         for indices in self.batch_sampler:
             yield self._batch(list(indices))
+
+    def _stream(self):
+        """An iterable dataset's samples, ``batch_size`` at a time (one by one without batching)."""
+        if self.batch_size is None:
+            for sample in self.dataset:
+                yield self.collate_fn(sample)
+            return
+        batch = []
+        for sample in self.dataset:
+            batch.append(sample)
+            if len(batch) == self.batch_size:
+                yield self.collate_fn(batch)
+                batch = []
+        if batch and not self.drop_last:
+            yield self.collate_fn(batch)
 
     def _batch(self, indices):
         if self.collate_fn is default_collate:

@@ -1,5 +1,5 @@
-"""Utilities for training loops, with PyTorch's names (``nn.utils``): clipping gradients, and a model's
-parameters as one vector.
+"""Utilities for training loops, with PyTorch's names (``nn.utils``): clipping gradients, a model's
+parameters as one vector, and (``nn.utils.rnn``) padding sequences of different lengths into one tensor.
 
     loss.backward()
     nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)   # the usual guard against exploding gradients
@@ -11,14 +11,16 @@ import math
 
 import numpy
 
-from .. import backend
-from ..grad_mode import no_grad
-from ..ops import elementwise as E
-from ..ops import reduce as R
-from ..ops import shape as S
-from ..tensor import Tensor
+from ... import backend
+from ...grad_mode import no_grad
+from ...ops import elementwise as E
+from ...ops import reduce as R
+from ...ops import shape as S
+from ...tensor import Tensor
+from . import rnn  # noqa: F401  (torch.nn.utils.rnn's pad_sequence, unpad_sequence)
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector", "vector_to_parameters"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector", "vector_to_parameters",
+           "rnn"]
 
 
 def _grads(parameters):
