@@ -113,6 +113,7 @@ from . import data, nn, optim, training  # noqa: E402  (the course toolkit; matp
 from . import utils  # noqa: E402  (torch.utils.data's names: Dataset, DataLoader, random_split, ...)
 from . import linalg, special  # noqa: E402  (torch.linalg's and torch.special's names)
 from . import cuda  # noqa: E402  (torch.cuda's is_available, device_count, ...)
+from . import func  # noqa: E402  (torch.func's transforms: grad, vmap, jacrev, functional_call, ...)
 from .ops.decompositions import cholesky, det, logdet, matrix_power, slogdet  # noqa: E402
 from .ops.decompositions import inv as inverse  # noqa: E402
 from .ops.decompositions import pinverse  # noqa: E402
@@ -156,7 +157,7 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "arange", "a
            "not_equal", "negative", "fix", "addbmm", "addcdiv", "addcmul", "addmv", "addr", "baddbmm", "cummax",
            "cummin", "dsplit", "float_power", "fliplr", "flipud", "fmax", "fmin", "hsplit", "index_copy",
            "index_fill", "isneginf", "isposinf", "isreal", "logaddexp2", "logical_and", "logical_or", "logical_xor",
-           "vdot", "vsplit", "divide", "subtract", "positive"]
+           "vdot", "vsplit", "divide", "subtract", "positive", "func"]
 
 # PyTorch's torch.float and torch.int, set last: nothing in this module calls the builtins they hide
 float, int = float32, int32  # noqa: A001

@@ -1,0 +1,131 @@
+"""``autogradlab.func``, torch.func's transforms, side by side with torch 2.13: grad and grad_and_value
+(argnums, has_aux, nesting, inputs that do not matter), vjp, jacrev/jacfwd/hessian, vmap (in_dims, out_dims,
+tuple outputs, nesting) and functional_call, with per-sample gradients (vmap of grad over a model's
+functional call) as a lab computes them; values to 1e-10 in float64, and the errors."""
+import numpy as np
+import pytest
+from conftest import import_torch
+from torch_compare import both_raise, close
+
+import autogradlab as ag
+
+torch = import_torch()
+pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")   # (torch's own)
+TOL = dict(rtol=1e-10, atol=1e-12)
+RNG = np.random.default_rng(0)
+X, Y, W = RNG.standard_normal(4), RNG.standard_normal(4), RNG.standard_normal((3, 4))
+
+
+def _pair(arr):
+    return ag.tensor(arr), torch.tensor(arr)
+
+
+def _close_tree(ours, theirs):
+    if isinstance(theirs, (tuple, list)):
+        assert isinstance(ours, (tuple, list)) and len(ours) == len(theirs)
+        for a, b in zip(ours, theirs):
+            _close_tree(a, b)
+    elif isinstance(theirs, torch.Tensor):
+        close(ours, theirs, **TOL)
+    else:
+        assert ours == theirs
+
+
+def f_cubic(T):
+    return lambda x: (x ** 3).sum()
+
+
+CASES = {
+    "grad": lambda T, F: F.grad(lambda x: (T.sin(x) * x).sum())(T.tensor(X)),
+    "grad-argnums": lambda T, F: F.grad(lambda x, y: (x * y ** 2).sum(), argnums=1)(T.tensor(X), T.tensor(Y)),
+    "grad-argnums-tuple": lambda T, F: F.grad(lambda x, y: (x * y).sum(), argnums=(0, 1))(T.tensor(X), T.tensor(Y)),
+    "grad-aux": lambda T, F: F.grad(lambda x: ((x ** 2).sum(), x.mean()), has_aux=True)(T.tensor(X)),
+    "grad_and_value": lambda T, F: F.grad_and_value(lambda x: (x ** 2).sum())(T.tensor(X)),
+    "grad_and_value-aux": lambda T, F: F.grad_and_value(lambda x: ((x ** 2).sum(), x * 2), has_aux=True)(
+        T.tensor(X)),
+    "grad-unused-input": lambda T, F: F.grad(lambda x, y: (y ** 2).sum())(T.tensor(X), T.tensor(Y)),
+    "grad-of-grad": lambda T, F: F.grad(F.grad(lambda x: x ** 3 * T.sin(x)))(T.tensor(0.7)),
+    "grad-of-grad-sum": lambda T, F: F.grad(lambda x: F.grad(lambda z: (z ** 3).sum())(x).sum())(T.tensor(X)),
+    "jacrev": lambda T, F: F.jacrev(lambda x: T.tensor(W) @ T.tanh(x))(T.tensor(X)),
+    "jacrev-argnums": lambda T, F: F.jacrev(lambda x, y: x * y, argnums=(0, 1))(T.tensor(X), T.tensor(Y)),
+    "jacfwd": lambda T, F: F.jacfwd(lambda x: T.exp(x).reshape(2, 2))(T.tensor(X)),
+    "hessian": lambda T, F: F.hessian(lambda x: (T.sin(x) * x ** 2).sum())(T.tensor(X)),
+    "hessian-of-matrix-input": lambda T, F: F.hessian(lambda m: (m ** 3).sum())(T.tensor(W[:2, :2])),
+    "vmap": lambda T, F: F.vmap(lambda r: (r ** 2).sum())(T.tensor(W)),
+    "vmap-in-dims": lambda T, F: F.vmap(lambda a, b: a * b, in_dims=(1, None))(T.tensor(W), T.tensor(W[0, :3])),
+    "vmap-out-dims": lambda T, F: F.vmap(lambda r: r * 2, out_dims=1)(T.tensor(W)),
+    "vmap-tuple-outputs": lambda T, F: F.vmap(lambda r: (r.sum(), r * 2), out_dims=(0, 1))(T.tensor(W)),
+    "vmap-dot": lambda T, F: F.vmap(T.dot)(T.tensor(W), T.tensor(W[::-1].copy())),
+    "vmap-of-vmap": lambda T, F: F.vmap(F.vmap(lambda v: v ** 2 + 1))(T.tensor(W)),
+    "vmap-of-grad": lambda T, F: F.vmap(F.grad(lambda x: (x ** 3).sum()))(T.tensor(W)),
+    "jacrev-of-grad": lambda T, F: F.jacrev(F.grad(lambda x: (T.sin(x) ** 2).sum()))(T.tensor(X)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_transforms_match_torch(name):
+    _close_tree(CASES[name](ag, ag.func), CASES[name](torch, torch.func))
+
+
+def test_vjp_matches_torch():
+    results = []
+    for T, F in ((ag, ag.func), (torch, torch.func)):
+        out, fn = F.vjp(lambda x, y: T.tanh(x) * y, T.tensor(X), T.tensor(Y))
+        results.append((out, fn(T.tensor(W[0]))))
+        out, fn, aux = F.vjp(lambda x: (x ** 2, x.sum()), T.tensor(X), has_aux=True)
+        results.append((out, fn(T.ones(4, dtype=T.float64)), aux))
+    _close_tree(results[0], results[2])
+    _close_tree(results[1], results[3])
+
+
+def test_results_keep_a_graph_only_when_their_inputs_require_grad_as_torch():
+    for T, F in ((ag, ag.func), (torch, torch.func)):
+        plain = F.grad(lambda x: (x ** 3).sum())(T.tensor(X))
+        tracked_x = T.tensor(X, requires_grad=True)
+        tracked = F.grad(lambda x: (x ** 3).sum())(tracked_x)
+        assert not plain.requires_grad and tracked.requires_grad
+        tracked.sum().backward()                                     # d/dx sum(3x^2) = 6x
+        np.testing.assert_allclose(tracked_x.grad.detach().numpy(), 6 * X, rtol=1e-12)
+
+
+def test_per_sample_gradients_with_functional_call_match_torch():
+    """The torch.func tutorial's per-sample gradients: vmap over the batch of grad of a functional call."""
+    x, y = RNG.standard_normal((5, 3)), RNG.standard_normal((5, 2))
+    results = []
+    for T, F in ((ag, ag.func), (torch, torch.func)):
+        T.manual_seed(0)
+        model = T.nn.Linear(3, 2, dtype=T.float64)
+        with T.no_grad():
+            model.weight.copy_(T.tensor(W[:2, :3]))
+            model.bias.copy_(T.tensor(W[2, :2]))
+        params = {k: v.detach() for k, v in model.named_parameters()}
+
+        def loss(p, xi, yi):
+            return ((F.functional_call(model, p, (xi.unsqueeze(0),)) - yi) ** 2).sum()
+
+        per_sample = F.vmap(F.grad(loss), in_dims=(None, 0, 0))(params, T.tensor(x), T.tensor(y))
+        results.append([per_sample["weight"], per_sample["bias"]])
+        assert model.weight.requires_grad and tuple(model.weight.shape) == (2, 3)   # (the module is unchanged)
+    _close_tree(results[0], results[1])
+
+
+def test_functional_call_leaves_the_module_as_it_was_and_refuses_unknown_names():
+    model = ag.nn.Linear(2, 1)
+    before = [p for p in model.parameters()]
+    out = ag.func.functional_call(model, {"weight": ag.zeros(1, 2)}, (ag.ones(1, 2),))
+    np.testing.assert_allclose(out.detach().numpy(), model.bias.detach().numpy().reshape(1, 1))
+    assert [p for p in model.parameters()] == before
+    for lib, m in ((ag, model), (torch, torch.nn.Linear(2, 1))):
+        with pytest.raises(RuntimeError, match="Unexpected key"):
+            lib.func.functional_call(m, {"nope": lib.zeros(1)}, (lib.ones(1, 2),), strict=True)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, F: F.grad(lambda x: x ** 2)(T.tensor(X)),
+    lambda T, F: F.grad(lambda x: x.sum())(T.tensor([1, 2])),
+    lambda T, F: F.grad(lambda x: x.sum(), argnums=3)(T.tensor(X)),
+    lambda T, F: F.vmap(lambda a, b: a + b)(T.ones(3), T.ones(4)),
+    lambda T, F: F.vmap(lambda a: a, in_dims=(0, 1))(T.ones(3)),
+], ids=["non-scalar", "integer-input", "argnums-range", "vmap-sizes", "vmap-in-dims-count"])
+def test_refuses_what_torch_refuses(call):
+    both_raise(lambda: call(ag, ag.func), lambda: call(torch, torch.func))
