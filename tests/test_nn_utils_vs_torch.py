@@ -212,3 +212,81 @@ def test_unpad_sequence_inverts_pad_sequence_as_torch(batch_first):
                          ids=["empty", "trailing-shapes", "padding-side"])
 def test_pad_sequence_refuses_what_torch_refuses(call):
     both_raise(lambda: call(ag), lambda: call(torch))
+
+
+# -- nn.utils.rnn: packed sequences, and the recurrent layers on them ---------------------------------------
+
+def _packed(T, enforce_sorted=False, order=(1, 0, 2)):
+    seqs = [T.tensor(SEQUENCES[i], requires_grad=True) for i in order]
+    return seqs, T.nn.utils.rnn.pack_sequence(seqs, enforce_sorted=enforce_sorted)
+
+
+def _close_packed(ours, theirs):
+    close(ours.data, theirs.data, rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(ours.batch_sizes.numpy(), theirs.batch_sizes.numpy())
+    for a, b in ((ours.sorted_indices, theirs.sorted_indices), (ours.unsorted_indices, theirs.unsorted_indices)):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@pytest.mark.parametrize("enforce_sorted, order", [(False, (1, 0, 2)), (True, (0, 2, 1))], ids=["unsorted", "sorted"])
+def test_pack_and_pad_round_trip_as_torch(enforce_sorted, order):
+    (_, ours), (_, theirs) = _packed(ag, enforce_sorted, order), _packed(torch, enforce_sorted, order)
+    _close_packed(ours, theirs)
+    for kwargs in (dict(), dict(batch_first=True), dict(padding_value=-2.0, total_length=6)):
+        a, b = ag.nn.utils.rnn.pad_packed_sequence(ours, **kwargs), torch.nn.utils.rnn.pad_packed_sequence(theirs,
+                                                                                                         **kwargs)
+        close(a[0], b[0], rtol=1e-12, atol=0)
+        np.testing.assert_array_equal(a[1].numpy(), b[1].numpy())
+    for a, b in zip(ag.nn.utils.rnn.unpack_sequence(ours), torch.nn.utils.rnn.unpack_sequence(theirs)):
+        close(a, b, rtol=1e-12, atol=0)
+
+
+def test_pack_padded_sequence_of_a_batch_first_batch_as_torch():
+    results = []
+    for T in (ag, torch):
+        padded = T.nn.utils.rnn.pad_sequence([T.tensor(s) for s in SEQUENCES], batch_first=True)
+        results.append(T.nn.utils.rnn.pack_padded_sequence(padded, T.tensor([4, 1, 3]), batch_first=True,
+                                                           enforce_sorted=False))
+    _close_packed(*results)
+
+
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("with_hx", [False, True])
+def test_recurrent_layers_on_packed_sequences_match_torch(cls, bidirectional, with_hx):
+    rng = np.random.default_rng(5)
+    directions = 2 if bidirectional else 1
+    h0 = rng.standard_normal((2 * directions, 3, 4))
+    shapes = [tuple(p.shape) for p in getattr(ag.nn, cls)(3, 4, num_layers=2, bidirectional=bidirectional).parameters()]
+    weights = [rng.uniform(-0.5, 0.5, shape) for shape in shapes]      # (the same weights in both libraries)
+    results = []
+    for T in (ag, torch):
+        layer = getattr(T.nn, cls)(3, 4, num_layers=2, bidirectional=bidirectional, dtype=T.float64)
+        with T.no_grad():
+            for p, w in zip(layer.parameters(), weights):
+                p.copy_(T.tensor(w))
+        seqs, packed = _packed(T)
+        hx = None
+        if with_hx:
+            hx = T.tensor(h0, requires_grad=True)
+            hx = (hx, T.tensor(h0 * 0.5)) if cls == "LSTM" else hx
+        out, h_n = layer(packed, hx)
+        h = h_n[0] if cls == "LSTM" else h_n
+        (out.data.sum() + (h * T.tensor(np.linspace(-1, 1, h.numel()).reshape(tuple(h.shape)))).sum()).backward()
+        results.append((out, h, [s.grad for s in seqs], [p.grad for p in layer.parameters()]))
+    (out_a, h_a, sg_a, pg_a), (out_b, h_b, sg_b, pg_b) = results
+    _close_packed(out_a, out_b)
+    close(h_a, h_b, rtol=1e-10, atol=1e-12)
+    for a, b in zip(sg_a + pg_a, sg_b + pg_b):
+        close(a, b, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.utils.rnn.pack_padded_sequence(T.ones(3, 2, 1), [1, 2]),
+    lambda T: T.nn.utils.rnn.pack_padded_sequence(T.ones(3, 2, 1), [2, 0]),
+    lambda T: T.nn.utils.rnn.pad_packed_sequence(T.nn.utils.rnn.pack_sequence([T.ones(3, 1)]), total_length=2),
+], ids=["unsorted-lengths", "zero-length", "total-length-short"])
+def test_packing_refuses_what_torch_refuses(call):
+    both_raise(lambda: call(ag), lambda: call(torch))

@@ -26,6 +26,7 @@ from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
 __all__ = ["RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU"]
 
@@ -239,9 +240,10 @@ class _RNNBase(Module):
         layer and direction. ``input`` is (L, N, input_size), (N, L, input_size) with ``batch_first``, or one
         sequence (L, input_size)."""
         name = type(self).__name__
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         if not isinstance(input, Tensor):
-            raise TypeError(f"{name}: input must be a Tensor (packed sequences are not available here), got "
-                            f"{type(input).__name__}")
+            raise TypeError(f"{name}: input must be a Tensor or a PackedSequence, got {type(input).__name__}")
         if input.ndim not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D input: a batch of sequences "
                              f"{'(N, L, input_size)' if self.batch_first else '(L, N, input_size)'}, or one "
@@ -260,6 +262,34 @@ class _RNNBase(Module):
         x = input if not batched else (S.transpose(input, 0, 1) if self.batch_first else input)
         if not batched:
             x = S.unsqueeze(x, 1)
+        output, h_n = self._run(x, hx, batched, None)
+        if batched and self.batch_first:
+            output = S.transpose(output, 0, 1)
+        return output, h_n
+
+    def _forward_packed(self, packed, hx):
+        """The layers over packed sequences: each stops at its own length (its state is carried unchanged past
+        its end, and read there for h_n), in the packed longest-first order; hx and h_n in the original order."""
+        padded, lengths = pad_packed_sequence(PackedSequence(packed.data, packed.batch_sizes))
+        if padded.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                               f"{padded.shape[-1]}")
+        order, back = packed.sorted_indices, packed.unsorted_indices
+        if hx is not None and order is not None:   # (given in the original order)
+            hx = tuple(h[:, order] for h in hx) if self.mode == "LSTM" else hx[:, order]
+        output, h_n = self._run(padded, hx, True, lengths)
+        repacked = pack_padded_sequence(output, lengths)
+        if back is not None:
+            h_n = tuple(h[:, back] for h in h_n) if self.mode == "LSTM" else h_n[:, back]
+        return PackedSequence(repacked.data, repacked.batch_sizes, order, back), h_n
+
+    def _run(self, x, hx, batched, lengths):
+        """Every layer and direction over x (L, N, input_size); ``lengths`` (packed input) masks each sequence's
+        steps past its end. Returns the last layer's outputs (L, N, D*hidden_size) and h_n."""
+        masks = None
+        if lengths is not None:
+            steps_done = creation.arange(x.shape[0], device=x.device).unsqueeze(1)          # (L, 1)
+            masks = S.unbind((steps_done < lengths.to(x.device).unsqueeze(0)).unsqueeze(-1), 0)   # L x (N, 1)
         directions = 2 if self.bidirectional else 1
         state_shape = (self.num_layers * directions, x.shape[1], self.hidden_size)
         states = self._initial_states(hx, state_shape, batched, x)
@@ -274,7 +304,11 @@ class _RNNBase(Module):
                 steps = range(len(gi)) if d == 0 else range(len(gi) - 1, -1, -1)
                 hs = [None] * len(gi)
                 for t in steps:
-                    state = _rnn_step(self.mode, gi[t], state, w_hh, b_hh)
+                    new = _rnn_step(self.mode, gi[t], state, w_hh, b_hh)
+                    if masks is not None:   # (a sequence past its end keeps its state)
+                        new = (tuple(E.where(masks[t], n, s) for n, s in zip(new, state)) if self.mode == "LSTM"
+                               else E.where(masks[t], new, state))
+                    state = new
                     hs[t] = state[0] if self.mode == "LSTM" else state
                 outputs.append(S.stack(hs))
                 finals.append(state if self.mode == "LSTM" else (state,))
@@ -282,8 +316,6 @@ class _RNNBase(Module):
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
         output = x if batched else S.squeeze(x, 1)
-        if batched and self.batch_first:
-            output = S.transpose(output, 0, 1)
         h_n = [S.stack([f[k] for f in finals]) for k in range(len(finals[0]))]
         if not batched:
             h_n = [S.squeeze(h, 1) for h in h_n]
