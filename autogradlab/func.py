@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import numbers
 
-from .creation import zeros_like
+from .creation import zeros, zeros_like
 from .engine import grad as _autograd_grad
+from .graph_walk import reach
 from .grad_mode import enable_grad
 from .ops.rearrange import movedim
 from .ops.shape import reshape, stack, unbind
@@ -32,11 +33,16 @@ _depth = [0]   # how many transforms are running: inside one, results keep their
 def _argnums(argnums, n_args, name):
     many = isinstance(argnums, tuple)
     picks = argnums if many else (argnums,)
+    if many and not picks:
+        raise RuntimeError(f"{name}: argnums must be non-empty")
     for a in picks:
         if isinstance(a, bool) or not isinstance(a, int) or not -n_args <= a < n_args:
             raise RuntimeError(f"{name}: Got argnums={argnums!r}, but the function has {n_args} positional "
                                f"arguments: each argnum must be an int in [{-n_args}, {n_args})")
-    return tuple(a % n_args for a in picks), many
+    normalized = tuple(a % n_args for a in picks)
+    if len(set(normalized)) != len(normalized):
+        raise RuntimeError(f"{name}: argnums must be unique, got {argnums!r}")
+    return normalized, many
 
 
 def _flatten(tree):
@@ -59,20 +65,50 @@ def _unflatten(leaves, spec):
     return dict(zip(keys, values)) if kind == "dict" else kind(values)
 
 
-def _leaf(x, name, index):
-    """A tensor to differentiate with respect to: itself if it already requires grad (the result keeps the
-    graph to it, as PyTorch's), else a fresh leaf."""
+def _fresh(x, name, index):
+    """What the function gets for an input to differentiate with respect to: a new alias of ``x`` (a view, so
+    the result keeps its graph back to ``x`` when ``x`` requires grad, as PyTorch's), or a new leaf. The
+    gradient is with respect to this alias alone, not to other uses of ``x`` (a closure, the same tensor
+    passed twice)."""
     if not isinstance(x, Tensor):
-        raise RuntimeError(f"{name}: argument {index} to differentiate with respect to is a "
-                           f"{type(x).__name__}, expected a Tensor (or a dict, list or tuple of them)")
+        raise ValueError(f"{name}: argument {index} to differentiate with respect to is a {type(x).__name__}, "
+                         f"expected a Tensor (or a dict, list or tuple of them)")
     if x.dtype.kind != "f":
         raise RuntimeError(f"{name}: only Tensors of floating point dtype can require gradients (argument "
                            f"{index} is {x.dtype.name}); convert it with .float()")
-    return x if x.requires_grad else x.detach().requires_grad_(True)
+    return x.view_as(x) if x.requires_grad else x.detach().requires_grad_(True)
 
 
-def _keeps_graph(args):
-    return _depth[0] > 1 or any(isinstance(t, Tensor) and t.requires_grad for t in _flatten(list(args))[0])
+def _prepare(args, picks, name):
+    """``(args with fresh inputs at picks, the fresh input tensors, their pytree specs)``."""
+    args, specs, fresh = list(args), {}, []
+    for i in picks:
+        leaves, specs[i] = _flatten(args[i])
+        made = [_fresh(t, name, i) for t in leaves]
+        fresh += made
+        args[i] = _unflatten(iter(made), specs[i])
+    return args, fresh, specs
+
+
+def _keeps_graph(args, outputs, fresh):
+    """Whether results keep their graph: inside another transform, or when the outputs depend on a tensor that
+    requires grad besides the fresh inputs (an input that required grad, a closure's parameter)."""
+    if _depth[0] > 1 or any(isinstance(t, Tensor) and t.requires_grad for t in _flatten(list(args))[0]):
+        return True
+    ours = {id(t) for t in fresh}
+    roots = [o.grad_fn for o in outputs if isinstance(o, Tensor) and o.grad_fn is not None]
+    for node in reach(roots)[0]:
+        variable = getattr(node, "variable", None)
+        if variable is not None and id(variable) not in ours:
+            return True
+    return False
+
+
+def _detached(tree, keep):
+    if keep:
+        return tree
+    leaves, spec = _flatten(tree)
+    return _unflatten(iter([t.detach() if isinstance(t, Tensor) else t for t in leaves]), spec)
 
 
 def _split_aux(out, has_aux, name):
@@ -84,35 +120,38 @@ def _split_aux(out, has_aux, name):
     return out
 
 
+def _gradients(output, fresh, cotangent, keep):
+    """d<output, cotangent>/d(each fresh input), zeros where the output does not depend on one."""
+    if not output.requires_grad:
+        return [zeros_like(x) for x in fresh]
+    grads = _autograd_grad(output, fresh, cotangent, retain_graph=True, create_graph=keep, allow_unused=True)
+    return [zeros_like(x) if g is None else g for x, g in zip(fresh, grads)]
+
+
 def grad_and_value(func, argnums=0, has_aux=False):
     """A function returning ``(gradient, value)`` of ``func``, whose output must be a scalar tensor. With
     ``has_aux``, ``func`` returns ``(scalar, aux)`` and the result is ``(gradient, (value, aux))``, as PyTorch's.
-    The gradient is with respect to argument ``argnums`` (a tuple of them: a tuple of gradients); an input the
-    output does not depend on gets zeros."""
+    The gradient is with respect to argument ``argnums`` (a tuple of them: a tuple of gradients), in that
+    argument's shape (a dict of tensors gives a dict of gradients); an input the output does not depend on
+    gets zeros."""
     def wrapper(*args, **kwargs):
         picks, many = _argnums(argnums, len(args), "grad_and_value(f)(*args)")
         _depth[0] += 1
         try:
-            keep = _keeps_graph(args)
-            args, specs = list(args), {}
-            for i in picks:   # (an argument may be a dict, list or tuple of tensors: gradients in its shape)
-                leaves, specs[i] = _flatten(args[i])
-                args[i] = _unflatten(iter([_leaf(t, "grad_and_value(f)(*args)", i) for t in leaves]), specs[i])
+            call_args, fresh, specs = _prepare(args, picks, "grad_and_value(f)(*args)")
             with enable_grad():
-                out, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value")
+                out, aux = _split_aux(func(*call_args, **kwargs), has_aux, "grad_and_value")
             if not isinstance(out, Tensor) or out.ndim != 0:
                 what = f"tensor with {out.ndim} dims" if isinstance(out, Tensor) else type(out).__name__
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
                                    f"{what}. Maybe you wanted to use the vjp or jacrev APIs instead?")
-            inputs = [t for i in picks for t in _flatten(args[i])[0]]
-            flat = (_autograd_grad(out, inputs, create_graph=keep, allow_unused=True)
-                    if out.requires_grad else [None] * len(inputs))
-            flat = iter([zeros_like(x) if g is None else g for x, g in zip(inputs, flat)])
+            keep = _keeps_graph(args, [out], fresh)
+            flat = iter(_gradients(out, fresh, None, keep))
             grads = tuple(_unflatten(flat, specs[i]) for i in picks)
         finally:
             _depth[0] -= 1
         gradient = grads if many else grads[0]
-        value = out if keep else out.detach()
+        value, aux = _detached(out, keep), _detached(aux, keep)
         return (gradient, (value, aux)) if has_aux else (gradient, value)
     return wrapper
 
@@ -129,58 +168,67 @@ def grad(func, argnums=0, has_aux=False):
 
 
 def vjp(func, *primals, has_aux=False):
-    """``(output, vjp_fn)``: ``vjp_fn(v)`` is the tuple of ``v^T J`` for each primal, J the Jacobian of
-    ``func`` at ``primals`` (with ``has_aux``: ``(output, vjp_fn, aux)``)."""
+    """``(output, vjp_fn)``: ``vjp_fn(v)`` is the tuple of ``v^T J`` for each primal (in its shape), J the
+    Jacobian of ``func`` at ``primals``; ``v`` has the output's shape (a pytree of tensors for a pytree
+    output). With ``has_aux``: ``(output, vjp_fn, aux)``."""
+    picks = tuple(range(len(primals)))
     _depth[0] += 1
     try:
-        keep = _keeps_graph(primals)
-        leaves = [_leaf(p, "vjp", i) for i, p in enumerate(primals)]
+        call_args, fresh, specs = _prepare(primals, picks, "vjp")
         with enable_grad():
-            out, aux = _split_aux(func(*leaves), has_aux, "vjp")
+            out, aux = _split_aux(func(*call_args), has_aux, "vjp")
+        outs, out_spec = _flatten(out)
+        keep = _keeps_graph(primals, outs, fresh)
     finally:
         _depth[0] -= 1
 
     def vjp_fn(cotangents):
-        if not isinstance(out, Tensor) or not isinstance(cotangents, Tensor) or cotangents.shape != out.shape:
-            raise RuntimeError(f"vjp_fn: expected a cotangent of the output's shape {tuple(out.shape)}, got "
-                               f"{tuple(getattr(cotangents, 'shape', ()))}")
-        if not out.requires_grad:
-            return tuple(zeros_like(x) for x in leaves)
-        grads = _autograd_grad(out, leaves, cotangents, retain_graph=True, create_graph=keep, allow_unused=True)
-        return tuple(zeros_like(x) if g is None else g for x, g in zip(leaves, grads))
+        given, given_spec = _flatten(cotangents)
+        if len(given) != len(outs) or any(not isinstance(v, Tensor) or v.shape != o.shape
+                                          for v, o in zip(given, outs)):
+            raise RuntimeError(f"vjp_fn: expected cotangents of the output's shapes "
+                               f"{[tuple(o.shape) for o in outs]}, got "
+                               f"{[tuple(getattr(v, 'shape', ())) for v in given]}")
+        pairs = [(o, v) for o, v in zip(outs, given) if o.requires_grad]
+        if not pairs:
+            flat = iter([zeros_like(x) for x in fresh])
+        else:
+            grads = _autograd_grad([o for o, _ in pairs], fresh, [v for _, v in pairs], retain_graph=True,
+                                   create_graph=keep, allow_unused=True)
+            flat = iter([zeros_like(x) if g is None else g for x, g in zip(fresh, grads)])
+        return tuple(_unflatten(flat, specs[i]) for i in picks)
 
-    value = out if keep else out.detach()
+    value, aux = _detached(out, keep), _detached(aux, keep)
     return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
-    """The Jacobian of ``func`` as a function: ``jacrev(f)(x)`` has shape ``output.shape + x.shape`` (a tuple
-    of them for a tuple of ``argnums``), one backward pass per output element."""
+    """The Jacobian of ``func`` as a function: ``jacrev(f)(x)`` has shape ``output.shape + x.shape``, one
+    backward pass per output element. A tuple of ``argnums`` gives a tuple (one Jacobian per input), a tuple
+    or dict output a tuple or dict of those."""
     def wrapper(*args, **kwargs):
         picks, many = _argnums(argnums, len(args), "jacrev")
         _depth[0] += 1
         try:
-            keep = _keeps_graph(args)
-            args = list(args)
-            for i in picks:
-                args[i] = _leaf(args[i], "jacrev", i)
+            call_args, fresh, specs = _prepare(args, picks, "jacrev")
             with enable_grad():
-                out, aux = _split_aux(func(*args, **kwargs), has_aux, "jacrev")
-            inputs = [args[i] for i in picks]
-            rows = [[] for _ in inputs]
-            flat = reshape(out, (-1,))
-            for k in range(flat.shape[0]):
-                grads = (_autograd_grad(flat[k], inputs, retain_graph=True, create_graph=keep, allow_unused=True)
-                         if flat.requires_grad else [None] * len(inputs))
-                for row, x, g in zip(rows, inputs, grads):
-                    row.append(zeros_like(x) if g is None else g)
-            jacobians = tuple(reshape(stack(row, 0), tuple(out.shape) + tuple(x.shape)) if row
-                              else zeros_like(x).reshape(tuple(out.shape) + tuple(x.shape))
-                              for row, x in zip(rows, inputs))
+                out, aux = _split_aux(func(*call_args, **kwargs), has_aux, "jacrev")
+            outs, out_spec = _flatten(out)
+            keep = _keeps_graph(args, outs, fresh)
+            per_output = []
+            for o in outs:
+                flat = reshape(o, (-1,))
+                rows = [_gradients(flat[k], fresh, None, keep) for k in range(flat.shape[0])]
+                blocks = [reshape(stack([r[j] for r in rows], 0), tuple(o.shape) + tuple(x.shape)) if rows
+                          else zeros(tuple(o.shape) + tuple(x.shape), dtype=x.dtype, device=x.device)
+                          for j, x in enumerate(fresh)]
+                blocks = iter(blocks)
+                per_input = tuple(_unflatten(blocks, specs[i]) for i in picks)
+                per_output.append(per_input if many else per_input[0])
         finally:
             _depth[0] -= 1
-        result = jacobians if many else jacobians[0]
-        return (result, aux) if has_aux else result
+        result = _unflatten(iter(per_output), out_spec)
+        return (result, _detached(aux, keep)) if has_aux else result
     return wrapper
 
 
@@ -201,30 +249,46 @@ def _tree(value):
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """``func`` mapped over a dim of its inputs: ``vmap(f)(X)`` stacks ``f(X[i])``. ``in_dims`` per argument
-    (an int, or None for an argument given whole to every call), ``out_dims`` per output. Runs one call per
-    slice (see the module's note); gradients flow through the slicing and stacking."""
+    (an int: that dim of every tensor in the argument, which may be a dict, list or tuple of tensors; None: the
+    argument given whole to every call), ``out_dims`` per output. Runs one call per slice (see the module's
+    note); gradients flow through the slicing and stacking."""
     def wrapper(*args, **kwargs):
-        dims = in_dims if isinstance(in_dims, (tuple, list)) else (in_dims,) * len(args)
+        if isinstance(in_dims, list):
+            raise ValueError("vmap: in_dims must be an int, None or a tuple (one entry per argument), not a list")
+        dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
         if len(dims) != len(args):
             raise ValueError(f"vmap(f, in_dims={in_dims!r})(*args): in_dims has {len(dims)} entries for "
                              f"{len(args)} positional arguments")
-        sizes = set()
+        sizes, slices = set(), []
         for i, (a, d) in enumerate(zip(args, dims)):
             if d is None:
+                slices.append(None)
                 continue
-            if not isinstance(a, Tensor) or isinstance(d, bool) or not isinstance(d, numbers.Integral):
+            leaves, spec = _flatten(a)
+            if isinstance(d, bool) or not isinstance(d, numbers.Integral) or not all(isinstance(t, Tensor)
+                                                                                   for t in leaves):
                 raise ValueError(f"vmap: in_dim={d!r} for argument {i} ({type(a).__name__}); a mapped argument "
-                                 f"must be a Tensor with an int in_dim (None to pass it whole)")
-            if not -a.ndim <= d < a.ndim:
-                raise ValueError(f"vmap: in_dim={d} is out of bounds for argument {i} of shape {tuple(a.shape)}")
-            sizes.add(a.shape[d])
+                                 f"must be a Tensor (or a dict, list or tuple of them) with an int in_dim (None to "
+                                 f"pass it whole)")
+            for t in leaves:
+                if not -t.ndim <= d < t.ndim:
+                    raise ValueError(f"vmap: in_dim={d} is out of bounds for argument {i}'s tensor of shape "
+                                     f"{tuple(t.shape)}")
+                sizes.add(t.shape[d])
+            slices.append((spec, [unbind(t, d) for t in leaves]))
         if len(sizes) != 1:
             raise ValueError(f"vmap: expected all mapped arguments to have the same size along their in_dim, got "
                              f"sizes {sorted(sizes)}" if sizes else "vmap: at least one argument must be mapped "
                              "(an int in_dim)")
-        slices = [unbind(a, d) if d is not None else None for a, d in zip(args, dims)]
-        results = [func(*(a if s is None else s[k] for a, s in zip(args, slices)), **kwargs)
-                   for k in range(sizes.pop())]
+
+        def call(k):
+            taken = [a if s is None else _unflatten(iter([parts[k] for parts in s[1]]), s[0])
+                     for a, s in zip(args, slices)]
+            return func(*taken, **kwargs)
+        results = [call(k) for k in range(sizes.pop())]
+        if not all(isinstance(t, Tensor) for t in _flatten(results[0])[0]):
+            raise ValueError(f"vmap: the function must return tensors (or dicts, lists, tuples of them), got "
+                             f"{type(results[0]).__name__}")
         if isinstance(results[0], dict):   # (e.g. the gradients of a functional call's parameters)
             return {key: movedim(stack([r[key] for r in results], 0), 0, out_dims) for key in results[0]}
         if _tree(results[0]):
@@ -250,6 +314,16 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                            + (f" Unexpected key(s): {', '.join(map(repr, unknown))}." if unknown else "")
                            + (f" Missing key(s): {', '.join(map(repr, missing))}." if missing else "")
                            + f" (functional_call takes the names of named_parameters(): {sorted(known)})")
+    if tie_weights:   # (a tensor shared by several modules is replaced everywhere it appears, as PyTorch's)
+        slots = {}
+        for mod_name, mod in module.named_modules():
+            for table in (mod._parameters, mod._buffers):
+                for leaf, t in table.items():
+                    if t is not None:
+                        slots.setdefault(id(t), []).append(f"{mod_name}.{leaf}" if mod_name else leaf)
+        for name in list(values):
+            for alias in slots.get(id(known[name]), []):
+                values.setdefault(alias, values[name])
     swapped = []
     try:
         for name, value in values.items():

@@ -21,7 +21,11 @@ def _pair(arr):
 
 
 def _close_tree(ours, theirs):
-    if isinstance(theirs, (tuple, list)):
+    if isinstance(theirs, dict):
+        assert isinstance(ours, dict) and list(ours) == list(theirs)
+        for key in theirs:
+            _close_tree(ours[key], theirs[key])
+    elif isinstance(theirs, (tuple, list)):
         assert isinstance(ours, (tuple, list)) and len(ours) == len(theirs)
         for a, b in zip(ours, theirs):
             _close_tree(a, b)
@@ -128,4 +132,80 @@ def test_functional_call_leaves_the_module_as_it_was_and_refuses_unknown_names()
     lambda T, F: F.vmap(lambda a: a, in_dims=(0, 1))(T.ones(3)),
 ], ids=["non-scalar", "integer-input", "argnums-range", "vmap-sizes", "vmap-in-dims-count"])
 def test_refuses_what_torch_refuses(call):
+    both_raise(lambda: call(ag, ag.func), lambda: call(torch, torch.func))
+
+
+# -- from a review against torch 2.13 ------------------------------------------------------------------------
+
+def test_the_gradient_is_with_respect_to_the_argument_alone_as_torch():
+    for T, F in ((ag, ag.func), (torch, torch.func)):
+        x = T.tensor([1.0, 2.0, 3.0], dtype=T.float64, requires_grad=True)
+        np.testing.assert_allclose(F.grad(lambda y: (x * y).sum())(x).detach().numpy(), [1.0, 2.0, 3.0])
+        both = F.grad(lambda a, b: (a * b).sum(), argnums=(0, 1))(x, x)
+        np.testing.assert_allclose(both[0].detach().numpy(), [1.0, 2.0, 3.0])
+        inner = (lambda z: (z * F.grad(lambda y: (z * y).sum())(z)).sum())
+        np.testing.assert_allclose(F.grad(inner)(T.tensor([1.0, 2.0, 3.0], dtype=T.float64)).numpy(), [2, 4, 6])
+
+
+def test_a_closure_over_parameters_keeps_the_graph_as_torch():
+    grads = []
+    for T, F in ((ag, ag.func), (torch, torch.func)):
+        T.manual_seed(0)
+        critic = T.nn.Linear(2, 1, dtype=T.float64)
+        with T.no_grad():
+            critic.weight.copy_(T.tensor([[0.5, -1.5]]))
+            critic.bias.copy_(T.tensor([0.25]))
+        g = F.grad(lambda x: (critic(x) ** 2).sum())(T.tensor(W[:, :2]))   # a gradient penalty's gradient
+        (g ** 2).sum().backward()
+        grads.append([critic.weight.grad, critic.bias.grad])
+        w = T.tensor([2.0, 3.0], requires_grad=True)
+        assert F.jacrev(lambda v: v * w)(T.tensor([1.0, 1.0])).requires_grad
+    _close_tree(grads[0], grads[1])
+
+
+PYTREE_CASES = {
+    "hessian-argnums": lambda T, F: F.hessian(lambda x, y: (x * x * y).sum(), argnums=(0, 1))(
+        T.tensor(X[:2]), T.tensor(Y[:2])),
+    "jacrev-tuple-output": lambda T, F: F.jacrev(lambda x: (x ** 2, x.sum()))(T.tensor(X)),
+    "jacrev-dict-input": lambda T, F: F.jacrev(lambda p: p["a"] * p["b"])({"a": T.tensor(X), "b": T.tensor(Y)}),
+    "jacrev-empty-output": lambda T, F: F.jacrev(lambda x: x[:0] * 2)(T.tensor(X)),
+    "vjp-dict-primal": lambda T, F: F.vjp(lambda p: (p["a"] * 2).sum(), {"a": T.tensor(X)})[1](T.tensor(1.0)),
+    "vmap-list-argument": lambda T, F: F.vmap(lambda pair: pair[0] + pair[1])([T.tensor(W), T.tensor(W) * 2]),
+    "grad-aux-detached": lambda T, F: F.grad(lambda x: ((x ** 2).sum(), x * 2), has_aux=True)(T.tensor(X)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PYTREE_CASES))
+def test_pytrees_and_edges_match_torch(name):
+    ours, theirs = PYTREE_CASES[name](ag, ag.func), PYTREE_CASES[name](torch, torch.func)
+    _close_tree(ours, theirs)
+    for a, b in zip(ag.func._flatten(ours)[0], ag.func._flatten(theirs)[0]):
+        assert a.requires_grad == b.requires_grad
+
+
+def test_model_ensembling_and_tied_weights_in_functional_call_as_torch():
+    results = []
+    for T, F in ((ag, ag.func), (torch, torch.func)):
+        T.manual_seed(0)
+        model = T.nn.Linear(2, 2, dtype=T.float64)
+        with T.no_grad():
+            model.weight.copy_(T.tensor(W[:2, :2]))
+            model.bias.copy_(T.tensor(W[2, :2]))
+        stacked = {k: T.stack([v.detach(), v.detach() * 2]) for k, v in model.named_parameters()}
+        results.append(F.vmap(lambda p, x: F.functional_call(model, p, (x,)), in_dims=(0, None))(
+            stacked, T.ones(1, 2, dtype=T.float64)))
+        shared = T.nn.Linear(2, 2, bias=False, dtype=T.float64)
+        tied = T.nn.Sequential(shared, T.nn.Tanh(), shared)
+        results.append(F.functional_call(tied, {"0.weight": T.eye(2, dtype=T.float64) * 2},
+                                         (T.ones(1, 2, dtype=T.float64),)))
+    _close_tree(results[:2], results[2:])
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, F: F.grad(lambda x, y: (x * y).sum(), argnums=(0, 0))(T.ones(2), T.ones(2)),
+    lambda T, F: F.grad(lambda x: x.sum(), argnums=())(T.ones(2)),
+    lambda T, F: F.vmap(lambda x: x, in_dims=[0])(T.ones(2)),
+    lambda T, F: F.vmap(lambda x: 1.0)(T.ones(2)),
+], ids=["argnums-repeated", "argnums-empty", "in-dims-list", "non-tensor-output"])
+def test_more_refusals_match_torch(call):
     both_raise(lambda: call(ag, ag.func), lambda: call(torch, torch.func))

@@ -290,3 +290,13 @@ def test_recurrent_layers_on_packed_sequences_match_torch(cls, bidirectional, wi
 ], ids=["unsorted-lengths", "zero-length", "total-length-short"])
 def test_packing_refuses_what_torch_refuses(call):
     both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_a_packed_sequence_converts_as_torchs_and_padding_keeps_the_first_dtype():
+    for T in (ag, torch):
+        packed = T.nn.utils.rnn.pack_sequence([T.ones(3, 2), T.ones(1, 2)], enforce_sorted=False)
+        moved = packed.to("cpu").double()
+        assert isinstance(moved, T.nn.utils.rnn.PackedSequence) and str(moved.data.dtype).endswith("float64")
+        assert moved.is_cuda is False and moved.cpu().float().data.dtype == packed.data.dtype
+    close(ag.nn.utils.rnn.pad_sequence([ag.tensor([1, 2]), ag.tensor([1.5])]),
+          torch.nn.utils.rnn.pad_sequence([torch.tensor([1, 2]), torch.tensor([1.5])]))

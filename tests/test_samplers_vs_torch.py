@@ -339,3 +339,9 @@ def test_chained_iterable_datasets_as_torch():
         assert [x for x, _ in _streams(M, 1) + _streams(M, 2)] == [0.0, 0.0, 1.0]
         with pytest.raises(TypeError, match="__iter__"):
             M.IterableDataset()
+
+
+def test_a_chain_of_something_else_is_refused_as_torch():
+    for M in (D, T):
+        with pytest.raises(AssertionError):
+            list(M.ChainDataset([[1, 2]]))

@@ -92,6 +92,9 @@ class ChainDataset(IterableDataset):
 
     def __iter__(self):
         for dataset in self.datasets:
+            if not isinstance(dataset, IterableDataset):
+                raise DatasetArgumentError(f"ChainDataset only supports IterableDataset, got "
+                                           f"{type(dataset).__name__}")
             yield from dataset
 
     def __len__(self) -> int:

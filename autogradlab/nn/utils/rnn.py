@@ -48,11 +48,12 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     if isinstance(padding_value, bool) or not isinstance(padding_value, numbers.Number):
         raise TypeError(f"pad_sequence: padding_value must be a number, got {type(padding_value).__name__}")
     longest = max(s.shape[0] for s in sequences)
-    padded = []
+    padded, dtype = [], sequences[0].dtype   # (the first sequence's dtype, as PyTorch)
     for s in sequences:
+        s = s if s.dtype == dtype else s.to(dtype)
         missing = longest - s.shape[0]
         if missing:
-            fill = creation.full((missing, *trailing), padding_value, dtype=s.dtype, device=s.device)
+            fill = creation.full((missing, *trailing), padding_value, dtype=dtype, device=s.device)
             s = S.cat([s, fill] if padding_side == "right" else [fill, s], 0)
         padded.append(s)
     return S.stack(padded, 0 if batch_first else 1)
@@ -70,14 +71,43 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
     return [padded_sequences[i, :int(n)] for i, n in enumerate(lengths)]
 
 
-class PackedSequence(NamedTuple):
-    """Sequences packed step by step (see the module's note): ``data`` (sum of lengths, *), ``batch_sizes``
-    (int64, one per step, on the CPU), and the permutation to the longest-first order and back (None when the
-    sequences came sorted)."""
+class _Packed(NamedTuple):
     data: Tensor
     batch_sizes: Tensor
     sorted_indices: Tensor | None = None
     unsorted_indices: Tensor | None = None
+
+
+class PackedSequence(_Packed):
+    """Sequences packed step by step (see the module's note): ``data`` (sum of lengths, *), ``batch_sizes``
+    (int64, one per step, on the CPU), and the permutation to the longest-first order and back (None when the
+    sequences came sorted). ``to``, ``cpu``, ``cuda``, ``float``, ``double`` convert ``data`` (and move the
+    permutations along), as PyTorch's."""
+    __slots__ = ()
+
+    def _with(self, convert):
+        move = (lambda t: t if t is None else t.to(convert(self.data).device))
+        data = convert(self.data)
+        return PackedSequence(data, self.batch_sizes, move(self.sorted_indices), move(self.unsorted_indices))
+
+    def to(self, *args, **kwargs):
+        return self._with(lambda t: t.to(*args, **kwargs))
+
+    def cpu(self):
+        return self._with(lambda t: t.cpu())
+
+    def cuda(self, device=None):
+        return self._with(lambda t: t.cuda(device))
+
+    def float(self):
+        return self._with(lambda t: t.float())
+
+    def double(self):
+        return self._with(lambda t: t.double())
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.data.is_cuda
 
 
 def _index(values, device):
