@@ -120,6 +120,14 @@ def _split_aux(out, has_aux, name):
     return out
 
 
+def _call(func, args, kwargs, picks, has_aux, name):
+    """Run ``func`` on fresh inputs at ``picks`` with gradients on: ``(output, aux, fresh inputs, specs)``."""
+    call_args, fresh, specs = _prepare(args, picks, name)
+    with enable_grad():
+        out, aux = _split_aux(func(*call_args, **kwargs), has_aux, name)
+    return out, aux, fresh, specs
+
+
 def _gradients(output, fresh, cotangent, keep):
     """d<output, cotangent>/d(each fresh input), zeros where the output does not depend on one."""
     if not output.requires_grad:
@@ -138,9 +146,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         picks, many = _argnums(argnums, len(args), "grad_and_value(f)(*args)")
         _depth[0] += 1
         try:
-            call_args, fresh, specs = _prepare(args, picks, "grad_and_value(f)(*args)")
-            with enable_grad():
-                out, aux = _split_aux(func(*call_args, **kwargs), has_aux, "grad_and_value")
+            out, aux, fresh, specs = _call(func, args, kwargs, picks, has_aux, "grad_and_value")
             if not isinstance(out, Tensor) or out.ndim != 0:
                 what = f"tensor with {out.ndim} dims" if isinstance(out, Tensor) else type(out).__name__
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
@@ -174,9 +180,7 @@ def vjp(func, *primals, has_aux=False):
     picks = tuple(range(len(primals)))
     _depth[0] += 1
     try:
-        call_args, fresh, specs = _prepare(primals, picks, "vjp")
-        with enable_grad():
-            out, aux = _split_aux(func(*call_args), has_aux, "vjp")
+        out, aux, fresh, specs = _call(func, primals, {}, picks, has_aux, "vjp")
         outs, out_spec = _flatten(out)
         keep = _keeps_graph(primals, outs, fresh)
     finally:
@@ -210,9 +214,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
         picks, many = _argnums(argnums, len(args), "jacrev")
         _depth[0] += 1
         try:
-            call_args, fresh, specs = _prepare(args, picks, "jacrev")
-            with enable_grad():
-                out, aux = _split_aux(func(*call_args, **kwargs), has_aux, "jacrev")
+            out, aux, fresh, specs = _call(func, args, kwargs, picks, has_aux, "jacrev")
             outs, out_spec = _flatten(out)
             keep = _keeps_graph(args, outs, fresh)
             per_output = []
