@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import numpy
 
-from .tensor import DEFAULT_FLOAT, Tensor
+from .tensor import _CATEGORY, DEFAULT_FLOAT, Tensor, _promoted
 
 __all__ = ["get_default_dtype", "is_floating_point", "finfo", "iinfo", "promote_types", "can_cast"]
-
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}   # bool < integer < float < complex, as PyTorch ranks them
 
 
 def get_default_dtype() -> numpy.dtype:
@@ -44,12 +42,7 @@ def iinfo(type) -> numpy.iinfo:
 def promote_types(type1, type2) -> numpy.dtype:
     """The dtype an op on tensors of these two dtypes gives: the higher category (bool < integer < float)
     wins; within one category the wider dtype (``int32`` and ``float16`` give float16, as PyTorch)."""
-    a, b = numpy.dtype(type1), numpy.dtype(type2)
-    if _CATEGORY[a.kind] != _CATEGORY[b.kind]:
-        return a if _CATEGORY[a.kind] > _CATEGORY[b.kind] else b
-    if {a.kind, b.kind} == {"u", "i"}:   # (uint8 with a signed int: PyTorch's int16 at least)
-        return numpy.promote_types(numpy.promote_types(a, b), numpy.int16)
-    return numpy.promote_types(a, b)
+    return _promoted({numpy.dtype(type1), numpy.dtype(type2)})
 
 
 def can_cast(from_, to) -> bool:

@@ -250,7 +250,8 @@ def random_(self, from_=None, to=None, *, generator=None):
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     _check_fits(self.dtype, low, high - 1, "random_", "from", "to - 1")
-    draws = _stream(generator).integers(low, high, size=self.shape, dtype=numpy.int64 if high <= 2 ** 63 else object)
+    whole = self.dtype if self.dtype.kind in "biu" else numpy.int64   # (drawn in the tensor's own integers)
+    draws = _stream(generator).integers(low, high, size=self.shape, dtype=whole)
     return _fill_with(self, draws, "random_")
 
 

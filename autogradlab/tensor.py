@@ -324,26 +324,23 @@ def _infer_dtype(data):
 
 
 _PYTHON_DTYPES = {bool: numpy.dtype("bool"), int: numpy.dtype("int64"), float: DEFAULT_FLOAT}
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}   # bool < integer < float, as PyTorch ranks them
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}   # bool < integer < float < complex, as PyTorch ranks them
 
 
 def _leaf_dtypes(data) -> set:
     """The dtype each element of a nested list brings: a NumPy scalar's or array's own, else its Python type's
     default (checked first: ``numpy.float64`` is also a Python float)."""
-    found, stack = set(), [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (list, tuple)):
-            stack.extend(item)
-        elif isinstance(item, (numpy.generic, numpy.ndarray)):
+    found, too_big = set(), None
+    for item in _leaves(data):
+        if isinstance(item, (numpy.generic, numpy.ndarray)):
             found.add(item.dtype)
-        else:
-            found.add(_PYTHON_DTYPES.get(type(item), DEFAULT_FLOAT if isinstance(item, float) else
-                                         numpy.dtype("int64")))
-            if type(item) is int and not -(1 << 63) <= item < (1 << 63) and not any(
-                    isinstance(x, float) for x in _leaves(data)):
-                raise ValueError(f"tensor(): the integer {item} does not fit int64 (PyTorch's 'Overflow when "
-                                 f"unpacking long long'); write it as a float ({float(item)!r}) or keep it smaller")
+            continue
+        found.add(_PYTHON_DTYPES.get(type(item), DEFAULT_FLOAT if isinstance(item, float) else numpy.dtype("int64")))
+        if type(item) is int and not -(1 << 63) <= item < (1 << 63):
+            too_big = item
+    if too_big is not None and not any(d.kind == "f" for d in found):   # (among floats it is a float, as PyTorch)
+        raise ValueError(f"tensor(): the integer {too_big} does not fit int64 (PyTorch's 'Overflow when "
+                         f"unpacking long long'); write it as a float ({float(too_big)!r}) or keep it smaller")
     return found
 
 

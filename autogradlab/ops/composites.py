@@ -39,7 +39,7 @@ def _scaled(t, factor):
 
 
 def _check_alpha(input, other, alpha, what="alpha"):
-    if _whole_numbers(input) and _whole_numbers(other) and isinstance(alpha, float) and not alpha.is_integer():
+    if E._integers(input) and E._integers(other) and isinstance(alpha, float) and not alpha.is_integer():
         raise RuntimeError(f"For integral input tensors, argument {what} must not be a floating point number "
                            f"(got {what}={alpha}): convert the tensors to floats first")
 
@@ -56,10 +56,6 @@ def sub(input, other, *, alpha=1):
     return E.sub(input, _scaled(other, alpha))
 
 
-def _whole_numbers(x):
-    return isinstance(x, (bool, int)) or getattr(x, "dtype", numpy.dtype(float)).kind in "biu"
-
-
 def div(input, other, *, rounding_mode=None):
     """``input / other``; ``rounding_mode="trunc"`` rounds the quotient toward 0, ``"floor"`` toward -inf
     (``a // b``). Rounded quotients of integers stay integers; a rounded quotient has no gradient."""
@@ -68,7 +64,7 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode == "floor":
         return E.floor_divide(input, other)
     if rounding_mode == "trunc":
-        if _whole_numbers(input) and _whole_numbers(other):   # |a| // |b| with the quotient's sign
+        if E._integers(input) and E._integers(other):   # |a| // |b| with the quotient's sign
             size = [abs(x) if not isinstance(x, Tensor) else E.abs(x) for x in (input, other)]
             signs = [(x > 0) - (x < 0) if not isinstance(x, Tensor) else E.sign(x) for x in (input, other)]
             return E.floor_divide(*size) * signs[0] * signs[1]
@@ -79,7 +75,7 @@ def div(input, other, *, rounding_mode=None):
 
 def _as_integer_if(tensors, value):
     """A scalar as PyTorch casts it for integer tensors (0.5 becomes 0), unchanged otherwise."""
-    return int(value) if all(_whole_numbers(t) for t in tensors) else value
+    return int(value) if all(E._integers(t) for t in tensors) else value
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
@@ -89,7 +85,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """``input + value * (tensor1 / tensor2)`` (elementwise, broadcast; Adam's update has this form)."""
-    if _whole_numbers(tensor1) and _whole_numbers(tensor2):
+    if E._integers(tensor1) and E._integers(tensor2):
         raise RuntimeError("Integer division with addcdiv is no longer supported: convert tensor1 or tensor2 to "
                            "floats (as PyTorch asks)")
     return E.add(input, _scaled(tensor1 / tensor2, value))
@@ -110,7 +106,7 @@ def _beta_alpha(input, product, beta, alpha, name):
     beta, alpha = (_as_integer_if((input, product), v) for v in (beta, alpha))
     product = _scaled(product, alpha)
     if beta == 0:
-        return E.add(product, E.where(isreal(input), 0 if _whole_numbers(input) else 0.0, input))
+        return E.add(product, E.where(isreal(input), 0 if E._integers(input) else 0.0, input))
     return E.add(_scaled(input, beta), product)
 
 
@@ -156,14 +152,10 @@ def _running_extreme(input, dim, larger, name, result):
     with numpy.errstate(invalid="ignore"):
         running = accumulate(values, axis=d)
         # the index of the running extreme: the last element that equals it (ties take the later one, as
-        # PyTorch's), and a NaN takes over for good once it appears (it is the extreme from then on)
+        # PyTorch's); once a NaN appears the running extreme is NaN, which only a later NaN "equals"
         positions = numpy.arange(values.shape[d]).reshape([-1 if k == d else 1 for k in range(values.ndim)])
         hits = (values == running) | numpy.isnan(values)
         indices = numpy.maximum.accumulate(numpy.where(hits, positions, 0), axis=d)
-        if values.dtype.kind == "f":   # (after a NaN, later equal values must not move the index off it)
-            seen_nan = numpy.logical_or.accumulate(numpy.isnan(values), axis=d)
-            nan_at = numpy.maximum.accumulate(numpy.where(numpy.isnan(values), positions, 0), axis=d)
-            indices = numpy.where(seen_nan, nan_at, indices)
     index = Tensor._make(asarray(indices.reshape(host.shape).astype(numpy.int64), input.device), False, None,
                          input.device)
     if input.ndim == 0:

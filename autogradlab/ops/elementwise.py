@@ -14,7 +14,7 @@ import numpy
 from ..backend import asarray, erf as _erf_array, to_host, xp_of
 from ..grad_mode import no_grad, state
 from ..graph import _SHARED_CONSTANTS, OpNode, forget_constants, share_constant
-from ..tensor import DEFAULT_FLOAT, Tensor
+from ..tensor import _CATEGORY, DEFAULT_FLOAT, Tensor   # (_CATEGORY: bool < integer < float, as PyTorch ranks them)
 from .registry import apply, apply_binary, apply_unary, defop, not_a_tensor, on_arrays
 
 
@@ -100,7 +100,6 @@ def as_tensor_like(value, like: Tensor) -> Tensor:
     raise TypeError(f"unsupported operand type {type(value).__name__}: use a Tensor or a number")
 
 
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}   # bool < integer < float < complex, as PyTorch ranks them
 
 
 def promote(a, b):

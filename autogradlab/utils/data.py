@@ -39,7 +39,7 @@ from .. import backend, creation
 from ..ops.shape import stack
 from ..tensor import Tensor, tensor
 from .samplers import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
-                       WeightedRandomSampler)
+                       WeightedRandomSampler, _stream)
 
 __all__ = ["Dataset", "IterableDataset", "ChainDataset", "TensorDataset", "ConcatDataset", "Subset", "random_split", "default_collate",
            "default_convert", "DataLoader", "DatasetArgumentError", "Sampler", "SequentialSampler",
@@ -189,15 +189,6 @@ class Subset(Dataset[T_co]):
 
 # -- random_split ------------------------------------------------------------------------------------
 
-def _numpy_generator(generator, name):
-    """The NumPy stream behind ``generator=``: the library's (seeded by ``manual_seed``) for None, an
-    ``autogradlab.Generator``'s, or a ``numpy.random.Generator`` as it is."""
-    try:
-        return creation.generator(generator)
-    except TypeError as exc:
-        raise TypeError(f"{name}: {exc}") from None
-
-
 def _lengths_from_fractions(n, fractions):
     """Integer lengths for fractions summing to 1: floor(n * f) each, then the remaining samples handed
     out one at a time to splits 0, 1, 2, ... (round-robin), so 10 samples at [0.5, 0.25, 0.25] give
@@ -238,7 +229,7 @@ def random_split(dataset, lengths, generator=None) -> list[Subset]:
                             f"lengths summing to len(dataset) = {n}, or fractions summing to 1")
         if length < 0:
             raise ValueError(f"random_split: length {length} at index {i} is negative")
-    order = _numpy_generator(generator, "random_split").permutation(n).tolist()
+    order = _stream(generator, "random_split").permutation(n).tolist()
     splits, start = [], 0
     for length in lengths:
         splits.append(Subset(dataset, order[start:start + length]))
@@ -429,7 +420,7 @@ class DataLoader(Generic[T_co]):
             raise ValueError("DataLoader: give seed= or generator=, not both, and seed= (the loader's own shuffle) "
                              "not with sampler= or batch_sampler= (a sampler takes its own generator=)")
         if generator is not None:
-            _numpy_generator(generator, "DataLoader")       # (checked now, not at the first batch)
+            _stream(generator, "DataLoader")       # (checked now, not at the first batch)
         own = numpy.random.default_rng(seed) if seed is not None else None
         if sampler is None:
             sampler = (RandomSampler(dataset, generator=own or generator) if shuffle
@@ -467,7 +458,7 @@ class DataLoader(Generic[T_co]):
 
     def __iter__(self):
         if self._iterable:
-            yield from self._stream()
+            yield from self._iterable_batches()
             return
         if self.batch_sampler is None:
             for index in self.sampler:
@@ -476,7 +467,7 @@ class DataLoader(Generic[T_co]):
         for indices in self.batch_sampler:
             yield self._batch(list(indices))
 
-    def _stream(self):
+    def _iterable_batches(self):
         """An iterable dataset's samples, ``batch_size`` at a time (one by one without batching)."""
         if self.batch_size is None:
             for sample in self.dataset:

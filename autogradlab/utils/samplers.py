@@ -15,8 +15,6 @@ import numbers
 from collections.abc import Iterator
 from typing import Generic, TypeVar
 
-import numpy
-
 from .. import creation
 from ..sampling import multinomial
 from ..tensor import Tensor, tensor
@@ -28,6 +26,8 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 
 
 def _stream(generator, name):
+    """The NumPy stream behind ``generator=``: the library's (seeded by ``manual_seed``) for None, an
+    ``autogradlab.Generator``'s, or a ``numpy.random.Generator`` as it is; ``name`` prefixes a refusal."""
     try:
         return creation.generator(generator)
     except TypeError as exc:
