@@ -252,8 +252,9 @@ def _tree(value):
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """``func`` mapped over a dim of its inputs: ``vmap(f)(X)`` stacks ``f(X[i])``. ``in_dims`` per argument
     (an int: that dim of every tensor in the argument, which may be a dict, list or tuple of tensors; None: the
-    argument given whole to every call), ``out_dims`` per output. Runs one call per slice (see the module's
-    note); gradients flow through the slicing and stacking."""
+    argument given whole to every call), ``out_dims`` per output (a tuple or dict matching the outputs). Runs one
+    call per slice (see the module's note), and one on zero slices for a batch of size 0, which gives an empty
+    result of the right shape; gradients flow through the slicing and stacking."""
     def wrapper(*args, **kwargs):
         if isinstance(in_dims, list):
             raise ValueError("vmap: in_dims must be an int, None or a tuple (one entry per argument), not a list")
@@ -287,23 +288,39 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             taken = [a if s is None else _unflatten(iter([parts[k] for parts in s[1]]), s[0])
                      for a, s in zip(args, slices)]
             return func(*taken, **kwargs)
-        results = [call(k) for k in range(sizes.pop())]
+        n = sizes.pop()
+        if n == 0:   # one call on zero slices, each summed over the empty dim (so still on the graph)
+            for a, d, s in zip(args, dims, slices):
+                if s is not None:
+                    s[1][:] = [[t.sum(d).to(t.dtype)] for t in _flatten(a)[0]]
+        results = [call(k) for k in range(max(n, 1))]
         if not all(isinstance(t, Tensor) for t in _flatten(results[0])[0]):
             raise ValueError(f"vmap: the function must return tensors (or dicts, lists, tuples of them), got "
                              f"{type(results[0]).__name__}")
+
+        def stacked(parts, d):
+            out = stack(parts, 0)
+            return movedim(out if n else out.narrow(0, 0, 0), 0, d)
         if isinstance(results[0], dict):   # (e.g. the gradients of a functional call's parameters)
-            return {key: movedim(stack([r[key] for r in results], 0), 0, out_dims) for key in results[0]}
+            outs = out_dims if isinstance(out_dims, dict) else dict.fromkeys(results[0], out_dims)
+            if set(outs) != set(results[0]):
+                raise ValueError(f"vmap: out_dims has keys {sorted(outs)} but the function returned "
+                                 f"{sorted(results[0])}")
+            return {key: stacked([r[key] for r in results], outs[key]) for key in results[0]}
         if _tree(results[0]):
             outs = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(results[0])
-            return type(results[0])(movedim(stack([r[j] for r in results], 0), 0, d)
-                                    for j, d in enumerate(outs))
-        return movedim(stack(results, 0), 0, out_dims)
+            if len(outs) != len(results[0]):
+                raise ValueError(f"vmap: out_dims has {len(outs)} entries but the function returned "
+                                 f"{len(results[0])} outputs")
+            return type(results[0])(stacked([r[j] for r in results], d) for j, d in enumerate(outs))
+        return stacked(results, out_dims)
     return wrapper
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True, strict=False):
     """``module(*args, **kwargs)`` with some of its parameters and buffers replaced by the given tensors (by
-    their dotted names, as ``named_parameters`` gives them) for this one call; the module is left as it was."""
+    their dotted names, as ``named_parameters`` gives them) for this one call; the module is left as it was.
+    A name the module does not have is refused even with ``strict=False`` (PyTorch ignores it there)."""
     values = {}
     for d in (parameter_and_buffer_dicts if isinstance(parameter_and_buffer_dicts, (tuple, list))
               else (parameter_and_buffer_dicts,)):

@@ -20,6 +20,7 @@ class _State(threading.local):
     def __init__(self):
         self.grad_enabled = True
         self.inference = False      # inside inference_mode()
+        self.inference_grad = False  # enable_grad inside inference_mode: grad mode on, recording still off
         self.anomaly = False        # autograd.detect_anomaly()
         self.tape = None            # the active events.Tape, or None (nobody listens)
         self.saved_hooks = []       # stack of (pack, unpack) from saved_tensors_hooks
@@ -29,8 +30,15 @@ state = _State()
 
 
 def is_grad_enabled() -> bool:
-    """True when new ops record a graph."""
-    return state.grad_enabled
+    """True in grad mode: new ops record a graph (except inside ``inference_mode``, as PyTorch's)."""
+    return state.grad_enabled or state.inference_grad
+
+
+def _switch(on):
+    """Set grad mode; returns what to restore. Inside ``inference_mode`` turning it on records nothing."""
+    prev = state.grad_enabled, state.inference_grad
+    state.grad_enabled, state.inference_grad = on and not state.inference, on and state.inference
+    return prev
 
 
 class _GradModeContext:
@@ -44,11 +52,10 @@ class _GradModeContext:
         return super().__new__(cls)
 
     def __enter__(self):
-        self._prev = state.grad_enabled
-        state.grad_enabled = self._target
+        self._prev = _switch(self._target)
 
     def __exit__(self, *exc):
-        state.grad_enabled = self._prev
+        state.grad_enabled, state.inference_grad = self._prev
         return False
 
     def __call__(self, fn):
@@ -77,18 +84,19 @@ class enable_grad(_GradModeContext):
 
 class inference_mode(_GradModeContext):
     """PyTorch's no_grad for evaluation and serving (there it also skips version counting, for speed); here
-    it is ``no_grad``, and :func:`is_inference_mode_enabled` says True inside. ``inference_mode(False)``
-    turns gradients on, as ``enable_grad`` (PyTorch's rule)."""
+    it is ``no_grad``, and :func:`is_inference_mode_enabled` says True inside. ``enable_grad`` inside turns
+    grad mode on, yet ops still record nothing; ``inference_mode(False)`` turns recording back on (PyTorch's
+    rules)."""
 
     def __init__(self, mode: bool = True):
         self._mode = bool(mode)
 
     def __enter__(self):
-        self._prev, self._prev_inference = state.grad_enabled, state.inference
-        state.grad_enabled, state.inference = not self._mode, self._mode
+        self._prev = state.grad_enabled, state.inference_grad, state.inference
+        state.grad_enabled, state.inference_grad, state.inference = not self._mode, False, self._mode
 
     def __exit__(self, *exc):
-        state.grad_enabled, state.inference = self._prev, self._prev_inference
+        state.grad_enabled, state.inference_grad, state.inference = self._prev
         return False
 
     def _args(self):
@@ -104,9 +112,8 @@ class set_grad_enabled(_GradModeContext):
     """``set_grad_enabled(mode)``: as a function it sets the mode now; as a context it restores on exit."""
 
     def __init__(self, mode: bool):
-        self._prev = state.grad_enabled
         self._target = bool(mode)
-        state.grad_enabled = self._target
+        self._prev = _switch(self._target)
 
     def __enter__(self):
         pass  # already switched in __init__
@@ -115,5 +122,5 @@ class set_grad_enabled(_GradModeContext):
         return (self._target,)
 
     def __call__(self, fn):
-        state.grad_enabled = self._prev  # used as a decorator: undo the switch made by __init__
+        state.grad_enabled, state.inference_grad = self._prev  # a decorator: undo the switch __init__ made
         return super().__call__(fn)

@@ -122,6 +122,10 @@ def test_functional_call_leaves_the_module_as_it_was_and_refuses_unknown_names()
     for lib, m in ((ag, model), (torch, torch.nn.Linear(2, 1))):
         with pytest.raises(RuntimeError, match="Unexpected key"):
             lib.func.functional_call(m, {"nope": lib.zeros(1)}, (lib.ones(1, 2),), strict=True)
+    # a decided difference (README): a typo is refused without strict=True too, where torch ignores it
+    torch.func.functional_call(torch.nn.Linear(2, 1), {"wieght": torch.zeros(1, 2)}, (torch.ones(1, 2),))
+    with pytest.raises(RuntimeError, match="Unexpected key.*'wieght'.*'bias', 'weight'"):
+        ag.func.functional_call(model, {"wieght": ag.zeros(1, 2)}, (ag.ones(1, 2),))
 
 
 @pytest.mark.parametrize("call", [
@@ -172,6 +176,11 @@ PYTREE_CASES = {
     "vjp-dict-primal": lambda T, F: F.vjp(lambda p: (p["a"] * 2).sum(), {"a": T.tensor(X)})[1](T.tensor(1.0)),
     "vmap-list-argument": lambda T, F: F.vmap(lambda pair: pair[0] + pair[1])([T.tensor(W), T.tensor(W) * 2]),
     "grad-aux-detached": lambda T, F: F.grad(lambda x: ((x ** 2).sum(), x * 2), has_aux=True)(T.tensor(X)),
+    "vmap-empty-batch": lambda T, F: F.vmap(lambda r: (r.sum(), r @ T.tensor(W).T, r > 0))(T.tensor(W[:0])),
+    "vmap-empty-batch-in-dim-1": lambda T, F: F.vmap(lambda c: c * 2, in_dims=1, out_dims=1)(T.tensor(W[:, :0])),
+    "vmap-of-grad-empty-batch": lambda T, F: F.vmap(F.grad(lambda x: (x ** 3).sum()))(T.tensor(W[:0])),
+    "vmap-dict-out-dims": lambda T, F: F.vmap(lambda r: {"a": r * 2, "b": r.sum()}, out_dims={"a": 1, "b": 0})(
+        T.tensor(W)),
 }
 
 
@@ -201,11 +210,23 @@ def test_model_ensembling_and_tied_weights_in_functional_call_as_torch():
     _close_tree(results[:2], results[2:])
 
 
+def test_an_empty_batch_is_still_on_the_graph_as_torch():
+    grads = []
+    for T, F in ((ag, ag.func), (torch, torch.func)):
+        x = T.zeros(0, 3, dtype=T.float64, requires_grad=True)
+        F.vmap(lambda r: (r * r).sum())(x).sum().backward()
+        grads.append(x.grad)
+    _close_tree(*grads)
+
+
 @pytest.mark.parametrize("call", [
     lambda T, F: F.grad(lambda x, y: (x * y).sum(), argnums=(0, 0))(T.ones(2), T.ones(2)),
     lambda T, F: F.grad(lambda x: x.sum(), argnums=())(T.ones(2)),
     lambda T, F: F.vmap(lambda x: x, in_dims=[0])(T.ones(2)),
     lambda T, F: F.vmap(lambda x: 1.0)(T.ones(2)),
-], ids=["argnums-repeated", "argnums-empty", "in-dims-list", "non-tensor-output"])
+    lambda T, F: F.vmap(lambda x: (x, x), out_dims=(0, 0, 0))(T.ones(2)),
+    lambda T, F: F.vmap(lambda x: {"a": x}, out_dims={"b": 0})(T.ones(2)),
+], ids=["argnums-repeated", "argnums-empty", "in-dims-list", "non-tensor-output", "out-dims-count",
+        "out-dims-keys"])
 def test_more_refusals_match_torch(call):
     both_raise(lambda: call(ag, ag.func), lambda: call(torch, torch.func))

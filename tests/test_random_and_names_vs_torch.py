@@ -264,6 +264,17 @@ def test_inference_mode_matches_torch():
         assert not called(x).requires_grad
         with M.inference_mode(False):
             assert (x * 2).requires_grad and not M.is_inference_mode_enabled()
+        with M.inference_mode():
+            with M.enable_grad():                 # grad mode on, but an inference pass still records nothing
+                assert M.is_grad_enabled() and not (x * 2).requires_grad
+                with M.set_grad_enabled(True):
+                    assert M.is_grad_enabled() and not (x * 2).requires_grad
+                with M.no_grad():
+                    assert not M.is_grad_enabled()
+                with M.inference_mode(False):
+                    assert (x * 2).requires_grad
+            assert not M.is_grad_enabled()
+        assert M.is_grad_enabled() and (x * 2).requires_grad
         with M.no_grad():
             with M.inference_mode(False):         # (it turns gradients on, as enable_grad does)
                 assert M.is_grad_enabled()
