@@ -376,6 +376,51 @@ def test_lstsq_matches_torchs_default_driver(a_shape, b_shape, dtype):
     assert tuple(ours.residuals.shape) == tuple(theirs.residuals.shape) == (0,)
 
 
+@pytest.mark.parametrize("driver", ["gelsd", "gelss", "gels", "gelsy"])
+@pytest.mark.parametrize("b_shape", [(2, 6, 3), (2, 6)], ids=str)
+def test_lstsq_drivers_give_torchs_residuals_rank_and_singular_values(driver, b_shape):
+    a, b = _rng(26).standard_normal((2, 6, 4)), _rng(27).standard_normal(b_shape)
+    for field in ("solution", "residuals"):
+        if driver == "gelsy" and field == "residuals":
+            continue
+        _values_and_gradients(lambda x, y: getattr(ag.linalg.lstsq(x, y, driver=driver), field),
+                              lambda x, y: getattr(torch.linalg.lstsq(x, y, driver=driver), field),
+                              [a, b], "float64")
+    ours = ag.linalg.lstsq(ag.tensor(a), ag.tensor(b), driver=driver)
+    theirs = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver=driver)
+    for field in ("residuals", "rank", "singular_values"):
+        close(getattr(ours, field), getattr(theirs, field), **TOL["float64"])
+
+
+def test_lstsq_of_a_wide_matrix_has_its_rank_where_torchs_gelsy_errs():
+    """A decided difference (README): torch 2.13's default driver called this full-rank matrix rank 1 here (a
+    known bug whose result depends on memory, so the test does not assert torch's)."""
+    a, b = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 7.0]]), np.array([[1.0], [2.0]])
+    assert np.linalg.matrix_rank(a) == 2
+    ours = ag.linalg.lstsq(ag.tensor(a), ag.tensor(b))
+    assert ours.rank.item() == 2
+    close(ours.solution, torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver="gelsd").solution, rtol=1e-12)
+
+
+RANK_DEFICIENT = {   # (the smallest of the least-squares solutions: torch's 'gelsd' gives it)
+    "tall-rank-1": np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]),
+    "wide-rank-1": np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]]),
+    "batch-of-full-and-deficient": np.stack([np.eye(3), np.array([[0.0, 1, 0], [0, 0, 1], [0, 0, 0]])]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RANK_DEFICIENT))
+@pytest.mark.parametrize("driver", [None, "gelsy", "gelsd", "gelss"])
+def test_lstsq_of_a_rank_deficient_matrix_is_the_smallest_solution_as_torchs_gelsd(name, driver):
+    a = RANK_DEFICIENT[name]
+    b = np.sin(np.arange(1.0, 1.0 + a.shape[-2] * 2)).reshape(a.shape[-2], 2) + np.zeros(a.shape[:-2] + (1, 1))
+    _values_and_gradients(lambda x, y: ag.linalg.lstsq(x, y, driver=driver).solution,
+                          lambda x, y: torch.linalg.lstsq(x, y, driver="gelsd").solution, [a, b], "float64")
+    ours = ag.linalg.lstsq(ag.tensor(a), ag.tensor(b), driver=driver)
+    close(ours.rank, torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver="gelsd").rank)
+    assert tuple(ours.residuals.shape) == (0,)      # (none for a rank-deficient A, as torch)
+
+
 def test_lstsq_passes_finite_differences_and_checks_its_arguments():
     a = ag.tensor(_rng(24).standard_normal((5, 3)), requires_grad=True)
     b = ag.tensor(_rng(25).standard_normal((5, 2)), requires_grad=True)

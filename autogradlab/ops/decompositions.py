@@ -449,11 +449,12 @@ def qr(A, mode="reduced"):
 # -- least squares ---------------------------------------------------------------------------------------
 
 def lstsq(A, B, rcond=None, *, driver=None):
-    """The least-squares solution of ``A X = B``: for a tall ``A`` (full column rank) the ``X`` that minimises
-    ||A X - B||, for a wide one (full row rank) the smallest ``X`` that solves it. Built from ``qr`` and
-    ``solve`` (R X = Q^T B; for a wide A, A^T = Q R and X = Q R^-T B), so its gradient is theirs. As PyTorch's
-    default CPU driver ('gelsy') gives them: ``residuals`` and ``singular_values`` empty, ``rank`` per matrix
-    (from the singular values above ``rcond`` times the largest). A rank-deficient ``A`` raises on the CPU."""
+    """The least-squares solution of ``A X = B``: the ``X`` that minimises ||A X - B||, and among those the
+    smallest. For an ``A`` of full rank it is built from ``qr`` and ``solve`` (tall: R X = Q^T B; wide: A^T = Q R
+    and X = Q R^-T B); for a rank-deficient one from ``pinv`` (rank from the singular values above ``rcond``
+    times the largest), so its gradient is theirs. The other fields as PyTorch's CPU drivers give them: 'gelsy'
+    (the default) ``rank``; 'gelsd' and 'gelss' also ``residuals`` (||A X - B||^2 per column, for a tall A of
+    full rank) and ``singular_values``; 'gels' ``residuals`` alone."""
     _matrices("lstsq", A)
     expect_tensor(B, "lstsq")
     if B.dtype != A.dtype:
@@ -463,22 +464,34 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, "
                            f"gelss), got {driver!r}")
     m, n = A.shape[-2], A.shape[-1]
-    vector = B.ndim == 1
-    rhs = B[:, None] if vector else B
+    vector = B.ndim == A.ndim - 1      # (B a vector per matrix: solved as one column, as in PyTorch)
+    rhs = B.unsqueeze(-1) if vector else B
     if rhs.shape[-2] != m:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2), got {m} and "
                            f"{rhs.shape[-2]}")
-    if m >= n:
+    xp = xp_of(A.data)
+    values = xp.linalg.svd(A.data, compute_uv=False)
+    cut = float(numpy.finfo(A.dtype).eps) * max(m, n) if rcond is None else float(rcond)
+    ranks = (values > cut * values[..., :1]).sum(-1).astype(numpy.int64)
+    full = bool((ranks == min(m, n)).all())
+    if not full:     # (the smallest of the minimisers, as gelsy and gelsd give it)
+        x = pinv(A, rtol=cut) @ rhs
+    elif m >= n:
         q, r = qr(A)
         x = solve(r, q.mT @ rhs)
     else:
         q, r = qr(A.mT)
         x = q @ solve(r.mT, rhs)
-    values = xp_of(A.data).linalg.svd(A.data, compute_uv=False)
-    tol = (float(numpy.finfo(A.dtype).eps) * max(m, n) if rcond is None else float(rcond)) * values[..., :1]
-    rank = Tensor._make((values > tol).sum(-1).astype(numpy.int64), False, None, A.device)
-    empty = Tensor._make(xp_of(A.data).zeros((0,), A.dtype), False, None, A.device)
-    return LstsqResult(x[..., 0] if vector else x, empty, rank, empty)
+
+    def constant(array):
+        return Tensor._make(array, False, None, A.device)
+    empty = constant(xp.zeros((0,), A.dtype))
+    residuals = empty
+    if driver in ("gels", "gelsd", "gelss") and m > n and full:
+        residuals = ((A @ x - rhs) ** 2).sum(-2)
+    rank = constant(xp.zeros((0,), numpy.int64)) if driver == "gels" else constant(ranks)
+    singular = constant(values) if driver in ("gelsd", "gelss") else empty
+    return LstsqResult(x[..., 0] if vector else x, residuals, rank, singular)
 
 
 # -- pseudo-inverse and rank ----------------------------------------------------------------------------
