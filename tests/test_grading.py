@@ -214,6 +214,45 @@ def test_the_capstone_model_is_judged_on_fresh_test_points_and_its_input_gradien
     assert status == WRONG and "vanishes" in detail, detail
 
 
+def test_the_capstone_judge_passes_right_models_whatever_the_seed():
+    """The lesson's own ReLU model used to fail the finite difference (a float32 step across ReLU kinks) on
+    most seeds, and the instructor's on about 3 in 100 at the accuracy threshold; every grading seed must pass
+    them (the grader draws a fresh one per run)."""
+    from autogradlab import nn
+    for make in (lambda: nn.MLP([2, 16, 16, 2]), lambda: nn.MLP([2, 32, 2]),
+                 lambda: nn.MLP([2, 16, 16, 2], activation="tanh")):
+        verdicts = [_judge("check_healthy_model", "make_model", make, seed=seed) for seed in range(25)]
+        assert all(status == CORRECT for status, _ in verdicts), [d for s, d in verdicts if s != CORRECT]
+    assert _judge("check_healthy_model", "make_model", lambda: nn.MLP([2, 16, 16, 2]), seed=62)[0] == CORRECT
+
+
+def test_the_capstone_judge_catches_a_wrong_gradient_and_a_model_too_weak_to_fit():
+    import autogradlab as ag
+    from autogradlab import nn
+
+    class DoubledTanh(ag.autograd.Function):      # the forward of tanh, a backward twice too large
+        @staticmethod
+        def forward(ctx, x):
+            y = x.tanh()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            y, = ctx.saved_tensors
+            return 2 * g * (1 - y * y)
+
+    class Act(nn.Module):
+        def forward(self, x):
+            return DoubledTanh.apply(x)
+
+    status, detail = _judge("check_healthy_model", "make_model",
+                            lambda: nn.Sequential(nn.Linear(2, 16), Act(), nn.Linear(16, 2)))
+    assert status == WRONG and "disagrees with finite differences" in detail, detail
+    status, detail = _judge("check_healthy_model", "make_model", lambda: nn.Linear(2, 2))
+    assert status == WRONG and "at best" in detail and "in 3 trainings" in detail, detail
+
+
 # ---------------------------------------------------------------------------------------
 # The instructor's checks, hidden tests, and what students get
 # ---------------------------------------------------------------------------------------

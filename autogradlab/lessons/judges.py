@@ -715,17 +715,9 @@ def judge_fixed_loss(probe, target, rng):
     return f"one loss term per sample on fresh data (N={n}); value and gradient right"
 
 
-@_judge("check_healthy_model")
-def judge_healthy_model(probe, target, rng):
-    import autogradlab as ag
-    seed = int(rng.integers(0, 2 ** 31))
-    X, y = ag.data.make_moons(200, noise=0.15, seed=seed)
-    Xt, yt = ag.data.make_moons(200, noise=0.15, seed=seed + 1)
-    W, D, h = rng.normal(size=(200, 2)), rng.normal(size=(200, 2)), 1e-2
-    answer = probe.harness("train_model", target, X.data, y.data, Xt.data, 200, 0.5, seed % 1000, W, D, h)
-    logits = _array(decode(answer.get("test_logits")), "the model's output")
-    if logits.shape != (200, 2):
-        raise _Wrong(f"the model should output 2 logits per point, shape (200, 2); got {logits.shape}")
+def _judge_input_gradient(answer, D):
+    """The gradient reaching the input: not vanishing, and the same as a central difference (of a float64 copy
+    of the model, so a ReLU's kinks stay out of the way; the float32 model, loosely, if it cannot be copied)."""
     g = _array(decode(answer.get("input_grad")), "the gradient of the input")
     norm = float(numpy.sqrt((g ** 2).sum()))
     if norm < 1e-5:
@@ -733,14 +725,38 @@ def judge_healthy_model(probe, target, rng):
                      f"vanishes on its way to the first layer")
     fd = answer.get("fd") or {}
     g_w = _array(decode(fd.get("grad")), "the gradient of sum(W * model(X))")
-    along, numeric = float((g_w * D).sum()), (float(fd.get("plus")) - float(fd.get("minus"))) / (2 * h)
-    if g_w.shape != D.shape or abs(along - numeric) > 1e-3 + 5e-2 * abs(numeric):   # float32 model: loose
+    along, numeric = float((g_w * D).sum()), (float(fd.get("plus")) - float(fd.get("minus"))) / (2 * fd["h"])
+    atol, rtol = (1e-6, 1e-5) if fd.get("dtype") == "float64" else (1e-3, 5e-2)
+    if g_w.shape != D.shape or abs(along - numeric) > atol + rtol * abs(numeric):
         raise _Wrong(f"the gradient of the model's output with respect to its input disagrees with finite "
                      f"differences: {_num(along, 4)} along a random direction, {_num(numeric, 4)} by a central "
                      f"difference")
-    acc = float((logits.argmax(axis=1) == yt.data).mean())
+
+
+@_judge("check_healthy_model")
+def judge_healthy_model(probe, target, rng, tries=3):
+    """Train the student's model on fresh two-moons data; right when its gradient reaches the input and agrees
+    with finite differences, and one of ``tries`` trainings (a fresh initialisation and fresh data each: the
+    instructor's model misses 0.9 on about 3 seeds in 100) reaches 0.9 on fresh test points."""
+    import autogradlab as ag
+    best = 0.0
+    for attempt in range(tries):
+        seed = int(rng.integers(0, 2 ** 31))
+        X, y = ag.data.make_moons(200, noise=0.15, seed=seed)
+        Xt, yt = ag.data.make_moons(200, noise=0.15, seed=seed + 1)
+        W, D, h = rng.normal(size=(200, 2)), rng.normal(size=(200, 2)), 1e-2
+        answer = probe.harness("train_model", target, X.data, y.data, Xt.data, 200, 0.5, seed % 1000, W, D, h)
+        logits = _array(decode(answer.get("test_logits")), "the model's output")
+        if logits.shape != (200, 2):
+            raise _Wrong(f"the model should output 2 logits per point, shape (200, 2); got {logits.shape}")
+        if attempt == 0:
+            _judge_input_gradient(answer, D)
+        best = max(best, float((logits.argmax(axis=1) == yt.data).mean()))
+        if best >= 0.9:
+            break
+    acc = best
     if acc < 0.9:
-        raise _Wrong(f"after 200 SGD steps (lr 0.5) the accuracy on fresh test points is only {acc:.2f}; it "
-                     f"should reach 0.9")
+        raise _Wrong(f"after 200 SGD steps (lr 0.5) the accuracy on fresh test points is at best {acc:.2f} in "
+                     f"{tries} trainings (fresh data and initialisation each); it should reach 0.9")
     return (f"the gradient reaches the input (and agrees with finite differences), and the accuracy on fresh test "
             f"points is {acc:.2f} after 200 steps")

@@ -227,7 +227,11 @@ def _harness_fixed_loss(fn, logits, y):
 
 def _harness_train_model(fn, X, y, X_test, steps, lr, seed, W, D, h):
     """Build the student's model; at initialisation measure the gradient reaching the input (of the loss,
-    and of sum(W * model(X)) with that sum at X +- h D for a finite difference); train; predict X_test."""
+    and of sum(W * model(X)) with that sum at X +- h D for a finite difference); train; predict X_test. The
+    finite difference runs on a float64 copy of the model with a step of 1e-7 (in float32 a step large enough
+    to beat rounding moves ReLU units across their kinks); ``h`` is the float32 step for a model that cannot
+    be copied."""
+    import copy
     ag = _ag()
     from autogradlab import optim
     from autogradlab.nn import functional as F
@@ -237,12 +241,17 @@ def _harness_train_model(fn, X, y, X_test, steps, lr, seed, W, D, h):
     yt = ag.tensor(y)
     F.cross_entropy(model(Xt), yt).backward()
     input_grad = Xt.grad
-    Xw = ag.tensor(X, dtype="float32", requires_grad=True)
-    (model(Xw) * ag.tensor(W, dtype="float32")).sum().backward()
+    try:
+        twin, dtype, step = copy.deepcopy(model).double(), "float64", 1e-7
+    except Exception:      # (a model deepcopy or double() refuses: the float32 model, a larger step)
+        twin, dtype, step = model, "float32", h
+    Xw = ag.tensor(X, dtype=dtype, requires_grad=True)
+    Wt = ag.tensor(W, dtype=dtype)
+    (twin(Xw) * Wt).sum().backward()
     with ag.no_grad():
-        plus = float((model(ag.tensor(X + h * D, dtype="float32")) * ag.tensor(W, dtype="float32")).sum().item())
-        minus = float((model(ag.tensor(X - h * D, dtype="float32")) * ag.tensor(W, dtype="float32")).sum().item())
-    fd = {"grad": encode(Xw.grad), "plus": plus, "minus": minus}
+        plus = float((twin(ag.tensor(X + step * D, dtype=dtype)) * Wt).sum().item())
+        minus = float((twin(ag.tensor(X - step * D, dtype=dtype)) * Wt).sum().item())
+    fd = {"grad": encode(Xw.grad), "plus": plus, "minus": minus, "h": step, "dtype": dtype}
     for p in model.parameters():
         p.grad = None
     params = list(model.parameters())
