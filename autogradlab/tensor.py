@@ -244,6 +244,12 @@ class Tensor:
             extras.append(f"name='{self.name}'")
         return printing.with_suffixes("tensor(" + body, extras, len("tensor("))
 
+    def __format__(self, spec):
+        """As PyTorch: a 0-d tensor formats as its number (``f"{loss:.4f}"``), any other only without a spec."""
+        if self.data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
     def __hash__(self):
         return self._id
 

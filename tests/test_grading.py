@@ -561,3 +561,51 @@ def test_a_kernel_that_dies_while_starting_is_started_again_and_the_student_keep
     (result,), _ = grade_all([tmp_path], LESSONS, Limits(cell_timeout=60, total_timeout=300), seed=5, jobs=1)
     assert len(calls) == grading.KERNEL_START_TRIES and result.correct == 0   # (not forever: the run reports it)
     assert any("could not run: RuntimeError: Kernel died" in p for p in result.problems)
+
+
+def _numerical_grad_copying(f, x, h=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = h
+        g[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return g
+
+
+def _numerical_grad_in_place(f, x, h=1e-6):     # +h, -2h, +h: x comes back changed in its last digits
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        x[i] += h
+        up = f(x)
+        x[i] -= 2 * h
+        down = f(x)
+        x[i] += h
+        g[i] = (up - down) / (2 * h)
+    return g
+
+
+def _numerical_grad_not_restoring(f, x, h=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        x[i] += h
+        up = f(x)
+        x[i] -= 2 * h
+        g[i] = (up - f(x)) / (2 * h)
+    return g
+
+
+def test_numerical_grad_that_restores_x_to_its_last_digits_is_right_with_a_note(capsys):
+    """Perturbing in place and undoing it (x + h - 2h + h) brings x back only to its last digits: the gradient
+    is right, so both the visible check and the grader say so, and explain the rounding instead of saying x
+    was not put back."""
+    from autogradlab.lessons import checks
+    status, detail = _judge("check_numerical_grad", "numerical_grad", _numerical_grad_copying)
+    assert status == CORRECT and "note" not in detail, detail
+    status, detail = _judge("check_numerical_grad", "numerical_grad", _numerical_grad_in_place)
+    assert status == CORRECT and "does not always round back" in detail, detail
+    status, detail = _judge("check_numerical_grad", "numerical_grad", _numerical_grad_not_restoring)
+    assert status == WRONG and "changed its input x" in detail, detail
+    for fn, expected in ((_numerical_grad_copying, "correct"), (_numerical_grad_in_place, "round back"),
+                         (_numerical_grad_not_restoring, "not right yet")):
+        checks.check_numerical_grad(fn)
+        assert expected in capsys.readouterr().out

@@ -68,3 +68,19 @@ def test_an_unknown_profile_is_refused():
     with pytest.raises(ValueError, match="profile"):
         ag.set_printoptions(profile="long")
     assert str(ag.tensor([1.5])) == "tensor([1.5000])"    # (a refused call changed nothing)
+
+
+@pytest.mark.parametrize("spec", ["", ".3f", ">10", ".2e", "+"])
+@pytest.mark.parametrize("make", [lambda M: M.tensor(0.5, dtype=M.float64), lambda M: M.tensor(3),
+                                  lambda M: M.tensor(0.25, requires_grad=True) * 2, lambda M: M.tensor(True),
+                                  lambda M: M.tensor([0.5]), lambda M: M.zeros(2, 2)],
+                         ids=["float64", "int", "with-graph", "bool", "one-element", "matrix"])
+def test_format_specs_as_torchs(make, spec):
+    """``f"{loss:.4f}"`` formats a 0-d tensor as its number; other tensors take no spec (both raise)."""
+    def formatted(M):
+        try:
+            return format(make(M), spec)
+        except TypeError as error:
+            return type(error)
+    ours, theirs = formatted(ag), formatted(torch)
+    assert ours == theirs or (theirs is TypeError and ours is TypeError)
