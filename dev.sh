@@ -195,7 +195,7 @@ STRICT_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/test_o
                tests/test_statistics_joining_vs_torch.py tests/test_special_vs_torch.py
                tests/test_random_and_names_vs_torch.py tests/test_printing_vs_torch.py
                tests/test_search_and_shape_names_vs_torch.py tests/test_more_losses_init_vs_torch.py
-               tests/test_composites_vs_torch.py tests/test_func_vs_torch.py)
+               tests/test_composites_vs_torch.py tests/test_func_vs_torch.py tests/test_module_hooks_vs_torch.py)
 
 # run_pass "what it is" NAME=value ... -- suite files ...: the files that exist, with that environment
 run_pass() {
@@ -232,7 +232,7 @@ FAKE_CUDA_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/tes
                   tests/test_events_lazy.py tests/test_source_lines.py tests/test_training.py tests/test_data.py tests/test_utils_data_vs_torch.py
                   tests/test_generator.py tests/test_samplers_vs_torch.py tests/test_random_and_names_vs_torch.py
                   tests/test_search_and_shape_names_vs_torch.py tests/test_more_losses_init_vs_torch.py
-                  tests/test_composites_vs_torch.py tests/test_func_vs_torch.py
+                  tests/test_composites_vs_torch.py tests/test_func_vs_torch.py tests/test_module_hooks_vs_torch.py
                   tests/test_lessons_tooling.py)
 
 run_tests() {

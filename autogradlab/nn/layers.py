@@ -1155,7 +1155,40 @@ class Dropout2d(_DropoutNd):
         return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
-class ModuleList(Module):
+class _Numbered:
+    """List methods over a container's children, as PyTorch's containers have them: after an insert or a
+    delete the children are renumbered 0, 1, 2, ...; ``c[i] = m`` keeps the name at i."""
+
+    def _renumber(self, modules):
+        self._modules.clear()
+        for i, m in enumerate(modules):
+            self.add_module(str(i), m)
+
+    def insert(self, index, module):
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._renumber(modules)
+
+    def __setitem__(self, index, module):
+        self.add_module(list(self._modules)[index], module)
+
+    def __delitem__(self, index):
+        modules = list(self._modules.values())
+        del modules[index]
+        self._renumber(modules)
+
+    def pop(self, index=-1):
+        module = list(self._modules.values())[index]
+        del self[index]
+        return module
+
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+
+class ModuleList(_Numbered, Module):
     """A list of modules whose parameters the parent sees (a plain Python list would hide them)."""
 
     def __init__(self, modules=()):
@@ -1167,10 +1200,11 @@ class ModuleList(Module):
         self.add_module(str(len(self._modules)), module)
         return self
 
-    def extend(self, modules):
-        for m in modules:
-            self.append(m)
-        return self
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def __add__(self, other):
+        return ModuleList(list(self) + list(other))
 
     def __getitem__(self, index):
         items = list(self._modules.values())
@@ -1352,7 +1386,7 @@ class ParameterDict(_DictAccess, _ParameterContainer):
         return self._parameters[key]
 
 
-class Sequential(Module):
+class Sequential(_Numbered, Module):
     """Modules applied one after another: ``Sequential(a, b, c)(x) == c(b(a(x)))``.
 
     Also takes an ``OrderedDict`` of named modules; ``seq[i]`` and ``len(seq)`` work.

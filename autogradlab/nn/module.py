@@ -23,6 +23,7 @@ import numpy
 
 from .. import backend
 from ..tensor import Tensor, zero_grads
+from . import hooks
 from .parameter import Parameter
 
 __all__ = ["Module"]
@@ -32,6 +33,8 @@ IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_k
 
 class Module:
     """Base class for every layer and model: holds parameters and child modules, in order."""
+
+    _hooks = None    # (the module's hooks, made by the first register_*_hook: see hooks.py)
 
     def __init__(self):
         object.__setattr__(self, "training", True)
@@ -149,7 +152,61 @@ class Module:
         raise NotImplementedError(f"Module [{type(self).__name__}] is missing the required \"forward\" function")
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if self._hooks is None:
+            return self.forward(*args, **kwargs)
+        return hooks.call(self, args, kwargs)
+
+    # -- hooks (PyTorch's; see hooks.py) -----------------------------------------------------------
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """``hook(module, args)`` (with_kwargs: ``(module, args, kwargs)``) before forward; may return new args."""
+        return hooks.register(self, "forward_pre", hook, prepend, with_kwargs)
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """``hook(module, args, output)`` after forward; may return a new output."""
+        return hooks.register(self, "forward", hook, prepend, with_kwargs, always_call)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` once the output's gradient is known; may return a new grad_output."""
+        return hooks.register(self, "backward_pre", hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` once the input's gradient is known; may return a new
+        grad_input."""
+        return hooks.register(self, "backward", hook, prepend)
+
+    def apply(self, fn):
+        """``fn(m)`` for every child module (depth first), then for this one; returns self
+        (``model.apply(init_weights)``)."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def get_submodule(self, target):
+        """The module at dotted path ``target`` (``"encoder.layers.0"``); ``""`` is this module."""
+        module = self
+        for item in target.split(".") if target else ():
+            if item not in module._modules:
+                raise AttributeError(f"{type(module).__name__} has no attribute `{item}`")
+            module = module._modules[item]
+        return module
+
+    def get_parameter(self, target):
+        """The parameter at dotted path ``target`` (``"fc1.weight"``)."""
+        return self._get_member(target, "_parameters", "nn.Parameter")
+
+    def get_buffer(self, target):
+        """The buffer at dotted path ``target`` (``"bn.running_mean"``)."""
+        return self._get_member(target, "_buffers", "buffer")
+
+    def _get_member(self, target, table, what):
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if name not in module._parameters and name not in module._buffers and name not in module.__dict__:
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        if name not in getattr(module, table):
+            raise AttributeError(f"`{name}` is not {'an' if what[0] in 'aeiou' else 'a'} {what}")
+        return getattr(module, table)[name]
 
     # -- walking the tree ------------------------------------------------------------------
     def named_modules(self, memo=None, prefix=""):
@@ -229,12 +286,23 @@ class Module:
             p.requires_grad_(requires_grad)
         return self
 
-    def to(self, target):
-        """Move (``"cpu"``, ``"cuda"``) or cast (``float64``) every parameter in place; returns ``self``.
+    def to(self, *args, **kwargs):
+        """Move (``"cpu"``, ``"cuda"``) and/or cast (``float64``) every parameter in place; returns ``self``.
+        PyTorch's forms: ``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)`` and the keywords
+        ``device=``, ``dtype=``, ``non_blocking=`` (accepted; copies here are synchronous).
 
         The Parameter objects stay the same, so an optimizer made before ``to`` still holds them. Buffers
         are replaced by moved tensors, and cast only when they hold floats (a count stays int64).
         """
+        from ..ops.methods import to_arguments
+        device, dtype, _ = to_arguments(args, kwargs, "Module.to")
+        if device is not None:
+            self._to(device)
+        if dtype is not None:
+            self._to(dtype)
+        return self
+
+    def _to(self, target):
         dtype = _as_float_dtype(target)
         device = None if dtype is not None else backend.normalize_device(target)
         for p in self.parameters():
@@ -258,19 +326,19 @@ class Module:
         return self
 
     def cpu(self):
-        return self.to("cpu")
+        return self._to("cpu")
 
     def cuda(self, device=None):
-        return self.to("cuda" if device is None else f"cuda:{device}")
+        return self._to("cuda" if device is None else f"cuda:{device}")
 
     def double(self):
-        return self.to("float64")
+        return self._to("float64")
 
     def float(self):
-        return self.to("float32")
+        return self._to("float32")
 
     def half(self):
-        return self.to("float16")
+        return self._to("float16")
 
     # -- saving and loading --------------------------------------------------------------------
     def state_dict(self):
@@ -333,15 +401,14 @@ class Module:
         return ""
 
     def __repr__(self):
-        lines = []
-        for name, child in self._modules.items():
-            child_repr = repr(child).replace("\n", "\n  ")
-            lines.append(f"  ({name}): {child_repr}")
+        """``Name(extra)`` for a module without children; else, as PyTorch, each line of ``extra_repr`` and
+        each ``(name): child`` on a line of its own, indented by two spaces."""
         extra = self.extra_repr()
-        if not lines:
+        children = [f"({name}): {child!r}" for name, child in self._modules.items()]
+        if not children and "\n" not in extra:
             return f"{type(self).__name__}({extra})"
-        head = f"{type(self).__name__}(" + (extra + "\n" if extra else "\n")
-        return head + "\n".join(lines) + "\n)"
+        lines = (extra.split("\n") if extra else []) + children
+        return f"{type(self).__name__}(\n  " + "\n".join(lines).replace("\n", "\n  ") + "\n)"
 
     def __dir__(self):
         return list(super().__dir__()) + list(self._parameters) + list(self._buffers) + list(self._modules)

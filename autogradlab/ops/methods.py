@@ -37,14 +37,55 @@ def _mT(a):
     return apply_one(S.TRANSPOSE, a, {"dim0": a.ndim - 2, "dim1": a.ndim - 1})   # (transpose(a, -2, -1))
 
 
-def _to(self, target):
-    """``to(device)`` moves the data; ``to(dtype)`` casts (differentiable)."""
-    if isinstance(target, str) or target is None:
-        device = backend.normalize_device(target)
-        if device == self.device:
-            return self
-        return E.to_device(self, device)
-    return E.to_dtype(self, numpy.dtype(target))
+_DTYPE_NAMES = {"bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"}
+
+
+def to_arguments(args, kwargs, where="to"):
+    """PyTorch's ways of saying where a ``to`` goes: ``to(device)``, ``to(dtype)``, ``to(device, dtype)``,
+    ``to(tensor)`` (its device and dtype), an int for ``cuda:<int>``, the keywords ``device=``, ``dtype=``,
+    ``copy=``, and ``non_blocking=`` and ``memory_format=`` (accepted, without effect here). Returns
+    ``(device, dtype, copy)``, None where not given."""
+    kwargs = dict(kwargs)
+    device, dtype, copy = kwargs.pop("device", None), kwargs.pop("dtype", None), kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"{where}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    rest = list(args)
+    first = rest[0] if rest else None
+    if isinstance(first, str) and first in _DTYPE_NAMES:   # (a dtype by name: to("float64"))
+        first = numpy.dtype(first)
+        rest[0] = first
+    if isinstance(first, Tensor):
+        rest.pop(0)
+        device, dtype = first.device, first.dtype
+    elif isinstance(first, str) or (isinstance(first, numbers.Integral) and not isinstance(first, bool)):
+        device = rest.pop(0)
+        device = f"cuda:{device}" if isinstance(device, numbers.Integral) else device
+        if rest and not isinstance(rest[0], bool):
+            dtype = rest.pop(0)
+    elif rest and not isinstance(first, bool):
+        dtype = rest.pop(0)
+    if len(rest) > 2 or not all(isinstance(flag, bool) for flag in rest):
+        raise TypeError(f"{where}() received an invalid combination of arguments {args!r}: expected (device, "
+                        f"dtype), (dtype), or (tensor), then non_blocking and copy as bools")
+    if len(rest) == 2:
+        copy = rest[1]
+    return device, dtype, copy
+
+
+def _to(self, *args, **kwargs):
+    """``to(device)`` moves the data; ``to(dtype)`` casts (differentiable); both at once, as PyTorch takes them
+    (:func:`to_arguments`). Returns ``self`` when nothing changes, unless ``copy=True``."""
+    device, dtype, copy = to_arguments(args, kwargs)
+    out = self
+    if device is not None:
+        device = backend.normalize_device(device)
+        if device != out.device:
+            out = E.to_device(out, device)
+    if dtype is not None:
+        out = E.to_dtype(out, numpy.dtype(dtype))
+    return E.clone(out) if copy and out is self else out
 
 
 def _rtruediv(self, other):
