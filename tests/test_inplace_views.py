@@ -500,3 +500,23 @@ def test_writes_whose_source_partly_overlaps_the_target_raise_where_pytorch_does
             return "RuntimeError"
     torch = import_torch()
     assert outcome(ag) == outcome(torch)
+
+
+@pytest.mark.parametrize("write", [lambda v: v.mul_(3), lambda v: v.__setitem__(0, 5.0), lambda v: v.zero_()],
+                         ids=["mul_", "setitem", "zero_"])
+@pytest.mark.parametrize("leaf", [False, True], ids=["of-a-result", "of-a-leaf"])
+def test_a_view_made_under_no_grad_and_changed_in_place_with_grad_on_is_refused_like_torch(write, leaf):
+    """Ambiguous (should autograd see the change?), so PyTorch refuses it; autogradlab used to drop the change
+    from the gradient silently. The same view changed inside no_grad, or a view of a detached tensor, is fine."""
+    torch = import_torch()
+    for lib in (ag, torch):
+        x = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        y = x if leaf else x * 1
+        with lib.no_grad():
+            v = y[:2]
+        with pytest.raises(RuntimeError, match="(?i)created in no_grad mode"):
+            write(v)
+        assert y.tolist() == [1.0, 2.0, 3.0, 4.0]
+        with lib.no_grad():
+            write(y[:2])
+        write(y.detach()[2:])

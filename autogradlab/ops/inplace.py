@@ -25,6 +25,12 @@ def _check(self, opname):
             f"{opname}: a leaf Variable that requires grad is being used in an in-place operation. "
             f"Wrap parameter updates in `with autogradlab.no_grad():`, or use an out-of-place op.")
     base = self._view[0] if self._view is not None else None
+    if base is not None and base._requires_grad and not self._requires_grad:
+        raise RuntimeError(
+            f"{opname}: a view was created in no_grad mode (of a tensor that requires grad) and is being modified "
+            f"in place with grad mode on. Whether autograd should see that change is ambiguous, so it is refused, "
+            f"as PyTorch does: make the view and change it both inside the no_grad block (not tracked) or both "
+            f"outside it (tracked).")
     if base is not None and base._requires_grad and base._grad_fn is None:
         raise RuntimeError(
             f"{opname}: a view of a leaf Variable that requires grad is being used in an in-place operation "

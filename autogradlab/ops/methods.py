@@ -188,6 +188,7 @@ def _setitem(self, index, value):
         else:
             I._fill(S.getitem(self, index), value, "__setitem__")
         return
+    I._check(self, "__setitem__")   # (a view made under no_grad of a tensor that requires grad: refused)
     target = _target(self.data, basic)
     if not backend.writable(target):   # (the target only: a row of an expanded tensor may repeat none)
         raise I.read_only_error("__setitem__", target.shape)
