@@ -153,3 +153,40 @@ def test_named_and_unnamed_parameters_do_not_mix_as_in_torch():
         opt = lib.SGD([w], lr=0.1)
         with pytest.raises(ValueError, match="names"):
             opt.add_param_group({"params": [("b", b)]})
+
+
+@pytest.mark.parametrize("name, key, bad", [("SGD", "lr", "0.1"), ("Adam", "lr", None), ("Adam", "betas", (0.9,)),
+                                            ("RMSprop", "alpha", "x"), ("Adagrad", "eps", None),
+                                            ("Adadelta", "rho", [0.9])])
+def test_a_mistyped_option_in_a_later_group_fails_the_step_before_anything_moves(name, key, bad):
+    """torch updates the groups before the bad one and then fails with an error about the arithmetic; here the
+    step refuses first, naming the group and option, and leaves every parameter and state as they were."""
+    x, w = ag.ones(2, requires_grad=True), ag.ones(2, requires_grad=True)
+    opt = getattr(ag.optim, name)([{"params": [x]}, {"params": [w]}], lr=0.1)
+    x.grad, w.grad = ag.ones(2), ag.ones(2)
+    opt.param_groups[1][key] = bad
+    state_before = repr(opt.state)
+    with pytest.raises(TypeError, match=rf"param group 1 has {key}=.*param_groups\[1\]\['{key}'\].*Nothing was"):
+        opt.step()
+    assert x.tolist() == w.tolist() == [1.0, 1.0] and repr(opt.state) == state_before
+    opt.param_groups[1][key] = opt.defaults[key]
+    opt.param_groups[1]["lr"] = ag.tensor(0.1)        # (a tensor learning rate, as torch allows)
+    opt.step()
+    assert x.tolist() != [1.0, 1.0] and w.tolist() != [1.0, 1.0]
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop"])
+def test_a_tensor_learning_rate_steps_as_torchs(name):
+    """A learning rate held as a tensor (torch allows it) used to update nothing here, silently."""
+    torch = import_torch()
+    values = []
+    for T in (ag, torch):
+        p = T.tensor([1.0, -2.0, 0.5], dtype=T.float64, requires_grad=True)
+        opt = getattr(T.optim, name)([p], lr=T.tensor(0.05))
+        for _ in range(3):
+            opt.zero_grad()
+            (p * p * p).sum().backward()
+            opt.step()
+        values.append(p.detach().tolist())
+    np.testing.assert_allclose(values[0], values[1], rtol=1e-7)   # (torch does some of it in the float32 lr's)
+    assert values[0] != [1.0, -2.0, 0.5]

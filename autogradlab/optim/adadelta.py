@@ -32,7 +32,7 @@ class Adadelta(Optimizer):
 
     def step(self, closure=None):
         loss = self._loss_of(closure)
-        for group in self.param_groups:
+        for group in self._groups_for_step():
             lr, rho, eps = group["lr"], group["rho"], group["eps"]
             for p, param, grad in self._params_with_grad(group):
                 xp = xp_of(param)

@@ -40,7 +40,7 @@ class Adagrad(Optimizer):
 
     def step(self, closure=None):
         loss = self._loss_of(closure)
-        for group in self.param_groups:
+        for group in self._groups_for_step():
             lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
             for p, param, grad in self._params_with_grad(group):
                 xp = xp_of(param)

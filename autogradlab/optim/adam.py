@@ -39,7 +39,7 @@ class Adam(Optimizer):
 
     def step(self, closure=None):
         loss = self._loss_of(closure)
-        for group in self.param_groups:
+        for group in self._groups_for_step():
             lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
             weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
             for p, param, grad in self._params_with_grad(group):

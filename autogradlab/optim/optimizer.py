@@ -12,6 +12,8 @@ each option falling back to the optimizer's defaults::
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy
 
 from .. import backend
@@ -158,6 +160,35 @@ class Optimizer:
             if p._grad is not None:
                 yield p, p.data, p._grad.data
 
+    def _groups_for_step(self):
+        """The groups as a step reads them, checked before it moves anything: each numeric option (lr,
+        momentum, betas, ...) is a number as its default is (a mistyped ``group["lr"] = "0.1"`` must not fail
+        the step half-way, with the groups before it already updated), and one held as a 1-element tensor (a
+        tensor learning rate, as PyTorch allows) is read as its number."""
+        groups = []
+        for i, group in enumerate(self.param_groups):
+            read = dict(group)
+            for key, default in self.defaults.items():
+                value = group.get(key)
+                if isinstance(default, tuple):
+                    ok = isinstance(value, (tuple, list)) and len(value) == len(default) and all(
+                        _is_number(v) or _is_number_tensor(v) for v in value)
+                    if ok:
+                        read[key] = tuple(float(v.item()) if isinstance(v, Tensor) else v for v in value)
+                elif _is_number(default) or _is_number_tensor(default):
+                    ok = _is_number(value) or _is_number_tensor(value)
+                    if ok and isinstance(value, Tensor):
+                        read[key] = float(value.item())
+                else:
+                    continue
+                if not ok:
+                    raise TypeError(f"{type(self).__name__}.step: param group {i} has {key}={value!r} "
+                                    f"({type(value).__name__}), but it must be a number like the default "
+                                    f"{default!r}: set optimizer.param_groups[{i}][{key!r}] to one. Nothing was "
+                                    f"updated.")
+            groups.append(read)
+        return groups
+
     @staticmethod
     def _loss_of(closure):
         """``closure()`` run with gradients on, as PyTorch's ``step`` runs it (a closure recomputes the loss
@@ -248,3 +279,11 @@ def _imported(name, value, p, index):
                          f"which has shape {tuple(p.shape)} here: the model was built differently")
     data = backend.asarray(backend.to_host(value.data) if value.device != p.device else value.data, p.device)
     return data.astype(p.dtype) if p.dtype.kind == "f" else data.copy()
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _is_number_tensor(value):
+    return isinstance(value, Tensor) and value.numel() == 1 and value.dtype.kind in "fiu"

@@ -30,7 +30,7 @@ class RMSprop(Optimizer):
 
     def step(self, closure=None):
         loss = self._loss_of(closure)
-        for group in self.param_groups:
+        for group in self._groups_for_step():
             lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
             momentum, centered = group["momentum"], group["centered"]
             for p, param, grad in self._params_with_grad(group):

@@ -31,7 +31,7 @@ class SGD(Optimizer):
 
     def step(self, closure=None):
         loss = self._loss_of(closure)
-        for group in self.param_groups:
+        for group in self._groups_for_step():
             lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
             weight_decay, nesterov = group["weight_decay"], group["nesterov"]
             for p, param, grad in self._params_with_grad(group):
