@@ -507,6 +507,38 @@ def test_cross_entropy_with_class_probabilities_matches_torch(reduction, weighte
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.2])
+@pytest.mark.parametrize("shape", [(2, 4, 3), (2, 4, 3, 2)], ids=["sequence", "image"])
+def test_cross_entropy_and_nll_loss_take_a_class_per_position_as_torch(reduction, weighted, label_smoothing, shape):
+    """Logits (N, C, d1, ...) with a class index per position (N, d1, ...): per-token language models and
+    segmentation; ignore_index on some positions, and class probabilities of the input's shape."""
+    x, tx = pair(_data(shape, 61, "float64", 2.0), requires_grad=True)
+    labels = np.random.default_rng(61).integers(0, shape[1], (shape[0],) + shape[2:])
+    labels.reshape(-1)[[1, 5]] = -100
+    y, ty = pair(labels)
+    w, tw = pair(np.array([0.5, 2.0, 1.0, 3.0])) if weighted else (None, None)
+    kwargs = {"reduction": reduction}
+    _loss_both(F.cross_entropy(x, y, w, label_smoothing=label_smoothing, **kwargs),
+               TF.cross_entropy(tx, ty, tw, label_smoothing=label_smoothing, **kwargs), x, tx)
+    logp, tlogp = ag.log_softmax(x, 1).detach(), torch.log_softmax(tx, 1).detach()
+    close(F.nll_loss(logp, y, w, **kwargs), TF.nll_loss(tlogp, ty, tw, **kwargs), rtol=1e-12, atol=1e-12)
+    close(nn.CrossEntropyLoss(w, **kwargs)(x, y), torch.nn.CrossEntropyLoss(tw, **kwargs)(tx, ty), rtol=1e-12)
+    p = np.random.default_rng(62).dirichlet(np.ones(shape[1]), (shape[0],) + shape[2:])
+    p, tp = pair(np.moveaxis(p, -1, 1).copy())
+    close(F.cross_entropy(x, p, w, **kwargs), TF.cross_entropy(tx, tp, tw, **kwargs), rtol=1e-12, atol=1e-12)
+
+
+def test_a_class_per_position_target_of_the_wrong_shape_and_a_uint8_target_as_torch():
+    with pytest.raises(RuntimeError, match="target size"):
+        TF.cross_entropy(torch.zeros(2, 3, 4), torch.zeros(2, 3, dtype=torch.int64))
+    with pytest.raises(ValueError, match=r"one class index per position, shape \(2, 4\), got \(2, 3\)"):
+        F.cross_entropy(ag.zeros(2, 3, 4), ag.zeros(2, 3, dtype=ag.int64))   # (the README's ValueError for shapes)
+    close(F.cross_entropy(ag.tensor([[0.0, 1.0, 2.0], [1.0, 0.0, 0.0]]), ag.tensor([0, 2], dtype=ag.uint8)),
+          TF.cross_entropy(torch.tensor([[0.0, 1.0, 2.0], [1.0, 0.0, 0.0]]), torch.tensor([0, 2], dtype=torch.uint8)))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_an_ignored_row_of_infinities_or_nan_counts_for_nothing_as_in_torch(reduction, label_smoothing, weighted):

@@ -183,13 +183,39 @@ def _check_ignore_index(ignore_index, name):
         raise TypeError(f"{name}: ignore_index must be an int, got {ignore_index!r}")
 
 
+def _per_position(loss, name, input, target, reduction, **options):
+    """``loss`` for K-dimensional input (N, C, d1, ..., dK) with targets (N, d1, ..., dK) (a class per pixel or
+    per time step) or probabilities of the input's shape: each position is one sample of a 2-D batch,
+    (N * d1 * ... * dK, C), and ``reduction='none'`` gives the losses back as (N, d1, ..., dK)."""
+    n, c, spatial = input.shape[0], input.shape[1], tuple(input.shape[2:])
+    probabilities = target.shape == input.shape and target.dtype.kind == "f"
+    if not probabilities and tuple(target.shape) != (n,) + spatial:
+        raise ValueError(f"{name}: for input of shape {tuple(input.shape)} (N, C, d1, ...) the target must hold "
+                         f"one class index per position, shape {(n,) + spatial}, got {tuple(target.shape)}")
+    flat_input = input.movedim(1, -1).reshape(-1, c)
+    flat_target = target.movedim(1, -1).reshape(-1, c) if probabilities else target.reshape(-1)
+    out = loss(flat_input, flat_target, reduction=reduction, **options)
+    return out.reshape((n,) + spatial) if reduction == "none" else out
+
+
+def _index_targets(target):
+    """Integer class indices as int64 (a uint8 target would index as a mask)."""
+    if isinstance(target, Tensor) and target.dtype.kind == "u":
+        return E.to_dtype(target, numpy.int64)
+    return target
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-    """-w[y_n] * logp[n, y_n] for log-probabilities ``input`` (N, C) and class indices ``target`` (N,); ``weight``
+    """-w[y_n] * logp[n, y_n] for log-probabilities ``input`` (N, C) (or (N, C, d1, ...), a class per position)
+    and class indices ``target`` (N,); ``weight``
     (C,) weighs each class (default 1). Samples whose target is ``ignore_index`` count for nothing. The mean
     divides by the total weight of the samples counted: sum_n w[y_n]*loss_n / sum_n w[y_n]."""
     reduction = legacy_reduction(size_average, reduce, reduction, "nll_loss")
     _check_ignore_index(ignore_index, "nll_loss")
     check_float(input, "input (log-probabilities)", "nll_loss")
+    target = _index_targets(target)
+    if input.ndim > 2 and isinstance(target, Tensor):
+        return _per_position(nll_loss, "nll_loss", input, target, reduction, weight=weight, ignore_index=ignore_index)
     counted = _check_class_targets(input, target, "nll_loss", ignore_index)
     _class_weight(weight, input, "nll_loss")
     rows = arange(input.shape[0], device=input.device)
@@ -216,7 +242,8 @@ def _mean_over(total, weight, counted):
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """-log softmax(x)[n, y_n] = logsumexp(x_n) - x[n, y_n]: logits (N, C), class indices (N,); ``weight`` and
-    ``ignore_index`` as in :func:`nll_loss`.
+    ``ignore_index`` as in :func:`nll_loss`. Logits (N, C, d1, ...) take a class per position (segmentation,
+    a class per time step), as PyTorch's.
 
     Computed through ``log_softmax`` (never ``log(softmax(x))``), so huge logits stay finite.
     A float ``target`` of the same shape as ``input`` is read as class probabilities:
@@ -228,6 +255,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     check_float(input, "input (the logits)", "cross_entropy")
     if not isinstance(target, Tensor):
         raise TypeError(f"cross_entropy: target must be a Tensor, got {type(target).__name__}")
+    target = _index_targets(target)
+    if input.ndim > 2:
+        return _per_position(cross_entropy, "cross_entropy", input, target, reduction, weight=weight,
+                             ignore_index=ignore_index, label_smoothing=label_smoothing)
     if input.ndim != 2:
         raise ValueError(f"cross_entropy: input must be logits of shape (N, C), got shape {tuple(input.shape)}"
                          + ("; for a single sample use input.unsqueeze(0)" if input.ndim == 1 else ""))
