@@ -293,7 +293,9 @@ def _check_roots(roots, rootname):
         if isinstance(r, Tensor) and not r.requires_grad:
             raise RuntimeError(
                 f"element {i} of {rootname} does not require grad and does not have a grad_fn: nothing "
-                f"it depends on requires grad. Create the inputs with requires_grad=True.")
+                f"it depends on requires grad, or it was computed inside no_grad() or inference_mode(), or (for a "
+                f"second derivative) from a gradient taken without create_graph=True. Create the inputs with "
+                f"requires_grad=True and compute it with gradients on.")
 
 
 def _refresh_views(tensors):

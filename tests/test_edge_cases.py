@@ -296,3 +296,17 @@ def test_expand_that_repeats_nothing_is_a_writable_view_as_in_torch():
     base = ag.zeros(3)
     base.expand(1, 3).mul_(0).add_(2)   # a view: the write reaches its base, as PyTorch's
     assert host(base.data).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_a_root_that_does_not_require_grad_gets_a_message_naming_each_cause():
+    """The usual causes besides leaves made without requires_grad: no_grad, and a second derivative from a
+    gradient taken without create_graph=True."""
+    x = ag.ones(2, requires_grad=True)
+    with ag.no_grad():
+        y = (x * 2).sum()
+    with pytest.raises(RuntimeError, match=r"does not require grad.*no_grad\(\).*create_graph=True"):
+        y.backward()
+    g, = ag.autograd.grad((x ** 3).sum(), x)
+    with pytest.raises(RuntimeError, match=r"without create_graph=True"):
+        ag.autograd.grad(g.sum(), x)
+    assert x.grad is None
