@@ -16,6 +16,8 @@ from .backend import get_default_device, set_default_device
 from .creation import (Generator, arange, as_tensor, eye, from_numpy, full, full_like, get_rng_state, initial_seed,
                        linspace, manual_seed, ones, ones_like, rand, randint, randn, randperm, seed, set_rng_state,
                        zeros, zeros_like)
+from .creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
+                       LongTensor, ShortTensor)
 from .engine import backward
 from .events import Tape, explain, steps, trace
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -23,15 +25,14 @@ from .ops.elementwise import (abs, acos, allclose, asin, atan, bitwise_and, bitw
                               ceil, clamp, clone, cos, cosh, eq, equal, erf, exp, exp2, expm1, floor,
                               floor_divide, ge, gt, isclose, isfinite, isinf, isnan, le, log, log1p, log2, log10,
                               logical_not, lt, masked_fill, maximum, minimum, mul, ne, neg, pow, reciprocal, relu,
-                              remainder, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, tan, tanh, trunc,
-                              where)
+                              remainder, round, rsqrt, sigmoid, sign, sin, sinh, sqrt, square, tan, tanh, trunc)
 from .ops.elementwise import atan2, fmod, hypot, lerp, logaddexp
 from .ops.elementwise import abs as absolute, acos as arccos, asin as arcsin, atan as arctan
 from .ops.elementwise import acosh, asinh, atanh, acosh as arccosh, asinh as arcsinh, atanh as arctanh
 from .ops.elementwise import (div as true_divide, ge as greater_equal, gt as greater, le as less_equal, lt as less,
                               mul as multiply, ne as not_equal, neg as negative, trunc as fix)
 from .ops.composites import (add, addbmm, addcdiv, addcmul, addmv, addr, baddbmm, cummax, cummin, div, dsplit,
-                             float_power, fliplr, flipud, fmax, fmin, hsplit, index_copy, index_fill, isneginf,
+                             float_power, fliplr, flipud, fmax, fmin, hsplit, index_copy, index_fill, masked_scatter, isneginf,
                              isposinf, isreal, logaddexp2, logical_and, logical_or, logical_xor, sub, vdot, vsplit)
 from .ops.composites import div as divide, sub as subtract
 from .ops.elementwise import atan2 as arctan2
@@ -43,6 +44,7 @@ from .ops.rearrange import (diag, diag_embed, diagonal, diff, index_select, mesh
 from .ops.rearrange import movedim as moveaxis
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumprod, cumsum, log_softmax, logsumexp, max, mean,
                          min, norm, prod, softmax, std, sum, var)
+from .ops.selection import where
 from .ops.selection import (argwhere, bincount, count_nonzero, index_add, masked_select, nonzero, scatter,
                              scatter_add, take_along_dim, unique)
 from .ops.shape import (argsort, broadcast_to, cat, chunk, expand, flatten, flip, gather, permute, reshape, sort, split,
@@ -120,7 +122,8 @@ from .ops.decompositions import pinverse  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 # the public API (PyTorch names), spelled out for readers and for `from autogradlab import *`
-__all__ = ["get_default_device", "set_default_device", "Generator", "arange", "as_tensor", "eye", "from_numpy", "full",
+__all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor", "DoubleTensor", "HalfTensor",
+           "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "arange", "as_tensor", "eye", "from_numpy", "full",
            "full_like", "linspace", "manual_seed", "initial_seed", "seed", "get_rng_state",
            "set_rng_state", "ones", "ones_like", "rand", "randint", "randn", "randperm",
            "zeros", "zeros_like", "backward", "Tape", "explain", "steps", "trace", "enable_grad",
@@ -155,7 +158,7 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "arange", "a
            "pairwise_distance", "arccos", "arcsin", "arctan", "absolute", "acosh", "asinh", "atanh", "arccosh",
            "arcsinh", "arctanh", "true_divide", "greater_equal", "greater", "less_equal", "less", "multiply",
            "not_equal", "negative", "fix", "addbmm", "addcdiv", "addcmul", "addmv", "addr", "baddbmm", "cummax",
-           "cummin", "dsplit", "float_power", "fliplr", "flipud", "fmax", "fmin", "hsplit", "index_copy",
+           "cummin", "dsplit", "float_power", "fliplr", "flipud", "fmax", "fmin", "hsplit", "index_copy", "masked_scatter",
            "index_fill", "isneginf", "isposinf", "isreal", "logaddexp2", "logical_and", "logical_or", "logical_xor",
            "vdot", "vsplit", "divide", "subtract", "positive", "func"]
 

@@ -315,6 +315,14 @@ def shares_memory(a, b) -> bool:
     return bool(xp_of(a).may_share_memory(a, b))
 
 
+def data_ptr(a) -> int:
+    """The address of array ``a``'s first element (NumPy's, or CuPy's device pointer)."""
+    if _CpuArray is not None and isinstance(a, _CpuArray):
+        a = _host_view(a)
+    interface = getattr(a, "__array_interface__", None)
+    return int(interface["data"][0]) if interface is not None else int(a.data.ptr)   # (CuPy: a MemoryPointer)
+
+
 def overlap(a, b) -> bool:
     """True when arrays ``a`` and ``b`` may share memory, judged as PyTorch judges an operand of a write:
     only arrays that fill one block of memory (it calls other layouts, such as every other element, too

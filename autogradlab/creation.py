@@ -59,7 +59,7 @@ class Generator:
         fields = [(bits["state"]["state"], 16), (bits["state"]["inc"], 16), (bits["has_uint32"], 1),
                   (bits["uinteger"], 4), (self._seed, 8)]
         raw = b"".join(int(value).to_bytes(width, "little") for value, width in fields)
-        return Tensor(numpy.frombuffer(raw, dtype=numpy.uint8).copy())
+        return tensor(numpy.frombuffer(raw, dtype=numpy.uint8).copy())
 
     def set_state(self, new_state) -> Generator:
         """Put the stream back where :meth:`get_state` found it; returns the generator."""
@@ -148,9 +148,14 @@ def generator(given=None):
                     f"numpy.random.Generator or None, got {type(given).__name__}")
 
 
-def _sizes(size, name=None):
-    """A shape from ``f(2, 3)`` or ``f((2, 3))``: ints (NumPy's too), none negative, as PyTorch requires
-    (``f(())`` is a 0-d tensor; ``f()`` with no size at all is refused when ``name`` says whose it is)."""
+def _sizes(size, name=None, keyword=None):
+    """A shape from ``f(2, 3)``, ``f((2, 3))`` or ``f(size=(2, 3))`` (``keyword``): ints (NumPy's too), none
+    negative, as PyTorch requires (``f(())`` is a 0-d tensor; ``f()`` with no size at all is refused when
+    ``name`` says whose it is)."""
+    if keyword is not None:
+        if size:
+            raise TypeError(f"{name}() got the size both as positional arguments {size} and as size={keyword!r}")
+        size = (keyword,)
     if not size and name is not None:
         raise TypeError(f"{name}() missing 1 required positional argument: 'size' (write {name}(()) for a 0-d "
                         f"tensor, or {name}(2, 3))")
@@ -166,6 +171,14 @@ def _sizes(size, name=None):
     if any(n < 0 for n in shape):
         raise RuntimeError(f"Dimension size must be non-negative, got the size {tuple(shape)}")
     return tuple(shape)
+
+
+def _size_keyword(keyword, name):
+    """The ``size=`` keyword PyTorch's factories take (``zeros(size=(2, 3))``); None when not given."""
+    unknown = [k for k in keyword if k != "size"]
+    if unknown:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{unknown[0]}'")
+    return keyword.get("size")
 
 
 def _whole(value, what, name):
@@ -192,12 +205,12 @@ def _float(dtype):
     return numpy.dtype(dtype) if dtype is not None else DEFAULT_FLOAT
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(numpy.zeros(_sizes(size, "zeros")), _float(dtype), device, requires_grad)
+def zeros(*size, dtype=None, device=None, requires_grad=False, **keyword):
+    return _finish(numpy.zeros(_sizes(size, "zeros", _size_keyword(keyword, "zeros"))), _float(dtype), device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(numpy.ones(_sizes(size, "ones")), _float(dtype), device, requires_grad)
+def ones(*size, dtype=None, device=None, requires_grad=False, **keyword):
+    return _finish(numpy.ones(_sizes(size, "ones", _size_keyword(keyword, "ones"))), _float(dtype), device, requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -238,14 +251,14 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     return _like(t, fill_value, dtype, device, requires_grad, "full_like")
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **keyword):
     """Uniform on [0, 1)."""
-    return _finish(_stream(generator).random(_sizes(size, "rand")), _float(dtype), device, requires_grad)
+    return _finish(_stream(generator).random(_sizes(size, "rand", _size_keyword(keyword, "rand"))), _float(dtype), device, requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **keyword):
     """Standard normal."""
-    return _finish(_stream(generator).standard_normal(_sizes(size, "randn")), _float(dtype), device, requires_grad)
+    return _finish(_stream(generator).standard_normal(_sizes(size, "randn", _size_keyword(keyword, "randn"))), _float(dtype), device, requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -345,3 +358,36 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
             and backend.normalize_device(device) == "cpu"):
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
+
+
+# -- PyTorch's legacy tensor types ------------------------------------------------------------------------
+
+class _LegacyType(type):
+    """The type of ``FloatTensor`` and kin: calling one makes a CPU tensor of its dtype (from data, or of a
+    size); ``isinstance(x, FloatTensor)`` asks whether ``x`` is a CPU tensor of that dtype;
+    ``x.type(FloatTensor)`` casts to it."""
+
+    def __call__(cls, *args, device="cpu"):
+        if args and all(isinstance(a, (int, numpy.integer)) and not isinstance(a, bool) for a in args):
+            return zeros(*args, dtype=cls.dtype, device=device)   # (a size: zeros, where PyTorch leaves memory)
+        if len(args) > 1:
+            raise TypeError(f"{cls.__name__}() takes data (a list, array or tensor) or a size as ints, got {args!r}")
+        if not args:
+            return zeros(0, dtype=cls.dtype, device=device)
+        data = args[0].detach() if isinstance(args[0], Tensor) else args[0]
+        return tensor(data, dtype=cls.dtype, device=device)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype == cls.dtype and obj.device == "cpu"
+
+
+def _legacy(name, dtype):
+    return _LegacyType(name, (), {"dtype": numpy.dtype(dtype), "__module__": "autogradlab",
+                                  "__doc__": f"PyTorch's legacy {name}: a tensor of dtype {dtype}."})
+
+
+FloatTensor, DoubleTensor, HalfTensor = (_legacy(n, d) for n, d in (
+    ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("HalfTensor", "float16")))
+LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor = (_legacy(n, d) for n, d in (
+    ("LongTensor", "int64"), ("IntTensor", "int32"), ("ShortTensor", "int16"), ("CharTensor", "int8"),
+    ("ByteTensor", "uint8"), ("BoolTensor", "bool")))

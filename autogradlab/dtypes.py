@@ -23,12 +23,24 @@ def is_floating_point(input) -> bool:
     return input.dtype.kind == "f"
 
 
-def finfo(type=None) -> numpy.finfo:
-    """The limits of a float dtype (default: float32): ``finfo(float32).eps`` is 2**-23."""
-    dtype = numpy.dtype(DEFAULT_FLOAT if type is None else type)
-    if dtype.kind != "f":
-        raise TypeError(f"finfo() takes a floating-point dtype, got {dtype}; for integers use iinfo({dtype})")
-    return numpy.finfo(dtype)
+class finfo:
+    """The limits of a float dtype (default: float32), as Python floats as PyTorch gives them:
+    ``finfo(float32).eps`` is 2**-23; also ``bits``, ``max``, ``min``, ``tiny`` (= ``smallest_normal``),
+    ``resolution`` and ``dtype`` (its name)."""
+
+    def __init__(self, type=None):
+        dtype = numpy.dtype(DEFAULT_FLOAT if type is None else type)
+        if dtype.kind != "f":
+            raise TypeError(f"finfo() takes a floating-point dtype, got {dtype}; for integers use iinfo({dtype})")
+        info = numpy.finfo(dtype)
+        self.bits, self.dtype = int(info.bits), dtype.name
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -int(info.precision)
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
 
 
 def iinfo(type) -> numpy.iinfo:

@@ -63,6 +63,20 @@ class FunctionCtx(Node):
     def needs_input_grad(self):
         return self._needs_input_grad
 
+    def mark_non_differentiable(self, *tensors):
+        """Say an output has no gradient (an index, a mask): it is returned with ``requires_grad=False``."""
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        """PyTorch's switch for passing None instead of zeros for unused outputs; a Function here has one
+        output, whose gradient is always there, so it changes nothing."""
+        self._materialize_grads = bool(value)
+
+    def mark_dirty(self, *tensors):
+        """Say forward changed these inputs in place. Returning such an input is always fine here: the output
+        becomes a new tensor over the same memory, with this node as its ``grad_fn``."""
+        self._dirty = tensors
+
     def __getattr__(self, attr):  # plain attribute semantics for user data
         raise AttributeError(f"ctx has no attribute {attr!r}")
 
@@ -130,10 +144,19 @@ class Function:
         return op
 
     @classmethod
+    def _ctx_type(cls):
+        """The node class of this Function, ``<Name>Backward`` (PyTorch's ``type(y.grad_fn).__name__``)."""
+        kind = cls.__dict__.get("_ctx_class")
+        if kind is None:
+            kind = type(cls.__name__ + "Backward", (FunctionCtx,), {"__module__": cls.__module__})
+            cls._ctx_class = kind
+        return kind
+
+    @classmethod
     def apply(cls, *args, **kwargs):
         tensors = [a for a in args if isinstance(a, Tensor)]
         requires = state.grad_enabled and any(t._requires_grad for t in tensors)
-        ctx = FunctionCtx(cls._op(),
+        ctx = cls._ctx_type()(cls._op(),
                           tuple((t.grad_fn or t._grad_accumulator()) if t._requires_grad else None
                                 for t in tensors) if requires else tuple(None for _ in tensors),
                           None, tuple(t.shape for t in tensors), tuple(t.dtype for t in tensors))
@@ -146,7 +169,7 @@ class Function:
         if not isinstance(out, Tensor):
             raise TypeError(f"{cls.__name__}.forward must return a single Tensor (autogradlab custom "
                             f"Functions have one output), got {type(out).__name__}")
-        if not requires:
+        if not requires or any(out is t for t in ctx.__dict__.get("_non_differentiable", ())):
             return out
         if out._grad_fn is not None or any(out is t for t in tensors):
             out = Tensor._make(out.data, False, None, out.device)  # a fresh output tensor for the node

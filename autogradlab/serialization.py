@@ -72,10 +72,12 @@ def save(obj, f):
         numpy.savez(f, **payload)
 
 
-def load(f, map_location=None):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None):
     """Read what :func:`save` wrote: a Tensor, or an ordered ``{name: Tensor}`` dict.
 
-    ``map_location`` ("cpu", "cuda") puts the tensors on that device (default: cpu).
+    ``map_location`` ("cpu", "cuda") puts the tensors on that device (default: cpu). PyTorch's
+    ``pickle_module``, ``weights_only`` and ``mmap`` are accepted and change nothing: loading never unpickles
+    (it is always "weights only"), and the file is read at once.
     A plain ``numpy.savez`` file loads as a dict of its arrays. Anything else raises ValueError.
     """
     device = backend.normalize_device(map_location)

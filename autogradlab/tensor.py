@@ -46,8 +46,17 @@ class Tensor:
 
     __array_priority__ = 1000  # numpy_array * tensor -> Tensor.__rmul__
 
-    def __init__(self, data, dtype=None, device=None, requires_grad=False, name=None):
-        t = tensor(data, dtype=dtype, device=device, requires_grad=requires_grad, name=name)
+    def __init__(self, *data, dtype=None, device=None, requires_grad=False, name=None):
+        """PyTorch's ``Tensor(data)``: float32 (the default float) unless ``dtype`` says otherwise;
+        ``Tensor(2, 3)``: a 2x3 tensor of zeros. ``tensor(data)`` is the usual way: it keeps data's dtype."""
+        if len(data) != 1 or isinstance(data[0], (int, numpy.integer)) and not isinstance(data[0], bool):
+            if not all(isinstance(n, (int, numpy.integer)) and not isinstance(n, bool) for n in data):
+                raise TypeError(f"Tensor() takes data or a size as ints, got {data!r}: for data with a dtype "
+                                f"use autogradlab.tensor(data, dtype=...)")
+            t = tensor(numpy.zeros(tuple(int(n) for n in data)), dtype=dtype or DEFAULT_FLOAT, device=device,
+                       requires_grad=requires_grad, name=name)
+        else:
+            t = tensor(data[0], dtype=dtype or DEFAULT_FLOAT, device=device, requires_grad=requires_grad, name=name)
         for slot in Tensor.__slots__[:-1]:
             setattr(self, slot, getattr(t, slot))
 
@@ -179,14 +188,19 @@ class Tensor:
                              f"this one has shape {tuple(self.shape)} ({self.numel()} elements)")
         return backend.to_host(self.data).reshape(()).item()
 
-    def numpy(self):
-        """The data as a host NumPy array (a copy for CUDA tensors)."""
-        if self._requires_grad:
+    def numpy(self, *, force=False):
+        """The data as a host NumPy array (a copy for CUDA tensors); ``force=True`` also for a tensor that
+        requires grad (as ``detach().cpu().numpy()``)."""
+        if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on a Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return backend.to_host(self.data)
 
     def tolist(self):
         return backend.to_host(self.data).tolist()
+
+    def data_ptr(self):
+        """The address of the first element (tensors that share memory from the same start have the same)."""
+        return backend.data_ptr(self.data)
 
     def __float__(self):
         return float(self.item())

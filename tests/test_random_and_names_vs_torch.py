@@ -215,10 +215,11 @@ def test_promote_types_and_can_cast_match_torch(a):
 @pytest.mark.parametrize("name", ["float16", "float32", "float64"])
 def test_finfo_matches_torch(name):
     ours, theirs = ag.finfo(getattr(ag, name)), torch.finfo(getattr(torch, name))
-    for field in ("eps", "max", "min", "tiny", "bits"):
-        assert float(getattr(ours, field)) == float(getattr(theirs, field)), field
-    assert float(ours.resolution) == pytest.approx(theirs.resolution, rel=1e-3)   # (0.001 held as a float16)
-    assert float(ag.finfo().eps) == torch.finfo().eps
+    for field in ("eps", "max", "min", "tiny", "smallest_normal", "bits", "resolution", "dtype"):
+        assert getattr(ours, field) == getattr(theirs, field), field
+        assert type(getattr(ours, field)) is type(getattr(theirs, field)), field   # (Python floats, as torch's)
+    assert repr(ours) == repr(theirs)
+    assert ag.finfo().eps == torch.finfo().eps
 
 
 @pytest.mark.parametrize("name", ["uint8", "int8", "int16", "int32", "int64"])

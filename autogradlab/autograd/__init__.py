@@ -9,9 +9,10 @@ from ..engine import backward, grad
 from ..function import Function, FunctionCtx
 from ..grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from ..testing import GradcheckError, gradcheck, gradgradcheck
-from . import functional, graph
+from . import function, functional, graph
+from .function import once_differentiable
 from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
            "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "gradcheck", "gradgradcheck", "GradcheckError", "functional", "graph", "inference_mode", "Variable"]
+           "gradcheck", "gradgradcheck", "GradcheckError", "functional", "graph", "inference_mode", "Variable", "function", "once_differentiable"]

@@ -334,8 +334,10 @@ def _check_bias_and_dtypes(name, input, weight, bias, out_channels, given):
                            f"of size {list(bias.shape)} instead")
     for what, t in (("weight", weight), ("bias", bias)):
         if t is not None and t.dtype != input.dtype:
+            fix = (f"x.to({t.dtype.name}) or model.to({input.dtype.name})" if input.dtype.kind == "f" else
+                   f"x.to({t.dtype.name}): layers compute in floating point")
             raise RuntimeError(f"{name}: {what} is {t.dtype.name} but the input is {input.dtype.name}; convert one "
-                               f"(x.to({t.dtype.name}) or model.to({input.dtype.name}))")
+                               f"({fix})")
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):

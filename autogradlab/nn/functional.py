@@ -49,6 +49,10 @@ __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "kl_div", "mar
 
 def linear(input, weight, bias=None):
     """y = x @ W^T + b, with W of shape (out_features, in_features)."""
+    if input.ndim == 0:
+        raise RuntimeError(f"linear: the input is a 0-d tensor (a single number); it needs at least one dim of "
+                           f"{weight.shape[-1]} features: x.reshape(1) for one feature, or x.reshape(1, -1) for a batch "
+                           f"of one")
     if input.shape[-1] != weight.shape[-1]:
         raise ValueError(f"linear: input has {input.shape[-1]} features (shape {tuple(input.shape)}) but "
                          f"the weight expects {weight.shape[-1]} (weight shape {tuple(weight.shape)}, "
@@ -460,14 +464,15 @@ def gelu(input, *, approximate="none"):
     return input * 0.5 * (E.erf(input * 0.7071067811865476) + 1.0)   # 1/sqrt(2)
 
 
-def softmax(input, dim, *, dtype=None):
-    """e^x_i / sum_j e^x_j along ``dim`` (in ``dtype`` if given: the input is cast first)."""
-    return R.softmax(input, dim, dtype)
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """e^x_i / sum_j e^x_j along ``dim`` (in ``dtype`` if given: the input is cast first). Without ``dim``,
+    PyTorch's old rule picks one, with its warning."""
+    return R.softmax(input, _implicit_dim("softmax", input.ndim) if dim is None else dim, dtype)
 
 
-def log_softmax(input, dim, *, dtype=None):
-    """x_i - log sum_j e^x_j along ``dim`` (stable; in ``dtype`` if given)."""
-    return R.log_softmax(input, dim, dtype)
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """x_i - log sum_j e^x_j along ``dim`` (stable; in ``dtype`` if given; without ``dim`` as softmax)."""
+    return R.log_softmax(input, _implicit_dim("log_softmax", input.ndim) if dim is None else dim, dtype)
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):

@@ -1410,6 +1410,8 @@ class Sequential(_Numbered, Module):
         items = list(self._modules.values())
         if isinstance(index, slice):
             return Sequential(*items[index])
+        if not -len(items) <= index < len(items):
+            raise IndexError(f"index {index} is out of range: this Sequential has {len(items)} modules")
         return items[index]
 
     def __len__(self):

@@ -378,7 +378,11 @@ class Module:
                 continue
             value = state_dict[name]
             shape = tuple(value.shape) if hasattr(value, "shape") else None
-            if shape != tuple(p.shape):
+            if shape is None:
+                problems.append(f"While copying the parameter named \"{name}\", expected a tensor (or array) in "
+                                f"the state_dict, but got a {type(value).__name__}: wrap it with "
+                                f"autogradlab.tensor(...).")
+            elif shape != tuple(p.shape):
                 problems.append(f"size mismatch for {name}: copying a param with shape {shape} from "
                                 f"checkpoint, the shape in current model is {tuple(p.shape)}.")
             elif not backend.writable(p.data):

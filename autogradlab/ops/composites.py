@@ -25,7 +25,7 @@ from .registry import expect_tensor
 from .selection import index_add
 from .shape import flip, gather, reshape, split
 
-__all__ = ["add", "sub", "div", "addcmul", "addcdiv", "addmv", "addr", "baddbmm", "addbmm", "fmax", "fmin", "cummax", "cummin",
+__all__ = ["masked_scatter", "add", "sub", "div", "addcmul", "addcdiv", "addmv", "addr", "baddbmm", "addbmm", "fmax", "fmin", "cummax", "cummin",
            "logical_and", "logical_or", "logical_xor", "float_power", "logaddexp2", "fliplr", "flipud", "hsplit",
            "vsplit", "dsplit", "index_fill", "index_copy", "isposinf", "isneginf", "isreal", "vdot",
            "fill_diagonal_", "split_with_sizes"]
@@ -291,6 +291,28 @@ def index_copy(input, dim, index, source):
                            f"{input.dtype.name} and (source) {getattr(source, 'dtype', type(source).__name__)}")
     cleared = E.where(mask, _in_dtype(0, input), input)
     return index_add(cleared, d, index.reshape(-1) if index.ndim == 0 else index, source)
+
+
+def masked_scatter(input, mask, source):
+    """``input`` with the positions where ``mask`` (broadcast to input's shape) holds filled, in row-major
+    order, from ``source``'s first elements: the k-th True takes ``source.flatten()[k]``. Each gets the gradient
+    of where it went; the rest of ``source`` none."""
+    expect_tensor(input, "masked_scatter")
+    if not isinstance(mask, Tensor) or mask.dtype.kind != "b":
+        raise RuntimeError(f"masked_scatter_: expected a bool mask tensor, got "
+                           f"{getattr(mask, 'dtype', type(mask).__name__)}")
+    if not isinstance(source, Tensor) or source.dtype != input.dtype:
+        raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but got "
+                           f"{input.dtype.name} and {getattr(source, 'dtype', type(source).__name__)}")
+    mask = mask.expand(*input.shape) if tuple(mask.shape) != tuple(input.shape) else mask
+    flat = mask.reshape(-1)
+    wanted = int(flat.sum().item())
+    if wanted > source.numel():
+        raise RuntimeError(f"masked_scatter: the mask has {wanted} True elements, but source has only "
+                           f"{source.numel()} to place: give a source with at least that many")
+    order = E.clamp(flat.to(numpy.int64).cumsum(0) - 1, min=0)    # (the k-th True reads source's k-th element)
+    taken = source.reshape(-1)[order].reshape(*input.shape) if source.numel() else _in_dtype(0, input)
+    return E.where(mask, taken, input)
 
 
 def _in_dtype(value, like):

@@ -38,6 +38,20 @@ def _check(self, opname):
             f"in `with autogradlab.no_grad():`, or .clone() the leaf and work on the clone.")
 
 
+def reshape_in_place(self, opname, view, *args):
+    """``t.unsqueeze_(0)``, ``t.squeeze_()``, ``t.t_()``, ``t.transpose_(0, 1)``: ``t`` takes the shape of
+    ``view(t, *args)`` (the same memory, no copy) and its history goes on through that view. Its version moves
+    on, as PyTorch's does, so a node that saved it before refuses to run rather than read the wrong shape."""
+    if state.grad_enabled and self._view is not None and self._view[2] != self._vc[0]:
+        refresh_view(self)
+    _check(self, opname)
+    out = view(self, *args)
+    self.data, self._grad_fn, self._requires_grad = out.data, out._grad_fn, out._requires_grad
+    self._view = out._view if out._view is not None and out._view[0] is not self else None
+    self._vc[0] += 1
+    return self
+
+
 def _check_no_overlap(self, opname, args):
     for a in args:
         if isinstance(a, Tensor) and a.device == self.device and partial_overlap(self.data, a.data):

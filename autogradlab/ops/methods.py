@@ -247,6 +247,8 @@ def _type(self, dtype=None, non_blocking=False):
         where = "" if self.device == "cpu" else "cuda."
         name = _TYPE_NAMES.get(self.dtype.name, f"{self.dtype.name.capitalize()}Tensor")
         return f"autogradlab.{where}{name}"
+    if isinstance(getattr(dtype, "dtype", None), numpy.dtype) and isinstance(dtype, type):   # (FloatTensor)
+        dtype = dtype.dtype
     if isinstance(dtype, str) and dtype.endswith("Tensor"):
         names = {v: k for k, v in _TYPE_NAMES.items()}
         kind = dtype.rsplit(".", 1)[-1]
@@ -334,6 +336,7 @@ METHODS = {
     "logical_xor": O.logical_xor, "float_power": O.float_power, "logaddexp2": O.logaddexp2,
     "fliplr": O.fliplr, "flipud": O.flipud, "hsplit": O.hsplit, "vsplit": O.vsplit, "dsplit": O.dsplit,
     "split_with_sizes": O.split_with_sizes, "index_fill": O.index_fill, "index_copy": O.index_copy,
+    "masked_scatter": O.masked_scatter,
     "isposinf": O.isposinf, "isneginf": O.isneginf, "isreal": O.isreal, "vdot": O.vdot,
     "fill_diagonal_": O.fill_diagonal_, "asinh": E.asinh, "acosh": E.acosh, "atanh": E.atanh,
     "absolute": E.abs, "arccos": E.acos, "arcsin": E.asin, "arctan": E.atan, "arcsinh": E.asinh,
@@ -380,14 +383,29 @@ IN_PLACE = {
     "hypot_": E.hypot, "fmod_": E.fmod, "deg2rad_": P.deg2rad, "rad2deg_": P.rad2deg, "xlogy_": P.xlogy,
     "logit_": P.logit, "sinc_": P.sinc, "nan_to_num_": P.nan_to_num, "multiply_": E.mul, "subtract_": O.sub,
     "divide_": O.div, "div_": O.div, "true_divide_": E.div, "index_fill_": O.index_fill,
-    "index_copy_": O.index_copy,
+    "index_copy_": O.index_copy, "masked_scatter_": O.masked_scatter,
     "addmv_": O.addmv, "addr_": O.addr, "baddbmm_": O.baddbmm, "addbmm_": O.addbmm,
 }
+
+
+#: in-place changes of shape (the same memory): ``t.unsqueeze_(0)``
+RESHAPE_IN_PLACE = {"unsqueeze_": S.unsqueeze, "squeeze_": S.squeeze, "t_": S.t, "transpose_": S.transpose,
+                    "swapdims_": S.transpose, "swapaxes_": S.transpose}
+
+
+def _reshaping(name, view):
+    def method(self, *args):
+        return I.reshape_in_place(self, name, view, *args)
+    method.__name__ = name
+    method.__doc__ = f"In place: this tensor takes the shape of ``{name[:-1]}(...)`` (the same memory)."
+    return method
 
 
 def attach():
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
+    for name, fn in RESHAPE_IN_PLACE.items():
+        setattr(Tensor, name, _reshaping(name, fn))
     for name, fn in IN_PLACE.items():
         setattr(Tensor, name, I.in_place(name, fn))
     Tensor.T = property(_T)

@@ -216,10 +216,13 @@ PROD = defop("prod", ("self",), save=("self", "result"),
              forward=_prod_forward, vjp=_prod_vjp, formulas=("product of the others",))
 
 
-def prod(a, dim=None, keepdim=False):
+def prod(a, dim=None, keepdim=False, *, dtype=None):
     """The product of the elements along ``dim`` (one dim; all of them by default). Integers and bools give
-    int64. Its gradient is the product of the other elements, also where some are 0."""
+    int64; ``dtype`` casts the input first. Its gradient is the product of the other elements, also where
+    some are 0."""
     expect_tensor(a, "prod")
+    if dtype is not None:
+        a = to_dtype(a, dtype)
     if dim is None:
         if keepdim:
             raise TypeError("prod(): keepdim=True needs a dim (as in PyTorch): a.prod(dim, keepdim=True)")
@@ -242,9 +245,12 @@ CUMSUM = defop("cumsum", ("self",), math="y_i = sum_{j <= i} a_j along dim;  da_
                vjp=_cumsum_vjp, formulas=("[j >= i]",))
 
 
-def cumsum(a, dim):
-    """Running sums along ``dim``: ``y[i] = a[0] + ... + a[i]`` (integers and bools sum as int64, as in PyTorch)."""
+def cumsum(a, dim, *, dtype=None):
+    """Running sums along ``dim``: ``y[i] = a[0] + ... + a[i]`` (integers and bools sum as int64, as in PyTorch;
+    ``dtype`` casts the input first)."""
     expect_tensor(a, "cumsum")
+    if dtype is not None:
+        a = to_dtype(a, dtype)
     d = single_dim(dim, a.ndim, "cumsum")
     return apply_one(CUMSUM, a, {"dim": d})
 
@@ -288,14 +294,18 @@ def _reduce(op, a, dim, keepdim):
     return apply_one(op, a, params)
 
 
-def sum(a, dim=None, keepdim=False):
-    """Sum over ``dim`` (all axes by default)."""
+def sum(a, dim=None, keepdim=False, *, dtype=None):
+    """Sum over ``dim`` (all axes by default); ``dtype`` casts the input first (PyTorch's)."""
+    if dtype is not None:
+        a = to_dtype(a, dtype)
     return _reduce(SUM, a, dim, keepdim)
 
 
-def mean(a, dim=None, keepdim=False):
-    """Mean over ``dim`` (all axes by default)."""
+def mean(a, dim=None, keepdim=False, *, dtype=None):
+    """Mean over ``dim`` (all axes by default); ``dtype`` casts the input first (PyTorch's)."""
     expect_tensor(a, "mean")
+    if dtype is not None:
+        a = to_dtype(a, dtype)
     if a.dtype.kind != "f":
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be floating point, "
                            f"got {a.dtype.name}; use a.to(float32).mean()")

@@ -12,6 +12,7 @@ import numpy
 from ..backend import to_host, xp_of
 from ..tensor import Tensor
 from . import inplace as I
+from . import elementwise as E
 from .elementwise import add, mul
 from .rearrange import check_index_vector
 from .reduce import reduction_dims, single_dim
@@ -193,6 +194,14 @@ def nonzero(input, *, as_tuple=False):
             return (_result(xp.zeros(int(rows.shape[0]), dtype=numpy.int64), input),)
         return tuple(_result(xp.ascontiguousarray(rows[:, k]), input) for k in range(input.ndim))
     return _result(rows, input)
+
+
+def where(condition, input=None, other=None):
+    """``where(condition, input, other)``: ``input`` where ``condition`` holds, else ``other`` (differentiable);
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``, as in PyTorch."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    return E.where(condition, input, other)
 
 
 def argwhere(input):

@@ -74,8 +74,13 @@ class Optimizer:
                 raise ValueError(f"can't optimize a non-leaf Tensor (param {i}, shape {tuple(p.shape)}, made by "
                                  f"{p.grad_fn.name()}); optimize the leaf it was computed from")
         seen = {id(p) for g in self.param_groups for p in g["params"]}
-        if any(id(p) in seen for p in params) or len({id(p) for p in params}) != len(params):
+        if any(id(p) in seen for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
+        if len({id(p) for p in params}) != len(params):   # (torch warns and steps such a parameter twice)
+            twice = next(i for i, p in enumerate(params) if any(q is p for q in params[:i]))
+            raise ValueError(f"parameter {twice} of this group (shape {tuple(params[twice].shape)}) appears in it "
+                             f"more than once; list each parameter once (set(...) loses the order: use "
+                             f"list(dict.fromkeys(params)))")
         group = {"params": params} if names is None else {"params": params, "param_names": names}
         for key, default in self.defaults.items():
             group[key] = param_group.get(key, default)

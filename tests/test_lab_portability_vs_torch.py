@@ -1,0 +1,218 @@
+"""Names and forms that PyTorch lab code and older tutorials use, side by side with torch 2.13: ``where(cond)``,
+``size=`` and ``dtype=`` keywords, ``softmax`` without ``dim``, the in-place shape methods (``unsqueeze_``,
+``t_``, ...), ``numpy(force=True)``, ``data_ptr``, ``masked_scatter``, the legacy tensor types
+(``FloatTensor``, ``Tensor(2, 3)``), ``load(weights_only=True)``, custom Functions' ``grad_fn`` names,
+``mark_non_differentiable`` and ``once_differentiable``, and the errors of a few common mistakes."""
+import io
+
+import numpy as np
+import pytest
+from conftest import import_torch
+from torch_compare import both_raise, close
+
+import autogradlab as ag
+
+torch = import_torch()
+X = np.array([[1.0, -2.0, 0.5], [3.0, 0.0, -4.0]])
+
+
+def _both(run):
+    return run(ag), run(torch)
+
+
+def _same(ours, theirs):
+    if isinstance(theirs, (tuple, list)):
+        assert len(ours) == len(theirs)
+        for a, b in zip(ours, theirs):
+            _same(a, b)
+    elif isinstance(theirs, torch.Tensor):
+        close(ours, theirs, rtol=1e-12, atol=1e-12)
+        assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+    else:
+        assert ours == theirs
+
+
+CASES = {
+    "where-one-argument": lambda T: T.where(T.tensor(X) > 0),
+    "zeros-size-keyword": lambda T: T.zeros(size=(2, 3)),
+    "ones-size-keyword": lambda T: T.ones(size=(2,), dtype=T.float64),
+    "empty-size-keyword": lambda T: T.empty(size=(0, 2)).shape,
+    "rand-size-keyword": lambda T: T.rand(size=(3, 1)).shape,
+    "sum-dtype": lambda T: T.tensor([[1, 2], [3, 4]]).sum(dtype=T.float64),
+    "sum-dim-dtype": lambda T: T.sum(T.tensor([[1, 2], [3, 4]]), 1, dtype=T.float32),
+    "mean-dtype": lambda T: T.tensor([1, 2, 4]).mean(dtype=T.float64),
+    "prod-dtype": lambda T: T.tensor([2, 3]).prod(dtype=T.float64),
+    "cumsum-dtype": lambda T: T.tensor([1, 2, 3]).cumsum(0, dtype=T.float64),
+    "unsqueeze_": lambda T: T.tensor(X).unsqueeze_(1),
+    "squeeze_": lambda T: T.ones(1, 3, 1).squeeze_(),
+    "squeeze_-dim": lambda T: T.ones(1, 3, 1).squeeze_(0),
+    "t_": lambda T: T.tensor(X).t_(),
+    "transpose_": lambda T: T.tensor(X).transpose_(0, 1),
+    "numpy-force": lambda T: T.tensor(X, requires_grad=True).numpy(force=True).tolist(),
+    "masked_scatter": lambda T: T.zeros(2, 3, dtype=T.float64).masked_scatter(
+        T.tensor([True, False, True]), T.tensor(np.arange(1.0, 7.0))),
+    "masked_scatter_": lambda T: T.zeros(2, 3).masked_scatter_(T.tensor([[True], [False]]), T.ones(5)),
+    "FloatTensor-data": lambda T: T.FloatTensor([1, 2]),
+    "LongTensor-data": lambda T: T.LongTensor([[1, 2]]),
+    "DoubleTensor-size": lambda T: T.DoubleTensor(2, 3).shape,
+    "ByteTensor-data": lambda T: T.ByteTensor([0, 255]),
+    "Tensor-data-is-float32": lambda T: T.Tensor([1, 2]),
+    "Tensor-size": lambda T: T.Tensor(2, 3).shape,
+    "type-to-legacy": lambda T: T.tensor(X).type(T.LongTensor),
+    "isinstance-legacy": lambda T: [isinstance(T.tensor(X, device="cpu").float(), T.FloatTensor),
+                                    isinstance(T.tensor(X, device="cpu").float(), T.LongTensor),
+                                    isinstance(T.tensor([1], device="cpu"), T.LongTensor),
+                                    isinstance(T.FloatTensor([1.0]), T.FloatTensor)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_lab_forms_match_torch(name):
+    _same(*_both(CASES[name]))
+
+
+def test_softmax_without_dim_warns_and_picks_torchs_dim():
+    for shape in [(3,), (2, 3), (2, 3, 4), (2, 2, 3, 2)]:
+        data = np.sin(np.arange(np.prod(shape), dtype=float)).reshape(shape)
+        results = []
+        for T in (ag, torch):
+            with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
+                s = T.nn.functional.softmax(T.tensor(data))
+            with pytest.warns(UserWarning, match="Implicit dimension choice for log_softmax"):
+                ls = T.nn.functional.log_softmax(T.tensor(data))
+            results.append((s, ls))
+        _same(*results)
+
+
+def test_in_place_shape_changes_keep_the_graph_and_move_the_version_as_torch():
+    def run(T):
+        a = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        x = a * 2
+        x.unsqueeze_(0)
+        x.t_()
+        (x * T.tensor([[1.0], [2.0], [3.0]])).sum().backward()
+        saved = a * 1
+        y = (saved * saved).sum()
+        saved.unsqueeze_(0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.backward()
+        with pytest.raises(RuntimeError, match="leaf"):
+            a.unsqueeze_(0)
+        base = T.ones(3)
+        view = base[:2]
+        view.unsqueeze_(0)
+        view.mul_(5)
+        return [a.grad, tuple(x.shape), x._version, base]
+    _same(*_both(run))
+
+
+def test_data_ptr_tells_shared_memory_as_torch():
+    for T in (ag, torch):
+        x = T.zeros(2, 3)
+        assert x[0].data_ptr() == x.data_ptr() and x.view(3, 2).data_ptr() == x.data_ptr()
+        assert x[1].data_ptr() - x.data_ptr() == 3 * 4 and x.clone().data_ptr() != x.data_ptr()
+
+
+def test_masked_scatter_gradients_match_torch():
+    def run(T):
+        x = T.tensor(X, requires_grad=True)
+        source = T.tensor(np.arange(10.0, 17.0), requires_grad=True)
+        mask = T.tensor([[True, False, True], [False, True, True]])
+        (x.masked_scatter(mask, source) * T.tensor(np.arange(1.0, 7.0).reshape(2, 3))).sum().backward()
+        return [x.grad, source.grad]
+    _same(*_both(run))
+    both_raise(lambda: ag.zeros(3).masked_scatter_(ag.tensor([True, True, True]), ag.ones(2)),
+               lambda: torch.zeros(3).masked_scatter_(torch.tensor([True, True, True]), torch.ones(2)))
+
+
+def test_load_takes_torchs_keywords():
+    buffer = io.BytesIO()
+    ag.save({"w": ag.tensor(X)}, buffer)
+    for keywords in ({"weights_only": True}, {"weights_only": False, "mmap": False}, {"map_location": "cpu"}):
+        buffer.seek(0)
+        close(ag.load(buffer, **keywords)["w"], torch.tensor(X))
+
+
+def test_custom_functions_have_torchs_node_names_and_non_differentiable_outputs():
+    def run(T):
+        class Exp(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x.exp()
+                ctx.save_for_backward(y)
+                return y
+
+            @staticmethod
+            def backward(ctx, g):
+                y, = ctx.saved_tensors
+                return g * y
+
+        class ArgMax(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                index = x.argmax()
+                ctx.mark_non_differentiable(index)
+                return index
+
+            @staticmethod
+            def backward(ctx, g):
+                return None
+        x = T.tensor([1.0, 3.0, 2.0], requires_grad=True)
+        y = Exp.apply(x)
+        index = ArgMax.apply(x)
+        return [type(y.grad_fn).__name__, y.grad_fn.name(), index.item(), index.requires_grad, index.grad_fn]
+    _same(*_both(run))
+
+
+def test_once_differentiable_runs_backward_without_a_graph_and_refuses_a_second_derivative_as_torch():
+    def run(T):
+        from_module = __import__(f"{T.__name__}.autograd.function", fromlist=["once_differentiable"])
+
+        class Square(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            @from_module.once_differentiable
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                seen.append(T.is_grad_enabled())
+                return 2 * g * x
+        seen = []
+        x = T.tensor([1.0, -2.0], requires_grad=True)
+        Square.apply(x).sum().backward()
+        g, = T.autograd.grad(Square.apply(x).sum(), x, create_graph=True)
+        v = T.ones(2, requires_grad=True)
+        g2, = T.autograd.grad(Square.apply(x), x, grad_outputs=v, create_graph=True)
+        with pytest.raises(RuntimeError, match="once_differentiable"):
+            g2.sum().backward()
+        return [x.grad, g.requires_grad, g2.requires_grad, seen]
+    _same(*_both(run))
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.Linear(4, 3)(T.ones(())),
+    lambda T: T.nn.Sequential(T.nn.ReLU())[3],
+    lambda T: T.nn.Linear(2, 3).load_state_dict({"weight": T.zeros(3, 2), "bias": [0.0, 0.0, 0.0]}),
+], ids=["linear-of-a-number", "sequential-out-of-range", "state-dict-of-a-list"])
+def test_common_mistakes_raise_as_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_the_mistakes_messages_say_what_to_do():
+    with pytest.raises(RuntimeError, match=r"0-d tensor.*reshape\(1, -1\)"):
+        ag.nn.Linear(4, 3)(ag.ones(()))
+    with pytest.raises(IndexError, match="index 3 is out of range: this Sequential has 1 modules"):
+        ag.nn.Sequential(ag.nn.ReLU())[3]
+    layer = ag.nn.Linear(2, 3)
+    before = layer.weight.tolist()
+    with pytest.raises(RuntimeError, match=r'"bias", expected a tensor.*got a list.*autogradlab.tensor'):
+        layer.load_state_dict({"weight": ag.zeros(3, 2), "bias": [0.0, 0.0, 0.0]})
+    assert layer.weight.tolist() == before
+    p = ag.ones(2, requires_grad=True)
+    with pytest.raises(ValueError, match="parameter 1 of this group .* appears in it more than once"):
+        ag.optim.SGD([p, p], lr=0.1)
+    with pytest.raises(RuntimeError, match=r"x.to\(float32\): layers compute in floating point"):
+        ag.nn.Conv2d(1, 1, 1)(ag.ones(1, 1, 2, 2, dtype=ag.int64))
