@@ -238,3 +238,18 @@ def test_a_seed_of_another_dtype_stays_differentiable_under_create_graph(M):
     (x * x).backward(w, create_graph=True)
     x.grad.sum().backward()
     assert w.grad.tolist() == [2.0, 4.0]
+
+
+def test_a_hook_that_raises_stops_the_pass_where_it_is_as_torch():
+    """User code failing mid-pass is not an argument error: the leaves reached before keep what they got."""
+    grads = []
+    for lib in (ag, import_torch()):
+        a = lib.ones(2, requires_grad=True)
+        c = lib.ones(2, requires_grad=True)
+        h = c * c
+        h.register_hook(lambda g: 1 / 0)
+        y = (a * 3).sum() + (h * a).sum()
+        with pytest.raises(ZeroDivisionError):
+            y.backward()
+        grads.append((None if a.grad is None else a.grad.tolist(), c.grad))
+    assert grads[0] == grads[1]
