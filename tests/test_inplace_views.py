@@ -520,3 +520,24 @@ def test_a_view_made_under_no_grad_and_changed_in_place_with_grad_on_is_refused_
         with lib.no_grad():
             write(y[:2])
         write(y.detach()[2:])
+
+
+@pytest.mark.parametrize("parts", [lambda y: y.split(2), lambda y: y.chunk(2), lambda y: y.unbind()],
+                         ids=["split", "chunk", "unbind"])
+def test_in_place_on_a_view_from_split_chunk_or_unbind_is_allowed_with_the_right_gradient(parts):
+    """A decided difference (README): torch refuses it; the gradient here is the one of the same program
+    written out of place (the first element or pair tripled)."""
+    torch = import_torch()
+    y = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match="(?i)view"):
+        parts(y)[0].mul_(3)
+    x = ag.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y = x * 1
+    first = parts(y)[0]
+    first.mul_(3)
+    (y * y).sum().backward()
+    expected = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    scale = torch.ones(4)
+    scale[: first.numel()] = 3
+    ((expected * scale) ** 2).sum().backward()
+    assert x.grad.tolist() == expected.grad.tolist()
