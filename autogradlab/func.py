@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import numbers
 
+import numpy
+
+from . import backend
 from .creation import zeros, zeros_like
 from .engine import grad as _autograd_grad
 from .graph_walk import reach
@@ -289,10 +292,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                      for a, s in zip(args, slices)]
             return func(*taken, **kwargs)
         n = sizes.pop()
-        if n == 0:   # one call on zero slices, each summed over the empty dim (so still on the graph)
+        if n == 0:   # one call on stand-in slices, still on the graph (see _stand_in)
             for a, d, s in zip(args, dims, slices):
                 if s is not None:
-                    s[1][:] = [[t.sum(d).to(t.dtype)] for t in _flatten(a)[0]]
+                    s[1][:] = [[_stand_in(t, d)] for t in _flatten(a)[0]]
         results = [call(k) for k in range(max(n, 1))]
         if not all(isinstance(t, Tensor) for t in _flatten(results[0])[0]):
             raise ValueError(f"vmap: the function must return tensors (or dicts, lists, tuples of them), got "
@@ -315,6 +318,17 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             return type(results[0])(stacked([r[j] for r in results], d) for j, d in enumerate(outs))
         return stacked(results, out_dims)
     return wrapper
+
+
+def _stand_in(t, dim):
+    """A slice for the one call vmap makes over a batch of size 0, to learn the output's shape: the sum over
+    the empty dim (zeros, on the graph) plus fixed normal numbers for floats, so functions that refuse zeros
+    (an inverse, a Cholesky factor) still run; zeros for integers and bools (indices stay in range)."""
+    zeros = t.sum(dim).to(t.dtype)
+    if t.dtype.kind != "f":
+        return zeros
+    values = numpy.random.default_rng(0).standard_normal(tuple(zeros.shape)).astype(t.dtype)
+    return zeros + Tensor._make(backend.asarray(values, t.device), False, None, t.device)
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True, strict=False):

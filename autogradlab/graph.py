@@ -160,6 +160,10 @@ def saved_tensor_of(saved, node):
         return data
     if type(source) is Packed:
         return source.unpack(source.packed)
+    if source.data is not data:   # (its data was replaced since: unsqueeze_, t_, ... or a `.data =`)
+        raise RuntimeError(f"a tensor saved by {node.name()} for the backward (shape {list(data.shape)} then, "
+                           f"{list(source.shape)} now) changed its shape in place (unsqueeze_, t_, ...) or had its "
+                           f".data replaced since: use the out-of-place op (unsqueeze, t, ...) before using it again")
     return source
 
 

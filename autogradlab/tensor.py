@@ -49,6 +49,8 @@ class Tensor:
     def __init__(self, *data, dtype=None, device=None, requires_grad=False, name=None):
         """PyTorch's ``Tensor(data)``: float32 (the default float) unless ``dtype`` says otherwise;
         ``Tensor(2, 3)``: a 2x3 tensor of zeros. ``tensor(data)`` is the usual way: it keeps data's dtype."""
+        if not data:    # (Tensor(): an empty 1-d tensor, as PyTorch's)
+            data = (0,)
         if len(data) != 1 or isinstance(data[0], (int, numpy.integer)) and not isinstance(data[0], bool):
             if not all(isinstance(n, (int, numpy.integer)) and not isinstance(n, bool) for n in data):
                 raise TypeError(f"Tensor() takes data or a size as ints, got {data!r}: for data with a dtype "

@@ -179,6 +179,7 @@ PYTREE_CASES = {
     "vmap-empty-batch": lambda T, F: F.vmap(lambda r: (r.sum(), r @ T.tensor(W).T, r > 0))(T.tensor(W[:0])),
     "vmap-empty-batch-in-dim-1": lambda T, F: F.vmap(lambda c: c * 2, in_dims=1, out_dims=1)(T.tensor(W[:, :0])),
     "vmap-of-grad-empty-batch": lambda T, F: F.vmap(F.grad(lambda x: (x ** 3).sum()))(T.tensor(W[:0])),
+    "vmap-empty-batch-of-a-function-refusing-zeros": lambda T, F: F.vmap(T.linalg.inv)(T.zeros(0, 2, 2)),
     "vmap-dict-out-dims": lambda T, F: F.vmap(lambda r: {"a": r * 2, "b": r.sum()}, out_dims={"a": 1, "b": 0})(
         T.tensor(W)),
 }

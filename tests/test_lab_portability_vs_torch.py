@@ -43,6 +43,12 @@ CASES = {
     "mean-dtype": lambda T: T.tensor([1, 2, 4]).mean(dtype=T.float64),
     "prod-dtype": lambda T: T.tensor([2, 3]).prod(dtype=T.float64),
     "cumsum-dtype": lambda T: T.tensor([1, 2, 3]).cumsum(0, dtype=T.float64),
+    "integer-results-keep-dtype": lambda T: [T.sum(T.arange(6, dtype=T.int32), dtype=T.int32),
+                                             T.arange(6, dtype=T.int32).cumsum(0, dtype=T.int32),
+                                             T.arange(1, 6, dtype=T.int32).prod(dtype=T.int32)],
+    "Tensor-empty": lambda T: T.Tensor().shape,
+    "masked_scatter-broadcasts-input": lambda T: T.masked_scatter(
+        T.zeros(3), T.tensor([True, False]).reshape(2, 1), T.arange(1.0, 7.0)),
     "unsqueeze_": lambda T: T.tensor(X).unsqueeze_(1),
     "squeeze_": lambda T: T.ones(1, 3, 1).squeeze_(),
     "squeeze_-dim": lambda T: T.ones(1, 3, 1).squeeze_(0),
@@ -84,26 +90,58 @@ def test_softmax_without_dim_warns_and_picks_torchs_dim():
         _same(*results)
 
 
-def test_in_place_shape_changes_keep_the_graph_and_move_the_version_as_torch():
+def test_in_place_shape_changes_keep_the_graph_as_torch():
     def run(T):
         a = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
         x = a * 2
         x.unsqueeze_(0)
         x.t_()
         (x * T.tensor([[1.0], [2.0], [3.0]])).sum().backward()
-        saved = a * 1
-        y = (saved * saved).sum()
-        saved.unsqueeze_(0)
-        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
-            y.backward()
         with pytest.raises(RuntimeError, match="leaf"):
             a.unsqueeze_(0)
         base = T.ones(3)
         view = base[:2]
         view.unsqueeze_(0)
         view.mul_(5)
-        return [a.grad, tuple(x.shape), x._version, base]
+        p = T.nn.Parameter(T.ones(3))
+        with T.no_grad():
+            p.unsqueeze_(0)
+        b = T.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        c = b * 1
+        row = c[0]
+        c.t_()
+        (row * 2).sum().backward()     # (a view taken before the change keeps its history)
+        return [a.grad, tuple(x.shape), base, p.requires_grad, p.is_leaf, tuple(p.shape), b.grad, row]
     _same(*_both(run))
+
+
+def test_in_place_shape_changes_where_autogradlab_differs_from_torch():
+    """Decided differences (README): torch counts a shape change as a new version, so a node that saved the
+    tensor refuses to run; here values did not change and the node uses what it saved (a VJP on Tensors,
+    create_graph=True, refuses the reshaped tensor). A view taken before the change can't be written through
+    afterwards (torch follows its strides; here its steps are for the old layout), and says so."""
+    torch_a = torch.ones(2, requires_grad=True)
+    torch_saved = torch_a * 1
+    torch_y = (torch_saved * torch_saved).sum()
+    torch_saved.unsqueeze_(0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        torch_y.backward()
+    a = ag.ones(2, requires_grad=True)
+    saved = a * 1
+    y = (saved * saved).sum()
+    saved.unsqueeze_(0)
+    y.backward(retain_graph=True)
+    assert a.grad.tolist() == [2.0, 2.0]
+    with pytest.raises(RuntimeError, match=r"changed its shape in place.*out-of-place op"):
+        ag.autograd.grad(y, a, create_graph=True)
+    for op in ("unsqueeze_", "t_"):
+        x = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        b = x * 1
+        row = b[0]
+        getattr(b, op)(*((0,) if op == "unsqueeze_" else ()))
+        with pytest.raises(RuntimeError, match=r"taken from a tensor that has since changed its shape in place"):
+            row.mul_(10)
+        assert x.grad is None and b.tolist() in ([[[1.0, 2.0], [3.0, 4.0]]], [[1.0, 3.0], [2.0, 4.0]])
 
 
 def test_data_ptr_tells_shared_memory_as_torch():
@@ -157,10 +195,21 @@ def test_custom_functions_have_torchs_node_names_and_non_differentiable_outputs(
             @staticmethod
             def backward(ctx, g):
                 return None
+        class Marked(T.autograd.Function):     # (returns its input, marked: a new tensor without grad)
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_non_differentiable(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
         x = T.tensor([1.0, 3.0, 2.0], requires_grad=True)
         y = Exp.apply(x)
         index = ArgMax.apply(x)
-        return [type(y.grad_fn).__name__, y.grad_fn.name(), index.item(), index.requires_grad, index.grad_fn]
+        marked = Marked.apply(x)
+        return [type(y.grad_fn).__name__, y.grad_fn.name(), index.item(), index.requires_grad, index.grad_fn,
+                marked is x, marked.requires_grad, marked.grad_fn]
     _same(*_both(run))
 
 

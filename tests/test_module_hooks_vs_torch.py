@@ -129,6 +129,34 @@ def test_grad_cam_style_capture_of_activations_and_their_gradients_as_torchs():
     _close_all(*_both(run))
 
 
+def test_a_backward_hook_on_a_module_that_returns_its_input_sees_both_gradients_as_torchs():
+    def run(T):
+        seen = []
+        for module in (T.nn.Identity(), T.nn.Dropout(0.5).eval()):
+            module.register_full_backward_hook(lambda m, gi, go: seen.append([gi[0].clone(), go[0].clone()]))
+            x = T.tensor(X, requires_grad=True)
+            (module(x) * 3).sum().backward()
+            seen.append([x.grad])
+        return [t for group in seen for t in group]
+    _close_all(*_both(run))
+
+
+def test_a_failed_insert_leaves_the_container_as_it_was_and_insert_returns_as_torchs():
+    for T in (ag, torch):
+        containers = [T.nn.Sequential(T.nn.ReLU(), T.nn.Tanh())]
+        if T is ag:     # (torch's ModuleList.insert takes a function without a word; ours refuses it too)
+            containers.append(T.nn.ModuleList([T.nn.ReLU(), T.nn.Tanh()]))
+        for container in containers:
+            with pytest.raises(TypeError if T is ag else AssertionError):
+                container.insert(1, lambda v: v)
+            assert [type(m).__name__ for m in container] == ["ReLU", "Tanh"]
+        seq = T.nn.Sequential(T.nn.ReLU())
+        assert seq.insert(0, T.nn.Tanh()) is seq
+        assert T.nn.ModuleList([T.nn.ReLU()]).insert(0, T.nn.Tanh()) is None
+        with pytest.raises(IndexError):
+            seq.insert(5, T.nn.ReLU())
+
+
 def test_backward_hook_refusals_name_the_fix():
     class Pair(ag.nn.Module):
         def forward(self, a, b):

@@ -76,7 +76,7 @@ def call(module, args, kwargs):
         if result is not None:
             output = result
     if watch:
-        backward.watch_output(output)
+        output = backward.watch_output(output)
     return output
 
 
@@ -101,11 +101,16 @@ class _BackwardCall:
         self.args = tuple(args)
 
     def watch_output(self, output):
+        """Hook the output's gradient; returns the output (a fresh alias when forward returned its input as
+        it was, so the two hooks see the gradient in order: the output's first)."""
         if not isinstance(output, Tensor):
             raise NotImplementedError(f"{type(self.module).__name__}: a full backward hook here needs a forward "
                                       f"that returns one tensor, not a {type(output).__name__}")
+        if self.index is not None and output is self.args[self.index]:
+            output = output.view_as(output)
         if output.requires_grad:
             output.register_hook(self.on_output)
+        return output
 
     def on_output(self, grad):
         hooks = self.module._hooks

@@ -1165,9 +1165,15 @@ class _Numbered:
             self.add_module(str(i), m)
 
     def insert(self, index, module):
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index} (this {type(self).__name__} has {n} modules)")
+        if not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
         modules = list(self._modules.values())
         modules.insert(index, module)
         self._renumber(modules)
+        return self if isinstance(self, Sequential) else None   # (PyTorch's: Sequential's returns itself)
 
     def __setitem__(self, index, module):
         self.add_module(list(self._modules)[index], module)

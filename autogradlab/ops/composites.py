@@ -304,7 +304,9 @@ def masked_scatter(input, mask, source):
     if not isinstance(source, Tensor) or source.dtype != input.dtype:
         raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but got "
                            f"{input.dtype.name} and {getattr(source, 'dtype', type(source).__name__)}")
-    mask = mask.expand(*input.shape) if tuple(mask.shape) != tuple(input.shape) else mask
+    shape = numpy.broadcast_shapes(tuple(input.shape), tuple(mask.shape))   # (both broadcast, as PyTorch's)
+    input = input.expand(*shape) if tuple(input.shape) != shape else input
+    mask = mask.expand(*shape) if tuple(mask.shape) != shape else mask
     flat = mask.reshape(-1)
     wanted = int(flat.sum().item())
     if wanted > source.numel():

@@ -14,7 +14,7 @@ from ..backend import partial_overlap, shares_memory, writable, xp_of
 from ..grad_mode import no_grad, state
 from ..tensor import Tensor
 from . import elementwise as E
-from .registry import apply, defop, refresh_view
+from .registry import RESHAPED, apply, defop, refresh_view, view_steps
 
 
 def _check(self, opname):
@@ -40,15 +40,23 @@ def _check(self, opname):
 
 def reshape_in_place(self, opname, view, *args):
     """``t.unsqueeze_(0)``, ``t.squeeze_()``, ``t.t_()``, ``t.transpose_(0, 1)``: ``t`` takes the shape of
-    ``view(t, *args)`` (the same memory, no copy) and its history goes on through that view. Its version moves
-    on, as PyTorch's does, so a node that saved it before refuses to run rather than read the wrong shape."""
+    ``view(t, *args)`` (the same memory, no copy) and, while recording, its history goes on through that view.
+    No value changes, so the version stays; a node that saved ``t`` keeps the array it saved (a VJP on
+    Tensors refuses the reshaped one: graph.saved_tensor_of), and a view taken of ``t`` before refuses to be
+    written through or taken again (registry.view_steps), its steps being for the old layout."""
     if state.grad_enabled and self._view is not None and self._view[2] != self._vc[0]:
         refresh_view(self)
     _check(self, opname)
     out = view(self, *args)
-    self.data, self._grad_fn, self._requires_grad = out.data, out._grad_fn, out._requires_grad
-    self._view = out._view if out._view is not None and out._view[0] is not self else None
-    self._vc[0] += 1
+    self.data = out.data
+    if state.grad_enabled:     # (under no_grad a parameter stays a leaf that requires grad)
+        self._grad_fn, self._requires_grad = out._grad_fn, out._requires_grad
+        if out._grad_fn is not None:
+            out._grad_fn._out_ref = weakref.ref(self)
+    if self._view is None:
+        RESHAPED[self._id] = RESHAPED.get(self._id, 0) + 1
+    else:                      # (a view of a view: the root base is unchanged, its steps go on)
+        self._view = out._view
     return self
 
 
@@ -85,6 +93,8 @@ def inplace(self: Tensor, opname: str, fn, *args):
         _check_no_overlap(self, opname, args)
     records = state.grad_enabled and (self._requires_grad or any(
         isinstance(a, Tensor) and a._requires_grad for a in args))
+    if records and self._view is not None and RESHAPED:
+        view_steps(self)      # (a view of a base reshaped in place since: refused before anything is written)
     if records:
         # the history continues from a snapshot of the old value, so nodes that need the
         # old value (mul_, div_) keep a correct copy of it
@@ -158,7 +168,7 @@ def _rebase(view, result):
     """``view`` (taken from ``base`` by view ops) was just written in place with ``result``: the base's
     history becomes 'old base with the view's region replaced by result' (PyTorch's CopySlices),
     and the view takes its history from the base again."""
-    base, steps, _ = view._view
+    base, steps = view_steps(view)
     old_base = Tensor._make(base.data, base._requires_grad, base._grad_fn, base.device)
     new_base = apply(COPY_SLICES, (old_base, result), {"steps": steps})
     if base._retains_grad and base._grad_fn is not None:

@@ -77,6 +77,12 @@ def to_arguments(args, kwargs, where="to"):
 def _to(self, *args, **kwargs):
     """``to(device)`` moves the data; ``to(dtype)`` casts (differentiable); both at once, as PyTorch takes them
     (:func:`to_arguments`). Returns ``self`` when nothing changes, unless ``copy=True``."""
+    if not kwargs and len(args) == 1:   # (the usual x.to(device) or x.to(dtype), answered at once)
+        target = args[0]
+        if target is self.device or target is self.dtype:
+            return self
+        if isinstance(target, numpy.dtype):
+            return E.to_dtype(self, target)
     device, dtype, copy = to_arguments(args, kwargs)
     out = self
     if device is not None:

@@ -221,8 +221,8 @@ def prod(a, dim=None, keepdim=False, *, dtype=None):
     int64; ``dtype`` casts the input first. Its gradient is the product of the other elements, also where
     some are 0."""
     expect_tensor(a, "prod")
-    if dtype is not None:
-        a = to_dtype(a, dtype)
+    if dtype is not None:   # (and the result in it: integers would multiply as int64)
+        return to_dtype(prod(to_dtype(a, dtype), dim, keepdim), dtype)
     if dim is None:
         if keepdim:
             raise TypeError("prod(): keepdim=True needs a dim (as in PyTorch): a.prod(dim, keepdim=True)")
@@ -249,8 +249,8 @@ def cumsum(a, dim, *, dtype=None):
     """Running sums along ``dim``: ``y[i] = a[0] + ... + a[i]`` (integers and bools sum as int64, as in PyTorch;
     ``dtype`` casts the input first)."""
     expect_tensor(a, "cumsum")
-    if dtype is not None:
-        a = to_dtype(a, dtype)
+    if dtype is not None:   # (and the result in it: integers would sum as int64)
+        return to_dtype(cumsum(to_dtype(a, dtype), dim), dtype)
     d = single_dim(dim, a.ndim, "cumsum")
     return apply_one(CUMSUM, a, {"dim": d})
 
@@ -296,8 +296,8 @@ def _reduce(op, a, dim, keepdim):
 
 def sum(a, dim=None, keepdim=False, *, dtype=None):
     """Sum over ``dim`` (all axes by default); ``dtype`` casts the input first (PyTorch's)."""
-    if dtype is not None:
-        a = to_dtype(a, dtype)
+    if dtype is not None:   # (and the result in it: integers would sum as int64)
+        return to_dtype(_reduce(SUM, to_dtype(a, dtype), dim, keepdim), dtype)
     return _reduce(SUM, a, dim, keepdim)
 
 

@@ -473,12 +473,30 @@ def on_arrays(op: OpDef, arrays, params=None):
 
 # -- views whose base changed in place ------------------------------------------------------
 
+#: root tensors whose layout changed in place (``unsqueeze_``, ``t_``, ...): their ``_id`` -> how many times.
+#: A view remembers the count when taken; one taken before a change can't be taken again from the base.
+RESHAPED = {}
+
+
 def _view_of(op, source, params):
-    """What a view remembers: (its base, the view ops that take it from the base, the version then)."""
+    """What a view remembers: (its base, the view ops that take it from the base, the version then, the
+    base's layout count then)."""
     if source._view is None:
-        return source, ((op, params),), source._vc[0]
-    base, steps, _ = source._view
-    return base, steps + ((op, params),), source._vc[0]
+        return source, ((op, params),), source._vc[0], RESHAPED.get(source._id, 0) if RESHAPED else 0
+    base, steps, _, layout = source._view
+    return base, steps + ((op, params),), source._vc[0], layout
+
+
+def view_steps(t):
+    """``(base, steps)`` of view ``t``: how to take it again from its base; refused when the base changed its
+    layout in place since (the steps assume the old one)."""
+    base, steps, _, layout = t._view
+    if RESHAPED and RESHAPED.get(base._id, 0) != layout:
+        raise RuntimeError(f"this view (shape {tuple(t.shape)}) was taken from a tensor that has since changed "
+                           f"its shape in place (unsqueeze_, squeeze_, t_ or transpose_; now shape "
+                           f"{tuple(base.shape)}), so autograd can't follow it any more: take the view again "
+                           f"after the change, or use the out-of-place op (unsqueeze, t, ...)")
+    return base, steps
 
 
 def refresh_view(t):
@@ -486,7 +504,7 @@ def refresh_view(t):
     recorded: take the view again from the base, so that ``t``'s history continues from the base's
     current one (PyTorch regenerates a view's ``grad_fn`` the same way). Nodes recorded from ``t``
     before the change keep the old history, which is right for the values they saw."""
-    base, steps, _ = t._view
+    base, steps = view_steps(t)
     fresh, enabled = base, state.grad_enabled
     state.grad_enabled = True   # (also when backward() is called under no_grad)
     try:
@@ -502,7 +520,7 @@ def refresh_view(t):
         node._out_ref = weakref.ref(t)
         if t._retains_grad:
             node._retain_ref = weakref.ref(t)
-    t._view = (base, steps, t._vc[0])
+    t._view = (base, steps, t._vc[0], t._view[3])
 
 
 # tensor.py's grad_fn and requires_grad call it (tensor.py imports nothing above it)
