@@ -115,6 +115,9 @@ from . import data, nn, optim, training  # noqa: E402  (the course toolkit; matp
 from . import utils  # noqa: E402  (torch.utils.data's names: Dataset, DataLoader, random_split, ...)
 from . import linalg, special  # noqa: E402  (torch.linalg's and torch.special's names)
 from . import cuda  # noqa: E402  (torch.cuda's is_available, device_count, ...)
+from . import backends  # noqa: E402  (torch.backends' switches: cudnn.deterministic, ...)
+from .backends import (are_deterministic_algorithms_enabled,  # noqa: E402
+                       is_deterministic_algorithms_warn_only_enabled, use_deterministic_algorithms)
 from . import func  # noqa: E402  (torch.func's transforms: grad, vmap, jacrev, functional_call, ...)
 from .ops.decompositions import cholesky, det, logdet, matrix_power, slogdet  # noqa: E402
 from .ops.decompositions import inv as inverse  # noqa: E402
@@ -152,7 +155,9 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "broadcast_shapes", "broadcast_tensors", "bernoulli", "empty", "empty_like", "logspace", "multinomial",
            "normal", "poisson", "rand_like", "randint_like", "randn_like", "can_cast", "finfo", "get_default_dtype",
            "iinfo", "is_floating_point", "promote_types", "inference_mode", "is_inference_mode_enabled", "device",
-           "cuda", "numel", "clamp_min", "clamp_max", "set_printoptions", "bucketize", "histc", "isin",
+           "cuda", "backends", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+           "is_deterministic_algorithms_warn_only_enabled", "concat", "concatenate", "Size", "numel", "clamp_min",
+           "clamp_max", "set_printoptions", "bucketize", "histc", "isin",
            "searchsorted", "signbit", "tril_indices", "triu_indices", "deg2rad", "frac", "heaviside", "rad2deg",
            "sgn", "aminmax", "msort", "ravel", "select", "unflatten", "cosine_similarity", "dist",
            "pairwise_distance", "arccos", "arcsin", "arctan", "absolute", "acosh", "asinh", "atanh", "arccosh",
@@ -161,6 +166,14 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "cummin", "dsplit", "float_power", "fliplr", "flipud", "fmax", "fmin", "hsplit", "index_copy", "masked_scatter",
            "index_fill", "isneginf", "isposinf", "isreal", "logaddexp2", "logical_and", "logical_or", "logical_xor",
            "vdot", "vsplit", "divide", "subtract", "positive", "func"]
+
+from .tensor import Size  # noqa: E402
+concat = concatenate = cat  # noqa: E305  (PyTorch's other names for cat)
+
+# NumPy's spellings axis= and keepdims= as PyTorch takes them (the Tensor methods take them too: ops/methods.py)
+for _name in _ops.methods.NUMPY_SPELLINGS:
+    if _name in globals():
+        globals()[_name] = _ops.methods.numpy_spellings(globals()[_name])
 
 # PyTorch's torch.float and torch.int, set last: nothing in this module calls the builtins they hide
 float, int = float32, int32  # noqa: A001

@@ -18,6 +18,8 @@ the ops as methods and operators (``a + b``, ``a.sum()``, ``a.to(...)``),
 from __future__ import annotations
 
 import itertools
+import math
+import operator
 import warnings
 
 import numpy
@@ -36,6 +38,20 @@ def _check_float(dtype, what="only floating point tensors can require gradients"
     if numpy.dtype(dtype) not in FLOAT_DTYPES:
         raise RuntimeError(f"{what}, but this tensor has dtype {numpy.dtype(dtype).name}. "
                            f"Create it with dtype=float32 (or float64), e.g. tensor([1.0, 2.0]).")
+
+
+class Size(tuple):
+    """PyTorch's ``torch.Size``: a tuple of ints, ``Size([2, 3]) == (2, 3)``, with ``numel()``. A tensor's
+    ``.shape`` here is a plain tuple (it prints ``(2, 3)``); ``Size(x.shape)`` makes one of these."""
+
+    def __new__(cls, sizes=()):
+        return super().__new__(cls, (operator.index(n) for n in sizes))
+
+    def numel(self):
+        return math.prod(self)
+
+    def __repr__(self):
+        return f"autogradlab.Size({list(self)})"
 
 
 class Tensor:
@@ -199,6 +215,12 @@ class Tensor:
 
     def tolist(self):
         return backend.to_host(self.data).tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        """NumPy's conversion (``numpy.asarray(t)``, ``plt.imshow(t)``): the values on the host, as
+        ``numpy()`` gives them (a tensor that requires grad is refused, as in PyTorch: detach it)."""
+        host = self.numpy()
+        return host if dtype is None else host.astype(dtype, copy=False)
 
     def data_ptr(self):
         """The address of the first element (tensors that share memory from the same start have the same)."""

@@ -265,3 +265,65 @@ def test_the_mistakes_messages_say_what_to_do():
         ag.optim.SGD([p, p], lr=0.1)
     with pytest.raises(RuntimeError, match=r"x.to\(float32\): layers compute in floating point"):
         ag.nn.Conv2d(1, 1, 1)(ag.ones(1, 1, 2, 2, dtype=ag.int64))
+
+
+NUMPY_SPELLINGS = {
+    "sum-axis-keepdims": lambda T, x: x.sum(axis=0, keepdims=True),
+    "top-level-sum-axis": lambda T, x: T.sum(x, axis=1),
+    "mean-axis": lambda T, x: x.mean(axis=0),
+    "argmax-axis": lambda T, x: x.argmax(axis=1),
+    "max-axis": lambda T, x: tuple(x.max(axis=1)),
+    "softmax-axis": lambda T, x: T.softmax(x, axis=1),
+    "cat-axis": lambda T, x: T.cat([x, x], axis=1),
+    "concat": lambda T, x: T.concat([x, x]),
+    "concatenate": lambda T, x: T.concatenate([x, x], axis=1),
+    "std-axis": lambda T, x: x.std(axis=1, keepdims=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_SPELLINGS))
+def test_numpy_spellings_axis_and_keepdims_as_torch(name):
+    """d2l and NumPy-minded code write axis= and keepdims=; PyTorch takes them."""
+    _same(NUMPY_SPELLINGS[name](ag, ag.tensor(X)), NUMPY_SPELLINGS[name](torch, torch.tensor(X)))
+    with pytest.raises(TypeError, match="both dim= and its NumPy spelling axis="):
+        ag.tensor(X).sum(dim=0, axis=1)
+
+
+def test_size_backends_and_deterministic_switches_as_torch():
+    for T in (ag, torch):
+        assert T.Size([2, 3]) == (2, 3) and T.Size([2, 3]).numel() == 6 and T.zeros(2, 3).shape == T.Size([2, 3])
+        T.backends.cudnn.deterministic = True
+        T.backends.cudnn.benchmark = False
+        assert T.backends.mps.is_available() is False
+        T.use_deterministic_algorithms(True)
+        assert T.are_deterministic_algorithms_enabled()
+        T.use_deterministic_algorithms(False)
+        assert not T.are_deterministic_algorithms_enabled()
+    assert repr(ag.Size([2, 3])) == "autogradlab.Size([2, 3])"
+
+
+def test_numpy_and_matplotlib_read_a_tensor_as_an_array_as_torch():
+    for T in (ag, torch):
+        t = T.tensor(X, dtype=T.float32)
+        as_array = np.asarray(t)
+        assert as_array.dtype == np.float32 and as_array.tolist() == t.tolist()
+        assert np.asarray(t, dtype=np.float64).dtype == np.float64 and np.concatenate([t, t]).shape == (4, 3)
+        with pytest.raises(RuntimeError, match="requires grad"):
+            np.asarray(T.ones(2, requires_grad=True))
+
+
+def test_init_of_a_weights_data_writes_into_the_weight_and_state_dict_results_print_as_torch():
+    """DCGAN's weights_init: nn.init.normal_(m.weight.data, 0.0, 0.02); here .data is the array itself."""
+    for T in (ag, torch):
+        layer = T.nn.Linear(3, 2)
+        T.nn.init.constant_(layer.weight.data, 0.25)
+        T.nn.init.zeros_(layer.bias.data)
+        assert layer.weight.tolist() == [[0.25] * 3] * 2 and layer.bias.tolist() == [0.0, 0.0]
+        assert layer.weight.requires_grad
+        T.nn.init.normal_(layer.weight.data, 0.0, 0.02)
+        assert 0 < float(layer.weight.detach().abs().max()) < 0.2
+        assert repr(layer.load_state_dict(layer.state_dict())) == "<All keys matched successfully>"
+        seq = T.nn.Sequential()
+        seq.add_module("l1", T.nn.Linear(2, 3))
+        seq.append(T.nn.ReLU())
+        assert list(seq[0:1]._modules) == ["l1"] and list(seq[1:]._modules) == ["1"]

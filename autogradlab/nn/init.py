@@ -9,12 +9,14 @@ For a weight of shape ``(fan_out, fan_in, *kernel)``: ``fan_in = shape[1] * prod
 """
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
 import numpy
 
 from .. import backend, creation
+from ..tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "xavier_uniform_",
            "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_", "orthogonal_", "eye_", "dirac_",
@@ -228,3 +230,18 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     for c in range(cols):
         values[rng.permutation(rows)[:zeros], c] = 0
     return _fill(tensor, values)
+
+
+def _takes_arrays(init):
+    """``init`` also given a tensor's array, as ``nn.init.normal_(m.weight.data, 0, 0.02)`` gives it (a
+    tensor's ``.data`` is its array here): the values are written into that array, so into the tensor."""
+    @functools.wraps(init)
+    def wrapper(tensor, *args, **kwargs):
+        if not isinstance(tensor, Tensor) and hasattr(tensor, "dtype") and hasattr(tensor, "shape"):
+            tensor = Tensor._make(tensor, False, None, backend.device_of(tensor))
+        return init(tensor, *args, **kwargs)
+    return wrapper
+
+
+for _name in __all__[1:]:      # (every initialiser, not calculate_gain)
+    globals()[_name] = _takes_arrays(globals()[_name])

@@ -28,7 +28,14 @@ from .parameter import Parameter
 
 __all__ = ["Module"]
 
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns; printed as PyTorch prints it when every key matched."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<All keys matched successfully>" if not self.missing_keys and not self.unexpected_keys \
+            else super().__repr__()
 
 
 class Module:

@@ -2,6 +2,7 @@
 so a reader can see what ``a + b`` or ``a.sum(1)`` calls."""
 from __future__ import annotations
 
+import functools
 import numbers
 import warnings
 
@@ -394,6 +395,27 @@ IN_PLACE = {
 }
 
 
+#: the functions and methods that take NumPy's spellings too, ``axis=`` for ``dim=`` and ``keepdims=`` for
+#: ``keepdim=`` (as PyTorch's do: d2l writes ``X.sum(axis=0, keepdims=True)``)
+NUMPY_SPELLINGS = ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "std", "var", "all",
+                   "any", "logsumexp", "cumsum", "cumprod", "median", "nansum", "count_nonzero", "softmax",
+                   "log_softmax", "cat", "concat", "concatenate", "stack", "norm")
+
+
+def numpy_spellings(fn):
+    """``fn`` taking ``axis=`` as ``dim=`` and ``keepdims=`` as ``keepdim=``."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if kwargs:
+            for numpy_name, name in (("axis", "dim"), ("keepdims", "keepdim")):
+                if numpy_name in kwargs:
+                    if name in kwargs:
+                        raise TypeError(f"{fn.__name__}() got both {name}= and its NumPy spelling {numpy_name}=")
+                    kwargs[name] = kwargs.pop(numpy_name)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
 #: in-place changes of shape (the same memory): ``t.unsqueeze_(0)``
 RESHAPE_IN_PLACE = {"unsqueeze_": S.unsqueeze, "squeeze_": S.squeeze, "t_": S.t, "transpose_": S.transpose,
                     "swapdims_": S.transpose, "swapaxes_": S.transpose}
@@ -409,7 +431,7 @@ def _reshaping(name, view):
 
 def attach():
     for name, fn in METHODS.items():
-        setattr(Tensor, name, fn)
+        setattr(Tensor, name, numpy_spellings(fn) if name in NUMPY_SPELLINGS else fn)
     for name, fn in RESHAPE_IN_PLACE.items():
         setattr(Tensor, name, _reshaping(name, fn))
     for name, fn in IN_PLACE.items():

@@ -1,0 +1,40 @@
+"""``torch.backends``, for the switches every ``set_seed()`` helper in lab code sets::
+
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.benchmark = False
+
+Nothing here is a cuDNN (or MPS) kernel: convolutions are NumPy's or CuPy's, and give the same numbers on
+every run (an autogradlab run is deterministic), so the switches are kept as set and change nothing.
+(Not to be confused with ``autogradlab.backend``, which reaches NumPy or CuPy.)
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from .. import cuda as _cuda
+
+__all__ = ["cudnn", "mps", "cuda"]
+
+cudnn = SimpleNamespace(deterministic=False, benchmark=False, enabled=True, allow_tf32=True,
+                        is_available=_cuda.is_available, version=lambda: None)
+mps = SimpleNamespace(is_available=lambda: False, is_built=lambda: False)
+cuda = SimpleNamespace(matmul=SimpleNamespace(allow_tf32=False, allow_fp16_reduced_precision_reduction=True),
+                       is_built=lambda: True)
+
+_deterministic = {"mode": False, "warn_only": False}
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """PyTorch's switch to refuse nondeterministic kernels. Every op here is deterministic already, so this
+    records the setting (for ``are_deterministic_algorithms_enabled``) and changes nothing else."""
+    if not isinstance(mode, bool):
+        raise TypeError(f"use_deterministic_algorithms expects a bool, but got {type(mode).__name__}")
+    _deterministic.update(mode=mode, warn_only=bool(warn_only))
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    return _deterministic["mode"]
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    return _deterministic["warn_only"]
