@@ -1,4 +1,4 @@
-"""optim: RMSprop / Adagrad / Adadelta match torch.optim step for step, option by option; their signatures,
+"""optim: RMSprop / Adagrad / Adadelta / Adamax / NAdam / RAdam match torch.optim step for step, option by option; their signatures,
 argument checks, param groups, schedulers, state dicts (both ways) and zero gradients as torch's."""
 import inspect
 import math
@@ -15,7 +15,8 @@ from autogradlab import nn, optim
 torch = import_torch()
 
 CLASSES = [(optim.RMSprop, torch.optim.RMSprop), (optim.Adagrad, torch.optim.Adagrad),
-           (optim.Adadelta, torch.optim.Adadelta)]
+           (optim.Adadelta, torch.optim.Adadelta), (optim.Adamax, torch.optim.Adamax),
+           (optim.NAdam, torch.optim.NAdam), (optim.RAdam, torch.optim.RAdam)]
 PAIR = {ours: theirs for ours, theirs in CLASSES}
 
 #: every option that changes the math, alone and together
@@ -43,6 +44,14 @@ CONFIGS = [
     (optim.Adadelta, dict(maximize=True)),
     (optim.Adadelta, dict(eps=1e-4)),
     (optim.Adadelta, dict(lr=2.0, rho=0.95, eps=1e-5, weight_decay=0.05, maximize=True)),
+    (optim.Adamax, dict()),
+    (optim.Adamax, dict(lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.05, maximize=True)),
+    (optim.NAdam, dict()),
+    (optim.NAdam, dict(lr=0.01, momentum_decay=0.01, weight_decay=0.05)),
+    (optim.NAdam, dict(weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    (optim.RAdam, dict()),
+    (optim.RAdam, dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.05)),
+    (optim.RAdam, dict(weight_decay=0.1, decoupled_weight_decay=True, eps=1e-6, maximize=True)),
 ]
 
 
@@ -177,6 +186,9 @@ INVALID = [
     (optim.Adadelta, dict(lr=-1.0)), (optim.Adadelta, dict(rho=1.01)), (optim.Adadelta, dict(rho=-0.1)),
     (optim.Adadelta, dict(rho=math.nan)), (optim.Adadelta, dict(eps=-1e-6)), (optim.Adadelta, dict(weight_decay=-0.1)),
     (optim.Adadelta, dict(rho=None)),
+    (optim.Adamax, dict(lr=-0.1)), (optim.Adamax, dict(betas=(1.0, 0.9))), (optim.Adamax, dict(eps=-1.0)),
+    (optim.NAdam, dict(momentum_decay=-0.1)), (optim.NAdam, dict(betas=(0.9, 1.5))),
+    (optim.RAdam, dict(weight_decay=-0.1)), (optim.RAdam, dict(lr=None)),
 ]
 
 
@@ -241,7 +253,8 @@ def test_state_dict_has_torchs_layout_and_values(cls, kwargs):
 
 RESUMABLE = [(optim.RMSprop, dict(lr=0.01, momentum=0.9, centered=True)),
              (optim.Adagrad, dict(lr=0.1, lr_decay=0.05, initial_accumulator_value=0.1)),
-             (optim.Adadelta, dict(lr=0.5, rho=0.8, weight_decay=0.01))]
+             (optim.Adadelta, dict(lr=0.5, rho=0.8, weight_decay=0.01)),
+             (optim.Adamax, dict(lr=0.01)), (optim.NAdam, dict(lr=0.01)), (optim.RAdam, dict(lr=0.01))]
 
 
 @pytest.mark.parametrize("cls, kwargs", RESUMABLE, ids=[_id(c, kw) for c, kw in RESUMABLE])
@@ -286,7 +299,7 @@ def test_torchs_state_dict_loads_here_and_training_goes_on_as_in_torch(cls, kwar
 
 
 ZERO_GRAD = [(optim.RMSprop, dict(momentum=0.9, centered=True)), (optim.Adagrad, dict(lr=0.1, lr_decay=0.5)),
-             (optim.Adadelta, dict(lr=1.0))]
+             (optim.Adadelta, dict(lr=1.0)), (optim.Adamax, dict()), (optim.NAdam, dict()), (optim.RAdam, dict())]
 
 
 @pytest.mark.parametrize("cls, kwargs", ZERO_GRAD, ids=[_id(c, kw) for c, kw in ZERO_GRAD])

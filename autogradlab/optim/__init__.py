@@ -6,16 +6,19 @@
         F.cross_entropy(model(xb), yb).backward()
         opt.step()
 
-``SGD`` (momentum, Nesterov), ``Adam`` and ``AdamW``, and the adaptive ``RMSprop``, ``Adagrad`` and
-``Adadelta``, which scale each coordinate's step by a running average (or sum) of its squared gradients.
+``SGD`` (momentum, Nesterov), ``Adam`` and ``AdamW`` and their variants ``Adamax``, ``NAdam`` and ``RAdam``,
+and the adaptive ``RMSprop``, ``Adagrad`` and ``Adadelta``, which scale each coordinate's step by a running
+average (or sum) of its squared gradients.
 ``optim.lr_scheduler`` holds the learning-rate schedules (``StepLR``, ``CosineAnnealingLR``, ...).
 """
 from . import lr_scheduler
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .adam_variants import Adamax, NAdam, RAdam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Adagrad", "Adadelta",
+           "lr_scheduler"]

@@ -258,9 +258,13 @@ class Optimizer:
         return "\n".join(lines) + "\n)"
 
 
+#: state kept as a number (PyTorch keeps a float32 0-d tensor): the step count, NAdam's momentum product
+_SCALAR_STATE = {"step": int, "mu_product": float}
+
+
 def _exported(name, value):
     """A state value as ``state_dict`` gives it: arrays as Tensor copies, the step count as PyTorch's float32."""
-    if name == "step" and isinstance(value, int):
+    if name in _SCALAR_STATE and isinstance(value, (int, float)):
         return Tensor._make(numpy.array(value, dtype=numpy.float32), False, None, "cpu")
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         return Tensor._make(value.copy(), False, None, backend.device_of(value))
@@ -277,8 +281,8 @@ def _imported(name, value, p, index):
         value = Tensor._make(value, False, None, "cpu")
     if not isinstance(value, Tensor):
         return value
-    if name == "step":
-        return int(value.item())
+    if name in _SCALAR_STATE:
+        return _SCALAR_STATE[name](value.item())
     if tuple(value.shape) != tuple(p.shape):
         raise ValueError(f"loaded state dict has {name!r} of shape {tuple(value.shape)} for parameter {index}, "
                          f"which has shape {tuple(p.shape)} here: the model was built differently")
