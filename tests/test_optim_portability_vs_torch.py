@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from conftest import host, import_torch
 from test_optim import _models, _train
+from torch_compare import both_raise
 
 import autogradlab as ag
 from autogradlab import optim
@@ -190,3 +191,42 @@ def test_a_tensor_learning_rate_steps_as_torchs(name):
         values.append(p.detach().tolist())
     np.testing.assert_allclose(values[0], values[1], rtol=1e-7)   # (torch does some of it in the float32 lr's)
     assert values[0] != [1.0, -2.0, 0.5]
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(lr=0.5, history_size=3), dict(max_iter=4, max_eval=3),
+                                    dict(tolerance_grad=1e-3, tolerance_change=1e-6)], ids=str)
+def test_lbfgs_steps_as_torchs(kwargs):
+    """A convex quadratic in 6 variables (as an image would be, in style transfer: one tensor optimised by
+    step(closure)); the iterates, the losses step returns and the counters, side by side with torch."""
+    torch = import_torch()
+    a = np.array([[4.0, 1, 0, 0, 0, 0], [1, 3, 1, 0, 0, 0], [0, 1, 5, 1, 0, 0], [0, 0, 1, 2, 0.5, 0],
+                  [0, 0, 0, 0.5, 6, 1], [0, 0, 0, 0, 1, 3]])
+    b = np.sin(np.arange(6.0))
+    runs = []
+    for T in (ag, torch):
+        x = T.zeros(2, 3, dtype=T.float64, requires_grad=True)
+        opt = T.optim.LBFGS([x], **kwargs)
+        A, B = T.tensor(a), T.tensor(b)
+
+        def closure():
+            opt.zero_grad()
+            v = x.reshape(-1)
+            loss = 0.5 * (v * (A @ v)).sum() - (B * v).sum()
+            loss.backward()
+            return loss
+        losses = [float(opt.step(closure).detach()) for _ in range(3)]
+        state = opt.state[x]
+        runs.append((x.detach().numpy().copy(), losses, state["func_evals"], state["n_iter"]))
+    np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(runs[0][1], runs[1][1], rtol=1e-9)
+    assert runs[0][2:] == runs[1][2:]
+
+
+def test_lbfgs_refuses_what_it_cannot_do():
+    torch = import_torch()
+    both_raise(lambda: ag.optim.LBFGS([ag.ones(2, requires_grad=True)], lr=-1.0),
+               lambda: torch.optim.LBFGS([torch.ones(2, requires_grad=True)], lr=-1.0))
+    with pytest.raises(NotImplementedError, match="line_search_fn=None"):
+        ag.optim.LBFGS([ag.ones(2, requires_grad=True)], line_search_fn="strong_wolfe")
+    with pytest.raises(ValueError, match="parameter groups"):
+        ag.optim.LBFGS([{"params": [ag.ones(2, requires_grad=True)]}, {"params": [ag.ones(2, requires_grad=True)]}])

@@ -7,8 +7,8 @@
         opt.step()
 
 ``SGD`` (momentum, Nesterov), ``Adam`` and ``AdamW`` and their variants ``Adamax``, ``NAdam`` and ``RAdam``,
-and the adaptive ``RMSprop``, ``Adagrad`` and ``Adadelta``, which scale each coordinate's step by a running
-average (or sum) of its squared gradients.
+the adaptive ``RMSprop``, ``Adagrad`` and ``Adadelta``, which scale each coordinate's step by a running
+average (or sum) of its squared gradients, and the quasi-Newton ``LBFGS`` (``step(closure)``).
 ``optim.lr_scheduler`` holds the learning-rate schedules (``StepLR``, ``CosineAnnealingLR``, ...).
 """
 from . import lr_scheduler
@@ -16,9 +16,10 @@ from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adam_variants import Adamax, NAdam, RAdam
+from .lbfgs import LBFGS
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Adagrad", "Adadelta",
-           "lr_scheduler"]
+           "LBFGS", "lr_scheduler"]
