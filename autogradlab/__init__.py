@@ -119,6 +119,7 @@ from . import backends  # noqa: E402  (torch.backends' switches: cudnn.determini
 from .backends import (are_deterministic_algorithms_enabled,  # noqa: E402
                        is_deterministic_algorithms_warn_only_enabled, use_deterministic_algorithms)
 from . import func  # noqa: E402  (torch.func's transforms: grad, vmap, jacrev, functional_call, ...)
+from . import distributions  # noqa: E402  (torch.distributions' Normal, Categorical, ... and kl_divergence)
 from .ops.decompositions import cholesky, det, logdet, matrix_power, slogdet  # noqa: E402
 from .ops.decompositions import inv as inverse  # noqa: E402
 from .ops.decompositions import pinverse  # noqa: E402
@@ -165,7 +166,7 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "not_equal", "negative", "fix", "addbmm", "addcdiv", "addcmul", "addmv", "addr", "baddbmm", "cummax",
            "cummin", "dsplit", "float_power", "fliplr", "flipud", "fmax", "fmin", "hsplit", "index_copy", "masked_scatter",
            "index_fill", "isneginf", "isposinf", "isreal", "logaddexp2", "logical_and", "logical_or", "logical_xor",
-           "vdot", "vsplit", "divide", "subtract", "positive", "func"]
+           "vdot", "vsplit", "divide", "subtract", "positive", "func", "distributions"]
 
 from .tensor import Size  # noqa: E402
 concat = concatenate = cat  # noqa: E305  (PyTorch's other names for cat)
