@@ -367,7 +367,11 @@ class _LegacyType(type):
     size); ``isinstance(x, FloatTensor)`` asks whether ``x`` is a CPU tensor of that dtype;
     ``x.type(FloatTensor)`` casts to it."""
 
-    def __call__(cls, *args, device="cpu"):
+    def __call__(cls, *args, device="cpu", size=None):
+        if size is not None:
+            args = tuple(size) + args
+        if len(args) == 1 and type(args[0]).__name__ == "Size":   # (a size, as PyTorch reads one)
+            args = tuple(args[0])
         if args and all(isinstance(a, (int, numpy.integer)) and not isinstance(a, bool) for a in args):
             return zeros(*args, dtype=cls.dtype, device=device)   # (a size: zeros, where PyTorch leaves memory)
         if len(args) > 1:

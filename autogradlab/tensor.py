@@ -67,6 +67,14 @@ class Tensor:
         ``Tensor(2, 3)``: a 2x3 tensor of zeros. ``tensor(data)`` is the usual way: it keeps data's dtype."""
         if not data:    # (Tensor(): an empty 1-d tensor, as PyTorch's)
             data = (0,)
+        if len(data) == 1 and isinstance(data[0], Tensor):   # (an alias, as PyTorch's Tensor(t))
+            t = data[0].view_as(data[0])
+            for slot in Tensor.__slots__[:-1]:
+                setattr(self, slot, getattr(t, slot))
+            return
+        if len(data) == 1 and (isinstance(data[0], Size) or (getattr(data[0], "ndim", None) == 0 and
+                                                            getattr(data[0], "dtype", numpy.dtype(float)).kind in "iu")):
+            data = tuple(data[0]) if isinstance(data[0], Size) else (int(data[0]),)   # (a size, as PyTorch reads it)
         if len(data) != 1 or isinstance(data[0], (int, numpy.integer)) and not isinstance(data[0], bool):
             if not all(isinstance(n, (int, numpy.integer)) and not isinstance(n, bool) for n in data):
                 raise TypeError(f"Tensor() takes data or a size as ints, got {data!r}: for data with a dtype "
@@ -219,8 +227,12 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         """NumPy's conversion (``numpy.asarray(t)``, ``plt.imshow(t)``): the values on the host, as
         ``numpy()`` gives them (a tensor that requires grad is refused, as in PyTorch: detach it)."""
+        if copy is False and self.device != "cpu":
+            raise ValueError("a tensor on a GPU can't be read as a NumPy array without a copy: use t.cpu().numpy()")
         host = self.numpy()
-        return host if dtype is None else host.astype(dtype, copy=False)
+        if dtype is not None:
+            return host.astype(dtype, copy=bool(copy))
+        return host.copy() if copy and host is self.data else host
 
     def data_ptr(self):
         """The address of the first element (tensors that share memory from the same start have the same)."""

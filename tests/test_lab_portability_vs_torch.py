@@ -327,3 +327,58 @@ def test_init_of_a_weights_data_writes_into_the_weight_and_state_dict_results_pr
         seq.add_module("l1", T.nn.Linear(2, 3))
         seq.append(T.nn.ReLU())
         assert list(seq[0:1]._modules) == ["l1"] and list(seq[1:]._modules) == ["1"]
+
+
+@pytest.mark.filterwarnings("ignore:__array__ implementation doesn't accept a copy keyword")   # (torch's own)
+def test_fixes_from_a_review_of_the_new_forms_against_torch():
+    import pickle
+    for T in (ag, torch):
+        t = T.tensor([1.0, 2.0, 3.0])
+        copied = np.array(t)
+        copied[0] = 99.0                     # (np.array copies; np.asarray shares, as torch's)
+        assert t.tolist() == [1.0, 2.0, 3.0]
+        if T is torch or type(t.data) is np.ndarray:   # (a stand-in GPU or strict array is copied to the host)
+            np.asarray(t)[1] = 5.0
+            assert t.tolist() == [1.0, 5.0, 3.0]
+        x = T.arange(9.0).reshape(3, 3)
+        assert x[[T.tensor(0), T.tensor(2)]].item() == 2.0      # (a list holding tensors is a tuple of indices)
+        x[[T.tensor(0), T.tensor(2)]] = -1.0
+        assert x.sum().item() == 36.0 - 2.0 - 1.0
+        y = T.ones(2, 3)
+        y.unsqueeze_(dim=0)
+        y.transpose_(dim0=0, dim1=1)
+        y.swapaxes_(axis0=0, axis1=2)
+        assert tuple(y.shape) == (3, 1, 2)
+        assert tuple(T.Tensor(T.Size([2, 3])).shape) == (2, 3) == tuple(T.FloatTensor(T.Size([2, 3])).shape)
+        assert tuple(T.Tensor(np.array(3)).shape) == (3,) and tuple(T.FloatTensor(size=(2, 3)).shape) == (2, 3)
+        z = T.tensor([1, 2])
+        alias = T.Tensor(z)
+        assert str(alias.dtype).endswith("int64") and alias.data_ptr() == z.data_ptr()
+        assert T.Tensor(T.ones(2, requires_grad=True)).requires_grad
+        assert tuple(T.ones(2, 3).sort(axis=1).values.shape) == (2, 3) and tuple(T.ones(1, 3).squeeze(axis=0).shape) == (3,)
+        assert pickle.loads(pickle.dumps(T.sum)) is T.sum and pickle.loads(pickle.dumps(T.cat)) is T.cat
+        assert pickle.loads(pickle.dumps(T.Tensor.sum)) is T.Tensor.sum
+        seq = T.nn.Sequential(T.nn.ReLU(), T.nn.Tanh())
+        assert type(seq[1:]) is type(seq)
+    import autogradlab.backends.cudnn as cudnn
+    cudnn.deterministic = True
+    assert ag.backends.cudnn.deterministic is True
+    with ag.backends.cudnn.flags(enabled=False):
+        assert ag.backends.cudnn.enabled is False
+    assert ag.backends.cudnn.enabled is True
+
+
+def test_a_trace_sees_a_tensor_reshaped_in_place_as_the_view_ops_output():
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with ag.trace() as tape:
+        y = x * 2
+        y.unsqueeze_(0)
+        (y * ag.ones(2, 1)).sum().backward()
+        c = ag.ones(3)
+        c * x
+        c.unsqueeze_(1)
+        c * x
+    ops = [e for e in tape.events if type(e).__name__ == "OpRecorded"]
+    assert ops[2].inputs[0] == ops[1].output and ops[2].inputs[0].shape == (1, 3)
+    assert ops[-2].inputs[0].shape == (3,) and ops[-1].inputs[0].shape == (3, 1)
+    assert x.grad.tolist() == [4.0, 4.0, 4.0]

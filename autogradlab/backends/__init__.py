@@ -1,6 +1,6 @@
 """``torch.backends``, for the switches every ``set_seed()`` helper in lab code sets::
 
-    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.deterministic = True      # (or: import torch.backends.cudnn as cudnn)
     torch.backends.cudnn.benchmark = False
 
 Nothing here is a cuDNN (or MPS) kernel: convolutions are NumPy's or CuPy's, and give the same numbers on
@@ -9,17 +9,10 @@ every run (an autogradlab run is deterministic), so the switches are kept as set
 """
 from __future__ import annotations
 
-from types import SimpleNamespace
+from . import cuda, cudnn, mps
 
-from .. import cuda as _cuda
-
-__all__ = ["cudnn", "mps", "cuda"]
-
-cudnn = SimpleNamespace(deterministic=False, benchmark=False, enabled=True, allow_tf32=True,
-                        is_available=_cuda.is_available, version=lambda: None)
-mps = SimpleNamespace(is_available=lambda: False, is_built=lambda: False)
-cuda = SimpleNamespace(matmul=SimpleNamespace(allow_tf32=False, allow_fp16_reduced_precision_reduction=True),
-                       is_built=lambda: True)
+__all__ = ["cudnn", "mps", "cuda", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+           "is_deterministic_algorithms_warn_only_enabled"]
 
 _deterministic = {"mode": False, "warn_only": False}
 

@@ -320,6 +320,16 @@ class Tape:
                 self._values[key] = val(held)
         self._pending_bytes = 0
 
+    def tensor_reshaped(self, t, view):
+        """``t`` took the shape of ``view`` in place (``unsqueeze_``, ``t_``, ...): from here on the tape sees it
+        as that view op's output (or, if the op was not recorded, as a tensor of its own), value and all."""
+        if view._id in self._tensor_ids:
+            self._tensor_ids[t._id] = self._tensor_ids[view._id]
+        else:
+            self._tensor_ids.pop(t._id, None)
+        for key in [key for key in self._values if key[0] == t._id]:
+            del self._values[key]
+
     def _tid(self, t) -> int:
         """A tensor's tape-local id; the first time, its name too (``name=``, else ``x0, x1, ...`` for
         leaves and ``t0, t1, ...`` for computed tensors) and the fields of its TensorRef."""

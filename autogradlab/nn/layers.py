@@ -1414,8 +1414,9 @@ class Sequential(_Numbered, Module):
 
     def __getitem__(self, index):
         items = list(self._modules.values())
-        if isinstance(index, slice):   # (the modules keep their names, as in PyTorch)
-            return Sequential(OrderedDict(list(self._modules.items())[index]))
+        if isinstance(index, slice):   # (the modules keep their names, and the class if it is built as ours)
+            kind = type(self) if type(self).__init__ is Sequential.__init__ else Sequential
+            return kind(OrderedDict(list(self._modules.items())[index]))
         if not -len(items) <= index < len(items):
             raise IndexError(f"index {index} is out of range: this Sequential has {len(items)} modules")
         return items[index]

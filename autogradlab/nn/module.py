@@ -28,7 +28,7 @@ from .parameter import Parameter
 
 __all__ = ["Module"]
 
-class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+class IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What ``load_state_dict`` returns; printed as PyTorch prints it when every key matched."""
 
     __slots__ = ()

@@ -38,25 +38,29 @@ def _check(self, opname):
             f"in `with autogradlab.no_grad():`, or .clone() the leaf and work on the clone.")
 
 
-def reshape_in_place(self, opname, view, *args):
+def reshape_in_place(self, opname, view):
     """``t.unsqueeze_(0)``, ``t.squeeze_()``, ``t.t_()``, ``t.transpose_(0, 1)``: ``t`` takes the shape of
-    ``view(t, *args)`` (the same memory, no copy) and, while recording, its history goes on through that view.
+    ``view(t)`` (the same memory, no copy) and, while recording, its history goes on through that view.
     No value changes, so the version stays; a node that saved ``t`` keeps the array it saved (a VJP on
     Tensors refuses the reshaped one: graph.saved_tensor_of), and a view taken of ``t`` before refuses to be
     written through or taken again (registry.view_steps), its steps being for the old layout."""
     if state.grad_enabled and self._view is not None and self._view[2] != self._vc[0]:
         refresh_view(self)
     _check(self, opname)
-    out = view(self, *args)
+    out = view(self)
     self.data = out.data
     if state.grad_enabled:     # (under no_grad a parameter stays a leaf that requires grad)
         self._grad_fn, self._requires_grad = out._grad_fn, out._requires_grad
         if out._grad_fn is not None:
             out._grad_fn._out_ref = weakref.ref(self)
-    if self._view is None:
+    if self._view is None:   # (forgotten with the tensor)
+        if self._id not in RESHAPED:
+            weakref.finalize(self, RESHAPED.pop, self._id, None)
         RESHAPED[self._id] = RESHAPED.get(self._id, 0) + 1
     else:                      # (a view of a view: the root base is unchanged, its steps go on)
         self._view = out._view
+    if state.tape is not None:     # (a trace sees it as the view op's output from here on)
+        state.tape.tensor_reshaped(self, out)
     return self
 
 

@@ -398,12 +398,16 @@ IN_PLACE = {
 #: the functions and methods that take NumPy's spellings too, ``axis=`` for ``dim=`` and ``keepdims=`` for
 #: ``keepdim=`` (as PyTorch's do: d2l writes ``X.sum(axis=0, keepdims=True)``)
 NUMPY_SPELLINGS = ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "std", "var", "all",
-                   "any", "logsumexp", "cumsum", "cumprod", "median", "nansum", "count_nonzero", "softmax",
-                   "log_softmax", "cat", "concat", "concatenate", "stack", "norm")
+                   "any", "logsumexp", "cumsum", "cumprod", "cummax", "cummin", "median", "nanmedian", "nansum",
+                   "nanmean", "count_nonzero", "softmax", "log_softmax", "cat", "concat", "concatenate", "stack",
+                   "norm", "squeeze", "unsqueeze", "sort", "argsort", "topk", "chunk", "unbind", "index_select",
+                   "gather", "var_mean", "std_mean", "aminmax", "diff", "quantile", "nanquantile", "kthvalue",
+                   "narrow", "split", "select", "take_along_dim", "repeat_interleave")
 
 
-def numpy_spellings(fn):
-    """``fn`` taking ``axis=`` as ``dim=`` and ``keepdims=`` as ``keepdim=``."""
+def numpy_spellings(fn, module="autogradlab", qualname=None):
+    """``fn`` taking ``axis=`` as ``dim=`` and ``keepdims=`` as ``keepdim=``; found by pickle as
+    ``module.qualname`` (the top-level function, or the method ``Tensor.<name>``)."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if kwargs:
@@ -413,17 +417,19 @@ def numpy_spellings(fn):
                         raise TypeError(f"{fn.__name__}() got both {name}= and its NumPy spelling {numpy_name}=")
                     kwargs[name] = kwargs.pop(numpy_name)
         return fn(*args, **kwargs)
+    wrapper.__module__, wrapper.__qualname__ = module, qualname or fn.__name__
     return wrapper
 
 
 #: in-place changes of shape (the same memory): ``t.unsqueeze_(0)``
 RESHAPE_IN_PLACE = {"unsqueeze_": S.unsqueeze, "squeeze_": S.squeeze, "t_": S.t, "transpose_": S.transpose,
-                    "swapdims_": S.transpose, "swapaxes_": S.transpose}
+                    "swapdims_": S.transpose,
+                    "swapaxes_": lambda a, axis0, axis1: S.transpose(a, axis0, axis1)}
 
 
 def _reshaping(name, view):
-    def method(self, *args):
-        return I.reshape_in_place(self, name, view, *args)
+    def method(self, *args, **kwargs):
+        return I.reshape_in_place(self, name, lambda t: view(t, *args, **kwargs))
     method.__name__ = name
     method.__doc__ = f"In place: this tensor takes the shape of ``{name[:-1]}(...)`` (the same memory)."
     return method
@@ -431,7 +437,8 @@ def _reshaping(name, view):
 
 def attach():
     for name, fn in METHODS.items():
-        setattr(Tensor, name, numpy_spellings(fn) if name in NUMPY_SPELLINGS else fn)
+        setattr(Tensor, name, numpy_spellings(fn, "autogradlab.tensor", f"Tensor.{name}")
+                if name in NUMPY_SPELLINGS else fn)
     for name, fn in RESHAPE_IN_PLACE.items():
         setattr(Tensor, name, _reshaping(name, fn))
     for name, fn in IN_PLACE.items():

@@ -323,6 +323,8 @@ def _canonical_index(index, device="cpu", copy=True):
     """Turn Tensor / list parts of an index into arrays on ``device``; report whether it is 'advanced'.
     Array parts are copied (unless ``copy=False``, for an index made here already): a node keeps the index
     as it was when recorded, whatever is written into the index tensor afterwards (PyTorch raises then)."""
+    if isinstance(index, list) and any(isinstance(i, Tensor) for i in index):
+        index = tuple(index)   # (PyTorch's rule: a list holding tensors is a tuple of indices, x[[t0, t2]] = x[t0, t2])
     parts = index if isinstance(index, tuple) else (index,)
     out, advanced = [], False
     for p in parts:
