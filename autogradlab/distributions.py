@@ -36,6 +36,13 @@ def _as_tensor(value, like=None):
     return tensor(float(value), dtype=dtype, device=None if like is None else like.device)
 
 
+def _two(a, b):
+    """Two parameters as tensors of one shape (a number takes the other's dtype)."""
+    a = _as_tensor(a, b if isinstance(b, Tensor) else None)
+    b = _as_tensor(b, a)
+    return S.broadcast_tensors(a, b) if a.shape != b.shape else (a, b)
+
+
 def _check(name, value, ok, constraint, owner):
     """PyTorch's validation of a parameter: every element satisfies ``constraint``."""
     if not bool(ok.all()):
@@ -86,9 +93,7 @@ class Normal(Distribution):
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None):
-        loc = _as_tensor(loc, scale if isinstance(scale, Tensor) else None)
-        scale = _as_tensor(scale, loc)
-        self.loc, self.scale = S.broadcast_tensors(loc, scale) if loc.shape != scale.shape else (loc, scale)
+        self.loc, self.scale = _two(loc, scale)
         if validate_args is not False:
             _check("loc", self.loc, E.isfinite(self.loc.detach()), "Real()", self)
             _check("scale", self.scale, self.scale.detach() > 0, "GreaterThan(lower_bound=0.0)", self)
@@ -134,9 +139,7 @@ class Uniform(Distribution):
     has_rsample = True
 
     def __init__(self, low, high, validate_args=None):
-        low = _as_tensor(low, high if isinstance(high, Tensor) else None)
-        high = _as_tensor(high, low)
-        self.low, self.high = S.broadcast_tensors(low, high) if low.shape != high.shape else (low, high)
+        self.low, self.high = _two(low, high)
         if validate_args is not False:
             _check("low", self.low, self.low.detach() < self.high.detach(),
                    f"LessThan(upper_bound={self.high.detach()})", self)
