@@ -32,8 +32,9 @@ from .ops.elementwise import acosh, asinh, atanh, acosh as arccosh, asinh as arc
 from .ops.elementwise import (div as true_divide, ge as greater_equal, gt as greater, le as less_equal, lt as less,
                               mul as multiply, ne as not_equal, neg as negative, trunc as fix)
 from .ops.composites import (add, addbmm, addcdiv, addcmul, addmv, addr, baddbmm, cummax, cummin, div, dsplit,
-                             float_power, fliplr, flipud, fmax, fmin, hsplit, index_copy, index_fill, masked_scatter, isneginf,
-                             isposinf, isreal, logaddexp2, logical_and, logical_or, logical_xor, sub, vdot, vsplit)
+                             float_power, fliplr, flipud, fmax, fmin, hsplit, index_copy, index_fill, isneginf,
+                             isposinf, isreal, logaddexp2, logical_and, logical_or, logical_xor, masked_scatter, sub,
+                             vdot, vsplit)
 from .ops.composites import div as divide, sub as subtract
 from .ops.elementwise import atan2 as arctan2
 from .ops.linalg import addmm, bmm, cdist, cross, dot, einsum, inner, kron, matmul, mm, mv, outer, tensordot
@@ -127,7 +128,8 @@ from .serialization import load, save  # noqa: E402
 
 # the public API (PyTorch names), spelled out for readers and for `from autogradlab import *`
 __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor", "DoubleTensor", "HalfTensor",
-           "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "arange", "as_tensor", "eye", "from_numpy", "full",
+           "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "arange", "as_tensor",
+           "eye", "from_numpy", "full",
            "full_like", "linspace", "manual_seed", "initial_seed", "seed", "get_rng_state",
            "set_rng_state", "ones", "ones_like", "rand", "randint", "randn", "randperm",
            "zeros", "zeros_like", "backward", "Tape", "explain", "steps", "trace", "enable_grad",
@@ -164,8 +166,9 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "pairwise_distance", "arccos", "arcsin", "arctan", "absolute", "acosh", "asinh", "atanh", "arccosh",
            "arcsinh", "arctanh", "true_divide", "greater_equal", "greater", "less_equal", "less", "multiply",
            "not_equal", "negative", "fix", "addbmm", "addcdiv", "addcmul", "addmv", "addr", "baddbmm", "cummax",
-           "cummin", "dsplit", "float_power", "fliplr", "flipud", "fmax", "fmin", "hsplit", "index_copy", "masked_scatter",
-           "index_fill", "isneginf", "isposinf", "isreal", "logaddexp2", "logical_and", "logical_or", "logical_xor",
+           "cummin", "dsplit", "float_power", "fliplr", "flipud", "fmax", "fmin", "hsplit", "index_copy",
+           "masked_scatter", "index_fill", "isneginf", "isposinf", "isreal", "logaddexp2", "logical_and", "logical_or",
+           "logical_xor",
            "vdot", "vsplit", "divide", "subtract", "positive", "func", "distributions"]
 
 from .tensor import Size  # noqa: E402

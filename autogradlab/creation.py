@@ -11,7 +11,7 @@ import warnings
 import numpy
 
 from . import backend
-from .tensor import DEFAULT_FLOAT, Tensor, _check_float, tensor
+from .tensor import DEFAULT_FLOAT, Tensor, _check_float, size_arguments, tensor
 
 __all__ = ["zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "rand", "randn", "randint",
            "arange", "linspace", "eye", "manual_seed", "randperm", "from_numpy", "as_tensor", "Generator",
@@ -148,14 +148,18 @@ def generator(given=None):
                     f"numpy.random.Generator or None, got {type(given).__name__}")
 
 
-def _sizes(size, name=None, keyword=None):
-    """A shape from ``f(2, 3)``, ``f((2, 3))`` or ``f(size=(2, 3))`` (``keyword``): ints (NumPy's too), none
-    negative, as PyTorch requires (``f(())`` is a 0-d tensor; ``f()`` with no size at all is refused when
-    ``name`` says whose it is)."""
-    if keyword is not None:
+def _sizes(size, name=None, keywords=None):
+    """A shape from ``f(2, 3)``, ``f((2, 3))`` or ``f(size=(2, 3))`` (``keywords``: the factory's other keyword
+    arguments, where only ``size`` may be): ints (NumPy's too), none negative, as PyTorch requires (``f(())`` is
+    a 0-d tensor; ``f()`` with no size at all is refused when ``name`` says whose it is)."""
+    if keywords:
+        unknown = [k for k in keywords if k != "size"]
+        if unknown:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{unknown[0]}'")
         if size:
-            raise TypeError(f"{name}() got the size both as positional arguments {size} and as size={keyword!r}")
-        size = (keyword,)
+            raise TypeError(f"{name}() got the size both as positional arguments {size} and as "
+                            f"size={keywords['size']!r}")
+        size = (keywords["size"],)
     if not size and name is not None:
         raise TypeError(f"{name}() missing 1 required positional argument: 'size' (write {name}(()) for a 0-d "
                         f"tensor, or {name}(2, 3))")
@@ -171,14 +175,6 @@ def _sizes(size, name=None, keyword=None):
     if any(n < 0 for n in shape):
         raise RuntimeError(f"Dimension size must be non-negative, got the size {tuple(shape)}")
     return tuple(shape)
-
-
-def _size_keyword(keyword, name):
-    """The ``size=`` keyword PyTorch's factories take (``zeros(size=(2, 3))``); None when not given."""
-    unknown = [k for k in keyword if k != "size"]
-    if unknown:
-        raise TypeError(f"{name}() got an unexpected keyword argument '{unknown[0]}'")
-    return keyword.get("size")
 
 
 def _whole(value, what, name):
@@ -206,11 +202,11 @@ def _float(dtype):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, **keyword):
-    return _finish(numpy.zeros(_sizes(size, "zeros", _size_keyword(keyword, "zeros"))), _float(dtype), device, requires_grad)
+    return _finish(numpy.zeros(_sizes(size, "zeros", keyword)), _float(dtype), device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, **keyword):
-    return _finish(numpy.ones(_sizes(size, "ones", _size_keyword(keyword, "ones"))), _float(dtype), device, requires_grad)
+    return _finish(numpy.ones(_sizes(size, "ones", keyword)), _float(dtype), device, requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -253,12 +249,13 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **keyword):
     """Uniform on [0, 1)."""
-    return _finish(_stream(generator).random(_sizes(size, "rand", _size_keyword(keyword, "rand"))), _float(dtype), device, requires_grad)
+    return _finish(_stream(generator).random(_sizes(size, "rand", keyword)), _float(dtype), device, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **keyword):
     """Standard normal."""
-    return _finish(_stream(generator).standard_normal(_sizes(size, "randn", _size_keyword(keyword, "randn"))), _float(dtype), device, requires_grad)
+    return _finish(_stream(generator).standard_normal(_sizes(size, "randn", keyword)), _float(dtype), device,
+                   requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -368,16 +365,9 @@ class _LegacyType(type):
     ``x.type(FloatTensor)`` casts to it."""
 
     def __call__(cls, *args, device="cpu", size=None):
-        if size is not None:
-            args = tuple(size) + args
-        if len(args) == 1 and type(args[0]).__name__ == "Size":   # (a size, as PyTorch reads one)
-            args = tuple(args[0])
-        if args and all(isinstance(a, (int, numpy.integer)) and not isinstance(a, bool) for a in args):
-            return zeros(*args, dtype=cls.dtype, device=device)   # (a size: zeros, where PyTorch leaves memory)
-        if len(args) > 1:
-            raise TypeError(f"{cls.__name__}() takes data (a list, array or tensor) or a size as ints, got {args!r}")
-        if not args:
-            return zeros(0, dtype=cls.dtype, device=device)
+        shape = size_arguments(args if size is None else tuple(size) + args, cls.__name__)
+        if shape is not None:   # (zeros, where PyTorch leaves the memory as it finds it)
+            return zeros(shape, dtype=cls.dtype, device=device)
         data = args[0].detach() if isinstance(args[0], Tensor) else args[0]
         return tensor(data, dtype=cls.dtype, device=device)
 

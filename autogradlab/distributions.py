@@ -47,8 +47,8 @@ def _check(name, value, ok, constraint, owner):
     """PyTorch's validation of a parameter: every element satisfies ``constraint``."""
     if not bool(ok.all()):
         raise ValueError(f"Expected parameter {name} ({type(value).__name__} of shape {tuple(value.shape)}) of "
-                         f"distribution {type(owner).__name__} to satisfy the constraint {constraint}, but found invalid values:\n"
-                         f"{value}")
+                         f"distribution {type(owner).__name__} to satisfy the constraint {constraint}, but found "
+                         f"invalid values:\n{value}")
 
 
 class Distribution:

@@ -70,12 +70,10 @@ class FunctionCtx(Node):
     def set_materialize_grads(self, value):
         """PyTorch's switch for passing None instead of zeros for unused outputs; a Function here has one
         output, whose gradient is always there, so it changes nothing."""
-        self._materialize_grads = bool(value)
 
     def mark_dirty(self, *tensors):
         """Say forward changed these inputs in place. Returning such an input is always fine here: the output
         becomes a new tensor over the same memory, with this node as its ``grad_fn``."""
-        self._dirty = tensors
 
     def __getattr__(self, attr):  # plain attribute semantics for user data
         raise AttributeError(f"ctx has no attribute {attr!r}")

@@ -15,7 +15,7 @@ import numbers
 import numpy
 
 from . import backend
-from .creation import _check_fits, _finish, _float, _size_keyword, _sizes, _stream, _whole
+from .creation import _check_fits, _finish, _float, _sizes, _stream, _whole
 from .ops.inplace import _fill
 from .tensor import DEFAULT_FLOAT, Tensor
 
@@ -76,7 +76,7 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
 def empty(*size, dtype=None, device=None, requires_grad=False, **keyword):
     """A tensor of ``size`` to be written into. PyTorch leaves its memory as it finds it; here it is zeros, so
     a program that reads it before writing prints the same numbers on every run."""
-    shape = _sizes(size, "empty", _size_keyword(keyword, "empty"))
+    shape = _sizes(size, "empty", keyword)
     return _finish(numpy.zeros(shape), _float(dtype), device, requires_grad)
 
 

@@ -54,6 +54,28 @@ class Size(tuple):
         return f"autogradlab.Size({list(self)})"
 
 
+def size_arguments(args, name):
+    """The shape PyTorch's ``Tensor(*args)`` (and ``FloatTensor(*args)``) reads from its arguments: ints, a
+    ``Size``, a 0-d integer array, or nothing (an empty 1-d tensor); None when ``args`` is one piece of data."""
+    def whole(n):
+        return isinstance(n, (int, numpy.integer)) and not isinstance(n, bool)
+    if not args:
+        return (0,)
+    if len(args) == 1:
+        only = args[0]
+        if isinstance(only, Size):
+            return tuple(only)
+        if getattr(only, "ndim", None) == 0 and getattr(only, "dtype", None) is not None and only.dtype.kind in "iu" \
+                and not isinstance(only, Tensor):
+            return (int(only),)
+        if not whole(only):
+            return None
+    if not all(whole(n) for n in args):
+        raise TypeError(f"{name}() takes data or a size as ints, got {args!r}: for data with a dtype use "
+                        f"autogradlab.tensor(data, dtype=...)")
+    return tuple(int(n) for n in args)
+
+
 class Tensor:
     """An n-dimensional array that can record the ops applied to it."""
 
@@ -65,24 +87,12 @@ class Tensor:
     def __init__(self, *data, dtype=None, device=None, requires_grad=False, name=None):
         """PyTorch's ``Tensor(data)``: float32 (the default float) unless ``dtype`` says otherwise;
         ``Tensor(2, 3)``: a 2x3 tensor of zeros. ``tensor(data)`` is the usual way: it keeps data's dtype."""
-        if not data:    # (Tensor(): an empty 1-d tensor, as PyTorch's)
-            data = (0,)
-        if len(data) == 1 and isinstance(data[0], Tensor):   # (an alias, as PyTorch's Tensor(t))
+        shape = size_arguments(data, "Tensor")
+        if shape is None and isinstance(data[0], Tensor):   # (an alias, as PyTorch's Tensor(t))
             t = data[0].view_as(data[0])
-            for slot in Tensor.__slots__[:-1]:
-                setattr(self, slot, getattr(t, slot))
-            return
-        if len(data) == 1 and (isinstance(data[0], Size) or (getattr(data[0], "ndim", None) == 0 and
-                                                            getattr(data[0], "dtype", numpy.dtype(float)).kind in "iu")):
-            data = tuple(data[0]) if isinstance(data[0], Size) else (int(data[0]),)   # (a size, as PyTorch reads it)
-        if len(data) != 1 or isinstance(data[0], (int, numpy.integer)) and not isinstance(data[0], bool):
-            if not all(isinstance(n, (int, numpy.integer)) and not isinstance(n, bool) for n in data):
-                raise TypeError(f"Tensor() takes data or a size as ints, got {data!r}: for data with a dtype "
-                                f"use autogradlab.tensor(data, dtype=...)")
-            t = tensor(numpy.zeros(tuple(int(n) for n in data)), dtype=dtype or DEFAULT_FLOAT, device=device,
-                       requires_grad=requires_grad, name=name)
         else:
-            t = tensor(data[0], dtype=dtype or DEFAULT_FLOAT, device=device, requires_grad=requires_grad, name=name)
+            t = tensor(numpy.zeros(shape) if shape is not None else data[0], dtype=dtype or DEFAULT_FLOAT,
+                       device=device, requires_grad=requires_grad, name=name)
         for slot in Tensor.__slots__[:-1]:
             setattr(self, slot, getattr(t, slot))
 

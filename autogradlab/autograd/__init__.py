@@ -15,4 +15,5 @@ from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
            "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "gradcheck", "gradgradcheck", "GradcheckError", "functional", "graph", "inference_mode", "Variable", "function", "once_differentiable"]
+           "gradcheck", "gradgradcheck", "GradcheckError", "functional", "graph", "inference_mode", "Variable",
+           "function", "once_differentiable"]

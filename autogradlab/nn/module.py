@@ -22,6 +22,7 @@ from collections import OrderedDict, namedtuple
 import numpy
 
 from .. import backend
+from ..ops.methods import to_arguments
 from ..tensor import Tensor, zero_grads
 from . import hooks
 from .parameter import Parameter
@@ -301,7 +302,6 @@ class Module:
         The Parameter objects stay the same, so an optimizer made before ``to`` still holds them. Buffers
         are replaced by moved tensors, and cast only when they hold floats (a count stays int64).
         """
-        from ..ops.methods import to_arguments
         device, dtype, _ = to_arguments(args, kwargs, "Module.to")
         if device is not None:
             self._to(device)
