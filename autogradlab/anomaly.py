@@ -58,7 +58,7 @@ def check_nan(node, grads):
     for i, g in enumerate(grads):
         if g is None:
             continue
-        data = g.data if isinstance(g, Tensor) else g
+        data = g._data if isinstance(g, Tensor) else g
         if data.dtype.kind == "f" and bool(xp_of(data).isnan(data).any()):
             where = node._traceback or "(enable anomaly mode before the forward pass to see where the op was created)\n"
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.\n"

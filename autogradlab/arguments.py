@@ -27,7 +27,7 @@ __all__ = ["backward_arguments", "grad_arguments", "grad_variant", "check_runnab
 def backward_arguments(tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs):
     """``backward``'s arguments as ``(roots, seeds, implicit, retain_graph, inputs)``."""
     if (type(tensors) is Tensor and grad_tensors is None and grad_variables is None and inputs is None
-            and tensors._requires_grad and tensors._view is None and tensors.data.size == 1):
+            and tensors._requires_grad and tensors._view is None and tensors._data.size == 1):
         # the common call, loss.backward(): what the general path below gives it, with no checks to fail
         return (tensors,), [_implicit_seed(tensors)], (True,), bool(create_graph if retain_graph is None
                                                                        else retain_graph), None
@@ -65,7 +65,7 @@ def grad_arguments(outputs, inputs, grad_outputs, retain_graph, create_graph, al
     """``grad``'s arguments as ``(roots, inputs, seeds, implicit, retain_graph, allow_unused)``."""
     allow_unused = _allow_unused(allow_unused, materialize_grads)
     if (type(outputs) is Tensor and grad_outputs is None and outputs._requires_grad
-            and outputs._view is None and outputs.data.size == 1):
+            and outputs._view is None and outputs._data.size == 1):
         # the common call, grad(loss, params): what the general path below gives it, with no checks to fail
         given = (inputs,) if isinstance(inputs, Tensor) else inputs
         if type(given) in (tuple, list) and given and all(

@@ -67,7 +67,7 @@ class Generator:
             raise TypeError(f"set_state expected the uint8 tensor that get_state() returned, got "
                             f"{type(new_state).__name__}" + (f" of {new_state.dtype}" if isinstance(new_state, Tensor)
                                                              else ""))
-        raw = backend.to_host(new_state.data).tobytes()
+        raw = backend.to_host(new_state._data).tobytes()
         if len(raw) != _STATE_BYTES:
             raise RuntimeError(f"set_state expected a state of {_STATE_BYTES} bytes (from get_state() of an "
                                f"autogradlab Generator), got {len(raw)}; a state from PyTorch does not fit this one")

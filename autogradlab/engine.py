@@ -159,7 +159,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
     for i, (node, seed) in enumerate(zip(root_nodes, seeds)):
         if node not in plan.needed:
             continue
-        seed = seed if create_graph else seed.data
+        seed = seed if create_graph else seed._data
         before = p.buffers.get(node)
         p.buffers[node] = seed if before is None else before + seed
         if tape is not None:

@@ -168,11 +168,11 @@ class Function:
             raise TypeError(f"{cls.__name__}.forward must return a single Tensor (autogradlab custom "
                             f"Functions have one output), got {type(out).__name__}")
         if any(out is t for t in ctx.__dict__.get("_non_differentiable", ())):
-            return out if not any(out is t for t in tensors) else Tensor._make(out.data, False, None, out.device)
+            return out if not any(out is t for t in tensors) else Tensor._make(out._data, False, None, out.device)
         if not requires:
             return out
         if out._grad_fn is not None or any(out is t for t in tensors):
-            out = Tensor._make(out.data, False, None, out.device)  # a fresh output tensor for the node
+            out = Tensor._make(out._data, False, None, out.device)  # a fresh output tensor for the node
         out._requires_grad = True
         out._grad_fn = ctx
         if state.anomaly:  # where the op was made, for anomaly mode's NaN report (as for built-in ops)

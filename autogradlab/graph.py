@@ -132,7 +132,7 @@ def save_tensor(tensor, node=None):
     if hooks:
         pack, unpack = hooks[-1]
         return (Packed(pack(tensor), unpack, tuple(tensor.shape)), None, vc, version)
-    return (tensor if node is None else RESULT, tensor.data, vc, version)
+    return (tensor if node is None else RESULT, tensor._data, vc, version)
 
 
 def save_param(value):
@@ -144,7 +144,7 @@ def save_param(value):
 def saved_array(saved):
     """What a VJP on arrays reads back: the saved array (or parameter), or the packed tensor's array."""
     source, data, _, _ = saved
-    return data if type(source) is not Packed else source.unpack(source.packed).data
+    return data if type(source) is not Packed else source.unpack(source.packed)._data
 
 
 def saved_tensor_of(saved, node):
@@ -155,12 +155,12 @@ def saved_tensor_of(saved, node):
     source, data, _, _ = saved
     if source is RESULT:
         t = node._out_ref() if node._out_ref is not None else None
-        return t if t is not None and t.data is data else Tensor._make(data, True, node)
+        return t if t is not None and t._data is data else Tensor._make(data, True, node)
     if source is PARAM:
         return data
     if type(source) is Packed:
         return source.unpack(source.packed)
-    if source.data is not data:   # (its data was replaced since: unsqueeze_, t_, ... or a `.data =`)
+    if source._data is not data:   # (its data was replaced since: unsqueeze_, t_, ... or a `.data =`)
         raise RuntimeError(f"a tensor saved by {node.name()} for the backward (shape {list(data.shape)} then, "
                            f"{list(source.shape)} now) changed its shape in place (unsqueeze_, t_, ...) or had its "
                            f".data replaced since: use the out-of-place op (unsqueeze, t, ...) before using it again")
@@ -263,7 +263,7 @@ class Node:
         if out is None:
             self._out_ref = self._out_shape = self._out_dtype = self._out_device = None
         else:
-            data = out.data
+            data = out._data
             self._out_ref = weakref.ref(out)
             self._out_shape = data.shape
             self._out_dtype = data.dtype
@@ -374,7 +374,7 @@ class Node:
         op = self.op
         if not op.arrays:
             out = self._fit_to_inputs(op.vjp(Tensor._make(_as_array(grad)), self), Tensor.sum_to_size, Tensor.to)
-            return [None if g is None else g.data for g in out]
+            return [None if g is None else g._data for g in out]
         self._arrays = True
         try:
             grads = op.vjp(grad, self)
@@ -414,10 +414,10 @@ class Node:
             if g is None or edge is None:
                 out.append(None)
                 continue
-            data = g.data   # (its shape and dtype read off the array: no Tensor property to call)
+            data = g._data   # (its shape and dtype read off the array: no Tensor property to call)
             if data.shape != shape:
                 g = sum_to_shape(g, shape)
-                data = g.data
+                data = g._data
             if data.dtype != dtype:
                 g = cast(g, dtype)
             out.append(g)
@@ -531,9 +531,9 @@ def accumulate_into(tensor, g, owned=False):
     elif old is None:
         tensor._grad = as_grad_tensor(g if owned else g.copy(), tensor.device)
     elif tensor.grad_fn is not None:  # a retained non-leaf: out of place, as PyTorch
-        tensor._grad = as_grad_tensor(old.data + g, tensor.device)
+        tensor._grad = as_grad_tensor(old._data + g, tensor.device)
     else:
-        old.data += g  # in place, as PyTorch does: references to .grad see the update
+        old._data += g  # in place, as PyTorch does: references to .grad see the update
         old._vc[0] += 1
 
 

@@ -21,7 +21,7 @@ def _like(new, g):
     """``new`` (a Tensor or None from a hook) in the kind of value the pass moves (``g``'s)."""
     if new is None or isinstance(g, Tensor):
         return new
-    return new.data
+    return new._data
 
 
 def _hook_name(fn):

@@ -132,7 +132,7 @@ def cond(A, p=None):
     try:
         return matrix_norm(A, p) * matrix_norm(inv(A), p)
     except LinAlgError:   # some matrices are singular: inf for them, the others as usual
-        host = to_host(A.detach().data)
+        host = to_host(A.detach()._data)
         singular = numpy.array([_is_singular(m) for m in host.reshape((-1,) + host.shape[-2:])]).reshape(host.shape[:-2])
         flags = Tensor._make(asarray(singular, A.device), False, None, A.device)
         eye = numpy.broadcast_to(numpy.eye(A.shape[-1], dtype=host.dtype), host.shape)

@@ -29,7 +29,7 @@ def _or(value, default):
 
 
 def _host(t):
-    return backend.to_host(t.detach().data)
+    return backend.to_host(t.detach()._data)
 
 
 def _shaped_like(input, name):

@@ -25,7 +25,7 @@ _FORMAT_VERSION = 1
 
 def _host_array(value, name):
     if isinstance(value, Tensor):
-        return backend.to_host(value.data)
+        return backend.to_host(value._data)
     if isinstance(value, numpy.ndarray):
         return value
     raise TypeError(f"save: entry {name!r} is a {type(value).__name__}; only Tensors (or NumPy arrays) can be "

@@ -1,6 +1,7 @@
 """Tensor: an array plus what autograd needs to know about it.
 
-``data`` is a NumPy or CuPy array; ``grad_fn`` is the node that made the
+``_data`` is a NumPy or CuPy array, the storage the engine and the VJPs work on;
+``data`` is PyTorch's: a tensor over the same memory, cut from the graph. ``grad_fn`` is the node that made the
 tensor (``None`` for leaves); ``requires_grad`` says whether gradients flow to
 it; ``grad`` is where ``backward`` accumulates them for leaves. Every tensor
 gets a creation number (``_id``) for stable naming, and a version counter
@@ -79,7 +80,7 @@ def size_arguments(args, name):
 class Tensor:
     """An n-dimensional array that can record the ops applied to it."""
 
-    __slots__ = ("data", "_grad", "_requires_grad", "_grad_fn", "name", "device", "_id", "_vc",
+    __slots__ = ("_data", "_grad", "_requires_grad", "_grad_fn", "name", "device", "_id", "_vc",
                  "_retains_grad", "_hooks", "_post_acc_hooks", "_acc_ref", "_view", "__weakref__")
 
     __array_priority__ = 1000  # numpy_array * tensor -> Tensor.__rmul__
@@ -100,7 +101,7 @@ class Tensor:
     def _make(cls, data, requires_grad=False, grad_fn=None, device=None):
         """Wrap an array already on its device (the fast constructor ops use)."""
         t = object.__new__(cls)
-        t.data = data
+        t._data = data
         t._grad = None
         t._requires_grad = requires_grad
         t._grad_fn = grad_fn
@@ -115,6 +116,21 @@ class Tensor:
         return t
 
     # -- properties --------------------------------------------------------------
+    @property
+    def data(self):
+        """PyTorch's ``.data``: a tensor over the same memory that does not require grad and has its own
+        version counter, so a change through it (``w.data -= lr * w.grad.data``, ``w.grad.data.zero_()``)
+        is invisible to autograd: no history, no version bump (prefer ``with no_grad():`` and ``detach()``)."""
+        return Tensor._make(self._data, False, None, self.device)
+
+    @data.setter
+    def data(self, value):
+        """``x.data = y``: ``x`` takes ``y``'s memory (its shape and dtype too), keeping its own history."""
+        if not isinstance(value, Tensor):
+            raise TypeError(f"x.data = ... takes a tensor (as in PyTorch), got {type(value).__name__}: "
+                            f"wrap it first, x.data = autogradlab.as_tensor(value)")
+        self._data, self.device = value._data, value.device
+
     @property
     def grad_fn(self):
         """The node that made this tensor (None for a leaf). A view whose base was changed in place after
@@ -189,50 +205,50 @@ class Tensor:
 
     @property
     def shape(self):
-        return self.data.shape
+        return self._data.shape
 
     def size(self, dim=None):
-        return self.data.shape if dim is None else self.data.shape[dim]
+        return self._data.shape if dim is None else self._data.shape[dim]
 
     @property
     def ndim(self) -> int:
-        return self.data.ndim
+        return self._data.ndim
 
     def dim(self) -> int:
-        return self.data.ndim
+        return self._data.ndim
 
     @property
     def dtype(self):
-        return self.data.dtype
+        return self._data.dtype
 
     @property
     def _version(self) -> int:
         return self._vc[0]
 
     def numel(self) -> int:
-        return int(self.data.size)
+        return int(self._data.size)
 
     def __len__(self):
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self.data.shape[0]
+        return self._data.shape[0]
 
     # -- conversion --------------------------------------------------------------
     def item(self):
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise ValueError(f"item(): only a one-element tensor can be converted to a Python scalar, "
                              f"this one has shape {tuple(self.shape)} ({self.numel()} elements)")
-        return backend.to_host(self.data).reshape(()).item()
+        return backend.to_host(self._data).reshape(()).item()
 
     def numpy(self, *, force=False):
         """The data as a host NumPy array (a copy for CUDA tensors); ``force=True`` also for a tensor that
         requires grad (as ``detach().cpu().numpy()``)."""
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on a Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return backend.to_host(self.data)
+        return backend.to_host(self._data)
 
     def tolist(self):
-        return backend.to_host(self.data).tolist()
+        return backend.to_host(self._data).tolist()
 
     def __array__(self, dtype=None, copy=None):
         """NumPy's conversion (``numpy.asarray(t)``, ``plt.imshow(t)``): the values on the host, as
@@ -242,11 +258,11 @@ class Tensor:
         host = self.numpy()
         if dtype is not None:
             return host.astype(dtype, copy=bool(copy))
-        return host.copy() if copy and host is self.data else host
+        return host.copy() if copy and host is self._data else host
 
     def data_ptr(self):
         """The address of the first element (tensors that share memory from the same start have the same)."""
-        return backend.data_ptr(self.data)
+        return backend.data_ptr(self._data)
 
     def __float__(self):
         return float(self.item())
@@ -255,18 +271,18 @@ class Tensor:
         return int(self.item())
 
     def __bool__(self):
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise RuntimeError(f"Boolean value of a tensor with {self.numel()} elements is ambiguous")
         return bool(self.item())
 
     def __index__(self):
-        if self.data.dtype.kind not in "iu" or self.data.size != 1:
+        if self._data.dtype.kind not in "iu" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
     def detach(self):
         """A new leaf over the same data, cut from the graph (shares the version counter)."""
-        t = Tensor._make(self.data, False, None, self.device)
+        t = Tensor._make(self._data, False, None, self.device)
         t._vc = self._vc
         return t
 
@@ -285,7 +301,7 @@ class Tensor:
 
     # -- display -------------------------------------------------------------------
     def __repr__(self):
-        host = backend.to_host(self.data)
+        host = backend.to_host(self._data)
         body = printing.values_text(host, len("tensor("))   # (PyTorch's layout and number format)
         extras = []   # (in PyTorch's order: device, size, dtype, grad_fn or requires_grad)
         if self.device != "cpu":
@@ -306,7 +322,7 @@ class Tensor:
 
     def __format__(self, spec):
         """As PyTorch: a 0-d tensor formats as its number (``f"{loss:.4f}"``), any other only without a spec."""
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 
@@ -317,14 +333,14 @@ class Tensor:
         """Pickling keeps data, dtype, device, requires_grad and name; never the graph."""
         if self.grad_fn is not None and self._requires_grad:
             raise RuntimeError("Can't pickle a non-leaf tensor that requires grad: pickle t.detach() instead")
-        return (_rebuild, (type(self), backend.to_host(self.data), self.device, self._requires_grad, self.name))
+        return (_rebuild, (type(self), backend.to_host(self._data), self.device, self._requires_grad, self.name))
 
     def __deepcopy__(self, memo):
         """A copy of a leaf: new memory, same class, flags, name and (copied) ``.grad``."""
         if self.grad_fn is not None and self._requires_grad:
             raise RuntimeError("Only tensors created explicitly by the user (graph leaves) support deepcopy; "
                                "copy t.detach() instead")
-        new = Tensor._make(self.data.copy(), self._requires_grad, None, self.device)
+        new = Tensor._make(self._data.copy(), self._requires_grad, None, self.device)
         new.__class__ = type(self)
         new.name = self.name
         memo[id(self)] = new
@@ -333,9 +349,9 @@ class Tensor:
         return new
 
     def __iter__(self):
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.data.shape[0]))
+        return (self[i] for i in range(self._data.shape[0]))
 
 
 def zero_grads(tensors, set_to_none=True):
@@ -348,7 +364,7 @@ def zero_grads(tensors, set_to_none=True):
             t._grad = None
         else:
             t._grad.detach_()
-            t._grad.data[...] = 0
+            t._grad._data[...] = 0
             t._grad._vc[0] += 1   # an in-place change, as zero_() is: a new version
 
 
@@ -419,7 +435,7 @@ def _numbers_of(data):
         if data.numel() != 1:
             raise ValueError(f"only one element tensors can be converted to Python scalars (got one of shape "
                              f"{tuple(data.shape)}); to join tensors use autogradlab.stack(...)")
-        return backend.to_host(data.data).reshape(())[()]
+        return backend.to_host(data._data).reshape(())[()]
     return data
 
 
@@ -447,7 +463,7 @@ def _promoted(dtypes) -> numpy.dtype:
 def tensor(data, dtype=None, device=None, requires_grad=False, name=None) -> Tensor:
     """Make a leaf tensor from a number, a nested list or an array (the data is copied)."""
     if isinstance(data, Tensor):
-        data = data.data
+        data = data._data
     elif isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _leaves(data)):
         data = _numbers_of(data)
     device = backend.normalize_device(device)

@@ -35,21 +35,21 @@ def _numerical_jacobian(func, inputs, out_index, eps):
         if not (isinstance(t, Tensor) and t.requires_grad):
             jacobians.append(None)
             continue
-        original = t.data
-        t.data = original.copy()      # contiguous, so reshape(-1) is a view we can perturb in place
-        flat = t.data.reshape(-1)
+        original = t._data
+        t._data = original.copy()      # contiguous, so reshape(-1) is a view we can perturb in place
+        flat = t._data.reshape(-1)
         jac = numpy.zeros((out0.numel(), t.numel()))
         try:
             for j in range(t.numel()):
                 orig = flat[j].item()
                 flat[j] = orig + eps
-                plus = backend.to_host(_outputs(func, inputs)[out_index].data).astype(numpy.float64)
+                plus = backend.to_host(_outputs(func, inputs)[out_index]._data).astype(numpy.float64)
                 flat[j] = orig - eps
-                minus = backend.to_host(_outputs(func, inputs)[out_index].data).astype(numpy.float64)
+                minus = backend.to_host(_outputs(func, inputs)[out_index]._data).astype(numpy.float64)
                 flat[j] = orig
                 jac[:, j] = ((plus - minus) / (2 * eps)).reshape(-1)
         finally:
-            t.data = original
+            t._data = original
         jacobians.append(jac)
     return jacobians
 
@@ -68,7 +68,7 @@ def _analytic_jacobian(func, inputs, out_index):
         grads = grad(out, diff, v, retain_graph=True, allow_unused=True)
         for j, gr in enumerate(grads):
             if gr is not None:
-                jac[j][k] = backend.to_host(gr.data).reshape(-1)
+                jac[j][k] = backend.to_host(gr._data).reshape(-1)
     return jac
 
 

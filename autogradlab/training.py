@@ -43,7 +43,7 @@ def _loss_fn(loss_fn):
 
 def _predicted_classes(output):
     """argmax over classes for (N, C) logits; ``logit > 0`` for a single output (N,) or (N, 1)."""
-    out = backend.to_host(output.data)
+    out = backend.to_host(output._data)
     if out.ndim == 2 and out.shape[1] > 1:
         return out.argmax(1)
     return (out.reshape(len(out)) > 0).astype("int64")
@@ -83,8 +83,8 @@ def predict(model, X):
 
 def accuracy(model, X, y):
     """Fraction of samples whose predicted class (argmax of the logits) equals the label."""
-    pred = predict(model, X).data
-    labels = backend.to_host(y.data if isinstance(y, Tensor) else numpy.asarray(y)).reshape(len(pred))
+    pred = predict(model, X)._data
+    labels = backend.to_host(y._data if isinstance(y, Tensor) else numpy.asarray(y)).reshape(len(pred))
     return float((pred == labels).mean()) if len(pred) else 0.0
 
 
@@ -228,7 +228,7 @@ def fit(model, X, y, loss_fn, optimizer, epochs, batch_size=None, progress=None,
                     scheduler.step()
                 total += float(loss.item()) * len(xb)
                 if classification:
-                    correct += int((_predicted_classes(out) == backend.to_host(yb.data)).sum())
+                    correct += int((_predicted_classes(out) == backend.to_host(yb._data)).sum())
             history["loss"].append(total / n)
             acc = correct / n if classification else None
             if classification:
@@ -280,14 +280,14 @@ def decision_boundary(model, X, y, ax=None, resolution=200, padding=0.5):
     from .tensor import tensor
     X = X if isinstance(X, Tensor) else tensor(X)
     y = y if isinstance(y, Tensor) else tensor(y)
-    host_X, host_y = backend.to_host(X.data), backend.to_host(y.data).reshape(-1)
+    host_X, host_y = backend.to_host(X._data), backend.to_host(y._data).reshape(-1)
     if host_X.ndim != 2 or host_X.shape[1] != 2:
         raise ValueError(f"decision_boundary needs 2-D points, X of shape (N, 2); got {tuple(host_X.shape)}")
     (x0, y0), (x1, y1) = host_X.min(0) - padding, host_X.max(0) + padding
     xx, yy = numpy.meshgrid(numpy.linspace(x0, x1, resolution), numpy.linspace(y0, y1, resolution))
     grid = numpy.stack([xx.ravel(), yy.ravel()], 1).astype(host_X.dtype)
     device = _model_device(model, X.device)
-    zz = predict(model, Tensor._make(backend.asarray(grid, device), False, None, device)).data.reshape(xx.shape)
+    zz = predict(model, Tensor._make(backend.asarray(grid, device), False, None, device))._data.reshape(xx.shape)
     classes = int(max(zz.max(), host_y.max() if host_y.size else 0)) + 1
     cmap = ListedColormap(["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                            "#7f7f7f", "#bcbd22", "#17becf"][:max(classes, 2)])

@@ -166,7 +166,7 @@ class AutogradlabAdapter(Adapter):
 
     def backward(self, handle, params, retain_graph=False):
         handle.backward(retain_graph=retain_graph)
-        grads = [p.grad.data for p in params]
+        grads = [p.grad._data for p in params]
         for p in params:
             p.grad = None
         return grads
@@ -176,7 +176,7 @@ class AutogradlabAdapter(Adapter):
         loss = fn(params)
         gs = grad(loss, params, create_graph=True)
         dot = functools.reduce(operator.add, [(g * v).sum() for g, v in zip(gs, vecs)])
-        return [h.data for h in grad(dot, params)]
+        return [h._data for h in grad(dot, params)]
 
 
 # ------------------------------------------------------------------------ HIPS autograd

@@ -37,7 +37,7 @@ def _patch(variant):
     from autogradlab.events import tape as T
     if variant in ("fwd-append", "floor"):
         def op_recorded(self, node, inputs, out):
-            self._raw.append((node, inputs, out.data.copy(), sys._getframe(2)))
+            self._raw.append((node, inputs, out._data.copy(), sys._getframe(2)))
             return 0
         T.Tape.op_recorded = op_recorded
     if variant in ("bwd-append", "floor"):

@@ -109,10 +109,10 @@ import numpy as np
 import autogradlab as ag
 from fake_cuda import FakeCudaArray
 x = ag.tensor([1.0, 2.0], device="cuda", requires_grad=True)
-assert x.device == "cuda:0" and isinstance(x.data, FakeCudaArray)
+assert x.device == "cuda:0" and isinstance(x._data, FakeCudaArray)
 (x * x).sum().backward()
 assert x.grad.device == "cuda:0" and x.grad.cpu().numpy().tolist() == [2.0, 4.0]
-for attempt in (lambda: np.asarray(x.data), lambda: x.data + np.ones(2), lambda: np.exp(x.data)):
+for attempt in (lambda: np.asarray(x._data), lambda: x._data + np.ones(2), lambda: np.exp(x._data)):
     try:
         attempt()
     except TypeError:

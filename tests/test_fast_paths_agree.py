@@ -99,8 +99,8 @@ def test_fitting_gradients_on_arrays_agrees_with_fit_to_inputs(make, shapes, dty
         if x is None or y is None:
             assert x is None and y is None
             continue
-        assert x.shape == y.data.shape and x.dtype == y.data.dtype
-        np.testing.assert_allclose(x, y.data, rtol=1e-6)
+        assert x.shape == y._data.shape and x.dtype == y._data.dtype
+        np.testing.assert_allclose(x, y._data, rtol=1e-6)
 
 
 def test_the_ctx_properties_read_saved_tensors_as_saved_tensor_does():
@@ -109,7 +109,7 @@ def test_the_ctx_properties_read_saved_tensors_as_saved_tensor_does():
     mul, exp = (a * b).grad_fn, b.exp().grad_fn
     for node, name in [(mul, "self"), (mul, "other"), (exp, "result")]:
         x, y = getattr(node, name), node.saved_tensor(name)                # Tensors (a result's: rebuilt)
-        assert x.data is y.data and x.grad_fn is y.grad_fn and x.requires_grad == y.requires_grad
+        assert x._data is y._data and x.grad_fn is y.grad_fn and x.requires_grad == y.requires_grad
         node._arrays = True
         try:
             assert getattr(node, name) is node.saved_tensor(name)          # arrays (as a VJP on arrays reads)
@@ -260,7 +260,7 @@ _NODE_FIELDS = [s for s in OpNode.__mro__[1].__slots__ if s not in ("seq", "__we
 def _same_result(fast, slow):
     """Two results of one op on the same inputs: same array, flags, node, edges, saved values and metadata."""
     assert type(fast) is type(slow) is ag.Tensor
-    np.testing.assert_array_equal(fast.data, slow.data)
+    np.testing.assert_array_equal(fast._data, slow._data)
     assert (fast.dtype, fast.device, fast.requires_grad, fast._vc, fast._view) == \
            (slow.dtype, slow.device, slow.requires_grad, slow._vc, slow._view)
     if slow.grad_fn is None:
@@ -346,7 +346,7 @@ def test_the_operators_take_the_fast_paths_and_a_stale_view_or_a_number_error_ta
         v = base[:2]
         v2 = view
         fresh, stale = make(v), make(v2)
-        np.testing.assert_array_equal(fresh.data, stale.data)
+        np.testing.assert_array_equal(fresh._data, stale._data)
         g1, = ag.autograd.grad(fresh.sum(), x, retain_graph=True)
         g2, = ag.autograd.grad(stale.sum(), x, retain_graph=True)
         np.testing.assert_array_equal(g1.numpy(), g2.numpy())
@@ -376,7 +376,7 @@ def test_a_view_operand_takes_apply_only_when_its_base_changed_since(stale, monk
     monkeypatch.undo()
     _same_result(fast_bin, apply(E.MUL, (view, view)))
     _same_result(fast_un, apply(E.TANH, (view,)))
-    np.testing.assert_array_equal(fast_bin.data, (base.data[:2]) ** 2)
+    np.testing.assert_array_equal(fast_bin._data, (base._data[:2]) ** 2)
     g, = ag.autograd.grad(fast_bin.sum() + fast_un.sum(), x)
     xt = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     bt = xt * 1.0
@@ -472,10 +472,10 @@ def test_a_full_sums_gradient_is_a_view_and_the_leaf_takes_a_copy():
     x = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     g = ag.tensor(3.0)
     x.sum().backward(g)
-    assert x.grad.data.flags.writeable and not np.shares_memory(x.grad.data, g.data)
-    np.testing.assert_array_equal(x.grad.data, np.full((2, 2), 3.0, dtype=np.float32))
-    x.grad.data += 1.0                                  # .grad is the leaf's own array
-    np.testing.assert_array_equal(g.data, 3.0)
+    assert x.grad._data.flags.writeable and not np.shares_memory(x.grad._data, g._data)
+    np.testing.assert_array_equal(x.grad._data, np.full((2, 2), 3.0, dtype=np.float32))
+    x.grad._data += 1.0                                  # .grad is the leaf's own array
+    np.testing.assert_array_equal(g._data, 3.0)
 
 
 def test_needs_input_grad_is_whether_each_edge_leads_somewhere():
@@ -551,9 +551,9 @@ def test_a_vjp_reading_back_a_numbers_array_records_it_as_a_constant_under_creat
     v = ag.tensor([1.0, 1.0, 1.0], dtype=ag.float64, requires_grad=True)
     loss = (x * x).sum() * 0.25
     g, = ag.autograd.grad(loss, x, grad_outputs=v.sum(), create_graph=True)   # the VJP's v * 0.25 is recorded
-    np.testing.assert_allclose(g.data, 0.5 * x.data * 3.0)
+    np.testing.assert_allclose(g._data, 0.5 * x._data * 3.0)
     dv, = ag.autograd.grad(g.sum(), v)                            # d/dv of sum(2 x * 0.25 * sum(v)) = sum(x) / 2
-    np.testing.assert_allclose(dv.data, np.full(3, x.data.sum() / 2))
+    np.testing.assert_allclose(dv._data, np.full(3, x._data.sum() / 2))
 
 
 @pytest.mark.parametrize("writeable", [True, False], ids=["writable", "read-only"])
@@ -566,9 +566,9 @@ def test_a_users_array_operand_is_not_taken_as_a_shared_constant(writeable):
     y = x * w
     source = y.grad_fn._saved["other"][0]
     assert type(source) is ag.Tensor                        # wrapped as a tensor (promote), not kept as a PARAM
-    np.testing.assert_allclose(y.data, [3.0, 8.0])
+    np.testing.assert_allclose(y._data, [3.0, 8.0])
     packed = []
-    with ag.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.data.copy()) or t, lambda t: t):
+    with ag.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t._data.copy()) or t, lambda t: t):
         x * w
     assert [p.tolist() for p in packed] == [[3.0, 4.0]]
 
@@ -693,7 +693,7 @@ def _saved_as_the_general_rule_keeps_it(op, make, monkeypatch):
                 return "the output's counter"
             return "the input's own counter" if isinstance(source, ag.Tensor) and vc is source._vc else vc
 
-        return [(name, s[0], "the output's array" if s[1] is out.data else s[1], counter(s[0], s[2]), s[3],
+        return [(name, s[0], "the output's array" if s[1] is out._data else s[1], counter(s[0], s[2]), s[3],
                  s is _SHARED_CONSTANTS.get(id(s[1]))) for name, s in out.grad_fn._saved.items()]
     fast = kept()
     monkeypatch.setattr(op, "save_kind", None)

@@ -103,7 +103,7 @@ def test_pickle_keeps_leaf_data_and_flags_but_never_the_graph():
 def test_gradcheck_handles_non_contiguous_inputs():
     base = ag.tensor(np.arange(6.0).reshape(2, 3))
     x = base.T.detach().requires_grad_()          # data is a transposed (non-contiguous) view
-    assert not x.data.flags["C_CONTIGUOUS"]
+    assert not x._data.flags["C_CONTIGUOUS"]
     assert ag.autograd.gradcheck(lambda t: (t * t).sum(1), (x,))
     bad = ag.autograd.gradcheck(lambda t: ZeroGrad.apply(t), (x,), raise_exception=False)
     assert bad is False                            # a wrong gradient is still caught

@@ -462,7 +462,7 @@ def test_play_backward_gives_a_large_tensor_its_statistics_by_default():
                 collect(v)
 
     collect(p.data["events"])
-    grad = 2 * w.data  # w.grad, the sum of mul's two contributions
+    grad = 2 * w._data  # w.grad, the sum of mul's two contributions
     assert any(abs(st["mean"] - float(grad.mean())) <= 1e-5 and abs(st["std"] - float(grad.std())) <= 1e-4
                and sum(st["hist"]) == grad.size for st in found)
     with ag.trace() as tape:

@@ -253,7 +253,7 @@ def test_embedding_from_pretrained_as_torch():
     ours, theirs = nn.Embedding.from_pretrained(w), torch.nn.Embedding.from_pretrained(tw)
     assert repr(ours) == repr(theirs)
     assert ours.weight.requires_grad is theirs.weight.requires_grad is False
-    assert shares_memory(ours.weight.data, w.data)    # shared, not copied, as in torch
+    assert shares_memory(ours.weight._data, w._data)    # shared, not copied, as in torch
     i, ti = pair(np.array([4, 0]))
     close(ours(i), theirs(ti), rtol=0, atol=0)
     trainable = nn.Embedding.from_pretrained(w, freeze=False, padding_idx=0)

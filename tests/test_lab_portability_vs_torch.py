@@ -313,7 +313,7 @@ def test_numpy_and_matplotlib_read_a_tensor_as_an_array_as_torch():
 
 
 def test_init_of_a_weights_data_writes_into_the_weight_and_state_dict_results_print_as_torch():
-    """DCGAN's weights_init: nn.init.normal_(m.weight.data, 0.0, 0.02); here .data is the array itself."""
+    """DCGAN's weights_init: nn.init.normal_(m.weight.data, 0.0, 0.02) writes through .data into the weight."""
     for T in (ag, torch):
         layer = T.nn.Linear(3, 2)
         T.nn.init.constant_(layer.weight.data, 0.25)
@@ -382,3 +382,60 @@ def test_a_trace_sees_a_tensor_reshaped_in_place_as_the_view_ops_output():
     assert ops[2].inputs[0] == ops[1].output and ops[2].inputs[0].shape == (1, 3)
     assert ops[-2].inputs[0].shape == (3,) and ops[-1].inputs[0].shape == (3, 1)
     assert x.grad.tolist() == [4.0, 4.0, 4.0]
+
+
+# -- .data: a tensor over the same memory, cut from the graph (older tutorials' idioms) ----------------
+
+def test_data_is_a_tensor_over_the_same_memory_that_autograd_does_not_see_as_torch():
+    for T in (ag, torch):
+        x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * x                                 # saves x
+        d = x.data
+        assert type(d) is T.Tensor and not d.requires_grad and d.is_leaf and d.grad_fn is None
+        assert d.data_ptr() == x.data_ptr() and d is not x.data        # a new tensor each time, one memory
+        d.mul_(2)                                 # through .data: no version bump, no history
+        assert x._version == 0 and d._version == 1 and x.tolist() == [2.0, 4.0, 6.0] and x.requires_grad
+        y.sum().backward()                        # the saved x has the new values (nothing checked them)
+        assert x.grad.tolist() == [4.0, 8.0, 12.0]
+        p = T.nn.Parameter(T.ones(2))
+        assert type(p.data) is T.Tensor and not p.data.requires_grad
+
+
+def test_the_old_tutorial_idioms_through_data_work_as_torch():
+    for T in (ag, torch):
+        T.manual_seed(0)
+        w = T.tensor([1.0, -2.0], requires_grad=True)
+        loss = (w * w).sum()
+        loss.backward()
+        assert loss.data.item() == 5.0 and loss.data.numpy().tolist() == 5.0
+        assert w.data.cpu().numpy().tolist() == [1.0, -2.0]
+        w.data -= 0.25 * w.grad.data              # the SGD step of pre-0.4 code
+        assert w.tolist() == [0.5, -1.0] and w.requires_grad and w.is_leaf and w._version == 0
+        w.grad.data.zero_()                         # zeroing through .data
+        assert w.grad.tolist() == [0.0, 0.0]
+        w.data.fill_(0.125)
+        assert w.tolist() == [0.125, 0.125]
+        w.data.normal_()
+        assert w.tolist() != [0.125, 0.125] and w.requires_grad
+        out = T.tensor([[0.1, 0.7, 0.2], [0.5, 0.3, 0.2]], requires_grad=True)
+        values, predicted = T.max(out.data, 1)      # the classic accuracy line
+        assert predicted.tolist() == [1, 0] and not values.requires_grad
+        assert (predicted == T.tensor([1, 1])).sum().item() == 1
+
+
+def test_assigning_data_takes_the_new_tensors_memory_shape_and_dtype_as_torch():
+    for T in (ag, torch):
+        x = T.ones(3, requires_grad=True)
+        new = T.zeros(2, dtype=T.float64)
+        x.data = new
+        assert x.shape == (2,) and x.dtype == T.float64 and x.requires_grad and x.is_leaf
+        assert x.data_ptr() == new.data_ptr() and x._version == 0
+        (x * 3).sum().backward()
+        assert x.grad.tolist() == [3.0, 3.0] and x.grad.dtype == T.float64
+        layer = T.nn.Linear(2, 1)
+        layer.weight.data = T.tensor([[0.5, -0.5]])     # set a weight by hand
+        assert layer(T.tensor([[2.0, 1.0]])).item() == pytest.approx(0.5 + layer.bias.item())
+    for value in (np.zeros(2), 3.0):
+        both_raise(lambda: setattr(ag.ones(2), "data", value), lambda: setattr(torch.ones(2), "data", value))
+    with pytest.raises(TypeError, match=r"takes a tensor.*as_tensor"):
+        ag.ones(2).data = np.zeros(2)

@@ -279,12 +279,12 @@ def test_calculate_gain_matches_torch():
 
 def test_init_writes_in_place_on_parameters_even_under_no_grad_and_bumps_version():
     p = _big(4, 5)
-    data, version = p.data, p._version
+    data, version = p._data, p._version
     init.kaiming_uniform_(p)
-    assert p.data is data and p._version == version + 1 and p.requires_grad and p.is_leaf
+    assert p._data is data and p._version == version + 1 and p.requires_grad and p.is_leaf
     with ag.no_grad():
         init.normal_(p)
-    assert p.data is data and p.grad_fn is None
+    assert p._data is data and p.grad_fn is None
     with pytest.raises(ValueError, match="fewer than 2 dimensions"):
         init.xavier_uniform_(_big(5))
     with pytest.raises(ValueError, match="fan_in, fan_out"):
@@ -425,7 +425,7 @@ def test_state_dict_is_ordered_and_holds_detached_copies():
     sd = net.state_dict()
     assert list(sd) == [n for n, _ in net.named_parameters()]
     assert all(type(v) is ag.Tensor and not v.requires_grad for v in sd.values())
-    sd["fc1.weight"].data[...] = 7
+    sd["fc1.weight"]._data[...] = 7
     assert not (net.fc1.weight.detach().numpy() == 7).any()
 
 
@@ -531,10 +531,10 @@ def test_load_state_dict_non_strict_reports_keys_and_copies_the_rest():
 def test_load_state_dict_writes_in_place_and_casts_to_the_parameter_dtype():
     net = Net()
     weight = net.fc1.weight
-    data = weight.data
+    data = weight._data
     sd = {k: v.to(ag.float64) for k, v in Net().state_dict().items()}
     net.load_state_dict(sd)
-    assert net.fc1.weight is weight and weight.data is data and weight.dtype == np.float32
+    assert net.fc1.weight is weight and weight._data is data and weight.dtype == np.float32
 
 
 def test_deepcopy_makes_an_independent_model():

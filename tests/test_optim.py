@@ -63,11 +63,11 @@ def test_optimizer_matches_torch_over_20_steps(ours_cls, theirs_cls, kwargs, dty
 
 def test_step_updates_data_in_place_records_no_graph_and_bumps_the_version():
     p = nn.Parameter(ag.tensor([1.0, -2.0]))
-    data, version = p.data, p._version
+    data, version = p._data, p._version
     opt = optim.SGD([p], lr=0.5)
     (p * p).sum().backward()
     opt.step()
-    assert p.data is data and p.tolist() == [0.0, 0.0] and p._version == version + 1
+    assert p._data is data and p.tolist() == [0.0, 0.0] and p._version == version + 1
     assert p.is_leaf and p.grad_fn is None and p.requires_grad
 
 

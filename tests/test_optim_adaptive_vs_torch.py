@@ -309,7 +309,7 @@ def test_a_zero_gradient_still_steps_and_a_none_gradient_skips_as_torch(cls, kwa
     _train_both(ours, opt, theirs, topt, 3)
     opt.zero_grad(set_to_none=False)
     topt.zero_grad(set_to_none=False)
-    assert all(host(p.grad.data).tolist() == np.zeros(p.shape).tolist() for p in ours.parameters())
+    assert all(host(p.grad._data).tolist() == np.zeros(p.shape).tolist() for p in ours.parameters())
     opt.step()
     topt.step()                     # counts a step: momentum moves on, averages decay, Adagrad's lr decays
     assert [s["step"] for s in opt.state.values()] == [4] * 4 == [s["step"].item() for s in topt.state.values()]
@@ -348,7 +348,7 @@ def test_params_without_grad_are_skipped_as_torch(cls, kwargs):
 @pytest.mark.parametrize("cls", list(PAIR), ids=lambda c: c.__name__)
 def test_step_updates_data_in_place_records_no_graph_bumps_the_version_and_returns_the_closures_loss(cls):
     p = nn.Parameter(ag.tensor([1.0, -2.0]))
-    data, version = p.data, p._version
+    data, version = p._data, p._version
     opt = cls([p], lr=0.5)
 
     def closure():
@@ -359,6 +359,6 @@ def test_step_updates_data_in_place_records_no_graph_bumps_the_version_and_retur
 
     loss = opt.step(closure)
     assert loss.item() == 5.0
-    assert p.data is data and p._version == version + 1 and p.tolist() != [1.0, -2.0]
+    assert p._data is data and p._version == version + 1 and p.tolist() != [1.0, -2.0]
     assert p.is_leaf and p.grad_fn is None and p.requires_grad
     assert opt.state[p]["step"] == 1

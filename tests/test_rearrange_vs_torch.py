@@ -84,7 +84,7 @@ def test_roll(shifts, dims):
 def test_narrow(dim, start, length):
     _run(lambda a: ag.narrow(a, dim, start, length), lambda a: torch.narrow(a, dim, start, length), [_data((2, 3), 6)])
     x = ag.arange(6.0).reshape(2, 3)
-    assert shares_memory(ag.narrow(x, 1, 1, 2).data, x.data)   # a view, as in torch
+    assert shares_memory(ag.narrow(x, 1, 1, 2)._data, x._data)   # a view, as in torch
 
 
 @pytest.mark.parametrize("source, destination", [(0, 1), (0, -1), ((0, 1), (2, 0)), ((2,), (0,)), ((), ())])
@@ -295,7 +295,7 @@ def test_results_that_torch_copies_are_copies_one_can_write_into(call):
 def test_repeat_and_tile_never_share_the_inputs_memory():
     a = ag.ones(1, 3)
     for out in (a.repeat(1, 1), a.repeat(2, 1), ag.tile(a, (1,)), a.tile(1, 1)):
-        assert not shares_memory(out.data, a.data)
+        assert not shares_memory(out._data, a._data)
 
 
 def test_narrow_start_equal_to_the_size_is_not_wrapped_to_0():

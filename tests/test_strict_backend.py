@@ -46,13 +46,13 @@ from strict_backend import StrictArray
 x = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
 y = (x @ x.T).tanh().sum() + x[[0, 0]].sum() + ag.log_softmax(x, 1).mean()
 y.backward()
-assert isinstance(x.data, StrictArray) and isinstance(x.grad.data, StrictArray)
+assert isinstance(x._data, StrictArray) and isinstance(x.grad._data, StrictArray)
 print(np.round(x.grad.numpy(), 4).tolist())
 """
     strict = _run_strict(code)
     assert strict.returncode == 0, strict.stderr
-    plain = subprocess.run([sys.executable, "-c", code.replace("assert isinstance(x.data", "assert not isinstance(x.data").replace(
-        " and isinstance(x.grad.data, StrictArray)", "")],
+    plain = subprocess.run([sys.executable, "-c", code.replace("assert isinstance(x._data", "assert not isinstance(x._data").replace(
+        " and isinstance(x.grad._data, StrictArray)", "")],
                            capture_output=True, text=True,
                            env={**{k: v for k, v in os.environ.items()
                                    if k not in ("AUTOGRADLAB_STRICT_BACKEND", "AUTOGRADLAB_CPU_XP")},
@@ -94,6 +94,6 @@ def test_use_cpu_array_module_refuses_a_module_without_an_array_type():
 def test_the_strict_pass_puts_this_process_on_strict_arrays_and_only_then():
     import autogradlab as ag
     strict_pass = os.environ.get("AUTOGRADLAB_STRICT_BACKEND") == "1"   # conftest.py installed it
-    assert isinstance(ag.tensor([1.0]).data, StrictArray) == strict_pass
+    assert isinstance(ag.tensor([1.0])._data, StrictArray) == strict_pass
     y = ag.tensor([[1.0, 2.0]]).T.exp()     # an op: ops.registry saw the change too
-    assert isinstance(y.data, StrictArray) == strict_pass
+    assert isinstance(y._data, StrictArray) == strict_pass

@@ -230,7 +230,7 @@ class Tape:
             if hit is None:
                 if len(self._values) > 4096:
                     self._values.clear()
-                data = tensor_or_array.data
+                data = tensor_or_array._data
                 pending = self._pass_arrays.get(id(data)) if self._pass_arrays else None
                 if pending is not None and pending.array is data:   # a .grad that is a gradient the
                     hit = pending                                    # pass holds: one Value for both
@@ -343,7 +343,7 @@ class Tape:
                 name, self._leaves = f"x{self._leaves}", self._leaves + 1
             else:
                 name, self._computed = f"t{self._computed}", self._computed + 1
-            data = t.data
+            data = t._data
             self._tensor_refs[local] = (local, name, data.shape, data.dtype, t.device, leaf, t._requires_grad)
         return local
 
@@ -427,8 +427,8 @@ class Tape:
         if grad is None:
             return None
         held = self._hold(grad)
-        if type(held) is _Pending and held.value is None and held.array is grad.data:
-            held.array = self._keep(grad.data)
+        if type(held) is _Pending and held.value is None and held.array is grad._data:
+            held.array = self._keep(grad._data)
         return _Held(held)
 
     def source_line(self):
@@ -498,7 +498,7 @@ class Tape:
                 leaf_values.append(None)
         # the output and its node are new: their ids and names are handed out here (``_tid`` and
         # ``node_id``, inline: this runs for every op of a traced forward)
-        data = out.data
+        data = out._data
         if out._id in ids:   # (a custom Function may return a tensor the tape has seen)
             out_id = self._tid(out)
         else:
@@ -655,7 +655,7 @@ class Tape:
         self._keep_pending()   # what the pass told so far stays as it was, whatever the hook does
         if not isinstance(grads, (list, tuple)):
             grads = (grads,)
-        return tuple(None if g is None else records.snapshot(g.data if hasattr(g, "_vc") else g,
+        return tuple(None if g is None else records.snapshot(g._data if hasattr(g, "_vc") else g,
                                                              self.max_elements, self.stats) for g in grads)
 
     def hook_ran(self, kind, node, changed, before=None, after=None):

@@ -146,7 +146,7 @@ def _to_array(value, what):
         raise _Wrong(f"{what} is None: did you forget a `return`?")
     if isinstance(value, Tensor):
         from .. import backend
-        return numpy.asarray(backend.to_host(value.data), dtype=float)
+        return numpy.asarray(backend.to_host(value._data), dtype=float)
     if type(value).__module__.split(".")[0] == "cupy":
         return numpy.asarray(value.get(), dtype=float)
     try:
@@ -444,7 +444,7 @@ def check_mini_backward(mini_backward):
         for name, g in zip(names, expected):
             if name not in got:
                 raise _Wrong(f"{case}: no gradient for leaf {name!r} in your result (keys: {sorted(got)})")
-            _in_case(case, compare, f"the gradient of {name}", got[name], g.data)
+            _in_case(case, compare, f"the gradient of {name}", got[name], g._data)
     return "your engine's gradients match autogradlab's on both graphs"
 
 
@@ -462,7 +462,7 @@ def check_grad_by_microbatches(grad_by_microbatches):
     ref_w = ag.tensor(w0, dtype="float64", requires_grad=True)
     Xt, yt = ag.tensor(X, dtype="float64"), ag.tensor(y, dtype="float64")
     (((Xt @ ref_w) - yt) ** 2).mean().backward()
-    expected = ref_w.grad.data
+    expected = ref_w.grad._data
     for k in (1, 3, 4, 5):          # 12 rows in 5 chunks: sizes 3, 3, 2, 2, 2 (unequal)
         case = f"k={k} micro-batches"
         w = ag.tensor(w0, dtype="float64", requires_grad=True)
@@ -491,7 +491,7 @@ def check_round_ste(round_ste):
     y = _call("round_ste", round_ste, x)
     if not isinstance(y, ag.Tensor):
         raise _Wrong(f"round_ste should return a Tensor, got {type(y).__name__}")
-    compare("the forward value", y, numpy.round(x.data))
+    compare("the forward value", y, numpy.round(x._data))
     if not y.requires_grad:
         raise _Wrong("the result does not require grad: the gradient path through x is cut; keep x in "
                      "the expression and detach only the rounding correction")
@@ -500,7 +500,7 @@ def check_round_ste(round_ste):
     if x.grad is None:
         raise _Wrong("after backward, x.grad is None: no gradient reached x")
     try:
-        compare("x.grad", x.grad, weights.data)
+        compare("x.grad", x.grad, weights._data)
     except _Wrong as exc:
         raise _Wrong(f"{exc}; the straight-through estimator passes the gradient through unchanged "
                      f"(as if round were the identity)") from None
@@ -518,7 +518,7 @@ def check_exp_function(ExpFn):
     y = _call("ExpFn.apply", ExpFn.apply, x)
     if not isinstance(y, ag.Tensor):
         raise _Wrong(f"ExpFn.apply should return a Tensor, got {type(y).__name__}")
-    compare("the forward value", y, numpy.exp(x.data))
+    compare("the forward value", y, numpy.exp(x._data))
     node = y.grad_fn
     saved = node._saved or {}
     if len(saved) != 1:
@@ -526,12 +526,12 @@ def check_exp_function(ExpFn):
                      f"d exp(x)/dx = exp(x))")
     only = next(iter(saved.values()))
     saved_data = only[1]   # (source, data, vc, version): the saved array, None when packed
-    if saved_data is not None and numpy.allclose(saved_data, x.data) and not numpy.allclose(x.data, y.data):
+    if saved_data is not None and numpy.allclose(saved_data, x._data) and not numpy.allclose(x._data, y._data):
         raise _Wrong("ExpFn saved its input x; save the output y instead: backward then needs no exp() "
                      "call at all (the output is the derivative)")
     g = ag.tensor([1.0, 2.0, 0.5, -1.0], dtype="float64")
     (gx,) = _call("ExpFn.backward (through autograd.grad)", ag.autograd.grad, y, x, g)
-    compare("the gradient of x", gx, g.data * numpy.exp(x.data))
+    compare("the gradient of x", gx, g._data * numpy.exp(x._data))
     ok = _call("gradcheck(ExpFn.apply)", ag.autograd.gradcheck, ExpFn.apply,
                (ag.tensor([0.3, -0.7], dtype="float64", requires_grad=True),), raise_exception=False)
     if not ok:
@@ -591,7 +591,7 @@ def _hvp_cases():
         ("f(x) = sum(x**3)", lambda x: (x ** 3).sum(), numpy.array([1.0, -2.0, 0.5]),
          lambda x, v: 6 * x * v),
         ("f(x) = x^T C x / 2 + sum(sin(x))", lambda x: (x @ (c @ x)) / 2 + x.sin().sum(),
-         numpy.array([0.3, -0.2, 1.0]), lambda x, v: c.data @ v - numpy.sin(x) * v),
+         numpy.array([0.3, -0.2, 1.0]), lambda x, v: c._data @ v - numpy.sin(x) * v),
     ]
 
 
@@ -602,7 +602,7 @@ def check_hvp(hvp):
         x = ag.tensor(x0, dtype="float64", requires_grad=True)
         v = ag.tensor([1.0, 0.5, -2.0], dtype="float64")
         got = _call("hvp", hvp, f, x, v)
-        _in_case(case, compare, "H v", got, exact(x0, v.data), atol=1e-9, rtol=1e-7)
+        _in_case(case, compare, "H v", got, exact(x0, v._data), atol=1e-9, rtol=1e-7)
         if x.grad is not None:
             raise _Wrong(f"{case}: hvp left a gradient in x.grad; use autograd.grad (it returns gradients "
                          f"without touching .grad)")
@@ -676,7 +676,7 @@ def check_healthy_model(make_model, X=None, y=None, steps=200, lr=0.5):
     # the first layer the data meets: the Linear taking the 2 input features (else the first parameter)
     firsts = [m.weight for m in model.modules() if isinstance(m, nn.Linear) and m.weight.shape[-1] == 2]
     first = firsts[0] if firsts else params[0]
-    norm_first = float(numpy.sqrt((first.grad.data.astype(float) ** 2).sum())) if first.grad is not None else 0.0
+    norm_first = float(numpy.sqrt((first.grad._data.astype(float) ** 2).sum())) if first.grad is not None else 0.0
     if norm_first < 1e-4:
         raise _Wrong(f"the first layer's gradient norm is {_num(norm_first, 3)} at initialisation: the "
                      f"gradient still vanishes before it reaches the first layer")

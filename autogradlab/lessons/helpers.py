@@ -69,7 +69,7 @@ def _host(value):
     from ..tensor import Tensor
     if isinstance(value, Tensor):
         from .. import backend
-        return backend.to_host(value.data)
+        return backend.to_host(value._data)
     if hasattr(value, "get") and type(value).__module__.split(".")[0] == "cupy":
         return value.get()
     return numpy.asarray(value)

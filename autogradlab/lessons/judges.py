@@ -170,7 +170,7 @@ def _array(value, what):
     if value is None:
         raise _Wrong(f"{what} is None: did you forget a `return`?")
     if isinstance(value, ag.Tensor):
-        return numpy.asarray(value.data, dtype=float)
+        return numpy.asarray(value._data, dtype=float)
     try:
         return numpy.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -218,7 +218,7 @@ def _engine_grads(fn, arrays, grad_output=None):
     ts = [ag.tensor(numpy.asarray(a, dtype=float), dtype="float64", requires_grad=True) for a in arrays]
     out = fn(*ts)
     go = None if grad_output is None else ag.tensor(numpy.asarray(grad_output, dtype=float), dtype="float64")
-    return [g.data for g in ag.autograd.grad(out, ts, go)]
+    return [g._data for g in ag.autograd.grad(out, ts, go)]
 
 
 # ---------------------------------------------------------------------------------------
@@ -315,7 +315,7 @@ def random_graph_spec(rng, n_leaves=3, n_ops=6):
         spec = _graph_spec(rng, n_leaves, n_ops)
         with numpy.errstate(all="ignore"):
             _, named = build_graph(spec)
-            if all(numpy.all(numpy.abs(t.data) < 100) for t in named.values()):
+            if all(numpy.all(numpy.abs(t._data) < 100) for t in named.values()):
                 return spec
 
 
@@ -462,7 +462,7 @@ def check_engine_steps(probe, target, spec, case, rng):
     def f(*values):
         leaves = dict(spec["leaves"])
         leaves.update({n: numpy.asarray(v).tolist() for n, v in zip(reached, values)})
-        return float(build_graph({"leaves": leaves, "ops": spec["ops"]})[0].data)
+        return float(build_graph({"leaves": leaves, "ops": spec["ops"]})[0]._data)
     xs = [numpy.asarray(spec["leaves"][n], dtype=float) for n in reached]
     _check_fd(case, "your leaf gradients", [_array(result[n], n) for n in reached], f, xs, rng)
 
@@ -652,11 +652,11 @@ def judge_hvp(probe, target, rng):
         (gr,) = ag.autograd.grad(f(xr), xr, create_graph=True)
         (expected,) = ag.autograd.grad((gr * ag.tensor(v0)).sum(), xr)
         hv = _array(got, "H v")
-        _in_case(case, compare, "H v", hv, expected.data, atol=1e-8, rtol=1e-7)
+        _in_case(case, compare, "H v", hv, expected._data, atol=1e-8, rtol=1e-7)
 
         def grad_along_v(x):
             t = ag.tensor(x, dtype="float64", requires_grad=True)
-            return float((ag.autograd.grad(f(t), t)[0].data * v0).sum())
+            return float((ag.autograd.grad(f(t), t)[0]._data * v0).sum())
         _check_fd(case, "H v", [hv], grad_along_v, [x0], rng, rtol=1e-4)
         if isinstance(x_after, ag.Tensor) and x_after.grad is not None:
             raise _Wrong(f"{case}: {target} left a gradient in x.grad; use autograd.grad (it returns gradients "
@@ -700,7 +700,7 @@ def judge_fixed_loss(probe, target, rng):
     def bce(zz):
         return float((numpy.maximum(zz, 0) - zz * t[:, None] + numpy.log1p(numpy.exp(-numpy.abs(zz)))).mean())
     broadcast = (numpy.maximum(z, 0) - z * t[None, :] + numpy.log1p(numpy.exp(-numpy.abs(z)))).mean()
-    value = float(loss.data.reshape(-1)[0])
+    value = float(loss._data.reshape(-1)[0])
     if abs(value - broadcast) < 1e-9 and abs(broadcast - bce(z)) > 1e-6:
         raise _Wrong("the loss still pairs every logit with every label: logits (N, 1) against labels (N,) "
                      "broadcast to (N, N); make both the same shape first")
@@ -744,13 +744,13 @@ def judge_healthy_model(probe, target, rng, tries=3):
         X, y = ag.data.make_moons(200, noise=0.15, seed=seed)
         Xt, yt = ag.data.make_moons(200, noise=0.15, seed=seed + 1)
         W, D, h = rng.normal(size=(200, 2)), rng.normal(size=(200, 2)), 1e-2
-        answer = probe.harness("train_model", target, X.data, y.data, Xt.data, 200, 0.5, seed % 1000, W, D, h)
+        answer = probe.harness("train_model", target, X._data, y._data, Xt._data, 200, 0.5, seed % 1000, W, D, h)
         logits = _array(decode(answer.get("test_logits")), "the model's output")
         if logits.shape != (200, 2):
             raise _Wrong(f"the model should output 2 logits per point, shape (200, 2); got {logits.shape}")
         if attempt == 0:
             _judge_input_gradient(answer, D)
-        best = max(best, float((logits.argmax(axis=1) == yt.data).mean()))
+        best = max(best, float((logits.argmax(axis=1) == yt._data).mean()))
         if best >= 0.9:
             break
     acc = best

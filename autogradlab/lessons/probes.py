@@ -61,8 +61,8 @@ def encode(value, depth=0):
     if isinstance(value, ag.Tensor):
         from autogradlab import backend
         grad = value._grad
-        return {"__tensor__": _array(backend.to_host(value.data)), "requires_grad": bool(value.requires_grad),
-                "grad": None if grad is None else _array(backend.to_host(grad.data)), "name": value.name or ""}
+        return {"__tensor__": _array(backend.to_host(value._data)), "requires_grad": bool(value.requires_grad),
+                "grad": None if grad is None else _array(backend.to_host(grad._data)), "name": value.name or ""}
     if isinstance(value, numpy.ndarray):
         return _array(value)
     if type(value).__module__.split(".")[0] == "cupy":
@@ -194,7 +194,7 @@ def _harness_round_ste(fn, x, weights):
     out = {"y": encode(y)}
     ag = _ag()
     if isinstance(y, ag.Tensor) and y.requires_grad:
-        (y * ag.tensor(weights, dtype=str(y.data.dtype))).sum().backward()
+        (y * ag.tensor(weights, dtype=str(y._data.dtype))).sum().backward()
     out["x_grad"] = encode(x._grad)
     return out
 

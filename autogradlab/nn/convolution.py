@@ -355,7 +355,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     rows, cols = _window_positions(x.shape[-2:], k, s, d)
     rows, cols = numpy.broadcast_arrays(rows - p[0], cols - p[1])          # (oh, ow, kh, kw), in the input
     real = ((rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)).reshape(rows.shape[:2] + (-1,))
-    values = backend.to_host(flat.data).astype(numpy.float64)
+    values = backend.to_host(flat._data).astype(numpy.float64)
     nan = numpy.isnan(values) & real
     last_nan = nan.shape[-1] - 1 - numpy.argmax(nan[..., ::-1], -1)
     candidates = numpy.where(real & ~nan, values, -numpy.inf)
@@ -746,8 +746,8 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, na
         return creation.zeros((*lead, *size), dtype=input.dtype, device=input.device)
     flat_index = S.reshape(indices, lead + (int(numpy.prod(input.shape[-n:])),))
     if flat_index.numel():
-        low, high = (int(backend.to_host(f(flat_index.data))) for f in (backend.xp_of(flat_index.data).min,
-                                                                         backend.xp_of(flat_index.data).max))
+        low, high = (int(backend.to_host(f(flat_index._data))) for f in (backend.xp_of(flat_index._data).min,
+                                                                         backend.xp_of(flat_index._data).max))
         if low < 0 or high >= plane:
             raise RuntimeError(f"{name}(): Found an invalid max index: {low if low < 0 else high} (output volumes "
                                f"are of size {'x'.join(map(str, size))})")

@@ -860,7 +860,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     n = weight.shape[0]
     row = _padding_row(padding_idx, n)
     if input.numel():
-        lo, hi = int(input.data.min()), int(input.data.max())
+        lo, hi = int(input._data.min()), int(input._data.max())
         if lo < 0 or hi >= n:
             raise IndexError(f"embedding: index {lo if lo < 0 else hi} is out of range: the weight has {n} rows, "
                              f"so indices must be in [0, {n - 1}]")
@@ -876,7 +876,7 @@ def _renorm_rows(weight, input, max_norm, norm_type):
     """Scale each row of ``weight`` that ``input`` uses and whose ``norm_type``-norm exceeds ``max_norm`` down to
     ``max_norm`` (by max_norm/(norm + 1e-7), as PyTorch's embedding_renorm_), in place, unrecorded."""
     with no_grad():
-        rows = Tensor._make(backend.xp_of(input.data).unique(input.data).astype(numpy.int64), False, None,
+        rows = Tensor._make(backend.xp_of(input._data).unique(input._data).astype(numpy.int64), False, None,
                             input.device)
         used = E.abs(weight[rows])
         if norm_type == float("inf"):
@@ -893,7 +893,7 @@ def one_hot(tensor, num_classes=-1):
     """Integer labels (N,) -> a (N, num_classes) int64 tensor of 0s with a 1 at each label."""
     if tensor.dtype.kind not in "iu":
         raise TypeError(f"one_hot: expected integer class indices, got dtype {tensor.dtype.name}")
-    labels = backend.to_host(tensor.data)
+    labels = backend.to_host(tensor._data)
     if num_classes == -1:
         num_classes = int(labels.max()) + 1 if labels.size else 0
     host = numpy.eye(num_classes, dtype="int64")[labels]

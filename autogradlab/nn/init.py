@@ -1,6 +1,6 @@
 """Weight initialisation, in place, with PyTorch's formulas.
 
-Every function overwrites ``tensor.data`` with fresh values drawn from the one
+Every function overwrites the tensor's values with fresh ones drawn from the one
 seeded generator (``autogradlab.manual_seed``), records no graph (so it works on
 parameters that require grad, inside or outside ``no_grad``) and returns the tensor.
 
@@ -9,7 +9,6 @@ For a weight of shape ``(fan_out, fan_in, *kernel)``: ``fan_in = shape[1] * prod
 """
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 
@@ -25,7 +24,7 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones
 
 def _fill(tensor, host_values):
     """Write host values into the tensor's memory (on its device, in its dtype)."""
-    tensor.data[...] = backend.asarray(numpy.asarray(host_values), tensor.device, tensor.dtype)
+    tensor._data[...] = backend.asarray(numpy.asarray(host_values), tensor.device, tensor.dtype)
     tensor._vc[0] += 1
     return tensor
 
@@ -231,17 +230,3 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         values[rng.permutation(rows)[:zeros], c] = 0
     return _fill(tensor, values)
 
-
-def _takes_arrays(init):
-    """``init`` also given a tensor's array, as ``nn.init.normal_(m.weight.data, 0, 0.02)`` gives it (a
-    tensor's ``.data`` is its array here): the values are written into that array, so into the tensor."""
-    @functools.wraps(init)
-    def wrapper(tensor, *args, **kwargs):
-        if not isinstance(tensor, Tensor) and hasattr(tensor, "dtype") and hasattr(tensor, "shape"):
-            tensor = Tensor._make(tensor, False, None, backend.device_of(tensor))
-        return init(tensor, *args, **kwargs)
-    return wrapper
-
-
-for _name in __all__[1:]:      # (every initialiser, not calculate_gain)
-    globals()[_name] = _takes_arrays(globals()[_name])

@@ -154,7 +154,7 @@ def _check_class_targets(input, target, name, ignore_index=None) -> int:
     if target.shape != (n,):
         raise ValueError(f"{name}: target shape {tuple(target.shape)} does not fit input shape {(n, c)}: "
                          f"expected one class index per sample, shape ({n},)")
-    labels = target.data
+    labels = target._data
     if ignore_index is not None:
         labels = labels[labels != ignore_index]
     if labels.size:
@@ -363,7 +363,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if weight is not None:
         _broadcasts_to(weight, input, "weight", "binary_cross_entropy")
     for t, what in ((input, "input"), (target, "target")):
-        if not bool(((t.data >= 0) & (t.data <= 1)).all()):
+        if not bool(((t._data >= 0) & (t._data <= 1)).all()):
             raise RuntimeError(f"binary_cross_entropy: all elements of {what} should be between 0 and 1"
                                + ("; for logits (any real numbers) use binary_cross_entropy_with_logits"
                                   if what == "input" else " (0/1 labels or probabilities)"))

@@ -316,12 +316,12 @@ class Module:
             if dtype is not None:
                 if dtype == p.dtype:
                     continue
-                p.data = p.data.astype(dtype)
+                p._data = p._data.astype(dtype)
             else:
                 if device == p.device:
                     continue
-                host = backend.to_host(p.data)
-                p.data = host.copy() if device == "cpu" else backend.asarray(host, device)
+                host = backend.to_host(p._data)
+                p._data = host.copy() if device == "cpu" else backend.asarray(host, device)
                 p.device = device
             p._vc = [0]  # new memory, new version counter
             if p._grad is not None:
@@ -351,7 +351,7 @@ class Module:
     def state_dict(self):
         """An ordered ``{name: tensor}`` of detached copies of every parameter and persistent buffer: each
         module's parameters, then its buffers, then its children's, as PyTorch orders them."""
-        return OrderedDict((name, Tensor._make(t.data.copy(), False, None, t.device)) for name, t in self._state())
+        return OrderedDict((name, Tensor._make(t._data.copy(), False, None, t.device)) for name, t in self._state())
 
     def _state(self):
         """``(dotted.name, tensor)`` of what ``state_dict`` saves, in its order; a shared tensor once."""
@@ -392,7 +392,7 @@ class Module:
             elif shape != tuple(p.shape):
                 problems.append(f"size mismatch for {name}: copying a param with shape {shape} from "
                                 f"checkpoint, the shape in current model is {tuple(p.shape)}.")
-            elif not backend.writable(p.data):
+            elif not backend.writable(p._data):
                 problems.append(f"{name} is read-only (an expand()ed or broadcast tensor): register a "
                                 f"tensor of its own, e.g. .clone(), to load values into it.")
         if problems:
@@ -401,8 +401,8 @@ class Module:
         for name, p in params.items():
             if name in state_dict:
                 value = state_dict[name]
-                host = backend.to_host(value.data if isinstance(value, Tensor) else value)
-                p.data[...] = backend.asarray(host, p.device, p.dtype)
+                host = backend.to_host(value._data if isinstance(value, Tensor) else value)
+                p._data[...] = backend.asarray(host, p.device, p.dtype)
                 p._vc[0] += 1
         return IncompatibleKeys(missing, unexpected)
 

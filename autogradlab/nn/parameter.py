@@ -22,7 +22,7 @@ class Parameter(Tensor):
             data = tensor(data)
         if requires_grad:
             _check_float(data.dtype, "a Parameter that requires grad must be floating point")
-        p = cls._make(data.data, bool(requires_grad), None, data.device)
+        p = cls._make(data._data, bool(requires_grad), None, data.device)
         p._vc = data._vc  # shares memory with ``data``, so it shares the version counter too
         return p
 

@@ -146,7 +146,7 @@ def fmin(input, other):
 def _running_extreme(input, dim, larger, name, result):
     expect_tensor(input, name)
     d = single_dim(dim, input.ndim, name) if input.ndim else 0
-    host = to_host(input.detach().data)
+    host = to_host(input.detach()._data)
     values = host.reshape(1) if host.ndim == 0 else host
     accumulate = (numpy.maximum if larger else numpy.minimum).accumulate
     with numpy.errstate(invalid="ignore"):
@@ -260,7 +260,7 @@ def _index_mask(input, dim, index, name):
                          f"got {getattr(index, 'dtype', type(index).__name__)}: convert it with index.long()")
     d = single_dim(dim, input.ndim, name) if input.ndim else 0
     n = input.shape[d] if input.ndim else 1
-    picks = to_host(index.data).reshape(-1).astype(numpy.int64)
+    picks = to_host(index._data).reshape(-1).astype(numpy.int64)
     if picks.size and (picks.max() >= n or picks.min() < -n):
         raise IndexError(f"{name}(): index {int(picks.max())} is out of bounds for dimension {d} with size {n}")
     hit = numpy.zeros(n, dtype=bool)

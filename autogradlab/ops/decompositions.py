@@ -141,7 +141,7 @@ def slogdet(A):
     ``logabsdet`` has a gradient, ``inv(A)^T``."""
     _square("slogdet", A)
     with numpy.errstate(invalid="ignore"):
-        sign = Tensor._make(xp_of(A.data).linalg.slogdet(A.data)[0], False, None, A.device)
+        sign = Tensor._make(xp_of(A._data).linalg.slogdet(A._data)[0], False, None, A.device)
     return SlogdetResult(sign, apply_unary(LOGABSDET, A))
 
 
@@ -438,11 +438,11 @@ def qr(A, mode="reduced"):
         if A.requires_grad and is_grad_enabled():
             raise NotImplementedError("linalg.qr: mode='complete' with more rows than columns is not "
                                       "differentiable (as in PyTorch): use mode='reduced', or detach A")
-        q, r = xp_of(A.data).linalg.qr(A.data, mode="complete")
+        q, r = xp_of(A._data).linalg.qr(A._data, mode="complete")
         return QrResult(Tensor._make(q, False, None, A.device), Tensor._make(r, False, None, A.device))
     if mode == "r":
-        r = Tensor._make(xp_of(A.data).linalg.qr(A.data)[1], False, None, A.device)
-        return QrResult(Tensor._make(xp_of(A.data).zeros((0,), A.dtype), False, None, A.device), r)
+        r = Tensor._make(xp_of(A._data).linalg.qr(A._data)[1], False, None, A.device)
+        return QrResult(Tensor._make(xp_of(A._data).zeros((0,), A.dtype), False, None, A.device), r)
     return QrResult(apply_unary(QR_Q, A), apply_unary(QR_R, A))
 
 
@@ -469,8 +469,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if rhs.shape[-2] != m:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2), got {m} and "
                            f"{rhs.shape[-2]}")
-    xp = xp_of(A.data)
-    values = xp.linalg.svd(A.data, compute_uv=False)
+    xp = xp_of(A._data)
+    values = xp.linalg.svd(A._data, compute_uv=False)
     cut = float(numpy.finfo(A.dtype).eps) * max(m, n) if rcond is None else float(rcond)
     ranks = (values > cut * values[..., :1]).sum(-1).astype(numpy.int64)
     full = bool((ranks == min(m, n)).all())
@@ -514,7 +514,7 @@ def _tolerances(name, A, atol, rtol, hermitian):
     if hermitian and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.{name}(hermitian=True): A must be batches of square (symmetric) matrices, but "
                            f"they are {A.shape[-2]} by {A.shape[-1]} matrices; leave hermitian=False for others")
-    return tuple(t.detach().data.astype(A.dtype) if isinstance(t, Tensor) else t for t in (atol, rtol))
+    return tuple(t.detach()._data.astype(A.dtype) if isinstance(t, Tensor) else t for t in (atol, rtol))
 
 
 def _spectrum(xp, a, hermitian):
@@ -570,11 +570,11 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     if tol is not None:
         atol, rtol = tol, 0.0
     atol, rtol = _tolerances("matrix_rank", A, atol, rtol, hermitian)
-    xp = xp_of(A.data)
+    xp = xp_of(A._data)
     if hermitian:
-        values = xp.abs(_linalg(xp, "eigvalsh", A.data))
+        values = xp.abs(_linalg(xp, "eigvalsh", A._data))
     else:
-        values = _linalg(xp, "svd", A.data, compute_uv=False)
+        values = _linalg(xp, "svd", A._data, compute_uv=False)
     rank = (values > _tolerance(xp, values, A.shape, A.dtype, atol, rtol)).sum(-1).astype(numpy.int64)
     return Tensor._make(rank, False, None, A.device)
 
@@ -582,5 +582,5 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
 def _constant_like(host, like):
     """A host array as a constant of ``like``'s kind (array or Tensor), dtype and device."""
     if isinstance(like, Tensor):
-        return Tensor._make(xp_of(like.data).asarray(host.astype(like.dtype)), False, None, like.device)
+        return Tensor._make(xp_of(like._data).asarray(host.astype(like.dtype)), False, None, like.device)
     return xp_of(like).asarray(host.astype(like.dtype))

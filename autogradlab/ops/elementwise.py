@@ -49,7 +49,7 @@ def constant(value, like: Tensor):
     (``graph.save_constant``). On the CPU it is read-only; a GPU's array has no such flag, and
     nothing writes into a constant (on the CPU any such write would raise).
     """
-    data = like.data
+    data = like._data
     dtype = data.dtype if data.dtype.kind == "f" else number_dtype(value, data.dtype)
     on_numpy = type(data) is numpy.ndarray
     cache, key = (_CONSTANTS, value) if on_numpy else (_DEVICE_CONSTANTS, (value, like.device))
@@ -81,7 +81,7 @@ def _wrapped(value, dtype):
 
 def _fresh_constant(value, like: Tensor):
     """:func:`constant`, but a new writable array (for a constant wrapped as a Tensor)."""
-    data = like.data
+    data = like._data
     dtype = data.dtype if data.dtype.kind == "f" else number_dtype(value, data.dtype)
     return asarray(_wrapped(value, dtype), like.device, dtype)
 
@@ -138,8 +138,8 @@ def _cast(operand, dtype):
 def _binary(op):
     def fn(a, b):
         if type(a) is Tensor:  # the common cases need no coercion
-            data = a.data
-            if type(b) is Tensor and data.dtype is b.data.dtype:
+            data = a._data
+            if type(b) is Tensor and data.dtype is b._data.dtype:
                 return apply_binary(op, a, b)
             if type(b) is float and data.dtype.kind == "f":  # x * 0.5: 0.5 takes x's dtype
                 shared = _CONSTANTS.get(b)   # (constant(b, a), its first lines inline)
@@ -172,7 +172,7 @@ def _floating_unary(op):
     """A unary op whose result is a float whatever the input (exp, log, sqrt, sin, cos, tanh, sigmoid):
     as in PyTorch, an int or bool tensor is computed in the default float dtype (float32)."""
     def fn(a):
-        if type(a) is Tensor and a.data.dtype.kind == "f":
+        if type(a) is Tensor and a._data.dtype.kind == "f":
             return apply_unary(op, a)
         if type(a) is numpy.ndarray:   # inside a VJP that runs on arrays
             return on_arrays(op, (a,))
@@ -668,7 +668,7 @@ def masked(g, keep):
 def zeros_gradient(g):
     """A constant 0 gradient (no history, also where g is inf or NaN), as PyTorch's zeros_like(grad)."""
     if isinstance(g, Tensor):
-        return Tensor._make(xp_of(g.data).zeros_like(g.data), False, None, g.device)
+        return Tensor._make(xp_of(g._data).zeros_like(g._data), False, None, g.device)
     return xp_of(g).zeros_like(g)
 
 # -- not differentiable: results never require grad --------------------------------------
@@ -777,7 +777,7 @@ def _integer_division(op):
             raise RuntimeError(f"{op.name} of two bool operands is not supported (as in PyTorch): convert one, "
                                f"e.g. mask.to(autogradlab.int64)")
         if (_integers(a) and _integers(b) and not (isinstance(a, Tensor) and a.numel() == 0)
-                and not numpy.all(to_host(b.data if isinstance(b, Tensor) else b) != 0)):
+                and not numpy.all(to_host(b._data if isinstance(b, Tensor) else b) != 0)):
             # (NumPy would give 0 and a warning; PyTorch raises)
             raise RuntimeError(f"ZeroDivisionError: {op.name} of integers by 0 (a // 0 and a % 0 are undefined)")
         return div(a, b)
@@ -899,7 +899,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     """Whether every element of ``a`` is close to ``b``'s (see :func:`isclose`), as a Python bool."""
     _closeness_args("allclose", a, b, rtol, atol)   # (its errors name allclose)
-    return bool(isclose(a, b, rtol, atol, equal_nan).data.all())
+    return bool(isclose(a, b, rtol, atol, equal_nan)._data.all())
 
 
 def equal(a, b) -> bool:
@@ -909,7 +909,7 @@ def equal(a, b) -> bool:
             raise not_a_tensor("equal", t)
     if a.device != b.device:
         raise RuntimeError(f"equal(): a is on {a.device} and b on {b.device}: move one first, e.g. b.to(a.device)")
-    return a.shape == b.shape and bool((a.data == b.data).all())
+    return a.shape == b.shape and bool((a._data == b._data).all())
 
 
 def div(a, b):
@@ -1058,7 +1058,7 @@ def to_dtype(a, dtype):
 
 def to_device(a, device):
     """Copy to ``device``; the gradient is copied back."""
-    host = to_host(a.data)  # through the host: works for any pair of devices (and the strict backend)
+    host = to_host(a._data)  # through the host: works for any pair of devices (and the strict backend)
     data = asarray(host.copy() if device == "cpu" else host, device)
     requires = state.grad_enabled and a._requires_grad
     out = Tensor._make(data, requires, None, device)
@@ -1158,6 +1158,6 @@ def fmod(input, other):
         raise NotImplementedError("fmod() is not implemented for bool tensors (as in PyTorch): convert one, e.g. "
                                   "mask.to(autogradlab.int64)")
     if (_integers(input) and _integers(other) and input.numel()
-            and not numpy.all(to_host(other.data if isinstance(other, Tensor) else other) != 0)):
+            and not numpy.all(to_host(other._data if isinstance(other, Tensor) else other) != 0)):
         raise RuntimeError("ZeroDivisionError: fmod of integers by 0 is undefined")
     return apply(FMOD, promote(input, other))

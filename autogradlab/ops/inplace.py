@@ -48,7 +48,7 @@ def reshape_in_place(self, opname, view):
         refresh_view(self)
     _check(self, opname)
     out = view(self)
-    self.data = out.data
+    self._data = out._data
     if state.grad_enabled:     # (under no_grad a parameter stays a leaf that requires grad)
         self._grad_fn, self._requires_grad = out._grad_fn, out._requires_grad
         if out._grad_fn is not None:
@@ -66,7 +66,7 @@ def reshape_in_place(self, opname, view):
 
 def _check_no_overlap(self, opname, args):
     for a in args:
-        if isinstance(a, Tensor) and a.device == self.device and partial_overlap(self.data, a.data):
+        if isinstance(a, Tensor) and a.device == self.device and partial_overlap(self._data, a._data):
             raise overlap_error(opname, a.shape, self.shape)
 
 
@@ -102,7 +102,7 @@ def inplace(self: Tensor, opname: str, fn, *args):
     if records:
         # the history continues from a snapshot of the old value, so nodes that need the
         # old value (mul_, div_) keep a correct copy of it
-        old = Tensor._make(self.data.copy(), self._requires_grad, self._grad_fn, self.device)
+        old = Tensor._make(self._data.copy(), self._requires_grad, self._grad_fn, self.device)
         result = fn(old, *args)
     else:
         with no_grad():
@@ -115,9 +115,9 @@ def inplace(self: Tensor, opname: str, fn, *args):
         raise RuntimeError(f"{opname}: result type {result.dtype.name} can't be cast to the desired "
                            f"output type {self.dtype.name}; use the out-of-place op, or convert the "
                            f"tensor first (x.to(float32))")
-    if not writable(self.data):
+    if not writable(self._data):
         raise read_only_error(opname, self.shape)
-    self.data[...] = result.data
+    self._data[...] = result._data
     self._vc[0] += 1
     if records and self._view is not None:
         _rebase(self, result)
@@ -154,7 +154,7 @@ def _copy_slices_forward(xp, base, src, steps):
 def _copy_slices_vjp(g, ctx):
     # d base = g with the view's region zeroed; d src = g seen through the same view steps
     steps = ctx.steps
-    zeros = Tensor._make(xp_of(g.data).zeros(ctx._input_shapes[1], dtype=g.dtype), False, None, g.device)
+    zeros = Tensor._make(xp_of(g._data).zeros(ctx._input_shapes[1], dtype=g.dtype), False, None, g.device)
     src_grad = g
     for op, params in steps:
         src_grad = apply(op, (src_grad,), params)
@@ -173,7 +173,7 @@ def _rebase(view, result):
     history becomes 'old base with the view's region replaced by result' (PyTorch's CopySlices),
     and the view takes its history from the base again."""
     base, steps = view_steps(view)
-    old_base = Tensor._make(base.data, base._requires_grad, base._grad_fn, base.device)
+    old_base = Tensor._make(base._data, base._requires_grad, base._grad_fn, base.device)
     new_base = apply(COPY_SLICES, (old_base, result), {"steps": steps})
     if base._retains_grad and base._grad_fn is not None:
         base._grad_fn._retain_ref = None

@@ -99,7 +99,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         if cuts.ndim > 1:
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
                                f"one-dimensional tensor, but got a tensor with {cuts.ndim} dims")
-        cuts = int(to_host(cuts.data)) if cuts.ndim == 0 else [int(i) for i in to_host(cuts.data)]
+        cuts = int(to_host(cuts._data)) if cuts.ndim == 0 else [int(i) for i in to_host(cuts._data)]
     n = input.shape[d]
     if isinstance(cuts, numbers.Integral) and not isinstance(cuts, bool):
         if cuts <= 0:
@@ -138,7 +138,7 @@ def block_diag(*tensors):
     rows, left = [], 0
     for b in blocks:
         r, c = b.shape
-        pads = [Tensor._make(xp_of(b.data).zeros((r, k), dtype=dtype), False, None, b.device)
+        pads = [Tensor._make(xp_of(b._data).zeros((r, k), dtype=dtype), False, None, b.device)
                 for k in (left, width - left - c)]
         rows.append(cat([pads[0], b if b.dtype == dtype else to_dtype(b, dtype), pads[1]], 1))
         left += c

@@ -96,7 +96,7 @@ def _same_dtype(name, a, b):
 def matmul(a, b):
     """Matrix product with NumPy's rules for 1-D and batched operands."""
     if type(a) is Tensor and type(b) is Tensor:   # two matrices that fit (the common case): nothing to check
-        x, y = a.data, b.data
+        x, y = a._data, b._data
         if x.ndim == 2 and y.ndim == 2 and x.dtype is y.dtype and x.shape[1] == y.shape[0] and x.dtype.kind != "b":
             return apply_binary(MATMUL, a, b)
     _same_dtype("matmul", a, b)

@@ -120,9 +120,9 @@ def _check_source_overlap(t, index, value, given_0d):
     if not isinstance(value, Tensor) or given_0d:
         return
     try:
-        target = t.data[index]
+        target = t._data[index]
         broadcast = value.shape != target.shape
-        source = backend.broadcast_to(value.data, target.shape) if broadcast else value.data
+        source = backend.broadcast_to(value._data, target.shape) if broadcast else value._data
     except (IndexError, ValueError):
         return   # (the assignment raises its own, clearer error)
     # (broadcast, a source is never the target's own elements in its own layout: a new dim has step 0)
@@ -143,7 +143,7 @@ def _check_index_put_value(t, index, value):
         raise RuntimeError(f"t[index] = v with an integer or boolean array index needs v of t's dtype (as PyTorch's "
                            f"index_put_), got {t.dtype.name} for t and {value.dtype.name} for v: convert v first "
                            f"(v.to(t.dtype))")
-    if value.device == t.device and backend.overlap(t.data, value.data):
+    if value.device == t.device and backend.overlap(t._data, value._data):
         raise RuntimeError(f"t[index] = v with an integer or boolean array index: v (shape {tuple(value.shape)}) "
                            f"shares memory with t (shape {tuple(t.shape)}), so some of its elements could be "
                            f"written before they are read. PyTorch refuses this too: pass v.clone().")
@@ -153,10 +153,10 @@ def _takes_all(t, basic) -> bool:
     """Whether ``t[basic]`` (a basic index) is all of ``t``, element for element (``t[:]``, ``t[...]``,
     ``t[0:n]``)."""
     try:
-        part = t.data[basic]
+        part = t._data[basic]
     except (IndexError, TypeError):
         return False   # (getitem below raises its own, clearer error)
-    return backend.same_elements(part, t.data)
+    return backend.same_elements(part, t._data)
 
 
 def _target(data, basic):
@@ -174,7 +174,7 @@ def _setitem(self, index, value):
     in-place ``index_put``, as PyTorch's ``index_put_``."""
     basic, advanced = S._canonical_index(index, self.device)
     given_0d = isinstance(value, Tensor) and value.ndim == 0
-    if isinstance(value, Tensor) and value.shape != self.data[basic].shape:
+    if isinstance(value, Tensor) and value.shape != self._data[basic].shape:
         # as PyTorch's copy into the target: a value of another shape loses its leading size-1 dims first
         size = value.shape
         while size and size[0] == 1:
@@ -196,10 +196,10 @@ def _setitem(self, index, value):
             I._fill(S.getitem(self, index), value, "__setitem__")
         return
     I._check(self, "__setitem__")   # (a view made under no_grad of a tensor that requires grad: refused)
-    target = _target(self.data, basic)
+    target = _target(self._data, basic)
     if not backend.writable(target):   # (the target only: a row of an expanded tensor may repeat none)
         raise I.read_only_error("__setitem__", target.shape)
-    self.data[basic] = value.data if isinstance(value, Tensor) else value
+    self._data[basic] = value._data if isinstance(value, Tensor) else value
     self._vc[0] += 1
 
 
@@ -222,7 +222,7 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
                       "(PyTorch's advice too), rather than tensor.new_tensor(sourceTensor)", UserWarning, stacklevel=2)
-    values = backend.to_host(data.detach().data) if isinstance(data, Tensor) else data
+    values = backend.to_host(data.detach()._data) if isinstance(data, Tensor) else data
     return tensor(values, dtype=self.dtype if dtype is None else dtype,
                   device=self.device if device is None else device, requires_grad=requires_grad)
 
@@ -236,7 +236,7 @@ def _positive(a):
 
 def _stride(self, dim=None):
     """The step in elements between neighbours along each dim (PyTorch's ``stride()``), or along ``dim``."""
-    steps = tuple(s // self.dtype.itemsize for s in self.data.strides)
+    steps = tuple(s // self.dtype.itemsize for s in self._data.strides)
     if self.numel() == 0:   # (NumPy gives an empty array zero steps; PyTorch the contiguous ones)
         steps = tuple(int(numpy.prod(self.shape[k + 1:])) for k in range(self.ndim))
     return steps if dim is None else steps[dim]
@@ -308,7 +308,7 @@ METHODS = {
     "matmul": L.matmul, "dot": L.dot, "outer": L.outer,
     "expand_as": lambda a, other: S.expand(a, other.shape),
     "reshape_as": lambda a, other: S.reshape(a, other.shape),
-    "contiguous": lambda a: a if backend.is_contiguous(a.data) else E.clone(a),
+    "contiguous": lambda a: a if backend.is_contiguous(a._data) else E.clone(a),
     "log1p": E.log1p, "expm1": E.expm1, "square": E.square, "log2": E.log2, "log10": E.log10, "exp2": E.exp2,
     "rsqrt": E.rsqrt, "tan": E.tan, "asin": E.asin, "acos": E.acos, "atan": E.atan, "sinh": E.sinh, "cosh": E.cosh,
     "floor": E.floor, "ceil": E.ceil, "round": E.round, "trunc": E.trunc,
@@ -353,7 +353,7 @@ METHODS = {
     "view_as": lambda a, other: S.view(a, other.shape), "ndimension": lambda a: a.ndim,
     "is_complex": lambda a: False, "is_signed": lambda a: a.dtype.kind in "if",
     "is_same_size": lambda a, other: tuple(a.shape) == tuple(other.shape),
-    "is_contiguous": lambda a, memory_format=None: backend.is_contiguous(a.data), "stride": _stride,
+    "is_contiguous": lambda a, memory_format=None: backend.is_contiguous(a._data), "stride": _stride,
     "where": lambda a, condition, other: E.where(condition, a, other),
     # random draws (the in-place fills write as copy_ does)
     "uniform_": M.uniform_, "normal_": M.normal_, "bernoulli_": M.bernoulli_, "random_": M.random_,

@@ -86,7 +86,7 @@ def index_select(a, dim, index):
     d = single_dim(dim, a.ndim, "index_select")
     check_index_vector(index, "index_select")
     n = a.shape[d] if a.ndim else 1
-    picks = to_host(index.data).reshape(-1)
+    picks = to_host(index._data).reshape(-1)
     if a.ndim == 0 and picks.size != 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {picks.size} value(s)")
     if picks.size and n == 0:
@@ -155,7 +155,7 @@ def _counts(repeats):
     if repeats.dtype not in (numpy.int64, numpy.int32):
         raise NotImplementedError(f"repeat_interleave: repeats must be int64 or int32, got {repeats.dtype.name}; "
                                   f"convert them with repeats.long()")
-    counts = to_host(repeats.data).reshape(-1)
+    counts = to_host(repeats._data).reshape(-1)
     if counts.size and counts.min() < 0:
         raise RuntimeError("repeats can not be negative")
     return counts
@@ -381,7 +381,7 @@ def take(input, index):
                            f"with index.long()")
     n = input.numel()
     if index.numel():
-        picked = to_host(index.data)
+        picked = to_host(index._data)
         bad = picked[(picked >= n) | (picked < -n)]
         if bad.size:
             raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of {n} elements.")
@@ -425,7 +425,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     n = input.shape[-1] if input.ndim else 1
     size = n + abs(offset)
     batch = tuple(input.shape[:-1])
-    zeros = Tensor._make(xp_of(input.data).zeros(batch + (size, size), dtype=input.dtype), False, None,
+    zeros = Tensor._make(xp_of(input._data).zeros(batch + (size, size), dtype=input.dtype), False, None,
                          input.device)
     i = numpy.arange(n)
     rows, cols = _index(i + max(-offset, 0), input.device), _index(i + max(offset, 0), input.device)

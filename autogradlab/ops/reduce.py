@@ -202,7 +202,7 @@ def _prod_vjp(g, ctx):
     dims = tuple(range(a.ndim)) if dim is None else (dim,)
     g, y = (expand_back(t, a.shape, dims, ctx.keepdim) for t in (g, y))   # (back to a's shape)
     zero = a == 0
-    if not (zero.data if isinstance(zero, Tensor) else zero).any():
+    if not (zero._data if isinstance(zero, Tensor) else zero).any():
         return (g * (y / a),)
     safe = where(zero, 1, a)    # (a with its zeros as 1: no 0/0, in either order of derivative)
     count, at_zeros = sum(zero, dim, keepdim=True), sum(where(zero, a, 0), dim, keepdim=True)
@@ -268,7 +268,7 @@ def cumprod(input, dim, *, dtype=None):
         return prod(input)
     x = input.movedim(d, -1)   # (Tensor methods: shape ops import this module)
     n = x.shape[-1]
-    xp = xp_of(x.data)
+    xp = xp_of(x._data)
     lower = xp.tril(xp.ones((n, n), dtype=bool))   # lower[i, j]: j <= i
     rows = where(lower, x.unsqueeze(-2), 1)        # rows[..., i, j] = a[j] if j <= i else 1
     return prod(rows, -1).movedim(-1, d)
@@ -277,7 +277,7 @@ def cumprod(input, dim, *, dtype=None):
 def _reduce(op, a, dim, keepdim):
     kind = type(a)
     if kind is Tensor or kind is numpy.ndarray:   # the common cases, nothing to check: every axis, or one in range
-        ndim = a.data.ndim if kind is Tensor else a.ndim
+        ndim = a._data.ndim if kind is Tensor else a.ndim
         if dim is None:
             params = {"dims": normalize_dims(None, ndim), "keepdim": bool(keepdim)}
         elif type(dim) is int and -ndim <= dim < ndim:
@@ -379,10 +379,10 @@ MIN_DIM = defop("min_dim", ("self", "indices"), save=("indices",),
 def _extreme_with_indices(a, dim, keepdim, op, arg, result_type):
     d = single_dim(dim, a.ndim, result_type.__name__)
     if a.ndim == 0:  # a 0-d tensor accepts dim 0 / -1: its one element, at index 0
-        idx = xp_of(a.data).zeros((), dtype="int64")
+        idx = xp_of(a._data).zeros((), dtype="int64")
     else:
         _check_not_empty(result_type.__name__, a, (d,))
-        idx = arg_extreme(a.data, arg, d, bool(keepdim)).astype("int64")  # the first of ties, the first NaN
+        idx = arg_extreme(a._data, arg, d, bool(keepdim)).astype("int64")  # the first of ties, the first NaN
     indices = Tensor._make(idx, False, None, a.device)
     return result_type(apply(op, (a, indices), {"dim": d, "keepdim": bool(keepdim)}), indices)
 

@@ -240,7 +240,7 @@ def apply(op: OpDef, inputs, params=None):
                 if device is not None and t.device != device:
                     raise _device_error(op, inputs)
                 device = t.device
-            arrays.append(t.data)
+            arrays.append(t._data)
             if recording and t._requires_grad:
                 edge = t._grad_fn
                 if edge is None:   # a leaf: its AccumulateGrad (made on first use, then kept by weak reference)
@@ -297,7 +297,7 @@ def apply_unary(op, a, params=None):
     grad_enabled = switches["grad_enabled"]
     if grad_enabled and a._view is not None and a._view[2] != a._vc[0]:
         return apply(op, (a,), params)
-    device, x = a.device, a.data
+    device, x = a.device, a._data
     xp = _CPU_XP if device == "cpu" else xp_for(device)
     try:
         data = op.forward(xp, x, **params) if params else op.forward(xp, x)
@@ -334,7 +334,7 @@ def apply_binary(op, a, b, params=None):
             a._view is not None and a._view[2] != a._vc[0]
             or not constant and b._view is not None and b._view[2] != b._vc[0]):
         return apply(op, (a, b), params)
-    x, y = a.data, (b if constant else b.data)
+    x, y = a._data, (b if constant else b._data)
     xp = _CPU_XP if device == "cpu" else xp_for(device)
     try:
         data = op.forward(xp, x, y, **params) if params else op.forward(xp, x, y)
@@ -358,7 +358,7 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
     (to fit its gradient there), and what the VJP reads back, kept only where a gradient that needs
     it is wanted. (The node is made here without a Python ``__init__`` call, one per recorded op:
     tests/test_fast_paths_agree.py checks it against ``OpNode(...)``.)"""
-    data = out.data
+    data = out._data
     if len(arrays) == 2:
         a, b = arrays
         key = (data.shape, a.shape, b.shape, a.dtype, b.dtype)
@@ -403,7 +403,7 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
                 name = op.save_inputs[0][0]   # input 0's name ("self")
                 if isinstance(t, Tensor):   # (save_tensor(t), inline)
                     vc = t._vc
-                    saved[name] = (t, t.data, vc, vc[0])
+                    saved[name] = (t, t._data, vc, vc[0])
                 else:   # a constant, as it is (save_constant(t), inline)
                     saved[name] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
             if edges[0] is not None:
@@ -411,7 +411,7 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
                 name = op.save_inputs[1][0]   # input 1's name ("other")
                 if isinstance(t, Tensor):
                     vc = t._vc
-                    saved[name] = (t, t.data, vc, vc[0])
+                    saved[name] = (t, t._data, vc, vc[0])
                 else:
                     saved[name] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
         else:   # the general rule
@@ -421,7 +421,7 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
                     t = inputs[i]
                     if isinstance(t, Tensor):   # (save_tensor(t), inline unless packing)
                         vc = t._vc
-                        saved[name] = save_tensor(t) if packing else (t, t.data, vc, vc[0])
+                        saved[name] = save_tensor(t) if packing else (t, t._data, vc, vc[0])
                     else:   # a constant, as it is (save_constant(t), inline)
                         saved[name] = _SHARED_CONSTANTS.get(id(t)) or save_param(t)
             for name in op.save_params:

@@ -33,7 +33,7 @@ def _side(right, side, name):
 
 def _values_of(values, like, name):
     if isinstance(values, Tensor):
-        return values.data, values.shape
+        return values._data, values.shape
     if isinstance(values, bool) or not isinstance(values, numbers.Real):
         raise TypeError(f"{name}(): values must be a Tensor or a number, not {type(values).__name__}")
     return backend.asarray(values, like.device), ()   # (its own dtype: 4.5 among ints falls after 4)
@@ -46,9 +46,9 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
     expect_tensor(sorted_sequence, "searchsorted")
     side = _side(right, side, "searchsorted")
     data, shape = _values_of(values, sorted_sequence, "searchsorted")
-    seq = sorted_sequence.data
+    seq = sorted_sequence._data
     if sorter is not None:
-        seq = xp_of(seq).take_along_axis(seq, sorter.data, axis=-1)
+        seq = xp_of(seq).take_along_axis(seq, sorter._data, axis=-1)
     xp, dtype = xp_of(seq), numpy.int32 if out_int32 else numpy.int64
     if seq.ndim <= 1:
         return _result(xp.searchsorted(seq.reshape(-1), data, side=side).astype(dtype), sorted_sequence.device)
@@ -75,8 +75,8 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin(): at least one of elements and test_elements must be a Tensor")
     like = elements if isinstance(elements, Tensor) else test_elements
-    a = elements.data if isinstance(elements, Tensor) else backend.asarray(elements, like.device)
-    b = test_elements.data if isinstance(test_elements, Tensor) else backend.asarray(test_elements, like.device)
+    a = elements._data if isinstance(elements, Tensor) else backend.asarray(elements, like.device)
+    b = test_elements._data if isinstance(test_elements, Tensor) else backend.asarray(test_elements, like.device)
     return _result(xp_of(a).isin(a, b, assume_unique=assume_unique, invert=invert), like.device)
 
 
@@ -91,7 +91,7 @@ def histc(input, bins=100, min=0, max=0):
         raise TypeError(f"histc(): argument 'bins' must be int, not {type(bins).__name__}")
     if bins <= 0:
         raise RuntimeError(f"histc(): bins must be > 0, but got {bins}")
-    host = to_host(input.data).astype(numpy.float64).reshape(-1)
+    host = to_host(input._data).astype(numpy.float64).reshape(-1)
     low, high = float(min), float(max)
     if low == high and host.size:
         low, high = float(host.min()), float(host.max())
@@ -101,7 +101,7 @@ def histc(input, bins=100, min=0, max=0):
         raise RuntimeError(f"histc(): max must be larger than min, got min={min}, max={max}")
     if not (numpy.isfinite(low) and numpy.isfinite(high)):
         raise RuntimeError(f"histc(): range of [{low}, {high}] is not finite")
-    values = to_host(input.data).reshape(-1)             # (binned in the input's dtype, as PyTorch bins them)
+    values = to_host(input._data).reshape(-1)             # (binned in the input's dtype, as PyTorch bins them)
     kept = values[(values >= low) & (values <= high)]
     span, first = values.dtype.type(high - low), values.dtype.type(low)
     position = ((kept - first) / span * values.dtype.type(bins)).astype(numpy.int64)
@@ -112,7 +112,7 @@ def histc(input, bins=100, min=0, max=0):
 def signbit(input):
     """True where the sign bit is set: negative numbers, and -0.0 (which ``x < 0`` misses)."""
     expect_tensor(input, "signbit")
-    data = input.data
+    data = input._data
     return _result(xp_of(data).signbit(data) if data.dtype.kind != "b" else xp_of(data).zeros(data.shape, bool),
                    input.device)
 

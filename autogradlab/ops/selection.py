@@ -54,7 +54,7 @@ def _scatter_index(name, a, dim, index, src):
         raise RuntimeError(f"{name}(): Expected index {list(index.shape)} to be no larger than self "
                            f"{list(a.shape)} apart from dimension {d} and to be no larger than src "
                            f"{list(s_shape)}")
-    idx = index.data.reshape(i_shape).astype(numpy.int64)
+    idx = index._data.reshape(i_shape).astype(numpy.int64)
     _check_bounds(idx, a_shape[d], d, name)
     positions = positions_along(idx, d)
     if not isinstance(src, Tensor):
@@ -115,7 +115,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     if source.dtype != input.dtype:
         raise RuntimeError(f"index_add_(): self ({input.dtype.name}) and source ({source.dtype.name}) must have "
                            f"the same scalar type: convert source with source.to({input.dtype.name})")
-    idx = index.data.reshape(-1).astype(numpy.int64)
+    idx = index._data.reshape(-1).astype(numpy.int64)
     _check_bounds(idx, a_shape[d], d, "index_add")
     # source entry j goes to position idx[j] along d: the same full index scatter uses, for source's shape
     xp = xp_of(idx)
@@ -154,7 +154,7 @@ def take_along_dim(input, indices, dim=None):
         input = expand(input, shape[:d] + [input.shape[d]] + shape[d + 1:])
         indices = expand(indices, shape[:d] + [indices.shape[d]] + shape[d + 1:])
     n = input.shape[d]
-    idx = indices.data
+    idx = indices._data
     picks = to_host(idx)
     if picks.size and (picks.min() < -n or picks.max() >= n):
         bad = int(picks.min()) if picks.min() < -n else int(picks.max())
@@ -172,7 +172,7 @@ def masked_select(input, mask):
                            f"{getattr(mask, 'dtype', type(mask).__name__)}: make it with a comparison "
                            f"(x > 0) or mask.bool()")
     shape = broadcast_shape("masked_select", input.shape, mask.shape)
-    keep = xp_of(mask.data).broadcast_to(mask.data, shape)
+    keep = xp_of(mask._data).broadcast_to(mask._data, shape)
     return getitem(reshape(expand(input, shape), -1), keep.reshape(-1))
 
 
@@ -186,7 +186,7 @@ def nonzero(input, *, as_tuple=False):
     """The positions of the nonzero elements, one row each (shape ``(n, ndim)``, int64), in order; with
     ``as_tuple=True``, one 1-D tensor per dim (a 0-d input counts as 1-d)."""
     expect_tensor(input, "nonzero")
-    data = input.data
+    data = input._data
     xp = xp_of(data)
     rows = xp.argwhere(data).astype(numpy.int64)
     if as_tuple:
@@ -217,7 +217,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if dim is not None:
         raise NotImplementedError("unique(): dim= is not supported here (only the unique elements of the whole "
                                   "tensor, dim=None)")
-    data = input.data
+    data = input._data
     values, inverse, counts = xp_of(data).unique(data.reshape(-1), return_inverse=True, return_counts=True)
     out = [_result(values, input)]
     if return_inverse:
@@ -237,7 +237,7 @@ def bincount(input, weights=None, minlength=0):
                                   f"integers; convert with input.long()")
     if minlength < 0:
         raise RuntimeError(f"bincount(): minlength should be >= 0, got {minlength}")
-    data = input.data
+    data = input._data
     if input.ndim != 1 or (data.size and int(to_host(data).min()) < 0):
         raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs, got shape "
                            f"{tuple(input.shape)}; flatten with input.reshape(-1)")
@@ -248,14 +248,14 @@ def bincount(input, weights=None, minlength=0):
     if weights is None:
         return _result(xp.bincount(data, minlength=minlength).astype(numpy.int64), input)
     dtype = numpy.float32 if weights.dtype == numpy.float32 else numpy.float64
-    return _result(xp.bincount(data, weights.data.astype(numpy.float64), minlength=minlength).astype(dtype), input)
+    return _result(xp.bincount(data, weights._data.astype(numpy.float64), minlength=minlength).astype(dtype), input)
 
 
 def count_nonzero(input, dim=None):
     """How many elements are nonzero, over ``dim`` (an int or a tuple of ints; all dims by default), int64."""
     expect_tensor(input, "count_nonzero")
     dims = reduction_dims(dim, input.ndim, "count_nonzero")   # (() means all dims; a repeated dim raises)
-    data = input.data
+    data = input._data
     return _result(xp_of(data).count_nonzero(data, axis=dims if input.ndim else None).astype(numpy.int64)
                    .reshape(tuple(n for k, n in enumerate(input.shape) if k not in dims)), input)
 

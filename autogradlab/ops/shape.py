@@ -168,10 +168,10 @@ def view(a, *shape):
     """``reshape`` that must share ``a``'s memory, as PyTorch's ``view``: where the layout cannot be
     seen with the new shape without a copy (a transposed matrix flattened), it raises."""
     try:   # (checked on the array first: a refused view records nothing)
-        probe = a.data.reshape(_size_args(shape))
+        probe = a._data.reshape(_size_args(shape))
     except ValueError:
         probe = None   # (reshape raises its own error)
-    if probe is not None and probe.size and not shares_memory(probe, a.data):
+    if probe is not None and probe.size and not shares_memory(probe, a._data):
         raise RuntimeError(f"view: a tensor of shape {tuple(a.shape)} laid out as this one is (e.g. transposed) "
                            f"cannot be viewed as {list(probe.shape)} without copying its data: use .reshape(...), "
                            f"which copies when it must, or .contiguous() first")
@@ -331,9 +331,9 @@ def _canonical_index(index, device="cpu", copy=True):
         if isinstance(p, Tensor) and p.dtype == numpy.uint8:   # (a mask, as PyTorch reads it, with its warning)
             warnings.warn("indexing with dtype uint8 is now deprecated, please use a dtype bool instead "
                           "(index.bool())", UserWarning, stacklevel=4)
-            p, advanced = p.data.astype(bool), True
+            p, advanced = p._data.astype(bool), True
         elif isinstance(p, Tensor):
-            p, advanced = (p.data.copy() if copy else p.data), True
+            p, advanced = (p._data.copy() if copy else p._data), True
         elif isinstance(p, list):
             p, advanced = asarray(p, device), True   # (a new array)
         elif isinstance(p, numpy.ndarray):
@@ -379,7 +379,7 @@ def gather(a, dim, index):
     if too_big:
         raise RuntimeError(f"gather(): index shape {tuple(index.shape)} is larger than the input's "
                            f"{tuple(a.shape)} in dim {too_big[0]}; only dim {d} (the one gathered along) may differ")
-    idx = index.data
+    idx = index._data
     lo, hi = int(idx.min()), int(idx.max())
     if lo < 0 or hi >= a.shape[d]:
         raise RuntimeError(f"gather(): index {lo if lo < 0 else hi} is out of bounds for dim {d} of size "
@@ -411,7 +411,7 @@ def put(a, index, values):
     except IndexError as exc:
         raise IndexError(f"index {index!r} is invalid for a tensor of shape {tuple(a.shape)}: {exc}") from None
     except ValueError:
-        target = a.data[index].shape
+        target = a._data[index].shape
         raise RuntimeError(f"t[index] = v: v of shape {tuple(values.shape)} cannot be broadcast to the "
                            f"{tuple(target)} elements the index picks out of t (shape {tuple(a.shape)}); give "
                            f"v that shape, or one that broadcasts to it") from None
@@ -585,7 +585,7 @@ TopkResult = namedtuple("topk", ["values", "indices"])
 def _order(a, d, descending):
     """The positions that sort ``a`` along dim ``d`` (int64): stable, ties in their order in ``a``, NaN the
     largest (last ascending, first descending), as PyTorch's ``stable=True`` sorts."""
-    data = a.data
+    data = a._data
     xp = xp_of(data)
     if not descending:
         return xp.argsort(data, axis=d, kind="stable").astype(numpy.int64)
@@ -607,7 +607,7 @@ def argsort(a, dim=-1, descending=False, *, stable=False):
     ``stable=False`` may order ties either way), NaN sorts as the largest."""
     d = _sort_dim(a, dim, "argsort")
     if a.ndim == 0:
-        return Tensor._make(xp_of(a.data).zeros((), dtype=numpy.int64), False, None, a.device)
+        return Tensor._make(xp_of(a._data).zeros((), dtype=numpy.int64), False, None, a.device)
     return Tensor._make(_order(a, d, descending), False, None, a.device)
 
 

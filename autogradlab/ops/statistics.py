@@ -86,12 +86,12 @@ def _along_dim(a, dim, keepdim, name, op, position, result_type):
     """``(values, indices)`` of the element at sorted position ``position(n, nans)`` along ``dim``."""
     d = single_dim(dim, a.ndim, name)
     if a.ndim == 0:   # dim 0 / -1 of a 0-d tensor: its one element, at index 0
-        index = xp_of(a.data).zeros((), dtype=numpy.int64)
+        index = xp_of(a._data).zeros((), dtype=numpy.int64)
     else:
         if a.shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size: the input has shape "
                              f"{tuple(a.shape)}. Reduce over another dim.")
-        index = _picked(a.data, d, position)
+        index = _picked(a._data, d, position)
         if not keepdim:
             index = index.squeeze(axis=d)
     indices = Tensor._make(index, False, None, a.device)
@@ -132,7 +132,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     largest) and where it is; its gradient goes to that index."""
     expect_tensor(input, "kthvalue")
     if isinstance(k, Tensor) and k.ndim == 0 and k.dtype.kind in "iu":   # (a 0-d integer tensor, as PyTorch takes)
-        k = int(to_host(k.data))
+        k = int(to_host(k._data))
     if type(k) is bool or not isinstance(k, numbers.Integral):
         raise TypeError(f"kthvalue(): argument 'k' must be int, not {type(k).__name__}")
     d = single_dim(dim, input.ndim, "kthvalue")
@@ -166,10 +166,10 @@ def _check_quantile(name, a, q, interpolation):
         if q.dtype != a.dtype:
             raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor: q is {q.dtype.name}, "
                                f"the input {a.dtype.name}; convert it with q.to(input.dtype)")
-        values = to_host(q.data)
+        values = to_host(q._data)
         if not ((values >= 0) & (values <= 1)).all():
             raise RuntimeError(f"{name}() q values must be in the range [0, 1], got {values.tolist()}")
-        q = q.data
+        q = q._data
     elif isinstance(q, numbers.Real):   # (True counts as 1, as in PyTorch)
         if not 0 <= q <= 1:
             raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
@@ -190,7 +190,7 @@ def _quantile(name, a, q, dim, keepdim, interpolation, skip_nan):
         d = single_dim(dim, a.ndim, name)
         x = movedim(a, d, -1) if a.ndim else reshape(a, (1,))
     values = sort(x, -1).values   # NaN last
-    data = values.data
+    data = values._data
     xp = xp_of(data)
     n = data.shape[-1]
     nans = _nans(xp, data, data.ndim - 1)                      # (..., 1)
@@ -295,7 +295,7 @@ def _weights(name, w, n, integral, device):
     if not integral and w.dtype.kind != "f":
         raise RuntimeError(f"cov(): expected {name} to have floating point dtype but got {name} with "
                            f"{w.dtype.name} dtype")
-    if w.numel() and bool(to_host((w.data < 0).any())):
+    if w.numel() and bool(to_host((w._data < 0).any())):
         raise RuntimeError(f"cov(): {name} cannot be negative")
     if w.device != device:
         raise RuntimeError(f"cov(): {name} is on {w.device} but the input on {device}; move it with .to()")
@@ -331,7 +331,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     else:
         w = to_dtype(w, x.dtype) if w.dtype != x.dtype else w
         w_sum = sum(w)
-        if float(to_host(w_sum.data)) == 0:
+        if float(to_host(w_sum._data)) == 0:
             raise RuntimeError("cov(): weights sum to zero, can't be normalized: give some observation a weight "
                                "above 0")
         avg = sum(x * w, 1, keepdim=True) / w_sum
@@ -341,7 +341,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             norm = w_sum - correction
         else:
             norm = w_sum - correction * sum(w * to_dtype(aw, x.dtype)) / w_sum
-    if (float(to_host(norm.data)) if isinstance(norm, Tensor) else norm) <= 0:
+    if (float(to_host(norm._data)) if isinstance(norm, Tensor) else norm) <= 0:
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
                       "observations: the result is infinite or NaN.", UserWarning, stacklevel=2)
     norm = clamp(norm, min=0) if isinstance(norm, Tensor) else max(norm, 0)

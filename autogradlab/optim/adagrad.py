@@ -32,7 +32,7 @@ class Adagrad(Optimizer):
                                       **self._switches(foreach=foreach, differentiable=differentiable, fused=fused)))
         for group in self.param_groups:
             for p in group["params"]:
-                self.state[p] = self._new_state(p.data)
+                self.state[p] = self._new_state(p._data)
 
     def _new_state(self, param):
         """step 0, and a ``sum`` full of the optimizer's (not the group's) ``initial_accumulator_value``."""

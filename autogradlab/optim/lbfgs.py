@@ -44,7 +44,7 @@ class LBFGS(Optimizer):
 
     def _flat_grad(self):
         """Every parameter's gradient in one vector (zeros where there is none)."""
-        parts = [p.grad.data.reshape(-1) if p.grad is not None else backend.xp_of(p.data).zeros(p.numel(), p.dtype)
+        parts = [p.grad._data.reshape(-1) if p.grad is not None else backend.xp_of(p._data).zeros(p.numel(), p.dtype)
                  for p in self._params]
         return backend.xp_of(parts[0]).concatenate(parts)
 
@@ -53,7 +53,7 @@ class LBFGS(Optimizer):
         offset = 0
         for p in self._params:
             n = p.numel()
-            p.data += (t * d[offset:offset + n]).reshape(p.shape).astype(p.dtype, copy=False)
+            p._data += (t * d[offset:offset + n]).reshape(p.shape).astype(p.dtype, copy=False)
             self._updated(p)
             offset += n
 

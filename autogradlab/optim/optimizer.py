@@ -7,7 +7,7 @@ each option falling back to the optimizer's defaults::
     optim.SGD([{"params": model[0].parameters(), "lr": 0.1},
                {"params": model[2].parameters()}], lr=0.01)
 
-``step()`` updates ``p.data`` directly through the array module (``numpy`` or
+``step()`` updates ``p._data`` directly through the array module (``numpy`` or
 ``cupy``): no graph is recorded, and parameters whose ``grad`` is None are skipped.
 """
 from __future__ import annotations
@@ -163,7 +163,7 @@ class Optimizer:
         """The params of ``group`` that have a gradient, as (param, param array, grad array)."""
         for p in group["params"]:
             if p._grad is not None:
-                yield p, p.data, p._grad.data
+                yield p, p._data, p._grad._data
 
     def _groups_for_step(self):
         """The groups as a step reads them, checked before it moves anything: each numeric option (lr,
@@ -215,7 +215,7 @@ class Optimizer:
             raise RuntimeError("`fused` does not support `differentiable`")
         if given.get("differentiable"):
             raise NotImplementedError("differentiable=True (an optimizer step that autograd records, for "
-                                      "meta-learning) is not available: steps update p.data in place. Write the "
+                                      "meta-learning) is not available: steps update p._data in place. Write the "
                                       "update as tensor operations yourself, e.g. p2 = p - lr * grad")
         return given
 
@@ -286,7 +286,7 @@ def _imported(name, value, p, index):
     if tuple(value.shape) != tuple(p.shape):
         raise ValueError(f"loaded state dict has {name!r} of shape {tuple(value.shape)} for parameter {index}, "
                          f"which has shape {tuple(p.shape)} here: the model was built differently")
-    data = backend.asarray(backend.to_host(value.data) if value.device != p.device else value.data, p.device)
+    data = backend.asarray(backend.to_host(value._data) if value.device != p.device else value._data, p.device)
     return data.astype(p.dtype) if p.dtype.kind == "f" else data.copy()
 
 

@@ -434,7 +434,7 @@ def _structure(root, nodes, node_ids, tensor_ref, known_outputs, max_elements):
         nid = node_ids[n]
         live = [(i, c) for i, (c, _) in enumerate(n.next_functions) if c is not None]
         positions[nid] = [i for i, _ in live]
-        value = ev.snapshot(root.data, max_elements) if n is root.grad_fn else None
+        value = ev.snapshot(root._data, max_elements) if n is root.grad_fn else None
         records.append(ev.OpRecorded(step=-1, node_id=nid, op=n.op_name, node_name=n.name(),
                                      inputs=tuple(refs[c] for _, c in live), output=refs[n],
                                      saved=n.saved_tensor_names, formulas=(), value=value,
@@ -460,7 +460,7 @@ def _fix_positions(m: GraphModel, positions):
 def _leaf_state(nodes, node_ids, tensor_ref, max_elements, static):
     for n in nodes:
         if _is_accumulator(n) and n.variable.grad is not None:
-            static.grads[tensor_ref(n.variable).tensor_id] = ev.snapshot(n.variable.grad.data, max_elements)
+            static.grads[tensor_ref(n.variable).tensor_id] = ev.snapshot(n.variable.grad._data, max_elements)
         elif not _is_accumulator(n) and is_freed(n):
             static.freed.add(node_ids[n])
 
@@ -498,10 +498,10 @@ def model_of_tensor(root, max_elements=ev.MAX_ELEMENTS) -> GraphModel:
     if root.grad_fn is None:
         m = GraphModel()
         t = m._tensor(root_ref)
-        t.value, t.root = ev.snapshot(root.data, max_elements), True
+        t.value, t.root = ev.snapshot(root._data, max_elements), True
         m.static = Fold(m)
         if root.requires_grad and root.grad is not None:
-            m.static.grads[root_ref.tensor_id] = ev.snapshot(root.grad.data, max_elements)
+            m.static.grads[root_ref.tensor_id] = ev.snapshot(root.grad._data, max_elements)
         return m
     records, acc_links, positions = _structure(root, nodes, node_ids, tensor_ref, {}, max_elements)
     m = GraphModel.from_events([], structure=records, acc_links=acc_links)
@@ -509,7 +509,7 @@ def model_of_tensor(root, max_elements=ev.MAX_ELEMENTS) -> GraphModel:
     m.tensors[root_ref.tensor_id].root = True
     for t, ref in refs.values():
         if t.grad_fn is None:
-            m.tensors[ref.tensor_id].value = ev.snapshot(t.data, max_elements)
+            m.tensors[ref.tensor_id].value = ev.snapshot(t._data, max_elements)
     m.static = Fold(m)
     _leaf_state(nodes, node_ids, tensor_ref, max_elements, m.static)
     return m

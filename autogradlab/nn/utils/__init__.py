@@ -60,7 +60,7 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     with no_grad():
         dtype = numpy.result_type(*[t.dtype for t in tensors])
         total = _vector_norm(S.stack([_vector_norm(t, norm_type).to(dtype) for t in tensors]), norm_type)
-    if error_if_nonfinite and not bool(backend.to_host(E.isfinite(total).data)):
+    if error_if_nonfinite and not bool(backend.to_host(E.isfinite(total)._data)):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so "
                            f"it cannot be clipped. To disable this error and scale the gradients by the non-finite "
                            f"norm anyway, set `error_if_nonfinite=False`")

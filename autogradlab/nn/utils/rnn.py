@@ -168,7 +168,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     lengths = numpy.array([sum(1 for n in batch_sizes if n > b) for b in range(batch)], dtype=numpy.int64)
     if sequence.unsorted_indices is not None:
         out = out[:, sequence.unsorted_indices]
-        lengths = lengths[backend.to_host(sequence.unsorted_indices.data)]
+        lengths = lengths[backend.to_host(sequence.unsorted_indices._data)]
     return (S.transpose(out, 0, 1) if batch_first else out), _index(lengths, "cpu")
 
 
