@@ -226,7 +226,115 @@ def test_lbfgs_refuses_what_it_cannot_do():
     torch = import_torch()
     both_raise(lambda: ag.optim.LBFGS([ag.ones(2, requires_grad=True)], lr=-1.0),
                lambda: torch.optim.LBFGS([torch.ones(2, requires_grad=True)], lr=-1.0))
-    with pytest.raises(NotImplementedError, match="line_search_fn=None"):
-        ag.optim.LBFGS([ag.ones(2, requires_grad=True)], line_search_fn="strong_wolfe")
+    t = torch.ones(2, requires_grad=True)
+    opt = torch.optim.LBFGS([t], line_search_fn="wolfe")
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe'"):     # torch: at the first step
+        opt.step(lambda: (t * t).sum().backward() or (t * t).sum())
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe'"):     # here already when it is made
+        ag.optim.LBFGS([ag.ones(2, requires_grad=True)], line_search_fn="wolfe")
     with pytest.raises(ValueError, match="parameter groups"):
         ag.optim.LBFGS([{"params": [ag.ones(2, requires_grad=True)]}, {"params": [ag.ones(2, requires_grad=True)]}])
+
+
+def _rosenbrock(T, x):
+    return (1 - x[0]) ** 2 + 100 * (x[1] - x[0] ** 2) ** 2
+
+
+def _bumpy(T, x):          # (non-convex: its line searches bracket, zoom and move away from a bracket's end)
+    return T.sin(3 * x[0]) + 0.1 * x[0] ** 2 + (x[1] - 1) ** 2 * T.cos(x[0]) ** 2
+
+
+def _wave(T, x):
+    return T.sin(5 * x[0]) * T.cos(3 * x[1]) + 0.05 * (x[0] ** 2 + x[1] ** 2)
+
+
+def _quartic(T, x):
+    return x[0] ** 4 - 3 * x[0] ** 2 + x[0] + (x[1] - x[0]) ** 2
+
+
+# (the cases were picked so that every branch of the line search runs; on chaotic ones, e.g. _bumpy from
+# [4, 4], torch's last-bit rounding, p.add_(d, alpha=t) and float / tensor, sends the iterates elsewhere)
+@pytest.mark.parametrize("fn, start, kwargs", [
+    (_rosenbrock, [-1.5, 2.0], dict()), (_rosenbrock, [-1.5, 2.0], dict(lr=0.1)),
+    (_rosenbrock, [-1.5, 2.0], dict(max_iter=5)), (_rosenbrock, [-1.5, 2.0], dict(history_size=2, max_iter=50)),
+    (_rosenbrock, [-1.5, 2.0], dict(lr=3.0, max_eval=7)), (_rosenbrock, [0.0, 0.0], dict(tolerance_change=1e-3)),
+    (_bumpy, [2.0, -1.0], dict()), (_bumpy, [-0.7, 3.0], dict(lr=5.0, max_iter=4)),
+    (_bumpy, [1.1, -1.84], dict(lr=3.0)), (_wave, [2.0, -1.0], dict()), (_wave, [4.0, 4.0], dict(lr=5.0)),
+    (_quartic, [-0.7, 3.0], dict(lr=10.0, max_iter=6)), (_bumpy, [-1.08, -3.16], dict(lr=0.3)),
+    (_quartic, [-2.07, 3.1], dict())], ids=str)
+def test_lbfgs_strong_wolfe_line_search_steps_as_torchs(fn, start, kwargs):
+    """line_search_fn="strong_wolfe" (what PINN and curve-fitting labs use): each step(closure)'s iterate, the
+    loss it returns and the closure-call and iteration counters, side by side with torch."""
+    torch = import_torch()
+    runs = []
+    for T in (ag, torch):
+        x = T.tensor(start, dtype=T.float64, requires_grad=True)
+        opt = T.optim.LBFGS([x], line_search_fn="strong_wolfe", **kwargs)
+
+        def closure():
+            opt.zero_grad()
+            loss = fn(T, x)
+            loss.backward()
+            return loss
+        trail = [(float(opt.step(closure).detach()), x.detach().numpy().copy()) for _ in range(4)]
+        runs.append((trail, opt.state[x]["func_evals"], opt.state[x]["n_iter"]))
+    for (loss, x), (torch_loss, torch_x) in zip(runs[0][0], runs[1][0]):
+        assert loss == pytest.approx(torch_loss, rel=1e-9, abs=1e-12)
+        np.testing.assert_allclose(x, torch_x, rtol=1e-8, atol=1e-12)
+    assert runs[0][1:] == runs[1][1:]
+    assert not np.allclose(runs[0][0][-1][1], start)
+
+
+def test_lbfgs_strong_wolfe_fits_a_small_float32_model_as_torch():
+    """A float32 MLP fitted to sin(x) with full-batch L-BFGS: torch's float32 arithmetic differs in the last bits,
+    so the losses are compared after the fit, not step by step."""
+    torch = import_torch()
+    X = np.linspace(-2, 2, 32, dtype=np.float32).reshape(-1, 1)
+    finals = []
+    for T in (ag, torch):
+        T.manual_seed(0)
+        model = T.nn.Sequential(T.nn.Linear(1, 8), T.nn.Tanh(), T.nn.Linear(8, 1))
+        with T.no_grad():
+            for i, p in enumerate(model.parameters()):
+                p.copy_(T.tensor(np.cos(np.arange(p.numel()) + i).reshape(tuple(p.shape)).astype(np.float32) / 2))
+        opt = T.optim.LBFGS(model.parameters(), line_search_fn="strong_wolfe", max_iter=50)
+        x, y = T.tensor(X), T.tensor(np.sin(X))
+
+        def closure():
+            opt.zero_grad()
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            return loss
+        first = float(closure().detach())
+        opt.step(closure)
+        finals.append((first, float(closure().detach())))
+    assert finals[0][0] == pytest.approx(finals[1][0], rel=1e-5)
+    assert finals[0][1] < 1e-3 * finals[0][0] and finals[1][1] < 1e-3 * finals[1][0]
+    assert finals[0][1] == pytest.approx(finals[1][1], rel=0.5, abs=1e-5)
+
+
+def test_the_line_searchs_cubic_step_and_a_bracket_too_narrow_to_split():
+    """cubic_minimum: exact for a cubic, the same from either end, clipped to its bounds, the far end for a line,
+    the midpoint where the cubic has no minimum; a search along a tiny direction stops on a narrow bracket at
+    the t torch's does."""
+    torch = import_torch()
+    from torch.optim.lbfgs import _strong_wolfe
+
+    from autogradlab.optim.lbfgs import cubic_minimum, strong_wolfe
+    f = lambda t: t ** 3 - 3 * t            # noqa: E731  (a minimum at t = 1)
+    df = lambda t: 3 * t ** 2 - 3           # noqa: E731
+    assert cubic_minimum(0.0, f(0.0), df(0.0), 2.0, f(2.0), df(2.0)) == pytest.approx(1.0, abs=1e-12)
+    assert cubic_minimum(2.0, f(2.0), df(2.0), 0.0, f(0.0), df(0.0)) == pytest.approx(1.0, abs=1e-12)
+    assert cubic_minimum(0.0, f(0.0), df(0.0), 2.0, f(2.0), df(2.0), low=1.5, high=3.0) == 1.5
+    assert cubic_minimum(0.0, 0.0, -5.0, 1.0, -5.0, -5.0, low=1.01, high=10.0) == 10.0   # a line: its far end
+    assert cubic_minimum(0.0, 0.0, 1.0, 1.0, 2 / 3, 1.0) == 0.5       # an increasing cubic: no minimum
+    scale = 1e-12                           # a direction this small: every bracket is narrow at once
+    h = lambda t: (t * scale - 3 * scale) ** 2 * 1e24      # noqa: E731  (minimum at t = 3)
+    dh = lambda t: 2 * (t * scale - 3 * scale) * 1e24      # noqa: E731  (d/dx, x = t * scale)
+    ours = strong_wolfe(lambda t: (h(t), np.array([dh(t)])), 10.0, np.array([scale]), h(0.0),
+                        np.array([dh(0.0)]), dh(0.0) * scale, 25)
+    theirs = _strong_wolfe(lambda x, t, d: (h(t), torch.tensor([dh(t)], dtype=torch.float64)), None, 10.0,
+                           torch.tensor([scale], dtype=torch.float64), h(0.0),
+                           torch.tensor([dh(0.0)], dtype=torch.float64), torch.tensor(dh(0.0) * scale))
+    assert ours[2] == pytest.approx(float(theirs[2]), rel=1e-12) and ours[3] == theirs[3]
+    assert ours[0] == pytest.approx(float(theirs[0]), rel=1e-12) and ours[2:] == (0.0, 1)   # (overshot: stays)

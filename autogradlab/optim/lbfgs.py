@@ -9,14 +9,105 @@ iterations, calling ``closure()`` (which recomputes the loss and calls ``backwar
         loss.backward()
         return loss
     opt.step(closure)
+
+``line_search_fn="strong_wolfe"`` chooses each step length t by a line search (Nocedal and Wright,
+*Numerical Optimization*, algorithms 3.5 and 3.6, with cubic interpolation as in minFunc) instead of taking
+t = lr: a t with enough decrease, f(x + t d) <= f(x) + c1 t g.d, and a flat enough slope,
+|g(x + t d).d| <= c2 |g.d|, as PyTorch's does (c1 = 1e-4, c2 = 0.9; the search may use what is left of ``max_eval``).
 """
 from __future__ import annotations
+
+import math
 
 from .. import backend
 from ..grad_mode import no_grad
 from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
+
+C1, C2 = 1e-4, 0.9          # the sufficient decrease and the curvature conditions' constants
+BRACKET_TOLERANCE = 1e-9    # a bracket narrower than this (times max |d|) ends the search
+
+
+def cubic_minimum(t1, f1, slope1, t2, f2, slope2, low=None, high=None):
+    """Where the cubic through (t1, f1) and (t2, f2) with slopes slope1 and slope2 has its minimum, clipped to
+    [low, high] (by default the interval between t1 and t2); its midpoint when the cubic has no minimum.
+    With e = slope1 + slope2 - 3 (f1 - f2) / (t1 - t2) and r = sqrt(e^2 - slope1 slope2), for t1 < t2:
+    t = t2 - (t2 - t1) (slope2 + r - e) / (slope2 - slope1 + 2 r)."""
+    if low is None:
+        low, high = min(t1, t2), max(t1, t2)
+    e = slope1 + slope2 - 3 * (f1 - f2) / (t1 - t2)
+    r_squared = e * e - slope1 * slope2
+    if r_squared < 0:
+        return (low + high) / 2
+    r = math.sqrt(r_squared)
+    if t1 > t2:                      # (the formula is for t1 <= t2: swap the two points)
+        t1, f1, slope1, t2, f2, slope2 = t2, f2, slope2, t1, f1, slope1
+    top, bottom = slope2 + r - e, slope2 - slope1 + 2 * r
+    if bottom == 0:                  # (f is linear between them: no minimum inside, go to the end it falls to)
+        return high if top < 0 else low if top > 0 else (low + high) / 2
+    return min(max(t2 - (t2 - t1) * top / bottom, low), high)
+
+
+def strong_wolfe(evaluate, t, d, f0, g0, slope0, max_steps):
+    """A step length t along d with f(t) <= f0 + C1 t slope0 and |slope(t)| <= -C2 slope0, where f(t), its
+    gradient and slope(t) = g(t).d come from ``evaluate(t)``. First grow t until [t_prev, t] brackets such a
+    point, then shrink the bracket by cubic interpolation ("zoom"), in at most ``max_steps`` evaluations after
+    the first. Returns (f, g, t, evaluations)."""
+    point = lambda t_, f_, g_: (t_, f_, g_, float(g_.dot(d)))     # noqa: E731  (t, f, gradient, slope)
+    step_size = float(abs(d).max())
+    before = (0.0, f0, g0, slope0)
+    f, g = evaluate(t)
+    now, calls, found, bracket = point(t, f, g), 1, False, None
+    while calls <= max_steps:      # 1. bracketing: the first t that overshoots, or that is good
+        t, f, g, slope = now
+        if f > f0 + C1 * t * slope0 or (calls > 2 and f >= before[1]):
+            bracket = [before, now]
+            break
+        if abs(slope) <= -C2 * slope0:
+            bracket, found = [now], True
+            break
+        if slope >= 0:
+            bracket = [before, now]
+            break
+        t_next = cubic_minimum(before[0], before[1], before[3], t, f, slope, low=t + 0.01 * (t - before[0]),
+                               high=10 * t)
+        before = now
+        now = point(t_next, *evaluate(t_next))
+        calls += 1
+    if bracket is None:                  # (no bracket in the budget: between 0 and the last t)
+        bracket = [(0.0, f0, g0, slope0), now]
+    lo = 0 if len(bracket) == 1 or bracket[0][1] <= bracket[1][1] else 1
+    stuck = False
+    while not found and calls <= max_steps:     # 2. zoom: shrink [lo, hi] around a good t
+        (t_a, f_a, _, s_a), (t_b, f_b, _, s_b) = bracket
+        if abs(t_b - t_a) * step_size < BRACKET_TOLERANCE:
+            break
+        left, right = min(t_a, t_b), max(t_a, t_b)
+        t = cubic_minimum(t_a, f_a, s_a, t_b, f_b, s_b)
+        margin = 0.1 * (right - left)
+        if min(right - t, t - left) < margin:       # too close to an end: move it in, unless that helped once
+            if stuck or t >= right or t <= left:
+                t = right - margin if abs(t - right) < abs(t - left) else left + margin
+                stuck = False
+            else:
+                stuck = True
+        else:
+            stuck = False
+        new = point(t, *evaluate(t))
+        calls += 1
+        hi = 1 - lo
+        if new[1] > f0 + C1 * t * slope0 or new[1] >= bracket[lo][1]:
+            bracket[hi] = new                        # not lower than the low end: the new high end
+            lo = 0 if bracket[0][1] <= bracket[1][1] else 1
+        else:
+            if abs(new[3]) <= -C2 * slope0:
+                found = True
+            elif new[3] * (bracket[hi][0] - bracket[lo][0]) >= 0:
+                bracket[hi] = bracket[lo]            # the slope points away from hi: the old low end replaces it
+            bracket[lo] = new
+    t, f, g, _ = bracket[lo]
+    return f, g, t, calls
 
 
 class LBFGS(Optimizer):
@@ -30,9 +121,9 @@ class LBFGS(Optimizer):
                  history_size=100, line_search_fn=None):
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if line_search_fn is not None:
-            raise NotImplementedError(f"LBFGS(line_search_fn={line_search_fn!r}) is not available here: the steps "
-                                      f"are lr times the L-BFGS direction (line_search_fn=None, PyTorch's default)")
+        if line_search_fn not in (None, "strong_wolfe"):
+            raise RuntimeError(f"LBFGS(line_search_fn={line_search_fn!r}): only 'strong_wolfe' is supported "
+                               f"(or None: steps of lr times the L-BFGS direction)")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         super().__init__(params, dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
@@ -56,6 +147,18 @@ class LBFGS(Optimizer):
             p._data += (t * d[offset:offset + n]).reshape(p.shape).astype(p.dtype, copy=False)
             self._updated(p)
             offset += n
+
+    def _evaluate_along(self, closure, start, t, d):
+        """The loss and flat gradient at ``start + t d``; the parameters are back at ``start`` afterwards."""
+        with no_grad():
+            self._move(t, d)
+        loss = float(self._loss_of(closure))
+        g = self._flat_grad()
+        with no_grad():
+            for p, array in zip(self._params, start):
+                p._data[...] = array
+                self._updated(p)
+        return loss, g
 
     def step(self, closure):
         group = self._groups_for_step()[0]
@@ -101,13 +204,22 @@ class LBFGS(Optimizer):
             t = min(1.0, 1.0 / float(abs(g).sum())) * lr if state["n_iter"] == 1 else lr
             if g.dot(d) > -tolerance_change:   # (not a descent direction any more)
                 break
-            with no_grad():
-                self._move(t, d)
-            if n_iter != max_iter:
-                loss = float(self._loss_of(closure))
-                g = self._flat_grad()
-                evals += 1
-                state["func_evals"] += 1
+            if group["line_search_fn"] is not None:     # t from a line search that ends where it evaluated
+                start = [p._data.copy() for p in self._params]
+                loss, g, t, calls = strong_wolfe(lambda t_: self._evaluate_along(closure, start, t_, d), t, d,
+                                                 loss, g, float(g.dot(d)), max_eval - evals)
+                with no_grad():
+                    self._move(t, d)
+                evals += calls
+                state["func_evals"] += calls
+            else:
+                with no_grad():
+                    self._move(t, d)
+                if n_iter != max_iter:
+                    loss = float(self._loss_of(closure))
+                    g = self._flat_grad()
+                    evals += 1
+                    state["func_evals"] += 1
             if (n_iter == max_iter or evals >= max_eval or abs(g).max() <= tolerance_grad
                     or abs(d * t).max() <= tolerance_change or abs(loss - loss_prev) < tolerance_change):
                 break
