@@ -261,7 +261,7 @@ def _quartic(T, x):
     (_bumpy, [2.0, -1.0], dict()), (_bumpy, [-0.7, 3.0], dict(lr=5.0, max_iter=4)),
     (_bumpy, [1.1, -1.84], dict(lr=3.0)), (_wave, [2.0, -1.0], dict()), (_wave, [4.0, 4.0], dict(lr=5.0)),
     (_quartic, [-0.7, 3.0], dict(lr=10.0, max_iter=6)), (_bumpy, [-1.08, -3.16], dict(lr=0.3)),
-    (_quartic, [-2.07, 3.1], dict())], ids=str)
+    (_quartic, [-2.07, 3.1], dict())], ids=lambda v: v.__name__.strip("_") if callable(v) else str(v))
 def test_lbfgs_strong_wolfe_line_search_steps_as_torchs(fn, start, kwargs):
     """line_search_fn="strong_wolfe" (what PINN and curve-fitting labs use): each step(closure)'s iterate, the
     loss it returns and the closure-call and iteration counters, side by side with torch."""
