@@ -1,4 +1,4 @@
-"""optim: RMSprop / Adagrad / Adadelta / Adamax / NAdam / RAdam match torch.optim step for step, option by option; their signatures,
+"""optim: RMSprop / Adagrad / Adadelta / Adamax / NAdam / RAdam / Rprop match torch.optim step for step, option by option; their signatures,
 argument checks, param groups, schedulers, state dicts (both ways) and zero gradients as torch's."""
 import inspect
 import math
@@ -16,7 +16,7 @@ torch = import_torch()
 
 CLASSES = [(optim.RMSprop, torch.optim.RMSprop), (optim.Adagrad, torch.optim.Adagrad),
            (optim.Adadelta, torch.optim.Adadelta), (optim.Adamax, torch.optim.Adamax),
-           (optim.NAdam, torch.optim.NAdam), (optim.RAdam, torch.optim.RAdam)]
+           (optim.NAdam, torch.optim.NAdam), (optim.RAdam, torch.optim.RAdam), (optim.Rprop, torch.optim.Rprop)]
 PAIR = {ours: theirs for ours, theirs in CLASSES}
 
 #: every option that changes the math, alone and together
@@ -52,6 +52,9 @@ CONFIGS = [
     (optim.RAdam, dict()),
     (optim.RAdam, dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.05)),
     (optim.RAdam, dict(weight_decay=0.1, decoupled_weight_decay=True, eps=1e-6, maximize=True)),
+    (optim.Rprop, dict()),
+    (optim.Rprop, dict(lr=0.05, etas=(0.3, 1.5))),
+    (optim.Rprop, dict(lr=0.05, step_sizes=(1e-3, 0.06), maximize=True)),
 ]
 
 
@@ -189,6 +192,8 @@ INVALID = [
     (optim.Adamax, dict(lr=-0.1)), (optim.Adamax, dict(betas=(1.0, 0.9))), (optim.Adamax, dict(eps=-1.0)),
     (optim.NAdam, dict(momentum_decay=-0.1)), (optim.NAdam, dict(betas=(0.9, 1.5))),
     (optim.RAdam, dict(weight_decay=-0.1)), (optim.RAdam, dict(lr=None)),
+    (optim.Rprop, dict(lr=-0.1)), (optim.Rprop, dict(etas=(1.0, 1.2))), (optim.Rprop, dict(etas=(0.5, 0.9))),
+    (optim.Rprop, dict(etas=(0.0, 1.2))),
 ]
 
 
