@@ -4,6 +4,7 @@
 (``FloatTensor``, ``Tensor(2, 3)``), ``load(weights_only=True)``, custom Functions' ``grad_fn`` names,
 ``mark_non_differentiable`` and ``once_differentiable``, and the errors of a few common mistakes."""
 import io
+import warnings
 
 import numpy as np
 import pytest
@@ -439,3 +440,23 @@ def test_assigning_data_takes_the_new_tensors_memory_shape_and_dtype_as_torch():
         both_raise(lambda: setattr(ag.ones(2), "data", value), lambda: setattr(torch.ones(2), "data", value))
     with pytest.raises(TypeError, match=r"takes a tensor.*as_tensor"):
         ag.ones(2).data = np.zeros(2)
+
+
+def test_the_deprecated_alpha_first_add_and_sub_of_old_sgd_loops_work_with_a_warning_as_torch():
+    """p.data.add_(-lr, p.grad.data), PyTorch 0.x tutorials' SGD step; torch still takes it, warning."""
+    results = []
+    for T in (ag, torch):
+        p = T.nn.Parameter(T.tensor([1.0, -2.0]))
+        (p * p).sum().backward()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            p.data.add_(-0.25, p.grad.data)
+            q = T.ones(2).sub(0.5, T.tensor([2.0, 4.0]))
+            r = T.add(T.ones(2), 3.0, T.ones(2))
+        if T is ag:                                     # (torch warns once per process)
+            assert [str(w.message).split("(")[0] for w in caught] == ["add_", "sub", "add"]
+            assert all("deprecated" in str(w.message) for w in caught)
+        results.append((p.tolist(), q.tolist(), r.tolist()))
+        with pytest.raises(TypeError):
+            T.ones(2).add_(T.ones(2), 2)              # alpha is keyword-only
+    assert results[0] == results[1] == ([0.5, -1.0], [0.0, -1.0], [4.0, 4.0])

@@ -44,14 +44,16 @@ def _check_alpha(input, other, alpha, what="alpha"):
                            f"(got {what}={alpha}): convert the tensors to floats first")
 
 
-def add(input, other, *, alpha=1):
+def add(input, other, *rest, alpha=1):
     """``input + alpha * other`` (PyTorch's ``add`` with its ``alpha``; ``a + b`` is the operator)."""
+    other, alpha = E.legacy_alpha("add", other, rest, alpha)
     _check_alpha(input, other, alpha)
     return E.add(input, _scaled(other, alpha))
 
 
-def sub(input, other, *, alpha=1):
+def sub(input, other, *rest, alpha=1):
     """``input - alpha * other``."""
+    other, alpha = E.legacy_alpha("sub", other, rest, alpha)
     _check_alpha(input, other, alpha)
     return E.sub(input, _scaled(other, alpha))
 

@@ -8,6 +8,7 @@ op's parameters. A VJP returns one gradient per input, in the output's
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy
 
@@ -762,6 +763,19 @@ def _mask_op(name, symbol):
         return op(a, b)
     fn.__name__, fn.__doc__ = name, f"``a {symbol} b`` of two masks (bits of integer tensors)."
     return fn
+
+
+def legacy_alpha(name, other, rest, alpha):
+    """``(other, alpha)`` of ``add``/``sub``: also the old ``x.add_(alpha, other)`` form of PyTorch 0.x
+    tutorials (``p.data.add_(-lr, p.grad.data)``), deprecated with a warning, as in PyTorch."""
+    if not rest:
+        return other, alpha
+    if len(rest) == 1 and isinstance(other, numbers.Number) and isinstance(rest[0], Tensor) and alpha == 1:
+        warnings.warn(f"{name}(Number alpha, Tensor other) is deprecated (as in PyTorch): write "
+                      f"{name}(other, alpha=alpha)", UserWarning, stacklevel=3)
+        return rest[0], other
+    raise TypeError(f"{name}() takes the other operand and alpha as a keyword, {name}(other, alpha=2), "
+                    f"or the deprecated {name}(alpha, other); got {len(rest) + 1} positional arguments")
 
 
 def _integers(x):

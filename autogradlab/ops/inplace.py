@@ -190,11 +190,13 @@ def _scaled(b, alpha):
     return E.mul(b, alpha) if isinstance(b, Tensor) else b * alpha
 
 
-def add_(self, other, alpha=1):
+def add_(self, other, *rest, alpha=1):
+    other, alpha = E.legacy_alpha("add_", other, rest, alpha)
     return inplace(self, "add_", lambda a, b: E.add(a, _scaled(b, alpha)), other)
 
 
-def sub_(self, other, alpha=1):
+def sub_(self, other, *rest, alpha=1):
+    other, alpha = E.legacy_alpha("sub_", other, rest, alpha)
     return inplace(self, "sub_", lambda a, b: E.sub(a, _scaled(b, alpha)), other)
 
 
