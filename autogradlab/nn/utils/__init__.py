@@ -1,5 +1,6 @@
 """Utilities for training loops, with PyTorch's names (``nn.utils``): clipping gradients, a model's
-parameters as one vector, and (``nn.utils.rnn``) padding sequences of different lengths into one tensor.
+parameters as one vector, ``weight_norm`` and ``spectral_norm`` (``weight_norms.py``), and (``nn.utils.rnn``)
+padding sequences of different lengths into one tensor.
 
     loss.backward()
     nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)   # the usual guard against exploding gradients
@@ -18,9 +19,10 @@ from ...ops import reduce as R
 from ...ops import shape as S
 from ...tensor import Tensor
 from . import rnn  # noqa: F401  (torch.nn.utils.rnn's pad_sequence, unpad_sequence)
+from .weight_norms import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector", "vector_to_parameters",
-           "rnn"]
+           "rnn", "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm"]
 
 
 def _grads(parameters):
