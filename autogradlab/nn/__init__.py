@@ -23,6 +23,8 @@ from .layers import MaxUnpool1d, MaxUnpool2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .attention import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
                         TransformerEncoder, TransformerEncoderLayer)
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyConv1d, LazyConv2d, LazyConvTranspose1d, LazyConvTranspose2d,
+                   LazyLinear, LazyModuleMixin, UninitializedBuffer, UninitializedParameter)
 from .module import Module
 from .parameter import Parameter
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
@@ -45,4 +47,6 @@ __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDiv
            "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
            "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
            "CircularPad2d", "InstanceNorm1d", "InstanceNorm2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Bilinear",
-           "MaxUnpool1d", "MaxUnpool2d", "functional", "init", "utils"]
+           "MaxUnpool1d", "MaxUnpool2d", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyModuleMixin", "UninitializedParameter",
+           "UninitializedBuffer", "functional", "init", "utils"]

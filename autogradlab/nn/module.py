@@ -389,6 +389,8 @@ class Module:
                 problems.append(f"While copying the parameter named \"{name}\", expected a tensor (or array) in "
                                 f"the state_dict, but got a {type(value).__name__}: wrap it with "
                                 f"autogradlab.tensor(...).")
+            elif hasattr(p, "materialize"):    # (a lazy layer's placeholder takes the shape it is given)
+                continue
             elif shape != tuple(p.shape):
                 problems.append(f"size mismatch for {name}: copying a param with shape {shape} from "
                                 f"checkpoint, the shape in current model is {tuple(p.shape)}.")
@@ -402,6 +404,9 @@ class Module:
             if name in state_dict:
                 value = state_dict[name]
                 host = backend.to_host(value._data if isinstance(value, Tensor) else value)
+                if hasattr(p, "materialize"):
+                    p.materialize(Tensor._make(backend.asarray(host.copy(), p.device, p.dtype), False, None, p.device))
+                    continue
                 p._data[...] = backend.asarray(host, p.device, p.dtype)
                 p._vc[0] += 1
         return IncompatibleKeys(missing, unexpected)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..backend import xp_of
+from ..nn.lazy import UninitializedParameter
 from .optimizer import Optimizer
 
 __all__ = ["Adagrad"]
@@ -32,6 +33,10 @@ class Adagrad(Optimizer):
                                       **self._switches(foreach=foreach, differentiable=differentiable, fused=fused)))
         for group in self.param_groups:
             for p in group["params"]:
+                if isinstance(p, UninitializedParameter):
+                    raise ValueError("Adagrad makes its state when it is built, but it was given an uninitialized "
+                                     "parameter (of a lazy layer): call the model once on a batch (net(X)) before "
+                                     "building the optimizer, as in PyTorch")
                 self.state[p] = self._new_state(p._data)
 
     def _new_state(self, param):
