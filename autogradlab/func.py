@@ -1,5 +1,5 @@
 """``torch.func``'s transforms, so ``from torch.func import grad, vmap`` ports: ``grad``, ``grad_and_value``,
-``vjp``, ``jacrev``, ``jacfwd``, ``hessian``, ``vmap`` and ``functional_call``.
+``vjp``, ``jvp``, ``jacrev``, ``jacfwd``, ``hessian``, ``vmap`` and ``functional_call``.
 
 A transform takes a function and returns a new one::
 
@@ -28,7 +28,7 @@ from .ops.rearrange import movedim
 from .ops.shape import reshape, stack, unbind
 from .tensor import Tensor
 
-__all__ = ["grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "functional_call"]
 
 _depth = [0]   # how many transforms are running: inside one, results keep their graph
 
@@ -207,6 +207,44 @@ def vjp(func, *primals, has_aux=False):
 
     value, aux = _detached(out, keep), _detached(aux, keep)
     return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """``(func(*primals), J t)``: the output and its directional derivative along ``tangents`` (a tensor per
+    primal, in its shape), J the Jacobian of ``func`` at ``primals`` -- forward mode's product. Computed here
+    in reverse mode by the double-vjp trick: with a dummy cotangent u, w(u) = u^T J is linear in u, and the
+    gradient of <w(u), t> with respect to u is J t. With ``has_aux``: ``(output, J t, aux)``."""
+    for what, value in (("primals", primals), ("tangents", tangents)):
+        if not isinstance(value, tuple):
+            raise RuntimeError(f"jvp(f, primals, tangents): Expected {what} to be a tuple, got "
+                               f"{type(value).__name__}: write jvp(f, (x,), (t,))")
+    given, _ = _flatten(tangents)
+    picks = tuple(range(len(primals)))
+    _depth[0] += 1
+    try:
+        out, aux, fresh, _ = _call(func, primals, {}, picks, has_aux, "jvp")
+        if len(given) != len(fresh) or any(not isinstance(t, Tensor) or t.shape != x.shape
+                                           for t, x in zip(given, fresh)):
+            raise RuntimeError(f"jvp: expected tangents of the primals' shapes {[tuple(x.shape) for x in fresh]}, "
+                               f"got {[tuple(getattr(t, 'shape', ())) for t in given]}")
+        outs, out_spec = _flatten(out)
+        keep = _keeps_graph(primals, outs, fresh)
+        dummies = [zeros_like(o).requires_grad_(True) for o in outs]
+        pairs = [(o, u) for o, u in zip(outs, dummies) if o.requires_grad]
+        products = [zeros_like(o) for o in outs]
+        if pairs:
+            w = _autograd_grad([o for o, _ in pairs], fresh, [u for _, u in pairs], retain_graph=True,
+                               create_graph=True, allow_unused=True)
+            terms = [(g, t) for g, t in zip(w, given) if g is not None and g.requires_grad]
+            if terms:
+                jt = _autograd_grad([g for g, _ in terms], dummies, [t for _, t in terms], retain_graph=True,
+                                    create_graph=keep, allow_unused=True)
+                products = [zeros_like(o) if d is None else d for o, d in zip(outs, jt)]
+    finally:
+        _depth[0] -= 1
+    value = _detached(out, keep)
+    product = _detached(_unflatten(iter(products), out_spec), keep)
+    return (value, product, _detached(aux, keep)) if has_aux else (value, product)
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):

@@ -231,3 +231,24 @@ def test_an_empty_batch_is_still_on_the_graph_as_torch():
         "out-dims-keys"])
 def test_more_refusals_match_torch(call):
     both_raise(lambda: call(ag, ag.func), lambda: call(torch, torch.func))
+
+
+def test_jvp_matches_torch_and_nests_and_refuses_what_torch_refuses():
+    """func.jvp: the output and J t (forward mode's product; here by the double-vjp trick), for a tuple output,
+    a dict output, has_aux, a part of the output that does not depend on the input, and grad of a jvp."""
+    results = []
+    for T in (ag, torch):
+        x, y, w = (T.tensor(a) for a in (X, Y, W))
+        t1, t2 = T.tensor(np.cos(X)), T.tensor(np.sin(Y))
+        out = T.func.jvp(lambda a, b: (T.tanh(w @ (a * b)), (a ** 2).sum(), b * 0 + 1), (x, y), (t1, t2))
+        as_dict = T.func.jvp(lambda a: {"s": a.exp().sum(), "v": a.sin()}, (x,), (t1,))
+        with_aux = T.func.jvp(lambda a: (a.sin(), a.cos()), (x,), (t1,), has_aux=True)
+        nested = T.func.grad(lambda a: T.func.jvp(lambda z: (z ** 3 * w).sum(), (a,), (t1,))[1])(x)
+        linear = T.func.jvp(lambda a: 2 * a, (x,), (t1,))
+        results.append((out, as_dict, with_aux, nested, linear))
+        assert not out[1][0].requires_grad
+    _close_tree(results[0], results[1])
+    both_raise(lambda: ag.func.jvp(ag.sin, ag.tensor(X), (ag.tensor(X),)),
+               lambda: torch.func.jvp(torch.sin, torch.tensor(X), (torch.tensor(X),)))
+    both_raise(lambda: ag.func.jvp(ag.sin, (ag.tensor(X),), (ag.tensor(Y[:3]),)),
+               lambda: torch.func.jvp(torch.sin, (torch.tensor(X),), (torch.tensor(Y[:3]),)))
