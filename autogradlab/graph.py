@@ -161,9 +161,11 @@ def saved_tensor_of(saved, node):
     if type(source) is Packed:
         return source.unpack(source.packed)
     if source._data is not data:   # (its data was replaced since: unsqueeze_, t_, ... or a `.data =`)
-        raise RuntimeError(f"a tensor saved by {node.name()} for the backward (shape {list(data.shape)} then, "
-                           f"{list(source.shape)} now) changed its shape in place (unsqueeze_, t_, ...) or had its "
-                           f".data replaced since: use the out-of-place op (unsqueeze, t, ...) before using it again")
+        change = (f"changed its shape in place (unsqueeze_, t_, ...; shape {list(data.shape)} then, "
+                  f"{list(source.shape)} now)" if data.shape != source._data.shape else "had its .data replaced")
+        raise RuntimeError(f"a tensor saved by {node.name()} for the backward {change} since: a backward that "
+                           f"records its own graph (create_graph=True) cannot use it; use the out-of-place op "
+                           f"(unsqueeze, t, ...) or assign .data after the backward")
     return source
 
 

@@ -26,6 +26,7 @@ import warnings
 import numpy
 
 from . import backend, printing
+from .grad_mode import state
 
 __all__ = ["Tensor", "tensor"]
 
@@ -125,11 +126,19 @@ class Tensor:
 
     @data.setter
     def data(self, value):
-        """``x.data = y``: ``x`` takes ``y``'s memory (its shape and dtype too), keeping its own history."""
+        """``x.data = y``: ``x`` takes ``y``'s memory (its shape and dtype too), keeping its own history. A view
+        given memory of its own is no view any more; a trace sees ``x`` as a tensor of its own from here on."""
         if not isinstance(value, Tensor):
             raise TypeError(f"x.data = ... takes a tensor (as in PyTorch), got {type(value).__name__}: "
                             f"wrap it first, x.data = autogradlab.as_tensor(value)")
-        self._data, self.device = value._data, value.device
+        if value._data is self._data:   # (w.data -= ...: written in place through .data, then assigned back)
+            return
+        if self._requires_grad:
+            _check_float(value.dtype, "data set to a tensor that requires gradients must be floating point "
+                                      "(as in PyTorch)")
+        self._data, self.device, self._view = value._data, value.device, None
+        if state.tape is not None:
+            state.tape.tensor_replaced(self)
 
     @property
     def grad_fn(self):

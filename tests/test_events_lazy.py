@@ -175,8 +175,8 @@ def test_a_constant_operand_given_as_an_array_is_told_as_the_constant_tensor():
     with ag.trace() as as_tensor:
         y = x * c
     as_array = ev.Tape()
-    as_array.op_recorded(y.grad_fn, [x, c.data], y)
-    c.data[...] = 0        # the tape kept the value as it was
+    as_array.op_recorded(y.grad_fn, [x, c._data], y)
+    c._data[...] = 0        # the tape kept the value as it was
     a, b = as_tensor.events[0], as_array.events[0]
     assert b.inputs[1].name == "x0" and b.inputs[1].leaf and not b.inputs[1].requires_grad
     assert b.input_values[1].data == (3.0, 4.0)

@@ -338,7 +338,7 @@ def test_fixes_from_a_review_of_the_new_forms_against_torch():
         copied = np.array(t)
         copied[0] = 99.0                     # (np.array copies; np.asarray shares, as torch's)
         assert t.tolist() == [1.0, 2.0, 3.0]
-        if T is torch or type(t.data) is np.ndarray:   # (a stand-in GPU or strict array is copied to the host)
+        if T is torch or type(t._data) is np.ndarray:   # (a stand-in GPU or strict array is copied to the host)
             np.asarray(t)[1] = 5.0
             assert t.tolist() == [1.0, 5.0, 3.0]
         x = T.arange(9.0).reshape(3, 3)
@@ -460,3 +460,27 @@ def test_the_deprecated_alpha_first_add_and_sub_of_old_sgd_loops_work_with_a_war
         with pytest.raises(TypeError):
             T.ones(2).add_(T.ones(2), 2)              # alpha is keyword-only
     assert results[0] == results[1] == ([0.5, -1.0], [0.0, -1.0], [4.0, 4.0])
+
+
+def test_assigning_data_keeps_a_grad_requiring_tensor_float_unviews_a_view_and_is_seen_by_a_trace():
+    for T in (ag, torch):
+        p = T.nn.Parameter(T.ones(2))
+        with pytest.raises(RuntimeError, match="must be floating point"):
+            p.data = T.tensor([1, 2])
+        assert p.dtype == T.float32 and p.tolist() == [1.0, 1.0]          # (refused before anything changed)
+        a = T.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        v = (a * 1)[:2]
+        v.data = T.tensor([9.0, 9.0, 9.0])
+        v.mul_(2)                                                           # no longer a view of a * 1
+        assert v.tolist() == [18.0, 18.0, 18.0]
+    x = ag.tensor([1.0, 2.0], requires_grad=True, name="x")
+    with ag.trace() as tape:
+        (x * 2).sum()
+        x.data = ag.tensor([5.0, 6.0, 7.0])
+        (x * 2).sum()
+    second = tape.of_kind("OpRecorded")[2]
+    assert second.inputs[0].shape == (3,) and second.input_values[0].data == (5.0, 6.0, 7.0)
+    with pytest.raises(RuntimeError, match=r"had its \.data replaced since"):
+        y = x * x
+        x.data = ag.tensor([1.0, 1.0, 1.0])
+        ag.autograd.grad(y.sum(), x, create_graph=True)

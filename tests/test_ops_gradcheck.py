@@ -798,13 +798,13 @@ def test_no_leaf_grad_shares_memory_with_an_input_the_seed_or_another_grad(name)
     (``exp``'s VJP returning its saved result instead of ``g * result`` would fail here)."""
     for case in CASES[name]:
         xs = case.tensors()
-        datas = [x.data for x in xs]
+        datas = [x._data for x in xs]
         outs = [o for o in _tuple(case(*xs)) if isinstance(o, ag.Tensor) and o.requires_grad]
         seeds = [ag.tensor(np.random.default_rng(0).standard_normal(o.shape), dtype=o.dtype, device=o.device)
                  for o in outs]
         ag.autograd.backward(outs, seeds)
-        grads = [x.grad.data for x in xs if x.grad is not None]
+        grads = [x.grad._data for x in xs if x.grad is not None]
         for i, gi in enumerate(grads):
-            for other in [*datas, *(o.data for o in outs), *(s.data for s in seeds), *grads[:i]]:
+            for other in [*datas, *(o._data for o in outs), *(s._data for s in seeds), *grads[:i]]:
                 assert not shares_memory(gi, other), f"case {case.id!r}: a .grad shares memory"
 

@@ -323,10 +323,13 @@ class Tape:
     def tensor_reshaped(self, t, view):
         """``t`` took the shape of ``view`` in place (``unsqueeze_``, ``t_``, ...): from here on the tape sees it
         as that view op's output (or, if the op was not recorded, as a tensor of its own), value and all."""
+        self.tensor_replaced(t)
         if view._id in self._tensor_ids:
             self._tensor_ids[t._id] = self._tensor_ids[view._id]
-        else:
-            self._tensor_ids.pop(t._id, None)
+
+    def tensor_replaced(self, t):
+        """``t.data = ...`` gave ``t`` other memory: from here on the tape sees it as a tensor of its own."""
+        self._tensor_ids.pop(t._id, None)
         for key in [key for key in self._values if key[0] == t._id]:
             del self._values[key]
 
