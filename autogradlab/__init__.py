@@ -47,7 +47,7 @@ from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumprod, cumsum, 
                          min, norm, prod, softmax, std, sum, var)
 from .ops.selection import where
 from .ops.selection import (argwhere, bincount, count_nonzero, index_add, masked_select, nonzero, scatter,
-                             scatter_add, take_along_dim, unique)
+                             scatter_add, scatter_reduce, take_along_dim, unique)
 from .ops.shape import (argsort, broadcast_to, cat, chunk, expand, flatten, flip, gather, permute, reshape, sort, split,
                         squeeze, stack, t, topk, transpose, tril, triu, unbind, unsqueeze)
 from .ops.special import logit, nan_to_num, sinc, xlogy
@@ -145,7 +145,8 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "atan", "sinh", "cosh", "log2", "log10", "exp2", "rsqrt", "gather", "erf", "tril", "triu", "flip", "sort",
            "argsort", "topk", "einsum", "atan2", "arctan2", "lerp", "addmm", "diag", "diagonal", "diff", "index_select",
            "meshgrid", "movedim", "moveaxis", "narrow", "repeat_interleave", "roll", "swapaxes", "swapdims", "tile",
-           "scatter", "scatter_add", "index_add", "take_along_dim", "masked_select", "nonzero", "argwhere", "unique",
+           "scatter", "scatter_add", "scatter_reduce", "index_add", "take_along_dim", "masked_select", "nonzero",
+           "argwhere", "unique",
            "bincount", "count_nonzero", "cumprod", "hypot", "logaddexp", "fmod", "cross", "kron", "cdist",
            "Tensor", "tensor", "autograd",
            "float16", "float32", "float64", "int32", "int64", "bool_", "bool", "uint8",

@@ -244,6 +244,18 @@ def scatter_add(out, index, values):
         xp.add.at(out, index, values)
 
 
+def scatter_extreme(out, index, values, largest):
+    """``out[index] = max(out[index], values)`` (or min) where repeated indices all take part (NumPy's
+    ``maximum.at``; CuPy before 13: ``cupyx.scatter_max``)."""
+    xp = xp_of(out)
+    ufunc = xp.maximum if largest else xp.minimum
+    if _cupy is not None and isinstance(out, _cupy.ndarray) and not hasattr(ufunc, "at"):  # pragma: no cover
+        import cupyx
+        (cupyx.scatter_max if largest else cupyx.scatter_min)(out, index, values)
+    else:
+        ufunc.at(out, index, values)
+
+
 _ERF = numpy.frompyfunc(math.erf, 1, 1)
 
 

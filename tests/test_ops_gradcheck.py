@@ -135,6 +135,8 @@ COND = _rng.random((2, 3)) > 0.5
 COND_ROW = np.array([True, False, True])
 MASK = np.array([[True, False, True], [False, False, True]])
 REPEATED = [0, 2, 0, 0]
+SCATTER_ROWS = np.array([[0, 2], [2, 2], [0, 1], [2, 0]])       # (scatter_reduce: rows sent to, repeats included)
+SCATTER_COLUMNS = np.array([[2, 2], [0, 2]])
 GATHER_ROWS = [[0, 0], [1, 3], [2, 2]]    # (a column taken twice: its gradient adds up)
 ONE_ZERO = np.array([[1.0, 0.0, 1.0], [1.0, 1.0, 1.0]])    # (prod with an element at exactly 0)
 TWO_ZEROS = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0]])
@@ -443,6 +445,11 @@ CASES: dict[str, list[Case]] = {
                   C(_put((slice(None), [2, 0])), normal(2, 3), normal(2, 2), id="slice-and-array"),
                   C(lambda m, a, v: S.index_put(a, ([0, 2],), v) if m is ag else m.index_put(a, (m.tensor([0, 2]),), v),
                     normal(3), normal(2), id="fn")],
+    "scatter_extreme": [C(lambda m, a, s: a.scatter_reduce(0, m.tensor(SCATTER_ROWS), s, reduce="amax"), normal(3, 2),
+                          normal(4, 2), id="amax"),
+                        C(lambda m, a, s: a.scatter_reduce(1, m.tensor(SCATTER_COLUMNS), s, reduce="amin",
+                                                           include_self=False), normal(2, 3), normal(2, 2),
+                          id="amin-without-self")],
     "index_add_into": [C(lambda m, g: S.index_add_into(g, (3, 2), (np.array(REPEATED),)), normal(4, 2),
                          id="repeated", torch=False),
                        C(lambda m, g: S.index_add_into(g, (4, 3), (slice(1, 3),)), normal(2, 3), id="slice",

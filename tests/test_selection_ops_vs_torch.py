@@ -127,6 +127,64 @@ def test_scatter_add(shape, dim, index, src_shape):
          [_data(shape, 4), _data(src_shape, 5)], [_ints(index, np.int32)])
 
 
+@pytest.mark.parametrize("reduce", ["sum", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("shape, dim, index, src_shape", SCATTER_ADD_CASES, ids=str)
+def test_scatter_reduce(shape, dim, index, src_shape, reduce, include_self):
+    """GNN message passing's aggregation: values, gradients and second derivatives as torch's (random values:
+    no ties), and gradcheck against finite differences."""
+    def call(a, s, i):
+        return a.scatter_reduce(dim, i, s, reduce, include_self=include_self)
+    _run(call, call, [_data(shape, 4), _data(src_shape, 5)], [_ints(index)], second=reduce in ("sum", "mean"))
+    x, src = (ag.tensor(_data(s_, k), requires_grad=True) for s_, k in ((shape, 6), (src_shape, 7)))
+    assert gradcheck(lambda x, src: ag.scatter_reduce(x, dim, ag.tensor(_ints(index)), src, reduce,
+                                                      include_self=include_self), (x, src))
+
+
+def test_scatter_reduce_splits_the_gradient_among_ties_and_keeps_integers():
+    """Ties: torch's gradient split, except (a decided difference, README) when the input's own value ties the
+    result but include_self=False leaves it out: torch still counts it among the ties, halving the gradient
+    of the src value that is the maximum; here the src value gets all of it, as finite differences say."""
+    g = [1.0, 2.0, 3.0, 4.0]
+    results = []
+    for T in (ag, torch):
+        x = T.tensor([1.0, 5.0, 3.0, 2.0], requires_grad=True)
+        src = T.tensor([4.0, 5.0, 1.0, 7.0, 7.0], requires_grad=True)
+        index = T.tensor([0, 1, 1, 3, 3])
+        row = []
+        for reduce in ("amax", "amin"):
+            out = x.scatter_reduce(0, index, src, reduce=reduce)
+            row.append([out.tolist()] + [t.tolist() for t in T.autograd.grad(out, (x, src), T.tensor(g))])
+        out = x.scatter_reduce(0, index, src, reduce="amax", include_self=False)
+        gx, gs = T.autograd.grad(out, (x, src), T.tensor(g))
+        row.append((out.tolist(), gx.tolist(), gs.tolist()))
+        ints = T.tensor([-1, 5, 3, 2]).scatter_reduce(0, T.tensor([0, 0, 2]), T.tensor([-4, 1, 8]), "mean")
+        row.append((ints.tolist(), str(ints.dtype)))
+        results.append(row)
+    (ours, theirs) = results
+    assert ours[:2] == theirs[:2] and ours[3][0] == theirs[3][0] == [-2, 5, 5, 2]
+    assert ours[2][:2] == theirs[2][:2]
+    assert ours[2][2] == [1.0, 2.0, 0.0, 2.0, 2.0] and theirs[2][2] == [1.0, 1.0, 0.0, 2.0, 2.0]
+    x = ag.tensor([1.0, 5.0], dtype=ag.float64, requires_grad=True)
+    src = ag.tensor([5.0, 1.0], dtype=ag.float64, requires_grad=True)
+    assert gradcheck(lambda s: ag.scatter_reduce(x.detach(), 0, ag.tensor([1, 1]), s, "amax",
+                                                 include_self=False), (src,))
+
+
+def test_scatter_reduce_in_place_and_its_errors_as_torch():
+    for T in (ag, torch):
+        t = T.zeros(3)
+        t.scatter_reduce_(0, T.tensor([0, 0, 2]), T.tensor([1.0, 3.0, 2.0]), "amax", include_self=False)
+        assert t.tolist() == [3.0, 0.0, 2.0]
+        assert t.scatter_reduce(0, T.tensor([1, 1]), T.tensor([3.0, 7.0]), "max").tolist() == [3.0, 7.0, 2.0]
+    both_raise(lambda: ag.zeros(3).scatter_reduce(0, ag.tensor([0]), ag.ones(1), "add"),
+               lambda: torch.zeros(3).scatter_reduce(0, torch.tensor([0]), torch.ones(1), "add"))
+    both_raise(lambda: ag.zeros(3).scatter_reduce(0, ag.tensor([5]), ag.ones(1), "sum"),
+               lambda: torch.zeros(3).scatter_reduce(0, torch.tensor([5]), torch.ones(1), "sum"))
+    with pytest.raises(NotImplementedError, match="exp of the 'sum' of the logs"):
+        ag.zeros(3).scatter_reduce(0, ag.tensor([0]), ag.ones(1), "prod")
+
+
 @pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
 def test_scatter_add_integers_and_bools(dtype):
     base, src, index = np.ones((2, 3), dtype=dtype), np.ones((2, 2), dtype=dtype), _ints([[0, 0], [2, 2]])

@@ -9,6 +9,8 @@ import numbers
 
 import numpy
 
+from ..backend import scatter_add as scatter_add_at
+from ..backend import scatter_extreme
 from ..backend import to_host, xp_of
 from ..tensor import Tensor
 from . import inplace as I
@@ -16,7 +18,7 @@ from . import elementwise as E
 from .elementwise import add, mul
 from .rearrange import check_index_vector
 from .reduce import reduction_dims, single_dim
-from .registry import broadcast_shape, expect_tensor
+from .registry import apply, broadcast_shape, defop, expect_tensor
 from .shape import expand, gather, getitem, index_add_into, positions_along, put, reshape
 
 
@@ -92,6 +94,72 @@ def scatter_add(input, dim, index, src):
     positions, src = _scatter_index("scatter_add", input, dim, index, src)
     shape = input.shape or (1,)
     return add(input, reshape(index_add_into(src, shape, positions), input.shape))
+
+
+def _extreme_at_forward(xp, a, src, index, result, self_share, src_share):
+    return result.copy()
+
+
+def _extreme_at_vjp(g, ctx):
+    # the gradient goes to the values equal to the result, split evenly among ties: shares made with the result
+    index, self_share, src_share = ctx.index, ctx.self_share, ctx.src_share
+    if isinstance(g, Tensor):   # recording: the shares are constants
+        return mul(g, self_share), mul(getitem(g, index, copy=False), src_share)
+    return g * self_share, g[index] * src_share
+
+
+SCATTER_EXTREME = defop("scatter_extreme", ("self", "src"), save=("index", "self_share", "src_share"),
+                        math="the largest (smallest) of a and the src values sent to each position;  da = g * [a is "
+                             "it] / ties, dsrc = g[index] * [src is it] / ties",
+                        forward=_extreme_at_forward, vjp=_extreme_at_vjp,
+                        formulas=("1/ties where a is the extreme", "1/ties where src is the extreme"))
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """``input`` with the ``src`` values that ``index`` sends to each position (as ``scatter_add`` sends them:
+    for dim=0, ``src[i][j]`` to ``out[index[i][j]][j]``) reduced together: ``reduce`` is 'sum', 'mean', 'amax' or
+    'amin'; ``include_self=False`` leaves the input's own value out where something arrives. Gradients: 'sum'
+    as ``scatter_add``, 'mean' the same divided by each position's count, 'amax'/'amin' to every value equal
+    to the result, split evenly among ties (as PyTorch)."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)     # (PyTorch takes these spellings too)
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"scatter_reduce(): reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce!r}")
+    if reduce == "prod":
+        raise NotImplementedError("scatter_reduce(reduce='prod') is not available here; for positive values the "
+                                  "exp of the 'sum' of the logs is the product")
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_reduce(): argument 'src' (position 4) must be Tensor, not {type(src).__name__}")
+    positions, src = _scatter_index("scatter_reduce", input, dim, index, src)
+    shape = input.shape or (1,)
+    a = reshape(input, shape)
+    xp = xp_of(a._data)
+    arrives = xp.zeros(shape, numpy.int64)     # how many src values each position receives
+    scatter_add_at(arrives, positions, xp.ones(src.shape, numpy.int64))
+    own = xp.ones(shape, bool) if include_self else arrives == 0    # where the input's own value takes part
+    if reduce in ("sum", "mean"):
+        total = add(mul(a, own.astype(a.dtype)), reshape(index_add_into(src, shape, positions), shape))
+        if reduce == "sum":
+            return reshape(total, input.shape)
+        count = xp.maximum(arrives + own, 1).astype(a.dtype)
+        mean = E.div(total, count) if a.dtype.kind == "f" else E.floor_divide(total, count)
+        return reshape(mean, input.shape)
+    largest = reduce == "amax"
+    result = a._data.copy()
+    if not include_self:      # (where something arrives, start from the identity of max / min)
+        kind = numpy.finfo if a.dtype.kind == "f" else numpy.iinfo
+        start = (-numpy.inf if largest else numpy.inf) if a.dtype.kind == "f" else (
+            kind(a.dtype).min if largest else kind(a.dtype).max)
+        result[arrives > 0] = start
+    scatter_extreme(result, positions, src._data, largest)
+    self_is = own & (a._data == result)
+    src_is = src._data == result[positions]
+    ties = self_is.astype(numpy.int64)
+    scatter_add_at(ties, positions, src_is.astype(numpy.int64))
+    ties = xp.maximum(ties, 1).astype(a.dtype)
+    out = apply(SCATTER_EXTREME, (a, src), {"index": positions, "result": result,
+                                            "self_share": self_is / ties, "src_share": src_is / ties[positions]})
+    return reshape(out, input.shape)
 
 
 def index_add(input, dim, index, source, *, alpha=1):
@@ -271,9 +339,15 @@ def scatter_add_(self, dim, index, src):
     return I.inplace(self, "scatter_add_", lambda old, s: scatter_add(old, dim, index, s), src)
 
 
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    return I.inplace(self, "scatter_reduce_", lambda old, s: scatter_reduce(old, dim, index, s, reduce,
+                                                                            include_self=include_self), src)
+
+
 def index_add_(self, dim, index, source, *, alpha=1):
     return I.inplace(self, "index_add_", lambda old, s: index_add(old, dim, index, s, alpha=alpha), source)
 
 
-__all__ = ["scatter", "scatter_add", "index_add", "take_along_dim", "masked_select", "nonzero", "argwhere",
-           "unique", "bincount", "count_nonzero", "scatter_", "scatter_add_", "index_add_"]
+__all__ = ["scatter", "scatter_add", "scatter_reduce", "index_add", "take_along_dim", "masked_select", "nonzero",
+           "argwhere", "unique", "bincount", "count_nonzero", "scatter_", "scatter_add_", "scatter_reduce_",
+           "index_add_"]
