@@ -18,7 +18,7 @@ from collections import namedtuple
 import numpy
 
 from .grad_mode import state
-from .tensor import Tensor
+from .tensor import Tensor, _check_float
 
 __all__ = ["Node", "OpNode", "declare_fields", "AccumulateGrad", "accumulate_into", "save_tensor", "save_constant",
            "save_param", "saved_array", "saved_tensor_of", "check_saved_version", "saved_nbytes", "Packed", "RESULT",
@@ -122,6 +122,12 @@ class Packed:
         return f"<Packed {self.packed!r}>"
 
 
+class Recomputed(int):
+    """What ``utils.checkpoint``'s pack hook returns for a tensor made inside the checkpointed function: the
+    number of the value its re-run in the backward makes again, so an in-place change to the tensor since
+    does not matter and is not checked (as in PyTorch)."""
+
+
 def save_tensor(tensor, node=None):
     """Keep ``tensor`` for a backward, with the version it has now: as it is, or when it is ``node``'s
     own output as RESULT (no strong reference), or through the innermost ``saved_tensors_hooks``
@@ -131,7 +137,10 @@ def save_tensor(tensor, node=None):
     hooks = state.saved_hooks
     if hooks:
         pack, unpack = hooks[-1]
-        return (Packed(pack(tensor), unpack, tuple(tensor.shape)), None, vc, version)
+        packed = pack(tensor)
+        if type(packed) is Recomputed:
+            vc, version = _NEVER_CHANGED, 0
+        return (Packed(packed, unpack, tuple(tensor.shape)), None, vc, version)
     return (tensor if node is None else RESULT, tensor._data, vc, version)
 
 
@@ -619,6 +628,23 @@ def grad_accumulator(self) -> AccumulateGrad:
     return node
 
 
+def set_data(self, value):
+    """``x.data = y``: ``x`` takes ``y``'s memory (its shape and dtype too), keeping its own history. A view
+    given memory of its own is no view any more; a trace sees ``x`` as a tensor of its own from here on."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"x.data = ... takes a tensor (as in PyTorch), got {type(value).__name__}: "
+                        f"wrap it first, x.data = autogradlab.as_tensor(value)")
+    if value._data is self._data:   # (w.data -= ...: written in place through .data, then assigned back)
+        return
+    if self._requires_grad:
+        _check_float(value.dtype, "data set to a tensor that requires gradients must be floating point "
+                                  "(as in PyTorch)")
+    self._data, self.device, self._view = value._data, value.device, None
+    if state.tape is not None:
+        state.tape.tensor_replaced(self)
+
+
+Tensor.data = property(Tensor.data.fget, set_data, doc=Tensor.data.__doc__)
 Tensor.retain_grad = retain_grad
 Tensor.register_hook = register_hook
 Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook

@@ -26,7 +26,6 @@ import warnings
 import numpy
 
 from . import backend, printing
-from .grad_mode import state
 
 __all__ = ["Tensor", "tensor"]
 
@@ -121,24 +120,9 @@ class Tensor:
     def data(self):
         """PyTorch's ``.data``: a tensor over the same memory that does not require grad and has its own
         version counter, so a change through it (``w.data -= lr * w.grad.data``, ``w.grad.data.zero_()``)
-        is invisible to autograd: no history, no version bump (prefer ``with no_grad():`` and ``detach()``)."""
+        is invisible to autograd: no history, no version bump (prefer ``with no_grad():`` and ``detach()``).
+        Assigning it (``x.data = y``) is autograd's business: :mod:`autogradlab.graph` attaches the setter."""
         return Tensor._make(self._data, False, None, self.device)
-
-    @data.setter
-    def data(self, value):
-        """``x.data = y``: ``x`` takes ``y``'s memory (its shape and dtype too), keeping its own history. A view
-        given memory of its own is no view any more; a trace sees ``x`` as a tensor of its own from here on."""
-        if not isinstance(value, Tensor):
-            raise TypeError(f"x.data = ... takes a tensor (as in PyTorch), got {type(value).__name__}: "
-                            f"wrap it first, x.data = autogradlab.as_tensor(value)")
-        if value._data is self._data:   # (w.data -= ...: written in place through .data, then assigned back)
-            return
-        if self._requires_grad:
-            _check_float(value.dtype, "data set to a tensor that requires gradients must be floating point "
-                                      "(as in PyTorch)")
-        self._data, self.device, self._view = value._data, value.device, None
-        if state.tape is not None:
-            state.tape.tensor_replaced(self)
 
     @property
     def grad_fn(self):

@@ -155,3 +155,48 @@ def test_a_function_that_does_other_ops_when_run_again_is_refused_as_torch():
     y = ag.utils.checkpoint.checkpoint(greedy, ag.ones(2, requires_grad=True), use_reentrant=False)
     with pytest.raises(RuntimeError, match="saved 1 tensors for the backward when it ran, but 2"):
         y.sum().backward()
+
+
+def test_an_in_place_change_to_the_output_is_fine_and_to_an_input_is_caught_as_torch():
+    """``out = checkpoint(block, x); out += x`` (a residual block): what the re-run makes again is not checked;
+    an in-place change to an input after the forward still is (the re-run would read the changed value)."""
+    results = []
+    for T in (ag, torch):
+        block = T.nn.Sequential(_block(T), T.nn.Tanh())     # (tanh saves its output: the one changed in place)
+        x = T.tensor(X, requires_grad=True)
+        out = T.utils.checkpoint.checkpoint(block, x, use_reentrant=False)
+        out += x
+        out.sum().backward()
+        results.append([x.grad] + [p.grad for p in block.parameters()])
+        y = T.tensor(X) * 1
+        y.requires_grad_(True)
+        h = y * 1
+        out = T.utils.checkpoint.checkpoint(lambda t: t.sin() * t, h, use_reentrant=False)
+        h.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+    for a, b in zip(*results):
+        close(a, b, rtol=1e-12, atol=1e-14)
+
+
+def test_the_context_fn_and_keyword_checks_as_torch():
+    import contextlib
+    for T in (ag, torch):
+        entered = []
+
+        @contextlib.contextmanager
+        def note(what):
+            entered.append(what)
+            yield
+        x = T.ones(2, requires_grad=True)
+        y = T.utils.checkpoint.checkpoint(lambda t: t.exp(), x, use_reentrant=False,
+                                          context_fn=lambda: (note("forward"), note("recompute")),
+                                          determinism_check="none", debug=False)
+        assert entered == ["forward"]
+        y.sum().backward()
+        assert entered == ["forward", "recompute"]
+        with pytest.raises(ValueError, match="determinism_check"):
+            T.utils.checkpoint.checkpoint(lambda t: t.exp(), x, use_reentrant=False, determinism_check="sometimes")
+        with pytest.raises(ValueError, match="Unexpected keyword arguments"):
+            T.utils.checkpoint.checkpoint_sequential(T.nn.Sequential(T.nn.Tanh()), 1, x, use_reentrant=False,
+                                                     scale=2)

@@ -484,3 +484,12 @@ def test_assigning_data_keeps_a_grad_requiring_tensor_float_unviews_a_view_and_i
         y = x * x
         x.data = ag.tensor([1.0, 1.0, 1.0])
         ag.autograd.grad(y.sum(), x, create_graph=True)
+
+
+def test_the_alpha_first_form_also_takes_a_0d_tensor_alpha_and_a_number_operand_as_torch():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = [(T.tensor([1.0, 2.0]).add(T.tensor(2.0), T.tensor([10.0, 20.0])).tolist(),
+                    T.tensor([1.0, 2.0]).add(2, 3).tolist(), T.tensor([1.0, 2.0]).sub(0.5, 4.0).tolist())
+                   for T in (ag, torch)]
+    assert results[0] == results[1] == ([21.0, 42.0], [7.0, 8.0], [-1.0, 0.0])

@@ -114,3 +114,20 @@ def test_the_mode_set_before_the_first_call_stays_and_the_errors_are_torchs():
         ag.nn.LazyConv2d(4, 3)(ag.ones(2, 3))
     with pytest.raises(ValueError, match="out_channels must be divisible by groups"):
         ag.nn.LazyConv2d(5, 3, groups=2)          # (here when it is made; torch at its first call)
+
+
+def test_a_cast_or_move_before_the_first_call_is_kept_and_lazy_loads_into_lazy_as_torch():
+    """D2L's trainer moves the net before its first call: ``net.to(device)``, ``.double()``."""
+    for T in (ag, torch):
+        linear = T.nn.LazyLinear(4).double()
+        out = linear(T.ones(2, 5, dtype=T.float64))
+        assert linear.weight.dtype == T.float64 and out.dtype == T.float64
+        norm = T.nn.LazyBatchNorm2d().to(T.float64)
+        norm(T.ones(2, 3, 4, 4, dtype=T.float64))
+        assert norm.running_mean.dtype == T.float64 and tuple(norm.running_mean.shape) == (3,)
+        a, b = T.nn.LazyLinear(4), T.nn.LazyLinear(4)
+        b.load_state_dict(a.state_dict())            # (both still placeholders: b stays one)
+        assert tuple(b(T.ones(2, 5)).shape) == (2, 4) and tuple(b.weight.shape) == (4, 5)
+    device = ag.ones(1).device                       # (the stand-in GPU pass: a move from the CPU to it)
+    lazy = ag.nn.LazyLinear(4, device="cpu").to(device)
+    assert lazy(ag.ones(2, 5)).device == device and lazy.weight.device == device

@@ -126,3 +126,29 @@ def test_the_errors_are_torchs():
                lambda: torch.nn.utils.spectral_norm(torch.nn.Linear(3, 2), name="nope"))
     both_raise(lambda: ag.nn.utils.weight_norm(ag.nn.Linear(3, 2), name="nope"),
                lambda: torch.nn.utils.weight_norm(torch.nn.Linear(3, 2), name="nope"))
+
+
+def test_weight_norm_of_a_vector_and_a_bad_dim_and_spectral_norm_of_a_subclass_as_torch():
+    seen = []
+    for T in (ag, torch):
+        T.manual_seed(0)
+        norm = T.nn.LayerNorm(4).double()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            T.nn.utils.weight_norm(norm)              # (a 1-d weight: g is |v| elementwise, v's gradient 0)
+            layer = T.nn.utils.weight_norm(_layer(T, "linear"), name="bias")
+            with pytest.raises(IndexError, match="Dimension out of range"):
+                T.nn.utils.weight_norm(T.nn.Linear(3, 2), dim=2)
+        x = T.tensor(np.cos(np.arange(8.0)).reshape(2, 4))
+        norm(x).pow(2).sum().backward()
+        layer(_input(T, "linear")).pow(2).sum().backward()
+
+        class Up(T.nn.ConvTranspose2d):
+            pass
+        seen.append([tuple(norm.weight_g.shape), norm.weight_v.grad, norm.weight_g.grad, tuple(layer.bias_g.shape),
+                     layer.bias_g.grad, layer.bias_v.grad,
+                     tuple(T.nn.utils.spectral_norm(Up(3, 4, 2)).weight_u.shape)])
+    ours, theirs = seen
+    assert ours[0] == theirs[0] == (4,) and ours[3] == theirs[3] == (2,) and ours[6] == theirs[6] == (4,)
+    for a, b in zip(ours[1:3] + ours[4:6], theirs[1:3] + theirs[4:6]):
+        close(a, b, rtol=1e-10, atol=1e-12)

@@ -51,8 +51,11 @@ class _Uninitialized:
         raise RuntimeError(_NOT_YET)
 
     def materialize(self, values):
-        """Become a plain parameter (buffer) over ``values``' memory: the same object, so what holds it sees it."""
-        self._data, self.device = values._data, values.device
+        """Become a plain parameter (buffer) holding ``values`` in this placeholder's dtype and on its device
+        (a ``.double()`` or ``.to(device)`` before the first call counts): the same object, so what holds it
+        sees it."""
+        values = values.to(device=self.device, dtype=self.dtype)
+        self._data = values._data
         self.__class__ = self.cls_to_become
 
     def __repr__(self):

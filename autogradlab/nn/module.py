@@ -328,8 +328,13 @@ class Module:
                 p._grad = p._grad.detach().to(dtype if dtype is not None else device)
         for m in self.modules():   # buffers: new tensors (a cast only for floating ones: a count stays int64)
             for name, b in m._buffers.items():
-                if b is not None and (dtype is None or b.dtype.kind == "f"):
-                    m._buffers[name] = b.to(dtype if dtype is not None else device)
+                if b is None or (dtype is not None and b.dtype.kind != "f"):
+                    continue
+                moved = b.to(dtype if dtype is not None else device)
+                if hasattr(b, "materialize"):   # (a lazy layer's placeholder stays one, in the new dtype or place)
+                    b._data, b.device = moved._data, moved.device
+                else:
+                    m._buffers[name] = moved
         return self
 
     def cpu(self):
@@ -404,8 +409,9 @@ class Module:
             if name in state_dict:
                 value = state_dict[name]
                 host = backend.to_host(value._data if isinstance(value, Tensor) else value)
-                if hasattr(p, "materialize"):
-                    p.materialize(Tensor._make(backend.asarray(host.copy(), p.device, p.dtype), False, None, p.device))
+                if hasattr(p, "materialize"):   # (a placeholder's own state_dict entry is empty: it stays one)
+                    if host.size:
+                        p.materialize(Tensor._make(backend.asarray(host.copy(), p.device), False, None, p.device))
                     continue
                 p._data[...] = backend.asarray(host, p.device, p.dtype)
                 p._vc[0] += 1

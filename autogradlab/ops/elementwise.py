@@ -770,7 +770,11 @@ def legacy_alpha(name, other, rest, alpha):
     tutorials (``p.data.add_(-lr, p.grad.data)``), deprecated with a warning, as in PyTorch."""
     if not rest:
         return other, alpha
-    if len(rest) == 1 and isinstance(other, numbers.Number) and isinstance(rest[0], Tensor) and alpha == 1:
+    scalar = (isinstance(other, numbers.Number) and not isinstance(other, bool)) or (
+        isinstance(other, Tensor) and other.ndim == 0 and other.dtype.kind != "b")
+    if len(rest) == 1 and scalar and isinstance(rest[0], (Tensor, numbers.Number)) and alpha == 1:
+        if isinstance(other, Tensor):
+            other = other.item()
         warnings.warn(f"{name}(Number alpha, Tensor other) is deprecated (as in PyTorch): write "
                       f"{name}(other, alpha=alpha)", UserWarning, stacklevel=3)
         return rest[0], other

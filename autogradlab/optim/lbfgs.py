@@ -18,6 +18,7 @@ t = lr: a t with enough decrease, f(x + t d) <= f(x) + c1 t g.d, and a flat enou
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 from .. import backend
 from ..grad_mode import no_grad
@@ -27,6 +28,7 @@ __all__ = ["LBFGS"]
 
 C1, C2 = 1e-4, 0.9          # the sufficient decrease and the curvature conditions' constants
 BRACKET_TOLERANCE = 1e-9    # a bracket narrower than this (times max |d|) ends the search
+Point = namedtuple("Point", "t f g slope")   # a step length, the loss and its gradient there, and g.d
 
 
 def cubic_minimum(t1, f1, slope1, t2, f2, slope2, low=None, high=None):
@@ -54,37 +56,36 @@ def strong_wolfe(evaluate, t, d, f0, g0, slope0, max_steps):
     gradient and slope(t) = g(t).d come from ``evaluate(t)``. First grow t until [t_prev, t] brackets such a
     point, then shrink the bracket by cubic interpolation ("zoom"), in at most ``max_steps`` evaluations after
     the first. Returns (f, g, t, evaluations)."""
-    point = lambda t_, f_, g_: (t_, f_, g_, float(g_.dot(d)))     # noqa: E731  (t, f, gradient, slope)
+    def point(t):
+        f, g = evaluate(t)
+        return Point(t, f, g, float(g.dot(d)))
     step_size = float(abs(d).max())
-    before = (0.0, f0, g0, slope0)
-    f, g = evaluate(t)
-    now, calls, found, bracket = point(t, f, g), 1, False, None
+    start = before = Point(0.0, f0, g0, slope0)
+    now, calls, found, bracket = point(t), 1, False, None
     while calls <= max_steps:      # 1. bracketing: the first t that overshoots, or that is good
-        t, f, g, slope = now
-        if f > f0 + C1 * t * slope0 or (calls > 2 and f >= before[1]):
+        if now.f > f0 + C1 * now.t * slope0 or (calls > 2 and now.f >= before.f):
             bracket = [before, now]
             break
-        if abs(slope) <= -C2 * slope0:
+        if abs(now.slope) <= -C2 * slope0:
             bracket, found = [now], True
             break
-        if slope >= 0:
+        if now.slope >= 0:
             bracket = [before, now]
             break
-        t_next = cubic_minimum(before[0], before[1], before[3], t, f, slope, low=t + 0.01 * (t - before[0]),
-                               high=10 * t)
-        before = now
-        now = point(t_next, *evaluate(t_next))
+        t_next = cubic_minimum(before.t, before.f, before.slope, now.t, now.f, now.slope,
+                               low=now.t + 0.01 * (now.t - before.t), high=10 * now.t)
+        before, now = now, point(t_next)
         calls += 1
     if bracket is None:                  # (no bracket in the budget: between 0 and the last t)
-        bracket = [(0.0, f0, g0, slope0), now]
-    lo = 0 if len(bracket) == 1 or bracket[0][1] <= bracket[1][1] else 1
+        bracket = [start, now]
+    lo = 0 if len(bracket) == 1 or bracket[0].f <= bracket[1].f else 1
     stuck = False
     while not found and calls <= max_steps:     # 2. zoom: shrink [lo, hi] around a good t
-        (t_a, f_a, _, s_a), (t_b, f_b, _, s_b) = bracket
-        if abs(t_b - t_a) * step_size < BRACKET_TOLERANCE:
+        a, b = bracket
+        if abs(b.t - a.t) * step_size < BRACKET_TOLERANCE:
             break
-        left, right = min(t_a, t_b), max(t_a, t_b)
-        t = cubic_minimum(t_a, f_a, s_a, t_b, f_b, s_b)
+        left, right = min(a.t, b.t), max(a.t, b.t)
+        t = cubic_minimum(a.t, a.f, a.slope, b.t, b.f, b.slope)
         margin = 0.1 * (right - left)
         if min(right - t, t - left) < margin:       # too close to an end: move it in, unless that helped once
             if stuck or t >= right or t <= left:
@@ -94,20 +95,20 @@ def strong_wolfe(evaluate, t, d, f0, g0, slope0, max_steps):
                 stuck = True
         else:
             stuck = False
-        new = point(t, *evaluate(t))
+        new = point(t)
         calls += 1
         hi = 1 - lo
-        if new[1] > f0 + C1 * t * slope0 or new[1] >= bracket[lo][1]:
+        if new.f > f0 + C1 * new.t * slope0 or new.f >= bracket[lo].f:
             bracket[hi] = new                        # not lower than the low end: the new high end
-            lo = 0 if bracket[0][1] <= bracket[1][1] else 1
+            lo = 0 if bracket[0].f <= bracket[1].f else 1
         else:
-            if abs(new[3]) <= -C2 * slope0:
+            if abs(new.slope) <= -C2 * slope0:
                 found = True
-            elif new[3] * (bracket[hi][0] - bracket[lo][0]) >= 0:
+            elif new.slope * (bracket[hi].t - bracket[lo].t) >= 0:
                 bracket[hi] = bracket[lo]            # the slope points away from hi: the old low end replaces it
             bracket[lo] = new
-    t, f, g, _ = bracket[lo]
-    return f, g, t, calls
+    best = bracket[lo]
+    return best.f, best.g, best.t, calls
 
 
 class LBFGS(Optimizer):

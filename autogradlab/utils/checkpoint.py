@@ -16,10 +16,11 @@ inside ``f`` is then needed only during the backward, at the price of a second f
 from __future__ import annotations
 
 import warnings
+from contextlib import nullcontext
 
 from .. import creation
 from ..grad_mode import enable_grad, no_grad, state
-from ..graph import saved_tensors_hooks
+from ..graph import Recomputed, saved_tensors_hooks
 from ..tensor import Tensor
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
@@ -29,14 +30,18 @@ class _Rerun:
     """One checkpointed call: its function and inputs, how many tensors its ops saved the first time, the
     random stream's state before it, and what its ops save when it runs again (None until then)."""
 
-    def __init__(self, function, args, kwargs, rng_state):
+    def __init__(self, function, args, kwargs, rng_state, recompute_context):
         self.function, self.args, self.kwargs, self.rng_state = function, args, kwargs, rng_state
+        self.recompute_context = recompute_context
+        self.inputs = [a._vc for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
         self.count, self.kept = 0, None
 
     def pack(self, tensor):
-        """First run: keep only the saved tensor's number."""
+        """First run: keep only the saved tensor's number; one the function made (not an input, nor a view
+        of one) is made again in the backward, so its in-place changes since are not checked."""
         self.count += 1
-        return self.count - 1
+        made_inside = not any(tensor._vc is vc for vc in self.inputs)
+        return Recomputed(self.count - 1) if made_inside else self.count - 1
 
     def unpack(self, number):
         """Backward: the tensor with that number, from a second run of the function."""
@@ -46,11 +51,15 @@ class _Rerun:
 
     def _run_again(self):
         kept = []
+
+        def keep(tensor):
+            kept.append(tensor)
+            return len(kept) - 1
         now = creation.get_rng_state()
         if self.rng_state is not None:
             creation.set_rng_state(self.rng_state)
         try:
-            with enable_grad(), saved_tensors_hooks(lambda t: kept.append(t) or len(kept) - 1, kept.__getitem__):
+            with enable_grad(), self.recompute_context, saved_tensors_hooks(keep, kept.__getitem__):
                 self.function(*self.args, **self.kwargs)
         finally:
             creation.set_rng_state(now)
@@ -62,7 +71,8 @@ class _Rerun:
         return kept
 
 
-def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **kwargs):
+def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default", debug=False,
+               early_stop=True, preserve_rng_state=True, **kwargs):
     """``function(*args, **kwargs)``, keeping none of what its ops save for the backward; they run again in
     the backward. ``preserve_rng_state`` replays the random stream, so dropout draws the same mask.
 
@@ -70,7 +80,15 @@ def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **k
     parameters. ``use_reentrant=True`` (PyTorch's default, with a warning, when it is not given): as PyTorch,
     when no tensor in ``args`` requires grad the output does not either, and the parameters inside get no
     gradient (a warning says so); keyword arguments are refused. Otherwise both compute the same gradients
-    here, by the same mechanism (PyTorch's reentrant form also refuses ``autograd.grad``; this one allows it)."""
+    here, by the same mechanism (PyTorch's reentrant form also refuses ``autograd.grad``; this one allows it).
+
+    ``context_fn()`` returns two context managers, one around the forward, one around the re-run (PyTorch's
+    selective checkpointing hook). ``determinism_check`` ('default' or 'none'): the re-run must save as many
+    tensors as the forward did either way. ``debug`` and ``early_stop`` are taken: the re-run runs the whole
+    function, and on error the message says what differed."""
+    if determinism_check not in ("default", "none"):
+        raise ValueError(f"determinism_check should be one of ['default', 'none'], but got {determinism_check!r}")
+    forward_context, recompute_context = context_fn() if context_fn is not None else (nullcontext(), nullcontext())
     if use_reentrant is None:
         warnings.warn("autogradlab.utils.checkpoint: pass use_reentrant explicitly (PyTorch warns the same); "
                       "use_reentrant=False is recommended, and it is what your parameters' gradients need when "
@@ -78,23 +96,29 @@ def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **k
                       UserWarning, stacklevel=2)
         use_reentrant = True
     if use_reentrant:
-        if kwargs:
-            raise ValueError(f"Unexpected keyword arguments: {','.join(kwargs)}: the reentrant checkpoint takes "
-                             f"none, as in PyTorch; pass use_reentrant=False to give keyword arguments")
+        if kwargs or context_fn is not None:
+            raise ValueError(f"Unexpected keyword arguments: {','.join(kwargs) or 'context_fn'}: the reentrant "
+                             f"checkpoint takes none, as in PyTorch; pass use_reentrant=False to give them")
         if state.grad_enabled and not any(isinstance(a, Tensor) and a.requires_grad for a in args):
             warnings.warn("None of the inputs have requires_grad=True. Gradients will be None (the reentrant "
                           "checkpoint, as in PyTorch): pass use_reentrant=False to get the parameters' gradients",
                           UserWarning, stacklevel=2)
             with no_grad():
                 return function(*args)
-    rerun = _Rerun(function, args, kwargs, creation.get_rng_state() if preserve_rng_state else None)
-    with saved_tensors_hooks(rerun.pack, rerun.unpack):
+    rerun = _Rerun(function, args, kwargs, creation.get_rng_state() if preserve_rng_state else None,
+                   recompute_context)
+    with forward_context, saved_tensors_hooks(rerun.pack, rerun.unpack):
         return function(*args, **kwargs)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
     """Run the layers of ``functions`` (a Sequential or a list) in ``segments`` consecutive runs of
-    ``len // segments`` layers each (the last takes the rest), checkpointing every run but the last."""
+    ``len // segments`` layers each (the last takes the rest), checkpointing every run but the last.
+    ``preserve_rng_state`` is the one keyword it passes on."""
+    unexpected = [k for k in kwargs if k != "preserve_rng_state"]
+    if unexpected:
+        raise ValueError(f"Unexpected keyword arguments: {','.join(unexpected)} (checkpoint_sequential takes "
+                         f"preserve_rng_state)")
     layers = list(functions.children()) if hasattr(functions, "children") else list(functions)
     if not isinstance(segments, int) or not 1 <= segments <= len(layers):
         raise ValueError(f"checkpoint_sequential: segments must be an int from 1 to the number of layers "

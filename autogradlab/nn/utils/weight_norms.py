@@ -6,8 +6,10 @@ other parameters, recomputed by a forward pre-hook before each call, so the grad
   separately (Salimans and Kingma, 2016).
 - ``spectral_norm(layer)``: ``weight = weight_orig / sigma``, sigma the largest singular value of the weight
   (as a matrix, rows along ``dim``), estimated by power iteration with the buffers ``weight_u`` and
-  ``weight_v``, one iteration per call in training mode: the layer is then at most 1-Lipschitz, which keeps
-  a GAN's discriminator in check (Miyato et al., 2018). No gradient flows through u and v.
+  ``weight_v``, one iteration per call in training mode: a Linear layer is then about 1-Lipschitz (power
+  iteration estimates sigma from below; for a convolution the reshaped matrix's norm only approximates the
+  operator's), which keeps a GAN's discriminator in check (Miyato et al., 2018). No gradient flows through
+  u and v.
 
 ``remove_weight_norm`` / ``remove_spectral_norm`` put a plain ``weight`` parameter back, with the value it has.
 """
@@ -18,6 +20,7 @@ from ...ops import elementwise as E
 from ...ops import linalg as L
 from ...ops import reduce as R
 from ...sampling import normal
+from ..layers import ConvTranspose1d, ConvTranspose2d
 from ..parameter import Parameter
 
 __all__ = ["weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm"]
@@ -39,11 +42,12 @@ def _find(module, kind, name):
 # -- weight_norm --------------------------------------------------------------------------------------------
 
 def _norm_except_dim(v, dim):
-    """The 2-norm of ``v`` over every dim but ``dim`` (size 1 there); of all of ``v`` when dim is -1 (PyTorch's
-    code for None)."""
+    """The 2-norm of ``v`` over every dim but ``dim`` (size 1 there; |v| for a 1-d ``v``); of all of ``v`` when
+    dim is -1 (PyTorch's code for None)."""
     if dim == -1:
         return R.norm(v)
-    return R.norm(v, 2, [d for d in range(v.ndim) if d != dim % v.ndim], keepdim=True)
+    others = [d for d in range(v.ndim) if d != dim % v.ndim]
+    return R.norm(v, 2, others, keepdim=True) if others else E.abs(v)
 
 
 class WeightNorm:
@@ -67,6 +71,9 @@ def weight_norm(module, name="weight", dim=0):
         raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
     dim = -1 if dim is None else dim
     weight = getattr(module, name)
+    if not -weight.ndim <= dim < weight.ndim:
+        raise IndexError(f"weight_norm: Dimension out of range (expected to be in range of [{-weight.ndim}, "
+                         f"{weight.ndim - 1}], but got {dim}); dim=None normalises the whole tensor")
     hook = WeightNorm(name, dim)
     with no_grad():
         g = _norm_except_dim(weight, dim)
@@ -139,7 +146,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     if _find(module, SpectralNorm, name)[1] is not None:
         raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter {name}")
     if dim is None:
-        dim = 1 if type(module).__name__.startswith("ConvTranspose") else 0
+        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d)) else 0
     weight = module._parameters[name]
     hook = SpectralNorm(name, n_power_iterations, dim, eps)
     with no_grad():
