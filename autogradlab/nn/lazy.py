@@ -180,44 +180,36 @@ class _LazyConv(LazyModuleMixin):
         return input.shape[1] if input.ndim == n + 2 else input.shape[0]
 
 
-class LazyConv1d(_LazyConv, Conv1d):
+class _LazyConvNd(_LazyConv):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        _LazyConv.__init__(self, placeholder=groups, out_channels=out_channels, kernel_size=kernel_size,
+                           stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias,
+                           padding_mode=padding_mode, device=device, dtype=dtype)
+
+
+class _LazyConvTransposeNd(_LazyConv):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None):
+        _LazyConv.__init__(self, placeholder=groups, out_channels=out_channels, kernel_size=kernel_size,
+                           stride=stride, padding=padding, output_padding=output_padding, groups=groups,
+                           bias=bias, dilation=dilation, padding_mode=padding_mode, device=device, dtype=dtype)
+
+
+class LazyConv1d(_LazyConvNd, Conv1d):
     cls_to_become = Conv1d
 
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        _LazyConv.__init__(self, placeholder=groups, out_channels=out_channels, kernel_size=kernel_size,
-                           stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias,
-                           padding_mode=padding_mode, device=device, dtype=dtype)
 
-
-class LazyConv2d(_LazyConv, Conv2d):
+class LazyConv2d(_LazyConvNd, Conv2d):
     cls_to_become = Conv2d
 
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        _LazyConv.__init__(self, placeholder=groups, out_channels=out_channels, kernel_size=kernel_size,
-                           stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias,
-                           padding_mode=padding_mode, device=device, dtype=dtype)
 
-
-class LazyConvTranspose1d(_LazyConv, ConvTranspose1d):
+class LazyConvTranspose1d(_LazyConvTransposeNd, ConvTranspose1d):
     cls_to_become = ConvTranspose1d
 
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
-                 dilation=1, padding_mode="zeros", device=None, dtype=None):
-        _LazyConv.__init__(self, placeholder=groups, out_channels=out_channels, kernel_size=kernel_size,
-                           stride=stride, padding=padding, output_padding=output_padding, groups=groups,
-                           bias=bias, dilation=dilation, padding_mode=padding_mode, device=device, dtype=dtype)
 
-
-class LazyConvTranspose2d(_LazyConv, ConvTranspose2d):
+class LazyConvTranspose2d(_LazyConvTransposeNd, ConvTranspose2d):
     cls_to_become = ConvTranspose2d
-
-    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
-                 dilation=1, padding_mode="zeros", device=None, dtype=None):
-        _LazyConv.__init__(self, placeholder=groups, out_channels=out_channels, kernel_size=kernel_size,
-                           stride=stride, padding=padding, output_padding=output_padding, groups=groups,
-                           bias=bias, dilation=dilation, padding_mode=padding_mode, device=device, dtype=dtype)
 
 
 class _LazyBatchNorm(LazyModuleMixin):

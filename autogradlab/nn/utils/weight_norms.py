@@ -53,6 +53,8 @@ def _norm_except_dim(v, dim):
 class WeightNorm:
     """The forward pre-hook of ``weight_norm``: ``name = name_g * name_v / ||name_v||``."""
 
+    what = "weight_norm"
+
     def __init__(self, name, dim):
         self.name, self.dim = name, dim
 
@@ -87,16 +89,7 @@ def weight_norm(module, name="weight", dim=0):
 
 def remove_weight_norm(module, name="weight"):
     """Undo :func:`weight_norm`: ``module.<name>`` is a parameter again, with the value it has now."""
-    key, hook = _find(module, WeightNorm, name)
-    if hook is None:
-        raise ValueError(f"weight_norm of '{name}' not found in {module}")
-    with no_grad():
-        weight = hook.compute_weight(module)
-    delattr(module, name)
-    del module._parameters[name + "_g"], module._parameters[name + "_v"]
-    module.register_parameter(name, Parameter(weight))
-    del _pre_hooks(module)[key]
-    return module
+    return _remove(module, WeightNorm, name, ("_g", "_v"))
 
 
 # -- spectral_norm ------------------------------------------------------------------------------------------
@@ -109,6 +102,8 @@ def _normalize(x, eps):
 class SpectralNorm:
     """The forward pre-hook of ``spectral_norm``: ``name = name_orig / (u . W v)``, u and v from power
     iteration on W (``name_orig`` as a matrix, rows along ``dim``), updated in place in training mode."""
+
+    what = "spectral_norm"
 
     def __init__(self, name, n_power_iterations, dim, eps):
         self.name, self.n_power_iterations, self.dim, self.eps = name, n_power_iterations, dim, eps
@@ -165,15 +160,19 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 def remove_spectral_norm(module, name="weight"):
     """Undo :func:`spectral_norm`: ``module.<name>`` is a parameter again, the normalised weight it has now."""
-    key, hook = _find(module, SpectralNorm, name)
+    return _remove(module, SpectralNorm, name, ("_u", "_v", "_orig"), do_power_iteration=False)
+
+
+def _remove(module, kind, name, parts, **compute):
+    """Put back a plain parameter ``name`` with the value ``kind``'s hook computes now; drop the hook and the
+    parameters and buffers it computed from (``name`` + each of ``parts``)."""
+    key, hook = _find(module, kind, name)
     if hook is None:
-        raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+        raise ValueError(f"{kind.what} of '{name}' not found in {module}")
     with no_grad():
-        weight = hook.compute_weight(module, do_power_iteration=False)
-    delattr(module, name)
-    delattr(module, name + "_u")
-    delattr(module, name + "_v")
-    delattr(module, name + "_orig")
+        weight = hook.compute_weight(module, **compute)
+    for attribute in (name, *(name + part for part in parts)):
+        delattr(module, attribute)
     module.register_parameter(name, Parameter(weight.detach()))
     del _pre_hooks(module)[key]
     return module
