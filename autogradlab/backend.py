@@ -253,7 +253,8 @@ def scatter_extreme(out, index, values, largest):
         import cupyx
         (cupyx.scatter_max if largest else cupyx.scatter_min)(out, index, values)
     else:
-        ufunc.at(out, index, values)
+        with numpy.errstate(invalid="ignore"):   # (a NaN is the max, quietly, as in PyTorch)
+            ufunc.at(out, index, values)
 
 
 _ERF = numpy.frompyfunc(math.erf, 1, 1)

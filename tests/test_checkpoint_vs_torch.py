@@ -147,14 +147,43 @@ def test_a_function_that_does_other_ops_when_run_again_is_refused_as_torch():
         y = T.utils.checkpoint.checkpoint(moody, T.ones(2, requires_grad=True), use_reentrant=False)
         with pytest.raises(RuntimeError, match="saved 2 tensors .* but 1|different number of tensors"):
             y.sum().backward()
+    for T in (ag, torch):   # (saves more the second time: the re-run stops early, so neither notices)
+        calls = []
+
+        def greedy(t):
+            calls.append(1)
+            return t.sin() if len(calls) == 1 else t.sin().exp()
+        x = T.ones(2, requires_grad=True)
+        T.utils.checkpoint.checkpoint(greedy, x, use_reentrant=False).sum().backward()
+        assert np.allclose(x.grad.numpy(), np.cos(1.0))
     calls = []
 
-    def greedy(t):          # (saves more the second time: torch stops the re-run early and does not notice)
+    def greedy(t):
         calls.append(1)
         return t.sin() if len(calls) == 1 else t.sin().exp()
-    y = ag.utils.checkpoint.checkpoint(greedy, ag.ones(2, requires_grad=True), use_reentrant=False)
+    y = ag.utils.checkpoint.checkpoint(greedy, ag.ones(2, requires_grad=True), use_reentrant=False,
+                                       early_stop=False)
     with pytest.raises(RuntimeError, match="saved 1 tensors for the backward when it ran, but 2"):
         y.sum().backward()
+
+
+def test_the_rerun_stops_once_it_has_what_the_backward_needs_as_torch():
+    """A function that changes a tensor it saved, after saving it (``y = x.exp(); y.mul_(2)``): the re-run
+    stops before the change, so the saved value is the one the forward saved (early_stop, PyTorch's
+    default); with early_stop=False both libraries run it to the end and double the gradient alike."""
+    for early_stop in (True, False):
+        grads = []
+        for T in (ag, torch):
+            def f(x):
+                y = x.exp()
+                y.mul_(2)
+                return y
+            x = T.tensor([0.5, 1.0, 2.0], dtype=T.float64, requires_grad=True)
+            T.utils.checkpoint.checkpoint(f, x, use_reentrant=False, early_stop=early_stop).sum().backward()
+            grads.append(x.grad)
+        close(*grads, rtol=1e-12, atol=1e-14)
+        expected = 2 * np.exp([0.5, 1.0, 2.0]) * (1 if early_stop else 2)
+        np.testing.assert_allclose(grads[0].numpy(), expected, rtol=1e-12)
 
 
 def test_an_in_place_change_to_the_output_is_fine_and_to_an_input_is_caught_as_torch():

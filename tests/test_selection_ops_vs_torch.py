@@ -171,6 +171,21 @@ def test_scatter_reduce_splits_the_gradient_among_ties_and_keeps_integers():
                                                  include_self=False), (src,))
 
 
+def test_scatter_reduce_of_bools_and_of_a_nan_as_torch():
+    results = []
+    for T in (ag, torch):
+        flags, index, sent = T.tensor([True, False, False]), T.tensor([0, 1]), T.tensor([False, True])
+        bools = [flags.scatter_reduce(0, index, sent, reduce, include_self=False).tolist()
+                 for reduce in ("amax", "amin")]
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        src = T.tensor([float("nan"), 3.0], requires_grad=True)
+        out = x.scatter_reduce(0, T.tensor([0, 0]), src, "amax")
+        out.sum().backward()
+        results.append((bools, str(out.tolist()), str(x.grad.tolist()), str(src.grad.tolist())))
+    assert results[0] == results[1]
+    assert results[0][0] == [[False, True, False], [False, True, False]] and "nan" in results[0][3]
+
+
 def test_scatter_reduce_in_place_and_its_errors_as_torch():
     for T in (ag, torch):
         t = T.zeros(3)

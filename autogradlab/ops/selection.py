@@ -147,9 +147,12 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     largest = reduce == "amax"
     result = a._data.copy()
     if not include_self:      # (where something arrives, start from the identity of max / min)
-        kind = numpy.finfo if a.dtype.kind == "f" else numpy.iinfo
-        start = (-numpy.inf if largest else numpy.inf) if a.dtype.kind == "f" else (
-            kind(a.dtype).min if largest else kind(a.dtype).max)
+        if a.dtype.kind == "f":
+            start = -numpy.inf if largest else numpy.inf
+        elif a.dtype.kind == "b":
+            start = not largest
+        else:
+            start = numpy.iinfo(a.dtype).min if largest else numpy.iinfo(a.dtype).max
         result[arrives > 0] = start
     scatter_extreme(result, positions, src._data, largest)
     self_is = own & (a._data == result)
@@ -157,8 +160,12 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     ties = self_is.astype(numpy.int64)
     scatter_add_at(ties, positions, src_is.astype(numpy.int64))
     ties = xp.maximum(ties, 1).astype(a.dtype)
-    out = apply(SCATTER_EXTREME, (a, src), {"index": positions, "result": result,
-                                            "self_share": self_is / ties, "src_share": src_is / ties[positions]})
+    self_share, src_share = self_is / ties, src_is / ties[positions]
+    if a.dtype.kind == "f":   # (a NaN result: NaN gradients to what took part, as PyTorch's 0 ties give)
+        self_share[own & xp.isnan(result)] = numpy.nan
+        src_share[xp.isnan(result[positions])] = numpy.nan
+    out = apply(SCATTER_EXTREME, (a, src), {"index": positions, "result": result, "self_share": self_share,
+                                            "src_share": src_share})
     return reshape(out, input.shape)
 
 

@@ -26,13 +26,17 @@ from ..tensor import Tensor
 __all__ = ["checkpoint", "checkpoint_sequential"]
 
 
+class _StopRerun(Exception):
+    """Raised inside the re-run once it has saved every tensor the backward needs (``early_stop``)."""
+
+
 class _Rerun:
     """One checkpointed call: its function and inputs, how many tensors its ops saved the first time, the
     random stream's state before it, and what its ops save when it runs again (None until then)."""
 
-    def __init__(self, function, args, kwargs, rng_state, recompute_context):
+    def __init__(self, function, args, kwargs, rng_state, recompute_context, early_stop):
         self.function, self.args, self.kwargs, self.rng_state = function, args, kwargs, rng_state
-        self.recompute_context = recompute_context
+        self.recompute_context, self.early_stop = recompute_context, early_stop
         self.inputs = [a._vc for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
         self.count, self.kept = 0, None
 
@@ -54,6 +58,8 @@ class _Rerun:
 
         def keep(tensor):
             kept.append(tensor)
+            if self.early_stop and len(kept) == self.count:   # (all it needs: what follows, e.g. an in-place
+                raise _StopRerun                              # change of a saved tensor, must not run again)
             return len(kept) - 1
         now = creation.get_rng_state()
         if self.rng_state is not None:
@@ -61,6 +67,8 @@ class _Rerun:
         try:
             with enable_grad(), self.recompute_context, saved_tensors_hooks(keep, kept.__getitem__):
                 self.function(*self.args, **self.kwargs)
+        except _StopRerun:
+            pass
         finally:
             creation.set_rng_state(now)
         if len(kept) != self.count:
@@ -84,8 +92,9 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
 
     ``context_fn()`` returns two context managers, one around the forward, one around the re-run (PyTorch's
     selective checkpointing hook). ``determinism_check`` ('default' or 'none'): the re-run must save as many
-    tensors as the forward did either way. ``debug`` and ``early_stop`` are taken: the re-run runs the whole
-    function, and on error the message says what differed."""
+    tensors as the forward did either way. ``early_stop`` (PyTorch's default): the re-run stops once it has
+    saved every tensor the backward needs, so an in-place change the function makes after that to one of them
+    is not made twice. ``debug`` is taken; on error the message says what differed."""
     if determinism_check not in ("default", "none"):
         raise ValueError(f"determinism_check should be one of ['default', 'none'], but got {determinism_check!r}")
     forward_context, recompute_context = context_fn() if context_fn is not None else (nullcontext(), nullcontext())
@@ -106,7 +115,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
             with no_grad():
                 return function(*args)
     rerun = _Rerun(function, args, kwargs, creation.get_rng_state() if preserve_rng_state else None,
-                   recompute_context)
+                   recompute_context, early_stop)
     with forward_context, saved_tensors_hooks(rerun.pack, rerun.unpack):
         return function(*args, **kwargs)
 
