@@ -196,6 +196,7 @@ def test_custom_functions_have_torchs_node_names_and_non_differentiable_outputs(
             @staticmethod
             def backward(ctx, g):
                 return None
+
         class Marked(T.autograd.Function):     # (returns its input, marked: a new tensor without grad)
             @staticmethod
             def forward(ctx, x):

@@ -72,7 +72,7 @@ class UninitializedParameter(_Uninitialized, Parameter):
         return Parameter.__new__(cls, creation.zeros(0, dtype=dtype, device=device), requires_grad)
 
     def __init__(self, *args, **kwargs):
-        pass
+        pass   # (everything happened in __new__; the base __init__ would take the arguments for data)
 
 
 class UninitializedBuffer(_Uninitialized, Tensor):
@@ -86,7 +86,7 @@ class UninitializedBuffer(_Uninitialized, Tensor):
         return cls._make(empty._data, requires_grad, None, empty.device)
 
     def __init__(self, *args, **kwargs):
-        pass
+        pass   # (everything happened in __new__; the base __init__ would take the arguments for data)
 
 
 def _infer_parameters(module, args, kwargs):

@@ -39,6 +39,12 @@ class IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpec
             else super().__repr__()
 
 
+def _placeholder(t):
+    """A lazy layer's ``UninitializedParameter``/``UninitializedBuffer`` (``nn.lazy`` imports this module, so
+    it is told by its method rather than its class)."""
+    return hasattr(t, "materialize")
+
+
 class Module:
     """Base class for every layer and model: holds parameters and child modules, in order."""
 
@@ -331,7 +337,7 @@ class Module:
                 if b is None or (dtype is not None and b.dtype.kind != "f"):
                     continue
                 moved = b.to(dtype if dtype is not None else device)
-                if hasattr(b, "materialize"):   # (a lazy layer's placeholder stays one, in the new dtype or place)
+                if _placeholder(b):   # (a lazy layer's placeholder stays one, in the new dtype or place)
                     b._data, b.device = moved._data, moved.device
                 else:
                     m._buffers[name] = moved
@@ -394,7 +400,7 @@ class Module:
                 problems.append(f"While copying the parameter named \"{name}\", expected a tensor (or array) in "
                                 f"the state_dict, but got a {type(value).__name__}: wrap it with "
                                 f"autogradlab.tensor(...).")
-            elif hasattr(p, "materialize"):    # (a lazy layer's placeholder takes the shape it is given)
+            elif _placeholder(p):    # (a lazy layer's placeholder takes the shape it is given)
                 continue
             elif shape != tuple(p.shape):
                 problems.append(f"size mismatch for {name}: copying a param with shape {shape} from "
@@ -409,7 +415,7 @@ class Module:
             if name in state_dict:
                 value = state_dict[name]
                 host = backend.to_host(value._data if isinstance(value, Tensor) else value)
-                if hasattr(p, "materialize"):   # (a placeholder's own state_dict entry is empty: it stays one)
+                if _placeholder(p):   # (a placeholder's own state_dict entry is empty: it stays one)
                     if host.size:
                         p.materialize(Tensor._make(backend.asarray(host.copy(), p.device), False, None, p.device))
                     continue
