@@ -11,7 +11,7 @@ import warnings
 import numpy
 
 from . import backend
-from .tensor import DEFAULT_FLOAT, Tensor, _check_float, size_arguments, tensor
+from .tensor import Tensor, _check_float, default_float, size_arguments, tensor
 
 __all__ = ["zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "rand", "randn", "randint",
            "arange", "linspace", "eye", "manual_seed", "randperm", "from_numpy", "as_tensor", "Generator",
@@ -198,7 +198,7 @@ def _finish(host, dtype, device, requires_grad, name=None):
 
 
 def _float(dtype):
-    return numpy.dtype(dtype) if dtype is not None else DEFAULT_FLOAT
+    return numpy.dtype(dtype) if dtype is not None else default_float()
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, **keyword):
@@ -215,7 +215,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
                         f"full(({size!r},), {fill_value!r})")
     if dtype is None:
         dtype = numpy.dtype("int64") if isinstance(fill_value, (int, bool)) and not isinstance(fill_value, bool) \
-            else numpy.dtype("bool") if isinstance(fill_value, bool) else DEFAULT_FLOAT
+            else numpy.dtype("bool") if isinstance(fill_value, bool) else default_float()
     return _finish(numpy.full(_sizes((size,)), fill_value), dtype, device, requires_grad)
 
 
@@ -312,7 +312,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         start, end = 0, start
     host = numpy.arange(start, end, step)
     if dtype is None:
-        dtype = numpy.dtype("int64") if all(isinstance(v, int) for v in (start, end, step)) else DEFAULT_FLOAT
+        dtype = numpy.dtype("int64") if all(isinstance(v, int) for v in (start, end, step)) else default_float()
     return _finish(host, dtype, device, requires_grad)
 
 

@@ -22,7 +22,7 @@ from .ops import elementwise as E
 from .ops import reduce as R
 from .ops import shape as S
 from .sampling import multinomial
-from .tensor import DEFAULT_FLOAT, Tensor, tensor
+from .tensor import Tensor, default_float, tensor
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "kl_divergence"]
 
@@ -32,7 +32,7 @@ def _as_tensor(value, like=None):
         return value
     if not isinstance(value, numbers.Real):
         raise TypeError(f"a distribution's parameter must be a Tensor or a number, got {type(value).__name__}")
-    dtype = like.dtype if like is not None and like.dtype.kind == "f" else DEFAULT_FLOAT
+    dtype = like.dtype if like is not None and like.dtype.kind == "f" else default_float()
     return tensor(float(value), dtype=dtype, device=None if like is None else like.device)
 
 

@@ -6,14 +6,27 @@ from __future__ import annotations
 
 import numpy
 
-from .tensor import _CATEGORY, DEFAULT_FLOAT, Tensor, _promoted
+from . import tensor as _tensor
+from .tensor import _CATEGORY, FLOAT_DTYPES, Tensor, _promoted, default_float
 
-__all__ = ["get_default_dtype", "is_floating_point", "finfo", "iinfo", "promote_types", "can_cast"]
+__all__ = ["get_default_dtype", "set_default_dtype", "is_floating_point", "finfo", "iinfo", "promote_types", "can_cast"]
 
 
 def get_default_dtype() -> numpy.dtype:
-    """The dtype of floats made without a dtype (``tensor([1.5])``, ``randn(3)``): float32, as in PyTorch."""
-    return DEFAULT_FLOAT
+    """The dtype of floats made without a dtype (``tensor([1.5])``, ``randn(3)``, a layer's parameters):
+    float32, as in PyTorch, unless ``set_default_dtype`` changed it."""
+    return default_float()
+
+
+def set_default_dtype(d) -> None:
+    """Make ``d`` (float16, float32 or float64) the dtype of every float made without a dtype from now on:
+    Python floats, ``zeros``/``randn``/``arange(0., 1.)``, new layers' parameters, an integer tensor divided.
+    Tensors already made keep theirs; a NumPy array keeps its own; ``float32_tensor * 2.5`` stays float32."""
+    if not (isinstance(d, numpy.dtype) or isinstance(d, type) and issubclass(d, numpy.generic)) \
+            or numpy.dtype(d) not in FLOAT_DTYPES:   # (a dtype, not a name or Python's float, as PyTorch)
+        raise TypeError(f"set_default_dtype(): only floating-point types are supported as the default type, "
+                        f"got {d!r}; pass autogradlab.float64 (or float32, float16)")
+    _tensor._DEFAULT_FLOAT[0] = numpy.dtype(d)
 
 
 def is_floating_point(input) -> bool:
@@ -29,7 +42,7 @@ class finfo:
     ``resolution`` and ``dtype`` (its name)."""
 
     def __init__(self, type=None):
-        dtype = numpy.dtype(DEFAULT_FLOAT if type is None else type)
+        dtype = numpy.dtype(default_float() if type is None else type)
         if dtype.kind != "f":
             raise TypeError(f"finfo() takes a floating-point dtype, got {dtype}; for integers use iinfo({dtype})")
         info = numpy.finfo(dtype)

@@ -17,7 +17,7 @@ import numpy
 from . import backend
 from .creation import _check_fits, _finish, _float, _sizes, _stream, _whole
 from .ops.inplace import _fill
-from .tensor import DEFAULT_FLOAT, Tensor
+from .tensor import Tensor, default_float
 
 __all__ = ["rand_like", "randn_like", "randint_like", "normal", "bernoulli", "poisson", "multinomial", "empty",
            "empty_like", "logspace"]
@@ -129,7 +129,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
         except ValueError:
             raise RuntimeError(f"normal(): mean of shape {m.shape} and std of shape {s.shape} do not broadcast "
                                f"together") from None
-    out_dtype = _or(dtype, _or(m_dtype, _or(s_dtype, DEFAULT_FLOAT)))
+    out_dtype = _or(dtype, _or(m_dtype, _or(s_dtype, default_float())))
     draws = m + s * _stream(generator).standard_normal(shape)
     return _finish(draws, numpy.dtype(out_dtype), _or(device, _or(m_device, s_device)), requires_grad)
 

@@ -32,7 +32,13 @@ __all__ = ["Tensor", "tensor"]
 _tensor_counter = itertools.count()
 
 FLOAT_DTYPES = (numpy.dtype("float16"), numpy.dtype("float32"), numpy.dtype("float64"))
-DEFAULT_FLOAT = numpy.dtype("float32")
+_DEFAULT_FLOAT = [numpy.dtype("float32")]   # (one slot, set by dtypes.set_default_dtype)
+
+
+def default_float() -> numpy.dtype:
+    """The dtype of a float made without a dtype (``tensor([1.5])``, ``zeros(3)``, ``int_tensor / 2``): PyTorch's
+    default dtype, float32 unless ``set_default_dtype`` changed it."""
+    return _DEFAULT_FLOAT[0]
 
 
 def _check_float(dtype, what="only floating point tensors can require gradients"):
@@ -92,7 +98,7 @@ class Tensor:
         if shape is None and isinstance(data[0], Tensor):   # (an alias, as PyTorch's Tensor(t))
             t = data[0].view_as(data[0])
         else:
-            t = tensor(numpy.zeros(shape) if shape is not None else data[0], dtype=dtype or DEFAULT_FLOAT,
+            t = tensor(numpy.zeros(shape) if shape is not None else data[0], dtype=dtype or default_float(),
                        device=device, requires_grad=requires_grad, name=name)
         for slot in Tensor.__slots__[:-1]:
             setattr(self, slot, getattr(t, slot))
@@ -302,7 +308,7 @@ class Tensor:
         if host.size == 0 and host.ndim != 1:   # (an empty tensor prints as [] whatever its shape: add it)
             extras.append(f"size={tuple(host.shape)}")
         # (the dtype unless float32; int64 and bool are told by the values, except when there are none)
-        if host.dtype != DEFAULT_FLOAT and (host.size == 0 or host.dtype not in (numpy.dtype("int64"),
+        if host.dtype != default_float() and (host.size == 0 or host.dtype not in (numpy.dtype("int64"),
                                                                                   numpy.dtype("bool"))):
             extras.append(f"dtype={host.dtype.name}")
         if self.grad_fn is not None:
@@ -389,7 +395,7 @@ def _infer_dtype(data):
     if isinstance(data, (list, tuple)) and kind in "fiub":
         return _promoted(_leaf_dtypes(data))
     if kind == "f":
-        return DEFAULT_FLOAT
+        return default_float()
     if kind in "iu":
         return numpy.dtype("int64")
     if kind == "b":
@@ -398,7 +404,7 @@ def _infer_dtype(data):
                     f"pass numbers, nested lists of numbers, or a numeric array")
 
 
-_PYTHON_DTYPES = {bool: numpy.dtype("bool"), int: numpy.dtype("int64"), float: DEFAULT_FLOAT}
+_PYTHON_DTYPES = {bool: numpy.dtype("bool"), int: numpy.dtype("int64")}   # (a float: the default float)
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}   # bool < integer < float < complex, as PyTorch ranks them
 
 
@@ -410,7 +416,8 @@ def _leaf_dtypes(data) -> set:
         if isinstance(item, (numpy.generic, numpy.ndarray)):
             found.add(item.dtype)
             continue
-        found.add(_PYTHON_DTYPES.get(type(item), DEFAULT_FLOAT if isinstance(item, float) else numpy.dtype("int64")))
+        found.add(_PYTHON_DTYPES.get(type(item)) or (default_float() if isinstance(item, float)
+                                                       else numpy.dtype("int64")))
         if type(item) is int and not -(1 << 63) <= item < (1 << 63):
             too_big = item
     if too_big is not None and not any(d.kind == "f" for d in found):   # (among floats it is a float, as PyTorch)
@@ -446,7 +453,7 @@ def _promoted(dtypes) -> numpy.dtype:
     """PyTorch's promotion of several dtypes: the highest category wins; within it, NumPy's wider dtype (a
     signed and an unsigned integer meet in at least int16). No dtypes (an empty list): float32."""
     if not dtypes:
-        return DEFAULT_FLOAT
+        return default_float()
     top = max(_CATEGORY[d.kind] for d in dtypes)
     ours = [d for d in dtypes if _CATEGORY[d.kind] == top]
     result = numpy.result_type(*ours)

@@ -421,5 +421,5 @@ class Transformer(Module):
         if dtype is not None and numpy.dtype(dtype).kind != "f":
             raise RuntimeError(f"generate_square_subsequent_mask: -inf does not fit in {numpy.dtype(dtype).name}; "
                                f"give a float dtype")
-        full = creation.full((sz, sz), -math.inf, dtype=dtype or "float32", device=device)
+        full = creation.full((sz, sz), -math.inf, dtype=dtype, device=device)
         return S.triu(full, 1)

@@ -15,7 +15,7 @@ import numpy
 from ..backend import asarray, erf as _erf_array, to_host, xp_of
 from ..grad_mode import no_grad, state
 from ..graph import _SHARED_CONSTANTS, OpNode, forget_constants, share_constant
-from ..tensor import _CATEGORY, DEFAULT_FLOAT, Tensor   # (_CATEGORY: bool < integer < float, as PyTorch ranks them)
+from ..tensor import _CATEGORY, Tensor, default_float   # (_CATEGORY: bool < integer < float, as PyTorch ranks them)
 from .registry import apply, apply_binary, apply_unary, defop, not_a_tensor, on_arrays
 
 
@@ -32,7 +32,7 @@ def number_dtype(value, dtype):
     if kind == "f" or type(value) is bool:
         return dtype
     if isinstance(value, float):
-        return DEFAULT_FLOAT
+        return default_float()
     return numpy.dtype("int64") if kind == "b" else dtype
 
 
@@ -178,7 +178,7 @@ def _floating_unary(op):
         if type(a) is numpy.ndarray:   # inside a VJP that runs on arrays
             return on_arrays(op, (a,))
         if isinstance(a, Tensor) and a.dtype.kind in "biu":
-            a = to_dtype(a, DEFAULT_FLOAT)
+            a = to_dtype(a, default_float())
         return apply(op, (a,))
     fn.__name__ = op.name
     fn.__doc__ = op.__doc__
@@ -715,7 +715,7 @@ def _isclose_forward(xp, a, b, rtol, atol, equal_nan):
     if rtol == 0 and atol == 0:
         return close
     if a.dtype.kind != "f":
-        a, b = a.astype(DEFAULT_FLOAT), b.astype(DEFAULT_FLOAT)
+        a, b = a.astype(default_float()), b.astype(default_float())
     with numpy.errstate(invalid="ignore", over="ignore"):   # (inf - inf is NaN, not close: no warning to give)
         allowed = atol + xp.abs(rtol * b)
         actual = xp.abs(a - b)
@@ -934,7 +934,7 @@ def div(a, b):
     """``a / b``: true division; integer or bool operands give PyTorch's default float (float32)."""
     a, b = promote(a, b)
     if a.dtype.kind != "f" and b.dtype.kind != "f":
-        a, b = _cast(a, DEFAULT_FLOAT), _cast(b, DEFAULT_FLOAT)
+        a, b = _cast(a, default_float()), _cast(b, default_float())
     return apply(DIV, (a, b))
 
 
@@ -946,7 +946,7 @@ def atan2(input, other):
                         f"wrap it with autogradlab.tensor(...)")
     a, b = promote(input, other)
     if a.dtype.kind != "f" and b.dtype.kind != "f":
-        a, b = _cast(a, DEFAULT_FLOAT), _cast(b, DEFAULT_FLOAT)
+        a, b = _cast(a, default_float()), _cast(b, default_float())
     return apply(ATAN2, (a, b))
 
 
@@ -1001,7 +1001,7 @@ def clamp(a, min=None, max=None):
         if bound is not None and not isinstance(bound, numbers.Real):
             raise TypeError(f"clamp: {name} must be a number, a Tensor or None, got {type(bound).__name__}")
     if a.dtype.kind in "biu" and (isinstance(min, float) or isinstance(max, float)):
-        a = to_dtype(a, DEFAULT_FLOAT)   # (an integer tensor with a float bound: float32, as in PyTorch)
+        a = to_dtype(a, default_float())   # (an integer tensor with a float bound: float32, as in PyTorch)
     return apply(CLAMP, (a,), {"min": min, "max": max})
 
 
@@ -1053,7 +1053,7 @@ def where(condition, a, b):
         raise TypeError("where: at least one of condition, a, b must be a Tensor")
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):   # two numbers: their own dtype, as PyTorch's
         kind = (numpy.dtype(bool) if type(a) is bool and type(b) is bool else
-                DEFAULT_FLOAT if isinstance(a, float) or isinstance(b, float) else numpy.dtype("int64"))
+                default_float() if isinstance(a, float) or isinstance(b, float) else numpy.dtype("int64"))
         a = Tensor._make(asarray(a, like.device, kind), False, None, like.device)
     a, b = promote(a, b)
     if isinstance(condition, bool) or (hasattr(condition, "dtype") and not isinstance(condition, Tensor)):

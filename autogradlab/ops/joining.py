@@ -11,7 +11,7 @@ import numbers
 import numpy
 
 from ..backend import asarray, get_default_device, to_host, xp_of
-from ..tensor import Tensor
+from ..tensor import Tensor, default_float
 from .elementwise import result_type, to_dtype
 from .rearrange import meshgrid
 from .reduce import single_dim
@@ -131,7 +131,7 @@ def block_diag(*tensors):
                                f"{t.ndim} dimensions")
     if not tensors:
         device = get_default_device()
-        return Tensor._make(asarray(numpy.zeros((1, 0), numpy.float32), device), False, None, device)
+        return Tensor._make(asarray(numpy.zeros((1, 0), default_float()), device), False, None, device)
     dtype = result_type(*tensors)   # (of the blocks as given: a 0-d one counts as a number, as in PyTorch)
     blocks = [reshape(t, (1,) * (2 - t.ndim) + tuple(t.shape)) for t in tensors]
     width = sum(b.shape[1] for b in blocks)

@@ -9,7 +9,7 @@ from collections import namedtuple
 import numpy
 
 from ..backend import arg_extreme, broadcast_to, xp_of
-from ..tensor import DEFAULT_FLOAT, Tensor
+from ..tensor import Tensor, default_float
 from .elementwise import abs, eq, exp, masked, maximum, minimum, to_dtype, where
 from .registry import apply, apply_one, apply_unary, defop, expect_tensor, on_arrays
 
@@ -517,7 +517,7 @@ def std(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
 def logsumexp(a, dim, keepdim=False):
     """``log(sum(exp(a), dim))`` computed stably (an integer or bool tensor in float32, as in PyTorch)."""
     if isinstance(a, Tensor) and a.dtype.kind in "biu":
-        a = to_dtype(a, DEFAULT_FLOAT)
+        a = to_dtype(a, default_float())
     return _reduce(LOGSUMEXP, a, dim, keepdim)
 
 

@@ -8,7 +8,7 @@ import numbers
 
 import numpy
 
-from ..tensor import DEFAULT_FLOAT, Tensor
+from ..tensor import Tensor, default_float
 from .elementwise import (as_tensor_like, cos, isinf, isnan, log, mul, promote, result_type, sign, sin, sub, to_dtype,
                           trunc, where)
 from .registry import apply, defop, expect_tensor
@@ -49,7 +49,7 @@ def xlogy(input, other):
         wide = result_type(x, y)
         x, y = to_dtype(x, wide), to_dtype(y, wide)
     if x.dtype.kind != "f":
-        x, y = to_dtype(x, DEFAULT_FLOAT), to_dtype(y, DEFAULT_FLOAT)
+        x, y = to_dtype(x, default_float()), to_dtype(y, default_float())
     return apply(XLOGY, (x, y))
 
 
@@ -99,7 +99,7 @@ def logit(input, eps=None):
     if eps is not None and (isinstance(eps, bool) or not isinstance(eps, numbers.Real)):
         raise TypeError(f"logit(): argument 'eps' must be a float or None, not {type(eps).__name__}")
     if input.dtype.kind != "f":
-        input = to_dtype(input, DEFAULT_FLOAT)
+        input = to_dtype(input, default_float())
     return apply(LOGIT, (input,), {"eps": None if eps is None else float(eps)})
 
 
@@ -136,7 +136,7 @@ def sinc(input):
     is its Taylor series, accurate to the last digits (and twice differentiable: -pi^2/3 at 0)."""
     expect_tensor(input, "sinc")
     if input.dtype.kind != "f":
-        input = to_dtype(input, DEFAULT_FLOAT)
+        input = to_dtype(input, default_float())
     return apply(SINC, (input,))
 
 
@@ -151,7 +151,7 @@ def frac(input):
 
 def _angle(input, factor, name):
     expect_tensor(input, name)
-    return mul(input if input.dtype.kind == "f" else to_dtype(input, DEFAULT_FLOAT), factor)
+    return mul(input if input.dtype.kind == "f" else to_dtype(input, default_float()), factor)
 
 
 def deg2rad(input):

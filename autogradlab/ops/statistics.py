@@ -17,7 +17,7 @@ from collections import namedtuple
 import numpy
 
 from ..backend import asarray, to_host, xp_of
-from ..tensor import Tensor
+from ..tensor import Tensor, default_float
 from .elementwise import clamp, isnan, lerp, logical_not, sqrt, to_dtype, where
 from .linalg import matmul
 from .rearrange import diagonal, movedim
@@ -319,7 +319,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     n = x.shape[1]
     fw = _weights("fweights", fweights, n, True, input.device)
     aw = _weights("aweights", aweights, n, False, input.device)
-    dtype = x.dtype if x.dtype.kind == "f" else numpy.dtype(numpy.float32)   # PyTorch's result type: floats,
+    dtype = x.dtype if x.dtype.kind == "f" else default_float()   # PyTorch's result type: floats,
     if aw is not None and aw.dtype.itemsize > dtype.itemsize:                 # the wider of input and aweights
         dtype = aw.dtype
     if x.dtype != dtype:

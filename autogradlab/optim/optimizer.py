@@ -18,7 +18,7 @@ import numpy
 
 from .. import backend
 from ..grad_mode import enable_grad
-from ..tensor import Tensor, zero_grads
+from ..tensor import Tensor, default_float, zero_grads
 
 __all__ = ["Optimizer"]
 
@@ -258,14 +258,16 @@ class Optimizer:
         return "\n".join(lines) + "\n)"
 
 
-#: state kept as a number (PyTorch keeps a float32 0-d tensor): the step count, NAdam's momentum product
+#: state kept as a number (PyTorch keeps a 0-d float tensor): the step count, NAdam's momentum product
 _SCALAR_STATE = {"step": int, "mu_product": float}
 
 
 def _exported(name, value):
-    """A state value as ``state_dict`` gives it: arrays as Tensor copies, the step count as PyTorch's float32."""
+    """A state value as ``state_dict`` gives it: arrays as Tensor copies, the step count as PyTorch's float32
+    (float64 when that is the default dtype)."""
     if name in _SCALAR_STATE and isinstance(value, (int, float)):
-        return Tensor._make(numpy.array(value, dtype=numpy.float32), False, None, "cpu")
+        scalar = numpy.float64 if default_float() == numpy.float64 else numpy.float32
+        return Tensor._make(numpy.array(value, dtype=scalar), False, None, "cpu")
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         return Tensor._make(value.copy(), False, None, backend.device_of(value))
     return value

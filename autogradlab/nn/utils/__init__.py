@@ -17,7 +17,7 @@ from ...grad_mode import no_grad
 from ...ops import elementwise as E
 from ...ops import reduce as R
 from ...ops import shape as S
-from ...tensor import Tensor
+from ...tensor import Tensor, default_float
 from . import rnn  # noqa: F401  (torch.nn.utils.rnn's pad_sequence, unpad_sequence)
 from .weight_norms import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm
 
@@ -58,7 +58,7 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     tensors = list(tensors)
     norm_type = float(norm_type)
     if not tensors:
-        return Tensor._make(numpy.zeros((), dtype=numpy.float32), False, None, "cpu")
+        return Tensor._make(numpy.zeros((), dtype=default_float()), False, None, "cpu")
     with no_grad():
         dtype = numpy.result_type(*[t.dtype for t in tensors])
         total = _vector_norm(S.stack([_vector_norm(t, norm_type).to(dtype) for t in tensors]), norm_type)
