@@ -15,15 +15,27 @@
 ``forward`` runs with grad mode off on Tensors; ``backward`` gets one gradient
 per output and returns one gradient (or None) per ``forward`` argument. The
 ``ctx`` is the graph node itself, so ``y.grad_fn`` is where ``ctx`` lives.
+A ``forward`` may return a tuple (or list) of outputs: each output's
+``grad_fn`` is then a small node ``<NameBackward[i]>`` that sends its gradient
+to the Function's node (PyTorch makes the Function's node every output's own).
+
+PyTorch 2's other form works too: ``forward(x)`` without ``ctx``, and a
+``setup_context(ctx, inputs, output)`` that saves what ``backward`` needs
+(``inputs`` holds every argument, defaults filled in).
 """
 from __future__ import annotations
 
+import inspect
 import traceback
 import weakref
 
+import numpy
+
+from . import backend
 from .grad_mode import no_grad, state
 from .graph import FREED_MESSAGE, Node, check_saved_version, save_tensor, saved_tensor_of
 from .ops.registry import OpDef
+from .ops.shape import cat
 from .tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx"]
@@ -35,6 +47,8 @@ class FunctionCtx(Node):
     # no __slots__: users may store anything on ctx (ctx.scale = 2), even under the names
     # built-in ops read their saved tensors by
     self = other = result = None
+    _outputs = None           # several outputs: per output (shape, dtype, device), None for a non-tensor
+    _materialize = True       # an output no gradient reached gets zeros (False: None), as PyTorch's default
 
     def save_for_backward(self, *tensors):
         """Keep tensors for backward; they are checked for in-place changes when read back."""
@@ -68,8 +82,9 @@ class FunctionCtx(Node):
         self._non_differentiable = tensors
 
     def set_materialize_grads(self, value):
-        """PyTorch's switch for passing None instead of zeros for unused outputs; a Function here has one
-        output, whose gradient is always there, so it changes nothing."""
+        """``False``: ``backward`` gets None, not zeros, for an output no gradient reached (or one marked
+        non-differentiable). A Function with one output always gets its gradient."""
+        self._materialize = bool(value)
 
     def mark_dirty(self, *tensors):
         """Say forward changed these inputs in place. Returning such an input is always fine here: the output
@@ -80,7 +95,7 @@ class FunctionCtx(Node):
 
 
 def _call_backward(g, ctx):
-    grads = ctx._fn_class.backward(ctx, g)
+    grads = ctx._fn_class.backward(ctx, *(_per_output(ctx, g) if ctx._outputs is not None else (g,)))
     if not isinstance(grads, tuple):
         grads = (grads,)
     n_args = len(ctx._arg_is_tensor)
@@ -111,6 +126,86 @@ def _call_backward(g, ctx):
     return tuple(out)
 
 
+def _per_output(ctx, g):
+    """The packed gradient of a Function with several outputs, cut back into one gradient per output (zeros
+    where none arrived, or None with ``set_materialize_grads(False)``; None for a non-tensor output)."""
+    arrived, ctx._arrived = ctx._arrived, set()
+    grads = []
+    for i, meta in enumerate(ctx._outputs):
+        if meta is None:
+            grads.append(None)
+        elif i in arrived:
+            start, stop = ctx._slices[i]
+            grads.append(g[start:stop].reshape(meta[0]).to(meta[1]))
+        else:
+            grads.append(g.new_zeros(meta[0], dtype=meta[1]) if ctx._materialize else None)
+    return grads
+
+
+def _slice_gradient(g, node):
+    """The VJP of ``<NameBackward[i]>``: output i's gradient in its slice of the packed gradient, zeros
+    elsewhere (the other outputs' slices get theirs from their own nodes; the engine sums them)."""
+    ctx, (start, stop) = node.edges[0], node.params["span"]
+    ctx._arrived.add(node.params["index"])
+    total = node._input_shapes[0][0]
+    if isinstance(g, Tensor):   # (create_graph: in Tensor ops, so the packing is differentiated too)
+        flat = g.reshape(-1)
+        return (cat([flat.new_zeros(start), flat, flat.new_zeros(total - stop)]),)
+    full = backend.xp_of(g).zeros(total, dtype=g.dtype)
+    full[start:stop] = g.reshape(-1)
+    return (full,)
+
+
+def _record_several(cls, ctx, inputs, outputs, requires):
+    """Record a Function whose forward returned several outputs. The Function's node gets one hidden output,
+    the differentiable outputs' values flattened and joined ("packed"); output i hangs from it by a node
+    ``<NameBackward[i]>`` whose VJP puts i's gradient in its slice; ``backward`` gets the slices back."""
+    non_diff = ctx.__dict__.get("_non_differentiable", ())
+    results, differentiable = [], []
+    for o in outputs:
+        if isinstance(o, Tensor):
+            diff = requires and o.dtype.kind == "f" and not any(o is t for t in non_diff)
+            if any(o is t for t in inputs) or (diff and o._grad_fn is not None):   # (as for one output)
+                o = Tensor._make(o._data, False, None, o.device)
+            if diff:
+                differentiable.append((len(results), o))
+        results.append(o)
+    ctx._outputs = tuple((tuple(o.shape), o.dtype, o.device) if isinstance(o, Tensor) else None for o in results)
+    ctx._slices, ctx._arrived = {}, set()
+    _save(ctx)
+    if not differentiable:
+        return tuple(results)
+    if state.anomaly:   # (where the op was made, for anomaly mode's NaN report)
+        ctx._traceback = "".join(traceback.format_stack()[:-2])
+    dtype, start = numpy.result_type(*[o.dtype for _, o in differentiable]), 0
+    for i, o in differentiable:
+        ctx._slices[i] = (start, start + o._data.size)
+        start += o._data.size
+    first = differentiable[0][1]
+    packed = Tensor._make(backend.xp_of(first._data).concatenate(
+        [o._data.reshape(-1).astype(dtype) for _, o in differentiable]), True, ctx, first.device)
+    ctx._out_ref, ctx._out_shape, ctx._out_dtype, ctx._out_device = weakref.ref(packed), packed.shape, dtype, \
+        first.device
+    tape = state.tape
+    if tape is not None:
+        tape.op_recorded(ctx, inputs, packed)
+    for i, o in differentiable:
+        kind, op = cls._output_node(i)
+        node = kind(op, (ctx,), {"index": i, "span": ctx._slices[i]}, (packed.shape,), (dtype,), out=o,
+                    device=o.device)
+        o._requires_grad, o._grad_fn = True, node
+        if tape is not None:
+            tape.op_recorded(node, [packed], o)
+    return tuple(results)
+
+
+def _save(ctx, out=None):
+    """``save_for_backward``'s tensors, kept on the node (``out``, the one output, saved as the output)."""
+    ctx._saved = {f"saved_tensors[{i}]": (None if t is None else save_tensor(t, ctx if t is out else None))
+                  for i, t in enumerate(ctx._to_save)}
+    ctx._to_save = ()
+
+
 def _sums_to(got, shape):
     """True when a gradient of shape ``got`` can be summed down to ``shape`` (broadcasting undone)."""
     if len(got) < len(shape):
@@ -131,6 +226,13 @@ class Function:
         raise NotImplementedError("a Function subclass must implement backward(ctx, *grad_outputs) "
                                   "to be differentiated")
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Written instead of taking ``ctx`` in ``forward``: save what ``backward`` needs from the
+        arguments (``inputs``, a tuple) and the result (``output``). Runs right after ``forward``."""
+        raise NotImplementedError("setup_context is optional: define it in your Function subclass, with a "
+                                  "forward that takes no ctx")
+
     @classmethod
     def _op(cls):
         op = cls.__dict__.get("_opdef")
@@ -140,6 +242,19 @@ class Function:
             op.node_name = cls.__name__ + "Backward"
             cls._opdef = op
         return op
+
+    @classmethod
+    def _output_node(cls, i):
+        """The node class and op of ``<NameBackward[i]>``: output i of a Function with several outputs."""
+        kinds = cls.__dict__.get("_output_kinds")
+        if kinds is None:
+            kinds = cls._output_kinds = {}
+        if i not in kinds:
+            op = OpDef("output", ("packed",), forward=None, vjp=_slice_gradient, formulas=("1 on its slice",),
+                       math=f"output {i} of custom Function {cls.__name__}")
+            op.node_name = f"{cls.__name__}Backward[{i}]"
+            kinds[i] = (type(op.node_name, (Node,), {"__slots__": (), "__module__": cls.__module__}), op)
+        return kinds[i]
 
     @classmethod
     def _ctx_type(cls):
@@ -152,6 +267,11 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        separate = cls.setup_context is not Function.setup_context   # (PyTorch 2's form: forward has no ctx)
+        if separate:   # (as PyTorch: keywords and defaults become positional arguments, for setup_context)
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = tuple(bound.args), {}
         tensors = [a for a in args if isinstance(a, Tensor)]
         requires = state.grad_enabled and any(t._requires_grad for t in tensors)
         ctx = cls._ctx_type()(cls._op(),
@@ -163,10 +283,19 @@ class Function:
         ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
         ctx._needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad and requires for a in args)
         with no_grad():
-            out = cls.forward(ctx, *args, **kwargs)
+            if separate:
+                out = cls.forward(*args)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
+        if isinstance(out, tuple):
+            return _record_several(cls, ctx, tensors, out, requires)
+        if isinstance(out, list):   # (PyTorch returns a list as one untracked object: no gradient would flow)
+            raise TypeError(f"{cls.__name__}.forward returned a list; return several outputs as a tuple: "
+                            f"return a, b (PyTorch would hand the list back untracked, without gradients)")
         if not isinstance(out, Tensor):
-            raise TypeError(f"{cls.__name__}.forward must return a single Tensor (autogradlab custom "
-                            f"Functions have one output), got {type(out).__name__}")
+            raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of outputs, got "
+                            f"{type(out).__name__}")
         if any(out is t for t in ctx.__dict__.get("_non_differentiable", ())):
             return out if not any(out is t for t in tensors) else Tensor._make(out._data, False, None, out.device)
         if not requires:
@@ -178,9 +307,7 @@ class Function:
         if state.anomaly:  # where the op was made, for anomaly mode's NaN report (as for built-in ops)
             ctx._traceback = "".join(traceback.format_stack()[:-1])
         ctx._out_ref, ctx._out_shape, ctx._out_dtype, ctx._out_device = weakref.ref(out), out.shape, out.dtype, out.device
-        ctx._saved = {f"saved_tensors[{i}]": (None if t is None else save_tensor(t, ctx if t is out else None))
-                      for i, t in enumerate(ctx._to_save)}
-        ctx._to_save = ()
+        _save(ctx, out)
         tape = state.tape
         if tape is not None:
             tape.op_recorded(ctx, tensors, out)
