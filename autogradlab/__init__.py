@@ -121,7 +121,7 @@ from .backends import (are_deterministic_algorithms_enabled,  # noqa: E402
                        is_deterministic_algorithms_warn_only_enabled, use_deterministic_algorithms)
 from . import func  # noqa: E402  (torch.func's transforms: grad, vmap, jacrev, functional_call, ...)
 from . import distributions  # noqa: E402  (torch.distributions' Normal, Categorical, ... and kl_divergence)
-from .ops.decompositions import cholesky, det, logdet, matrix_power, slogdet  # noqa: E402
+from .ops.decompositions import cholesky, det, logdet, matrix_exp, matrix_power, slogdet  # noqa: E402
 from .ops.decompositions import inv as inverse  # noqa: E402
 from .ops.decompositions import pinverse  # noqa: E402
 from .serialization import load, save  # noqa: E402
@@ -152,7 +152,8 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "float16", "float32", "float64", "int32", "int64", "bool_", "bool", "uint8",
            "int8", "int16", "half", "double", "short", "long", "clip", "is_tensor", "data", "utils",
            "nn", "optim", "training", "load", "save", "linalg", "inverse", "det", "logdet", "slogdet", "cholesky",
-           "matrix_power", "pinverse", "inner", "tensordot", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+           "matrix_power", "matrix_exp", "pinverse", "inner", "tensordot", "atleast_1d", "atleast_2d", "atleast_3d",
+           "block_diag",
            "cartesian_prod", "column_stack", "dstack", "hstack", "row_stack", "tensor_split", "vstack", "diag_embed",
            "rot90", "take", "corrcoef", "cov", "kthvalue", "median", "nanmean", "nanmedian", "nanquantile", "nansum",
            "quantile", "std_mean", "var_mean", "special", "logit", "nan_to_num", "sinc", "xlogy",

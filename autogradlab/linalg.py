@@ -8,18 +8,19 @@ import math
 import numpy
 
 from .backend import asarray, to_host
+from .creation import eye as _eye
 from .nn.distance import vector_norm as _vector_norm   # (where F.normalize and the distances use it)
 from .ops import linalg as _products
 from .ops import reduce as _R
-from .ops.decompositions import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, lstsq, matrix_power, matrix_rank, pinv,
-                                 qr, slogdet, solve, svd, svdvals)
+from .ops.decompositions import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, lstsq, matrix_exp, matrix_power,
+                                 matrix_rank, pinv, qr, slogdet, solve, svd, svdvals)
 from .ops.elementwise import where
 from .ops.registry import expect_tensor
 from .tensor import Tensor
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "lstsq", "cholesky", "eigh", "eigvalsh", "svd", "svdvals",
            "qr", "vector_norm", "matrix_norm", "norm", "matrix_power", "multi_dot", "cross", "vecdot", "pinv", "matrix_rank",
-           "cond"]
+           "cond", "matrix_exp", "solve_triangular"]
 
 cross = _products.cross
 
@@ -146,3 +147,26 @@ def _is_singular(matrix) -> bool:
     except numpy.linalg.LinAlgError:
         return True
     return False
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """The ``X`` with ``A @ X = B`` (``left=False``: ``X @ A = B``) for a triangular ``A``: only its upper
+    (``upper=True``) or lower triangle is read, and with ``unitriangular=True`` not its diagonal either (ones).
+    ``B`` is a matrix (or a batch of them); batch dims broadcast. The gradient reaches only the triangle read."""
+    expect_tensor(A, "solve_triangular")
+    expect_tensor(B, "solve_triangular")
+    if B.ndim < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 dimensions; "
+                           "for one vector b use b.unsqueeze(-1) and take column 0 of the result")
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.solve_triangular: A must be batches of square matrices, but it has shape "
+                           f"{tuple(A.shape)}")
+    n = A.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+    triangle = A.triu(1 if unitriangular else 0) if upper else A.tril(-1 if unitriangular else 0)
+    if unitriangular:
+        triangle = triangle + _eye(n, dtype=A.dtype, device=A.device)
+    batch = numpy.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))   # (B stays a matrix for solve)
+    return solve(triangle.expand(*batch, n, n), B.expand(*batch, *B.shape[-2:]), left=left)

@@ -503,3 +503,51 @@ def test_cond_of_a_singular_matrix_is_inf_as_torch():
 ])
 def test_pinv_rank_cond_errors_as_in_torch(call):
     both_raise(lambda: call(ag, lambda *s: ag.randn(*s)), lambda: call(torch, lambda *s: torch.randn(*s)))
+
+
+# -- matrix_exp ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape,scale", [((3, 3), 1.0), ((2, 4, 4), 3.0), ((5, 5), 0.01), ((3, 3), 40.0),
+                                         ((1, 1), 2.0), ((2, 0, 0), 1.0)],
+                         ids=["3x3", "batched", "small", "large norm", "1x1", "empty"])
+def test_matrix_exp_values_and_gradients_as_torchs(dtype, shape, scale):
+    rng = _rng(3)
+    a = (rng.standard_normal(shape) * scale).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    results = []
+    for T in (ag, torch):
+        x = T.tensor(a.copy(), requires_grad=True)
+        y = T.linalg.matrix_exp(x)
+        y.backward(T.tensor(g.copy()))
+        results.append((y, x.grad, T.matrix_exp(x.detach()), x.detach().matrix_exp()))
+    rtol = TOL[dtype]["rtol"]
+    for ours, theirs in zip(*results):   # (to the precision of the largest entry: exp's entries span decades)
+        close(ours, theirs, rtol=rtol, atol=rtol * max(1.0, float(theirs.detach().abs().max()) if theirs.numel()
+                                                        else 1.0))
+
+
+def test_matrix_exp_of_a_skew_matrix_is_a_rotation_and_of_a_diagonal_the_elementwise_exp():
+    rng = _rng(4)
+    a = rng.standard_normal((4, 4))
+    q = ag.linalg.matrix_exp(ag.tensor(a - a.T)).numpy()
+    np.testing.assert_allclose(q @ q.T, np.eye(4), atol=1e-13)
+    np.testing.assert_allclose(ag.matrix_exp(ag.tensor(np.diag([0.5, -2.0, 7.0]))).numpy(),
+                               np.diag(np.exp([0.5, -2.0, 7.0])), rtol=1e-14)
+    t = 0.3   # (d/dt exp(tA) = A exp(tA): a step of an ODE x' = A x)
+    step = ag.matrix_exp(ag.tensor(a * (t + 1e-6))).numpy() - ag.matrix_exp(ag.tensor(a * (t - 1e-6))).numpy()
+    np.testing.assert_allclose(step / 2e-6, a @ ag.matrix_exp(ag.tensor(a * t)).numpy(), rtol=1e-6, atol=1e-8)
+
+
+def test_matrix_exp_passes_gradcheck_and_gradgradcheck():
+    a = ag.tensor(_rng(5).standard_normal((2, 3, 3)), requires_grad=True)
+    assert gradcheck(ag.linalg.matrix_exp, (a,))
+    assert gradgradcheck(ag.linalg.matrix_exp, (a,))
+
+
+def test_matrix_exp_of_nan_is_nan_and_bad_input_is_refused_as_torch():
+    both = [T.linalg.matrix_exp(T.tensor([[float("nan"), 0.0], [0.0, 1.0]], dtype=T.float64)) for T in (ag, torch)]
+    assert np.isnan(both[0].numpy()).all() == np.isnan(both[1].numpy()).all()
+    assert np.isnan(both[0].numpy()).any()
+    for make in (lambda T: T.ones(2, 3), lambda T: T.ones(3), lambda T: T.ones(2, 2, dtype=T.int64)):
+        both_raise(lambda: ag.linalg.matrix_exp(make(ag)), lambda: torch.linalg.matrix_exp(make(torch)))

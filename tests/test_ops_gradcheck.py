@@ -545,6 +545,8 @@ def _spd(m, a):
 
 
 CASES["inv"] = [C(lambda m, a: m.linalg.inv(a), well_conditioned(2, 3, 3), id="batched")]
+CASES["matrix_exp"] = [C(lambda m, a: m.linalg.matrix_exp(a), normal(2, 3, 3), id="batched"),
+                       C(lambda m, a: a.matrix_exp(), normal(4, 4, scale=2.0), id="method-scaled")]
 CASES["det"] = [C(lambda m, a: m.linalg.det(a), well_conditioned(3, 3), id="matrix")]
 CASES["logabsdet"] = [C(lambda m, a: m.linalg.slogdet(a)[1], well_conditioned(2, 3, 3), id="batched")]
 CASES["solve"] = [C(lambda m, a, b: m.linalg.solve(a, b), well_conditioned(3, 3), normal(3, 2), id="matrix-rhs"),

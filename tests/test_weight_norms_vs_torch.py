@@ -11,7 +11,7 @@ from torch_compare import both_raise, close
 import autogradlab as ag
 
 torch = import_torch()
-pytestmark = pytest.mark.filterwarnings("ignore:`torch.nn.utils.weight_norm` is deprecated")
+pytestmark = pytest.mark.filterwarnings("ignore:`(torch|autogradlab).nn.utils.weight_norm` is deprecated")
 
 
 def _layer(T, kind):
@@ -105,6 +105,16 @@ def test_spectral_norm_makes_the_largest_singular_value_one():
     layer(ag.ones(1, 6, dtype=ag.float64))
     assert np.linalg.svd(layer.weight.detach().numpy(), compute_uv=False)[0] == pytest.approx(1.0, rel=1e-8)
     assert np.linalg.svd(layer.weight_orig.detach().numpy(), compute_uv=False)[0] != pytest.approx(1.0, rel=1e-2)
+
+
+def test_weight_norm_is_deprecated_as_in_torch():
+    for T in (ag, torch):
+        with pytest.warns(FutureWarning, match=f"`{T.__name__}.nn.utils.weight_norm` is deprecated in favor of "
+                                               f"`{T.__name__}.nn.utils.parametrizations.weight_norm`"):
+            T.nn.utils.weight_norm(T.nn.Linear(2, 2))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            T.nn.utils.spectral_norm(T.nn.Linear(2, 2))   # (spectral_norm is not deprecated)
 
 
 def test_the_errors_are_torchs():

@@ -64,6 +64,8 @@ class Module:
                                  f"call super().__init__() first in {type(self).__name__}.__init__")
         params, modules, buffers = self.__dict__["_parameters"], self.__dict__["_modules"], self.__dict__["_buffers"]
         if isinstance(value, Parameter):
+            if isinstance(getattr(type(self), name, None), property):   # (a parametrized name, say)
+                raise KeyError(f"attribute '{name}' already exists")
             self.__dict__.pop(name, None)
             modules.pop(name, None)
             buffers.pop(name, None)

@@ -330,7 +330,7 @@ METHODS = {
     "bincount": X.bincount, "count_nonzero": X.count_nonzero,
     "cumprod": R.cumprod, "hypot": E.hypot, "logaddexp": E.logaddexp, "fmod": E.fmod, "cross": L.cross,
     "kron": L.kron, "inverse": D.inv, "det": D.det, "logdet": D.logdet, "slogdet": D.slogdet,
-    "cholesky": D.cholesky, "matrix_power": D.matrix_power, "pinverse": D.pinverse,
+    "cholesky": D.cholesky, "matrix_power": D.matrix_power, "matrix_exp": D.matrix_exp, "pinverse": D.pinverse,
     "median": Q.median, "nanmedian": Q.nanmedian, "kthvalue": Q.kthvalue, "quantile": Q.quantile,
     "nanquantile": Q.nanquantile, "nansum": Q.nansum, "nanmean": Q.nanmean, "cov": Q.cov, "corrcoef": Q.corrcoef,
     "tensor_split": tensor_split, "rot90": A.rot90, "take": A.take, "unfold": A.unfold, "diag_embed": A.diag_embed,

@@ -19,6 +19,7 @@ from ...ops import reduce as R
 from ...ops import shape as S
 from ...tensor import Tensor, default_float
 from . import rnn  # noqa: F401  (torch.nn.utils.rnn's pad_sequence, unpad_sequence)
+from . import parametrizations, parametrize  # noqa: F401  (torch.nn.utils.parametrize, .parametrizations)
 from .weight_norms import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector", "vector_to_parameters",

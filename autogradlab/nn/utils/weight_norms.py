@@ -12,8 +12,11 @@ other parameters, recomputed by a forward pre-hook before each call, so the grad
   u and v.
 
 ``remove_weight_norm`` / ``remove_spectral_norm`` put a plain ``weight`` parameter back, with the value it has.
+``nn.utils.parametrizations`` has both as parametrizations (PyTorch's newer form).
 """
 from __future__ import annotations
+
+import warnings
 
 from ...grad_mode import no_grad
 from ...ops import elementwise as E
@@ -68,7 +71,10 @@ class WeightNorm:
 
 def weight_norm(module, name="weight", dim=0):
     """Replace ``module.<name>`` by ``<name>_g * <name>_v / ||<name>_v||`` (norms over every dim but ``dim``;
-    ``dim=None``: of the whole tensor), recomputed before each call; returns the module."""
+    ``dim=None``: of the whole tensor), recomputed before each call; returns the module. Deprecated, as in
+    PyTorch, for ``nn.utils.parametrizations.weight_norm``."""
+    warnings.warn("`autogradlab.nn.utils.weight_norm` is deprecated in favor of "
+                  "`autogradlab.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=2)
     if _find(module, WeightNorm, name)[1] is not None:
         raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
     dim = -1 if dim is None else dim
