@@ -1,5 +1,6 @@
-"""``torch.distributions``' everyday part, for VAE and reinforcement-learning labs: ``Normal``, ``Uniform``,
-``Bernoulli``, ``Categorical`` and ``kl_divergence`` between two of a kind. ``log_prob``, ``entropy`` and
+"""``torch.distributions``' everyday part, for VAE, reinforcement-learning and Gaussian labs: ``Normal``,
+``Uniform``, ``Bernoulli``, ``Categorical``, ``Exponential``, ``Laplace``, ``MultivariateNormal``,
+``Independent`` and ``kl_divergence`` between two of a kind. ``log_prob``, ``entropy`` and
 ``rsample`` (the reparameterised sample, ``loc + scale * eps``) are built from differentiable ops, so gradients
 reach the parameters (a policy gradient through ``log_prob``, a VAE's KL term); ``sample`` is a constant.
 Draws come from the library's generator (``manual_seed``). Parameters are checked as PyTorch checks them.
@@ -15,6 +16,7 @@ import numbers
 
 import numpy
 
+from . import linalg
 from .creation import rand, randn
 from .grad_mode import no_grad
 from .nn import functional as F
@@ -24,7 +26,8 @@ from .ops import shape as S
 from .sampling import multinomial
 from .tensor import Tensor, default_float, tensor
 
-__all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "kl_divergence"]
+__all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exponential", "Laplace",
+           "MultivariateNormal", "Independent", "kl_divergence"]
 
 
 def _as_tensor(value, like=None):
@@ -282,9 +285,266 @@ class Categorical(Distribution):
         return -(logits * self.probs).sum(-1)
 
 
+class Exponential(Distribution):
+    """rate * exp(-rate x) for x >= 0: log p(x) = log rate - rate x; a draw is Exponential(1) / rate."""
+
+    has_rsample = True
+
+    def __init__(self, rate, validate_args=None):
+        self.rate = _as_tensor(rate)
+        if validate_args is not False:
+            _check("rate", self.rate, self.rate.detach() > 0, "GreaterThan(lower_bound=0.0)", self)
+        super().__init__(self.rate.shape, validate_args=validate_args)
+
+    def _params(self):
+        return {"rate": self.rate}
+
+    @property
+    def mean(self):
+        return 1 / self.rate
+
+    @property
+    def mode(self):
+        return E.zeros_gradient(self.rate)
+
+    @property
+    def variance(self):
+        return self.rate ** -2
+
+    @property
+    def stddev(self):
+        return 1 / self.rate
+
+    def rsample(self, sample_shape=()):
+        u = rand(self._shape(sample_shape), dtype=self.rate.dtype, device=self.rate.device)
+        return -E.log1p(-u) / self.rate     # (-log(1 - u): Exponential(1), u in [0, 1) keeps it finite)
+
+    def log_prob(self, value):
+        value = _as_tensor(value, self.rate)
+        self._check_value(value, value.detach() >= 0, "GreaterThanEq(lower_bound=0.0)")
+        return E.log(self.rate) - self.rate * value
+
+    def entropy(self):
+        return 1.0 - E.log(self.rate)
+
+    def cdf(self, value):
+        return 1 - E.exp(-self.rate * _as_tensor(value, self.rate))
+
+    def icdf(self, value):
+        return -E.log1p(-_as_tensor(value, self.rate)) / self.rate
+
+
+class Laplace(Distribution):
+    """exp(-|x - loc| / scale) / (2 scale): log p(x) = -log(2 scale) - |x - loc| / scale."""
+
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = _two(loc, scale)
+        if validate_args is not False:
+            _check("loc", self.loc, E.isfinite(self.loc.detach()), "Real()", self)
+            _check("scale", self.scale, self.scale.detach() > 0, "GreaterThan(lower_bound=0.0)", self)
+        super().__init__(self.loc.shape, validate_args=validate_args)
+
+    def _params(self):
+        return {"loc": self.loc, "scale": self.scale}
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return 2 * self.scale ** 2
+
+    @property
+    def stddev(self):
+        return math.sqrt(2) * self.scale
+
+    def rsample(self, sample_shape=()):
+        tiny = float(numpy.finfo(self.loc.dtype).eps)   # (u in (-1, 1): log1p(-|u|) stays finite)
+        u = rand(self._shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device) * (2 - tiny) - (1 - tiny)
+        return self.loc - self.scale * E.sign(u) * E.log1p(-E.abs(u))
+
+    def log_prob(self, value):
+        value = _as_tensor(value, self.loc)
+        return -E.log(2 * self.scale) - E.abs(value - self.loc) / self.scale
+
+    def entropy(self):
+        return 1 + E.log(2 * self.scale)
+
+    def cdf(self, value):
+        d = _as_tensor(value, self.loc) - self.loc
+        return 0.5 - 0.5 * E.sign(d) * E.expm1(-E.abs(d) / self.scale)
+
+
+def _lower_cholesky(name, value, owner):
+    """PyTorch's LowerCholesky constraint: lower triangular with a positive diagonal."""
+    m = value.detach()
+    ok = ((m.tril() == m).all((-2, -1))) & (m.diagonal(0, -2, -1) > 0).all(-1)
+    _check(name, value, ok, "LowerCholesky()", owner)
+
+
+def _positive_definite(name, value, owner):
+    """PyTorch's PositiveDefinite constraint: symmetric, with a Cholesky factor."""
+    m = value.detach()
+    ok = bool(E.isclose(m, m.mT, atol=1e-6).all())
+    if ok:
+        try:
+            linalg.cholesky(m)
+        except RuntimeError:
+            ok = False
+    if not ok:
+        _check(name, value, tensor(False), "PositiveDefinite()", owner)
+
+
+def _mahalanobis(scale_tril, diff):
+    """||L^-1 d||^2 per vector: d^T (L L^T)^-1 d, by a triangular solve."""
+    shape = numpy.broadcast_shapes(tuple(scale_tril.shape[:-2]), tuple(diff.shape[:-1]))
+    L = scale_tril.expand(*shape, *scale_tril.shape[-2:])
+    solved = linalg.solve_triangular(L, diff.expand(*shape, diff.shape[-1]).unsqueeze(-1), upper=False)
+    return (solved.squeeze(-1) ** 2).sum(-1)
+
+
+class MultivariateNormal(Distribution):
+    """N(loc, Sigma) over vectors (the last dim), given ``covariance_matrix`` Sigma, ``precision_matrix`` Sigma^-1
+    or ``scale_tril`` L (Sigma = L L^T, kept as L): log p(x) = -(d log 2pi + ||L^-1 (x - loc)||^2) / 2 -
+    sum log diag L; a draw is loc + L eps, eps ~ N(0, I)."""
+
+    has_rsample = True
+
+    def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
+        given = [m for m in (covariance_matrix, precision_matrix, scale_tril) if m is not None]
+        if len(given) != 1:
+            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
+        loc = _as_tensor(loc)
+        if loc.ndim < 1:
+            raise ValueError("loc must be at least one-dimensional.")
+        matrix = _as_tensor(given[0], loc)
+        what = ("covariance_matrix" if covariance_matrix is not None else "precision_matrix"
+                if precision_matrix is not None else "scale_tril")
+        if matrix.ndim < 2:
+            raise ValueError(f"{what} must be at least two-dimensional, with optional leading batch dimensions")
+        if validate_args is not False:
+            _check("loc", loc, E.isfinite(loc.detach()), "IndependentConstraint(Real(), 1)", self)
+            (_lower_cholesky if scale_tril is not None else _positive_definite)(what, matrix, self)
+        batch = numpy.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
+        d = loc.shape[-1]
+        self.loc = loc.expand(*batch, d)
+        if scale_tril is not None:
+            self._unbroadcasted_scale_tril = matrix
+        elif covariance_matrix is not None:
+            self._unbroadcasted_scale_tril = linalg.cholesky(matrix)
+        else:
+            self._unbroadcasted_scale_tril = linalg.cholesky(linalg.inv(matrix))
+        self._given = (what, matrix)
+        super().__init__(batch, (d,), validate_args=validate_args)
+
+    def _params(self):
+        return {"loc": self.loc, self._given[0]: self._given[1]}
+
+    @property
+    def scale_tril(self):
+        L = self._unbroadcasted_scale_tril
+        return L.expand(*self.batch_shape, *L.shape[-2:])
+
+    @property
+    def covariance_matrix(self):
+        L = self._unbroadcasted_scale_tril
+        return (L @ L.mT).expand(*self.batch_shape, *L.shape[-2:])
+
+    @property
+    def precision_matrix(self):
+        return linalg.inv(self.covariance_matrix)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return (self._unbroadcasted_scale_tril ** 2).sum(-1).expand(*self.batch_shape, *self.event_shape)
+
+    def rsample(self, sample_shape=()):
+        eps = randn(self._shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device)
+        return self.loc + (self._unbroadcasted_scale_tril @ eps.unsqueeze(-1)).squeeze(-1)
+
+    def _half_log_det(self):
+        return E.log(self._unbroadcasted_scale_tril.diagonal(0, -2, -1)).sum(-1)
+
+    def log_prob(self, value):
+        value = _as_tensor(value, self.loc)
+        d = self.event_shape[0]
+        m = _mahalanobis(self._unbroadcasted_scale_tril, value - self.loc)
+        return -0.5 * (d * math.log(2 * math.pi) + m) - self._half_log_det()
+
+    def entropy(self):
+        d = self.event_shape[0]
+        return (0.5 * d * (1.0 + math.log(2 * math.pi)) + self._half_log_det()).expand(*self.batch_shape)
+
+
+class Independent(Distribution):
+    """``base`` with its last ``reinterpreted_batch_ndims`` batch dims read as event dims: log p sums the
+    base's log p over them (a diagonal Gaussian over vectors: ``Independent(Normal(mu, sigma), 1)``)."""
+
+    def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
+        n = reinterpreted_batch_ndims
+        if n > len(base_distribution.batch_shape):
+            raise ValueError(f"Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), actual "
+                             f"{n} vs {len(base_distribution.batch_shape)}")
+        self.base_dist, self.reinterpreted_batch_ndims = base_distribution, n
+        shape = base_distribution.batch_shape + base_distribution.event_shape
+        cut = len(base_distribution.batch_shape) - n
+        self.has_rsample = base_distribution.has_rsample
+        super().__init__(shape[:cut], shape[cut:], validate_args=validate_args)
+
+    def _params(self):
+        return {}
+
+    def __repr__(self):
+        return f"Independent({self.base_dist}, {self.reinterpreted_batch_ndims})"
+
+    def _sum(self, value):
+        n = self.reinterpreted_batch_ndims
+        return value.sum(tuple(range(-n, 0))) if n else value
+
+    @property
+    def mean(self):
+        return self.base_dist.mean
+
+    @property
+    def mode(self):
+        return self.base_dist.mode
+
+    @property
+    def variance(self):
+        return self.base_dist.variance
+
+    def sample(self, sample_shape=()):
+        return self.base_dist.sample(sample_shape)
+
+    def rsample(self, sample_shape=()):
+        return self.base_dist.rsample(sample_shape)
+
+    def log_prob(self, value):
+        return self._sum(self.base_dist.log_prob(value))
+
+    def entropy(self):
+        return self._sum(self.base_dist.entropy())
+
+
 def kl_divergence(p, q):
-    """KL(p || q) = E_p[log p - log q], in closed form for two ``Normal`` (log(s_q/s_p) + (s_p^2 + (m_p -
-    m_q)^2) / (2 s_q^2) - 1/2), two ``Categorical`` or two ``Bernoulli``."""
+    """KL(p || q) = E_p[log p - log q], in closed form for two of a kind: ``Normal`` (log(s_q/s_p) + (s_p^2 +
+    (m_p - m_q)^2) / (2 s_q^2) - 1/2), ``Categorical``, ``Bernoulli``, ``Exponential``, ``Laplace``,
+    ``MultivariateNormal``, and ``Independent`` (the base's KL summed over the reinterpreted dims)."""
     if isinstance(p, Normal) and isinstance(q, Normal):
         ratio = (p.scale / q.scale) ** 2
         return 0.5 * (ratio + ((p.loc - q.loc) / q.scale) ** 2 - 1 - E.log(ratio))
@@ -293,5 +553,28 @@ def kl_divergence(p, q):
     if isinstance(p, Bernoulli) and isinstance(q, Bernoulli):
         return (p.probs * (F.softplus(-q.logits) - F.softplus(-p.logits))
                 + (1 - p.probs) * (F.softplus(q.logits) - F.softplus(p.logits)))
-    raise NotImplementedError(f"kl_divergence({type(p).__name__}, {type(q).__name__}): only two Normal, two "
-                              f"Categorical or two Bernoulli distributions have a closed form here")
+    if isinstance(p, Exponential) and isinstance(q, Exponential):
+        ratio = q.rate / p.rate
+        return ratio - E.log(ratio) - 1
+    if isinstance(p, Laplace) and isinstance(q, Laplace):
+        ratio, gap = p.scale / q.scale, E.abs(p.loc - q.loc)
+        return -E.log(ratio) + gap / q.scale + ratio * E.exp(-gap / p.scale) - 1
+    if isinstance(p, MultivariateNormal) and isinstance(q, MultivariateNormal):
+        if p.event_shape != q.event_shape:
+            raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot "
+                             "be computed")
+        Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+        batch = numpy.broadcast_shapes(tuple(Lp.shape[:-2]), tuple(Lq.shape[:-2]))
+        n = p.event_shape[0]
+        trace = (linalg.solve_triangular(Lq.expand(*batch, n, n), Lp.expand(*batch, n, n), upper=False) ** 2
+                 ).sum((-2, -1))   # (tr(Sq^-1 Sp) = ||Lq^-1 Lp||_F^2)
+        return (q._half_log_det() - p._half_log_det()
+                + 0.5 * (trace + _mahalanobis(Lq, q.loc - p.loc) - n))
+    if isinstance(p, Independent) and isinstance(q, Independent):
+        if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+            raise NotImplementedError("kl_divergence(Independent, Independent): the two reinterpret a different "
+                                      "number of batch dims")
+        return p._sum(kl_divergence(p.base_dist, q.base_dist))
+    raise NotImplementedError(f"kl_divergence({type(p).__name__}, {type(q).__name__}): only two distributions of "
+                              f"one kind (Normal, Categorical, Bernoulli, Exponential, Laplace, MultivariateNormal, "
+                              f"Independent) have a closed form here")

@@ -49,7 +49,50 @@ CASES = {
                                           D.Categorical(probs=p[2].exp()).entropy()],
     "kl-categorical": lambda T, D, p: [D.kl_divergence(D.Categorical(logits=p[2]), D.Categorical(logits=p[2] ** 2))],
     "kl-bernoulli": lambda T, D, p: [D.kl_divergence(D.Bernoulli(probs=p[3]), D.Bernoulli(logits=p[0]))],
+    "exponential": lambda T, D, p: [D.Exponential(p[1]).log_prob(T.tensor([0.2, 0.0, 2.5], dtype=T.float64)),
+                                    D.Exponential(p[1]).entropy(), D.Exponential(p[1]).mean,
+                                    D.Exponential(p[1]).variance, D.Exponential(p[1]).stddev,
+                                    D.Exponential(p[1]).cdf(T.tensor([0.5, 1.0, 3.0], dtype=T.float64)),
+                                    D.Exponential(p[1]).icdf(p[3]), D.Exponential(p[1]).mode],
+    "laplace": lambda T, D, p: [D.Laplace(p[0], p[1]).log_prob(T.tensor([0.2, 0.1, 2.5], dtype=T.float64)),
+                                D.Laplace(p[0], p[1]).entropy(), D.Laplace(p[0], p[1]).mean,
+                                D.Laplace(p[0], p[1]).variance, D.Laplace(p[0], p[1]).stddev,
+                                D.Laplace(p[0], p[1]).cdf(T.tensor([0.0, -1.5, 3.0], dtype=T.float64))],
+    "mvn-scale-tril": lambda T, D, p: _mvn_stats(T, D.MultivariateNormal(p[0], scale_tril=_tril(T, p))),
+    "mvn-covariance": lambda T, D, p: _mvn_stats(T, D.MultivariateNormal(
+        p[0], covariance_matrix=_tril(T, p) @ _tril(T, p).mT + T.eye(3, dtype=T.float64))),
+    "mvn-precision": lambda T, D, p: _mvn_stats(T, D.MultivariateNormal(
+        p[0], precision_matrix=_tril(T, p) @ _tril(T, p).mT + T.eye(3, dtype=T.float64))),
+    "mvn-batched-loc": lambda T, D, p: _mvn_stats(T, D.MultivariateNormal(
+        T.stack([p[0], p[0] * p[3]]), scale_tril=_tril(T, p))),
+    "independent-normal": lambda T, D, p: [
+        D.Independent(D.Normal(p[2], p[1].exp()), 1).log_prob(T.tensor(LOGITS[::-1].copy())),
+        D.Independent(D.Normal(p[2], p[1].exp()), 2).log_prob(T.tensor(LOGITS * 0.5)),
+        D.Independent(D.Normal(p[2], p[1].exp()), 1).entropy(), D.Independent(D.Normal(p[0], p[1]), 1).mean,
+        D.Independent(D.Normal(p[0], p[1]), 1).variance],
+    "kl-exponential": lambda T, D, p: [D.kl_divergence(D.Exponential(p[1]), D.Exponential(p[3]))],
+    "kl-laplace": lambda T, D, p: [D.kl_divergence(D.Laplace(p[0], p[1]), D.Laplace(p[0] * p[3], p[3]))],
+    "kl-mvn": lambda T, D, p: [D.kl_divergence(
+        D.MultivariateNormal(p[0], scale_tril=_tril(T, p)),
+        D.MultivariateNormal(p[0] * p[3], covariance_matrix=_tril(T, p).mT @ _tril(T, p) + T.eye(3, dtype=T.float64)))],
+    "kl-mvn-batched": lambda T, D, p: [D.kl_divergence(
+        D.MultivariateNormal(T.stack([p[0], p[0] ** 2]), scale_tril=_tril(T, p)),
+        D.MultivariateNormal(T.zeros(3, dtype=T.float64), scale_tril=T.diag_embed(p[3])))],
+    "kl-independent-vae": lambda T, D, p: [D.kl_divergence(
+        D.Independent(D.Normal(p[2], p[1].exp()), 1),
+        D.Independent(D.Normal(T.zeros(2, 3, dtype=T.float64), T.ones(2, 3, dtype=T.float64)), 1))],
 }
+
+
+def _tril(T, p):
+    """A lower-triangular matrix with a positive diagonal, from the parameters (so gradients reach them)."""
+    return T.diag_embed(p[1]) + T.outer(p[0], p[3]).tril(-1)
+
+
+def _mvn_stats(T, d):
+    x = T.tensor([[0.2, 0.1, 2.5], [-1.0, 0.5, 0.0]], dtype=T.float64)
+    return [d.log_prob(x[:, None] if len(d.batch_shape) else x), d.entropy(), d.mean, d.variance, d.scale_tril,
+            d.covariance_matrix, d.precision_matrix, d.mode]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -94,6 +137,56 @@ def test_samples_have_torchs_shapes_and_dtypes_and_the_right_statistics():
                          minlength=3) / 20000
     np.testing.assert_allclose(counts, [0.1, 0.6, 0.3], atol=0.015)
     assert abs(float(ag.distributions.Bernoulli(probs=0.25).sample((20000,)).mean()) - 0.25) < 0.015
+
+
+def test_new_distributions_sample_with_torchs_shapes_and_the_right_statistics():
+    for T in (ag, torch):
+        D = T.distributions
+        mvn = D.MultivariateNormal(T.zeros(2, 3, dtype=T.float64), scale_tril=T.eye(3, dtype=T.float64))
+        assert tuple(mvn.sample((4,)).shape) == (4, 2, 3) and (mvn.batch_shape, mvn.event_shape) == ((2,), (3,))
+        ind = D.Independent(D.Normal(T.zeros(2, 3), T.ones(2, 3)), 1)
+        assert (tuple(ind.batch_shape), tuple(ind.event_shape), tuple(ind.sample((5,)).shape)) == ((2,), (3,),
+                                                                                                   (5, 2, 3))
+        assert tuple(D.Exponential(T.ones(3)).sample((2,)).shape) == tuple(D.Laplace(0.0, 1.0).sample((2, 3)).shape[
+            :1]) + (3,)
+    ag.manual_seed(1)
+    cov = np.array([[2.0, 0.6, 0.0], [0.6, 1.0, -0.3], [0.0, -0.3, 0.5]])
+    loc = ag.tensor(LOC, requires_grad=True)
+    z = ag.distributions.MultivariateNormal(loc, covariance_matrix=ag.tensor(cov)).rsample((40000,))
+    z.sum().backward()                                   # (d sum / d loc = number of draws, for each component)
+    np.testing.assert_allclose(host(loc.grad.data), [40000.0] * 3)
+    np.testing.assert_allclose(np.cov(host(z.detach().data).T), cov, atol=0.05)
+    rate = ag.tensor([0.5, 2.0], requires_grad=True)
+    e = ag.distributions.Exponential(rate).rsample((40000,))
+    np.testing.assert_allclose(host(e.detach().data).mean(0), [2.0, 0.5], rtol=0.03)
+    assert (host(e.detach().data) >= 0).all()
+    e.mean(0).sum().backward()        # (d E[x] / d rate = -1 / rate^2, through the reparameterised draw)
+    np.testing.assert_allclose(host(rate.grad.data), [-4.0, -0.25], rtol=0.03)
+    lap = host(ag.distributions.Laplace(1.0, 2.0).rsample((40000,)).data)
+    assert abs(np.median(lap) - 1.0) < 0.05 and abs(np.abs(lap - 1.0).mean() - 2.0) < 0.05
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.distributions.Exponential(T.tensor([1.0, -1.0])),
+    lambda T: T.distributions.Exponential(T.tensor([1.0])).log_prob(T.tensor([-0.5])),
+    lambda T: T.distributions.Laplace(0.0, 0.0),
+    lambda T: T.distributions.MultivariateNormal(T.zeros(2), T.eye(2), scale_tril=T.eye(2)),
+    lambda T: T.distributions.MultivariateNormal(T.zeros(2)),
+    lambda T: T.distributions.MultivariateNormal(T.tensor(0.0), T.eye(1)),
+    lambda T: T.distributions.MultivariateNormal(T.zeros(2), covariance_matrix=T.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    lambda T: T.distributions.MultivariateNormal(T.zeros(2), covariance_matrix=T.tensor([[1.0, 0.5], [0.0, 1.0]])),
+    lambda T: T.distributions.MultivariateNormal(T.zeros(2), scale_tril=T.tensor([[1.0, 0.5], [0.0, 1.0]])),
+    lambda T: T.distributions.MultivariateNormal(T.zeros(2), scale_tril=T.tensor([[1.0, 0.0], [0.5, -1.0]])),
+    lambda T: T.distributions.MultivariateNormal(T.zeros(2), scale_tril=T.ones(2)),
+    lambda T: T.distributions.Independent(T.distributions.Normal(T.zeros(3), T.ones(3)), 2),
+    lambda T: T.distributions.kl_divergence(
+        T.distributions.MultivariateNormal(T.zeros(2), T.eye(2)), T.distributions.MultivariateNormal(T.zeros(3),
+                                                                                                       T.eye(3))),
+], ids=["exponential-negative-rate", "exponential-negative-value", "laplace-zero-scale", "mvn-two-matrices",
+        "mvn-no-matrix", "mvn-scalar-loc", "mvn-not-positive-definite", "mvn-not-symmetric", "mvn-tril-not-lower",
+        "mvn-tril-negative-diagonal", "mvn-tril-a-vector", "independent-too-many-dims", "kl-mvn-different-sizes"])
+def test_new_distributions_check_as_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
 
 
 @pytest.mark.parametrize("call", [

@@ -551,3 +551,33 @@ def test_matrix_exp_of_nan_is_nan_and_bad_input_is_refused_as_torch():
     assert np.isnan(both[0].numpy()).any()
     for make in (lambda T: T.ones(2, 3), lambda T: T.ones(3), lambda T: T.ones(2, 2, dtype=T.int64)):
         both_raise(lambda: ag.linalg.matrix_exp(make(ag)), lambda: torch.linalg.matrix_exp(make(torch)))
+
+
+# -- solve_triangular -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("upper", [False, True], ids=["lower", "upper"])
+@pytest.mark.parametrize("left", [True, False], ids=["AX=B", "XA=B"])
+@pytest.mark.parametrize("unitriangular", [False, True], ids=["diagonal", "unit"])
+@pytest.mark.parametrize("shapes", [((3, 3), (3, 2)), ((2, 3, 3), (3, 3)), ((3, 3), (2, 3, 3)), ((2, 2, 2), (2, 2))],
+                         ids=["matrix", "batched-A", "batched-B", "B-that-looks-like-vectors"])
+def test_solve_triangular_as_torchs(upper, left, unitriangular, shapes):
+    rng = _rng(6)
+    a = rng.standard_normal(shapes[0]) + 3.0 * np.eye(shapes[0][-1])   # (the other triangle is not read)
+    b = rng.standard_normal(shapes[1])
+    if not left:
+        b = np.swapaxes(b, -1, -2)
+    results = []
+    for T in (ag, torch):
+        A, B = T.tensor(a, requires_grad=True), T.tensor(b, requires_grad=True)
+        X = T.linalg.solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
+        (X * X).sum().backward()
+        results.append((X, A.grad, B.grad))
+    for ours, theirs in zip(*results):
+        close(ours, theirs, **TOL["float64"])
+
+
+@pytest.mark.parametrize("make", [lambda T: (T.eye(2), T.ones(2)), lambda T: (T.eye(2), T.ones(3, 1)),
+                                  lambda T: (T.ones(2, 3), T.ones(2, 1))], ids=["vector-B", "rows", "not-square"])
+def test_solve_triangular_refuses_as_torch(make):
+    both_raise(lambda: ag.linalg.solve_triangular(*make(ag), upper=False),
+               lambda: torch.linalg.solve_triangular(*make(torch), upper=False))
