@@ -20,7 +20,7 @@ from .tensor import Tensor
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "lstsq", "cholesky", "eigh", "eigvalsh", "svd", "svdvals",
            "qr", "vector_norm", "matrix_norm", "norm", "matrix_power", "multi_dot", "cross", "vecdot", "pinv", "matrix_rank",
-           "cond", "matrix_exp", "solve_triangular"]
+           "cond", "matrix_exp", "solve_triangular", "householder_product"]
 
 cross = _products.cross
 
@@ -170,3 +170,32 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         triangle = triangle + _eye(n, dtype=A.dtype, device=A.device)
     batch = numpy.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))   # (B stays a matrix for solve)
     return solve(triangle.expand(*batch, n, n), B.expand(*batch, *B.shape[-2:]), left=left)
+
+
+def householder_product(A, tau):
+    """The first n columns of H_1 H_2 ... H_k, with H_i = I - tau_i v_i v_i^T and v_i = (0, ..., 0, 1,
+    A[i+1:, i]) (the Householder vectors LAPACK's QR leaves below A's diagonal; k = tau's last size).
+    Built from products, so gradients reach A and tau."""
+    expect_tensor(A, "householder_product")
+    expect_tensor(tau, "householder_product")
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.householder_product: input must have at least 2 dimensions.")
+    m, n = A.shape[-2], A.shape[-1]
+    k = tau.shape[-1] if tau.ndim else 0
+    if m < n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if n < k:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if tau.ndim != A.ndim - 1 or tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError(f"torch.linalg.householder_product: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {tuple(tau.shape[:-1])}")
+    eye = _eye(m, dtype=A.dtype, device=A.device)
+    rows = numpy.arange(m)
+    Q = eye[:, :n].expand(*A.shape[:-2], m, n)
+    for i in reversed(range(k)):   # Q <- H_i Q, the last reflector first
+        below = Tensor._make(asarray((rows > i).astype(numpy.dtype(A.dtype)), A.device), False, None, A.device)
+        v = A[..., :, i] * below + eye[i]
+        Q = Q - tau[..., i, None, None] * v[..., :, None] * (v[..., None, :] @ Q)
+    return Q

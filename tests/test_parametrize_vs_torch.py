@@ -319,3 +319,78 @@ def test_the_tutorials_orthogonal_weight_from_a_skew_matrix_and_its_exponential(
     for a, b in zip(ours, theirs):
         close(a, b, rtol=1e-10, atol=1e-12)
     close(ours[0], torch.eye(3, dtype=torch.float64), atol=1e-12)   # (orthogonal)
+
+
+# --- parametrizations.orthogonal ------------------------------------------------------------------------------
+
+def _orthogonal_layer(T, shape, orthogonal_map, trivial=True):
+    out, inp = shape
+    layer = T.nn.Linear(inp, out).double()
+    with T.no_grad():
+        layer.weight.copy_(T.tensor(np.random.default_rng(3).standard_normal(shape)))
+        layer.bias.zero_()
+    return T.nn.utils.parametrizations.orthogonal(layer, orthogonal_map=orthogonal_map, use_trivialization=trivial)
+
+
+@pytest.mark.parametrize("shape,orthogonal_map,trivial", [
+    ((3, 3), None, True), ((3, 3), "cayley", True), ((4, 2), None, True), ((2, 4), None, True),
+    ((4, 2), "matrix_exp", True), ((2, 4), "cayley", True), ((3, 3), "householder", True),
+    ((4, 2), "householder", False), ((3, 3), "matrix_exp", False), ((2, 3), "cayley", False)],
+    ids=["square-default", "square-cayley", "tall-default", "wide-default", "tall-exp", "wide-cayley",
+         "square-householder", "tall-householder-no-base", "square-exp-no-base", "wide-cayley-no-base"])
+def test_orthogonal_weights_train_as_torchs(shape, orthogonal_map, trivial):
+    """A non-square base is completed with random columns: torch's base is copied into ours (the one draw
+    that differs), then three Adam steps give the same weights, gradients and orthogonality."""
+    ours, theirs = (_orthogonal_layer(T, shape, orthogonal_map, trivial) for T in (ag, torch))
+    assert _names(ours) == _names(theirs)
+    if trivial:
+        ours.parametrizations.weight[0].base = ag.tensor(theirs.parametrizations.weight[0].base.numpy())
+    x = np.random.default_rng(4).standard_normal((5, shape[1]))
+    steps = []
+    for layer, T in ((ours, ag), (theirs, torch)):
+        opt = T.optim.Adam(layer.parameters(), lr=0.1)
+        for _ in range(3):
+            opt.zero_grad()
+            (layer(T.tensor(x)) ** 3).sum().backward()
+            opt.step()
+        steps.append([layer.weight, layer.parametrizations.weight.original.grad])
+    for a, b in zip(*steps):
+        close(a, b, rtol=1e-9, atol=1e-11)
+    W = ours.weight.detach().numpy()
+    gram = W.T @ W if shape[0] >= shape[1] else W @ W.T
+    np.testing.assert_allclose(gram, np.eye(min(shape)), atol=1e-12)
+
+
+def test_assigning_an_orthogonal_weight_makes_it_the_base():
+    results = []
+    for T in (ag, torch):
+        layer = _orthogonal_layer(T, (3, 3), None)
+        target = T.tensor(np.random.default_rng(5).standard_normal((3, 3)))
+        layer.weight = target
+        results.append([layer.weight, layer.parametrizations.weight.original])
+    for a, b in zip(*results):
+        close(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.utils.parametrizations.orthogonal(T.nn.Linear(3, 3), name="bias"),
+    lambda T: T.nn.utils.parametrizations.orthogonal(T.nn.Linear(3, 3), orthogonal_map="qr"),
+    lambda T: T.nn.utils.parametrizations.orthogonal(T.nn.Linear(3, 3), name="nope"),
+], ids=["a-vector", "unknown-map", "unknown-name"])
+def test_orthogonal_refuses_what_torch_refuses(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_householder_product_as_torchs():
+    rng = np.random.default_rng(6)
+    a, t = rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 2))
+    results = []
+    for T in (ag, torch):
+        A, tau = T.tensor(a, requires_grad=True), T.tensor(t, requires_grad=True)
+        Q = T.linalg.householder_product(A, tau)
+        (Q * Q.sin()).sum().backward()
+        results.append([Q, A.grad, tau.grad])
+    for x, y in zip(*results):
+        close(x, y, rtol=1e-12, atol=1e-12)
+    both_raise(lambda: ag.linalg.householder_product(ag.ones(2, 3), ag.ones(2)),
+               lambda: torch.linalg.householder_product(torch.ones(2, 3), torch.ones(2)))

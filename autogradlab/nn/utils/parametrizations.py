@@ -7,19 +7,30 @@ parametrizations (:mod:`.parametrize`) rather than the forward pre-hooks of ``nn
   rows along ``dim``) estimated by power iteration: 15 iterations when registered, then one per read in
   training mode, in the buffers ``_u`` and ``_v`` of ``layer.parametrizations.weight[0]``. No gradient flows
   through u and v.
+- ``orthogonal(layer)``: ``layer.weight`` stays orthogonal (orthonormal columns, or rows for a wide matrix)
+  whatever the optimizer does: it is ``base @ Q(X)``, Q the exponential of a skew-symmetric matrix
+  (``"matrix_exp"``), its Cayley transform (``"cayley"``) or a product of Householder reflections
+  (``"householder"``, the default for a non-square weight) of the trainable X, and ``base`` the weight made
+  orthogonal when registered (``use_trivialization=True``, PyTorch's default).
 """
 from __future__ import annotations
 
+import numpy
+
+from ... import backend, linalg
+from ...creation import eye, randn
 from ...grad_mode import no_grad
 from ...ops import elementwise as E
 from ...ops import linalg as L
+from ...ops import shape as S
+from ...tensor import Tensor
 from ...sampling import normal
 from ..layers import ConvTranspose1d, ConvTranspose2d
 from ..module import Module
 from . import parametrize
 from .weight_norms import _norm_except_dim, _normalize
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["weight_norm", "spectral_norm", "orthogonal"]
 
 
 class _WeightNorm(Module):
@@ -103,4 +114,121 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     if dim is None:
         dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d)) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
+    return module
+
+
+# -- orthogonal ------------------------------------------------------------------------------------------------
+
+def _orthonormalized(A):
+    """The Q of A = QR with R's diagonal made positive: the orthonormal columns closest in spirit to A's (the
+    same Q LAPACK's geqrf and householder_product give, signs fixed)."""
+    Q, R = linalg.qr(A)
+    return Q * E.sign(R.diagonal(0, -2, -1)).unsqueeze(-2)
+
+
+def _is_orthogonal(Q):
+    n, k = Q.shape[-2], Q.shape[-1]
+    tolerance = 10 * n * float(numpy.finfo(Q.dtype).eps)
+    return bool(E.isclose(Q.mT @ Q, eye(k, dtype=Q.dtype, device=Q.device), rtol=0.0, atol=tolerance).all())
+
+
+class _Orthogonal(Module):
+    """Q(X) for a tall X (n >= k; a wide weight is handled transposed): ``"matrix_exp"`` exp(A), ``"cayley"``
+    (I - A/2)^-1 (I + A/2), A the skew-symmetric matrix from X's strictly lower triangle (padded to n x n, first
+    k columns kept); ``"householder"`` the product of the reflections below X's diagonal, each column signed by
+    X's diagonal (as an integer, as PyTorch does). With a ``base`` buffer the weight is base @ Q(X)."""
+
+    def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
+        super().__init__()
+        self.shape, self.orthogonal_map = tuple(weight.shape), orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X):
+        n, k = X.shape[-2], X.shape[-1]
+        transposed = n < k
+        if transposed:
+            X, n, k = X.mT, k, n
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            X = X.tril()
+            if n != k:
+                X = S.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], n, n - k)], -1)
+            A = X - X.mT
+            if self.orthogonal_map == "matrix_exp":
+                Q = linalg.matrix_exp(A)
+            else:
+                I = eye(n, dtype=A.dtype, device=A.device)
+                Q = linalg.solve(I - 0.5 * A, I + 0.5 * A)
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(-1)
+            tau = 2.0 / (1.0 + (A * A).sum(-2))
+            Q = linalg.householder_product(A, tau)
+            Q = Q * E.to_dtype(X.diagonal(0, -2, -1).detach(), "int32").unsqueeze(-2)
+        if "base" in self._buffers:
+            Q = self.base @ Q
+        return Q.mT if transposed else Q
+
+    def right_inverse(self, Q):
+        """Assigning an orthogonal weight: with a base, the base becomes it (made orthogonal if it is not; a
+        tall one completed with random columns) and X the point where Q(X) = I; without one, only the
+        Householder map can be inverted (Q's QR reflectors)."""
+        if tuple(Q.shape) != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. Got a tensor of shape "
+                             f"{tuple(Q.shape)}.")
+        given = Q
+        n, k = Q.shape[-2], Q.shape[-1]
+        transposed = n < k
+        if transposed:
+            Q, n, k = Q.mT, k, n
+        if "base" not in self._buffers:
+            if self.orthogonal_map != "householder":
+                raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
+                                          "parametrizations when use_trivialization=False.")
+            return _householder_point(Q).mT if transposed else _householder_point(Q)
+        if n == k:
+            base = Q.clone() if _is_orthogonal(Q) else _orthonormalized(Q)
+        else:
+            extra = randn(*Q.shape[:-2], n, n - k, dtype=Q.dtype, device=Q.device)
+            base = _orthonormalized(S.cat([Q, extra], -1))
+        self.base = base
+        rows, columns = given.shape[-2], given.shape[-1]
+        return -eye(rows, columns, dtype=given.dtype, device=given.device).expand(*given.shape).clone()
+
+
+def _householder_point(Q):
+    """The X whose Householder map gives Q: LAPACK's QR reflectors below the diagonal (``numpy.linalg.qr``'s
+    raw mode is geqrf), R's diagonal signs on it (flipped where a reflector is unused, tau = 0)."""
+    host = backend.to_host(Q.detach()._data)
+    flat = host.reshape((-1,) + host.shape[-2:])
+    out = numpy.empty_like(flat)
+    for i, matrix in enumerate(flat):
+        h, tau = numpy.linalg.qr(matrix, mode="raw")
+        a = h.T.copy()
+        d = numpy.sign(numpy.diagonal(a)).copy()
+        d[tau == 0] *= -1
+        numpy.fill_diagonal(a, d)
+        out[i] = a
+    data = backend.asarray(out.reshape(host.shape).astype(host.dtype), Q.device)
+    return Tensor._make(data, False, None, Q.device)
+
+
+def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
+    """Keep ``module.<name>`` (a matrix, or a batch of them) orthogonal: a parametrization by ``"matrix_exp"``,
+    ``"cayley"`` or ``"householder"`` (default: matrix_exp for a square weight, householder otherwise). Returns
+    the module; its weight starts as the registered one made orthogonal."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.ndim < 2:
+        raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.ndim} dimensions.")
+    if orthogonal_map is None:
+        orthogonal_map = "matrix_exp" if weight.shape[-2] == weight.shape[-1] else "householder"
+    if orthogonal_map not in ("matrix_exp", "cayley", "householder"):
+        raise ValueError(f'orthogonal_map has to be one of "matrix_exp", "cayley", "householder". Got: '
+                         f'{orthogonal_map}')
+    parametrize.register_parametrization(module, name, _Orthogonal(weight, orthogonal_map,
+                                                                   use_trivialization=use_trivialization),
+                                         unsafe=True)
     return module
