@@ -20,6 +20,7 @@ from .layers import CosineEmbeddingLoss, HingeEmbeddingLoss, KLDivLoss, MarginRa
 from .layers import GaussianNLLLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss
 from .layers import Fold, Unfold
 from .layers import MaxUnpool1d, MaxUnpool2d
+from .layers import AvgPool3d, BatchNorm3d, Conv3d, InstanceNorm3d, MaxPool3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .attention import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
                         TransformerEncoder, TransformerEncoderLayer)
@@ -47,6 +48,7 @@ __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDiv
            "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
            "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
            "CircularPad2d", "InstanceNorm1d", "InstanceNorm2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Bilinear",
-           "MaxUnpool1d", "MaxUnpool2d", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
+           "MaxUnpool1d", "MaxUnpool2d", "Conv3d", "MaxPool3d", "AvgPool3d", "BatchNorm3d", "InstanceNorm3d",
+           "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
            "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyModuleMixin", "UninitializedParameter",
            "UninitializedBuffer", "functional", "init", "utils"]

@@ -17,6 +17,7 @@ import numpy
 from .. import backend, creation
 from ..ops import elementwise as E
 from ..ops import reduce as R
+from ..ops.rearrange import movedim
 from ..ops import selection
 from ..ops import shape as S
 from ..tensor import Tensor
@@ -553,6 +554,103 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         _check_1d_window(input.shape[-1] + 2 * p, k, 1, "avg_pool1d")
     out = avg_pool2d(x, (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
     return S.squeeze(out, -2)
+
+
+# -- three dimensions: the 2-d versions per depth ------------------------------------------------------------
+
+def _as_volumes(input, name):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to {name}, but got input of size: "
+                           f"{list(input.shape)}: volumes are (N, C, D, H, W)")
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """out[n, o, d, i, j] = bias[o] + sum_{c,t,u,v} weight[o, c, t, u, v] * x[n, c', d*stride + t*dilation,
+    ...]: for each depth offset t of the kernel, :func:`conv2d` of the depth slices it meets with
+    ``weight[:, :, t]``, summed over t."""
+    _as_volumes(input, "conv3d")
+    if not isinstance(weight, Tensor) or weight.ndim != 5:
+        raise RuntimeError(f"conv3d: weight must be (out_channels, in_channels/groups, kd, kh, kw), got "
+                           f"{tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__}")
+    if input.ndim == 4:
+        return S.squeeze(conv3d(S.unsqueeze(input, 0), weight, bias, stride, padding, dilation, groups), 0)
+    _check_conv_operands("conv3d", input, weight, bias, groups)
+    stride, dilation = _ntuple(stride, "stride", 1, 3), _ntuple(dilation, "dilation", 1, 3)
+    kernel = tuple(weight.shape[2:])
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: {padding!r}: 'same', 'valid' or numbers")
+        if padding == "same" and stride != (1, 1, 1):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        totals = [d * (k - 1) if padding == "same" else 0 for d, k in zip(dilation, kernel)]
+        sides = tuple(x for t in reversed(totals) for x in (t // 2, t - t // 2))   # (the odd one at the end)
+    else:
+        sides = tuple(x for p in reversed(_ntuple(padding, "padding", 0, 3)) for x in (p, p))
+    x = pad(input, sides) if any(sides) else input
+    n, c, depth = x.shape[:3]
+    kd, (sd, dd) = kernel[0], (stride[0], dilation[0])
+    _check_1d_window(depth, kd, dd, "conv3d")
+    od = (depth - dd * (kd - 1) - 1) // sd + 1
+    out = None
+    for t in range(kd):   # the depth slices kernel plane t meets, as a batch of images
+        planes = x[:, :, t * dd:t * dd + sd * (od - 1) + 1:sd]                       # (N, C, od, H, W)
+        images = S.reshape(movedim(planes, 2, 1), (n * od, c) + tuple(x.shape[-2:]))
+        part = conv2d(images, weight[:, :, t], None, stride[1:], 0, dilation[1:], groups)
+        out = part if out is None else out + part
+    out = movedim(S.reshape(out, (n, od) + tuple(out.shape[1:])), 1, 2)          # (N, O, od, oh, ow)
+    return out if bias is None else out + S.reshape(bias, (1, -1, 1, 1, 1))
+
+
+def _depth_last(x):
+    """(N, C, D, h, w) as (N, C*h*w, D): depth pooled by the 1-d functions."""
+    n, c, d, h, w = x.shape
+    return S.reshape(movedim(x, 2, -1), (n, c * h * w, d))
+
+
+def _depth_back(y, shape):
+    n, c, _, h, w = shape
+    return movedim(S.reshape(y, (n, c, h, w, y.shape[-1])), -1, 2)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The largest value of each (kd, kh, kw) window: a window's maximum is the maximum over its depth of each
+    plane's, so :func:`max_pool2d` per depth slice, then :func:`max_pool1d` along the depth (the same element,
+    ties and NaNs as PyTorch's). ``return_indices`` is not available in 3-d."""
+    _as_volumes(input, "max_pool3d")
+    if return_indices:
+        raise NotImplementedError("max_pool3d(return_indices=True) is not available here; pool without indices")
+    if input.ndim == 4:
+        return S.squeeze(max_pool3d(S.unsqueeze(input, 0), kernel_size, stride, padding, dilation, ceil_mode), 0)
+    k = _ntuple(kernel_size, "kernel_size", 1, 3)
+    s = k if stride is None or stride == [] else _ntuple(stride, "stride", 1, 3)
+    p, d = _ntuple(padding, "padding", 0, 3), _ntuple(dilation, "dilation", 1, 3)
+    n, c, depth, h, w = input.shape
+    planes = max_pool2d(S.reshape(input, (n, c * depth, h, w)), k[1:], s[1:], p[1:], d[1:], ceil_mode)
+    planes = S.reshape(planes, (n, c, depth) + tuple(planes.shape[-2:]))
+    return _depth_back(max_pool1d(_depth_last(planes), k[0], s[0], p[0], d[0], ceil_mode), planes.shape)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """The mean of each (kd, kh, kw) window: a window and what counts in its divisor are products over the
+    dims, so :func:`avg_pool2d` per depth slice, then :func:`avg_pool1d` along the depth."""
+    _as_volumes(input, "avg_pool3d")
+    if divisor_override is not None:
+        raise NotImplementedError("avg_pool3d(divisor_override=...) is not available here: take the sum as "
+                                  "avg_pool3d(x, k) * (kd * kh * kw) and divide it yourself")
+    if input.ndim == 4:
+        return S.squeeze(avg_pool3d(S.unsqueeze(input, 0), kernel_size, stride, padding, ceil_mode,
+                                    count_include_pad), 0)
+    k = _ntuple(kernel_size, "kernel_size", 1, 3)
+    s = k if stride is None or stride == [] else _ntuple(stride, "stride", 1, 3)
+    p = _ntuple(padding, "padding", 0, 3)
+    n, c, depth, h, w = input.shape
+    planes = avg_pool2d(S.reshape(input, (n, c * depth, h, w)), k[1:], s[1:], p[1:], ceil_mode, count_include_pad)
+    planes = S.reshape(planes, (n, c, depth) + tuple(planes.shape[-2:]))
+    return _depth_back(avg_pool1d(_depth_last(planes), k[0], s[0], p[0], ceil_mode, count_include_pad),
+                       planes.shape)
 
 
 # -- adaptive average pooling: an output size, the windows chosen to fit -------------------------------------

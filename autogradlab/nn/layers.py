@@ -564,6 +564,12 @@ class BatchNorm2d(_BatchNorm):
     _ndims, _dims, _layout = (4,), "4D", "(N, C, H, W)"
 
 
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W) input, per channel C (see ``_BatchNorm``)."""
+
+    _ndims, _dims, _layout = (5,), "5D", "(N, C, D, H, W)"
+
+
 class _InstanceNorm(_BatchNorm):
     """Instance normalisation (``F.instance_norm``): each channel of each sample normalised over its positions.
     Without ``track_running_stats`` (the default) training and evaluation are the same; with it, training moves
@@ -601,6 +607,12 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance normalisation of (N, C, H, W) or (C, H, W) input (see ``_InstanceNorm``)."""
 
     _unbatched, _layout = 3, "(N, C, H, W) or (C, H, W)"
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) or (C, D, H, W) input (see ``_InstanceNorm``)."""
+
+    _unbatched, _layout = 4, "(N, C, D, H, W) or (C, D, H, W)"
 
 
 class _ConvNd(Module):
@@ -690,6 +702,16 @@ class Conv2d(_ConvNd):
 
     def forward(self, input):
         return self._convolve(F.conv2d, input)
+
+
+class Conv3d(_ConvNd):
+    """A 3-d convolution (``F.conv3d``) over volumes (N, C, D, H, W): kernels of shape (in_channels/groups, kd,
+    kh, kw). ``padding_mode`` 'reflect', 'replicate' or 'circular' pads the input so (``F.pad``)."""
+
+    n = 3
+
+    def forward(self, input):
+        return self._convolve(F.conv3d, input)
 
 
 class _ConvTransposeNd(Module):
@@ -922,6 +944,22 @@ class MaxPool1d(_MaxPoolNd):
     def forward(self, input):
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
                             self.return_indices)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """The largest value of each ``kernel_size`` window of a volume (``F.max_pool3d``)."""
+
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+
+class AvgPool3d(AvgPool2d):
+    """The mean of each ``kernel_size`` window of a volume (``F.avg_pool3d``); stride defaults to the kernel."""
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
 
 
 class AvgPool1d(Module):
