@@ -257,6 +257,18 @@ def scatter_extreme(out, index, values, largest):
             ufunc.at(out, index, values)
 
 
+def scatter_multiply(out, index, values):
+    """``out[index] *= values`` where repeated indices all take part (NumPy's ``multiply.at``; on a GPU whose
+    CuPy has no ``multiply.at``, on the host)."""
+    xp = xp_of(out)
+    if hasattr(xp.multiply, "at"):
+        xp.multiply.at(out, index, values)
+    else:   # pragma: no cover  (CuPy without multiply.at)
+        host = to_host(out)
+        numpy.multiply.at(host, tuple(to_host(i) for i in index), to_host(values))
+        out[...] = xp.asarray(host)
+
+
 _ERF = numpy.frompyfunc(math.erf, 1, 1)
 
 

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import import_torch
-from torch_compare import both_raise
+from torch_compare import both_raise, close
 
 import autogradlab as ag
 from autogradlab.testing import gradcheck, gradgradcheck
@@ -196,8 +196,48 @@ def test_scatter_reduce_in_place_and_its_errors_as_torch():
                lambda: torch.zeros(3).scatter_reduce(0, torch.tensor([0]), torch.ones(1), "add"))
     both_raise(lambda: ag.zeros(3).scatter_reduce(0, ag.tensor([5]), ag.ones(1), "sum"),
                lambda: torch.zeros(3).scatter_reduce(0, torch.tensor([5]), torch.ones(1), "sum"))
-    with pytest.raises(NotImplementedError, match="exp of the 'sum' of the logs"):
-        ag.zeros(3).scatter_reduce(0, ag.tensor([0]), ag.ones(1), "prod")
+    for T in (ag, torch):
+        t = T.tensor([2.0, 0.5, 3.0])
+        t.scatter_reduce_(0, T.tensor([0, 0, 2]), T.tensor([1.5, 4.0, 2.0]), "prod")
+        assert t.tolist() == [12.0, 0.5, 6.0]
+
+
+@pytest.mark.parametrize("include_self", [True, False], ids=["with-self", "without-self"])
+@pytest.mark.parametrize("zeros", ["none", "one-src-zero", "two-src-zeros", "zero-self", "everywhere"])
+def test_scatter_reduce_prod_first_and_second_order_as_torch(include_self, zeros):
+    """The product's gradient is the product of the others: zeros among the factors (one, two, in the input
+    itself) are where a formula that divides by the value would go wrong."""
+    rng = np.random.default_rng(7)
+    x, src, index = rng.standard_normal((3, 4)), rng.standard_normal((5, 4)), rng.integers(0, 3, (5, 4))
+    index[:, 1] = [0, 0, 1, 1, 2]
+    if zeros in ("one-src-zero", "everywhere"):
+        src[0, 1] = 0.0
+    if zeros in ("two-src-zeros", "everywhere"):
+        src[2, 1] = src[3, 1] = 0.0
+    if zeros in ("zero-self", "everywhere"):
+        x[2, 1] = 0.0
+    two_zeros = zeros in ("two-src-zeros", "everywhere")   # (both refuse a second derivative there)
+    results = []
+    for T in (ag, torch):
+        a, s = T.tensor(x, requires_grad=True), T.tensor(src, requires_grad=True)
+        out = a.scatter_reduce(0, T.tensor(index), s, "prod", include_self=include_self)
+        if two_zeros:   # (ours refuses to record the gradient, torch its backward: see README's differences)
+            with pytest.raises(RuntimeError, match="Double backward is unsupported"):
+                recorded = T.autograd.grad((out * out.cos()).sum(), (a, s), create_graph=True, retain_graph=True)
+                sum(g.sum() for g in recorded).backward()
+        ga, gs = T.autograd.grad((out * out.cos()).sum(), (a, s), create_graph=not two_zeros)
+        if not two_zeros:
+            (ga.sin().sum() + (gs * gs).sum()).backward()
+        results.append([out, ga, gs] + ([] if two_zeros else [a.grad, s.grad]))
+    for ours, theirs in zip(*results):
+        close(ours, theirs, rtol=1e-10, atol=1e-12)
+    a = ag.tensor(x, requires_grad=True)
+    s = ag.tensor(src, requires_grad=True)
+    assert gradcheck(lambda a, s: a.scatter_reduce(0, ag.tensor(index), s, "prod", include_self=include_self),
+                     (a, s))
+    if not two_zeros:
+        assert gradgradcheck(lambda a, s: a.scatter_reduce(0, ag.tensor(index), s, "prod",
+                                                           include_self=include_self), (a, s))
 
 
 @pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])

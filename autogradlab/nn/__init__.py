@@ -18,6 +18,7 @@ from .layers import (AdaptiveMaxPool1d, AdaptiveMaxPool2d, Bilinear, CircularPad
                      InstanceNorm2d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d)
 from .layers import CosineEmbeddingLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss, TripletMarginLoss
 from .layers import GaussianNLLLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss
+from .layers import CTCLoss
 from .layers import Fold, Unfold
 from .layers import MaxUnpool1d, MaxUnpool2d
 from .layers import AvgPool3d, BatchNorm3d, Conv3d, InstanceNorm3d, MaxPool3d
@@ -33,7 +34,8 @@ from .sampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear
 
 __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDivLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "GaussianNLLLoss",
-           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss", "Fold", "Unfold",
+           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss", "CTCLoss", "Fold",
+           "Unfold",
            "Linear", "ReLU", "ReLU6", "Hardtanh", "Hardsigmoid", "Hardswish", "Mish", "SELU",
            "CELU", "Softsign", "LogSigmoid", "Tanhshrink", "Softmin", "GroupNorm", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus",

@@ -24,7 +24,7 @@ from ..tensor import Tensor
 
 __all__ = ["pad", "unfold", "fold", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-           "adaptive_max_pool1d", "adaptive_max_pool2d"]
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "conv3d", "max_pool3d", "avg_pool3d"]
 
 
 def pad(input, pad, mode="constant", value=None):

@@ -28,7 +28,7 @@ from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cro
 from .distance import check_float as _check_float
 from .distance import cosine_similarity, normalize, pairwise_distance, pdist
 from .losses import cosine_embedding_loss, hinge_embedding_loss, kl_div, margin_ranking_loss, triplet_margin_loss
-from .losses import (gaussian_nll_loss, multi_margin_loss, multilabel_soft_margin_loss, poisson_nll_loss,
+from .losses import (ctc_loss, gaussian_nll_loss, multi_margin_loss, multilabel_soft_margin_loss, poisson_nll_loss,
                      soft_margin_loss)
 from .sampling import interpolate, pixel_shuffle, pixel_unshuffle
 
@@ -44,7 +44,8 @@ __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "kl_div", "mar
            "dropout2d", "softmin", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "group_norm",
            "instance_norm", "bilinear", "adaptive_max_pool1d", "adaptive_max_pool2d",
            "interpolate", "pixel_shuffle", "pixel_unshuffle", "max_unpool1d", "max_unpool2d", "poisson_nll_loss",
-           "gaussian_nll_loss", "soft_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "pdist",
+           "gaussian_nll_loss", "soft_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "ctc_loss",
+           "pdist",
            "gumbel_softmax", "upsample", "fold", "unfold"]
 
 

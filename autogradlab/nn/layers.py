@@ -1646,6 +1646,20 @@ class PoissonNLLLoss(_Loss):
                                   reduction=self.reduction)
 
 
+class CTCLoss(_Loss):
+    """-log p(target | input) summed over every alignment (see ``functional.ctc_loss``): speech and handwriting
+    models whose output is longer than its label sequence. ``forward(log_probs, targets, input_lengths,
+    target_lengths)``."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(None, None, reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)
+
+
 class GaussianNLLLoss(_Loss):
     """mean of (log var + (x - y)^2 / var) / 2 (see ``functional.gaussian_nll_loss``)."""
 

@@ -12,9 +12,11 @@ import warnings
 
 import numpy
 
+from ..backend import asarray, to_host
 from ..creation import arange, full_like
 from ..ops import elementwise as E
 from ..ops import reduce as R
+from ..ops import shape as S
 from ..ops.registry import apply, broadcast_shape, defop
 from ..tensor import Tensor
 from .distance import check_float, floating_inputs, pairwise_distance
@@ -22,7 +24,7 @@ from .distance import check_float, floating_inputs, pairwise_distance
 __all__ = ["mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "margin_ranking_loss",
            "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
-           "gaussian_nll_loss", "soft_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss"]
+           "gaussian_nll_loss", "soft_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "ctc_loss"]
 
 REDUCTIONS = ("mean", "sum", "none")
 
@@ -588,3 +590,96 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     own = arange(n_classes, device=x.device).unsqueeze(0) == y.unsqueeze(1)
     loss = R.sum(E.where(own, 0.0, terms), 1) / n_classes
     return _reduce(loss if input.ndim == 2 else loss.reshape(()), reduction, name)
+
+
+# -- CTC: the probability of a label sequence summed over every alignment with the input -------------------------
+
+def _lengths(values, what, count):
+    """``input_lengths`` / ``target_lengths`` as a list of ints (a tensor, a list, a tuple or one int)."""
+    if isinstance(values, Tensor):
+        values = to_host(values._data).reshape(-1).tolist()
+    elif isinstance(values, numbers.Integral):
+        values = [values]
+    values = [int(v) for v in values]
+    if len(values) != count:
+        raise RuntimeError(f"ctc_loss: {what} must have one length per sample ({count}), got {len(values)}")
+    return values
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """Connectionist temporal classification: -log of the probability of each target sequence, summed over
+    every alignment of it with the input (the target's labels in order, each repeated, blanks between and
+    around, a blank required between two equal labels). ``log_probs`` (T, N, C) (or (T, C)) are per-step log
+    probabilities (``log_softmax``); ``targets`` padded (N, S) or concatenated 1-D. By the forward recursion
+    alpha_t(s) = logsumexp(alpha_{t-1}(s), alpha_{t-1}(s-1), alpha_{t-1}(s-2) if allowed) + log_probs[t, l'_s]
+    on the extended labels l' = (blank, l_1, blank, l_2, ..., blank), in Tensor ops, so the gradient is the
+    recursion's own. 'mean' divides each loss by its target length, then averages; ``zero_infinity`` makes the
+    loss (and gradient) of an impossible alignment 0."""
+    if not isinstance(log_probs, Tensor) or log_probs.ndim not in (2, 3):
+        raise RuntimeError(f"ctc_loss: log_probs must be a (T, N, C) or (T, C) Tensor, got "
+                           f"{tuple(log_probs.shape) if isinstance(log_probs, Tensor) else type(log_probs).__name__}")
+    check_float(log_probs, "log_probs", "ctc_loss")
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"ctc_loss: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    if log_probs.ndim == 2:   # (one sample: a batch of one, squeezed after)
+        flat = targets.reshape(1, -1) if isinstance(targets, Tensor) else targets
+        loss = ctc_loss(log_probs.unsqueeze(1), flat, input_lengths, target_lengths, blank, "none",
+                        zero_infinity).squeeze(0)
+        return loss / max(_lengths(target_lengths, "target_lengths", 1)[0], 1) if reduction == "mean" else loss
+    steps, n, classes = log_probs.shape
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
+    inputs, lengths = _lengths(input_lengths, "input_lengths", n), _lengths(target_lengths, "target_lengths", n)
+    labels = to_host(targets._data if isinstance(targets, Tensor) else numpy.asarray(targets)).astype(numpy.int64)
+    for t in inputs:
+        if not 0 <= t <= steps:
+            raise RuntimeError(f"Expected input_lengths to have value at most {steps}, but got value {t} (while "
+                               f"checking arguments for ctc_loss)")
+    if labels.ndim == 1:   # (concatenated: cut it into the samples' sequences)
+        if labels.shape[0] < sum(lengths):
+            raise RuntimeError(f"ctc_loss: the concatenated targets hold {labels.shape[0]} labels, the "
+                               f"target_lengths add up to {sum(lengths)}")
+        starts = numpy.cumsum([0] + lengths[:-1])
+        rows = [labels[s:s + k] for s, k in zip(starts, lengths)]
+    else:
+        if max(lengths, default=0) > labels.shape[1]:
+            raise RuntimeError(f"Expected tensor to have size at least {max(lengths)} at dimension 1, but got size "
+                               f"{labels.shape[1]} for argument #2 'targets' (while checking arguments for ctc_loss)")
+        rows = [labels[i, :k] for i, k in enumerate(lengths)]
+    width = 2 * max(lengths, default=0) + 1
+    extended = numpy.full((n, width), blank, dtype=numpy.int64)     # l' = blank, l_1, blank, l_2, ..., blank
+    skip = numpy.zeros((n, width), dtype=bool)                      # may s come from s - 2?
+    impossible = numpy.zeros(n, dtype=bool)
+    for i, row in enumerate(rows):
+        extended[i, 1:2 * len(row):2] = row
+        skip[i, 3:2 * len(row):2] = row[1:] != row[:-1]
+        impossible[i] = inputs[i] < len(row) + int((row[1:] == row[:-1]).sum())
+    device, dtype = log_probs.device, log_probs.dtype
+    never = float(numpy.finfo(dtype).min) / 4   # (log 0, finite: exp(never - m) is 0 and no gradient is NaN)
+
+    def constant(array, kind=None):
+        return Tensor._make(asarray(array if kind is None else array.astype(kind), device), False, None, device)
+    index, may_skip = constant(extended), constant(skip)
+    start = numpy.full((n, width), never)
+    start[:, :2] = 0.0
+    alpha = E.add(constant(start, dtype), S.gather(log_probs[0], 1, index))
+    column = constant(numpy.full((n, 1), never), dtype)
+    running = numpy.array(inputs)
+    for t in range(1, steps):
+        before = S.cat([column, alpha[:, :-1]], 1)
+        two_before = E.where(may_skip, S.cat([column, column, alpha[:, :-2]], 1), never)
+        new = E.add(R.logsumexp(S.stack([alpha, before, two_before]), 0), S.gather(log_probs[t], 1, index))
+        alpha = E.where(constant((t < running)[:, None]), new, alpha)   # (a sample past its length keeps its own)
+    ends = numpy.stack([2 * numpy.array(lengths), numpy.maximum(2 * numpy.array(lengths) - 1, 0)], 1)
+    last = S.gather(alpha, 1, constant(ends))
+    last = E.where(constant(numpy.array(lengths)[:, None] == 0) & constant(numpy.array([[False, True]])), never,
+                   last)   # (an empty target ends in its one blank only)
+    loss = -R.logsumexp(last, 1)
+    if impossible.any():
+        loss = E.where(constant(impossible), 0.0 if zero_infinity else float("inf"), loss)
+    if inputs and min(inputs) == 0:   # (no steps at all: the empty target has probability 1, others 0)
+        zero = constant(numpy.array(inputs) == 0)
+        loss = E.where(zero & constant(numpy.array(lengths) == 0), 0.0, loss)
+    if reduction == "mean":
+        return (loss / constant(numpy.maximum(numpy.array(lengths), 1), dtype)).mean()
+    return loss.sum() if reduction == "sum" else loss

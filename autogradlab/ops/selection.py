@@ -10,8 +10,9 @@ import numbers
 import numpy
 
 from ..backend import scatter_add as scatter_add_at
-from ..backend import scatter_extreme
+from ..backend import asarray, scatter_extreme, scatter_multiply
 from ..backend import to_host, xp_of
+from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import inplace as I
 from . import elementwise as E
@@ -115,19 +116,56 @@ SCATTER_EXTREME = defop("scatter_extreme", ("self", "src"), save=("index", "self
                         formulas=("1/ties where a is the extreme", "1/ties where src is the extreme"))
 
 
+def _prod_at_forward(xp, a, src, index, own):
+    out = xp.where(own, a, a.dtype.type(1))
+    scatter_multiply(out, index, src)
+    return out
+
+
+def _prod_at_vjp(g, ctx):
+    """d a = g * (the product of the src values at a's position) where a takes part; d src_j = g * (the
+    product of everything else at its position): result / src_j, or, for the one zero src value at a
+    position, the product with it taken as 1 (with two zeros there, 0). Recorded for a second derivative,
+    two zeros at one position are refused, as in PyTorch (this formula's mixed derivative there is wrong)."""
+    a, src, index, own, result = ctx.self, ctx.src, ctx.index, ctx.own, ctx.result
+    host_index = tuple(to_host(i) for i in index)
+    ones_src = _constant(numpy.ones(src.shape, a.dtype), a)
+    srcs_only = apply(SCATTER_PROD, (_constant(numpy.ones(a.shape, a.dtype), a), src), {"index": index, "own": own})
+    grad_a = E.where(_constant(to_host(own), a), mul(g, srcs_only), 0.0)
+    zero = to_host((src == 0)._data)
+    zeros_at = numpy.zeros(a.shape, numpy.int64)
+    numpy.add.at(zeros_at, host_index, zero.astype(numpy.int64))
+    if isinstance(g, Tensor) and is_grad_enabled() and (zeros_at > 1).any():   # (as PyTorch: see README)
+        raise RuntimeError("scatter_reduce(): Double backward is unsupported for src when >1 zeros in src are "
+                           "scattered to the same position in self")
+    single = _constant(zero & (zeros_at[host_index] == 1), a)
+    without = apply(SCATTER_PROD, (a, E.where(single, ones_src, src)), {"index": index, "own": own})
+    others = E.where(single, getitem(without, index, copy=False),
+                     E.div(getitem(result, index, copy=False), E.where(_constant(zero, a), ones_src, src)))
+    return grad_a, mul(getitem(g, index, copy=False), others)
+
+
+def _constant(host, like):
+    return Tensor._make(asarray(host, like.device), False, None, like.device)
+
+
+SCATTER_PROD = defop("scatter_prod", ("self", "src"), save=("self", "src", "result"), arrays=False,
+                     math="a (where it takes part) times the src values sent to each position;  da = g * prod(src "
+                          "there), dsrc_j = g[index] * prod(everything else there)",
+                     forward=_prod_at_forward, vjp=_prod_at_vjp,
+                     formulas=("prod of the src values there", "prod of the others there"))
+
+
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """``input`` with the ``src`` values that ``index`` sends to each position (as ``scatter_add`` sends them:
-    for dim=0, ``src[i][j]`` to ``out[index[i][j]][j]``) reduced together: ``reduce`` is 'sum', 'mean', 'amax' or
-    'amin'; ``include_self=False`` leaves the input's own value out where something arrives. Gradients: 'sum'
-    as ``scatter_add``, 'mean' the same divided by each position's count, 'amax'/'amin' to every value equal
-    to the result, split evenly among ties (as PyTorch)."""
+    for dim=0, ``src[i][j]`` to ``out[index[i][j]][j]``) reduced together: ``reduce`` is 'sum', 'prod', 'mean',
+    'amax' or 'amin'; ``include_self=False`` leaves the input's own value out where something arrives.
+    Gradients: 'sum' as ``scatter_add``, 'prod' the product of the others, 'mean' the same divided by each
+    position's count, 'amax'/'amin' to every value equal to the result, split evenly among ties (as PyTorch)."""
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)     # (PyTorch takes these spellings too)
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(f"scatter_reduce(): reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce!r}")
-    if reduce == "prod":
-        raise NotImplementedError("scatter_reduce(reduce='prod') is not available here; for positive values the "
-                                  "exp of the 'sum' of the logs is the product")
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_reduce(): argument 'src' (position 4) must be Tensor, not {type(src).__name__}")
     positions, src = _scatter_index("scatter_reduce", input, dim, index, src)
@@ -137,6 +175,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     arrives = xp.zeros(shape, numpy.int64)     # how many src values each position receives
     scatter_add_at(arrives, positions, xp.ones(src.shape, numpy.int64))
     own = xp.ones(shape, bool) if include_self else arrives == 0    # where the input's own value takes part
+    if reduce == "prod":
+        return reshape(apply(SCATTER_PROD, (a, src), {"index": positions, "own": own}), input.shape)
     if reduce in ("sum", "mean"):
         total = add(mul(a, own.astype(a.dtype)), reshape(index_add_into(src, shape, positions), shape))
         if reduce == "sum":

@@ -55,7 +55,7 @@ COMPOSITES = (
     ("`scatter_add`, `index_add`", "index_add_into, add",
      "`input` plus `src` (`alpha*source`) added along dim at index (repeats add up)",
      "`dinput = g, dsrc = gather(g, dim, index)` (`alpha*index_select(g, dim, index)`)"),
-    ("`scatter_reduce` ('sum', 'mean'; 'amax', 'amin': scatter_extreme)", "mul, index_add_into, add, div",
+    ("`scatter_reduce` ('sum', 'mean'; 'amax', 'amin': scatter_extreme; 'prod': scatter_prod)", "mul, index_add_into, add, div",
      "`input` (unless `include_self=False`) and the `src` values sent to each position, summed or averaged",
      "`dinput = g` (/ count), `dsrc = gather(g / count, dim, index)`"),
     ("`take_along_dim`", "expand, index", "`gather` of input and index broadcast against each other (dim=None: "
