@@ -77,7 +77,9 @@ def test_an_optimizer_built_before_the_first_call_trains_it_as_torch():
     ("LazyConvTranspose2d", (4, 3), dict(output_padding=1, stride=2), (1, 2, 4, 4)),
     ("LazyBatchNorm1d", (), {}, (5, 3)), ("LazyBatchNorm1d", (), dict(momentum=None), (4, 3, 6)),
     ("LazyBatchNorm2d", (), dict(affine=False), (2, 3, 4, 4)),
-    ("LazyBatchNorm2d", (), dict(track_running_stats=False), (2, 3, 4, 4))], ids=str)
+    ("LazyBatchNorm2d", (), dict(track_running_stats=False), (2, 3, 4, 4)),
+    ("LazyConv3d", (4, 2), dict(padding=1), (2, 3, 4, 4, 4)), ("LazyConv3d", (2, (1, 2, 2)), {}, (3, 3, 3, 3)),
+    ("LazyBatchNorm3d", (), {}, (2, 3, 2, 2, 2))], ids=str)
 def test_the_lazy_convolutions_and_batch_norms_become_torchs_layers(name, args, kwargs, shape):
     seen = []
     for T in (ag, torch):

@@ -127,3 +127,34 @@ def test_3d_normalisation_trains_and_evaluates_as_torchs(kind):
         "pool-3d-input"])
 def test_3d_errors_are_torchs(call):
     both_raise(lambda: call(ag), lambda: call(torch))
+
+
+@pytest.mark.parametrize("options", [{"kernel_size": 2}, {"kernel_size": (3, 2, 3), "stride": (2, 1, 2),
+                                                          "padding": 1, "dilation": (1, 2, 1), "ceil_mode": True}],
+                         ids=["k2", "strided-padded-dilated-ceil"])
+def test_max_pool3d_indices_are_torchs(options):
+    def run(T):
+        x = _with_ties_and_nan(T).detach()
+        values, where = T.nn.functional.max_pool3d(x, return_indices=True, **options)
+        one_values, one_where = T.nn.MaxPool3d(return_indices=True, **options)(x[0])
+        return [values, one_values], [where.numpy(), one_where.numpy()]
+    (values, where), (their_values, their_where) = _both(run)
+    for a, b in zip(values, their_values):
+        close(a, b)
+    for a, b in zip(where, their_where):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("options", [{"kernel_size": 2, "divisor_override": 3},
+                                     {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True,
+                                      "divisor_override": 5}], ids=["k2", "ceil-padded"])
+def test_avg_pool3d_divisor_override_as_torchs(options):
+    def run(T):
+        x = T.tensor(X, requires_grad=True)
+        y = T.nn.functional.avg_pool3d(x, **options)
+        (y * y).sum().backward()
+        return [y, x.grad]
+    for a, b in zip(*_both(run)):
+        close(a, b, rtol=1e-12, atol=1e-12)
+    both_raise(lambda: ag.nn.functional.avg_pool3d(ag.tensor(X), 2, divisor_override=0),
+               lambda: torch.nn.functional.avg_pool3d(torch.tensor(X), 2, divisor_override=0))

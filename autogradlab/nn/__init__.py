@@ -25,8 +25,9 @@ from .layers import AvgPool3d, BatchNorm3d, Conv3d, InstanceNorm3d, MaxPool3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .attention import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
                         TransformerEncoder, TransformerEncoderLayer)
-from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyConv1d, LazyConv2d, LazyConvTranspose1d, LazyConvTranspose2d,
-                   LazyLinear, LazyModuleMixin, UninitializedBuffer, UninitializedParameter)
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d,
+                   LazyConvTranspose1d, LazyConvTranspose2d, LazyLinear, LazyModuleMixin, UninitializedBuffer,
+                   UninitializedParameter)
 from .module import Module
 from .parameter import Parameter
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
@@ -52,5 +53,6 @@ __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDiv
            "CircularPad2d", "InstanceNorm1d", "InstanceNorm2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Bilinear",
            "MaxUnpool1d", "MaxUnpool2d", "Conv3d", "MaxPool3d", "AvgPool3d", "BatchNorm3d", "InstanceNorm3d",
            "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
-           "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyModuleMixin", "UninitializedParameter",
+           "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyConv3d", "LazyBatchNorm3d",
+           "LazyModuleMixin", "UninitializedParameter",
            "UninitializedBuffer", "functional", "init", "utils"]

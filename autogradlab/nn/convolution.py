@@ -617,19 +617,24 @@ def _depth_back(y, shape):
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The largest value of each (kd, kh, kw) window: a window's maximum is the maximum over its depth of each
     plane's, so :func:`max_pool2d` per depth slice, then :func:`max_pool1d` along the depth (the same element,
-    ties and NaNs as PyTorch's). ``return_indices`` is not available in 3-d."""
+    ties and NaNs as PyTorch's). ``return_indices``: also where each came from, ``(d * H + h) * W + w``."""
     _as_volumes(input, "max_pool3d")
-    if return_indices:
-        raise NotImplementedError("max_pool3d(return_indices=True) is not available here; pool without indices")
     if input.ndim == 4:
-        return S.squeeze(max_pool3d(S.unsqueeze(input, 0), kernel_size, stride, padding, dilation, ceil_mode), 0)
+        out = max_pool3d(S.unsqueeze(input, 0), kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+        return tuple(S.squeeze(t, 0) for t in out) if return_indices else S.squeeze(out, 0)
     k = _ntuple(kernel_size, "kernel_size", 1, 3)
     s = k if stride is None or stride == [] else _ntuple(stride, "stride", 1, 3)
     p, d = _ntuple(padding, "padding", 0, 3), _ntuple(dilation, "dilation", 1, 3)
     n, c, depth, h, w = input.shape
-    planes = max_pool2d(S.reshape(input, (n, c * depth, h, w)), k[1:], s[1:], p[1:], d[1:], ceil_mode)
+    planes, at = max_pool2d(S.reshape(input, (n, c * depth, h, w)), k[1:], s[1:], p[1:], d[1:], ceil_mode, True)
     planes = S.reshape(planes, (n, c, depth) + tuple(planes.shape[-2:]))
-    return _depth_back(max_pool1d(_depth_last(planes), k[0], s[0], p[0], d[0], ceil_mode), planes.shape)
+    out, which = max_pool1d(_depth_last(planes), k[0], s[0], p[0], d[0], ceil_mode, True)
+    out = _depth_back(out, planes.shape)
+    if not return_indices:
+        return out
+    which = _depth_back(which, planes.shape)                   # the depth slice each maximum is in
+    within = S.gather(S.reshape(at, tuple(planes.shape)), 2, which)   # and where in that slice's plane
+    return out, which * (h * w) + within
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -637,16 +642,22 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """The mean of each (kd, kh, kw) window: a window and what counts in its divisor are products over the
     dims, so :func:`avg_pool2d` per depth slice, then :func:`avg_pool1d` along the depth."""
     _as_volumes(input, "avg_pool3d")
-    if divisor_override is not None:
-        raise NotImplementedError("avg_pool3d(divisor_override=...) is not available here: take the sum as "
-                                  "avg_pool3d(x, k) * (kd * kh * kw) and divide it yourself")
     if input.ndim == 4:
         return S.squeeze(avg_pool3d(S.unsqueeze(input, 0), kernel_size, stride, padding, ceil_mode,
-                                    count_include_pad), 0)
+                                    count_include_pad, divisor_override), 0)
     k = _ntuple(kernel_size, "kernel_size", 1, 3)
     s = k if stride is None or stride == [] else _ntuple(stride, "stride", 1, 3)
     p = _ntuple(padding, "padding", 0, 3)
     n, c, depth, h, w = input.shape
+    if divisor_override is not None:   # (each window's sum, by both stages summing, then the one divisor)
+        if isinstance(divisor_override, bool) or not isinstance(divisor_override, numbers.Integral):
+            raise TypeError(f"avg_pool3d: divisor_override must be an int, got {divisor_override!r}")
+        if divisor_override == 0:
+            raise RuntimeError("avg_pool3d: divisor must be not zero (divisor_override=0)")
+        planes = avg_pool2d(S.reshape(input, (n, c * depth, h, w)), k[1:], s[1:], p[1:], ceil_mode, True, 1)
+        planes = S.reshape(planes, (n, c, depth) + tuple(planes.shape[-2:]))
+        sums = avg_pool2d(S.unsqueeze(_depth_last(planes), -2), (1, k[0]), (1, s[0]), (0, p[0]), ceil_mode, True, 1)
+        return _depth_back(S.squeeze(sums, -2), planes.shape) / int(divisor_override)
     planes = avg_pool2d(S.reshape(input, (n, c * depth, h, w)), k[1:], s[1:], p[1:], ceil_mode, count_include_pad)
     planes = S.reshape(planes, (n, c, depth) + tuple(planes.shape[-2:]))
     return _depth_back(avg_pool1d(_depth_last(planes), k[0], s[0], p[0], ceil_mode, count_include_pad),

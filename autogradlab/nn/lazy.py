@@ -15,12 +15,14 @@ from __future__ import annotations
 from .. import creation
 from ..grad_mode import no_grad
 from ..tensor import Tensor
-from .layers import BatchNorm1d, BatchNorm2d, Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, Linear
+from .layers import (BatchNorm1d, BatchNorm2d, BatchNorm3d, Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,
+                     Linear)
 from .module import Module
 from .parameter import Parameter
 
 __all__ = ["UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin", "LazyLinear", "LazyConv1d",
-           "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d"]
+           "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyBatchNorm1d",
+           "LazyBatchNorm2d", "LazyBatchNorm3d"]
 
 _NOT_YET = ("Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
             "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
@@ -204,6 +206,10 @@ class LazyConv2d(_LazyConvNd, Conv2d):
     cls_to_become = Conv2d
 
 
+class LazyConv3d(_LazyConvNd, Conv3d):
+    cls_to_become = Conv3d
+
+
 class LazyConvTranspose1d(_LazyConvTransposeNd, ConvTranspose1d):
     cls_to_become = ConvTranspose1d
 
@@ -233,3 +239,7 @@ class LazyBatchNorm1d(_LazyBatchNorm, BatchNorm1d):
 
 class LazyBatchNorm2d(_LazyBatchNorm, BatchNorm2d):
     cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyBatchNorm, BatchNorm3d):
+    cls_to_become = BatchNorm3d
