@@ -90,8 +90,20 @@ class Distribution:
         return f"{type(self).__name__}({shown})"
 
 
-class Normal(Distribution):
-    """N(loc, scale^2): log p(x) = -(x - loc)^2 / (2 scale^2) - log scale - log sqrt(2 pi)."""
+class _CentredAtLoc(Distribution):
+    """A distribution whose mean and mode are its ``loc``."""
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+
+class _LocationScale(_CentredAtLoc):
+    """A distribution given by ``loc`` (finite) and ``scale`` (> 0), centred at ``loc``."""
 
     has_rsample = True
 
@@ -105,13 +117,9 @@ class Normal(Distribution):
     def _params(self):
         return {"loc": self.loc, "scale": self.scale}
 
-    @property
-    def mean(self):
-        return self.loc
 
-    @property
-    def mode(self):
-        return self.loc
+class Normal(_LocationScale):
+    """N(loc, scale^2): log p(x) = -(x - loc)^2 / (2 scale^2) - log scale - log sqrt(2 pi)."""
 
     @property
     def variance(self):
@@ -334,28 +342,8 @@ class Exponential(Distribution):
         return -E.log1p(-_as_tensor(value, self.rate)) / self.rate
 
 
-class Laplace(Distribution):
+class Laplace(_LocationScale):
     """exp(-|x - loc| / scale) / (2 scale): log p(x) = -log(2 scale) - |x - loc| / scale."""
-
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = _two(loc, scale)
-        if validate_args is not False:
-            _check("loc", self.loc, E.isfinite(self.loc.detach()), "Real()", self)
-            _check("scale", self.scale, self.scale.detach() > 0, "GreaterThan(lower_bound=0.0)", self)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
-    def _params(self):
-        return {"loc": self.loc, "scale": self.scale}
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):
@@ -410,7 +398,7 @@ def _mahalanobis(scale_tril, diff):
     return (solved.squeeze(-1) ** 2).sum(-1)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(_CentredAtLoc):
     """N(loc, Sigma) over vectors (the last dim), given ``covariance_matrix`` Sigma, ``precision_matrix`` Sigma^-1
     or ``scale_tril`` L (Sigma = L L^T, kept as L): log p(x) = -(d log 2pi + ||L^-1 (x - loc)||^2) / 2 -
     sum log diag L; a draw is loc + L eps, eps ~ N(0, I)."""
@@ -460,14 +448,6 @@ class MultivariateNormal(Distribution):
     @property
     def precision_matrix(self):
         return linalg.inv(self.covariance_matrix)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

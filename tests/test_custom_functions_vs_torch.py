@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import import_torch
-from torch_compare import close
+from torch_compare import close, close_all, run_both
 
 import autogradlab as ag
 
@@ -17,17 +17,6 @@ torch = import_torch()
 X = [0.5, -1.25, 2.0]
 
 
-def _both(run):
-    return run(ag), run(torch)
-
-
-def _close_all(ours, theirs):
-    assert len(ours) == len(theirs)
-    for a, b in zip(ours, theirs):
-        if b is None:
-            assert a is None
-        else:
-            close(a, b, rtol=1e-12, atol=1e-12)
 
 
 # --- forward without ctx, and setup_context ------------------------------------------------------------------
@@ -71,7 +60,7 @@ def test_setup_context_form_of_the_docs_linear_function(with_bias):
         out = _linear_function(T).apply(x, w, b) if with_bias else _linear_function(T).apply(x, w)
         (out * out).sum().backward()
         return [out, x.grad, w.grad, b.grad]
-    _close_all(*_both(run))
+    close_all(*run_both(run))
 
 
 def test_setup_context_gets_every_argument_with_defaults_filled_in_and_runs_without_grad():
@@ -99,10 +88,10 @@ def test_setup_context_gets_every_argument_with_defaults_filled_in_and_runs_with
         y = Scale.apply(x, factor=3.0)
         y.sum().backward()
         return seen, [first, x.grad, y], type(y.grad_fn).__name__
-    (seen_ours, got_ours, name_ours), (seen_theirs, got_theirs, name_theirs) = _both(run)
+    (seen_ours, got_ours, name_ours), (seen_theirs, got_theirs, name_theirs) = run_both(run)
     assert seen_ours == seen_theirs
     assert name_ours == name_theirs == "ScaleBackward"
-    _close_all(got_ours, got_theirs)
+    close_all(got_ours, got_theirs)
 
 
 def test_setup_context_with_an_unknown_keyword_is_refused_as_torch():
@@ -124,7 +113,7 @@ def test_setup_context_with_an_unknown_keyword_is_refused_as_torch():
             Same.apply(x, bogus=1)
         assert x.grad is None
         return True
-    assert _both(run) == (True, True)
+    assert run_both(run) == (True, True)
 
 
 # --- several outputs -----------------------------------------------------------------------------------------
@@ -154,8 +143,8 @@ def test_the_docs_cube_returns_its_derivative_marked_non_differentiable():
         (g,) = T.autograd.grad(y.sum(), x, create_graph=True)   # (backward in tensor ops: differentiable)
         (gg,) = T.autograd.grad(g.sum(), x)
         return [y, dx, g, gg], dx.requires_grad, dx.grad_fn is None, type(y.grad_fn).__name__
-    (ours, *facts_ours), (theirs, *facts_theirs) = _both(run)
-    _close_all(ours, theirs)
+    (ours, *facts_ours), (theirs, *facts_theirs) = run_both(run)
+    close_all(ours, theirs)
     assert facts_ours[:2] == facts_theirs[:2] == [False, True]
     assert facts_ours[2] == "MyCubeBackward[0]" and facts_theirs[2] == "MyCubeBackward"   # (the one difference)
 
@@ -187,8 +176,8 @@ def test_two_outputs_first_and_second_derivatives(use):
         (g,) = T.autograd.grad(loss, x, create_graph=True)
         (gg,) = T.autograd.grad(g.sum(), x)
         return [s, c, g, gg], record
-    (ours, rec_ours), (theirs, rec_theirs) = _both(run)
-    _close_all(ours, theirs)
+    (ours, rec_ours), (theirs, rec_theirs) = run_both(run)
+    close_all(ours, theirs)
     assert rec_ours == rec_theirs   # (materialized: zeros where no gradient came, never None)
 
 
@@ -219,9 +208,9 @@ def test_set_materialize_grads_false_gives_none_for_an_output_no_gradient_reache
         first = x.grad.clone()
         a.sum().backward()          # (the same graph again: now only the first output's gradient arrives)
         return seen, [first, x.grad]
-    (seen_ours, got_ours), (seen_theirs, got_theirs) = _both(run)
+    (seen_ours, got_ours), (seen_theirs, got_theirs) = run_both(run)
     assert seen_ours == seen_theirs == [(True, False), (False, True)]
-    _close_all(got_ours, got_theirs)
+    close_all(got_ours, got_theirs)
 
 
 def test_integer_and_non_tensor_outputs_come_back_as_torch_gives_them():
@@ -245,7 +234,7 @@ def test_integer_and_non_tensor_outputs_come_back_as_torch_gives_them():
         (out[0] + out[3].sum()).backward()
         return (type(out).__name__, out[2], out[1].requires_grad, str(out[3].dtype).removeprefix("torch."),
                 seen), [out[0], out[1], out[3], x.grad]
-    (facts_ours, got_ours), (facts_theirs, got_theirs) = _both(run)
+    (facts_ours, got_ours), (facts_theirs, got_theirs) = run_both(run)
     assert facts_ours == facts_theirs
     assert facts_ours[0] == "tuple" and facts_ours[4] == [((), "int64", None, "float64")]
     for a, b in zip(got_ours, got_theirs):
@@ -282,7 +271,7 @@ def test_an_input_returned_among_the_outputs_becomes_a_new_tensor_of_the_node():
         a, b = PassAndTriple.apply(x)
         (a * b).sum().backward()
         return (a is x, a.grad_fn is not None), [a, b, x.grad]
-    (facts_ours, got_ours), (facts_theirs, got_theirs) = _both(run)
+    (facts_ours, got_ours), (facts_theirs, got_theirs) = run_both(run)
     assert facts_ours == facts_theirs == (False, True)
     for a, b in zip(got_ours, got_theirs):
         close(a, b)
@@ -293,7 +282,7 @@ def test_without_grad_several_outputs_record_nothing():
         with T.no_grad():
             s, c = _sin_cos(T).apply(T.tensor(X, requires_grad=True))
         return s.requires_grad, c.requires_grad, s.grad_fn, c.grad_fn
-    assert _both(run) == ((False, False, None, None),) * 2
+    assert run_both(run) == ((False, False, None, None),) * 2
 
 
 def test_a_traced_function_with_two_outputs_shows_its_nodes_in_the_player_and_the_picture():

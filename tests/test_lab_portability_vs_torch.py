@@ -9,16 +9,13 @@ import warnings
 import numpy as np
 import pytest
 from conftest import import_torch
-from torch_compare import both_raise, close
+from torch_compare import both_raise, close, run_both
 
 import autogradlab as ag
 
 torch = import_torch()
 X = np.array([[1.0, -2.0, 0.5], [3.0, 0.0, -4.0]])
 
-
-def _both(run):
-    return run(ag), run(torch)
 
 
 def _same(ours, theirs):
@@ -75,7 +72,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_lab_forms_match_torch(name):
-    _same(*_both(CASES[name]))
+    _same(*run_both(CASES[name]))
 
 
 def test_softmax_without_dim_warns_and_picks_torchs_dim():
@@ -113,7 +110,7 @@ def test_in_place_shape_changes_keep_the_graph_as_torch():
         c.t_()
         (row * 2).sum().backward()     # (a view taken before the change keeps its history)
         return [a.grad, tuple(x.shape), base, p.requires_grad, p.is_leaf, tuple(p.shape), b.grad, row]
-    _same(*_both(run))
+    _same(*run_both(run))
 
 
 def test_in_place_shape_changes_where_autogradlab_differs_from_torch():
@@ -159,7 +156,7 @@ def test_masked_scatter_gradients_match_torch():
         mask = T.tensor([[True, False, True], [False, True, True]])
         (x.masked_scatter(mask, source) * T.tensor(np.arange(1.0, 7.0).reshape(2, 3))).sum().backward()
         return [x.grad, source.grad]
-    _same(*_both(run))
+    _same(*run_both(run))
     both_raise(lambda: ag.zeros(3).masked_scatter_(ag.tensor([True, True, True]), ag.ones(2)),
                lambda: torch.zeros(3).masked_scatter_(torch.tensor([True, True, True]), torch.ones(2)))
 
@@ -212,7 +209,7 @@ def test_custom_functions_have_torchs_node_names_and_non_differentiable_outputs(
         marked = Marked.apply(x)
         return [type(y.grad_fn).__name__, y.grad_fn.name(), index.item(), index.requires_grad, index.grad_fn,
                 marked is x, marked.requires_grad, marked.grad_fn]
-    _same(*_both(run))
+    _same(*run_both(run))
 
 
 def test_once_differentiable_runs_backward_without_a_graph_and_refuses_a_second_derivative_as_torch():
@@ -240,7 +237,7 @@ def test_once_differentiable_runs_backward_without_a_graph_and_refuses_a_second_
         with pytest.raises(RuntimeError, match="once_differentiable"):
             g2.sum().backward()
         return [x.grad, g.requires_grad, g2.requires_grad, seen]
-    _same(*_both(run))
+    _same(*run_both(run))
 
 
 @pytest.mark.parametrize("call", [

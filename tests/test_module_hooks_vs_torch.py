@@ -9,7 +9,7 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 from conftest import host, import_torch
-from torch_compare import both_raise, close
+from torch_compare import both_raise, close, close_all, run_both
 
 import autogradlab as ag
 
@@ -27,18 +27,6 @@ def _linear(T):
     return lin
 
 
-def _both(run):
-    """``run(T)`` for autogradlab and for torch; returns the two results."""
-    return run(ag), run(torch)
-
-
-def _close_all(ours, theirs):
-    assert len(ours) == len(theirs)
-    for a, b in zip(ours, theirs):
-        if b is None:
-            assert a is None
-        else:
-            close(a, b, rtol=1e-12, atol=1e-12)
 
 
 def test_forward_pre_hooks_and_forward_hooks_change_args_and_output_as_torchs():
@@ -50,7 +38,7 @@ def test_forward_pre_hooks_and_forward_hooks_change_args_and_output_as_torchs():
         lin.register_forward_hook(lambda m, args, out: seen.append(("post", out.sum().item())), prepend=True)
         out = lin(T.tensor(X))
         return out, seen
-    (ours, seen), (theirs, their_seen) = _both(run)
+    (ours, seen), (theirs, their_seen) = run_both(run)
     close(ours, theirs, rtol=1e-12)
     assert [k for k, _ in seen] == [k for k, _ in their_seen]
     assert [v for _, v in seen] == pytest.approx([v for _, v in their_seen], rel=1e-12)
@@ -75,7 +63,7 @@ def test_hooks_with_kwargs_always_call_and_removal_as_torchs():
         with pytest.raises(ValueError):
             m(T.ones(2), factor=-1.0)
         return [first.tolist(), second.tolist()], seen
-    assert _both(run)[0] == _both(run)[1]
+    assert run_both(run)[0] == run_both(run)[1]
 
 
 def test_full_backward_hooks_see_and_replace_gradients_as_torchs():
@@ -90,9 +78,9 @@ def test_full_backward_hooks_see_and_replace_gradients_as_torchs():
         x = T.tensor(X, requires_grad=True)
         (lin(x) ** 2).sum().backward()
         return [x.grad, lin.weight.grad, lin.bias.grad, seen[0][0], seen[0][1]], len(seen)
-    (ours, n), (theirs, n_theirs) = _both(run)
+    (ours, n), (theirs, n_theirs) = run_both(run)
     assert n == n_theirs == 1
-    _close_all(ours, theirs)
+    close_all(ours, theirs)
 
 
 def test_a_backward_hook_on_a_layer_whose_input_needs_no_grad_gets_none_as_torchs():
@@ -105,7 +93,7 @@ def test_a_backward_hook_on_a_layer_whose_input_needs_no_grad_gets_none_as_torch
         (grad_input, grad_output), = seen
         assert grad_input == (None,)
         return [grad_output, net[0].weight.grad]
-    _close_all(*_both(run))
+    close_all(*run_both(run))
 
 
 def test_grad_cam_style_capture_of_activations_and_their_gradients_as_torchs():
@@ -126,7 +114,7 @@ def test_grad_cam_style_capture_of_activations_and_their_gradients_as_torchs():
         net(image)[0, 1].backward()
         cam = (store["grad"].mean(dim=(2, 3), keepdim=True) * store["act"]).sum(1).relu()
         return [store["act"], store["grad"], cam, image.grad]
-    _close_all(*_both(run))
+    close_all(*run_both(run))
 
 
 def test_a_backward_hook_on_a_module_that_returns_its_input_sees_both_gradients_as_torchs():
@@ -138,7 +126,7 @@ def test_a_backward_hook_on_a_module_that_returns_its_input_sees_both_gradients_
             (module(x) * 3).sum().backward()
             seen.append([x.grad])
         return [t for group in seen for t in group]
-    _close_all(*_both(run))
+    close_all(*run_both(run))
 
 
 def test_a_failed_insert_leaves_the_container_as_it_was_and_insert_returns_as_torchs():
@@ -184,7 +172,7 @@ def test_apply_visits_children_first_as_torchs():
                 T.nn.init.zeros_(m.bias)
         assert net.apply(init) is net
         return order, [p.sum().item() for p in net.parameters()]
-    assert _both(run)[0] == _both(run)[1]
+    assert run_both(run)[0] == run_both(run)[1]
 
 
 def test_get_submodule_parameter_and_buffer_as_torchs():
@@ -224,7 +212,7 @@ def test_list_methods_of_module_list_and_sequential_as_torchs():
         log.append((list(lst._modules), len(lst + lst), type(lst + lst).__name__))
         log.append(repr(seq))
         return log
-    assert _both(run)[0] == _both(run)[1]
+    assert run_both(run)[0] == run_both(run)[1]
 
 
 def test_repr_with_extra_repr_and_children_as_torchs():
@@ -242,7 +230,7 @@ def test_repr_with_extra_repr_and_children_as_torchs():
             def extra_repr(self):
                 return "a=1\nb=2"
         return [repr(Block("custom=1")), repr(Block("x=1\ny=2")), repr(Leaf()), repr(T.nn.Sequential(Leaf()))]
-    assert _both(run)[0] == _both(run)[1]
+    assert run_both(run)[0] == run_both(run)[1]
 
 
 @pytest.mark.parametrize("call", [

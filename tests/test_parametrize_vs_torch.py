@@ -9,7 +9,7 @@ import copy
 import numpy as np
 import pytest
 from conftest import import_torch
-from torch_compare import both_raise, close
+from torch_compare import both_raise, close, run_both
 
 import autogradlab as ag
 
@@ -20,9 +20,6 @@ W0 = RNG.standard_normal((3, 3))
 B0 = RNG.standard_normal(3)
 X0 = RNG.standard_normal((4, 3))
 
-
-def _both(run):
-    return run(ag), run(torch)
 
 
 def _linear(T, out=3, inp=3):
@@ -79,7 +76,7 @@ def test_a_symmetric_weight_trains_as_torchs():
                  T.nn.utils.parametrize.is_parametrized(layer), T.nn.utils.parametrize.is_parametrized(layer, "bias"),
                  _names(layer), repr(layer))
         return facts, [loss, original.grad, original, layer.weight, layer.bias.grad]
-    (facts_ours, got_ours), (facts_theirs, got_theirs) = _both(run)
+    (facts_ours, got_ours), (facts_theirs, got_theirs) = run_both(run)
     assert facts_ours == facts_theirs
     assert facts_ours[:5] == (True, "ParametrizedLinear", "Linear", True, False)
     for a, b in zip(got_ours, got_theirs):
@@ -99,7 +96,7 @@ def test_assigning_the_weight_stores_its_right_inverse_and_a_parameter_is_refuse
         with pytest.raises(RuntimeError, match="does not implement right_inverse"):
             scaled.weight = T.tensor(W0)
         return [layer.parametrizations.weight.original, layer.weight, scaled.weight]
-    for a, b in zip(*_both(run)):
+    for a, b in zip(*run_both(run)):
         close(a, b, rtol=1e-12, atol=1e-12)
 
 
@@ -116,7 +113,7 @@ def test_parametrizations_chain_and_cached_computes_once():
         layer(T.tensor(X0)).sum().backward()
         return (same, fresh, len(layer.parametrizations.weight), _names(layer)), \
             [layer.weight, layer.parametrizations.weight.original.grad]
-    (facts_ours, got_ours), (facts_theirs, got_theirs) = _both(run)
+    (facts_ours, got_ours), (facts_theirs, got_theirs) = run_both(run)
     assert facts_ours == facts_theirs and facts_ours[:3] == (True, False, 2)
     for a, b in zip(got_ours, got_theirs):
         close(a, b, rtol=1e-12, atol=1e-12)
@@ -131,7 +128,7 @@ def test_two_originals_from_a_tuple_right_inverse():
         layer(T.tensor(X0)).pow(2).sum().backward()
         layer.weight = T.tensor(W0 * 4)          # (right_inverse again: each original gets half)
         return (_names(layer), type(chain.original0).__name__), [chain.original0.grad, chain.original1, layer.weight]
-    (facts_ours, got_ours), (facts_theirs, got_theirs) = _both(run)
+    (facts_ours, got_ours), (facts_theirs, got_theirs) = run_both(run)
     assert facts_ours == facts_theirs
     assert facts_ours[0][0] == ["bias", "parametrizations.weight.original0", "parametrizations.weight.original1"]
     for a, b in zip(got_ours, got_theirs):
@@ -149,7 +146,7 @@ def test_removing_puts_the_original_parameter_back(leave):
         P.remove_parametrizations(layer, "weight", leave_parametrized=leave)
         return (layer.weight is weight, type(layer).__name__, hasattr(layer, "parametrizations"), _names(layer),
                 repr(layer)), [layer.weight]
-    (facts_ours, got_ours), (facts_theirs, got_theirs) = _both(run)
+    (facts_ours, got_ours), (facts_theirs, got_theirs) = run_both(run)
     assert facts_ours == facts_theirs and facts_ours[:3] == (True, "Linear", False)
     close(got_ours[0], got_theirs[0], rtol=1e-12, atol=1e-12)
 
@@ -163,7 +160,7 @@ def test_a_two_original_parametrization_can_only_be_left_parametrized():
             T.nn.utils.parametrize.remove_parametrizations(layer, "weight", leave_parametrized=False)
         T.nn.utils.parametrize.remove_parametrizations(layer, "weight")
         return (type(layer.weight).__name__, layer.weight.requires_grad, _names(layer)), [layer.weight]
-    (facts_ours, got_ours), (facts_theirs, got_theirs) = _both(run)
+    (facts_ours, got_ours), (facts_theirs, got_theirs) = run_both(run)
     assert facts_ours == facts_theirs
     close(got_ours[0], got_theirs[0], rtol=1e-12, atol=1e-12)
 
@@ -174,7 +171,7 @@ def test_a_buffer_can_be_parametrized():
         norm = T.nn.BatchNorm1d(3).double()
         T.nn.utils.parametrize.register_parametrization(norm, "running_mean", _modules(T)[1]())
         return _names(norm), [norm.running_mean + 1]
-    (names_ours, got_ours), (names_theirs, got_theirs) = _both(run)
+    (names_ours, got_ours), (names_theirs, got_theirs) = run_both(run)
     assert names_ours == names_theirs
     close(got_ours[0], got_theirs[0])
 
@@ -201,7 +198,7 @@ def test_unsafe_allows_a_new_shape():
         layer = _linear(T)
         T.nn.utils.parametrize.register_parametrization(layer, "weight", Rows(), unsafe=True)
         return [layer.weight]
-    ours, theirs = _both(run)
+    ours, theirs = run_both(run)
     close(ours[0], theirs[0])
     assert tuple(ours[0].shape) == (2, 3)
 
@@ -251,7 +248,7 @@ def test_weight_norm_parametrization_as_torchs(dim):
         layer(T.tensor(X0)).pow(2).sum().backward()
         return _names(layer), [chain.original0, chain.original1, layer.weight, chain.original0.grad,
                                chain.original1.grad]
-    (names_ours, got_ours), (names_theirs, got_theirs) = _both(run)
+    (names_ours, got_ours), (names_theirs, got_theirs) = run_both(run)
     assert names_ours == names_theirs
     for a, b in zip(got_ours, got_theirs):
         close(a, b, rtol=1e-12, atol=1e-12)
@@ -315,7 +312,7 @@ def test_the_tutorials_orthogonal_weight_from_a_skew_matrix_and_its_exponential(
         Q = layer.weight
         (layer(T.tensor(X0)) ** 2).sum().backward()
         return [Q @ Q.T, Q, layer.parametrizations.weight.original.grad]
-    ours, theirs = _both(run)
+    ours, theirs = run_both(run)
     for a, b in zip(ours, theirs):
         close(a, b, rtol=1e-10, atol=1e-12)
     close(ours[0], torch.eye(3, dtype=torch.float64), atol=1e-12)   # (orthogonal)

@@ -7,16 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import import_torch
-from torch_compare import both_raise, close
+from torch_compare import both_raise, close, run_both
 
 import autogradlab as ag
 
 torch = import_torch()
 X = np.random.default_rng(0).standard_normal((2, 4, 5, 6, 7))
 
-
-def _both(run):
-    return run(ag), run(torch)
 
 
 @pytest.mark.parametrize("options", [
@@ -36,7 +33,7 @@ def test_conv3d_as_torchs_first_and_second_order(options):
         (gx,) = T.autograd.grad((y * y).sum(), x, create_graph=True)
         (gx.sin().sum() + (y ** 3).mean()).backward()
         return [y, x.grad, W.grad] + ([B.grad] if with_bias else [])
-    for ours, theirs in zip(*_both(run)):
+    for ours, theirs in zip(*run_both(run)):
         close(ours, theirs, rtol=1e-10, atol=1e-10)
 
 
@@ -51,7 +48,7 @@ def test_conv3d_layer_as_torchs(padding_mode):
         y = layer(T.tensor(X[0]))            # (an unbatched volume, (C, D, H, W))
         (y ** 2).sum().backward()
         return repr(layer), [y, layer.weight.grad, layer.bias.grad], [n for n, _ in layer.named_parameters()]
-    (text_ours, got_ours, names_ours), (text_theirs, got_theirs, names_theirs) = _both(run)
+    (text_ours, got_ours, names_ours), (text_theirs, got_theirs, names_theirs) = run_both(run)
     assert text_ours == text_theirs and names_ours == names_theirs
     for ours, theirs in zip(got_ours, got_theirs):
         close(ours, theirs, rtol=1e-10, atol=1e-10)
@@ -80,7 +77,7 @@ def test_max_pool3d_picks_torchs_element(options):
         y.nan_to_num(0.0).exp().sum().backward()
         layer = T.nn.MaxPool3d(**options)
         return [y, x.grad, layer(x.detach())], repr(layer)
-    (ours, text_ours), (theirs, text_theirs) = _both(run)
+    (ours, text_ours), (theirs, text_theirs) = run_both(run)
     assert text_ours == text_theirs
     for a, b in zip(ours, theirs):
         close(a, b, rtol=1e-12, atol=1e-12)
@@ -98,7 +95,7 @@ def test_avg_pool3d_as_torchs(options):
         y = T.nn.functional.avg_pool3d(x, **options)
         (y * y.exp()).sum().backward()
         return [y, x.grad, T.nn.AvgPool3d(**options)(x.detach()[0])]
-    for a, b in zip(*_both(run)):
+    for a, b in zip(*run_both(run)):
         close(a, b, rtol=1e-12, atol=1e-12)
 
 
@@ -112,7 +109,7 @@ def test_3d_normalisation_trains_and_evaluates_as_torchs(kind):
         (y * T.tensor(X[::-1].copy())).sum().backward()
         layer.eval()
         return [y, x.grad, layer.weight.grad, layer.running_mean, layer.running_var, layer(T.tensor(X * 0.5))]
-    for a, b in zip(*_both(run)):
+    for a, b in zip(*run_both(run)):
         close(a, b, rtol=1e-10, atol=1e-10)
 
 
@@ -138,7 +135,7 @@ def test_max_pool3d_indices_are_torchs(options):
         values, where = T.nn.functional.max_pool3d(x, return_indices=True, **options)
         one_values, one_where = T.nn.MaxPool3d(return_indices=True, **options)(x[0])
         return [values, one_values], [where.numpy(), one_where.numpy()]
-    (values, where), (their_values, their_where) = _both(run)
+    (values, where), (their_values, their_where) = run_both(run)
     for a, b in zip(values, their_values):
         close(a, b)
     for a, b in zip(where, their_where):
@@ -154,7 +151,7 @@ def test_avg_pool3d_divisor_override_as_torchs(options):
         y = T.nn.functional.avg_pool3d(x, **options)
         (y * y).sum().backward()
         return [y, x.grad]
-    for a, b in zip(*_both(run)):
+    for a, b in zip(*run_both(run)):
         close(a, b, rtol=1e-12, atol=1e-12)
     both_raise(lambda: ag.nn.functional.avg_pool3d(ag.tensor(X), 2, divisor_override=0),
                lambda: torch.nn.functional.avg_pool3d(torch.tensor(X), 2, divisor_override=0))

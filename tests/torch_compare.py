@@ -16,6 +16,21 @@ def pair(arr, requires_grad=False):
             torch.tensor(arr.copy(), requires_grad=requires_grad))
 
 
+def run_both(run):
+    """``run(T)`` written once against a module ``T``, run with autogradlab and with torch: (ours, theirs)."""
+    return run(ag), run(import_torch())
+
+
+def close_all(ours, theirs, rtol=1e-12, atol=1e-12):
+    """Two lists, element by element: :func:`close` where torch's is a tensor, both None where it is None."""
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        if b is None:
+            assert a is None
+        else:
+            close(a, b, rtol=rtol, atol=atol)
+
+
 def close(ours, theirs, rtol=2e-5, atol=2e-6):
     """Same shape, dtype and values (to float rounding; NaN where NaN)."""
     theirs = theirs.detach()
