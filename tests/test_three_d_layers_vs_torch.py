@@ -155,3 +155,20 @@ def test_avg_pool3d_divisor_override_as_torchs(options):
         close(a, b, rtol=1e-12, atol=1e-12)
     both_raise(lambda: ag.nn.functional.avg_pool3d(ag.tensor(X), 2, divisor_override=0),
                lambda: torch.nn.functional.avg_pool3d(torch.tensor(X), 2, divisor_override=0))
+
+
+@pytest.mark.parametrize("output_size", [1, (2, 3, 4), (None, 2, 5), (3, 4, 3)],
+                         ids=["global", "smaller", "a-None", "uneven"])
+def test_adaptive_3d_pools_as_torchs(output_size):
+    def run(T):
+        x = _with_ties_and_nan(T)
+        avg = T.nn.functional.adaptive_avg_pool3d(x.nan_to_num(0.5), output_size)
+        top, where = T.nn.functional.adaptive_max_pool3d(x, output_size, return_indices=True)
+        (avg.exp().sum() + top.nan_to_num(0.0).sin().sum()).backward()
+        layers = [T.nn.AdaptiveAvgPool3d(output_size), T.nn.AdaptiveMaxPool3d(output_size)]
+        one = [layer(x.detach()[0].nan_to_num(0.5)) for layer in layers]
+        return [avg, top, x.grad] + one, where.numpy(), [repr(layer) for layer in layers]
+    (ours, where, text), (theirs, their_where, their_text) = run_both(run)
+    assert text == their_text and np.array_equal(where, their_where)
+    for a, b in zip(ours, theirs):
+        close(a, b, rtol=1e-12, atol=1e-12)

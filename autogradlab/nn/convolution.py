@@ -24,7 +24,8 @@ from ..tensor import Tensor
 
 __all__ = ["pad", "unfold", "fold", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-           "adaptive_max_pool1d", "adaptive_max_pool2d", "conv3d", "max_pool3d", "avg_pool3d"]
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "conv3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+           "adaptive_max_pool3d"]
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -681,6 +682,26 @@ def adaptive_avg_pool2d(input, output_size):
     return _adaptive_mean(_adaptive_mean(input, oh, -2), ow, -1)
 
 
+def _three_sizes(output_size, input, name):
+    """An int or three (None keeps that dim) as the output's (depth, height, width)."""
+    sizes = (output_size,) * 3 if isinstance(output_size, numbers.Integral) else tuple(output_size)
+    if len(sizes) != 3:
+        raise RuntimeError(f"{name}: output_size must be 3 (an int or three), got {output_size!r}")
+    return tuple(n if m is None else int(m) for m, n in zip(sizes, input.shape[-3:]))
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """:func:`adaptive_avg_pool2d` in three dims, (N, C, D, H, W) or (C, D, H, W): a mean over a product of
+    windows is a mean along each dim in turn."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"adaptive_avg_pool3d: input must be a Tensor, got {type(input).__name__}")
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}")
+    od, oh, ow = _three_sizes(output_size, input, "adaptive_avg_pool3d")
+    by_depth = movedim(_adaptive_mean(movedim(input, -3, -1), od, -1), -1, -3)
+    return _adaptive_mean(_adaptive_mean(by_depth, oh, -2), ow, -1)
+
+
 def adaptive_avg_pool1d(input, output_size):
     """:func:`adaptive_avg_pool2d` along the last dim alone: signals (N, C, L) or (C, L)."""
     if not isinstance(input, Tensor):
@@ -734,6 +755,28 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         raise RuntimeError(f"adaptive_max_pool2d(): output_size must be 2 (an int or a pair), got {output_size!r}")
     oh, ow = (n if m is None else int(m) for m, n in zip(sizes, input.shape[-2:]))
     return _adaptive_max(input, oh, ow, return_indices, "adaptive_max_pool2d")
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """:func:`adaptive_max_pool2d` in three dims: per depth slice, then along the depth (the same element as
+    PyTorch's); ``return_indices``: ``(d * H + h) * W + w``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"adaptive_max_pool3d: input must be a Tensor, got {type(input).__name__}")
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: {list(input.shape)}")
+    if input.ndim == 4:
+        out = adaptive_max_pool3d(S.unsqueeze(input, 0), output_size, return_indices)
+        return tuple(S.squeeze(t, 0) for t in out) if return_indices else S.squeeze(out, 0)
+    od, oh, ow = _three_sizes(output_size, input, "adaptive_max_pool3d")
+    n, c, depth, h, w = input.shape
+    planes, at = adaptive_max_pool2d(S.reshape(input, (n, c * depth, h, w)), (oh, ow), True)
+    planes = S.reshape(planes, (n, c, depth, oh, ow))
+    out, which = adaptive_max_pool1d(_depth_last(planes), od, True)
+    out = _depth_back(out, planes.shape)
+    if not return_indices:
+        return out
+    which = _depth_back(which, planes.shape)
+    return out, which * (h * w) + S.gather(S.reshape(at, tuple(planes.shape)), 2, which)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):

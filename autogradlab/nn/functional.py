@@ -19,7 +19,8 @@ from ..ops import reduce as R
 from ..ops import shape as S
 from ..ops.registry import apply, defop
 from ..tensor import Tensor
-from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool2d,
+from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
+                          adaptive_max_pool2d, adaptive_max_pool3d,
                           avg_pool1d, avg_pool2d, avg_pool3d, conv1d, conv2d, conv3d, conv_transpose1d,
                           conv_transpose2d, max_pool1d, max_pool2d, max_pool3d, max_unpool1d, max_unpool2d, pad)
 from .convolution import fold, unfold
@@ -37,7 +38,8 @@ __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "kl_div", "mar
            "linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "elu", "silu", "softplus",
            "gelu", "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
-           "batch_norm", "pad", "conv1d", "conv2d", "conv3d", "max_pool3d", "avg_pool3d", "conv_transpose1d",
+           "batch_norm", "pad", "conv1d", "conv2d", "conv3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+           "adaptive_max_pool3d", "conv_transpose1d",
            "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
            "scaled_dot_product_attention", "hardtanh", "relu6", "hardsigmoid", "hardswish", "softsign", "logsigmoid",
            "mish", "selu", "celu", "tanhshrink", "hardshrink", "softshrink", "threshold", "prelu", "glu",

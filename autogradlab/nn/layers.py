@@ -857,6 +857,20 @@ class AdaptiveMaxPool2d(Module):
         return f"output_size={self.output_size}"
 
 
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """:class:`AdaptiveAvgPool2d` over volumes (``F.adaptive_avg_pool3d``)."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    """:class:`AdaptiveMaxPool2d` over volumes (``F.adaptive_max_pool3d``)."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
 class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
     """:class:`AdaptiveMaxPool2d` along the last dim of a signal (``F.adaptive_max_pool1d``)."""
 
