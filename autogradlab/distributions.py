@@ -103,14 +103,14 @@ class _CentredAtLoc(Distribution):
 
 
 class _LocationScale(_CentredAtLoc):
-    """A distribution given by ``loc`` (finite) and ``scale`` (> 0), centred at ``loc``."""
+    """A distribution given by ``loc`` (not NaN) and ``scale`` (> 0), centred at ``loc``."""
 
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = _two(loc, scale)
         if validate_args is not False:
-            _check("loc", self.loc, E.isfinite(self.loc.detach()), "Real()", self)
+            _check("loc", self.loc, ~E.isnan(self.loc.detach()), "Real()", self)
             _check("scale", self.scale, self.scale.detach() > 0, "GreaterThan(lower_bound=0.0)", self)
         super().__init__(self.loc.shape, validate_args=validate_args)
 
@@ -336,7 +336,9 @@ class Exponential(Distribution):
         return 1.0 - E.log(self.rate)
 
     def cdf(self, value):
-        return 1 - E.exp(-self.rate * _as_tensor(value, self.rate))
+        value = _as_tensor(value, self.rate)
+        self._check_value(value, value.detach() >= 0, "GreaterThanEq(lower_bound=0.0)")
+        return 1 - E.exp(-self.rate * value)
 
     def icdf(self, value):
         return -E.log1p(-_as_tensor(value, self.rate)) / self.rate
@@ -368,6 +370,10 @@ class Laplace(_LocationScale):
     def cdf(self, value):
         d = _as_tensor(value, self.loc) - self.loc
         return 0.5 - 0.5 * E.sign(d) * E.expm1(-E.abs(d) / self.scale)
+
+    def icdf(self, value):
+        t = _as_tensor(value, self.loc) - 0.5
+        return self.loc - self.scale * E.sign(t) * E.log1p(-2 * E.abs(t))
 
 
 def _lower_cholesky(name, value, owner):
@@ -418,7 +424,7 @@ class MultivariateNormal(_CentredAtLoc):
         if matrix.ndim < 2:
             raise ValueError(f"{what} must be at least two-dimensional, with optional leading batch dimensions")
         if validate_args is not False:
-            _check("loc", loc, E.isfinite(loc.detach()), "IndependentConstraint(Real(), 1)", self)
+            _check("loc", loc, ~E.isnan(loc.detach()), "IndependentConstraint(Real(), 1)", self)
             (_lower_cholesky if scale_tril is not None else _positive_definite)(what, matrix, self)
         batch = numpy.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
         d = loc.shape[-1]

@@ -110,3 +110,23 @@ def test_ctc_errors_are_torchs(change):
                                                 T.tensor(arguments["input_lengths"]),
                                                 T.tensor(arguments["target_lengths"]), **options)
     both_raise(call(ag), call(torch))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_label_of_probability_zero_makes_the_alignment_impossible_as_in_torch(dtype):
+    """A class masked with -inf before log_softmax: no alignment can emit it. inf, or 0 with zero_infinity."""
+    for zero_infinity in (False, True):
+        results = []
+        for T in (ag, torch):
+            masked = T.zeros(4, 2, 3, dtype=getattr(T, dtype))
+            masked[:, 0, 2] = float("-inf")
+            logits = masked.requires_grad_()
+            loss = T.nn.functional.ctc_loss(logits.log_softmax(-1), T.tensor([[2], [2]]), T.tensor([4, 4]),
+                                            T.tensor([1, 1]), reduction="none", zero_infinity=zero_infinity)
+            loss.sum().backward()
+            results.append((loss, logits.grad))
+        (loss, grad), (their_loss, their_grad) = results
+        close(loss, their_loss, rtol=1e-6)
+        assert float(loss[0]) == (0.0 if zero_infinity else float("inf"))
+        close(grad[:, 1], their_grad[:, 1], rtol=1e-6, atol=1e-7)      # (the possible sample: as torch)
+        assert (grad.numpy()[:, 0] == 0).all()

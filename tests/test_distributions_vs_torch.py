@@ -57,7 +57,8 @@ CASES = {
     "laplace": lambda T, D, p: [D.Laplace(p[0], p[1]).log_prob(T.tensor([0.2, 0.1, 2.5], dtype=T.float64)),
                                 D.Laplace(p[0], p[1]).entropy(), D.Laplace(p[0], p[1]).mean,
                                 D.Laplace(p[0], p[1]).variance, D.Laplace(p[0], p[1]).stddev,
-                                D.Laplace(p[0], p[1]).cdf(T.tensor([0.0, -1.5, 3.0], dtype=T.float64))],
+                                D.Laplace(p[0], p[1]).cdf(T.tensor([0.0, -1.5, 3.0], dtype=T.float64)),
+                                D.Laplace(p[0], p[1]).icdf(p[3])],
     "mvn-scale-tril": lambda T, D, p: _mvn_stats(T, D.MultivariateNormal(p[0], scale_tril=_tril(T, p))),
     "mvn-covariance": lambda T, D, p: _mvn_stats(T, D.MultivariateNormal(
         p[0], covariance_matrix=_tril(T, p) @ _tril(T, p).mT + T.eye(3, dtype=T.float64))),
@@ -169,6 +170,7 @@ def test_new_distributions_sample_with_torchs_shapes_and_the_right_statistics():
 @pytest.mark.parametrize("call", [
     lambda T: T.distributions.Exponential(T.tensor([1.0, -1.0])),
     lambda T: T.distributions.Exponential(T.tensor([1.0])).log_prob(T.tensor([-0.5])),
+    lambda T: T.distributions.Exponential(T.tensor([1.0])).cdf(T.tensor([-1.0])),
     lambda T: T.distributions.Laplace(0.0, 0.0),
     lambda T: T.distributions.MultivariateNormal(T.zeros(2), T.eye(2), scale_tril=T.eye(2)),
     lambda T: T.distributions.MultivariateNormal(T.zeros(2)),
@@ -182,7 +184,7 @@ def test_new_distributions_sample_with_torchs_shapes_and_the_right_statistics():
     lambda T: T.distributions.kl_divergence(
         T.distributions.MultivariateNormal(T.zeros(2), T.eye(2)), T.distributions.MultivariateNormal(T.zeros(3),
                                                                                                        T.eye(3))),
-], ids=["exponential-negative-rate", "exponential-negative-value", "laplace-zero-scale", "mvn-two-matrices",
+], ids=["exponential-negative-rate", "exponential-negative-value", "exponential-cdf-negative-value", "laplace-zero-scale", "mvn-two-matrices",
         "mvn-no-matrix", "mvn-scalar-loc", "mvn-not-positive-definite", "mvn-not-symmetric", "mvn-tril-not-lower",
         "mvn-tril-negative-diagonal", "mvn-tril-a-vector", "independent-too-many-dims", "kl-mvn-different-sizes"])
 def test_new_distributions_check_as_torch(call):
@@ -208,3 +210,13 @@ def test_parameters_and_values_are_checked_as_torch(call):
 def test_checks_can_be_turned_off_as_torch():
     for T in (ag, torch):
         assert float(T.distributions.Uniform(0.0, 2.0, validate_args=False).log_prob(T.tensor(3.0))) == -math.inf
+
+
+def test_an_infinite_loc_is_real_as_in_torch_and_nan_is_not():
+    for T in (ag, torch):
+        D = T.distributions
+        for make in (lambda v: D.Normal(v, 1.0), lambda v: D.Laplace(v, 1.0),
+                     lambda v: D.MultivariateNormal(T.tensor([v, 0.0]), T.eye(2))):
+            make(float("inf"))
+            with pytest.raises(ValueError, match="Real"):
+                make(float("nan"))

@@ -581,3 +581,18 @@ def test_solve_triangular_as_torchs(upper, left, unitriangular, shapes):
 def test_solve_triangular_refuses_as_torch(make):
     both_raise(lambda: ag.linalg.solve_triangular(*make(ag), upper=False),
                lambda: torch.linalg.solve_triangular(*make(torch), upper=False))
+
+
+def test_matrix_exp_of_a_batch_makes_nan_only_the_matrices_holding_inf_or_nan():
+    nan, inf = float("nan"), float("inf")
+    data = [[[nan, 0.0], [0.0, 1.0]], [[1.0, 0.5], [0.0, 1.0]], [[inf, 0.0], [0.0, 0.0]]]
+    ours, theirs = ag.matrix_exp(ag.tensor(data)), torch.matrix_exp(torch.tensor(data))
+    close(ours, theirs)
+    assert np.isnan(ours.numpy()[[0, 2]]).all() and np.isfinite(ours.numpy()[1]).all()
+
+
+def test_solve_triangular_of_a_singular_triangle_is_refused_where_torch_gives_infinities():
+    A, B = [[1.0, 2.0], [0.0, 0.0]], [[1.0], [1.0]]
+    assert np.isinf(torch.linalg.solve_triangular(torch.tensor(A), torch.tensor(B), upper=True).numpy()).all()
+    with pytest.raises(ag.linalg.LinAlgError, match="singular"):
+        ag.linalg.solve_triangular(ag.tensor(A), ag.tensor(B), upper=True)

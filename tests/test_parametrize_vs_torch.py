@@ -391,3 +391,13 @@ def test_householder_product_as_torchs():
         close(x, y, rtol=1e-12, atol=1e-12)
     both_raise(lambda: ag.linalg.householder_product(ag.ones(2, 3), ag.ones(2)),
                lambda: torch.linalg.householder_product(torch.ones(2, 3), torch.ones(2)))
+
+
+def test_assigning_a_nearly_orthogonal_weight_keeps_it_as_torch_does():
+    q = np.linalg.qr(np.random.default_rng(8).standard_normal((3, 3)))[0] * (1 + 3e-6)
+    results = []
+    for T in (ag, torch):
+        layer = _orthogonal_layer(T, (3, 3), None)
+        layer.weight = T.tensor(q)
+        results.append(layer.parametrizations.weight[0].base)
+    close(*results, rtol=1e-12, atol=1e-12)

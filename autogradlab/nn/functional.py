@@ -779,7 +779,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                                   f".float()")
     if use_input_stats and math.prod(input.shape[2:]) == 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size "
-                         f"{tuple(input.shape)}: instance_norm wants (N, C, L) or (N, C, H, W), and the variance "
+                         f"{tuple(input.shape)}: instance_norm wants (N, C, L), (N, C, H, W) or (N, C, D, H, W), and the variance "
                          f"of one element is not defined")
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")

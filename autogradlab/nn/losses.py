@@ -656,25 +656,30 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         impossible[i] = inputs[i] < len(row) + int((row[1:] == row[:-1]).sum())
     device, dtype = log_probs.device, log_probs.dtype
     never = float(numpy.finfo(dtype).min) / 4   # (log 0, finite: exp(never - m) is 0 and no gradient is NaN)
+    floor = never / (4 * steps)   # (a log-probability of -inf counts as this: T of them still stay finite)
+
+    def emitted(t):
+        return E.clamp(S.gather(log_probs[t], 1, index), min=floor)
 
     def constant(array, kind=None):
         return Tensor._make(asarray(array if kind is None else array.astype(kind), device), False, None, device)
     index, may_skip = constant(extended), constant(skip)
     start = numpy.full((n, width), never)
     start[:, :2] = 0.0
-    alpha = E.add(constant(start, dtype), S.gather(log_probs[0], 1, index))
+    alpha = E.add(constant(start, dtype), emitted(0))
     column = constant(numpy.full((n, 1), never), dtype)
     running = numpy.array(inputs)
     for t in range(1, steps):
         before = S.cat([column, alpha[:, :-1]], 1)
         two_before = E.where(may_skip, S.cat([column, column, alpha[:, :-2]], 1), never)
-        new = E.add(R.logsumexp(S.stack([alpha, before, two_before]), 0), S.gather(log_probs[t], 1, index))
+        new = E.add(R.logsumexp(S.stack([alpha, before, two_before]), 0), emitted(t))
         alpha = E.where(constant((t < running)[:, None]), new, alpha)   # (a sample past its length keeps its own)
     ends = numpy.stack([2 * numpy.array(lengths), numpy.maximum(2 * numpy.array(lengths) - 1, 0)], 1)
     last = S.gather(alpha, 1, constant(ends))
     last = E.where(constant(numpy.array(lengths)[:, None] == 0) & constant(numpy.array([[False, True]])), never,
                    last)   # (an empty target ends in its one blank only)
     loss = -R.logsumexp(last, 1)
+    impossible |= to_host(loss.detach()._data) > -floor / 2   # (every alignment meets a probability of 0)
     if impossible.any():
         loss = E.where(constant(impossible), 0.0 if zero_infinity else float("inf"), loss)
     if inputs and min(inputs) == 0:   # (no steps at all: the empty target has probability 1, others 0)

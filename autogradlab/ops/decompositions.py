@@ -159,18 +159,18 @@ def _expm(xp, a):
     float64 (float32 squared s times would lose digits), rounded once to A's dtype."""
     if a.size == 0:
         return a.copy()
-    norm = float(xp.abs(a).sum(axis=-2).max())   # (the largest 1-norm in the batch)
-    if not math.isfinite(norm):
-        return xp.full_like(a, xp.nan)
+    bad = ~xp.isfinite(a).all(axis=(-2, -1))   # (a matrix holding inf or NaN: NaN, the others as usual)
+    a64 = xp.where(bad[..., None, None], 0.0, a.astype(numpy.float64))
+    norm = float(xp.abs(a64).sum(axis=-2).max())   # (the largest 1-norm in the batch)
     s = max(0, math.ceil(math.log2(norm / 0.5))) if norm > 0.5 else 0
-    x = a.astype(numpy.float64) / 2.0 ** s
+    x = a64 / 2.0 ** s
     term = result = xp.broadcast_to(xp.eye(a.shape[-1]), a.shape)
     for k in range(1, 19):
         term = (term @ x) / k
         result = result + term
     for _ in range(s):
         result = result @ result
-    return result.astype(a.dtype, copy=False)
+    return xp.where(bad[..., None, None], xp.nan, result).astype(a.dtype, copy=False)
 
 
 def _matrix_exp_vjp(g, ctx):
