@@ -34,6 +34,8 @@ import numpy
 from . import backend
 from .grad_mode import no_grad, state
 from .graph import FREED_MESSAGE, Node, check_saved_version, save_tensor, saved_tensor_of
+from .ops.inplace import _check as check_inplace
+from .ops.inplace import _rebase as rebase_view
 from .ops.registry import OpDef
 from .ops.shape import cat
 from .tensor import Tensor
@@ -87,8 +89,9 @@ class FunctionCtx(Node):
         self._materialize = bool(value)
 
     def mark_dirty(self, *tensors):
-        """Say forward changed these inputs in place. Returning such an input is always fine here: the output
-        becomes a new tensor over the same memory, with this node as its ``grad_fn``."""
+        """Say forward changed these inputs in place (each must be returned): as after a built-in in-place op,
+        the input itself is the output, its history going on through this node, its version one higher."""
+        self._dirty = tensors
 
     def __getattr__(self, attr):  # plain attribute semantics for user data
         raise AttributeError(f"ctx has no attribute {attr!r}")
@@ -128,14 +131,15 @@ def _call_backward(g, ctx):
 
 def _per_output(ctx, g):
     """The packed gradient of a Function with several outputs, cut back into one gradient per output (zeros
-    where none arrived, or None with ``set_materialize_grads(False)``; None for a non-tensor output)."""
-    arrived, ctx._arrived = ctx._arrived, set()
+    where none arrived, or None with ``set_materialize_grads(False)``; None for a non-tensor output). Which
+    arrived is in the packed gradient itself: each output's node adds 1 to a flag of its own."""
+    flags = backend.to_host(g.detach()._data)[ctx._flags_start:]
     grads = []
     for i, meta in enumerate(ctx._outputs):
         if meta is None:
             grads.append(None)
-        elif i in arrived:
-            start, stop = ctx._slices[i]
+        elif i in ctx._slices and flags[ctx._slices[i][2] - ctx._flags_start] != 0:
+            start, stop, _ = ctx._slices[i]
             grads.append(g[start:stop].reshape(meta[0]).to(meta[1]))
         else:
             grads.append(g.new_zeros(meta[0], dtype=meta[1]) if ctx._materialize else None)
@@ -143,47 +147,52 @@ def _per_output(ctx, g):
 
 
 def _slice_gradient(g, node):
-    """The VJP of ``<NameBackward[i]>``: output i's gradient in its slice of the packed gradient, zeros
-    elsewhere (the other outputs' slices get theirs from their own nodes; the engine sums them)."""
-    ctx, (start, stop) = node.edges[0], node.params["span"]
-    ctx._arrived.add(node.params["index"])
+    """The VJP of ``<NameBackward[i]>``: output i's gradient in its slice of the packed gradient and 1 in its
+    flag, zeros elsewhere (the other outputs' slices get theirs from their own nodes; the engine sums them)."""
+    start, stop, flag = node.params["span"]
     total = node._input_shapes[0][0]
     if isinstance(g, Tensor):   # (create_graph: in Tensor ops, so the packing is differentiated too)
         flat = g.reshape(-1)
-        return (cat([flat.new_zeros(start), flat, flat.new_zeros(total - stop)]),)
+        return (cat([flat.new_zeros(start), flat, flat.new_zeros(flag - stop), flat.new_ones(1),
+                     flat.new_zeros(total - flag - 1)]),)
     full = backend.xp_of(g).zeros(total, dtype=g.dtype)
     full[start:stop] = g.reshape(-1)
+    full[flag] = 1
     return (full,)
 
 
 def _record_several(cls, ctx, inputs, outputs, requires):
     """Record a Function whose forward returned several outputs. The Function's node gets one hidden output,
-    the differentiable outputs' values flattened and joined ("packed"); output i hangs from it by a node
-    ``<NameBackward[i]>`` whose VJP puts i's gradient in its slice; ``backward`` gets the slices back."""
-    non_diff = ctx.__dict__.get("_non_differentiable", ())
+    the differentiable outputs' values flattened and joined ("packed", then a flag per output); output i
+    hangs from it by a node ``<NameBackward[i]>`` whose VJP puts i's gradient in its slice and 1 in its flag;
+    ``backward`` gets the slices back (a flag still 0: no gradient reached that output)."""
+    non_diff, dirty = ctx.__dict__.get("_non_differentiable", ()), ctx.__dict__.get("_dirty", ())
     results, differentiable = [], []
     for o in outputs:
         if isinstance(o, Tensor):
             diff = requires and o.dtype.kind == "f" and not any(o is t for t in non_diff)
-            if any(o is t for t in inputs) or (diff and o._grad_fn is not None):   # (as for one output)
-                o = Tensor._make(o._data, False, None, o.device)
+            if not any(o is t for t in dirty) and (any(o is t for t in inputs) or (diff and o._grad_fn is not None)):
+                o = Tensor._make(o._data, False, None, o.device)   # (as for one output)
             if diff:
                 differentiable.append((len(results), o))
         results.append(o)
+    _check_dirty_returned(ctx, results)
     ctx._outputs = tuple((tuple(o.shape), o.dtype, o.device) if isinstance(o, Tensor) else None for o in results)
-    ctx._slices, ctx._arrived = {}, set()
+    ctx._slices = {}
     _save(ctx)
     if not differentiable:
         return tuple(results)
     if state.anomaly:   # (where the op was made, for anomaly mode's NaN report)
         ctx._traceback = "".join(traceback.format_stack()[:-2])
     dtype, start = numpy.result_type(*[o.dtype for _, o in differentiable]), 0
-    for i, o in differentiable:
-        ctx._slices[i] = (start, start + o._data.size)
+    ctx._flags_start = sum(o._data.size for _, o in differentiable)
+    for rank, (i, o) in enumerate(differentiable):
+        ctx._slices[i] = (start, start + o._data.size, ctx._flags_start + rank)
         start += o._data.size
     first = differentiable[0][1]
-    packed = Tensor._make(backend.xp_of(first._data).concatenate(
-        [o._data.reshape(-1).astype(dtype) for _, o in differentiable]), True, ctx, first.device)
+    xp = backend.xp_of(first._data)
+    packed = Tensor._make(xp.concatenate([o._data.reshape(-1).astype(dtype) for _, o in differentiable]
+                                         + [xp.ones(len(differentiable), dtype)]), True, ctx, first.device)
     ctx._out_ref, ctx._out_shape, ctx._out_dtype, ctx._out_device = weakref.ref(packed), packed.shape, dtype, \
         first.device
     tape = state.tape
@@ -193,10 +202,34 @@ def _record_several(cls, ctx, inputs, outputs, requires):
         kind, op = cls._output_node(i)
         node = kind(op, (ctx,), {"index": i, "span": ctx._slices[i]}, (packed.shape,), (dtype,), out=o,
                     device=o.device)
-        o._requires_grad, o._grad_fn = True, node
+        if any(o is t for t in dirty):
+            _continue_history(o, node)
+        else:
+            o._requires_grad, o._grad_fn = True, node
         if tape is not None:
             tape.op_recorded(node, [packed], o)
     return tuple(results)
+
+
+def _check_dirty_returned(ctx, outputs):
+    if not all(any(t is o for o in outputs) for t in ctx.__dict__.get("_dirty", ())):
+        raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. "
+                           "The inputs that are modified inplace must all be outputs of the Function.")
+
+
+def _continue_history(x, node):
+    """``mark_dirty``: the input ``x``, changed in place by forward and returned, takes ``node`` as its
+    ``grad_fn`` (a view: through its base's history, as any in-place op on a view), one version on."""
+    check_inplace(x, f"{type(node).__name__}")
+    x._vc[0] += 1
+    if x._view is not None:
+        rebase_view(x, Tensor._make(x._data, True, node, x.device))
+        return
+    if x._retains_grad and x._grad_fn is not None:
+        x._grad_fn._retain_ref = None   # (.grad now belongs to the new value)
+    x._grad_fn, x._requires_grad = node, True
+    if x._retains_grad:
+        node._retain_ref = weakref.ref(x)
 
 
 def _save(ctx, out=None):
@@ -271,6 +304,9 @@ class Function:
         if separate:   # (as PyTorch: keywords and defaults become positional arguments, for setup_context)
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
+            if bound.kwargs:   # (a keyword-only argument: PyTorch hands forward its arguments by position)
+                raise TypeError(f"forward() got an unexpected keyword argument '{next(iter(bound.kwargs))}': with "
+                                f"setup_context, {cls.__name__}.forward's arguments must be positional")
             args, kwargs = tuple(bound.args), {}
         tensors = [a for a in args if isinstance(a, Tensor)]
         requires = state.grad_enabled and any(t._requires_grad for t in tensors)
@@ -296,14 +332,18 @@ class Function:
         if not isinstance(out, Tensor):
             raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of outputs, got "
                             f"{type(out).__name__}")
+        _check_dirty_returned(ctx, (out,))
         if any(out is t for t in ctx.__dict__.get("_non_differentiable", ())):
             return out if not any(out is t for t in tensors) else Tensor._make(out._data, False, None, out.device)
         if not requires:
             return out
-        if out._grad_fn is not None or any(out is t for t in tensors):
-            out = Tensor._make(out._data, False, None, out.device)  # a fresh output tensor for the node
-        out._requires_grad = True
-        out._grad_fn = ctx
+        if any(out is t for t in ctx.__dict__.get("_dirty", ())):
+            _continue_history(out, ctx)
+        else:
+            if out._grad_fn is not None or any(out is t for t in tensors):
+                out = Tensor._make(out._data, False, None, out.device)  # a fresh output tensor for the node
+            out._requires_grad = True
+            out._grad_fn = ctx
         if state.anomaly:  # where the op was made, for anomaly mode's NaN report (as for built-in ops)
             ctx._traceback = "".join(traceback.format_stack()[:-1])
         ctx._out_ref, ctx._out_shape, ctx._out_dtype, ctx._out_device = weakref.ref(out), out.shape, out.dtype, out.device

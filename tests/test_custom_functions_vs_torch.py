@@ -297,3 +297,117 @@ def test_a_traced_function_with_two_outputs_shows_its_nodes_in_the_player_and_th
     assert "SinCosBackward[0]" in text and "SinCosBackward[1]" in text and "SinCosBackward" in text
     assert "SinCosBackward[0]" in draw(s * c).source
     close(x.grad, torch.cos(2 * torch.tensor(X)))   # (d/dx sin x cos x = cos 2x)
+
+
+# --- mark_dirty, and what a pass leaves behind -----------------------------------------------------------------
+
+def test_mark_dirty_continues_the_inputs_history_as_torch():
+    def run(T):
+        class Double(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return 2 * g
+
+        class DoubleAndTriple(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x, x * 3
+
+            @staticmethod
+            def backward(ctx, a, b):
+                return 2 * a + 6 * b
+
+        class Unreturned(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x * 1
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+        facts, grads = [], []
+        x0 = T.tensor(X, requires_grad=True)
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            Double.apply(x0)
+        with pytest.raises(RuntimeError, match="marked as dirty"):
+            Unreturned.apply(x0.clone())
+        x = x0.clone()
+        y = Double.apply(x)
+        facts.append((y is x, x._version, type(x.grad_fn).__name__))
+        (x * 3).sum().backward()
+        grads.append(x0.grad.clone())
+        x0.grad = None
+        x = x0.clone()
+        a, b = DoubleAndTriple.apply(x)
+        facts.append((a is x, x._version))
+        (x.sum() * 7 + b.sum()).backward()
+        grads.append(x0.grad.clone())
+        x0.grad = None
+        base = x0.clone()
+        Double.apply(base[:2])                # (a view: its base's history goes on, as after any in-place op)
+        (base * base).sum().backward()
+        grads.append(x0.grad.clone())
+        return facts, grads
+    (facts, grads), (their_facts, their_grads) = run_both(run)
+    assert facts == their_facts == [(True, 2, "DoubleBackward"), (True, 2)]
+    close_all(grads, their_grads)
+
+
+def test_a_keyword_only_argument_is_refused_with_setup_context_as_torch():
+    def run(T):
+        class Scaled(T.autograd.Function):
+            @staticmethod
+            def forward(x, *, scale=2.0):
+                return x * scale
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                pass
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+        with pytest.raises(TypeError, match="unexpected keyword argument 'scale'"):
+            Scaled.apply(T.tensor(X, requires_grad=True), scale=5.0)
+        return True
+    assert run_both(run) == (True, True)
+
+
+def test_a_failed_pass_leaves_nothing_behind_for_the_next():
+    """The first pass stops (a hook raises) after output b's node has run but before the Function's backward:
+    the next pass, through a alone, must still see no gradient for b."""
+    def run(T):
+        seen = []
+
+        class Pair(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.set_materialize_grads(False)
+                return x * 2, x * 3
+
+            @staticmethod
+            def backward(ctx, a, b):
+                seen.append((a is None, b is None))
+                return (0 if a is None else a * 2) + (0 if b is None else b * 3)
+        x = T.tensor(X, requires_grad=True)
+        a, b = Pair.apply(x)
+        stop = a.register_hook(lambda g: (_ for _ in ()).throw(ValueError("stop")))
+        with pytest.raises(ValueError, match="stop"):
+            (a.sum() + (b * b).sum()).backward(retain_graph=True)
+        stop.remove()
+        x.grad = None
+        a.sum().backward()
+        return seen, [x.grad]
+    (seen, got), (their_seen, their_got) = run_both(run)
+    assert seen == their_seen == [(False, True)]
+    close_all(got, their_got)

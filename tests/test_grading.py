@@ -214,6 +214,15 @@ def test_the_capstone_model_is_judged_on_fresh_test_points_and_its_input_gradien
     assert status == WRONG and "vanishes" in detail, detail
 
 
+def test_the_capstone_judge_takes_a_model_built_in_float64():
+    """A student who wrote set_default_dtype(float64) (or .double()) first: the judge feeds the data in the
+    model's own dtype instead of refusing it with a dtype mismatch."""
+    from autogradlab import nn
+    status, detail = _judge("check_healthy_model", "make_model",
+                            lambda: nn.MLP([2, 16, 16, 2], activation="tanh").double())
+    assert status == CORRECT, detail
+
+
 def test_the_capstone_judge_passes_right_models_whatever_the_seed():
     """The lesson's own ReLU model used to fail the finite difference (a float32 step across ReLU kinks) on
     most seeds, and the instructor's on about 3 in 100 at the accuracy threshold; every grading seed must pass

@@ -237,14 +237,15 @@ def _harness_train_model(fn, X, y, X_test, steps, lr, seed, W, D, h):
     from autogradlab.nn import functional as F
     ag.manual_seed(seed)
     model = fn()
-    Xt = ag.tensor(X, dtype="float32", requires_grad=True)
+    work = next((p.dtype for p in model.parameters()), ag.get_default_dtype()).name   # (what it was built in)
+    Xt = ag.tensor(X, dtype=work, requires_grad=True)
     yt = ag.tensor(y)
     F.cross_entropy(model(Xt), yt).backward()
     input_grad = Xt.grad
     try:
         twin, dtype, step = copy.deepcopy(model).double(), "float64", 1e-7
-    except Exception:      # (a model deepcopy or double() refuses: the float32 model, a larger step)
-        twin, dtype, step = model, "float32", h
+    except Exception:      # (a model deepcopy or double() refuses: the model as it is, a larger step)
+        twin, dtype, step = model, work, h
     Xw = ag.tensor(X, dtype=dtype, requires_grad=True)
     Wt = ag.tensor(W, dtype=dtype)
     (twin(Xw) * Wt).sum().backward()
@@ -256,13 +257,13 @@ def _harness_train_model(fn, X, y, X_test, steps, lr, seed, W, D, h):
         p.grad = None
     params = list(model.parameters())
     opt = optim.SGD(params, lr=lr)
-    Xt = ag.tensor(X, dtype="float32")
+    Xt = ag.tensor(X, dtype=work)
     for _ in range(steps):
         opt.zero_grad()
         F.cross_entropy(model(Xt), yt).backward()
         opt.step()
     with ag.no_grad():
-        logits = model(ag.tensor(X_test, dtype="float32"))
+        logits = model(ag.tensor(X_test, dtype=work))
     return {"input_grad": encode(input_grad), "test_logits": encode(logits), "n_params": len(params), "fd": fd}
 
 

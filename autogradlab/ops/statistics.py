@@ -319,9 +319,11 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     n = x.shape[1]
     fw = _weights("fweights", fweights, n, True, input.device)
     aw = _weights("aweights", aweights, n, False, input.device)
-    dtype = x.dtype if x.dtype.kind == "f" else default_float()   # PyTorch's result type: floats,
-    if aw is not None and aw.dtype.itemsize > dtype.itemsize:                 # the wider of input and aweights
-        dtype = aw.dtype
+    float_weights = aw is not None and aw.dtype.kind == "f"   # (PyTorch's result type: the wider float of input
+    if x.dtype.kind == "f":                                   # and aweights; the default float for two integers)
+        dtype = aw.dtype if float_weights and aw.dtype.itemsize > x.dtype.itemsize else x.dtype
+    else:
+        dtype = aw.dtype if float_weights else default_float()
     if x.dtype != dtype:
         x = to_dtype(x, dtype)
     w = fw if aw is None else aw if fw is None else fw * aw
