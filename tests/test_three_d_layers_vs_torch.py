@@ -172,3 +172,23 @@ def test_adaptive_3d_pools_as_torchs(output_size):
     assert text == their_text and np.array_equal(where, their_where)
     for a, b in zip(ours, theirs):
         close(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("options", [{"kernel_size": 2}, {"kernel_size": (2, 3, 2), "stride": (2, 2, 1),
+                                                          "padding": (1, 1, 0)}], ids=["k2", "strided-padded"])
+def test_max_unpool3d_puts_max_pool3ds_values_back_as_torch(options):
+    def run(T):
+        x = T.tensor(X, requires_grad=True)
+        values, where = T.nn.functional.max_pool3d(x, return_indices=True, **options)
+        back = T.nn.functional.max_unpool3d(values, where, output_size=X.shape[-3:], **options)
+        sized = T.nn.MaxUnpool3d(**options)(values.detach(), where, output_size=X.shape)
+        (back * back.exp()).sum().backward()
+        return [back, sized, x.grad], repr(T.nn.MaxUnpool3d(**options))
+    (ours, text), (theirs, their_text) = run_both(run)
+    assert text == their_text
+    for a, b in zip(ours, theirs):
+        close(a, b, rtol=1e-12, atol=1e-12)
+    both_raise(lambda: ag.nn.functional.max_unpool3d(ag.ones(1, 1, 2, 2, 2), ag.zeros(1, 1, 2, 2, 2).long(), 2,
+                                                     output_size=(9, 9, 9)),
+               lambda: torch.nn.functional.max_unpool3d(torch.ones(1, 1, 2, 2, 2),
+                                                        torch.zeros(1, 1, 2, 2, 2).long(), 2, output_size=(9, 9, 9)))

@@ -21,7 +21,8 @@ from .layers import GaussianNLLLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, 
 from .layers import CTCLoss
 from .layers import Fold, Unfold
 from .layers import MaxUnpool1d, MaxUnpool2d
-from .layers import AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d, Conv3d, InstanceNorm3d, MaxPool3d
+from .layers import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d, Conv3d, InstanceNorm3d, MaxPool3d,
+                     MaxUnpool3d)
 from .distance import CosineSimilarity, PairwiseDistance
 from .attention import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
                         TransformerEncoder, TransformerEncoderLayer)
@@ -52,7 +53,7 @@ __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDiv
            "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
            "CircularPad2d", "InstanceNorm1d", "InstanceNorm2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Bilinear",
            "MaxUnpool1d", "MaxUnpool2d", "Conv3d", "MaxPool3d", "AvgPool3d", "BatchNorm3d", "InstanceNorm3d",
-           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
+           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "MaxUnpool3d",
            "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
            "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyConv3d", "LazyBatchNorm3d",
            "LazyModuleMixin", "UninitializedParameter",

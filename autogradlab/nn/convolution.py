@@ -25,7 +25,7 @@ from ..tensor import Tensor
 __all__ = ["pad", "unfold", "fold", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "conv3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
-           "adaptive_max_pool3d"]
+           "adaptive_max_pool3d", "max_unpool3d"]
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -854,6 +854,12 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     """``max_unpool1d`` for images: each value of ``input`` put back at its ``indices`` (flat positions in each
     output plane, as ``max_pool2d(..., return_indices=True)`` gives them), zeros elsewhere."""
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """``max_unpool1d`` for volumes: each value put back at its ``indices`` (flat positions in each output
+    volume, ``(d * H + h) * W + w`` as ``max_pool3d(..., return_indices=True)`` gives them), zeros elsewhere."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3, "max_unpool3d")
 
 
 def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n, name):

@@ -20,9 +20,9 @@ from ..ops import shape as S
 from ..ops.registry import apply, defop
 from ..tensor import Tensor
 from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
-                          adaptive_max_pool2d, adaptive_max_pool3d,
-                          avg_pool1d, avg_pool2d, avg_pool3d, conv1d, conv2d, conv3d, conv_transpose1d,
-                          conv_transpose2d, max_pool1d, max_pool2d, max_pool3d, max_unpool1d, max_unpool2d, pad)
+                          adaptive_max_pool2d, adaptive_max_pool3d, avg_pool1d, avg_pool2d, avg_pool3d, conv1d,
+                          conv2d, conv3d, conv_transpose1d, conv_transpose2d, max_pool1d, max_pool2d, max_pool3d,
+                          max_unpool1d, max_unpool2d, max_unpool3d, pad)
 from .convolution import fold, unfold
 from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
                      mse_loss, nll_loss, smooth_l1_loss)
@@ -39,7 +39,7 @@ __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "kl_div", "mar
            "gelu", "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
            "batch_norm", "pad", "conv1d", "conv2d", "conv3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
-           "adaptive_max_pool3d", "conv_transpose1d",
+           "adaptive_max_pool3d", "max_unpool3d", "conv_transpose1d",
            "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
            "scaled_dot_product_attention", "hardtanh", "relu6", "hardsigmoid", "hardswish", "softsign", "logsigmoid",
            "mish", "selu", "celu", "tanhshrink", "hardshrink", "softshrink", "threshold", "prelu", "glu",
@@ -779,8 +779,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                                   f".float()")
     if use_input_stats and math.prod(input.shape[2:]) == 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size "
-                         f"{tuple(input.shape)}: instance_norm wants (N, C, L), (N, C, H, W) or (N, C, D, H, W), and the variance "
-                         f"of one element is not defined")
+                         f"{tuple(input.shape)}: instance_norm wants (N, C, L), (N, C, H, W) or (N, C, D, H, W), "
+                         f"and the variance of one element is not defined")
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")
     if not use_input_stats and running_mean is None:

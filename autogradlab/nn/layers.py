@@ -934,6 +934,15 @@ class MaxUnpool2d(_MaxUnpoolNd):
         return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
+class MaxUnpool3d(_MaxUnpoolNd):
+    """``F.max_unpool3d``: ``MaxPool3d(..., return_indices=True)``'s values back in place, zeros elsewhere."""
+
+    n = 3
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
 class AvgPool2d(Module):
     """The mean of each ``kernel_size`` window (``F.avg_pool2d``); stride defaults to the kernel size."""
 
