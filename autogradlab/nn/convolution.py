@@ -374,17 +374,23 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return out, Tensor._make(backend.asarray(where, input.device, numpy.int64), False, None, input.device)
 
 
+def _check_divisor(divisor_override, name):
+    """``divisor_override``: None, or a nonzero int, as PyTorch checks it."""
+    if divisor_override is None:
+        return
+    if isinstance(divisor_override, bool) or not isinstance(divisor_override, numbers.Integral):
+        raise TypeError(f"{name}: divisor_override must be an int, got {divisor_override!r}")
+    if divisor_override == 0:
+        raise RuntimeError(f"{name}: divisor must be not zero (divisor_override=0)")
+
+
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """The mean of each window; zero padding counts in the mean unless ``count_include_pad=False`` (a window
     that ``ceil_mode`` lets run past the padding never counts that part); ``divisor_override``: divide every
     window's sum by that number instead."""
     k, s, p, _, extra = _pool_sizes(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
-    if divisor_override is not None:
-        if isinstance(divisor_override, bool) or not isinstance(divisor_override, numbers.Integral):
-            raise TypeError(f"avg_pool2d: divisor_override must be an int, got {divisor_override!r}")
-        if divisor_override == 0:
-            raise RuntimeError("avg_pool2d: divisor must be not zero (divisor_override=0)")
+    _check_divisor(divisor_override, "avg_pool2d")
     if input.dtype.kind != "f":
         raise TypeError(f"avg_pool2d: input must be floating point, got {input.dtype.name}; convert it with "
                         f".float() (PyTorch truncates the means of integers)")
@@ -615,6 +621,13 @@ def _depth_back(y, shape):
     return movedim(S.reshape(y, (n, c, h, w, y.shape[-1])), -1, 2)
 
 
+def _volume_indices(which, at, shape, plane):
+    """Where each 3-d maximum came from, ``d * H * W + (its place in slice d's plane)``: ``which`` the depth
+    pool's indices (the slice), ``at`` the plane pool's indices in every slice; ``shape`` the planes'."""
+    which = _depth_back(which, shape)
+    return which * plane + S.gather(S.reshape(at, tuple(shape)), 2, which)
+
+
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The largest value of each (kd, kh, kw) window: a window's maximum is the maximum over its depth of each
     plane's, so :func:`max_pool2d` per depth slice, then :func:`max_pool1d` along the depth (the same element,
@@ -633,9 +646,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     out = _depth_back(out, planes.shape)
     if not return_indices:
         return out
-    which = _depth_back(which, planes.shape)                   # the depth slice each maximum is in
-    within = S.gather(S.reshape(at, tuple(planes.shape)), 2, which)   # and where in that slice's plane
-    return out, which * (h * w) + within
+    return out, _volume_indices(which, at, planes.shape, h * w)
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -651,10 +662,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     p = _ntuple(padding, "padding", 0, 3)
     n, c, depth, h, w = input.shape
     if divisor_override is not None:   # (each window's sum, by both stages summing, then the one divisor)
-        if isinstance(divisor_override, bool) or not isinstance(divisor_override, numbers.Integral):
-            raise TypeError(f"avg_pool3d: divisor_override must be an int, got {divisor_override!r}")
-        if divisor_override == 0:
-            raise RuntimeError("avg_pool3d: divisor must be not zero (divisor_override=0)")
+        _check_divisor(divisor_override, "avg_pool3d")
         planes = avg_pool2d(S.reshape(input, (n, c * depth, h, w)), k[1:], s[1:], p[1:], ceil_mode, True, 1)
         planes = S.reshape(planes, (n, c, depth) + tuple(planes.shape[-2:]))
         sums = avg_pool2d(S.unsqueeze(_depth_last(planes), -2), (1, k[0]), (1, s[0]), (0, p[0]), ceil_mode, True, 1)
@@ -775,8 +783,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     out = _depth_back(out, planes.shape)
     if not return_indices:
         return out
-    which = _depth_back(which, planes.shape)
-    return out, which * (h * w) + S.gather(S.reshape(at, tuple(planes.shape)), 2, which)
+    return out, _volume_indices(which, at, planes.shape, h * w)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):

@@ -10,7 +10,7 @@ import numbers
 import numpy
 
 from ..backend import scatter_add as scatter_add_at
-from ..backend import asarray, scatter_extreme, scatter_multiply
+from ..backend import scatter_extreme, scatter_multiply
 from ..backend import to_host, xp_of
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
@@ -128,25 +128,26 @@ def _prod_at_vjp(g, ctx):
     position, the product with it taken as 1 (with two zeros there, 0). Recorded for a second derivative,
     two zeros at one position are refused, as in PyTorch (this formula's mixed derivative there is wrong)."""
     a, src, index, own, result = ctx.self, ctx.src, ctx.index, ctx.own, ctx.result
-    host_index = tuple(to_host(i) for i in index)
-    ones_src = _constant(numpy.ones(src.shape, a.dtype), a)
-    srcs_only = apply(SCATTER_PROD, (_constant(numpy.ones(a.shape, a.dtype), a), src), {"index": index, "own": own})
-    grad_a = E.where(_constant(to_host(own), a), mul(g, srcs_only), 0.0)
-    zero = to_host((src == 0)._data)
-    zeros_at = numpy.zeros(a.shape, numpy.int64)
-    numpy.add.at(zeros_at, host_index, zero.astype(numpy.int64))
-    if isinstance(g, Tensor) and is_grad_enabled() and (zeros_at > 1).any():   # (as PyTorch: see README)
+    xp = xp_of(src._data)
+    ones_src = _constant(xp.ones(src.shape, a.dtype), a)
+    srcs_only = apply(SCATTER_PROD, (_constant(xp.ones(a.shape, a.dtype), a), src), {"index": index, "own": own})
+    grad_a = E.where(_constant(own, a), mul(g, srcs_only), 0.0)
+    zero = src._data == 0
+    zeros_at = xp.zeros(a.shape, numpy.int64)   # (how many zero src values each position receives)
+    scatter_add_at(zeros_at, index, zero.astype(numpy.int64))
+    if isinstance(g, Tensor) and is_grad_enabled() and bool((zeros_at > 1).any()):   # (as PyTorch: see README)
         raise RuntimeError("scatter_reduce(): Double backward is unsupported for src when >1 zeros in src are "
                            "scattered to the same position in self")
-    single = _constant(zero & (zeros_at[host_index] == 1), a)
+    single = _constant(zero & (zeros_at[index] == 1), a)
     without = apply(SCATTER_PROD, (a, E.where(single, ones_src, src)), {"index": index, "own": own})
     others = E.where(single, getitem(without, index, copy=False),
                      E.div(getitem(result, index, copy=False), E.where(_constant(zero, a), ones_src, src)))
     return grad_a, mul(getitem(g, index, copy=False), others)
 
 
-def _constant(host, like):
-    return Tensor._make(asarray(host, like.device), False, None, like.device)
+def _constant(array, like):
+    """An array already on ``like``'s device, as a constant Tensor there."""
+    return Tensor._make(array, False, None, like.device)
 
 
 SCATTER_PROD = defop("scatter_prod", ("self", "src"), save=("self", "src", "result"), arrays=False,
