@@ -192,7 +192,7 @@ STRICT_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/test_o
                tests/test_attention_vs_torch.py tests/test_rearrange_vs_torch.py tests/test_distance_losses_vs_torch.py
                tests/test_activations_layers_vs_torch.py tests/test_sampling_vs_torch.py
                tests/test_selection_ops_vs_torch.py tests/test_more_layers_vs_torch.py tests/test_linalg_vs_torch.py
-               tests/test_statistics_joining_vs_torch.py tests/test_special_vs_torch.py
+               tests/test_statistics_joining_vs_torch.py tests/test_special_vs_torch.py tests/test_special_functions_vs_torch.py
                tests/test_random_and_names_vs_torch.py tests/test_printing_vs_torch.py
                tests/test_search_and_shape_names_vs_torch.py tests/test_more_losses_init_vs_torch.py
                tests/test_composites_vs_torch.py tests/test_func_vs_torch.py tests/test_module_hooks_vs_torch.py
@@ -229,7 +229,7 @@ FAKE_CUDA_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/tes
                   tests/test_rearrange_vs_torch.py tests/test_distance_losses_vs_torch.py
                   tests/test_activations_layers_vs_torch.py tests/test_sampling_vs_torch.py
                   tests/test_selection_ops_vs_torch.py tests/test_more_layers_vs_torch.py
-                  tests/test_linalg_vs_torch.py tests/test_statistics_joining_vs_torch.py tests/test_special_vs_torch.py
+                  tests/test_linalg_vs_torch.py tests/test_statistics_joining_vs_torch.py tests/test_special_vs_torch.py tests/test_special_functions_vs_torch.py
                   tests/test_nn.py
                   tests/test_optim.py tests/test_optim_adaptive_vs_torch.py tests/test_optim_portability_vs_torch.py tests/test_lr_scheduler_vs_torch.py tests/test_engine_buffers.py
                   tests/test_hooks_order_vs_torch.py tests/test_grad_api_vs_torch.py

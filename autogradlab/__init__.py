@@ -9,6 +9,8 @@
 The API follows PyTorch's names and signatures, so lab code ports to ``torch``
 by changing the import.
 """
+import math as _math
+
 import numpy as _np
 
 from . import ops as _ops  # noqa: F401  (registers the ops and attaches the Tensor methods)
@@ -51,6 +53,7 @@ from .ops.selection import (argwhere, bincount, count_nonzero, index_add, masked
 from .ops.shape import (argsort, broadcast_to, cat, chunk, expand, flatten, flip, gather, permute, reshape, sort, split,
                         squeeze, stack, t, topk, transpose, tril, triu, unbind, unsqueeze)
 from .ops.special import logit, nan_to_num, sinc, xlogy
+from .ops.special_functions import digamma, erfc, erfinv, i0, lgamma, mvlgamma, polygamma
 from .ops.shape import broadcast_shapes, broadcast_tensors
 from .ops.searching import bucketize, histc, isin, searchsorted, signbit, tril_indices, triu_indices
 from .ops.special import deg2rad, frac, heaviside, rad2deg, sgn
@@ -86,6 +89,8 @@ half, double, short, long = float16, float64, int16, int64   # PyTorch's other n
 bool = bool_  # noqa: A001  (PyTorch's name: autogradlab.bool)
 
 clip = clamp
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan   # torch.pi, torch.e, torch.inf, torch.nan
+newaxis = None   # x[:, autogradlab.newaxis] adds a dim, as None does
 
 
 def is_tensor(obj):
@@ -120,6 +125,7 @@ from . import backends  # noqa: E402  (torch.backends' switches: cudnn.determini
 from .backends import (are_deterministic_algorithms_enabled,  # noqa: E402
                        is_deterministic_algorithms_warn_only_enabled, use_deterministic_algorithms)
 from . import func  # noqa: E402  (torch.func's transforms: grad, vmap, jacrev, functional_call, ...)
+from .func import vmap  # noqa: E402  (torch.vmap is torch.func.vmap)
 from . import distributions  # noqa: E402  (torch.distributions' Normal, Categorical, ... and kl_divergence)
 from .ops.decompositions import cholesky, det, logdet, matrix_exp, matrix_power, slogdet  # noqa: E402
 from .ops.decompositions import inv as inverse  # noqa: E402
@@ -172,7 +178,8 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "cummin", "dsplit", "float_power", "fliplr", "flipud", "fmax", "fmin", "hsplit", "index_copy",
            "masked_scatter", "index_fill", "isneginf", "isposinf", "isreal", "logaddexp2", "logical_and", "logical_or",
            "logical_xor",
-           "vdot", "vsplit", "divide", "subtract", "positive", "func", "distributions"]
+           "vdot", "vsplit", "divide", "subtract", "positive", "func", "distributions", "lgamma", "digamma",
+           "polygamma", "mvlgamma", "erfc", "erfinv", "i0", "pi", "e", "inf", "nan", "newaxis", "vmap"]
 
 from .tensor import Size  # noqa: E402
 concat = concatenate = cat  # noqa: E305  (PyTorch's other names for cat)

@@ -14,7 +14,7 @@ import os
 
 import numpy
 
-__all__ = ["device", "use_cpu_array_module", "on_cpu_array_module", "normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add", "erf",
+__all__ = ["device", "use_cpu_array_module", "on_cpu_array_module", "normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add", "erf", "per_element",
            "partial_overlap", "shares_memory"]
 
 _cupy = None  # the cupy module, once loaded
@@ -269,19 +269,30 @@ def scatter_multiply(out, index, values):
         out[...] = xp.asarray(host)
 
 
-_ERF = numpy.frompyfunc(math.erf, 1, 1)
+_PER_ELEMENT: dict = {}   # Python function -> its NumPy ufunc (numpy.frompyfunc), made once
+
+
+def per_element(array, scalar_fn, gpu_name):
+    """``scalar_fn`` (a function of one Python float) applied to each element: in float64, rounded once to
+    the array's dtype. It is the route for the special functions NumPy has none of (erf, lgamma, erfinv, ...):
+    each element goes through Python's ``math`` (about 0.1-1 us an element). On a GPU the same function
+    comes from CuPy, as ``cupyx.scipy.special.<gpu_name>``."""
+    if _cupy is not None and isinstance(array, _cupy.ndarray):  # pragma: no cover - needs a GPU
+        import cupyx.scipy.special   # (it gives float64 for float16: cast back)
+        return getattr(cupyx.scipy.special, gpu_name)(array).astype(array.dtype, copy=False)
+    ufunc = _PER_ELEMENT.get(scalar_fn)
+    if ufunc is None:
+        ufunc = _PER_ELEMENT[scalar_fn] = numpy.frompyfunc(scalar_fn, 1, 1)
+    host = _host_view(array) if _CpuArray is not None and isinstance(array, _CpuArray) else array
+    with numpy.errstate(all="ignore"):   # (an infinity is an answer here, e.g. lgamma at a pole)
+        out = numpy.asarray(ufunc(host.astype(numpy.float64)), dtype=numpy.float64).astype(host.dtype, copy=False)
+    return out if host is array else _CpuArray(out)
 
 
 def erf(array):
-    """The error function of each element, erf x = 2/sqrt(pi) * integral from 0 to x of e^(-t^2) dt. NumPy has
-    none: each element goes through Python's ``math.erf`` in float64 and is rounded once to the array's
-    dtype (about 0.1 us an element); on a GPU, CuPy's ``cupyx.scipy.special.erf``."""
-    if _cupy is not None and isinstance(array, _cupy.ndarray):  # pragma: no cover - needs a GPU
-        import cupyx.scipy.special   # (it gives float64 for float16: cast back)
-        return cupyx.scipy.special.erf(array).astype(array.dtype, copy=False)
-    host = _host_view(array) if _CpuArray is not None and isinstance(array, _CpuArray) else array
-    out = numpy.asarray(_ERF(host.astype(numpy.float64)), dtype=numpy.float64).astype(host.dtype, copy=False)
-    return out if host is array else _CpuArray(out)
+    """The error function of each element, erf x = 2/sqrt(pi) * integral from 0 to x of e^(-t^2) dt, by
+    Python's ``math.erf`` (see :func:`per_element`)."""
+    return per_element(array, math.erf, "erf")
 
 
 def broadcast_to(array, shape):

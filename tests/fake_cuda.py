@@ -20,13 +20,13 @@ It also does what CuPy 14 was seen to do on an H100 (``dev.sh gpu-check``), wher
 * ``add.at`` refuses bool and integers narrower than 32 bits (CuPy's TypeError);
 * ``asarray`` refuses object and string data (CuPy's ValueError), and makes a Python number's array
   by filling it, so ``-0.0`` becomes ``+0.0`` (CuPy fills a zero with a memset);
-* ``cupyx.scipy.special.erf`` gives float64 for float16.
+* ``cupyx.scipy.special``'s functions give float64 for float16.
 
 What it cannot show is what only a real GPU shows (float32 subnormals flushed to zero, other CuPy
 numerics, its missing functions): ``dev.sh gpu-check`` runs the same suites on one where there is one.
 
-A test double, never shipped. (It also stands in for ``cupyx.scipy.special.erf``, the one function of
-``cupyx`` that autogradlab calls.)
+A test double, never shipped. (It also stands in for the functions of ``cupyx.scipy.special`` that autogradlab
+calls: erf, erfc, gammaln, erfcx, erfinv, ndtri, log_ndtr.)
 """
 from __future__ import annotations
 
@@ -174,17 +174,29 @@ class _FakeCupy(_StrictModule):
 xp = _FakeCupy()
 
 
-def _erf(a):
-    import math
-    host = a.a.astype(numpy.float64)
-    out = numpy.vectorize(math.erf, otypes=[numpy.float64])(host)   # (float64 for float16, as CuPy's)
-    return FakeCudaArray(out if a.dtype == numpy.float16 else out.astype(a.dtype))
+def _per_element(name):
+    """``cupyx.scipy.special.<name>`` for these arrays: each element through autogradlab's own float64 function
+    of that name (``math.erf``, ``math.erfc``, ``lgamma``, ...), giving float64 for float16, as CuPy's."""
+    def call(a):
+        import math
+
+        from autogradlab.ops import special_functions as kernels
+        fn = {"erf": math.erf, "erfc": math.erfc, "gammaln": kernels._lgamma_scalar,
+              "erfcx": kernels._erfcx_scalar, "erfinv": kernels._erfinv_scalar, "ndtri": kernels._ndtri_scalar,
+              "log_ndtr": kernels._log_ndtr_scalar}[name]
+        host = a.a.astype(numpy.float64)
+        with numpy.errstate(all="ignore"):
+            out = numpy.vectorize(fn, otypes=[numpy.float64])(host)
+            return FakeCudaArray(out if a.dtype == numpy.float16 else out.astype(a.dtype))
+    return call
 
 
 def _install_cupyx():
-    """``cupyx.scipy.special.erf`` for these arrays (only in a process that asked for this stand-in)."""
+    """``cupyx.scipy.special``'s functions that autogradlab calls, for these arrays (only in a process that asked
+    for this stand-in)."""
     special = types.ModuleType("cupyx.scipy.special")
-    special.erf = _erf
+    for name in ("erf", "erfc", "gammaln", "erfcx", "erfinv", "ndtri", "log_ndtr"):
+        setattr(special, name, _per_element(name))
     scipy = types.ModuleType("cupyx.scipy")
     scipy.special = special
     cupyx = types.ModuleType("cupyx")

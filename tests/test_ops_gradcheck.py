@@ -104,6 +104,7 @@ class Case:
     dtype: str = "float64"
     eps: float = 1e-6
     atol: float = 1e-5
+    torch_rtol: float = 1e-10    # the comparison with PyTorch (looser where PyTorch's own formula is approximate)
 
     def arrays(self, salt=""):
         rng = np.random.default_rng(zlib.crc32((self.id + salt).encode()))
@@ -565,6 +566,31 @@ CASES["svd_vh"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[2] ** 2, 
 CASES["qr_q"] = [C(lambda m, a: m.linalg.qr(a)[0], normal(4, 3), id="tall")]
 CASES["xlogy"] = [C(lambda m, a, b: m.xlogy(a, b), normal(2, 3), positive(3), id="broadcast"),
                   C(lambda m, a, b: a.xlogy(b), normal(3), positive(2, 1), id="method")]
+CASES["xlog1py"] = [C(lambda m, a, b: m.special.xlog1py(a, b), normal(2, 3), positive(3, lo=-0.5, hi=2.0),
+                       id="broadcast")]
+CASES["entr"] = [C(lambda m, a: m.special.entr(a), positive(2, 3, lo=0.1, hi=3.0), id="positive")]
+CASES["lgamma"] = [C(lambda m, a: m.lgamma(a), positive(2, 3, lo=0.2, hi=6.0), id="positive"),
+                   C(lambda m, a: a.lgamma(), away_from_whole(4), id="method-negative")]
+CASES["digamma"] = [C(lambda m, a: m.special.psi(a), positive(2, 3, lo=0.2, hi=12.0), id="positive", torch_rtol=1e-8),
+                    C(lambda m, a: a.digamma(), away_from_whole(4), id="method-negative", torch_rtol=1e-8)]
+# (torch_rtol: PyTorch's trigamma, digamma's derivative, is a short series good to about 5e-10; ours agrees with
+# the sum of 1/(x + k)^2 to the last digit: tests/test_special_functions_vs_torch.py)
+CASES["polygamma"] = [C(lambda m, a: m.polygamma(1, a), positive(2, 3, lo=0.3, hi=15.0), id="trigamma",
+                        torch_rtol=1e-8),
+                      C(lambda m, a: a.polygamma(3), away_from_whole(4), id="method-negative")]
+CASES["mvlgamma"] = [C(lambda m, a: m.mvlgamma(a, 3), positive(2, 3, lo=1.6, hi=5.0), id="p3"),
+                     C(lambda m, a: m.special.multigammaln(a, 1), positive(3, lo=0.2, hi=4.0), id="p1")]
+CASES["zeta"] = [C(lambda m, q: m.special.zeta(2.5, q), positive(2, 3, lo=0.2, hi=14.0), id="number-x"),
+                 C(lambda m, q: m.special.zeta(m.full_like(q, 3.0), q), away_from_whole(4), id="tensor-x-negative-q")]
+CASES["erfc"] = [C(lambda m, a: m.erfc(a), normal(2, 3, scale=1.5), id="values")]
+CASES["erfcx"] = [C(lambda m, a: m.special.erfcx(a), normal(2, 3, scale=3.0), id="values")]
+CASES["erfinv"] = [C(lambda m, a: a.erfinv(), positive(2, 3, lo=-0.95, hi=0.95), id="method")]
+CASES["ndtri"] = [C(lambda m, a: m.special.ndtri(a), positive(2, 3, lo=0.02, hi=0.98), id="values")]
+CASES["log_ndtr"] = [C(lambda m, a: m.special.log_ndtr(a), normal(2, 3, scale=4.0), id="values")]
+CASES["i0"] = [C(lambda m, a: m.i0(a), normal(2, 3, scale=3.0), id="values")]
+CASES["i1"] = [C(lambda m, a: m.special.i1(a), normal(2, 3, scale=3.0), id="values")]
+CASES["i0e"] = [C(lambda m, a: m.special.i0e(a), nonzero(2, 3, lo=0.3, hi=45.0), id="both-series")]
+CASES["i1e"] = [C(lambda m, a: m.special.i1e(a), nonzero(2, 3, lo=0.3, hi=45.0), id="both-series")]
 CASES["logit"] = [C(lambda m, a: m.logit(m.sigmoid(a)), normal(2, 3), id="inside"),
                   C(lambda m, a: m.logit(m.sigmoid(a) * 0.8 + 0.1, eps=0.05), normal(3), id="eps")]
 CASES["sinc"] = [C(lambda m, a: m.sinc(a), normal(2, 3), id="values"), C(lambda m, a: a.sinc(), normal(4), id="method")]

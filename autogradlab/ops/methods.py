@@ -13,6 +13,7 @@ from ..grad_mode import state
 from ..tensor import Tensor, tensor
 from . import decompositions as D, elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R
 from . import composites as O, searching as H, selection as X, shape as S, special as P, statistics as Q
+from . import special_functions as G
 from .joining import tensor_split
 from .registry import apply_one
 
@@ -338,6 +339,8 @@ METHODS = {
     "frac": P.frac, "deg2rad": P.deg2rad, "rad2deg": P.rad2deg, "sgn": P.sgn, "heaviside": P.heaviside,
     "aminmax": Q.aminmax, "ravel": A.ravel, "unflatten": A.unflatten, "select": A.select, "msort": A.msort,
     "histc": H.histc, "signbit": H.signbit,
+    "lgamma": G.lgamma, "digamma": G.digamma, "polygamma": lambda a, n: G.polygamma(n, a), "mvlgamma": G.mvlgamma,
+    "erfc": G.erfc, "erfinv": G.erfinv, "i0": G.i0,
     # short compositions and PyTorch's other spellings (ops.composites)
     "add": O.add, "sub": O.sub, "div": O.div, "addcmul": O.addcmul, "addcdiv": O.addcdiv, "addmv": O.addmv,
     "addr": O.addr, "baddbmm": O.baddbmm, "addbmm": O.addbmm, "fmax": O.fmax, "fmin": O.fmin,
@@ -394,6 +397,8 @@ IN_PLACE = {
     "divide_": O.div, "div_": O.div, "true_divide_": E.div, "index_fill_": O.index_fill,
     "index_copy_": O.index_copy, "masked_scatter_": O.masked_scatter,
     "addmv_": O.addmv, "addr_": O.addr, "baddbmm_": O.baddbmm, "addbmm_": O.addbmm,
+    "lgamma_": G.lgamma, "digamma_": G.digamma, "polygamma_": lambda a, n: G.polygamma(n, a),
+    "mvlgamma_": G.mvlgamma, "erfc_": G.erfc, "erfinv_": G.erfinv, "i0_": G.i0,
 }
 
 

@@ -9,11 +9,12 @@ import numbers
 import numpy
 
 from ..tensor import Tensor, default_float
-from .elementwise import (as_tensor_like, cos, isinf, isnan, log, mul, promote, result_type, sign, sin, sub, to_dtype,
-                          trunc, where)
+from .elementwise import (as_tensor_like, cos, isinf, isnan, log, log1p, mul, promote, result_type, sign, sin, sub,
+                          to_dtype, trunc, where)
 from .registry import apply, defop, expect_tensor
 
-__all__ = ["xlogy", "nan_to_num", "logit", "sinc", "frac", "deg2rad", "rad2deg", "sgn", "heaviside"]
+__all__ = ["xlogy", "xlog1py", "entr", "nan_to_num", "logit", "sinc", "frac", "deg2rad", "rad2deg", "sgn",
+           "heaviside"]
 
 
 def _xlogy_forward(xp, x, y):
@@ -36,11 +37,9 @@ XLOGY = defop("xlogy", ("self", "other"), save=("self", "other"),
               forward=_xlogy_forward, vjp=_xlogy_vjp, formulas=("log(y)", "x/y"))
 
 
-def xlogy(input, other):
-    """``input * log(other)``, with 0 where ``input`` is 0 (so ``0 * log(0)`` is 0, as entropy and cross-entropy
-    sums want it), NaN where ``other`` is NaN. Either may be a number; integers compute in float32."""
+def _xlog_pair(op, name, input, other):
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        raise TypeError(f"xlogy(): at least one argument must be a Tensor, got {type(input).__name__} and "
+        raise TypeError(f"{name}(): at least one argument must be a Tensor, got {type(input).__name__} and "
                         f"{type(other).__name__}")
     like = input if isinstance(input, Tensor) else other
     x, y = (as_tensor_like(v, like) for v in (input, other))
@@ -50,7 +49,65 @@ def xlogy(input, other):
         x, y = to_dtype(x, wide), to_dtype(y, wide)
     if x.dtype.kind != "f":
         x, y = to_dtype(x, default_float()), to_dtype(y, default_float())
-    return apply(XLOGY, (x, y))
+    return apply(op, (x, y))
+
+
+def xlogy(input, other):
+    """``input * log(other)``, with 0 where ``input`` is 0 (so ``0 * log(0)`` is 0, as entropy and cross-entropy
+    sums want it), NaN where ``other`` is NaN. Either may be a number; integers compute in float32."""
+    return _xlog_pair(XLOGY, "xlogy", input, other)
+
+
+def _xlog1py_forward(xp, x, y):
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        return xp.where((x == 0) & ~xp.isnan(y), 0, x * xp.log1p(y))
+
+
+def _xlog1py_vjp(g, ctx):
+    x, y = ctx.self, ctx.other
+    need_x, need_y = ctx.needs_input_grad
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        if need_x:   # as xlogy's, with log1p(y): 0 where x = 0 and y <= -1
+            g_log1p_y = where((g == 0) & ~isnan(y), 0.0, g * log1p(y))
+            dx = where((x == 0) & (y <= -1), 0.0, g_log1p_y)
+        return (dx if need_x else None, g * x / (y + 1.0) if need_y else None)
+
+
+XLOG1PY = defop("xlog1py", ("self", "other"), save=("self", "other"),
+                math="x * log(1 + y), 0 where x = 0 (unless y is NaN);  dx = g*log(1 + y), dy = g*x/(1 + y)",
+                forward=_xlog1py_forward, vjp=_xlog1py_vjp, formulas=("log(1 + y)", "x/(1 + y)"))
+
+
+def xlog1py(input, other):
+    """``input * log1p(other)``, with 0 where ``input`` is 0: the ``xlogy`` of ``1 + other``, exact for small
+    ``other``. Either may be a number; integers compute in float32."""
+    return _xlog_pair(XLOG1PY, "xlog1py", input, other)
+
+
+def _entr_forward(xp, a):
+    with numpy.errstate(all="ignore"):
+        inside = xp.where(a > 0, -a * xp.log(xp.where(a > 0, a, 1)), 0).astype(a.dtype)
+        return xp.where(a < 0, -numpy.inf, xp.where(a != a, a, inside)).astype(a.dtype)   # (NaN stays NaN)
+
+
+def _entr_vjp(g, a):
+    with numpy.errstate(divide="ignore", invalid="ignore"):   # (at 0: +inf; below: NaN, as in PyTorch)
+        return (-(log(a) + 1.0) * g,)
+
+
+ENTR = defop("entr", ("self",), save=("self",),
+             math="-a ln a (0 at 0, -inf below);  da = -g*(ln a + 1)",
+             forward=_entr_forward,
+             vjp=lambda g, ctx: _entr_vjp(g, ctx.self),
+             formulas=("-(ln a + 1)",))
+
+
+def entr(input):
+    """``-input * ln(input)`` elementwise, the terms of an entropy: 0 at 0, -inf for negative values."""
+    expect_tensor(input, "entr")
+    if input.dtype.kind != "f":
+        input = to_dtype(input, default_float())
+    return apply(ENTR, (input,))
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):

@@ -1,0 +1,420 @@
+"""The special functions of ``torch.special`` beyond ``erf``, with their derivatives, under PyTorch's names.
+
+* the gamma family: ``lgamma`` (``gammaln``), ``digamma`` (``psi``), ``polygamma``, ``mvlgamma``
+  (``multigammaln``) and the Hurwitz ``zeta``; each one's derivative is the next one;
+* the error function's: ``erfc``, ``erfcx`` (scaled), ``erfinv``; the standard normal's CDF ``ndtr``, its
+  inverse ``ndtri`` and ``log_ndtr``;
+* the modified Bessel functions of the first kind ``i0``, ``i1`` and their scaled forms ``i0e``, ``i1e``.
+
+Everything is computed in float64 and rounded once to the input's float dtype (an integer input computes in
+the default float dtype, as in PyTorch). ``lgamma`` and the error-function family go element by element
+through Python's ``math`` (:func:`backend.per_element`); the others are written with whole-array operations,
+so they run on any array module.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import statistics
+from fractions import Fraction
+
+import numpy
+
+from ..backend import per_element, to_host
+from ..tensor import Tensor, default_float
+from ..grad_mode import is_grad_enabled
+from .elementwise import as_tensor_like, exp, mul, sign, to_dtype, where
+from .registry import apply, defop, expect_tensor
+
+__all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "zeta", "erfc", "erfcx", "erfinv", "ndtr", "ndtri",
+           "log_ndtr", "i0", "i0e", "i1", "i1e"]
+
+_INF, _NAN = math.inf, math.nan
+_SQRT2 = math.sqrt(2.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_NORMAL = statistics.NormalDist()   # its inv_cdf is Wichura's algorithm AS241, accurate to about 1e-16
+
+
+# -- scalar kernels: one Python float in, one out (through backend.per_element) -------------------
+
+def _lgamma_scalar(x):
+    """ln |Gamma(x)|; +inf at the poles 0, -1, -2, ... and past float64's range."""
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):
+        return _INF
+
+
+def _exp_of_square(x):
+    """e^(x^2), with x^2 split into its rounded value and the rounding error (Dekker), so that the error of
+    squaring (up to x^2 ulps of the result) does not reach the result."""
+    c = 134217729.0 * x    # 2^27 + 1: x = hi + lo, each half of the mantissa
+    hi = c - (c - x)
+    lo = x - hi
+    square = x * x
+    tail = ((hi * hi - square) + 2.0 * hi * lo) + lo * lo
+    return math.exp(square) * (1.0 + tail)
+
+
+def _erfcx_scalar(x):
+    """e^(x^2) erfc(x), which stays finite for large x where erfc underflows."""
+    if x < -27.0:       # 2 e^(x^2) is past float64 (from x = -26.64 on)
+        return _INF
+    if x < 25.0:
+        try:
+            return _exp_of_square(x) * math.erfc(x)
+        except OverflowError:   # x < -26.6: e^(x^2) past float64
+            return _INF
+    if x != x:
+        return x
+    # past 25: the asymptotic series 1/(x sqrt(pi)) * sum_k (-1)^k (2k - 1)!! / (2 x^2)^k (8 terms: 1e-19)
+    term, total, half_inv_square = 1.0, 1.0, 0.5 / (x * x)
+    for k in range(1, 9):
+        term *= -(2 * k - 1) * half_inv_square
+        total += term
+    return total / (x * math.sqrt(math.pi))
+
+
+def _ndtri_scalar(p):
+    """The z with Phi(z) = p (Phi the standard normal CDF): -inf at 0, +inf at 1, NaN outside [0, 1]."""
+    if p == 0.0:
+        return -_INF
+    if p == 1.0:
+        return _INF
+    if not 0.0 < p < 1.0:
+        return _NAN
+    return _NORMAL.inv_cdf(p)
+
+
+def _erfinv_scalar(y):
+    """The x with erf(x) = y: from ndtri, as erf x = 2 Phi(x sqrt 2) - 1, then one Newton step."""
+    if not -1.0 <= y <= 1.0:
+        return _NAN
+    if y == 0.0 or abs(y) == 1.0:
+        return y if y == 0.0 else math.copysign(_INF, y)
+    a = abs(y)
+    x = -_NORMAL.inv_cdf(0.5 * (1.0 - a)) / _SQRT2   # (1 - a is exact for a >= 1/2)
+    slope = _TWO_OVER_SQRT_PI * math.exp(-x * x)
+    if a < 0.5:   # 1 - a lost a's last digits: erf(x) - a finds them again
+        x -= (math.erf(x) - a) / slope
+    else:         # near 1, through erfc, which keeps the digits of 1 - a
+        x += (math.erfc(x) - (1.0 - a)) / slope
+    return math.copysign(x, y)
+
+
+def _log_ndtr_scalar(x):
+    """ln Phi(x), finite far into the left tail, where Phi(x) underflows (x < -38)."""
+    if x < -1.0:
+        if x == -_INF:
+            return -_INF
+        t = -x / _SQRT2      # Phi(x) = erfc(t)/2 = erfcx(t) e^(-t^2) / 2
+        return math.log(0.5 * _erfcx_scalar(t)) - t * t
+    return math.log1p(-0.5 * math.erfc(x / _SQRT2))
+
+
+def _quiet(vjp):
+    """A VJP whose infinities are answers (erfinv's slope at +-1, lgamma's at its poles): no NumPy warnings."""
+    def run(g, ctx):
+        with numpy.errstate(all="ignore"):
+            return vjp(g, ctx)
+    return run
+
+
+def _float64(a):
+    return a.astype(numpy.float64)
+
+
+def _rounded(array, dtype):
+    with numpy.errstate(over="ignore"):   # (past the dtype's range: inf, quietly)
+        return array.astype(dtype)
+
+
+# -- the gamma family --------------------------------------------------------------------------
+
+def _digamma_array(xp, a):
+    """psi(x) = Gamma'(x)/Gamma(x): shifted up with psi(x) = psi(x + 1) - 1/x, then its asymptotic series;
+    below 1/2 by reflection, psi(x) = psi(1 - x) - pi/tan(pi x)."""
+    x = _float64(a)
+    with numpy.errstate(all="ignore"):
+        reflect = x < 0.5
+        y = xp.where(reflect, 1.0 - x, x)
+        shift = xp.zeros_like(y)
+        for _ in range(10):   # y >= 1/2 here, so ten steps bring it to 10 or more
+            small = y < 10.0
+            shift = shift - xp.where(small, 1.0 / y, 0.0)
+            y = xp.where(small, y + 1.0, y)
+        w = 1.0 / (y * y)     # ln y - 1/(2y) - sum_k B_2k / (2k y^2k)
+        series = w * (1 / 12 - w * (1 / 120 - w * (1 / 252 - w * (1 / 240 - w * (1 / 132 - w * (
+            691 / 32760 - w / 12))))))
+        psi = shift + xp.log(y) - 0.5 / y - series
+        psi = xp.where(reflect, psi - math.pi / xp.tan(math.pi * (x - xp.round(x))), psi)   # (tan: period pi)
+        psi = xp.where(x == 0.0, xp.where(xp.signbit(x), _INF, -_INF), psi)   # (as PyTorch: -inf at +0)
+        psi = xp.where((x < 0.0) & (x == xp.floor(x)), _NAN, psi)
+        return psi.astype(a.dtype)   # (a float32 past its range: inf)
+
+
+# B_2k / (2k)! for k = 1..12 (B_2k the Bernoulli numbers): the Euler-Maclaurin tail of the zeta sum
+_BERNOULLI_2K = (Fraction(1, 6), Fraction(-1, 30), Fraction(1, 42), Fraction(-1, 30), Fraction(5, 66),
+                 Fraction(-691, 2730), Fraction(7, 6), Fraction(-3617, 510), Fraction(43867, 798),
+                 Fraction(-174611, 330), Fraction(854513, 138), Fraction(-236364091, 2730))
+_TAIL = tuple(float(b / math.factorial(2 * k)) for k, b in enumerate(_BERNOULLI_2K, start=1))
+
+
+def _zeta_arrays(xp, s, q):
+    """The Hurwitz zeta function zeta(s, q) = sum over k >= 0 of (q + k)^-s, for float64 arrays: the first
+    terms summed until q + k reaches max(10, s), the rest by Euler-Maclaurin. +inf at s = 1 and at
+    q = 0, -1, -2, ... (and -inf); NaN for s < 1, and for q <= 0 unless s is whole (as PyTorch)."""
+    with numpy.errstate(all="ignore"):
+        reach = xp.maximum(10.0, s)
+        finite = xp.isfinite(q) & xp.isfinite(s)
+        need = to_host(xp.max(xp.where(finite, xp.ceil(reach - q), 0.0))) if q.size else 0.0
+        total, a = xp.zeros_like(q + s), q + xp.zeros_like(s)
+        for _ in range(int(max(0.0, float(need)))):
+            near = a < reach
+            total = total + xp.where(near, a ** -s, 0.0)
+            a = xp.where(near, a + 1.0, a)
+        total = total + a ** (1.0 - s) / (s - 1.0) + 0.5 * a ** -s
+        factor, inv_square = s * a ** (-s - 1.0), 1.0 / (a * a)
+        for k, coefficient in enumerate(_TAIL, start=1):   # B_2k/(2k)! * s(s+1)...(s+2k-2) * a^(-s-2k+1)
+            total = total + coefficient * factor
+            factor = factor * (s + 2 * k - 1) * (s + 2 * k) * inv_square
+        total = xp.where(xp.isposinf(q), 0.0, total)   # (every term tends to 0; PyTorch gives NaN)
+        pole = (q <= 0) & (q == xp.floor(q))
+        total = xp.where((q <= 0) & ~pole & (s != xp.floor(s)), _NAN, xp.where(pole, _INF, total))
+        total = xp.where(s == 1.0, _INF, xp.where(s < 1.0, _NAN, total))
+    return total
+
+
+def _polygamma_forward(xp, a, n):
+    if n == 0:
+        return _digamma_array(xp, a)
+    x = _float64(a)   # psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x)
+    with numpy.errstate(all="ignore"):
+        out = (-1.0) ** (n + 1) * float(math.factorial(n)) * _zeta_arrays(xp, xp.full_like(x, n + 1.0), x)
+        return out.astype(a.dtype)
+
+
+def _mvlgamma_forward(xp, a, p):
+    x = _float64(a)   # ln Gamma_p(x) = p(p-1)/4 ln pi + sum over i < p of ln Gamma(x - i/2)
+    out = sum(per_element(x - 0.5 * i, _lgamma_scalar, "gammaln") for i in range(p))
+    with numpy.errstate(all="ignore"):
+        return (out + p * (p - 1) / 4 * math.log(math.pi)).astype(a.dtype)
+
+
+LGAMMA = defop("lgamma", ("self",), save=("self",), math="ln |Gamma(a)|;  da = g*digamma(a)",
+               forward=lambda xp, a: per_element(a, _lgamma_scalar, "gammaln"),
+               vjp=_quiet(lambda g, ctx: (g * digamma(ctx.self),)),
+               formulas=("digamma(a)",))
+
+DIGAMMA = defop("digamma", ("self",), save=("self",), math="psi(a) = Gamma'(a)/Gamma(a);  da = g*polygamma(1, a)",
+                forward=_digamma_array,
+                vjp=_quiet(lambda g, ctx: (g * polygamma(1, ctx.self),)),
+                formulas=("polygamma(1, a)",))
+
+POLYGAMMA = defop("polygamma", ("self",), save=("self",),
+                  math="psi^(n)(a), the n-th derivative of digamma;  da = g*polygamma(n + 1, a)",
+                  forward=_polygamma_forward,
+                  vjp=_quiet(lambda g, ctx: (g * polygamma(ctx.n + 1, ctx.self),)),
+                  formulas=("polygamma(n + 1, a)",))
+
+MVLGAMMA = defop("mvlgamma", ("self",), save=("self",),
+                 math="p(p-1)/4 ln pi + sum over i < p of lgamma(a - i/2);  da = g * sum of digamma(a - i/2)",
+                 forward=_mvlgamma_forward,
+                 vjp=_quiet(lambda g, ctx: (g * sum(digamma(ctx.self - 0.5 * i) for i in range(ctx.p)),)),
+                 formulas=("sum of digamma(a - i/2)",))
+
+
+def _zeta_vjp(g, ctx):
+    x, q = ctx.self, ctx.other
+    return (None, g * -x * zeta(x + 1.0, q) if ctx.needs_input_grad[1] else None)
+
+
+ZETA = defop("zeta", ("self", "other"), save=("self", "other"),
+             math="sum over k >= 0 of (q + k)^-x;  dq = -g*x*zeta(x + 1, q) (none for x)",
+             forward=lambda xp, x, q: _rounded(_zeta_arrays(xp, _float64(x), _float64(q)), q.dtype),
+             vjp=_quiet(_zeta_vjp), formulas=("(not implemented)", "-x*zeta(x + 1, q)"))
+
+
+# -- the error function's family -------------------------------------------------------------------
+
+ERFC = defop("erfc", ("self",), save=("self",), math="1 - erf(a);  da = -g*2/sqrt(pi)*e^(-a^2)",
+             forward=lambda xp, a: per_element(a, math.erfc, "erfc"),
+             vjp=_quiet(lambda g, ctx: (exp(-(ctx.self * ctx.self)) * -_TWO_OVER_SQRT_PI * g,)),
+             formulas=("-2/sqrt(pi)*exp(-a^2)",))
+
+ERFCX = defop("erfcx", ("self",), save=("self", "result"), math="y = e^(a^2) erfc(a);  da = g*(2a*y - 2/sqrt(pi))",
+              forward=lambda xp, a: per_element(a, _erfcx_scalar, "erfcx"),
+              vjp=_quiet(lambda g, ctx: (g * (2.0 * ctx.self * ctx.result - _TWO_OVER_SQRT_PI),)),
+              formulas=("2a*erfcx(a) - 2/sqrt(pi)",))
+
+ERFINV = defop("erfinv", ("self",), save=("result",), math="y with erf(y) = a;  da = g*sqrt(pi)/2*e^(y^2)",
+               forward=lambda xp, a: per_element(a, _erfinv_scalar, "erfinv"),
+               vjp=_quiet(lambda g, ctx: (exp(ctx.result * ctx.result) * (0.5 * math.sqrt(math.pi)) * g,)),
+               formulas=("sqrt(pi)/2*exp(erfinv(a)^2)",))
+
+NDTRI = defop("ndtri", ("self",), save=("result",), math="y with Phi(y) = a;  da = g*sqrt(2 pi)*e^(y^2/2)",
+              forward=lambda xp, a: per_element(a, _ndtri_scalar, "ndtri"),
+              vjp=_quiet(lambda g, ctx: (exp(ctx.result * ctx.result * 0.5) * math.sqrt(2.0 * math.pi) * g,)),
+              formulas=("sqrt(2 pi)*exp(ndtri(a)^2/2)",))
+
+LOG_NDTR = defop("log_ndtr", ("self",), save=("self", "result"),
+                 math="y = ln Phi(a);  da = g*e^(-a^2/2 - y)/sqrt(2 pi)",
+                 forward=lambda xp, a: per_element(a, _log_ndtr_scalar, "log_ndtr"),
+                 vjp=_quiet(lambda g, ctx: (exp(ctx.self * ctx.self * -0.5 - ctx.result) * _INV_SQRT_2PI * g,)),
+                 formulas=("exp(-a^2/2 - log_ndtr(a))/sqrt(2 pi)",))
+
+
+# -- modified Bessel functions of the first kind ---------------------------------------------------
+
+def _bessel_i(xp, a, order, scaled):
+    """I_0 or I_1 (order), times e^-|x| when ``scaled``: the power series up to |x| = 30, where its terms
+    are all positive; past it the asymptotic series e^|x|/sqrt(2 pi |x|) * sum_k (-1)^k c_k(order)/|x|^k."""
+    x = _float64(a)
+    with numpy.errstate(all="ignore"):
+        ax = xp.abs(x)
+        quarter_square = 0.25 * x * x      # I_v(x) = (x/2)^v * sum_k (x^2/4)^k / (k! (k + v)!)
+        term = xp.ones_like(x)
+        series = xp.ones_like(x)
+        for k in range(1, 60):
+            term = term * quarter_square / (k * (k + order))
+            series = series + term
+        if order == 1:
+            series = series * (0.5 * ax)
+        small = series * xp.exp(-ax) if scaled else series
+        inv = 1.0 / ax                     # c_k(v) = prod over j <= k of (4v^2 - (2j - 1)^2) / (8j)
+        term = xp.ones_like(x)
+        tail = xp.ones_like(x)
+        for k in range(1, 25):
+            term = term * -((4 * order * order - (2 * k - 1) ** 2) / (8.0 * k)) * inv
+            tail = tail + term
+        tail = tail * (_INV_SQRT_2PI / xp.sqrt(ax))
+        large = tail if scaled else tail * xp.exp(0.5 * ax) * xp.exp(0.5 * ax)   # (halves: later overflow)
+        out = xp.where(ax <= 30.0, small, large)
+        out = xp.where(xp.isinf(x), 0.0 if scaled else _INF, out)
+        if order == 1:   # I_1 is odd
+            out = xp.where(x < 0, -out, out)
+        return out.astype(a.dtype)
+
+
+def _i1_over_x(x):
+    """i1(x)/x, with its limit 1/2 at 0 (a safe denominator: no 0/0 on the branch ``where`` drops)."""
+    at_zero = x == 0
+    return where(at_zero, 0.5, i1(x) / where(at_zero, 1.0, x))
+
+
+def _i1e_over_x(x):
+    at_zero = x == 0
+    return where(at_zero, 0.5, i1e(x) / where(at_zero, 1.0, x))
+
+
+I0 = defop("i0", ("self",), save=("self",), math="I_0(a) = sum_k (a/2)^2k / k!^2;  da = g*i1(a)",
+           forward=lambda xp, a: _bessel_i(xp, a, 0, False),
+           vjp=_quiet(lambda g, ctx: (g * i1(ctx.self),)),
+           formulas=("i1(a)",))
+
+I0E = defop("i0e", ("self",), save=("self", "result"), math="y = e^-|a| I_0(a);  da = g*(i1e(a) - sign(a)*y)",
+            forward=lambda xp, a: _bessel_i(xp, a, 0, True),
+            vjp=_quiet(lambda g, ctx: (g * (i1e(ctx.self) - sign(ctx.self) * ctx.result),)),
+            formulas=("i1e(a) - sign(a)*i0e(a)",))
+
+I1 = defop("i1", ("self",), save=("self",), math="I_1(a);  da = g*(i0(a) - i1(a)/a) (1/2 at 0)",
+           forward=lambda xp, a: _bessel_i(xp, a, 1, False),
+           vjp=_quiet(lambda g, ctx: (g * (i0(ctx.self) - _i1_over_x(ctx.self)),)),
+           formulas=("i0(a) - i1(a)/a",))
+
+I1E = defop("i1e", ("self",), save=("self",), math="e^-|a| I_1(a);  da = g*(i0e(a) - i1e(a)*(sign(a) + 1/a))",
+            forward=lambda xp, a: _bessel_i(xp, a, 1, True),
+            vjp=_quiet(lambda g, ctx: (g * (i0e(ctx.self) - i1e(ctx.self) * sign(ctx.self) - _i1e_over_x(ctx.self)),)),
+            formulas=("i0e(a) - i1e(a)*(sign(a) + 1/a)",))
+
+
+# -- the package functions --------------------------------------------------------------------------
+
+def _floating(x, name):
+    """A Tensor in a float dtype (integers and bools compute in the default float dtype, as in PyTorch),
+    or an array as it is (inside a VJP that runs on arrays)."""
+    if not isinstance(x, Tensor):
+        if hasattr(x, "dtype") and hasattr(x, "shape"):
+            return x
+        expect_tensor(x, name)
+    return x if x.dtype.kind == "f" else to_dtype(x, default_float())
+
+
+def _unary(op, name, doc):
+    def fn(input):
+        return apply(op, (_floating(input, name),))
+    fn.__name__, fn.__qualname__, fn.__doc__ = name, name, doc
+    return fn
+
+
+lgamma = _unary(LGAMMA, "lgamma", "ln |Gamma(input)|, the log of the gamma function's absolute value (+inf at "
+                "0, -1, -2, ...). Its derivative is ``digamma``.")
+digamma = _unary(DIGAMMA, "digamma", "psi(input) = Gamma'(x)/Gamma(x), the derivative of ``lgamma`` (-inf at "
+                 "+0, NaN at -1, -2, ...). Its derivative is ``polygamma(1, input)``.")
+erfc = _unary(ERFC, "erfc", "1 - erf(input), keeping its digits where erf is near 1.")
+erfcx = _unary(ERFCX, "erfcx", "e^(x^2) erfc(x), the scaled complementary error function: finite where erfc "
+               "underflows (x > 26).")
+erfinv = _unary(ERFINV, "erfinv", "The inverse of erf: the y with erf(y) = input (+-inf at +-1, NaN outside "
+                "[-1, 1]).")
+ndtri = _unary(NDTRI, "ndtri", "The inverse of the standard normal CDF: the z with Phi(z) = input (the "
+               "normal quantile function).")
+log_ndtr = _unary(LOG_NDTR, "log_ndtr", "ln Phi(input), the log of the standard normal CDF, finite far into "
+                  "its left tail.")
+i0 = _unary(I0, "i0", "I_0(input), the modified Bessel function of the first kind of order 0.")
+i0e = _unary(I0E, "i0e", "e^-|x| I_0(x), which stays finite where I_0 overflows (|x| > 713).")
+i1 = _unary(I1, "i1", "I_1(input), the modified Bessel function of the first kind of order 1.")
+i1e = _unary(I1E, "i1e", "e^-|x| I_1(x), which stays finite where I_1 overflows.")
+
+
+def ndtr(input):
+    """Phi(input), the standard normal CDF: erfc(-x/sqrt 2)/2 (accurate in the left tail). Its derivative is
+    the normal density e^(-x^2/2)/sqrt(2 pi)."""
+    return mul(erfc(mul(_floating(input, "ndtr"), -1.0 / _SQRT2)), 0.5)
+
+
+def _whole_number(value, what, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}(): argument '{what}' must be an int, not {type(value).__name__}")
+    return int(value)
+
+
+def polygamma(n, input):
+    """psi^(n)(input), the n-th derivative of ``digamma`` (``polygamma(0, x)`` is ``digamma(x)``): for n >= 1,
+    (-1)^(n+1) n! zeta(n + 1, x). Its derivative is ``polygamma(n + 1, input)``."""
+    n = _whole_number(n, "n", "polygamma")
+    if n < 0:
+        raise RuntimeError(f"polygamma(n, x) does not support negative n (got n={n}): n counts derivatives of "
+                           f"digamma; for lgamma itself call lgamma(x)")
+    return apply(POLYGAMMA, (_floating(input, "polygamma"),), {"n": n})
+
+
+def mvlgamma(input, p):
+    """ln Gamma_p(input), the log of the multivariate gamma function of dimension ``p`` (in the Wishart
+    density): p(p-1)/4 ln pi + the sum over i < p of lgamma(input - i/2)."""
+    p = _whole_number(p, "p", "mvlgamma")
+    if p < 1:
+        raise RuntimeError(f"mvlgamma(): p has to be greater than or equal to 1 (got p={p}): it is the "
+                           f"dimension of the multivariate gamma function")
+    return apply(MVLGAMMA, (_floating(input, "mvlgamma"),), {"p": p})
+
+
+def zeta(input, other):
+    """The Hurwitz zeta function zeta(x, q) = sum over k >= 0 of (q + k)^-x (``zeta(x, 1)`` is Riemann's).
+    Either argument may be a number. Differentiable in ``other`` (q); as in PyTorch, not in ``input`` (x)."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        if hasattr(input, "shape") and hasattr(other, "shape"):   # (arrays: a VJP running on arrays)
+            return apply(ZETA, (input, other))
+        raise TypeError(f"zeta(): at least one argument must be a Tensor, got {type(input).__name__} and "
+                        f"{type(other).__name__}")
+    like = input if isinstance(input, Tensor) else other
+    x, q = (as_tensor_like(v, like) for v in (input, other))
+    x, q = _floating(x, "zeta"), _floating(q, "zeta")
+    if x.dtype != q.dtype:
+        wide = numpy.promote_types(x.dtype, q.dtype)
+        x, q = to_dtype(x, wide), to_dtype(q, wide)
+    if x.requires_grad and is_grad_enabled():
+        raise NotImplementedError("zeta(x, q): the derivative with respect to x is not implemented (PyTorch "
+                                  "raises this in backward; here it is raised before anything runs). Pass "
+                                  "x.detach() if you need the gradient for q only.")
+    return apply(ZETA, (x, q))
