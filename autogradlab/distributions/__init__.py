@@ -12,110 +12,22 @@ Draws come from the library's generator (``manual_seed``). Parameters are checke
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy
 
-from . import linalg
-from .creation import rand, randn
-from .grad_mode import no_grad
-from .nn import functional as F
-from .ops import elementwise as E
-from .ops import reduce as R
-from .ops import shape as S
-from .sampling import multinomial
-from .tensor import Tensor, default_float, tensor
+from .. import linalg
+from ..creation import rand, randn
+from ..grad_mode import no_grad
+from ..nn import functional as F
+from ..ops import elementwise as E
+from ..ops import reduce as R
+from ..ops import shape as S
+from ..sampling import multinomial
+from ..tensor import Tensor, tensor
+from .distribution import Distribution, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exponential", "Laplace",
            "MultivariateNormal", "Independent", "kl_divergence"]
-
-
-def _as_tensor(value, like=None):
-    if isinstance(value, Tensor):
-        return value
-    if not isinstance(value, numbers.Real):
-        raise TypeError(f"a distribution's parameter must be a Tensor or a number, got {type(value).__name__}")
-    dtype = like.dtype if like is not None and like.dtype.kind == "f" else default_float()
-    return tensor(float(value), dtype=dtype, device=None if like is None else like.device)
-
-
-def _two(a, b):
-    """Two parameters as tensors of one shape (a number takes the other's dtype)."""
-    a = _as_tensor(a, b if isinstance(b, Tensor) else None)
-    b = _as_tensor(b, a)
-    return S.broadcast_tensors(a, b) if a.shape != b.shape else (a, b)
-
-
-def _check(name, value, ok, constraint, owner):
-    """PyTorch's validation of a parameter: every element satisfies ``constraint``."""
-    if not bool(ok.all()):
-        raise ValueError(f"Expected parameter {name} ({type(value).__name__} of shape {tuple(value.shape)}) of "
-                         f"distribution {type(owner).__name__} to satisfy the constraint {constraint}, but found "
-                         f"invalid values:\n{value}")
-
-
-class Distribution:
-    """What every distribution has: ``batch_shape``, ``sample(sample_shape)`` (no gradient), ``log_prob``."""
-
-    has_rsample = False
-
-    def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
-        self.batch_shape, self.event_shape = tuple(batch_shape), tuple(event_shape)
-        self._validate = validate_args is not False
-
-    def _check_value(self, value, ok, support):
-        """PyTorch's check of ``log_prob``'s argument: inside the support, or a ValueError."""
-        if self._validate and not bool(ok.all()):
-            raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
-                             f"within the support ({support}) of the distribution {self}, but found invalid "
-                             f"values:\n{value}")
-
-    def _shape(self, sample_shape):
-        return tuple(sample_shape) + self.batch_shape + self.event_shape
-
-    def sample(self, sample_shape=()):
-        with no_grad():
-            return self.rsample(sample_shape).detach()
-
-    def rsample(self, sample_shape=()):
-        raise NotImplementedError(f"{type(self).__name__} has no reparameterised sample (has_rsample is False): "
-                                  f"use sample(), and log_prob for a gradient (REINFORCE)")
-
-    @property
-    def stddev(self):
-        return E.sqrt(self.variance)
-
-    def __repr__(self):
-        shown = ", ".join(f"{k}: {v.shape if v.ndim else v}" for k, v in self._params().items())
-        return f"{type(self).__name__}({shown})"
-
-
-class _CentredAtLoc(Distribution):
-    """A distribution whose mean and mode are its ``loc``."""
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
-
-
-class _LocationScale(_CentredAtLoc):
-    """A distribution given by ``loc`` (not NaN) and ``scale`` (> 0), centred at ``loc``."""
-
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = _two(loc, scale)
-        if validate_args is not False:
-            _check("loc", self.loc, ~E.isnan(self.loc.detach()), "Real()", self)
-            _check("scale", self.scale, self.scale.detach() > 0, "GreaterThan(lower_bound=0.0)", self)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
-    def _params(self):
-        return {"loc": self.loc, "scale": self.scale}
 
 
 class Normal(_LocationScale):
