@@ -279,7 +279,8 @@ def per_element(array, scalar_fn, gpu_name):
     comes from CuPy, as ``cupyx.scipy.special.<gpu_name>``."""
     if _cupy is not None and isinstance(array, _cupy.ndarray):  # pragma: no cover - needs a GPU
         import cupyx.scipy.special   # (it gives float64 for float16: cast back)
-        return getattr(cupyx.scipy.special, gpu_name)(array).astype(array.dtype, copy=False)
+        with numpy.errstate(all="ignore"):
+            return getattr(cupyx.scipy.special, gpu_name)(array).astype(array.dtype, copy=False)
     ufunc = _PER_ELEMENT.get(scalar_fn)
     if ufunc is None:
         ufunc = _PER_ELEMENT[scalar_fn] = numpy.frompyfunc(scalar_fn, 1, 1)

@@ -1,6 +1,7 @@
 """``torch.distributions``' everyday part, for VAE, reinforcement-learning and Gaussian labs: ``Normal``,
 ``Uniform``, ``Bernoulli``, ``Categorical``, ``Exponential``, ``Laplace``, ``MultivariateNormal``,
-``Independent`` and ``kl_divergence`` between two of a kind. ``log_prob``, ``entropy`` and
+``Independent``, the gamma family (``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``Poisson``: ``gamma_family.py``)
+and ``kl_divergence`` between two of a kind. ``log_prob``, ``entropy`` and
 ``rsample`` (the reparameterised sample, ``loc + scale * eps``) are built from differentiable ops, so gradients
 reach the parameters (a policy gradient through ``log_prob``, a VAE's KL term); ``sample`` is a constant.
 Draws come from the library's generator (``manual_seed``). Parameters are checked as PyTorch checks them.
@@ -24,10 +25,12 @@ from ..ops import reduce as R
 from ..ops import shape as S
 from ..sampling import multinomial
 from ..tensor import Tensor, tensor
+from ..ops.special_functions import digamma, lgamma
 from .distribution import Distribution, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two
+from .gamma_family import Beta, Chi2, Dirichlet, Gamma, Poisson
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exponential", "Laplace",
-           "MultivariateNormal", "Independent", "kl_divergence"]
+           "MultivariateNormal", "Independent", "Gamma", "Chi2", "Beta", "Dirichlet", "Poisson", "kl_divergence"]
 
 
 class Normal(_LocationScale):
@@ -442,7 +445,8 @@ class Independent(Distribution):
 def kl_divergence(p, q):
     """KL(p || q) = E_p[log p - log q], in closed form for two of a kind: ``Normal`` (log(s_q/s_p) + (s_p^2 +
     (m_p - m_q)^2) / (2 s_q^2) - 1/2), ``Categorical``, ``Bernoulli``, ``Exponential``, ``Laplace``,
-    ``MultivariateNormal``, and ``Independent`` (the base's KL summed over the reinterpreted dims)."""
+    ``MultivariateNormal``, ``Gamma``, ``Beta``, ``Dirichlet``, ``Poisson``, and ``Independent`` (the base's KL
+    summed over the reinterpreted dims)."""
     if isinstance(p, Normal) and isinstance(q, Normal):
         ratio = (p.scale / q.scale) ** 2
         return 0.5 * (ratio + ((p.loc - q.loc) / q.scale) ** 2 - 1 - E.log(ratio))
@@ -468,6 +472,19 @@ def kl_divergence(p, q):
                  ).sum((-2, -1))   # (tr(Sq^-1 Sp) = ||Lq^-1 Lp||_F^2)
         return (q._half_log_det() - p._half_log_det()
                 + 0.5 * (trace + _mahalanobis(Lq, q.loc - p.loc) - n))
+    if isinstance(p, Gamma) and isinstance(q, Gamma):   # (Chi2 is a Gamma)
+        return (q.concentration * E.log(p.rate / q.rate) + lgamma(q.concentration) - lgamma(p.concentration)
+                + (p.concentration - q.concentration) * digamma(p.concentration)
+                + (q.rate - p.rate) * (p.concentration / p.rate))
+    if isinstance(p, Beta) and isinstance(q, Beta):
+        return kl_divergence(p._dirichlet, q._dirichlet)
+    if isinstance(p, Dirichlet) and isinstance(q, Dirichlet):
+        cp, cq = p.concentration, q.concentration
+        total_p = cp.sum(-1)
+        return (lgamma(total_p) - lgamma(cq.sum(-1)) - (lgamma(cp) - lgamma(cq)).sum(-1)
+                + ((cp - cq) * (digamma(cp) - digamma(total_p).unsqueeze(-1))).sum(-1))
+    if isinstance(p, Poisson) and isinstance(q, Poisson):
+        return p.rate * (E.log(p.rate) - E.log(q.rate)) - (p.rate - q.rate)
     if isinstance(p, Independent) and isinstance(q, Independent):
         if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
             raise NotImplementedError("kl_divergence(Independent, Independent): the two reinterpret a different "
@@ -475,4 +492,4 @@ def kl_divergence(p, q):
         return p._sum(kl_divergence(p.base_dist, q.base_dist))
     raise NotImplementedError(f"kl_divergence({type(p).__name__}, {type(q).__name__}): only two distributions of "
                               f"one kind (Normal, Categorical, Bernoulli, Exponential, Laplace, MultivariateNormal, "
-                              f"Independent) have a closed form here")
+                              f"Gamma, Beta, Dirichlet, Poisson, Independent) have a closed form here")

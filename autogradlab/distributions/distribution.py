@@ -65,6 +65,15 @@ class Distribution:
     def stddev(self):
         return E.sqrt(self.variance)
 
+    def entropy(self):
+        raise NotImplementedError(f"{type(self).__name__} has no entropy in closed form (as in PyTorch)")
+
+    def cdf(self, value):
+        raise NotImplementedError(f"{type(self).__name__} has no cdf here (as in PyTorch)")
+
+    def icdf(self, value):
+        raise NotImplementedError(f"{type(self).__name__} has no icdf here (as in PyTorch)")
+
     def __repr__(self):
         shown = ", ".join(f"{k}: {v.shape if v.ndim else v}" for k, v in self._params().items())
         return f"{type(self).__name__}({shown})"

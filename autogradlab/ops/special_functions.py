@@ -20,14 +20,14 @@ from fractions import Fraction
 
 import numpy
 
-from ..backend import per_element, to_host
+from ..backend import per_element, to_host, xp_of
 from ..tensor import Tensor, default_float
 from ..grad_mode import is_grad_enabled
 from .elementwise import as_tensor_like, exp, mul, sign, to_dtype, where
 from .registry import apply, defop, expect_tensor
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "zeta", "erfc", "erfcx", "erfinv", "ndtr", "ndtri",
-           "log_ndtr", "i0", "i0e", "i1", "i1e"]
+           "log_ndtr", "i0", "i0e", "i1", "i1e", "standard_gamma_draw"]
 
 _INF, _NAN = math.inf, math.nan
 _SQRT2 = math.sqrt(2.0)
@@ -418,3 +418,47 @@ def zeta(input, other):
                                   "raises this in backward; here it is raised before anything runs). Pass "
                                   "x.detach() if you need the gradient for q only.")
     return apply(ZETA, (x, q))
+
+
+# -- a Gamma draw's derivative with respect to its shape (implicit reparameterisation) -------------
+
+def _gamma_sample_slope(xp, alpha, x):
+    """dx/d(alpha) of a Gamma(alpha, 1) draw x, holding its CDF P(alpha, x) fixed: -(dP/d alpha) / (dP/dx).
+    With P = e^-x x^alpha / Gamma(alpha + 1) * sum_n c_n, c_n = x^n Gamma(alpha + 1) / Gamma(alpha + n + 1),
+    it is -(x / alpha) * sum_n c_n (ln x - psi(alpha + n + 1)): the common factor cancels. The series loses
+    about -log10(1 - P) digits to cancellation far in the upper tail, where draws almost never fall."""
+    a, x = _float64(alpha), _float64(x)
+    with numpy.errstate(all="ignore"):
+        log_x = xp.log(x)
+        psi = _digamma_array(xp, a + 1.0)
+        term = xp.ones_like(x + a)
+        total = log_x - psi
+        for n in range(1, 100_000):
+            psi = psi + 1.0 / (a + n)           # psi(a + n + 1) = psi(a + n) + 1/(a + n)
+            term = term * x / (a + n)
+            step = term * (log_x - psi)
+            total = total + step
+            if n % 32 == 0 and not bool(to_host(xp.any(xp.abs(step) > 1e-17 * xp.abs(total)))):
+                break
+        return -(x / a) * total
+
+
+def _standard_gamma_vjp(g, ctx):
+    if isinstance(g, Tensor):
+        raise NotImplementedError("backward(create_graph=True) through a Gamma, Beta or Dirichlet rsample: the "
+                                  "second derivative of a Gamma draw with respect to its shape is not implemented "
+                                  "(PyTorch's isn't either); take the first derivative only")
+    slope = _gamma_sample_slope(xp_of(ctx.sample), ctx.self, ctx.sample)
+    return (g * slope.astype(ctx.sample.dtype), None)
+
+
+STANDARD_GAMMA = defop("standard_gamma", ("self", "sample"), save=("self", "sample"),
+                       math="x, a Gamma(alpha, 1) draw;  d alpha = g * dx/d alpha at a fixed CDF P(alpha, x)",
+                       forward=lambda xp, alpha, sample: sample.copy(),
+                       vjp=_standard_gamma_vjp, formulas=("dx/d alpha (CDF fixed)", "(none)"))
+
+
+def standard_gamma_draw(concentration, sample):
+    """``sample`` (Gamma(concentration, 1) draws, a constant) as a differentiable function of
+    ``concentration``: the implicit reparameterisation of Gamma, Beta and Dirichlet ``rsample``."""
+    return apply(STANDARD_GAMMA, (concentration, sample))
