@@ -13,7 +13,7 @@ from __future__ import annotations
 import warnings
 
 from .creation import ones, ones_like, zeros_like
-from .graph import AccumulateGrad, GradientEdge, as_grad_tensor
+from .graph import NO_DERIVATIVE, AccumulateGrad, GradientEdge, as_grad_tensor
 from .graph_walk import node_of
 from .ops.elementwise import to_dtype
 from .ops.registry import refresh_view
@@ -144,8 +144,9 @@ def _unbatch(roots, grad_outputs):
 
 def check_runnable(plan, inputs, allow_unused):
     """Checks a pass makes on its plan before any work (and before anything is freed): every node
-    that will run can (not freed, nothing it saved changed in place), taken in walk order so the
-    node an error names is deterministic; with ``allow_unused=False``, every input is reached."""
+    that will run can (not freed, nothing it saved changed in place, no gradient asked of an input without a
+    derivative), taken in walk order so the node an error names is deterministic; with ``allow_unused=False``,
+    every input is reached."""
     runs = plan.runs
     for node in plan.nodes:
         saved = node._saved
@@ -155,6 +156,11 @@ def check_runnable(plan, inputs, allow_unused):
                     node.check_runnable()   # raises, naming the tensor
         elif node._freed and node in runs:
             node.check_runnable()
+    if NO_DERIVATIVE:
+        for node, (index, why) in list(NO_DERIVATIVE.items()):
+            edge = node.edges[index]
+            if node in runs and edge is not None and edge in plan.needed:
+                raise NotImplementedError(why)
     if not allow_unused:
         for i, t in enumerate(inputs):
             if node_of(t) not in plan.needed:

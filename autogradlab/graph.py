@@ -47,6 +47,13 @@ def get_gradient_edge(tensor) -> GradientEdge:
     return GradientEdge(tensor.grad_fn if tensor.grad_fn is not None else tensor._grad_accumulator(), 0)
 
 
+
+#: nodes recorded with an input that has no derivative, while that input requires grad (``zeta``'s x,
+#: ``gammainc``'s a): node -> (the input's index, why). A pass that needs that input's gradient is refused
+#: while it plans, before any work (PyTorch raises in the middle of the pass).
+NO_DERIVATIVE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 class RemovableHandle:
     """Returned by every ``register_*hook``; ``handle.remove()`` detaches the hook."""
 

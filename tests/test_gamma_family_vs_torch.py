@@ -36,6 +36,7 @@ def _run(build):
 CASES = {
     "gamma": lambda T, D, a, b: [D.Gamma(a, b).log_prob(T.tensor(X)), D.Gamma(a, b).entropy(), D.Gamma(a, b).mean,
                                  D.Gamma(a, b).mode, D.Gamma(a, b).variance, D.Gamma(a, b).stddev],
+    "gamma-cdf": lambda T, D, a, b: [D.Gamma(a.detach(), b).cdf(T.tensor(X)), D.Chi2(a.detach()).cdf(T.tensor(X))],
     "gamma-number-rate": lambda T, D, a, b: [D.Gamma(a, 2.0).log_prob(T.tensor(X)), D.Gamma(3.0, b).entropy()],
     "gamma-at-zero": lambda T, D, a, b: [D.Gamma(a + 0.5, b).log_prob(T.zeros(2, 3, dtype=T.float64))],
     "chi2": lambda T, D, a, b: [D.Chi2(a * 2).log_prob(T.tensor(X)), D.Chi2(a).entropy(), D.Chi2(a).mean,
@@ -88,6 +89,7 @@ CHECKS = [
     lambda T: T.distributions.Gamma(1.0, T.tensor([0.0])),
     lambda T: T.distributions.Gamma(2.0, 1.0).log_prob(T.tensor([-0.5])),
     lambda T: T.distributions.Chi2(T.tensor([-3.0])),
+    lambda T: T.distributions.Gamma(2.0, 1.0).cdf(T.tensor([-1.0])),
     lambda T: T.distributions.Dirichlet(T.tensor([1.0, 0.0])),
     lambda T: T.distributions.Dirichlet(T.tensor(2.0)),
     lambda T: T.distributions.Dirichlet(T.tensor([1.0, 2.0])).log_prob(T.tensor([0.5, 0.6])),

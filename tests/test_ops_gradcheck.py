@@ -617,6 +617,10 @@ def _gamma_draw_at_fixed_cdf(m, a):
     return standard_gamma_draw(a, ag.tensor(np.array(draws).reshape(tuple(a.shape)), device=a.device))
 
 
+CASES["gammainc"] = [C(lambda m, x: m.special.gammainc(m.full_like(x, 2.5), x), positive(2, 3, lo=0.2, hi=6.0),
+                       id="lower"),
+                     C(lambda m, x: m.special.gammaincc(m.full_like(x, 0.7), x), positive(4, lo=0.5, hi=9.0),
+                       id="upper")]
 CASES["standard_gamma"] = [C(_gamma_draw_at_fixed_cdf, positive(2, 3, lo=0.4, hi=5.0), id="fixed-cdf", torch=False,
                             smooth=False)]
 CASES["logit"] = [C(lambda m, a: m.logit(m.sigmoid(a)), normal(2, 3), id="inside"),

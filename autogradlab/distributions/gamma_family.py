@@ -16,7 +16,7 @@ from ..creation import generator
 from ..ops import elementwise as E
 from ..ops import shape as S
 from ..ops.special import xlogy
-from ..ops.special_functions import digamma, lgamma, standard_gamma_draw
+from ..ops.special_functions import digamma, gammainc, lgamma, standard_gamma_draw
 from ..sampling import poisson
 from ..tensor import Tensor
 from .distribution import Distribution, _as_tensor, _check, _two
@@ -82,8 +82,11 @@ class Gamma(Distribution):
         return c - E.log(self.rate) + lgamma(c) + (1.0 - c) * digamma(c)
 
     def cdf(self, value):
-        raise NotImplementedError("Gamma.cdf needs the regularised incomplete gamma function (gammainc), which "
-                                  "autogradlab does not have yet")
+        """P(concentration, rate * value), the regularised incomplete gamma function (differentiable in the
+        rate and the value; not in the concentration, as in PyTorch)."""
+        value = _as_tensor(value, self.rate)
+        self._check_value(value, value.detach() >= 0, "GreaterThanEq(lower_bound=0.0)")
+        return gammainc(self.concentration, self.rate * value)
 
 
 class Chi2(Gamma):

@@ -22,12 +22,12 @@ import numpy
 
 from ..backend import per_element, to_host, xp_of
 from ..tensor import Tensor, default_float
-from ..grad_mode import is_grad_enabled
-from .elementwise import as_tensor_like, exp, mul, sign, to_dtype, where
+from ..graph import NO_DERIVATIVE
+from .elementwise import as_tensor_like, exp, log, mul, sign, to_dtype, where
 from .registry import apply, defop, expect_tensor
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "zeta", "erfc", "erfcx", "erfinv", "ndtr", "ndtri",
-           "log_ndtr", "i0", "i0e", "i1", "i1e", "standard_gamma_draw"]
+           "log_ndtr", "i0", "i0e", "i1", "i1e", "gammainc", "gammaincc", "standard_gamma_draw"]
 
 _INF, _NAN = math.inf, math.nan
 _SQRT2 = math.sqrt(2.0)
@@ -236,6 +236,66 @@ ZETA = defop("zeta", ("self", "other"), save=("self", "other"),
              vjp=_quiet(_zeta_vjp), formulas=("(not implemented)", "-x*zeta(x + 1, q)"))
 
 
+def _converged(xp, step, total, n):
+    """Every 32 terms, one look from the host: is each series' last step below 1e-17 of its sum?"""
+    return n % 32 == 0 and not bool(to_host(xp.any(xp.abs(step) > 1e-17 * xp.abs(total))))
+
+
+def _regularized_gamma(xp, a, x, upper):
+    """P(a, x) = gamma(a, x) / Gamma(a), the lower regularised incomplete gamma function (Q = 1 - P when
+    ``upper``): below x = a + 1 by its power series e^-x x^a / Gamma(a + 1) * sum_n x^n / ((a+1)...(a+n)), above
+    it Q by its continued fraction (Lentz's method), each where it converges fast."""
+    a, x = _float64(a), _float64(x)
+    a, x = a + xp.zeros_like(x), x + xp.zeros_like(a)
+    with numpy.errstate(all="ignore"):
+        low = x < a + 1.0
+        xs = xp.where(low, x, 0.5 * (a + 1.0))         # (series: only where it converges fast)
+        term = xp.ones_like(xs)
+        total = xp.ones_like(xs)
+        for n in range(1, 100_000):
+            term = term * xs / (a + n)
+            total = total + term
+            if _converged(xp, term, total, n):
+                break
+        p_series = xp.exp(a * xp.log(xs) - xs - per_element(a + 1.0, _lgamma_scalar, "gammaln")) * total
+        xc = xp.where(low, a + 1.0, x)                  # (continued fraction: only above a + 1)
+        tiny = 1e-300
+        b = xc + 1.0 - a
+        c = xp.full_like(xc, 1.0 / tiny)
+        d = 1.0 / b
+        h = d
+        for i in range(1, 100_000):
+            an = -i * (i - a)
+            b = b + 2.0
+            d = an * d + b
+            d = xp.where(xp.abs(d) < tiny, tiny, d)
+            c = b + an / c
+            c = xp.where(xp.abs(c) < tiny, tiny, c)
+            d = 1.0 / d
+            delta = d * c
+            h = h * delta
+            if _converged(xp, delta - 1.0, xp.ones_like(delta), i):
+                break
+        q_cf = xp.exp(a * xp.log(xc) - xc - per_element(a, _lgamma_scalar, "gammaln")) * h
+        out = xp.where(low, 1.0 - p_series if upper else p_series, q_cf if upper else 1.0 - q_cf)
+        edge_p = xp.where(x == 0, 0.0, xp.where(xp.isposinf(x) | (a == 0), 1.0, xp.where(xp.isposinf(a), 0.0, _NAN)))
+        edge = (x == 0) | xp.isposinf(x) | (a == 0) | xp.isposinf(a)
+        out = xp.where(edge, 1.0 - edge_p if upper else edge_p, out)
+        return xp.where((a < 0) | (x < 0) | xp.isnan(a) | xp.isnan(x), _NAN, out)
+
+
+def _gammainc_vjp(g, ctx):
+    a, x = ctx.self, ctx.other   # dP/dx = x^(a-1) e^-x / Gamma(a), the Gamma(a, 1) density; Q's is its negative
+    slope = exp((a - 1.0) * log(x) - x - lgamma(a))
+    return (None, g * (-slope if ctx.upper else slope))
+
+
+GAMMAINC = defop("gammainc", ("self", "other"), save=("self", "other"),
+                 math="P(a, x) = integral of t^(a-1) e^-t from 0 to x / Gamma(a);  dx = g*x^(a-1) e^-x / Gamma(a)",
+                 forward=lambda xp, a, x, upper: _rounded(_regularized_gamma(xp, a, x, upper), x.dtype),
+                 vjp=_quiet(_gammainc_vjp), formulas=("(not implemented)", "x^(a-1) e^-x / Gamma(a)"))
+
+
 # -- the error function's family -------------------------------------------------------------------
 
 ERFC = defop("erfc", ("self",), save=("self",), math="1 - erf(a);  da = -g*2/sqrt(pi)*e^(-a^2)",
@@ -399,9 +459,46 @@ def mvlgamma(input, p):
     return apply(MVLGAMMA, (_floating(input, "mvlgamma"),), {"p": p})
 
 
+def _without_derivative(out, index, why):
+    """``out``, its node noted as having no derivative for input ``index`` when that input requires grad: a
+    backward that needs that gradient is refused while it plans, before any work (``graph.NO_DERIVATIVE``)."""
+    node = out.grad_fn
+    if node is not None and node.edges[index] is not None:
+        NO_DERIVATIVE[node] = (index, why)
+    return out
+
+
+def _incomplete_gamma(input, other, upper):
+    name = "gammaincc" if upper else "gammainc"
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        if hasattr(input, "shape") and hasattr(other, "shape") and not isinstance(input, Tensor):
+            return apply(GAMMAINC, (input, other), {"upper": upper})   # (arrays: a VJP running on arrays)
+        raise TypeError(f"{name}(): both arguments must be Tensors (as in PyTorch), got {type(input).__name__} and "
+                        f"{type(other).__name__}")
+    a, x = _floating(input, name), _floating(other, name)
+    if a.dtype != x.dtype:
+        wide = numpy.promote_types(a.dtype, x.dtype)
+        a, x = to_dtype(a, wide), to_dtype(x, wide)
+    return _without_derivative(apply(GAMMAINC, (a, x), {"upper": upper}), 0,
+                               f"{name}(a, x): the derivative with respect to a (input) is not implemented, as in "
+                               f"PyTorch. Pass a.detach() if you need the gradient for x only.")
+
+
+def gammainc(input, other):
+    """P(a, x), the lower regularised incomplete gamma function: the Gamma(a, 1) CDF at x (``input`` is a,
+    ``other`` is x). Differentiable in x, its derivative the Gamma density; as in PyTorch, not in a."""
+    return _incomplete_gamma(input, other, False)
+
+
+def gammaincc(input, other):
+    """Q(a, x) = 1 - P(a, x), the upper regularised incomplete gamma function (``input`` a, ``other`` x)."""
+    return _incomplete_gamma(input, other, True)
+
+
 def zeta(input, other):
     """The Hurwitz zeta function zeta(x, q) = sum over k >= 0 of (q + k)^-x (``zeta(x, 1)`` is Riemann's).
-    Either argument may be a number. Differentiable in ``other`` (q); as in PyTorch, not in ``input`` (x)."""
+    Either argument may be a number. Differentiable in ``other`` (q); as in PyTorch, not in ``input`` (x): a
+    backward that needs x's gradient is refused before it starts."""
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         if hasattr(input, "shape") and hasattr(other, "shape"):   # (arrays: a VJP running on arrays)
             return apply(ZETA, (input, other))
@@ -413,11 +510,8 @@ def zeta(input, other):
     if x.dtype != q.dtype:
         wide = numpy.promote_types(x.dtype, q.dtype)
         x, q = to_dtype(x, wide), to_dtype(q, wide)
-    if x.requires_grad and is_grad_enabled():
-        raise NotImplementedError("zeta(x, q): the derivative with respect to x is not implemented (PyTorch "
-                                  "raises this in backward; here it is raised before anything runs). Pass "
-                                  "x.detach() if you need the gradient for q only.")
-    return apply(ZETA, (x, q))
+    return _without_derivative(apply(ZETA, (x, q)), 0, "zeta(x, q): the derivative with respect to x is not "
+                               "implemented, as in PyTorch. Pass x.detach() if you need the gradient for q only.")
 
 
 # -- a Gamma draw's derivative with respect to its shape (implicit reparameterisation) -------------
@@ -438,7 +532,7 @@ def _gamma_sample_slope(xp, alpha, x):
             term = term * x / (a + n)
             step = term * (log_x - psi)
             total = total + step
-            if n % 32 == 0 and not bool(to_host(xp.any(xp.abs(step) > 1e-17 * xp.abs(total)))):
+            if _converged(xp, step, total, n):
                 break
         return -(x / a) * total
 
