@@ -1,7 +1,9 @@
 """``torch.distributions``' everyday part, for VAE, reinforcement-learning and Gaussian labs: ``Normal``,
 ``Uniform``, ``Bernoulli``, ``Categorical``, ``Exponential``, ``Laplace``, ``MultivariateNormal``,
-``Independent``, the gamma family (``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``Poisson``: ``gamma_family.py``)
-and ``kl_divergence`` between two of a kind. ``log_prob``, ``entropy`` and
+``Independent``, ``OneHotCategorical``, the gamma family (``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``,
+``Poisson``: ``gamma_family.py``), ``Cauchy``, ``Gumbel``, ``HalfNormal``, ``HalfCauchy``, ``LogNormal`` and
+``StudentT`` (``more_continuous.py``), ``Geometric`` and ``Binomial`` (``discrete.py``), and ``kl_divergence``
+between two of a kind. ``log_prob``, ``entropy`` and
 ``rsample`` (the reparameterised sample, ``loc + scale * eps``) are built from differentiable ops, so gradients
 reach the parameters (a policy gradient through ``log_prob``, a VAE's KL term); ``sample`` is a constant.
 Draws come from the library's generator (``manual_seed``). Parameters are checked as PyTorch checks them.
@@ -28,9 +30,12 @@ from ..tensor import Tensor, tensor
 from ..ops.special_functions import digamma, lgamma
 from .distribution import Distribution, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two
 from .gamma_family import Beta, Chi2, Dirichlet, Gamma, Poisson
+from .discrete import Binomial, Geometric
+from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal, StudentT
 
-__all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exponential", "Laplace",
-           "MultivariateNormal", "Independent", "Gamma", "Chi2", "Beta", "Dirichlet", "Poisson", "kl_divergence"]
+__all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "OneHotCategorical", "Exponential",
+           "Laplace", "MultivariateNormal", "Independent", "Gamma", "Chi2", "Beta", "Dirichlet", "Poisson", "Cauchy",
+           "Gumbel", "HalfNormal", "HalfCauchy", "LogNormal", "StudentT", "Geometric", "Binomial", "kl_divergence"]
 
 
 class Normal(_LocationScale):
@@ -206,6 +211,56 @@ class Categorical(Distribution):
     def entropy(self):
         logits = E.clamp(self.logits, min=float(numpy.finfo(self.logits.dtype).min))
         return -(logits * self.probs).sum(-1)
+
+
+class OneHotCategorical(Distribution):
+    """A ``Categorical`` whose values are one-hot vectors of length K (the event)."""
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._categorical = Categorical(probs=probs, logits=logits, validate_args=validate_args)
+        k = self._categorical._num_events
+        super().__init__(self._categorical.batch_shape, (k,), validate_args=validate_args)
+
+    def _params(self):
+        return self._categorical._params()
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def mode(self):
+        probs = self.probs
+        return F.one_hot(probs.argmax(-1), probs.shape[-1]).to(probs.dtype)
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=()):
+        probs = self.probs
+        return F.one_hot(self._categorical.sample(sample_shape), probs.shape[-1]).to(probs.dtype)
+
+    def log_prob(self, value):
+        value = _as_tensor(value, self.probs)
+        v = value.detach()
+        self._check_value(value, (((v == 0) | (v == 1)).all(-1)) & (v.sum(-1) == 1), "OneHot()")
+        return self._categorical.log_prob(v.argmax(-1))
+
+    def entropy(self):
+        return self._categorical.entropy()
 
 
 class Exponential(Distribution):
