@@ -27,15 +27,22 @@ from ..ops import reduce as R
 from ..ops import shape as S
 from ..sampling import multinomial
 from ..tensor import Tensor, tensor
-from ..ops.special_functions import digamma, lgamma
-from .distribution import Distribution, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two
+from ..ops.special_functions import digamma, erfinv, lgamma
+from . import constraints, transforms
+from .distribution import Distribution, Independent, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two
 from .gamma_family import Beta, Chi2, Dirichlet, Gamma, Poisson
 from .discrete import Binomial, Geometric
 from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal, StudentT
+from .transformed import TransformedDistribution
+from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
+                         SigmoidTransform, SoftplusTransform, TanhTransform, Transform, identity_transform)
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "OneHotCategorical", "Exponential",
            "Laplace", "MultivariateNormal", "Independent", "Gamma", "Chi2", "Beta", "Dirichlet", "Poisson", "Cauchy",
-           "Gumbel", "HalfNormal", "HalfCauchy", "LogNormal", "StudentT", "Geometric", "Binomial", "kl_divergence"]
+           "Gumbel", "HalfNormal", "HalfCauchy", "LogNormal", "StudentT", "Geometric", "Binomial",
+           "TransformedDistribution", "Transform", "ComposeTransform", "ExpTransform", "PowerTransform",
+           "SigmoidTransform", "TanhTransform", "SoftplusTransform", "AbsTransform", "AffineTransform",
+           "identity_transform", "constraints", "transforms", "kl_divergence"]
 
 
 class Normal(_LocationScale):
@@ -62,6 +69,9 @@ class Normal(_LocationScale):
 
     def cdf(self, value):
         return 0.5 * (1 + E.erf((_as_tensor(value, self.loc) - self.loc) / (self.scale * math.sqrt(2))))
+
+    def icdf(self, value):
+        return self.loc + self.scale * erfinv(2 * _as_tensor(value, self.loc) - 1) * math.sqrt(2)
 
 
 class Uniform(Distribution):
@@ -445,56 +455,6 @@ class MultivariateNormal(_CentredAtLoc):
     def entropy(self):
         d = self.event_shape[0]
         return (0.5 * d * (1.0 + math.log(2 * math.pi)) + self._half_log_det()).expand(*self.batch_shape)
-
-
-class Independent(Distribution):
-    """``base`` with its last ``reinterpreted_batch_ndims`` batch dims read as event dims: log p sums the
-    base's log p over them (a diagonal Gaussian over vectors: ``Independent(Normal(mu, sigma), 1)``)."""
-
-    def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
-        n = reinterpreted_batch_ndims
-        if n > len(base_distribution.batch_shape):
-            raise ValueError(f"Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), actual "
-                             f"{n} vs {len(base_distribution.batch_shape)}")
-        self.base_dist, self.reinterpreted_batch_ndims = base_distribution, n
-        shape = base_distribution.batch_shape + base_distribution.event_shape
-        cut = len(base_distribution.batch_shape) - n
-        self.has_rsample = base_distribution.has_rsample
-        super().__init__(shape[:cut], shape[cut:], validate_args=validate_args)
-
-    def _params(self):
-        return {}
-
-    def __repr__(self):
-        return f"Independent({self.base_dist}, {self.reinterpreted_batch_ndims})"
-
-    def _sum(self, value):
-        n = self.reinterpreted_batch_ndims
-        return value.sum(tuple(range(-n, 0))) if n else value
-
-    @property
-    def mean(self):
-        return self.base_dist.mean
-
-    @property
-    def mode(self):
-        return self.base_dist.mode
-
-    @property
-    def variance(self):
-        return self.base_dist.variance
-
-    def sample(self, sample_shape=()):
-        return self.base_dist.sample(sample_shape)
-
-    def rsample(self, sample_shape=()):
-        return self.base_dist.rsample(sample_shape)
-
-    def log_prob(self, value):
-        return self._sum(self.base_dist.log_prob(value))
-
-    def entropy(self):
-        return self._sum(self.base_dist.entropy())
 
 
 def kl_divergence(p, q):

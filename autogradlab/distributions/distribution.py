@@ -1,6 +1,6 @@
 """What every distribution shares: the ``Distribution`` base (shapes, ``sample`` from ``rsample``, the checks of
-parameters and values as PyTorch makes them), and the location-scale base of ``Normal``, ``Laplace``, ``Cauchy``,
-``Gumbel``."""
+parameters and values as PyTorch makes them), the location-scale base of ``Normal``, ``Laplace``, ``Cauchy``,
+``Gumbel``, and ``Independent``, which reads batch dims of any distribution as event dims."""
 from __future__ import annotations
 
 import numbers
@@ -105,3 +105,53 @@ class _LocationScale(_CentredAtLoc):
 
     def _params(self):
         return {"loc": self.loc, "scale": self.scale}
+
+
+class Independent(Distribution):
+    """``base`` with its last ``reinterpreted_batch_ndims`` batch dims read as event dims: log p sums the
+    base's log p over them (a diagonal Gaussian over vectors: ``Independent(Normal(mu, sigma), 1)``)."""
+
+    def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
+        n = reinterpreted_batch_ndims
+        if n > len(base_distribution.batch_shape):
+            raise ValueError(f"Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), actual "
+                             f"{n} vs {len(base_distribution.batch_shape)}")
+        self.base_dist, self.reinterpreted_batch_ndims = base_distribution, n
+        shape = base_distribution.batch_shape + base_distribution.event_shape
+        cut = len(base_distribution.batch_shape) - n
+        self.has_rsample = base_distribution.has_rsample
+        super().__init__(shape[:cut], shape[cut:], validate_args=validate_args)
+
+    def _params(self):
+        return {}
+
+    def __repr__(self):
+        return f"Independent({self.base_dist}, {self.reinterpreted_batch_ndims})"
+
+    def _sum(self, value):
+        n = self.reinterpreted_batch_ndims
+        return value.sum(tuple(range(-n, 0))) if n else value
+
+    @property
+    def mean(self):
+        return self.base_dist.mean
+
+    @property
+    def mode(self):
+        return self.base_dist.mode
+
+    @property
+    def variance(self):
+        return self.base_dist.variance
+
+    def sample(self, sample_shape=()):
+        return self.base_dist.sample(sample_shape)
+
+    def rsample(self, sample_shape=()):
+        return self.base_dist.rsample(sample_shape)
+
+    def log_prob(self, value):
+        return self._sum(self.base_dist.log_prob(value))
+
+    def entropy(self):
+        return self._sum(self.base_dist.entropy())

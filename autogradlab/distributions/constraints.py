@@ -1,0 +1,131 @@
+"""``torch.distributions.constraints``: the sets a parameter or a value must lie in. ``c.check(value)`` tells,
+element by element (or event by event, for ``event_dim`` > 0), whether ``value`` is inside; the reprs are
+PyTorch's, which the distributions' error messages quote."""
+from __future__ import annotations
+
+from ..ops import elementwise as E
+
+__all__ = ["Constraint", "real", "positive", "nonnegative", "unit_interval", "boolean", "nonnegative_integer",
+           "positive_integer", "real_vector", "simplex", "interval", "half_open_interval", "greater_than",
+           "greater_than_eq", "less_than", "integer_interval", "independent"]
+
+
+class Constraint:
+    """A set of values; ``event_dim`` dims on the right make one event, checked as a whole."""
+
+    is_discrete = False
+    event_dim = 0
+
+    def check(self, value):
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"{type(self).__name__.lstrip('_')}()"
+
+
+class _Real(Constraint):
+    def check(self, value):
+        return value == value   # (NaN is not real)
+
+
+class _Boolean(Constraint):
+    is_discrete = True
+
+    def check(self, value):
+        return (value == 0) | (value == 1)
+
+
+class _Bound(Constraint):
+    """One bound (``lower_bound`` or ``upper_bound``) or two; ``strict`` per side."""
+
+    def __init__(self, lower=None, upper=None, strict=(False, False), integer=False):
+        self.lower_bound, self.upper_bound, self._strict, self._integer = lower, upper, strict, integer
+        self.is_discrete = integer
+
+    def check(self, value):
+        inside = value == value
+        if self.lower_bound is not None:
+            inside = inside & ((value > self.lower_bound) if self._strict[0] else (value >= self.lower_bound))
+        if self.upper_bound is not None:
+            inside = inside & ((value < self.upper_bound) if self._strict[1] else (value <= self.upper_bound))
+        if self._integer:
+            inside = inside & (E.floor(value) == value)
+        return inside
+
+    def __repr__(self):
+        strict_low, strict_high = self._strict
+        if self._integer:
+            name = "IntegerInterval" if self.upper_bound is not None else "IntegerGreaterThan"
+        elif self.lower_bound is not None and self.upper_bound is not None:
+            name = "HalfOpenInterval" if strict_high and not strict_low else "Interval"
+        elif self.lower_bound is not None:
+            name = "GreaterThan" if strict_low else "GreaterThanEq"
+        else:
+            name = "LessThan"
+        bounds = [f"{side}={value}" for side, value in (("lower_bound", self.lower_bound),
+                                                        ("upper_bound", self.upper_bound)) if value is not None]
+        return f"{name}({', '.join(bounds)})"
+
+
+class _Independent(Constraint):
+    """``base`` for each element, and the last ``reinterpreted_batch_ndims`` dims taken as one event."""
+
+    def __init__(self, base, reinterpreted_batch_ndims):
+        self.base_constraint, self.reinterpreted_batch_ndims = base, reinterpreted_batch_ndims
+        self.event_dim = base.event_dim + reinterpreted_batch_ndims
+        self.is_discrete = base.is_discrete
+
+    def check(self, value):
+        inside = self.base_constraint.check(value)
+        for _ in range(self.reinterpreted_batch_ndims):
+            inside = inside.all(-1)
+        return inside
+
+    def __repr__(self):
+        return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
+class _Simplex(Constraint):
+    event_dim = 1
+
+    def check(self, value):
+        return (value >= 0).all(-1) & (E.abs(value.sum(-1) - 1) < 1e-6)
+
+
+def interval(lower_bound, upper_bound):
+    return _Bound(lower_bound, upper_bound)
+
+
+def half_open_interval(lower_bound, upper_bound):
+    return _Bound(lower_bound, upper_bound, strict=(False, True))
+
+
+def greater_than(lower_bound):
+    return _Bound(lower_bound, strict=(True, False))
+
+
+def greater_than_eq(lower_bound):
+    return _Bound(lower_bound)
+
+
+def less_than(upper_bound):
+    return _Bound(upper=upper_bound, strict=(False, True))
+
+
+def integer_interval(lower_bound, upper_bound):
+    return _Bound(lower_bound, upper_bound, integer=True)
+
+
+def independent(base_constraint, reinterpreted_batch_ndims):
+    return _Independent(base_constraint, reinterpreted_batch_ndims)
+
+
+real = _Real()
+boolean = _Boolean()
+positive = greater_than(0.0)
+nonnegative = greater_than_eq(0.0)
+unit_interval = interval(0.0, 1.0)
+nonnegative_integer = _Bound(0, integer=True)
+positive_integer = _Bound(1, integer=True)
+real_vector = independent(real, 1)
+simplex = _Simplex()
