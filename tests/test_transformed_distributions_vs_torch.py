@@ -156,3 +156,42 @@ def test_names_are_where_torch_has_them():
             name == "TransformedDistribution"
     assert math.isclose(ag.distributions.Normal(1.0, 2.0).icdf(ag.tensor(0.975)).item(),
                         torch.distributions.Normal(1.0, 2.0).icdf(torch.tensor(0.975)).item(), rel_tol=1e-6)
+
+
+SUPPORTS = {
+    "Normal": lambda T: T.distributions.Normal(0.0, 1.0),
+    "Uniform": lambda T: T.distributions.Uniform(T.tensor([0.0]), T.tensor([2.0])),
+    "Bernoulli": lambda T: T.distributions.Bernoulli(T.tensor([0.3])),
+    "Categorical": lambda T: T.distributions.Categorical(T.tensor([0.3, 0.7])),
+    "OneHotCategorical": lambda T: T.distributions.OneHotCategorical(T.tensor([0.3, 0.7])),
+    "Exponential": lambda T: T.distributions.Exponential(2.0),
+    "Laplace": lambda T: T.distributions.Laplace(0.0, 1.0),
+    "MultivariateNormal": lambda T: T.distributions.MultivariateNormal(T.zeros(2), T.eye(2)),
+    "Independent": lambda T: T.distributions.Independent(T.distributions.Normal(T.zeros(3), 1.0), 1),
+    "Gamma": lambda T: T.distributions.Gamma(2.0, 1.0),
+    "Chi2": lambda T: T.distributions.Chi2(3.0),
+    "Beta": lambda T: T.distributions.Beta(2.0, 1.0),
+    "Dirichlet": lambda T: T.distributions.Dirichlet(T.tensor([1.0, 2.0])),
+    "Poisson": lambda T: T.distributions.Poisson(2.0),
+    "Cauchy": lambda T: T.distributions.Cauchy(0.0, 1.0),
+    "Gumbel": lambda T: T.distributions.Gumbel(0.0, 1.0),
+    "HalfNormal": lambda T: T.distributions.HalfNormal(1.0),
+    "HalfCauchy": lambda T: T.distributions.HalfCauchy(1.0),
+    "LogNormal": lambda T: T.distributions.LogNormal(0.0, 1.0),
+    "StudentT": lambda T: T.distributions.StudentT(3.0),
+    "Geometric": lambda T: T.distributions.Geometric(T.tensor([0.3])),
+    "Binomial": lambda T: T.distributions.Binomial(5, T.tensor([0.3])),
+    "TransformedDistribution": lambda T: T.distributions.TransformedDistribution(
+        T.distributions.Normal(0.0, 1.0), [T.distributions.transforms.SigmoidTransform()]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SUPPORTS))
+def test_every_distribution_has_torchs_support(name):
+    ours, theirs = SUPPORTS[name](ag).support, SUPPORTS[name](torch).support
+    if name not in ("Uniform", "Binomial"):   # (their bounds are tensors: printed by each library)
+        assert repr(ours) == repr(theirs)
+    assert (ours.event_dim, ours.is_discrete) == (theirs.event_dim, theirs.is_discrete)
+    values = np.array([[0.0, 1.0], [0.5, 0.5], [-1.0, 3.0], [1.0, 0.0]])
+    np.testing.assert_array_equal(host(ours.check(ag.tensor(values)).data),
+                                  theirs.check(torch.tensor(values)).numpy())

@@ -48,6 +48,8 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "One
 class Normal(_LocationScale):
     """N(loc, scale^2): log p(x) = -(x - loc)^2 / (2 scale^2) - log scale - log sqrt(2 pi)."""
 
+    support = constraints.real
+
     @property
     def variance(self):
         return self.scale ** 2
@@ -90,6 +92,10 @@ class Uniform(Distribution):
         return {"low": self.low, "high": self.high}
 
     @property
+    def support(self):
+        return constraints.interval(self.low, self.high)
+
+    @property
     def mean(self):
         return (self.high + self.low) / 2
 
@@ -119,6 +125,8 @@ def _probs_or_logits(probs, logits, name):
 
 class Bernoulli(Distribution):
     """1 with probability p, else 0: log p(x) = x log p + (1 - x) log(1 - p), from the logits for stability."""
+
+    support = constraints.boolean
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         probs, logits = _probs_or_logits(probs, logits, "Bernoulli")
@@ -202,6 +210,10 @@ class Categorical(Distribution):
     def param_shape(self):
         return self.batch_shape + (self._num_events,)
 
+    @property
+    def support(self):
+        return constraints.integer_interval(0, self._num_events - 1)
+
     def sample(self, sample_shape=()):
         with no_grad():
             probs = self.probs.detach().reshape(-1, self._num_events)
@@ -225,6 +237,8 @@ class Categorical(Distribution):
 
 class OneHotCategorical(Distribution):
     """A ``Categorical`` whose values are one-hot vectors of length K (the event)."""
+
+    support = constraints.one_hot
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         self._categorical = Categorical(probs=probs, logits=logits, validate_args=validate_args)
@@ -276,6 +290,8 @@ class OneHotCategorical(Distribution):
 class Exponential(Distribution):
     """rate * exp(-rate x) for x >= 0: log p(x) = log rate - rate x; a draw is Exponential(1) / rate."""
 
+    support = constraints.nonnegative
+
     has_rsample = True
 
     def __init__(self, rate, validate_args=None):
@@ -326,6 +342,8 @@ class Exponential(Distribution):
 
 class Laplace(_LocationScale):
     """exp(-|x - loc| / scale) / (2 scale): log p(x) = -log(2 scale) - |x - loc| / scale."""
+
+    support = constraints.real
 
     @property
     def variance(self):
@@ -388,6 +406,8 @@ class MultivariateNormal(_CentredAtLoc):
     """N(loc, Sigma) over vectors (the last dim), given ``covariance_matrix`` Sigma, ``precision_matrix`` Sigma^-1
     or ``scale_tril`` L (Sigma = L L^T, kept as L): log p(x) = -(d log 2pi + ||L^-1 (x - loc)||^2) / 2 -
     sum log diag L; a draw is loc + L eps, eps ~ N(0, I)."""
+
+    support = constraints.real_vector
 
     has_rsample = True
 

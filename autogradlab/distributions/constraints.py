@@ -7,7 +7,7 @@ from ..ops import elementwise as E
 
 __all__ = ["Constraint", "real", "positive", "nonnegative", "unit_interval", "boolean", "nonnegative_integer",
            "positive_integer", "real_vector", "simplex", "interval", "half_open_interval", "greater_than",
-           "greater_than_eq", "less_than", "integer_interval", "independent"]
+           "greater_than_eq", "less_than", "integer_interval", "independent", "one_hot"]
 
 
 class Constraint:
@@ -85,6 +85,14 @@ class _Independent(Constraint):
         return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
 
+class _OneHot(Constraint):
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
+
+
 class _Simplex(Constraint):
     event_dim = 1
 
@@ -129,3 +137,4 @@ nonnegative_integer = _Bound(0, integer=True)
 positive_integer = _Bound(1, integer=True)
 real_vector = independent(real, 1)
 simplex = _Simplex()
+one_hot = _OneHot()

@@ -14,6 +14,7 @@ from ..ops import elementwise as E
 from ..ops import shape as S
 from ..ops.special_functions import lgamma
 from ..tensor import Tensor
+from . import constraints
 from .distribution import Distribution, _as_tensor, _check
 
 __all__ = ["Geometric", "Binomial"]
@@ -52,6 +53,8 @@ class _BinaryTrials(Distribution):
 
 class Geometric(_BinaryTrials):
     """The number of failures before the first success, success probability p: log p(k) = k log(1 - p) + log p."""
+
+    support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         probs, logits = _probs_or_logits(probs, logits)
@@ -110,6 +113,10 @@ class Binomial(_BinaryTrials):
 
     def _params(self):
         return {"total_count": self.total_count, **super()._params()}
+
+    @property
+    def support(self):
+        return constraints.integer_interval(0, self.total_count)
 
     @property
     def mean(self):

@@ -9,6 +9,7 @@ from ..grad_mode import no_grad
 from ..ops import elementwise as E
 from ..ops import shape as S
 from ..tensor import Tensor, default_float, tensor
+from .constraints import independent
 
 def _as_tensor(value, like=None):
     if isinstance(value, Tensor):
@@ -124,6 +125,10 @@ class Independent(Distribution):
 
     def _params(self):
         return {}
+
+    @property
+    def support(self):
+        return independent(self.base_dist.support, self.reinterpreted_batch_ndims)
 
     def __repr__(self):
         return f"Independent({self.base_dist}, {self.reinterpreted_batch_ndims})"

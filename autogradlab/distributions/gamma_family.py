@@ -19,6 +19,7 @@ from ..ops.special import xlogy
 from ..ops.special_functions import digamma, gammainc, lgamma, standard_gamma_draw
 from ..sampling import poisson
 from ..tensor import Tensor
+from . import constraints
 from .distribution import Distribution, _as_tensor, _check, _two
 
 __all__ = ["Gamma", "Chi2", "Beta", "Dirichlet", "Poisson"]
@@ -41,6 +42,8 @@ def _positive(name, value, owner):
 class Gamma(Distribution):
     """rate^c x^(c-1) e^(-rate x) / Gamma(c) for x >= 0: log p(x) = c log rate + (c - 1) log x - rate x - lgamma(c),
     with shape ``concentration`` c > 0 and ``rate`` > 0 (mean c / rate)."""
+
+    support = constraints.nonnegative
 
     has_rsample = True
 
@@ -108,6 +111,8 @@ class Dirichlet(Distribution):
     """On the simplex (x_i >= 0, sum x_i = 1): log p(x) = sum (c_i - 1) log x_i + lgamma(sum c) - sum lgamma(c_i),
     for a vector ``concentration`` c > 0 (its last dim is the event)."""
 
+    support = constraints.simplex
+
     has_rsample = True
 
     def __init__(self, concentration, validate_args=None):
@@ -172,6 +177,8 @@ class Beta(Distribution):
     """x^(a-1) (1-x)^(b-1) / B(a, b) on [0, 1], with ``concentration1`` a > 0 and ``concentration0`` b > 0: the
     first entry of a Dirichlet([a, b])."""
 
+    support = constraints.unit_interval
+
     has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None):
@@ -218,6 +225,8 @@ class Beta(Distribution):
 
 class Poisson(Distribution):
     """rate^k e^(-rate) / k! for k = 0, 1, 2, ...: log p(k) = k log rate - rate - lgamma(k + 1)."""
+
+    support = constraints.nonnegative_integer
 
     def __init__(self, rate, validate_args=None):
         self.rate = _as_tensor(rate)

@@ -13,6 +13,7 @@ from ..creation import full, rand, randn
 from ..ops import elementwise as E
 from ..ops import shape as S
 from ..ops.special_functions import digamma, erfinv, lgamma
+from . import constraints
 from .distribution import Distribution, _as_tensor, _check, _LocationScale
 from .gamma_family import Chi2
 
@@ -41,6 +42,8 @@ def _nonnegative(dist, value):
 class Cauchy(_LocationScale):
     """1 / (pi scale (1 + z^2)), z = (x - loc) / scale: log p(x) = -log(pi scale) - log1p(z^2). Its mean and
     variance do not exist (NaN and inf, as PyTorch gives them)."""
+
+    support = constraints.real
 
     @property
     def mean(self):
@@ -71,6 +74,8 @@ class Cauchy(_LocationScale):
 class Gumbel(_LocationScale):
     """The distribution of a maximum: log p(x) = -log scale - z - e^-z, z = (x - loc) / scale; a draw is
     loc - scale log(-log u)."""
+
+    support = constraints.real
 
     @property
     def mean(self):
@@ -104,6 +109,8 @@ class Gumbel(_LocationScale):
 
 class _Half(Distribution):
     """|X| for X centred at 0 with ``scale`` > 0: twice X's density on [0, inf)."""
+
+    support = constraints.nonnegative
 
     has_rsample = True
 
@@ -191,6 +198,8 @@ class LogNormal(_LocationScale):
     """e^X for X ~ N(loc, scale^2): log p(x) = -(log x - loc)^2 / (2 scale^2) - log scale - log sqrt(2 pi) - log x
     for x > 0."""
 
+    support = constraints.positive
+
     @property
     def mean(self):
         return E.exp(self.loc + self.scale ** 2 / 2)
@@ -235,6 +244,8 @@ class StudentT(Distribution):
     """Student's t with ``df`` degrees of freedom, shifted by ``loc`` and stretched by ``scale``:
     log p(x) = lgamma((df+1)/2) - lgamma(df/2) - log(scale sqrt(pi df)) - (df+1)/2 log(1 + z^2/df). A draw is
     loc + scale * N / sqrt(Chi2(df) / df)."""
+
+    support = constraints.real
 
     has_rsample = True
 
