@@ -107,6 +107,26 @@ def positive(input):
     return input.positive()
 
 
+def dropout(input, p, train):
+    """``torch.dropout(input, p, train)``: ``nn.functional.dropout`` with PyTorch's top-level argument order."""
+    return _F.dropout(input, p, training=train)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    """``torch.layer_norm``: ``nn.functional.layer_norm`` (``cudnn_enable`` is accepted and has no effect)."""
+    return _F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    """``torch.group_norm``: ``nn.functional.group_norm`` (``cudnn_enabled`` is accepted and has no effect)."""
+    return _F.group_norm(input, num_groups, weight, bias, eps)
+
+
+def adaptive_max_pool1d(input, output_size):
+    """``torch.adaptive_max_pool1d``: ``(values, indices)``, as ``nn.functional``'s with ``return_indices=True``."""
+    return _F.adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
 def clamp_min(input, min):
     return clamp(input, min=min)
 
@@ -118,6 +138,11 @@ def clamp_max(input, max):
 __version__ = "0.1.0"
 
 from . import data, nn, optim, training  # noqa: E402  (the course toolkit; matplotlib/ipywidgets load lazily)
+from .nn import functional as _F  # noqa: E402
+# the functions PyTorch also has at the top level, with the same arguments (torch.conv2d is F.conv2d)
+from .nn.functional import (adaptive_avg_pool1d, avg_pool1d, bilinear, celu,  # noqa: E402
+                            conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, hardshrink, max_pool1d,
+                            max_pool2d, max_pool3d, pdist, pixel_shuffle, pixel_unshuffle, prelu, selu, threshold)
 from . import utils  # noqa: E402  (torch.utils.data's names: Dataset, DataLoader, random_split, ...)
 from . import linalg, special  # noqa: E402  (torch.linalg's and torch.special's names)
 from . import cuda  # noqa: E402  (torch.cuda's is_available, device_count, ...)
@@ -179,7 +204,10 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "masked_scatter", "index_fill", "isneginf", "isposinf", "isreal", "logaddexp2", "logical_and", "logical_or",
            "logical_xor",
            "vdot", "vsplit", "divide", "subtract", "positive", "func", "distributions", "lgamma", "digamma",
-           "polygamma", "mvlgamma", "erfc", "erfinv", "i0", "pi", "e", "inf", "nan", "newaxis", "vmap"]
+           "polygamma", "mvlgamma", "erfc", "erfinv", "i0", "pi", "e", "inf", "nan", "newaxis", "vmap",
+           "adaptive_avg_pool1d", "adaptive_max_pool1d", "avg_pool1d", "bilinear", "celu", "conv1d", "conv2d", "conv3d",
+           "conv_transpose1d", "conv_transpose2d", "hardshrink", "max_pool1d", "max_pool2d", "max_pool3d", "pdist",
+           "pixel_shuffle", "pixel_unshuffle", "prelu", "selu", "threshold", "dropout", "layer_norm", "group_norm"]
 
 from .tensor import Size  # noqa: E402
 concat = concatenate = cat  # noqa: E305  (PyTorch's other names for cat)

@@ -643,3 +643,51 @@ def test_tensor_of_a_list_of_larger_tensors_points_to_stack():
         ag.tensor([ag.ones(2), ag.ones(2)])
     with pytest.raises(ValueError):
         torch.tensor([torch.ones(2), torch.ones(2)])
+
+
+# -- nn.functional's names that PyTorch also has at the top level --------------------------------------
+
+_rng = np.random.default_rng(5)
+_X1, _X2, _X3 = _rng.standard_normal((2, 4, 9)), _rng.standard_normal((2, 4, 6, 6)), _rng.standard_normal((1, 2, 4, 4, 4))
+TOP_LEVEL = {   # name -> (call on the library T with a weight w, w's shape)
+    "conv1d": (lambda T, w: T.conv1d(T.tensor(_X1), w, None, 2, 1), (3, 4, 3)),
+    "conv2d": (lambda T, w: T.conv2d(T.tensor(_X2), w, None, 1, 1, 1, 2), (4, 2, 3, 3)),
+    "conv3d": (lambda T, w: T.conv3d(T.tensor(_X3), w), (3, 2, 2, 2, 2)),
+    "conv_transpose1d": (lambda T, w: T.conv_transpose1d(T.tensor(_X1), w, None, 2, 1, 1), (4, 2, 3)),
+    "conv_transpose2d": (lambda T, w: T.conv_transpose2d(T.tensor(_X2), w), (4, 3, 2, 2)),
+    "avg_pool1d": (lambda T, w: T.avg_pool1d(T.tensor(_X1) * w, 3, 2, 1, True, False), ()),
+    "adaptive_avg_pool1d": (lambda T, w: T.adaptive_avg_pool1d(T.tensor(_X1) * w, 4), ()),
+    "adaptive_max_pool1d": (lambda T, w: T.adaptive_max_pool1d(T.tensor(_X1) * w, 4), ()),
+    "max_pool1d": (lambda T, w: T.max_pool1d(T.tensor(_X1) * w, 3, 2), ()),
+    "max_pool2d": (lambda T, w: T.max_pool2d(T.tensor(_X2) * w, 2), ()),
+    "max_pool3d": (lambda T, w: T.max_pool3d(T.tensor(_X3) * w, 2, 1, 1), ()),
+    "pixel_shuffle": (lambda T, w: T.pixel_shuffle(T.tensor(_X2) * w, 2), ()),
+    "pixel_unshuffle": (lambda T, w: T.pixel_unshuffle(T.tensor(_X2) * w, 3), ()),
+    "prelu": (lambda T, w: T.prelu(T.tensor(_X2), w), (4,)),
+    "hardshrink": (lambda T, w: T.hardshrink(T.tensor(_X2) * w, 0.7), ()),
+    "bilinear": (lambda T, w: T.bilinear(T.tensor(_X1[0]), T.tensor(_X1[1, :, :5]), w), (3, 9, 5)),
+    "pdist": (lambda T, w: T.pdist(T.tensor(_X1[0]) * w, 1.5), ()),
+    "selu": (lambda T, w: T.selu(T.tensor(_X2) * w), ()),
+    "celu": (lambda T, w: T.celu(T.tensor(_X2) * w, 0.5), ()),
+    "threshold": (lambda T, w: T.threshold(T.tensor(_X2) * w, 0.1, -2.0), ()),
+    "dropout (train=False)": (lambda T, w: T.dropout(T.tensor(_X2) * w, 0.5, False), ()),
+    "layer_norm": (lambda T, w: T.layer_norm(T.tensor(_X2), [6], w, None, 1e-3), (6,)),
+    "group_norm": (lambda T, w: T.group_norm(T.tensor(_X2), 2, w, None, 1e-4), (4,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOP_LEVEL))
+def test_top_level_names_of_nn_functional_match_torch(name):
+    call, shape = TOP_LEVEL[name]
+    weights = _rng.standard_normal(shape) * 0.3 + (1.0 if shape == () else 0.0)
+    ours_w, theirs_w = ag.tensor(weights, requires_grad=True), torch.tensor(weights, requires_grad=True)
+    ours, theirs = call(ag, ours_w), call(torch, theirs_w)
+    if isinstance(theirs, tuple):   # (adaptive_max_pool1d: values and indices)
+        assert isinstance(ours, tuple) and len(ours) == 2
+        np.testing.assert_array_equal(ours[1].numpy(), theirs[1].numpy())
+        ours, theirs = ours[0], theirs[0]
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-12)
+    ours.sum().backward()
+    theirs.sum().backward()
+    np.testing.assert_allclose(ours_w.grad.numpy(), theirs_w.grad.numpy(), rtol=1e-9, atol=1e-12)
