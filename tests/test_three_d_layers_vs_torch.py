@@ -192,3 +192,59 @@ def test_max_unpool3d_puts_max_pool3ds_values_back_as_torch(options):
                                                      output_size=(9, 9, 9)),
                lambda: torch.nn.functional.max_unpool3d(torch.ones(1, 1, 2, 2, 2),
                                                         torch.zeros(1, 1, 2, 2, 2).long(), 2, output_size=(9, 9, 9)))
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"stride": 2, "padding": 1, "output_padding": 1}, {"stride": (1, 2, 3), "padding": (0, 1, 1),
+                                                            "output_padding": (0, 1, 2), "dilation": (2, 1, 1)},
+    {"groups": 2, "stride": 2, "dilation": 2, "output_padding": 1}, {"groups": 4, "bias": False}],
+    ids=["plain", "strided-padded", "mixed", "groups-dilated", "depthwise-no-bias"])
+def test_conv_transpose3d_as_torchs_first_and_second_order(options):
+    options = dict(options)
+    groups, with_bias = options.get("groups", 1), options.pop("bias", True)
+    rng = np.random.default_rng(3)
+    w, b = rng.standard_normal((4, 6 // groups if groups != 4 else 1, 2, 3, 2)), rng.standard_normal(
+        6 if groups != 4 else 4)
+
+    def run(T):
+        x, W = T.tensor(X, requires_grad=True), T.tensor(w, requires_grad=True)
+        B = T.tensor(b, requires_grad=True) if with_bias else None
+        y = T.nn.functional.conv_transpose3d(x, W, B, **options)
+        (gx,) = T.autograd.grad((y * y).sum(), x, create_graph=True)
+        (gx.sin().sum() + (y ** 3).mean()).backward()
+        return [y, x.grad, W.grad] + ([B.grad] if with_bias else [])
+    for ours, theirs in zip(*run_both(run)):
+        close(ours, theirs, rtol=1e-10, atol=1e-10)
+
+
+def test_conv_transpose3d_layers_and_output_size_as_torchs():
+    def run(T):
+        T.manual_seed(0)
+        layer = T.nn.ConvTranspose3d(4, 3, (2, 3, 3), stride=(1, 2, 2), padding=1).double()
+        with T.no_grad():
+            layer.weight.copy_(T.tensor(np.random.default_rng(4).standard_normal(tuple(layer.weight.shape))))
+            layer.bias.copy_(T.tensor([0.1, -0.2, 0.3]))
+        y = layer(T.tensor(X), output_size=(4, 12, 14))
+        unbatched = layer(T.tensor(X[0]))
+        (y ** 2).sum().backward()
+        lazy = T.nn.LazyConvTranspose3d(2, 3, dtype=T.float64)
+        lazy(T.tensor(X))
+        return repr(layer), [y, unbatched, layer.weight.grad, layer.bias.grad], type(lazy).__name__, \
+            tuple(lazy.weight.shape)
+    (text, got, lazy_name, lazy_shape), (t_text, t_got, t_lazy_name, t_lazy_shape) = run_both(run)
+    assert text == t_text and (lazy_name, lazy_shape) == (t_lazy_name, t_lazy_shape) == ("ConvTranspose3d",
+                                                                                       (4, 2, 3, 3, 3))
+    for ours, theirs in zip(got, t_got):
+        close(ours, theirs, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.functional.conv_transpose3d(T.ones(1, 3, 4, 4, 4), T.ones(2, 2, 2, 2, 2)),
+    lambda T: T.nn.functional.conv_transpose3d(T.ones(1, 2, 4, 4, 4), T.ones(2, 2, 2, 2, 2), stride=2,
+                                               output_padding=2),
+    lambda T: T.nn.functional.conv_transpose3d(T.ones(1, 2, 2, 2, 2), T.ones(2, 2, 1, 1, 1), padding=2),
+    lambda T: T.nn.functional.conv_transpose3d(T.ones(2, 4, 4, 4), T.ones(2, 2, 2, 2)),
+    lambda T: T.nn.ConvTranspose3d(2, 2, 2, padding_mode="reflect"),
+], ids=["channels", "output-padding-too-big", "too-small", "4d-weight", "padding-mode"])
+def test_conv_transpose3d_errors_are_torchs(call):
+    both_raise(lambda: call(ag), lambda: call(torch))

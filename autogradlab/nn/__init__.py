@@ -8,7 +8,7 @@ losses, ``nn.init`` and ``nn.functional``.
 from . import functional, init, utils  # noqa: F401
 from .layers import (CELU, ELU, GELU, MLP, SELU, AdaptiveAvgPool1d, AdaptiveAvgPool2d, GroupNorm, Hardsigmoid, Hardswish, Hardtanh, LogSigmoid, Mish, ReLU6,
                      Softmin, Softsign, Tanhshrink, AvgPool1d, AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, BCEWithLogitsLoss,
-                     Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, CrossEntropyLoss, Dropout, Embedding, Flatten, HuberLoss, Identity, L1Loss,
+                     Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, CrossEntropyLoss, Dropout, Embedding, Flatten, HuberLoss, Identity, L1Loss,
                      LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool1d, MaxPool2d, ModuleDict, ModuleList, MSELoss,
                      NLLLoss, ParameterDict, ParameterList, ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss, Softmax,
                      Softplus, Tanh)
@@ -27,7 +27,7 @@ from .distance import CosineSimilarity, PairwiseDistance
 from .attention import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
                         TransformerEncoder, TransformerEncoderLayer)
 from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d,
-                   LazyConvTranspose1d, LazyConvTranspose2d, LazyLinear, LazyModuleMixin, UninitializedBuffer,
+                   LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d, LazyLinear, LazyModuleMixin, UninitializedBuffer,
                    UninitializedParameter)
 from .module import Module
 from .parameter import Parameter
@@ -42,7 +42,7 @@ __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDiv
            "CELU", "Softsign", "LogSigmoid", "Tanhshrink", "Softmin", "GroupNorm", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GELU", "Softplus",
            "Identity", "Softmax", "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv1d",
-           "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Embedding", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Sequential",
+           "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Embedding", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Sequential",
            "ModuleList", "MLP", "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss",
            "BCELoss", "BCEWithLogitsLoss", "RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU", "MultiheadAttention", "TransformerEncoderLayer",
            "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
@@ -55,6 +55,6 @@ __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDiv
            "MaxUnpool1d", "MaxUnpool2d", "Conv3d", "MaxPool3d", "AvgPool3d", "BatchNorm3d", "InstanceNorm3d",
            "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "MaxUnpool3d",
            "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
-           "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyConv3d", "LazyBatchNorm3d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyConv3d", "LazyBatchNorm3d",
            "LazyModuleMixin", "UninitializedParameter",
            "UninitializedBuffer", "functional", "init", "utils"]

@@ -22,7 +22,8 @@ from ..ops import selection
 from ..ops import shape as S
 from ..tensor import Tensor
 
-__all__ = ["pad", "unfold", "fold", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
+__all__ = ["pad", "unfold", "fold", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+           "max_pool1d", "max_pool2d",
            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "conv3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
            "adaptive_max_pool3d", "max_unpool3d"]
@@ -608,6 +609,57 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         out = part if out is None else out + part
     out = movedim(S.reshape(out, (n, od) + tuple(out.shape[1:])), 1, 2)          # (N, O, od, oh, ow)
     return out if bias is None else out + S.reshape(bias, (1, -1, 1, 1, 1))
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """The adjoint of :func:`conv3d`, built as :func:`conv_transpose2d` is: stride - 1 zeros between the input's
+    elements along depth, height and width, a :func:`conv3d` with the kernel flipped in all three, cut by
+    ``padding``. ``weight`` is (in_channels, out_channels/groups, kd, kh, kw)."""
+    _as_volumes(input, "conv_transpose3d")
+    if not isinstance(weight, Tensor) or weight.ndim != 5:
+        raise RuntimeError(f"conv_transpose3d: weight must be (in_channels, out_channels/groups, kd, kh, kw), got "
+                           f"{tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__}")
+    if input.ndim == 4:   # one volume, no batch dim
+        return S.squeeze(conv_transpose3d(S.unsqueeze(input, 0), weight, bias, stride, padding, output_padding,
+                                          groups, dilation), 0)
+    stride, dilation = _ntuple(stride, "stride", 1, 3), _ntuple(dilation, "dilation", 1, 3)
+    padding, output_padding = _ntuple(padding, "padding", 0, 3), _ntuple(output_padding, "output_padding", 0, 3)
+    n, c, *space = input.shape
+    name = "conv_transpose3d"
+    if not isinstance(groups, numbers.Integral) or groups < 1:
+        raise RuntimeError(f"non-positive groups is not supported, got groups={groups!r}")
+    if weight.shape[0] % groups or weight.shape[0] != c:
+        raise RuntimeError(f"{name}: given groups={groups}, transposed=1, weight of size {list(weight.shape)}, "
+                           f"expected input{list(input.shape)} to have {weight.shape[0]} channels (a multiple of "
+                           f"groups), but got {c} channels instead")
+    for op, s, d in zip(output_padding, stride, dilation):
+        if op >= max(s, d):
+            raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
+                               f"output_padding={output_padding}, stride={stride}, dilation={dilation}")
+    g, (o_per_group, *kernel) = groups, weight.shape[1:]
+    sizes = [(size - 1) * s - 2 * p + d * (k - 1) + op + 1 for size, s, p, d, k, op in
+             zip(space, stride, padding, dilation, kernel, output_padding)]
+    if min(sizes) < 1:
+        raise RuntimeError(f"{name}: given input size per channel: ({' x '.join(map(str, space))}). Calculated "
+                           f"output size per channel: ({' x '.join(map(str, sizes))}). Output size is too small")
+    o = o_per_group * g
+    _check_bias_and_dtypes(name, input, weight, bias, o, f"{name}: given transposed=1, weight of size "
+                                                        f"{list(weight.shape)}")
+    (sd, sh, sw), (d_, h, w) = stride, space
+    # stride - 1 zeros after each input element along each of the three dims, the last ones dropped
+    x = S.reshape(input, (n, c, d_, 1, h, 1, w, 1))
+    x = S.reshape(pad(x, (0, sw - 1, 0, 0, 0, sh - 1, 0, 0, 0, sd - 1)), (n, c, d_ * sd, h * sh, w * sw))
+    x = S.getitem(x, (Ellipsis, slice(0, (d_ - 1) * sd + 1), slice(0, (h - 1) * sh + 1), slice(0, (w - 1) * sw + 1)))
+    # every place a kernel element reaches: dilation*(k - 1) zeros around, output_padding more at the end
+    edges = [di * (k - 1) for di, k in zip(dilation, kernel)]
+    x = pad(x, tuple(v for e, op in zip(reversed(edges), reversed(output_padding)) for v in (e, e + op)))
+    # the kernel as conv3d's: (in, out/g) -> (out, in/g) within each group, flipped in all three dims
+    k = S.reshape(weight, (g, c // g, o_per_group, *kernel))
+    k = S.flip(S.reshape(S.permute(k, (0, 2, 1, 3, 4, 5)), (o, c // g, *kernel)), (-3, -2, -1))
+    full = conv3d(x, k, bias, 1, 0, dilation, groups)
+    if any(padding):
+        full = S.getitem(full, (Ellipsis,) + tuple(slice(p, full.shape[i - 3] - p) for i, p in enumerate(padding)))
+    return full
 
 
 def _depth_last(x):

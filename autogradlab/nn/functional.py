@@ -21,7 +21,8 @@ from ..ops.registry import apply, defop
 from ..tensor import Tensor
 from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
                           adaptive_max_pool2d, adaptive_max_pool3d, avg_pool1d, avg_pool2d, avg_pool3d, conv1d,
-                          conv2d, conv3d, conv_transpose1d, conv_transpose2d, max_pool1d, max_pool2d, max_pool3d,
+                          conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d, max_pool1d, max_pool2d,
+                          max_pool3d,
                           max_unpool1d, max_unpool2d, max_unpool3d, pad)
 from .convolution import fold, unfold
 from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
@@ -40,7 +41,7 @@ __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "kl_div", "mar
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "one_hot", "embedding", "layer_norm",
            "batch_norm", "pad", "conv1d", "conv2d", "conv3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
            "adaptive_max_pool3d", "max_unpool3d", "conv_transpose1d",
-           "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
+           "conv_transpose2d", "conv_transpose3d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
            "scaled_dot_product_attention", "hardtanh", "relu6", "hardsigmoid", "hardswish", "softsign", "logsigmoid",
            "mish", "selu", "celu", "tanhshrink", "hardshrink", "softshrink", "threshold", "prelu", "glu",
            "dropout2d", "softmin", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "group_norm",

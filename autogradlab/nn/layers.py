@@ -19,7 +19,7 @@ __all__ = ["Linear", "ReLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SiLU", "GEL
            "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish", "SELU", "CELU", "Softsign", "LogSigmoid",
            "Tanhshrink", "Softmin", "GroupNorm", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "LogSoftmax", "Dropout", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Conv1d", "Conv2d",
-           "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
+           "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "MaxPool1d",
            "MaxPool2d", "AvgPool1d", "AvgPool2d", "Flatten", "Embedding", "Sequential", "ModuleList", "ModuleDict",
            "ParameterList", "ParameterDict", "MLP",
            "MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
@@ -799,6 +799,16 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     def forward(self, input, output_size=None):
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """A 3-d transposed convolution (``F.conv_transpose3d``) over volumes (N, C, D, H, W)."""
+
+    n = 3
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups, self.dilation)
 
 

@@ -16,12 +16,13 @@ from .. import creation
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from .layers import (BatchNorm1d, BatchNorm2d, BatchNorm3d, Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,
-                     Linear)
+                     ConvTranspose3d, Linear)
 from .module import Module
 from .parameter import Parameter
 
 __all__ = ["UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin", "LazyLinear", "LazyConv1d",
-           "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyBatchNorm1d",
+           "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
+           "LazyBatchNorm1d",
            "LazyBatchNorm2d", "LazyBatchNorm3d"]
 
 _NOT_YET = ("Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
@@ -216,6 +217,10 @@ class LazyConvTranspose1d(_LazyConvTransposeNd, ConvTranspose1d):
 
 class LazyConvTranspose2d(_LazyConvTransposeNd, ConvTranspose2d):
     cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTransposeNd, ConvTranspose3d):
+    cls_to_become = ConvTranspose3d
 
 
 class _LazyBatchNorm(LazyModuleMixin):
