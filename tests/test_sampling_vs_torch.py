@@ -41,13 +41,17 @@ def _check_against_torch(shape, dtype, seed, **kwargs):
 
 def _torchs_1d_nearest_backward_disagrees_with_its_forward(shape, mode="nearest", scale_factor=None,
                                                             recompute_scale_factor=None, **_):
-    """torch's 1-d nearest forward maps by 1/scale_factor even where the length stays or doubles, but its
+    """torch's 1-d (and 3-d) nearest forward maps by 1/scale_factor even where a length stays or doubles, but its
     backward then copies (or halves) as the 2-d kernel does, so its gradient is not its forward's."""
-    if len(shape) != 3 or mode != "nearest" or scale_factor is None or recompute_scale_factor:
+    if len(shape) == 4 or mode != "nearest" or scale_factor is None or recompute_scale_factor:
         return False
-    (factor,) = scale_factor if isinstance(scale_factor, (tuple, list)) else (scale_factor,)
-    out = int(shape[-1] * factor)
-    return out in (shape[-1], 2 * shape[-1]) and factor != out / shape[-1]
+    dims = len(shape) - 2
+    factors = scale_factor if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * dims
+    for n, factor in zip(shape[2:], factors):
+        out = int(n * factor)
+        if out in (n, 2 * n) and factor != out / n:
+            return True
+    return False
 
 
 SCALES = [0.5, 0.7, 1/3, 1.0, 1.3, 1.7, 2, 2.5, 3, 4.0]
@@ -84,6 +88,27 @@ def test_interpolate_2d_matches_torch(dtype, mode, resize):
         factors = factors if isinstance(factors, tuple) else (factors, factors)
         if min(int(n * f) for n, f in zip(shape[2:], factors)) < 1:
             continue
+        _check_against_torch(shape, dtype, sum(shape), **mode, **resize)
+
+
+RESIZES_3D = ([{"scale_factor": s} for s in (0.5, 1.3, 2, (2, 0.5, 1.5), (0.34, 1.1, 3))]
+              + [{"scale_factor": (1.7, 2.3, 0.8), "recompute_scale_factor": True}]
+              + [{"size": n} for n in (1, 4)] + [{"size": (5, 2, 3)}, {"size": [1, 7, 2]}])
+MODES_3D = [{"mode": "nearest"}, {"mode": "nearest-exact"}, {"mode": "trilinear"},
+            {"mode": "trilinear", "align_corners": True}, {"mode": "area"}]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("mode", MODES_3D, ids=lambda m: "-".join(str(v) for v in m.values()))
+@pytest.mark.parametrize("resize", RESIZES_3D, ids=repr)
+def test_interpolate_3d_matches_torch(dtype, mode, resize):
+    for shape in ((2, 3, 4, 5, 3), (1, 2, 1, 3, 6), (1, 1, 1, 1, 1)):
+        factors = resize.get("scale_factor", 1)
+        factors = factors if isinstance(factors, tuple) else (factors,) * 3
+        if min(int(n * f) for n, f in zip(shape[2:], factors)) < 1:
+            continue
+        if mode["mode"] == "area" and "scale_factor" in resize:
+            continue   # (area takes the sizes: scale factors are covered by the other modes)
         _check_against_torch(shape, dtype, sum(shape), **mode, **resize)
 
 
@@ -140,6 +165,20 @@ def test_1d_nearest_gradient_is_the_forwards_where_torchs_backward_is_not():
     assert tx.grad.numpy().ravel().tolist() == [1.0, 2.0, 3.0]   # (torch's: not the forward's gradient)
     x = ag.tensor(_data((1, 2, 3), 6), requires_grad=True)
     assert gradcheck(lambda x: F.interpolate(x, scale_factor=1.3), (x,))
+
+
+def test_3d_nearest_gradient_is_the_forwards_where_torchs_backward_is_not():
+    """The same in 3-d: depth 3 * 1.3 -> 3 reads depths 0, 0, 1; torch's backward copies instead."""
+    x, tx = pair(np.arange(3.0).reshape(1, 1, 3, 1, 1), requires_grad=True)
+    y, ty = F.interpolate(x, scale_factor=1.3), TF.interpolate(tx, scale_factor=1.3)
+    close(y, ty, rtol=0, atol=0)
+    y.backward(ag.tensor(np.array([1.0, 2.0, 3.0]).reshape(1, 1, 3, 1, 1)))
+    ty.backward(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64).reshape(1, 1, 3, 1, 1))
+    assert x.grad.numpy().ravel().tolist() == [3.0, 3.0, 0.0]
+    assert tx.grad.numpy().ravel().tolist() == [1.0, 2.0, 3.0]   # (torch's: not the forward's gradient)
+    x = ag.tensor(_data((1, 2, 3, 2, 2), 7), requires_grad=True)
+    assert gradcheck(lambda x: F.interpolate(x, scale_factor=(1.3, 1.5, 2.0)), (x,))
+    assert gradcheck(lambda x: F.interpolate(x, size=(4, 3, 3), mode="trilinear"), (x,))
 
 
 def test_float16_matches_torch():
@@ -312,12 +351,10 @@ def test_error_messages_say_what_is_wrong_and_how_to_fix_it(shape, call, words):
 @pytest.mark.parametrize("call", [
     lambda x: F.interpolate(x, scale_factor=2, mode="bicubic"),
     lambda x: F.interpolate(x, scale_factor=2, mode="bilinear", antialias=True),
-    lambda x: F.interpolate(x.reshape(1, 1, 1, 5, 4), scale_factor=2),
-    lambda x: F.interpolate(x.reshape(1, 1, 1, 5, 4), scale_factor=2, mode="trilinear"),
     lambda x: F.interpolate(x, scale_factor=2, mode="lanczos", antialias=True),
 ])
 def test_what_torch_has_and_autogradlab_does_not_raises_not_implemented(call):
-    """torch computes these (bicubic, antialias, 5-d inputs, trilinear, lanczos); here they say so."""
+    """torch computes these (bicubic, antialias, lanczos); here they say so."""
     with pytest.raises(NotImplementedError, match="autogradlab"):
         call(ag.randn(1, 1, 5, 4))
 

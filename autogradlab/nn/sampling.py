@@ -1,4 +1,4 @@
-"""Resampling: ``interpolate`` (nearest, nearest-exact, linear, bilinear, area), ``pixel_shuffle`` and
+"""Resampling: ``interpolate`` (nearest, nearest-exact, linear, bilinear, trilinear, area), ``pixel_shuffle`` and
 ``pixel_unshuffle``, and the modules ``Upsample``, ``UpsamplingNearest2d``, ``UpsamplingBilinear2d``,
 ``PixelShuffle``, ``PixelUnshuffle``, with PyTorch's names, sizes, values and errors.
 
@@ -8,10 +8,11 @@ one integer index array (advanced indexing); linear takes two neighbours and ble
 ``(1 - t) * x[i0] + t * x[i1]``, with the weights as constant tensors. Doing one dim after the other gives
 bilinear. The indices and weights are computed here, with NumPy, from the sizes alone; every operation on the
 data is an engine op, so the gradients (each output's gradient added back to the inputs it read, times its
-weight) come from the engine. ``pixel_shuffle`` moves channels into space with one reshape and one permute.
+weight) come from the engine; a third dim gives trilinear (and nearest and area for volumes). ``pixel_shuffle``
+moves channels into space with one reshape and one permute.
 
-Not here (NotImplementedError): bicubic, trilinear, lanczos, ``antialias=True``, 5-d inputs. Unlike PyTorch
-2.13: where a scale_factor leaves a 1-d nearest length unchanged or doubles it, PyTorch's backward sends the
+Not here (NotImplementedError): bicubic, lanczos, ``antialias=True``. Unlike PyTorch
+2.13: where a scale_factor leaves a 1-d or 3-d nearest length unchanged or doubles it, PyTorch's backward sends the
 gradient elsewhere than its forward read from; here it is the forward's. ``pixel_unshuffle`` of an empty
 batch gets its proper shape (PyTorch returns the input's).
 """
@@ -24,25 +25,26 @@ import numpy
 from .. import backend
 from ..ops import shape as S
 from ..tensor import Tensor
-from .convolution import adaptive_avg_pool1d, adaptive_avg_pool2d
+from .convolution import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from .module import Module
 
 __all__ = ["interpolate", "pixel_shuffle", "pixel_unshuffle", "Upsample", "UpsamplingNearest2d",
            "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle"]
 
-_LINEAR_MODES = {3: "linear", 4: "bilinear"}                   # input rank -> the linear mode for it
+_LINEAR_MODES = {3: "linear", 4: "bilinear", 5: "trilinear"}   # input rank -> the linear mode for it
 _IN_TORCH = {"nearest": (3, 4, 5), "nearest-exact": (3, 4, 5), "area": (3, 4, 5), "linear": (3,),
              "bilinear": (4,), "bicubic": (4,), "lanczos": (4,), "trilinear": (5,)}   # PyTorch's modes: ranks
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resize the spatial dims of (N, C, L) or (N, C, H, W) to ``size``, or to floor(n * scale_factor).
+    """Resize the spatial dims of (N, C, L), (N, C, H, W) or (N, C, D, H, W) to ``size``, or to
+    floor(n * scale_factor), one dim after the other.
 
     Along each dim, output j reads input coordinate src(j), with ``scale = in / out`` (or 1 / scale_factor
     when a scale_factor is given and not recomputed):
     nearest: x[floor(j * scale)]; nearest-exact: x[floor((j + 0.5) * scale)];
-    linear/bilinear: src = (j + 0.5) * scale - 0.5 (clamped at 0), or j * (in - 1) / (out - 1) with
+    linear/bilinear/trilinear: src = (j + 0.5) * scale - 0.5 (clamped at 0), or j * (in - 1) / (out - 1) with
     ``align_corners=True``; out = (1 - t) * x[floor(src)] + t * x[floor(src) + 1], t = src - floor(src).
     area: the mean over each output's window (``adaptive_avg_pool``).
     """
@@ -65,7 +67,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise NotImplementedError(f'"adaptive_avg_pool{input.ndim - 2}d" not implemented for {input.dtype.name} '
                                       f"input: interpolate 'area' averages, so it needs floating point; convert "
                                       f"with x.float()")
-        return adaptive_avg_pool1d(input, sizes) if input.ndim == 3 else adaptive_avg_pool2d(input, sizes)
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[input.ndim - 3](input, sizes)
     _check_sizes(input, sizes)
     kind = "nearest" if mode.startswith("nearest") else "linear"
     if not (input.dtype.kind == "f" or (kind == "nearest" and input.dtype == numpy.uint8)):
@@ -136,7 +138,7 @@ def _check_mode(input, mode, align_corners, antialias):
     """A mode that fits the input's rank and is implemented here; else PyTorch's error for it, or
     NotImplementedError for what PyTorch has and autogradlab does not."""
     rank = input.ndim
-    if (rank in (3, 4) and mode in ("nearest", "nearest-exact", "area")) or _LINEAR_MODES.get(rank) == mode:
+    if (rank in (3, 4, 5) and mode in ("nearest", "nearest-exact", "area")) or _LINEAR_MODES.get(rank) == mode:
         if antialias:   # (only bilinear gets here with antialias: the check before lets nothing else through)
             raise NotImplementedError("interpolate: antialias=True (bilinear with an anti-aliasing filter) is not "
                                       "implemented in autogradlab; use antialias=False, or shrink in steps of at "
@@ -149,20 +151,21 @@ def _check_mode(input, mode, align_corners, antialias):
     if rank in _IN_TORCH.get(mode, ()):
         raise NotImplementedError(f"interpolate: mode={mode!r} for a {rank}-D input is not implemented in "
                                   f"autogradlab (PyTorch has it); here: 'nearest', 'nearest-exact' and 'area' for "
-                                  f"3-D and 4-D inputs, 'linear' for 3-D, 'bilinear' for 4-D")
+                                  f"3-D, 4-D and 5-D inputs, 'linear' for 3-D, 'bilinear' for 4-D, 'trilinear' for "
+                                  f"5-D")
     if rank in (3, 4, 5) and mode in ("linear", "bilinear", "trilinear"):
         wanted = {"linear": 3, "bilinear": 4, "trilinear": 5}[mode]
         raise NotImplementedError(f"Got {rank}D input, but {mode} mode needs {wanted}D input: 'linear' is for "
-                                  f"(N, C, L), 'bilinear' for (N, C, H, W)")
+                                  f"(N, C, L), 'bilinear' for (N, C, H, W), 'trilinear' for (N, C, D, H, W)")
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {rank}D) for the "
                               f"modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
-                              f"nearest-exact (got {mode}); autogradlab has nearest, nearest-exact and area (3-D "
-                              f"and 4-D), linear (3-D) and bilinear (4-D)")
+                              f"nearest-exact (got {mode}); autogradlab has nearest, nearest-exact and area (3-D, "
+                              f"4-D and 5-D), linear (3-D), bilinear (4-D) and trilinear (5-D)")
 
 
 def _check_sizes(input, sizes):
     """Every input and output spatial size at least 1, and some channels (PyTorch's RuntimeErrors)."""
-    names = ("H", "W")[-len(sizes):] if sizes else ()
+    names = ("D", "H", "W")[-len(sizes):] if sizes else ()
     if any(n < 1 for n in tuple(input.shape[2:]) + sizes):
         given = ", ".join(f"{a}: {n}" for a, n in zip(names, input.shape[2:]))
         made = ", ".join(f"{a}: {n}" for a, n in zip(names, sizes))
