@@ -38,6 +38,8 @@ from .ops.composites import (add, addbmm, addcdiv, addcmul, addmv, addr, baddbmm
                              isposinf, isreal, logaddexp2, logical_and, logical_or, logical_xor, masked_scatter, sub,
                              vdot, vsplit)
 from .ops.composites import div as divide, sub as subtract
+from .ops.composites import (combinations, copysign, cumulative_trapezoid, diagflat, ldexp, trapezoid, trapz,
+                             vander)
 from .ops.elementwise import atan2 as arctan2
 from .ops.linalg import addmm, bmm, cdist, cross, dot, einsum, inner, kron, matmul, mm, mv, outer, tensordot
 from .ops.joining import (atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, column_stack, dstack, hstack,
@@ -95,6 +97,36 @@ newaxis = None   # x[:, autogradlab.newaxis] adds a dim, as None does
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+
+def result_type(tensor1, tensor2):
+    """The dtype an arithmetic op on ``tensor1`` and ``tensor2`` (either may be a number) gives, by PyTorch's
+    promotion rules."""
+    if not isinstance(tensor1, Tensor) and not isinstance(tensor2, Tensor):
+        raise TypeError("result_type(): at least one argument must be a Tensor")
+    with no_grad():
+        a, b = _ops.elementwise.promote(tensor1, tensor2)
+    return a.dtype if a.dtype == b.dtype else _np.result_type(a.dtype, b.dtype)
+
+
+def is_nonzero(input) -> bool:
+    """``bool(input)`` of a one-element tensor (PyTorch's RuntimeError for any other)."""
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return input.item() != 0   # (NaN counts as nonzero, as in Python)
+
+
+def is_same_size(input, other) -> bool:
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def is_signed(input) -> bool:
+    return input.is_signed()
+
+
+def is_complex(input) -> bool:
+    """Always False: autogradlab has no complex dtypes."""
+    return False
 
 
 def numel(input) -> int:
@@ -207,7 +239,9 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "polygamma", "mvlgamma", "erfc", "erfinv", "i0", "pi", "e", "inf", "nan", "newaxis", "vmap",
            "adaptive_avg_pool1d", "adaptive_max_pool1d", "avg_pool1d", "bilinear", "celu", "conv1d", "conv2d", "conv3d",
            "conv_transpose1d", "conv_transpose2d", "hardshrink", "max_pool1d", "max_pool2d", "max_pool3d", "pdist",
-           "pixel_shuffle", "pixel_unshuffle", "prelu", "selu", "threshold", "dropout", "layer_norm", "group_norm"]
+           "pixel_shuffle", "pixel_unshuffle", "prelu", "selu", "threshold", "dropout", "layer_norm", "group_norm",
+           "combinations", "copysign", "cumulative_trapezoid", "diagflat", "ldexp", "trapezoid", "trapz", "vander",
+           "result_type", "is_nonzero", "is_same_size", "is_signed", "is_complex"]
 
 from .tensor import Size  # noqa: E402
 concat = concatenate = cat  # noqa: E305  (PyTorch's other names for cat)

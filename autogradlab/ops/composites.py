@@ -2,13 +2,15 @@
 that uses them ports: ``addcmul``, ``addcdiv``, ``addmv``, ``addr``, ``baddbmm``, ``addbmm``, ``fmax``,
 ``fmin``, ``cummax``, ``cummin``, ``logical_and`` / ``or`` / ``xor``, ``float_power``, ``logaddexp2``,
 ``fliplr``, ``flipud``, ``hsplit`` / ``vsplit`` / ``dsplit``, ``index_fill``, ``index_copy``, ``isposinf``,
-``isneginf``, ``isreal``, ``vdot``, ``fill_diagonal_``.
+``isneginf``, ``isreal``, ``vdot``, ``fill_diagonal_``, ``copysign``, ``ldexp``, ``diagflat``, ``vander``,
+``combinations``, ``trapezoid``, ``cumulative_trapezoid``.
 
 Each is written with the ops it is made of, so its gradient is theirs: the graph shows those ops (``addcmul``
 appears as a ``mul`` and an ``add``). The math is in each docstring.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from collections import namedtuple
@@ -16,19 +18,22 @@ from collections import namedtuple
 import numpy
 
 from ..backend import asarray, to_host
-from ..tensor import Tensor
+from ..tensor import Tensor, default_float
 from . import elementwise as E
 from .joining import tensor_split
 from .linalg import bmm, dot, mv, outer
-from .reduce import single_dim
+from .rearrange import diag, narrow
+from .reduce import cumsum, single_dim
+from .searching import signbit
 from .registry import expect_tensor
 from .selection import index_add
-from .shape import flip, gather, reshape, split
+from .shape import flip, gather, reshape, split, stack
 
 __all__ = ["masked_scatter", "add", "sub", "div", "addcmul", "addcdiv", "addmv", "addr", "baddbmm", "addbmm", "fmax", "fmin", "cummax", "cummin",
            "logical_and", "logical_or", "logical_xor", "float_power", "logaddexp2", "fliplr", "flipud", "hsplit",
            "vsplit", "dsplit", "index_fill", "index_copy", "isposinf", "isneginf", "isreal", "vdot",
-           "fill_diagonal_", "split_with_sizes"]
+           "fill_diagonal_", "split_with_sizes", "copysign", "ldexp", "diagflat", "vander", "combinations",
+           "trapezoid", "cumulative_trapezoid", "trapz"]
 
 CummaxResult = namedtuple("cummax", ["values", "indices"])
 CumminResult = namedtuple("cummin", ["values", "indices"])
@@ -358,3 +363,95 @@ def fill_diagonal_(self, fill_value, wrap=False):
     numpy.fill_diagonal(mask, True, wrap=wrap)
     return self.masked_fill_(Tensor._make(asarray(mask, self.device), False, None, self.device), fill_value)
 
+
+
+# -- more of PyTorch's top-level functions ---------------------------------------------------------------------
+
+def _floating(t):
+    return t if t.dtype.kind == "f" else E.to_dtype(t, default_float())
+
+
+def copysign(input, other):
+    """|input| with the sign of ``other`` (its sign bit: -0.0 counts as negative); a float result. Its
+    gradient is +-1 (0 where input is 0, as PyTorch)."""
+    expect_tensor(input, "copysign")
+    magnitude = E.abs(_floating(input))
+    other = other if isinstance(other, Tensor) else E.as_tensor_like(float(other), magnitude)
+    return E.where(signbit(other), -magnitude, magnitude)
+
+
+def ldexp(input, other):
+    """input * 2^other (``other`` usually integer exponents); a float result."""
+    expect_tensor(input, "ldexp")
+    return _floating(input) * (2.0 ** (other if isinstance(other, Tensor) else float(other)))
+
+
+def diagflat(input, offset=0):
+    """A square matrix with the flattened ``input`` on its ``offset``-th diagonal."""
+    expect_tensor(input, "diagflat")
+    return diag(reshape(input, (-1,)), offset)
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of a vector: column j is x^(N-1-j) (x^j when ``increasing``); N defaults to
+    len(x)."""
+    expect_tensor(x, "vander")
+    if x.ndim != 1:
+        raise RuntimeError(f"x must be a one-dimensional tensor, got shape {list(x.shape)}")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError(f"N must be non-negative, got N={N}")
+    powers = [E.pow(x, k) for k in range(n)]
+    if not powers:
+        return reshape(x[:0], (x.shape[0], 0)) * 1
+    return stack(powers if increasing else powers[::-1], 1)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The r-element combinations of a vector's elements, as rows (``itertools.combinations`` order, or
+    ``combinations_with_replacement``): gathered from ``input``, so each row's gradient goes back to them."""
+    expect_tensor(input, "combinations")
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return input[:0] * 1
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))
+    index = numpy.array(rows, dtype=numpy.int64).reshape(len(rows), r)
+    return input[asarray(index, input.device)]
+
+
+def _trapezoid_parts(y, x, dx, dim, name):
+    expect_tensor(y, name)
+    if x is not None and dx is not None:
+        raise TypeError(f"{name}(): pass the sample points x or their spacing dx, not both")
+    dim = single_dim(dim, y.ndim, name)
+    n = y.shape[dim]
+    left, right = narrow(y, dim, 0, max(n - 1, 0)), narrow(y, dim, min(1, n), max(n - 1, 0))
+    mean = _floating(left + right) * 0.5
+    if x is None:
+        return mean * (1.0 if dx is None else dx), dim
+    if x.ndim == 1:   # (points along dim alone: shaped to broadcast there)
+        gaps = x[1:] - x[:-1]
+        gaps = reshape(gaps, (-1,) + (1,) * (y.ndim - 1 - dim))
+    else:
+        gaps = narrow(x, dim, min(1, n), max(n - 1, 0)) - narrow(x, dim, 0, max(n - 1, 0))
+    return mean * gaps, dim
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoidal rule along ``dim``: sum of (x[i+1] - x[i]) * (y[i] + y[i+1]) / 2, with sample points
+    ``x`` (a vector along ``dim`` or y's shape) or a constant spacing ``dx`` (default 1)."""
+    pieces, dim = _trapezoid_parts(y, x, dx, dim, "trapezoid")
+    return pieces.sum(dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running trapezoidal rule along ``dim``: the integral up to each sample point but the first."""
+    pieces, dim = _trapezoid_parts(y, x, dx, dim, "cumulative_trapezoid")
+    return cumsum(pieces, dim)
+
+
+trapz = trapezoid
