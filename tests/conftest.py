@@ -47,6 +47,18 @@ def host(array):
     return array if isinstance(array, numpy.ndarray) else backend.to_host(array)
 
 
+def gamma_cdf(a, x):
+    """P(a, x), the Gamma(a, 1) CDF, by its power series summed exactly (``math.fsum``):
+    e^-x x^a / Gamma(a + 1) * sum_n x^n / ((a+1)...(a+n)). An independent reference for the Gamma tests."""
+    import math
+    terms, term, n = [1.0], 1.0, 0
+    while term > 1e-18 * sum(terms) or n < x:
+        n += 1
+        term *= x / (a + n)
+        terms.append(term)
+    return math.exp(a * math.log(x) - x - math.lgamma(a + 1)) * math.fsum(terms)
+
+
 def shares_memory(a, b) -> bool:
     """Whether two arrays share memory: exactly for host arrays (the strict backend's unwrapped); never across
     devices; else (on a GPU) by the arrays' bounds, a stricter test. (CuPy 14.2's exact ``shares_memory``

@@ -32,7 +32,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
-from conftest import host, shares_memory
+from conftest import gamma_cdf, host, shares_memory
 from strict_backend import unwrap
 
 import autogradlab as ag
@@ -591,16 +591,6 @@ CASES["i0"] = [C(lambda m, a: m.i0(a), normal(2, 3, scale=3.0), id="values")]
 CASES["i1"] = [C(lambda m, a: m.special.i1(a), normal(2, 3, scale=3.0), id="values")]
 CASES["i0e"] = [C(lambda m, a: m.special.i0e(a), nonzero(2, 3, lo=0.3, hi=45.0), id="both-series")]
 CASES["i1e"] = [C(lambda m, a: m.special.i1e(a), nonzero(2, 3, lo=0.3, hi=45.0), id="both-series")]
-def _gamma_cdf(a, x):
-    """P(a, x), the Gamma(a, 1) CDF, by its power series summed exactly (fsum)."""
-    terms, term, n = [1.0], 1.0, 0
-    while term > 1e-18 * sum(terms) or n < x:
-        n += 1
-        term *= x / (a + n)
-        terms.append(term)
-    return math.exp(a * math.log(x) - x - math.lgamma(a + 1)) * math.fsum(terms)
-
-
 def _gamma_draw_at_fixed_cdf(m, a):
     """Gamma(a, 1) draws at fixed CDF levels u, x(a) = P^-1(a, u) by bisection, handed to ``standard_gamma_draw``:
     finite differences of x(a) then check the op's implicit gradient dx/da = -(dP/da) / (dP/dx)."""
@@ -612,7 +602,7 @@ def _gamma_draw_at_fixed_cdf(m, a):
         lo, hi = 0.0, al + 40.0
         for _ in range(200):
             mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if mid > 0 and _gamma_cdf(al, mid) < u else (lo, mid)
+            lo, hi = (mid, hi) if mid > 0 and gamma_cdf(al, mid) < u else (lo, mid)
         draws.append(0.5 * (lo + hi))
     return standard_gamma_draw(a, ag.tensor(np.array(draws).reshape(tuple(a.shape)), device=a.device))
 

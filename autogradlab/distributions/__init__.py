@@ -29,7 +29,8 @@ from ..sampling import multinomial
 from ..tensor import Tensor, tensor
 from ..ops.special_functions import digamma, erfinv, lgamma
 from . import constraints, transforms
-from .distribution import Distribution, Independent, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two
+from .distribution import (Distribution, Independent, _as_tensor, _BinaryTrials, _CentredAtLoc, _check,
+                           _LocationScale, _probs_or_logits, _two)
 from .gamma_family import Beta, Chi2, Dirichlet, Gamma, Poisson
 from .discrete import Binomial, Geometric
 from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal, StudentT
@@ -117,39 +118,16 @@ class Uniform(Distribution):
         return E.log(self.high - self.low)
 
 
-def _probs_or_logits(probs, logits, name):
-    if (probs is None) == (logits is None):
-        raise ValueError(f"{name}: either `probs` or `logits` must be specified, but not both.")
-    return (_as_tensor(probs), None) if probs is not None else (None, _as_tensor(logits))
-
-
-class Bernoulli(Distribution):
+class Bernoulli(_BinaryTrials):
     """1 with probability p, else 0: log p(x) = x log p + (1 - x) log(1 - p), from the logits for stability."""
 
     support = constraints.boolean
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         probs, logits = _probs_or_logits(probs, logits, "Bernoulli")
-        if probs is not None and validate_args is not False:
-            _check("probs", probs, (probs.detach() >= 0) & (probs.detach() <= 1), "Interval(lower_bound=0.0, "
-                   "upper_bound=1.0)", self)
-        self._probs, self._logits = probs, logits
+        self._set_probs(probs, logits, lambda p: (p >= 0) & (p <= 1), "Interval(lower_bound=0.0, upper_bound=1.0)",
+                        validate_args)
         super().__init__((probs if probs is not None else logits).shape, validate_args=validate_args)
-
-    def _params(self):
-        return {"probs": self.probs} if self._probs is not None else {"logits": self.logits}
-
-    @property
-    def probs(self):
-        return self._probs if self._probs is not None else E.sigmoid(self._logits)
-
-    @property
-    def logits(self):
-        if self._logits is not None:
-            return self._logits
-        eps = float(numpy.finfo(self._probs.dtype).eps)
-        p = E.clamp(self._probs, eps, 1 - eps)
-        return E.log(p) - E.log1p(-p)
 
     @property
     def mean(self):

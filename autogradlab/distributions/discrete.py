@@ -15,40 +15,9 @@ from ..ops import shape as S
 from ..ops.special_functions import lgamma
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution, _as_tensor, _check
+from .distribution import _as_tensor, _BinaryTrials, _check, _probs_or_logits
 
 __all__ = ["Geometric", "Binomial"]
-
-
-def _probs_or_logits(probs, logits):
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-    value = probs if probs is not None else logits
-    return (_as_tensor(value), None) if probs is not None else (None, _as_tensor(value))
-
-
-class _BinaryTrials(Distribution):
-    """A success probability given as ``probs`` or as ``logits`` = log(p / (1 - p)); each read from the other."""
-
-    def _set_probs(self, probs, logits, ok, constraint, validate_args):
-        self._probs, self._logits = probs, logits
-        if probs is not None and validate_args is not False:
-            _check("probs", probs, ok(probs.detach()), constraint, self)
-
-    @property
-    def probs(self):
-        return self._probs if self._probs is not None else E.sigmoid(self._logits)
-
-    @property
-    def logits(self):
-        if self._logits is not None:
-            return self._logits
-        eps = float(numpy.finfo(self._probs.dtype).eps)   # (PyTorch's clamp: p = 0 or 1 gives finite logits)
-        p = E.clamp(self._probs, eps, 1 - eps)
-        return E.log(p) - E.log1p(-p)
-
-    def _params(self):
-        return {"probs": self.probs} if self._probs is not None else {"logits": self.logits}
 
 
 class Geometric(_BinaryTrials):
@@ -57,7 +26,7 @@ class Geometric(_BinaryTrials):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        probs, logits = _probs_or_logits(probs, logits)
+        probs, logits = _probs_or_logits(probs, logits, "Geometric")
         self._set_probs(probs, logits, lambda p: (p > 0) & (p <= 1), "Interval(lower_bound=0.0, upper_bound=1.0)",
                         validate_args)
         super().__init__((probs if probs is not None else logits).shape, validate_args=validate_args)
@@ -98,7 +67,7 @@ class Binomial(_BinaryTrials):
     """Successes in ``total_count`` independent trials: log p(k) = log C(n, k) + k log p + (n - k) log(1 - p)."""
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        probs, logits = _probs_or_logits(probs, logits)
+        probs, logits = _probs_or_logits(probs, logits, "Binomial")
         given = probs if probs is not None else logits
         self.total_count = _as_tensor(total_count, given)
         self.total_count, given = S.broadcast_tensors(self.total_count, given)

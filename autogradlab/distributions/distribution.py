@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy
+
 from ..grad_mode import no_grad
 from ..ops import elementwise as E
 from ..ops import shape as S
@@ -106,6 +108,36 @@ class _LocationScale(_CentredAtLoc):
 
     def _params(self):
         return {"loc": self.loc, "scale": self.scale}
+
+
+def _probs_or_logits(probs, logits, name):
+    if (probs is None) == (logits is None):
+        raise ValueError(f"{name}: either `probs` or `logits` must be specified, but not both.")
+    return (_as_tensor(probs), None) if probs is not None else (None, _as_tensor(logits))
+
+
+class _BinaryTrials(Distribution):
+    """A success probability given as ``probs`` or as ``logits`` = log(p / (1 - p)); each read from the other."""
+
+    def _set_probs(self, probs, logits, ok, constraint, validate_args):
+        self._probs, self._logits = probs, logits
+        if probs is not None and validate_args is not False:
+            _check("probs", probs, ok(probs.detach()), constraint, self)
+
+    @property
+    def probs(self):
+        return self._probs if self._probs is not None else E.sigmoid(self._logits)
+
+    @property
+    def logits(self):
+        if self._logits is not None:
+            return self._logits
+        eps = float(numpy.finfo(self._probs.dtype).eps)   # (PyTorch's clamp: p = 0 or 1 gives finite logits)
+        p = E.clamp(self._probs, eps, 1 - eps)
+        return E.log(p) - E.log1p(-p)
+
+    def _params(self):
+        return {"probs": self.probs} if self._probs is not None else {"logits": self.logits}
 
 
 class Independent(Distribution):
