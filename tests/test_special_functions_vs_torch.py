@@ -378,3 +378,12 @@ def test_constants_newaxis_and_vmap_are_torchs():
     assert tuple(x[:, ag.newaxis].shape) == tuple(torch.arange(6).reshape(2, 3)[:, torch.newaxis].shape)
     assert ag.vmap is ag.func.vmap
     np.testing.assert_allclose(host(ag.vmap(lambda r: r.sum())(x.double()).data), [3.0, 12.0])
+
+
+def test_trigamma_far_to_the_left_sums_its_terms_in_chunks_and_meets_the_reflection_formula():
+    """psi1(x) + psi1(1 - x) = pi^2 / sin^2(pi x): at x = -10000.3 the series sums ten thousand terms first
+    (in chunks of arrays, not one Python step each)."""
+    x = -10000.25
+    ours = ag.polygamma(1, ag.tensor([x, 1 - x], dtype=ag.float64))
+    values = host(ours.data)
+    np.testing.assert_allclose(values.sum(), math.pi ** 2 / math.sin(math.pi * x) ** 2, rtol=1e-10)

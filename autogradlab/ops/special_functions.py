@@ -166,14 +166,19 @@ def _zeta_arrays(xp, s, q):
     terms summed until q + k reaches max(10, s), the rest by Euler-Maclaurin. +inf at s = 1 and at
     q = 0, -1, -2, ... (and -inf); NaN for s < 1, and for q <= 0 unless s is whole (as PyTorch)."""
     with numpy.errstate(all="ignore"):
+        s, q = s + xp.zeros_like(q), q + xp.zeros_like(s)
         reach = xp.maximum(10.0, s)
-        finite = xp.isfinite(q) & xp.isfinite(s)
-        need = to_host(xp.max(xp.where(finite, xp.ceil(reach - q), 0.0))) if q.size else 0.0
-        total, a = xp.zeros_like(q + s), q + xp.zeros_like(s)
-        for _ in range(int(max(0.0, float(need)))):
-            near = a < reach
-            total = total + xp.where(near, a ** -s, 0.0)
-            a = xp.where(near, a + 1.0, a)
+        # how many first terms each element sums itself: m, until q + m reaches max(10, s)
+        m = xp.where(xp.isfinite(q) & xp.isfinite(s), xp.maximum(xp.ceil(reach - q), 0.0), 0.0)
+        need = int(to_host(xp.max(m))) if q.size else 0
+        total = xp.zeros_like(q)
+        # those terms k = 0 .. m-1, a chunk of k at a time (a far negative q needs millions; a big array few)
+        chunk = max(1, min(need, (1 << 20) // max(q.size, 1)))
+        for start in range(0, need, chunk):
+            k = xp.arange(start, min(start + chunk, need), dtype=numpy.float64)
+            terms = (q[..., None] + k) ** -s[..., None]
+            total = total + xp.where(k < m[..., None], terms, 0.0).sum(-1)
+        a = q + m
         total = total + a ** (1.0 - s) / (s - 1.0) + 0.5 * a ** -s
         factor, inv_square = s * a ** (-s - 1.0), 1.0 / (a * a)
         for k, coefficient in enumerate(_TAIL, start=1):   # B_2k/(2k)! * s(s+1)...(s+2k-2) * a^(-s-2k+1)
