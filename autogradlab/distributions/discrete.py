@@ -1,8 +1,11 @@
-"""More discrete distributions: ``Geometric`` (failures before the first success) and ``Binomial`` (successes
-in ``total_count`` trials). Each takes ``probs=`` or ``logits=``; ``log_prob`` is differentiable in them (a
-REINFORCE gradient), ``sample`` a constant.
+"""The discrete distributions: ``Bernoulli`` (one trial), ``Categorical`` (one of K) and ``OneHotCategorical``
+(the same as a one-hot vector), ``Geometric`` (failures before the first success) and ``Binomial`` (successes in
+``total_count`` trials). Each takes ``probs=`` or ``logits=``; ``log_prob`` is differentiable in them (a REINFORCE
+gradient: ``-(dist.log_prob(action) * advantage).sum()``), ``sample`` a constant.
 """
 from __future__ import annotations
+
+import math
 
 import numpy
 
@@ -11,13 +14,162 @@ from ..creation import arange, generator, rand
 from ..grad_mode import no_grad
 from ..nn import functional as F
 from ..ops import elementwise as E
+from ..ops import reduce as R
 from ..ops import shape as S
 from ..ops.special_functions import lgamma
+from ..sampling import multinomial
 from ..tensor import Tensor
 from . import constraints
-from .distribution import _as_tensor, _BinaryTrials, _check, _probs_or_logits
+from .distribution import Distribution, _as_tensor, _BinaryTrials, _check, _probs_or_logits
 
-__all__ = ["Geometric", "Binomial"]
+__all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "Geometric", "Binomial"]
+
+
+class Bernoulli(_BinaryTrials):
+    """1 with probability p, else 0: log p(x) = x log p + (1 - x) log(1 - p), from the logits for stability."""
+
+    support = constraints.boolean
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        probs, logits = _probs_or_logits(probs, logits, "Bernoulli")
+        self._set_probs(probs, logits, lambda p: (p >= 0) & (p <= 1), "Interval(lower_bound=0.0, upper_bound=1.0)",
+                        validate_args)
+        super().__init__((probs if probs is not None else logits).shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=()):
+        with no_grad():
+            p = self.probs.detach().expand(*self._shape(sample_shape))
+            return E.to_dtype(rand(p.shape, dtype=p.dtype, device=p.device) < p, p.dtype)
+
+    def log_prob(self, value):
+        logits = self.logits
+        value = _as_tensor(value, logits)
+        self._check_value(value, (value.detach() == 0) | (value.detach() == 1), "Boolean()")
+        return -F.binary_cross_entropy_with_logits(*S.broadcast_tensors(logits, value), reduction="none")
+
+    def entropy(self):
+        return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+
+class Categorical(Distribution):
+    """One of K categories (the last dim of ``probs`` or ``logits``): log p(k) = logits_k - logsumexp(logits)."""
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        probs, logits = _probs_or_logits(probs, logits, "Categorical")
+        given = probs if probs is not None else logits
+        if given.ndim < 1:
+            raise ValueError("`probs` or `logits` parameter must be at least one-dimensional.")
+        if probs is not None:
+            if validate_args is not False:
+                _check("probs", probs, probs.detach() >= 0, "Simplex()", self)
+            probs = probs / probs.sum(-1, keepdim=True)
+        else:
+            logits = logits - R.logsumexp(logits, -1, keepdim=True)
+        self._probs, self._logits = probs, logits
+        self._num_events = given.shape[-1]
+        super().__init__(given.shape[:-1], validate_args=validate_args)
+
+    def _params(self):
+        return {"probs": self.probs} if self._probs is not None else {"logits": self.logits}
+
+    @property
+    def probs(self):
+        return self._probs if self._probs is not None else R.softmax(self._logits, -1)
+
+    @property
+    def logits(self):
+        if self._logits is not None:
+            return self._logits
+        eps = float(numpy.finfo(self._probs.dtype).eps)
+        return E.log(E.clamp(self._probs, eps, 1 - eps))
+
+    @property
+    def param_shape(self):
+        return self.batch_shape + (self._num_events,)
+
+    @property
+    def support(self):
+        return constraints.integer_interval(0, self._num_events - 1)
+
+    def sample(self, sample_shape=()):
+        with no_grad():
+            probs = self.probs.detach().reshape(-1, self._num_events)
+            draws = multinomial(probs, math.prod(sample_shape) or 1, replacement=True)   # (n rows, k draws)
+            return draws.T.reshape(tuple(sample_shape) + self.batch_shape)
+
+    def log_prob(self, value):
+        if not isinstance(value, Tensor) or value.dtype.kind not in "iu":
+            raise ValueError("Categorical.log_prob takes category indices: an integer Tensor")
+        self._check_value(value, (value.detach() >= 0) & (value.detach() < self._num_events),
+                          f"IntegerInterval(lower_bound=0, upper_bound={self._num_events - 1})")
+        logits = self.logits
+        value = value.unsqueeze(-1)
+        value, logits = S.broadcast_tensors(value, logits)
+        return logits.gather(-1, value[..., :1]).squeeze(-1)
+
+    def entropy(self):
+        logits = E.clamp(self.logits, min=float(numpy.finfo(self.logits.dtype).min))
+        return -(logits * self.probs).sum(-1)
+
+
+class OneHotCategorical(Distribution):
+    """A ``Categorical`` whose values are one-hot vectors of length K (the event)."""
+
+    support = constraints.one_hot
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._categorical = Categorical(probs=probs, logits=logits, validate_args=validate_args)
+        k = self._categorical._num_events
+        super().__init__(self._categorical.batch_shape, (k,), validate_args=validate_args)
+
+    def _params(self):
+        return self._categorical._params()
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def mode(self):
+        probs = self.probs
+        return F.one_hot(probs.argmax(-1), probs.shape[-1]).to(probs.dtype)
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=()):
+        probs = self.probs
+        return F.one_hot(self._categorical.sample(sample_shape), probs.shape[-1]).to(probs.dtype)
+
+    def log_prob(self, value):
+        value = _as_tensor(value, self.probs)
+        v = value.detach()
+        self._check_value(value, (((v == 0) | (v == 1)).all(-1)) & (v.sum(-1) == 1), "OneHot()")
+        return self._categorical.log_prob(v.argmax(-1))
+
+    def entropy(self):
+        return self._categorical.entropy()
 
 
 class Geometric(_BinaryTrials):
