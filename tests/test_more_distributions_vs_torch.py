@@ -168,3 +168,54 @@ def test_one_hot_categorical_samples_are_one_hot_with_the_right_frequencies():
     assert ((draws == 0) | (draws == 1)).all() and (draws.sum(-1) == 1).all()
     np.testing.assert_allclose(draws.mean(0), [0.2, 0.5, 0.3], atol=0.015)
     assert d.event_shape == (3,) and d.batch_shape == ()
+
+
+def _mixtures(T, rng):
+    """A 1-d Gaussian mixture, a batch of 2-d ones (Independent components) and a MultivariateNormal one."""
+    D = T.distributions
+    logits = T.tensor(rng.standard_normal(3), requires_grad=True)
+    mu, sd = T.tensor(rng.standard_normal(3), requires_grad=True), T.tensor(rng.uniform(0.5, 2, 3), requires_grad=True)
+    mixture = D.MixtureSameFamily(D.Categorical(logits=logits), D.Normal(mu, sd))
+    x = T.tensor(np.linspace(-3, 3, 7))
+    outs = [mixture.log_prob(x), mixture.mean, mixture.variance, mixture.cdf(x)]
+    mu2 = T.tensor(rng.standard_normal((4, 3, 2)), requires_grad=True)
+    batch = D.MixtureSameFamily(D.Categorical(probs=T.tensor(np.full((4, 3), 1 / 3))),
+                                D.Independent(D.Normal(mu2, 1.0), 1))
+    outs += [batch.log_prob(T.tensor(rng.standard_normal((5, 4, 2)))), batch.mean, batch.variance]
+    full = D.MixtureSameFamily(D.Categorical(logits=logits), D.MultivariateNormal(mu2[0], T.eye(2, dtype=T.float64)))
+    outs += [full.log_prob(T.tensor(rng.standard_normal((6, 2)))), full.mean]
+    grads = T.autograd.grad(sum(o.sum() for o in outs), [logits, mu, sd, mu2])
+    shapes = [tuple(batch.sample((7,)).shape), tuple(mixture.sample().shape), tuple(batch.batch_shape),
+              tuple(batch.event_shape)]
+    return outs + list(grads), shapes
+
+
+def test_mixture_same_family_matches_torch_with_gradients_for_weights_and_components():
+    ours, our_shapes = _mixtures(ag, np.random.default_rng(12))
+    theirs, their_shapes = _mixtures(torch, np.random.default_rng(12))
+    assert our_shapes == their_shapes == [(7, 4, 2), (), (4,), (2,)]
+    for o, t in zip(ours, theirs):
+        np.testing.assert_allclose(host(o.detach().data), t.detach().numpy(), rtol=1e-10, atol=1e-14)
+
+
+def test_mixture_samples_pick_components_by_their_weights():
+    ag.manual_seed(13)
+    D = ag.distributions
+    weights = ag.tensor([0.2, 0.5, 0.3], dtype=ag.float64)
+    mixture = D.MixtureSameFamily(D.Categorical(probs=weights), D.Normal(ag.tensor([-10.0, 0.0, 10.0]), 0.5))
+    draws = host(mixture.sample((20_000,)).data)
+    shares = [np.mean(draws < -5), np.mean(np.abs(draws) < 5), np.mean(draws > 5)]
+    np.testing.assert_allclose(shares, [0.2, 0.5, 0.3], atol=0.015)
+    assert not mixture.has_rsample
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.distributions.MixtureSameFamily(T.distributions.Normal(0.0, 1.0), T.distributions.Normal(0.0, 1.0)),
+    lambda T: T.distributions.MixtureSameFamily(T.distributions.Categorical(T.ones(3)), "a normal"),
+    lambda T: T.distributions.MixtureSameFamily(T.distributions.Categorical(T.ones(3)),
+                                                T.distributions.Normal(T.zeros(4), 1.0)),
+    lambda T: T.distributions.MixtureSameFamily(T.distributions.Categorical(T.ones(2, 3)),
+                                                T.distributions.Normal(T.zeros(5, 3), 1.0)),
+], ids=["not-categorical", "not-a-distribution", "k-mismatch", "batch-mismatch"])
+def test_mixture_errors_are_torchs(call):
+    both_raise(lambda: call(ag), lambda: call(torch))

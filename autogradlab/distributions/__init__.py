@@ -2,8 +2,8 @@
 ``Uniform``, ``Bernoulli``, ``Categorical``, ``Exponential``, ``Laplace``, ``MultivariateNormal``,
 ``Independent``, ``OneHotCategorical``, the gamma family (``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``,
 ``Poisson``: ``gamma_family.py``), ``Cauchy``, ``Gumbel``, ``HalfNormal``, ``HalfCauchy``, ``LogNormal`` and
-``StudentT`` (``more_continuous.py``), ``Geometric`` and ``Binomial`` (``discrete.py``), and ``kl_divergence``
-between two of a kind. ``log_prob``, ``entropy`` and
+``StudentT`` (``more_continuous.py``), ``Geometric`` and ``Binomial`` (``discrete.py``), ``MixtureSameFamily``,
+``TransformedDistribution`` with its transforms, and ``kl_divergence`` between two of a kind. ``log_prob``, ``entropy`` and
 ``rsample`` (the reparameterised sample, ``loc + scale * eps``) are built from differentiable ops, so gradients
 reach the parameters (a policy gradient through ``log_prob``, a VAE's KL term); ``sample`` is a constant.
 Draws come from the library's generator (``manual_seed``). Parameters are checked as PyTorch checks them.
@@ -28,6 +28,7 @@ from . import constraints, transforms
 from .distribution import Distribution, Independent, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two
 from .gamma_family import Beta, Chi2, Dirichlet, Gamma, Poisson
 from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical
+from .mixture import MixtureSameFamily
 from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal, StudentT
 from .transformed import TransformedDistribution
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
@@ -38,7 +39,7 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "One
            "Gumbel", "HalfNormal", "HalfCauchy", "LogNormal", "StudentT", "Geometric", "Binomial",
            "TransformedDistribution", "Transform", "ComposeTransform", "ExpTransform", "PowerTransform",
            "SigmoidTransform", "TanhTransform", "SoftplusTransform", "AbsTransform", "AffineTransform",
-           "identity_transform", "constraints", "transforms", "kl_divergence"]
+           "identity_transform", "constraints", "transforms", "MixtureSameFamily", "kl_divergence"]
 
 
 class Normal(_LocationScale):
