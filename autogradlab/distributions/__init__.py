@@ -1,5 +1,5 @@
 """``torch.distributions``, for VAE, reinforcement-learning, Bayesian and Gaussian labs: ``Normal``, ``Uniform``,
-``Exponential``, ``Laplace``, ``MultivariateNormal`` and ``Independent`` here; ``Bernoulli``, ``Categorical``,
+``Exponential``, ``Laplace`` and ``MultivariateNormal`` here, ``Independent`` in ``distribution.py``; ``Bernoulli``, ``Categorical``,
 ``OneHotCategorical``, ``Geometric`` and ``Binomial`` (``discrete.py``); the gamma family ``Gamma``, ``Chi2``,
 ``Beta``, ``Dirichlet``, ``Poisson`` (``gamma_family.py``); ``Cauchy``, ``Gumbel``, ``HalfNormal``,
 ``HalfCauchy``, ``LogNormal``, ``StudentT`` (``more_continuous.py``); ``MixtureSameFamily``;
