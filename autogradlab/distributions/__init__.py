@@ -1,13 +1,13 @@
 """``torch.distributions``, for VAE, reinforcement-learning, Bayesian and Gaussian labs: ``Normal``, ``Uniform``,
-``Exponential``, ``Laplace`` and ``MultivariateNormal`` here, ``Independent`` in ``distribution.py``; ``Bernoulli``, ``Categorical``,
-``OneHotCategorical``, ``Geometric`` and ``Binomial`` (``discrete.py``); the gamma family ``Gamma``, ``Chi2``,
-``Beta``, ``Dirichlet``, ``Poisson`` (``gamma_family.py``); ``Cauchy``, ``Gumbel``, ``HalfNormal``,
-``HalfCauchy``, ``LogNormal``, ``StudentT`` (``more_continuous.py``); ``MixtureSameFamily``;
-``TransformedDistribution`` with its transforms and ``constraints``; and ``kl_divergence`` between two of a kind.
-``log_prob``, ``entropy`` and ``rsample`` (the reparameterised sample, ``loc + scale * eps``) are built from
-differentiable ops, so gradients reach the parameters (a policy gradient through ``log_prob``, a VAE's KL term);
-``sample`` is a constant. Draws come from the library's generator (``manual_seed``). Parameters are checked as
-PyTorch checks them.
+``Exponential``, ``Laplace`` and ``MultivariateNormal`` here, ``Independent`` in ``distribution.py``;
+``Bernoulli``, ``Categorical``, ``OneHotCategorical``, ``Geometric`` and ``Binomial`` (``discrete.py``); the
+gamma family ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``Poisson`` (``gamma_family.py``); ``Cauchy``,
+``Gumbel``, ``HalfNormal``, ``HalfCauchy``, ``LogNormal``, ``StudentT`` (``more_continuous.py``);
+``MixtureSameFamily``; ``TransformedDistribution`` with its transforms and ``constraints``; and
+``kl_divergence`` between two of a kind. ``log_prob``, ``entropy`` and ``rsample`` (the reparameterised sample,
+``loc + scale * eps``) are built from differentiable ops, so gradients reach the parameters (a policy gradient
+through ``log_prob``, a VAE's KL term); ``sample`` is a constant. Draws come from the library's generator
+(``manual_seed``). Parameters are checked as PyTorch checks them.
 
     dist = Categorical(logits=policy(state))
     action = dist.sample()
