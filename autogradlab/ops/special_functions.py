@@ -4,7 +4,10 @@
   (``multigammaln``) and the Hurwitz ``zeta``; each one's derivative is the next one;
 * the error function's: ``erfc``, ``erfcx`` (scaled), ``erfinv``; the standard normal's CDF ``ndtr``, its
   inverse ``ndtri`` and ``log_ndtr``;
-* the modified Bessel functions of the first kind ``i0``, ``i1`` and their scaled forms ``i0e``, ``i1e``.
+* the modified Bessel functions of the first kind ``i0``, ``i1`` and their scaled forms ``i0e``, ``i1e``;
+* the regularised incomplete gamma functions ``gammainc`` and ``gammaincc`` (the Gamma CDF and its complement),
+  and ``standard_gamma_draw``, which makes a Gamma draw differentiable in its shape (Gamma, Beta and Dirichlet
+  ``rsample``).
 
 Everything is computed in float64 and rounded once to the input's float dtype (an integer input computes in
 the default float dtype, as in PyTorch). ``lgamma`` and the error-function family go element by element
@@ -21,8 +24,8 @@ from fractions import Fraction
 import numpy
 
 from ..backend import per_element, to_host, xp_of
-from ..tensor import Tensor, default_float
 from ..graph import NO_DERIVATIVE
+from ..tensor import Tensor, default_float
 from .elementwise import as_tensor_like, exp, log, mul, sign, to_dtype, where
 from .registry import apply, defop, expect_tensor
 
