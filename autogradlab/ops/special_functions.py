@@ -26,7 +26,7 @@ import numpy
 from ..backend import per_element, to_host, xp_of
 from ..graph import NO_DERIVATIVE
 from ..tensor import Tensor, default_float
-from .elementwise import as_tensor_like, exp, log, mul, sign, to_dtype, where
+from .elementwise import _floating_unary, as_tensor_like, exp, log, mul, sign, to_dtype, where
 from .registry import apply, defop, expect_tensor
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "zeta", "erfc", "erfcx", "erfinv", "ndtr", "ndtri",
@@ -410,9 +410,10 @@ def _floating(x, name):
 
 
 def _unary(op, name, doc):
-    def fn(input):
-        return apply(op, (_floating(input, name),))
-    fn.__name__, fn.__qualname__, fn.__doc__ = name, name, doc
+    """The package function of a unary op: elementwise's own wrapper (an integer input in the default float
+    dtype, arrays inside a VJP run on at once), with its docstring."""
+    fn = _floating_unary(op)
+    fn.__qualname__, fn.__doc__ = name, doc
     return fn
 
 
