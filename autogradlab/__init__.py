@@ -47,6 +47,7 @@ from .ops.joining import (atleast_1d, atleast_2d, atleast_3d, block_diag, cartes
 from .ops.rearrange import (diag, diag_embed, diagonal, diff, index_select, meshgrid, movedim, narrow, repeat_interleave,
                             roll, rot90, swapaxes, swapdims, take, tile)
 from .ops.rearrange import movedim as moveaxis
+from .ops.log_cumsum import logcumsumexp
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumprod, cumsum, log_softmax, logsumexp, max, mean,
                          min, norm, prod, softmax, std, sum, var)
 from .ops.selection import where
@@ -188,6 +189,10 @@ from .ops.decompositions import cholesky, det, logdet, matrix_exp, matrix_power,
 from .ops.decompositions import inv as inverse  # noqa: E402
 from .ops.decompositions import pinverse  # noqa: E402
 from .serialization import load, save  # noqa: E402
+from . import older_names as _older_names  # noqa: E402
+from .older_names import (adjoint, chain_matmul, cholesky_inverse, cholesky_solve, ger, qr, renorm,  # noqa: E402
+                          svd)
+_older_names.attach()
 
 # the public API (PyTorch names), spelled out for readers and for `from autogradlab import *`
 __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor", "DoubleTensor", "HalfTensor",
@@ -241,7 +246,8 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "conv_transpose1d", "conv_transpose2d", "hardshrink", "max_pool1d", "max_pool2d", "max_pool3d", "pdist",
            "pixel_shuffle", "pixel_unshuffle", "prelu", "selu", "threshold", "dropout", "layer_norm", "group_norm",
            "combinations", "copysign", "cumulative_trapezoid", "diagflat", "ldexp", "trapezoid", "trapz", "vander",
-           "result_type", "is_nonzero", "is_same_size", "is_signed", "is_complex"]
+           "result_type", "is_nonzero", "is_same_size", "is_signed", "is_complex", "logcumsumexp", "adjoint",
+           "chain_matmul", "cholesky_inverse", "cholesky_solve", "ger", "qr", "renorm", "svd"]
 
 from .tensor import Size  # noqa: E402
 concat = concatenate = cat  # noqa: E305  (PyTorch's other names for cat)

@@ -16,7 +16,15 @@ class trace:
     ``max_elements``: arrays up to this size are copied whole into the events, larger ones summarised
     (shape, min, max, norm). ``stats=True``: arrays too large for a table also get mean, std, NaN/inf
     counts and a histogram (:class:`~autogradlab.events.records.Stats`; the player's side panel shows
-    them); it costs a few passes over each such array, so it is off unless asked for."""
+    them); it costs a few passes over each such array, so it is off unless asked for.
+
+    ``trace(x)`` of a tensor is PyTorch's matrix trace instead (``x.trace()``, the sum of its diagonal), so
+    that ``torch.trace`` in lab code ports by changing the import."""
+
+    def __new__(cls, *args, **kwargs):
+        if args and isinstance(args[0], Tensor):   # torch.trace(x), the matrix trace: so that lab code ports
+            return args[0].trace(*args[1:], **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, max_elements: int = MAX_ELEMENTS, *, stats: bool = False):
         self.tape = Tape(max_elements, stats)

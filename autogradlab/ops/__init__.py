@@ -1,7 +1,7 @@
 """The differentiable op library. Importing it fills :data:`REGISTRY` and attaches
 the ops to :class:`Tensor`."""
-from . import (composites, decompositions, elementwise, inplace, joining, linalg, methods, rearrange, reduce, selection,  # noqa: F401
-               searching, shape, special, special_functions, statistics)
+from . import (composites, decompositions, elementwise, inplace, joining, linalg, log_cumsum, methods,  # noqa: F401
+               rearrange, reduce, selection, searching, shape, special, special_functions, statistics)
 from .registry import REGISTRY, OpDef, apply, defop  # noqa: F401
 
 methods.attach()

@@ -13,7 +13,7 @@ from ..grad_mode import state
 from ..tensor import Tensor, tensor
 from . import decompositions as D, elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R
 from . import composites as O, searching as H, selection as X, shape as S, special as P, statistics as Q
-from . import special_functions as G
+from . import log_cumsum as LC, special_functions as G
 from .joining import tensor_split
 from .registry import apply_one
 
@@ -301,7 +301,7 @@ METHODS = {
     "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge, "eq": E.eq, "ne": E.ne,
     "sum": R.sum, "mean": R.mean, "max": R.max, "min": R.min, "amax": R.amax, "amin": R.amin,
     "var": R.var, "std": R.std, "logsumexp": R.logsumexp, "softmax": R.softmax, "cumsum": R.cumsum, "norm": R.norm,
-    "log_softmax": R.log_softmax,
+    "log_softmax": R.log_softmax, "logcumsumexp": LC.logcumsumexp,
     "reshape": S.reshape, "view": S.view, "flatten": S.flatten, "transpose": S.transpose,
     "permute": S.permute, "expand": S.expand, "broadcast_to": S.broadcast_to,
     "sum_to_size": S.sum_to_size, "squeeze": S.squeeze, "unsqueeze": S.unsqueeze,

@@ -1,0 +1,164 @@
+"""PyTorch's torch-level matrix functions that predate ``torch.linalg`` or sit beside it, so lab code that
+calls them ports: ``torch.svd`` (``some=``, and V rather than Vh), ``torch.qr`` (``some=``), ``ger``,
+``chain_matmul``, ``adjoint``, ``cholesky_solve``, ``cholesky_inverse``, ``renorm``, and the matrix trace
+(``Tensor.trace()``; ``autogradlab.trace(x)`` of a tensor is it too, while ``trace()`` with no tensor stays
+the event recorder).
+
+Each is written with the ops it is made of, so its gradient is theirs (the math is in each docstring)."""
+from __future__ import annotations
+
+import numbers
+from collections import namedtuple
+
+from .creation import eye, zeros
+from .linalg import multi_dot, solve_triangular, svd as _svd, qr as _qr, svdvals, vector_norm
+from .ops.elementwise import where
+from .ops.inplace import in_place
+from .ops.linalg import outer
+from .ops.rearrange import diagonal
+from .ops.reduce import sum as _sum
+from .ops.registry import expect_tensor
+from .tensor import Tensor
+
+__all__ = ["matrix_trace", "svd", "qr", "ger", "chain_matmul", "adjoint", "cholesky_solve", "cholesky_inverse",
+           "renorm"]
+
+OldSvdResult = namedtuple("svd", ["U", "S", "V"])
+OldQrResult = namedtuple("qr", ["Q", "R"])
+
+
+def matrix_trace(input):
+    """The sum of a matrix's diagonal, ``sum_i A[i, i]`` (integers sum as int64); its gradient is the identity
+    times g. PyTorch's ``torch.trace`` / ``Tensor.trace``."""
+    expect_tensor(input, "trace")
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim} (shape "
+                           f"{tuple(input.shape)}); for a batch of matrices use x.diagonal(dim1=-2, dim2=-1).sum(-1)")
+    return _sum(diagonal(input))
+
+
+def svd(input, some=True, compute_uv=True):
+    """``(U, S, V)`` with ``A = U diag(S) V^T``: ``linalg.svd(A, full_matrices=not some)`` with ``V = Vh^T``.
+    ``compute_uv=False``: S alone is computed (its gradient is ``linalg.svdvals``'), U and V are zeros of
+    shape (m, m) and (n, n), as in PyTorch."""
+    expect_tensor(input, "svd")
+    if not compute_uv:
+        m, n = input.shape[-2:] if input.ndim >= 2 else (0, 0)
+        S = svdvals(input)
+        U, V = (zeros(*input.shape[:-2], k, k, dtype=input.dtype, device=input.device) for k in (m, n))
+        return OldSvdResult(U, S, V)
+    U, S, Vh = _svd(input, full_matrices=not some)
+    return OldSvdResult(U, S, Vh.mT)
+
+
+def qr(input, some=True):
+    """``(Q, R)`` with ``A = Q R``: ``linalg.qr(A, 'reduced' if some else 'complete')``."""
+    return OldQrResult(*_qr(input, "reduced" if some else "complete"))
+
+
+def ger(input, vec2):
+    """The outer product ``input[i] * vec2[j]`` (``outer``'s older name)."""
+    return outer(input, vec2)
+
+
+def chain_matmul(*matrices):
+    """``matrices[0] @ matrices[1] @ ...`` of 2-D tensors (``linalg.multi_dot``'s older form)."""
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices; pass them as arguments: "
+                           "chain_matmul(A, B, C)")
+    for i, m in enumerate(matrices):
+        expect_tensor(m, "chain_matmul")
+        if m.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead (chain_matmul: matrix {i} has "
+                               f"shape {tuple(m.shape)})")
+    for i in range(1, len(matrices)):
+        if matrices[i - 1].shape[1] != matrices[i].shape[0]:
+            raise RuntimeError(f"chain_matmul(): matrices {i - 1} and {i} with shapes "
+                               f"{list(matrices[i - 1].shape)} and {list(matrices[i].shape)} cannot be multiplied")
+    return matrices[0].clone() if len(matrices) == 1 else multi_dot(matrices)
+
+
+def adjoint(input):
+    """The conjugate transpose of the last two dims; for real tensors their transpose (a view)."""
+    expect_tensor(input, "adjoint")
+    if input.ndim < 2:
+        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
+                           f"{input.ndim}-D tensor.")
+    return input.transpose(-2, -1)
+
+
+def _factor_checks(name, B, L):
+    for what, t in (("B", B), ("L", L)):
+        expect_tensor(t, name)
+        if t.ndim < 2:
+            raise RuntimeError(f"{name}: {what} should have at least 2 dimensions, but has {t.ndim} dimensions "
+                               f"instead (shape {tuple(t.shape)})")
+    if L.shape[-1] != L.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {L.shape[-2]} by "
+                           f"{L.shape[-1]} matrices")
+
+
+def cholesky_solve(B, L, upper=False):
+    """The ``X`` with ``A X = B`` for ``A = L L^T`` (``upper=True``: ``A = U^T U``), given the Cholesky factor:
+    two triangular solves, ``L Y = B`` then ``L^T X = Y``. Only the factor's triangle is read, so its gradient
+    reaches that triangle alone (PyTorch's also reaches the other one, which its result does not depend on)."""
+    _factor_checks("cholesky_solve", B, L)
+    if B.shape[-2] != L.shape[-1]:
+        raise RuntimeError(f"cholesky_solve: Incompatible matrix sizes for the equation AX = B: each A matrix is "
+                           f"{L.shape[-1]} by {L.shape[-1]} but each B matrix is {B.shape[-2]} by {B.shape[-1]}")
+    lower = L.mT if upper else L   # (A = lower lower^T either way)
+    return solve_triangular(lower.mT, solve_triangular(lower, B, upper=False), upper=True)
+
+
+def cholesky_inverse(L, upper=False):
+    """``(L L^T)^-1`` (``upper=True``: ``(U^T U)^-1``) from the Cholesky factor, by :func:`cholesky_solve` of
+    the identity."""
+    expect_tensor(L, "cholesky_inverse")
+    if L.ndim < 2 or L.shape[-1] != L.shape[-2]:
+        raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but it has shape "
+                           f"{tuple(L.shape)}")
+    identity = eye(L.shape[-1], dtype=L.dtype, device=L.device).expand(*L.shape)
+    return cholesky_solve(identity, L, upper)
+
+
+def renorm(input, p, dim, maxnorm):
+    """Each slice ``input.select(dim, i)`` whose ``p``-norm exceeds ``maxnorm`` scaled down to it:
+    ``x * where(n > maxnorm, maxnorm / (n + 1e-7), 1)`` with ``n`` the slice's norm (PyTorch's formula,
+    whose 1e-7 keeps a scaled slice's norm just under ``maxnorm``)."""
+    expect_tensor(input, "renorm")
+    if input.dtype.kind != "f":
+        raise RuntimeError(f"renorm: expected a floating tensor, got {input.dtype.name}; convert it first: x.float()")
+    if not isinstance(p, numbers.Real) or p <= 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported (p={p!r}); use p > 0")
+    if not isinstance(maxnorm, numbers.Real) or maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm!r}")
+    if input.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    d = dim % input.ndim if -input.ndim <= dim < input.ndim else None
+    if d is None:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], "
+                         f"but got {dim})")
+    others = tuple(i for i in range(input.ndim) if i != d)
+    norm = vector_norm(input, p, others, keepdim=True)
+    return input * where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+
+
+def attach():
+    """The Tensor methods of these functions (this layer attaches them, as ``ops.methods`` attaches its own)."""
+    Tensor.trace = matrix_trace
+    Tensor.adjoint = adjoint
+    Tensor.mH = property(adjoint)
+    Tensor.H = property(_H)
+    Tensor.ger = ger
+    Tensor.svd = svd
+    Tensor.qr = qr
+    Tensor.cholesky_solve = cholesky_solve
+    Tensor.cholesky_inverse = cholesky_inverse
+    Tensor.renorm = renorm
+    Tensor.renorm_ = in_place("renorm_", renorm)
+
+
+def _H(input):
+    if input.ndim not in (0, 2):
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {input.ndim}-D tensor.")
+    return input.transpose(0, 1) if input.ndim == 2 else input
