@@ -193,6 +193,15 @@ from . import older_names as _older_names  # noqa: E402
 from .older_names import (adjoint, chain_matmul, cholesky_inverse, cholesky_solve, ger, qr, renorm,  # noqa: E402
                           svd)
 _older_names.attach()
+from .ops.integers import bitwise_left_shift, bitwise_right_shift, frexp, gcd, lcm, nextafter  # noqa: E402
+from .ops.counting import mode, unique_consecutive, unravel_index  # noqa: E402
+from .ops.writes import diagonal_scatter, index_put, put, select_scatter, slice_scatter  # noqa: E402
+from .windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window  # noqa: E402
+from .torch_level import (detach, get_num_interop_threads, get_num_threads, is_inference, rsub,  # noqa: E402
+                          scalar_tensor, set_num_interop_threads, set_num_threads)
+from . import torch_level as _torch_level  # noqa: E402
+for _name in _torch_level.IN_PLACE_NAMES:   # torch.exp_(x) is x.exp_()
+    globals()[_name] = _torch_level.in_place_function(_name)
 
 # the public API (PyTorch names), spelled out for readers and for `from autogradlab import *`
 __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor", "DoubleTensor", "HalfTensor",
@@ -247,7 +256,12 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "pixel_shuffle", "pixel_unshuffle", "prelu", "selu", "threshold", "dropout", "layer_norm", "group_norm",
            "combinations", "copysign", "cumulative_trapezoid", "diagflat", "ldexp", "trapezoid", "trapz", "vander",
            "result_type", "is_nonzero", "is_same_size", "is_signed", "is_complex", "logcumsumexp", "adjoint",
-           "chain_matmul", "cholesky_inverse", "cholesky_solve", "ger", "qr", "renorm", "svd"]
+           "chain_matmul", "cholesky_inverse", "cholesky_solve", "ger", "qr", "renorm", "svd",
+           "bitwise_left_shift", "bitwise_right_shift", "frexp", "gcd", "lcm", "nextafter", "mode",
+           "unique_consecutive", "unravel_index", "diagonal_scatter", "index_put", "put", "select_scatter",
+           "slice_scatter", "bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window",
+           "detach", "get_num_interop_threads", "get_num_threads", "is_inference", "rsub", "scalar_tensor",
+           "set_num_interop_threads", "set_num_threads", *_torch_level.IN_PLACE_NAMES]
 
 from .tensor import Size  # noqa: E402
 concat = concatenate = cat  # noqa: E305  (PyTorch's other names for cat)

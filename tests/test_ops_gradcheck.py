@@ -408,6 +408,7 @@ CASES: dict[str, list[Case]] = {
     "logsumexp": [C(lambda m, a: a.logsumexp(1), normal(2, 3), id="dim"),
                   C(lambda m, a: m.logsumexp(a, (0, 1), keepdim=True), normal(2, 3), id="dims-keepdim"),
                   C(lambda m, a: a.logsumexp(0), normal(3, 2, scale=30.0), id="large-values")],
+    "frexp_mantissa": [C(lambda m, a: m.frexp(a * 3).mantissa, nonzero(2, 3), id="frexp", smooth=False)],
     "logcumsumexp": [C(lambda m, a: a.logcumsumexp(1), normal(2, 5), id="dim1"),
                      C(lambda m, a: m.logcumsumexp(a, -3) * a, normal(4, 2, 3, scale=30.0), id="negative-dim-large"),
                      C(lambda m, a: m.logcumsumexp(a, 0), normal(), id="0d")],
@@ -676,11 +677,17 @@ NONDIFFERENTIABLE_CASES: dict[str, Callable] = {
     "isfinite": lambda a, b: (a / b).isfinite(), "isclose": lambda a, b: ag.isclose(a * b, b),
     "argmax": lambda a, b: (a * b).argmax(1), "argmin": lambda a, b: ag.argmin(a * b, 0, keepdim=True),
     "all": lambda a, b: (a * b).all(1), "any": lambda a, b: ag.any(a * b),
+    "nextafter": lambda a, b: ag.nextafter(a, b),
+    "gcd": lambda a, b: ag.gcd((a * 4).long(), (b * 6).long()), "lcm": lambda a, b: ag.lcm((a * 4).long(), b.long()),
+    "bitwise_left_shift": lambda a, b: (a * 4).long() << b.long(),
+    "bitwise_right_shift": lambda a, b: ag.bitwise_right_shift((a * 4).long(), b.long()),
 }
 # (dtype, shape) of those that are not a (2, 3) mask
 NONDIFFERENTIABLE_RESULTS = {"floor_divide": (np.dtype("float64"), (2, 3)), "argmax": (np.dtype("int64"), (2,)),
                              "argmin": (np.dtype("int64"), (1, 3)), "all": (np.dtype(bool), (2,)),
-                             "any": (np.dtype(bool), ())}
+                             "any": (np.dtype(bool), ()), "nextafter": (np.dtype("float64"), (2, 3)),
+                             **{n: (np.dtype("int64"), (2, 3)) for n in ("gcd", "lcm", "bitwise_left_shift",
+                                                                         "bitwise_right_shift")}}
 
 
 def _all_cases():

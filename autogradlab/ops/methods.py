@@ -13,7 +13,7 @@ from ..grad_mode import state
 from ..tensor import Tensor, tensor
 from . import decompositions as D, elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R
 from . import composites as O, searching as H, selection as X, shape as S, special as P, statistics as Q
-from . import log_cumsum as LC, special_functions as G
+from . import counting as C, integers as N, log_cumsum as LC, special_functions as G, writes as W
 from .joining import tensor_split
 from .registry import apply_one
 
@@ -360,6 +360,17 @@ METHODS = {
     "is_same_size": lambda a, other: tuple(a.shape) == tuple(other.shape),
     "is_contiguous": lambda a, memory_format=None: backend.is_contiguous(a._data), "stride": _stride,
     "where": lambda a, condition, other: E.where(condition, a, other),
+    # bits and integers (ops.integers), counting (ops.counting), out-of-place writes (ops.writes)
+    "bitwise_and": E.bitwise_and, "bitwise_or": E.bitwise_or, "bitwise_xor": E.bitwise_xor,
+    "bitwise_left_shift": N.bitwise_left_shift, "bitwise_right_shift": N.bitwise_right_shift,
+    "__lshift__": N.bitwise_left_shift, "__rshift__": N.bitwise_right_shift,
+    "__rlshift__": _reflected(N.bitwise_left_shift), "__rrshift__": _reflected(N.bitwise_right_shift),
+    "gcd": N.gcd, "lcm": N.lcm, "nextafter": N.nextafter, "frexp": N.frexp,
+    "copysign": O.copysign, "ldexp": O.ldexp, "diagflat": O.diagflat,
+    "mode": C.mode, "unique_consecutive": C.unique_consecutive,
+    "index_put": W.index_put, "put": W.put, "select_scatter": W.select_scatter, "slice_scatter": W.slice_scatter,
+    "diagonal_scatter": W.diagonal_scatter, "is_inference": lambda a: False,
+    "is_nonzero": lambda a: _is_nonzero(a),
     # random draws (the in-place fills write as copy_ does)
     "uniform_": M.uniform_, "normal_": M.normal_, "bernoulli_": M.bernoulli_, "random_": M.random_,
     "exponential_": M.exponential_, "bernoulli": M.bernoulli, "multinomial": M.multinomial,
@@ -380,6 +391,19 @@ METHODS = {
 }
 
 
+def _kept_dtype(fn):
+    """``fn`` (a comparison or logical op, giving bools) with its result in the first operand's dtype."""
+    def kept(a, *args, **kwargs):
+        return E.to_dtype(fn(a, *args, **kwargs), a.dtype)
+    return kept
+
+
+def _is_nonzero(a):
+    if a.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return a.item() != 0   # (NaN counts as nonzero, as in Python)
+
+
 #: in-place forms made from the out-of-place ops: ``t.exp_()`` writes ``exp(t)`` into ``t``
 IN_PLACE = {
     "exp_": E.exp, "log_": E.log, "log2_": E.log2, "log10_": E.log10, "log1p_": E.log1p, "expm1_": E.expm1,
@@ -388,7 +412,7 @@ IN_PLACE = {
     "ceil_": E.ceil, "round_": E.round, "trunc_": E.trunc, "fix_": E.trunc, "frac_": P.frac, "sin_": E.sin,
     "cos_": E.cos, "tan_": E.tan, "asin_": E.asin, "acos_": E.acos, "atan_": E.atan, "arcsin_": E.asin,
     "arccos_": E.acos, "arctan_": E.atan, "sinh_": E.sinh, "cosh_": E.cosh, "asinh_": E.asinh,
-    "acosh_": E.acosh, "atanh_": E.atanh, "reciprocal_": E.reciprocal, "square_": E.square, "sign_": E.sign,
+    "acosh_": E.acosh, "atanh_": E.atanh, "arcsinh_": E.asinh, "arccosh_": E.acosh, "arctanh_": E.atanh, "reciprocal_": E.reciprocal, "square_": E.square, "sign_": E.sign,
     "sgn_": P.sgn, "erf_": E.erf, "clamp_min_": lambda a, min: E.clamp(a, min=min),
     "clamp_max_": lambda a, max: E.clamp(a, max=max), "clip_": E.clamp, "lerp_": E.lerp, "tril_": S.tril,
     "triu_": S.triu, "addcmul_": O.addcmul, "addcdiv_": O.addcdiv, "atan2_": E.atan2, "arctan2_": E.atan2,
@@ -399,6 +423,19 @@ IN_PLACE = {
     "addmv_": O.addmv, "addr_": O.addr, "baddbmm_": O.baddbmm, "addbmm_": O.addbmm,
     "lgamma_": G.lgamma, "digamma_": G.digamma, "polygamma_": lambda a, n: G.polygamma(n, a),
     "mvlgamma_": G.mvlgamma, "erfc_": G.erfc, "erfinv_": G.erfinv, "i0_": G.i0,
+    "bitwise_and_": E.bitwise_and, "bitwise_or_": E.bitwise_or, "bitwise_xor_": E.bitwise_xor,
+    "__iand__": E.bitwise_and, "__ior__": E.bitwise_or, "__ixor__": E.bitwise_xor, "bitwise_not_": E.bitwise_not,
+    "bitwise_left_shift_": N.bitwise_left_shift, "bitwise_right_shift_": N.bitwise_right_shift,
+    "__ilshift__": N.bitwise_left_shift, "__irshift__": N.bitwise_right_shift,
+    "gcd_": N.gcd, "lcm_": N.lcm, "nextafter_": N.nextafter, "copysign_": O.copysign, "ldexp_": O.ldexp,
+    "heaviside_": P.heaviside, "float_power_": O.float_power, "cumsum_": R.cumsum, "cumprod_": R.cumprod,
+    "index_put_": W.index_put, "put_": W.put,
+    # comparisons and logical ops in place: the result in this tensor's dtype (1 or 0), as in PyTorch
+    **{f"{name}_": _kept_dtype(fn) for name, fn in (
+        ("eq", E.eq), ("ne", E.ne), ("lt", E.lt), ("le", E.le), ("gt", E.gt), ("ge", E.ge), ("greater", E.gt),
+        ("greater_equal", E.ge), ("less", E.lt), ("less_equal", E.le), ("not_equal", E.ne),
+        ("logical_and", O.logical_and), ("logical_or", O.logical_or), ("logical_xor", O.logical_xor),
+        ("logical_not", E.logical_not))},
 }
 
 
