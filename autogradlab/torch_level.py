@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import os
 
+from .nn import more_functional as _G
 from .ops import composites as _composites
 from .tensor import Tensor, default_float
 from .tensor import tensor as _tensor
 
 __all__ = ["rsub", "scalar_tensor", "detach", "is_inference", "get_num_threads", "set_num_threads",
-           "get_num_interop_threads", "set_num_interop_threads", "IN_PLACE_NAMES"]
+           "get_num_interop_threads", "set_num_interop_threads", "IN_PLACE_NAMES", "rms_norm", "alpha_dropout",
+           "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "dropout_", "channel_shuffle",
+           "native_channel_shuffle", "rrelu", "rrelu_", "selu_", "celu_", "threshold_"]
 
 #: the top-level in-place functions PyTorch has (each ``torch.<name>(input, ...)`` is ``input.<name>(...)``)
 IN_PLACE_NAMES = ("abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
@@ -104,3 +107,68 @@ def set_num_interop_threads(int) -> None:  # noqa: A002
     """Accepted and ignored (one op at a time); a positive integer, as in PyTorch."""
     if isinstance(int, bool) or not isinstance(int, type(1)) or int < 1:
         raise RuntimeError(f"Number of interop threads must be positive, got {int!r}")
+
+
+# -- nn.functional's, with PyTorch's top-level arguments ------------------------------------------------------
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``torch.rms_norm``: ``nn.functional.rms_norm``."""
+    return _G.rms_norm(input, normalized_shape, weight, eps)
+
+
+def alpha_dropout(input, p, train):
+    """``torch.alpha_dropout(input, p, train)``: ``nn.functional.alpha_dropout``."""
+    return _G.alpha_dropout(input, p, train)
+
+
+def alpha_dropout_(input, p, train):
+    """:func:`alpha_dropout` in place."""
+    return _G.alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout(input, p, train):
+    """``torch.feature_alpha_dropout(input, p, train)``: ``nn.functional.feature_alpha_dropout``."""
+    return _G.feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input, p, train):
+    """:func:`feature_alpha_dropout` in place."""
+    return _G.feature_alpha_dropout(input, p, train, inplace=True)
+
+
+def dropout_(input, p, train):
+    """``torch.dropout_(input, p, train)``: ``nn.functional.dropout`` in place."""
+    return _G.F.dropout(input, p, train, inplace=True)
+
+
+def channel_shuffle(input, groups):
+    """``torch.channel_shuffle``: ``nn.functional.channel_shuffle``."""
+    return _G.channel_shuffle(input, groups)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """``torch.rrelu``: ``nn.functional.rrelu`` (``generator`` is accepted; draws use the seeded generator)."""
+    return _G.rrelu(input, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """:func:`rrelu` in place."""
+    return _G.rrelu(input, lower, upper, training, inplace=True)
+
+
+def selu_(input):
+    """``nn.functional.selu`` in place."""
+    return _G.selu_(input)
+
+
+def celu_(input, alpha=1.0):
+    """``nn.functional.celu`` in place."""
+    return _G.celu_(input, alpha)
+
+
+def threshold_(input, threshold, value):
+    """``nn.functional.threshold`` in place."""
+    return _G.threshold_(input, threshold, value)

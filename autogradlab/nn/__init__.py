@@ -31,6 +31,15 @@ from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d
                    UninitializedParameter)
 from .module import Module
 from .parameter import Parameter
+from . import more_functional as _more_functional
+for _name in _more_functional.__all__:   # (F.rms_norm, ...: functional itself does not import them)
+    setattr(functional, _name, getattr(_more_functional, _name))
+functional.__all__ += _more_functional.__all__
+from .more_layers import (AlphaDropout, Buffer, ChannelShuffle, CircularPad3d, ConstantPad3d, Dropout1d,  # noqa: E402
+                          Dropout3d, FeatureAlphaDropout, LocalResponseNorm, LPPool1d, LPPool2d, LPPool3d,
+                          MultiLabelMarginLoss, ReflectionPad3d, ReplicationPad3d, RMSNorm, RReLU, Softmax2d,
+                          TripletMarginWithDistanceLoss, ZeroPad3d)
+from .lazy import LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d  # noqa: E402
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from .sampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
@@ -57,4 +66,8 @@ __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDiv
            "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyConv3d", "LazyBatchNorm3d",
            "LazyModuleMixin", "UninitializedParameter",
-           "UninitializedBuffer", "functional", "init", "utils"]
+           "UninitializedBuffer", "functional", "init", "utils", "AlphaDropout", "Buffer", "ChannelShuffle",
+           "CircularPad3d", "ConstantPad3d", "Dropout1d", "Dropout3d", "FeatureAlphaDropout", "LocalResponseNorm",
+           "LPPool1d", "LPPool2d", "LPPool3d", "MultiLabelMarginLoss", "ReflectionPad3d", "ReplicationPad3d",
+           "RMSNorm", "RReLU", "Softmax2d", "TripletMarginWithDistanceLoss", "ZeroPad3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]

@@ -16,14 +16,14 @@ from .. import creation
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from .layers import (BatchNorm1d, BatchNorm2d, BatchNorm3d, Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,
-                     ConvTranspose3d, Linear)
+                     ConvTranspose3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, Linear)
 from .module import Module
 from .parameter import Parameter
 
 __all__ = ["UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin", "LazyLinear", "LazyConv1d",
            "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
            "LazyBatchNorm1d",
-           "LazyBatchNorm2d", "LazyBatchNorm3d"]
+           "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 _NOT_YET = ("Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
             "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
@@ -248,3 +248,18 @@ class LazyBatchNorm2d(_LazyBatchNorm, BatchNorm2d):
 
 class LazyBatchNorm3d(_LazyBatchNorm, BatchNorm3d):
     cls_to_become = BatchNorm3d
+
+
+class LazyInstanceNorm1d(_LazyBatchNorm, InstanceNorm1d):
+    """``num_features`` from the first input's dim 1 (as PyTorch's, also for an unbatched input); affine and
+    tracking running statistics by default, unlike ``InstanceNorm1d``."""
+
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyBatchNorm, InstanceNorm2d):
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyBatchNorm, InstanceNorm3d):
+    cls_to_become = InstanceNorm3d

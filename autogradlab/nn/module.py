@@ -82,6 +82,12 @@ class Module:
             buffers.pop(name, None)
             self.__dict__["_non_persistent"].discard(name)
             modules[name] = value
+        elif getattr(value, "persistent", None) is not None and isinstance(value, Tensor):   # an nn.Buffer
+            self.__dict__.pop(name, None)
+            params.pop(name, None)
+            modules.pop(name, None)
+            buffers[name] = value
+            (self.__dict__["_non_persistent"].discard if value.persistent else self.__dict__["_non_persistent"].add)(name)
         elif name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (Tensor or None expected)")
