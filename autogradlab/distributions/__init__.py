@@ -3,8 +3,10 @@
 ``Bernoulli``, ``Categorical``, ``OneHotCategorical``, ``Geometric`` and ``Binomial`` (``discrete.py``); the
 gamma family ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``Poisson`` (``gamma_family.py``); ``Cauchy``,
 ``Gumbel``, ``HalfNormal``, ``HalfCauchy``, ``LogNormal``, ``StudentT`` (``more_continuous.py``);
-``MixtureSameFamily``; ``TransformedDistribution`` with its transforms and ``constraints``; and
-``kl_divergence`` between two of a kind. ``log_prob``, ``entropy`` and ``rsample`` (the reparameterised sample,
+``MixtureSameFamily``; ``Multinomial`` and ``NegativeBinomial`` (``counts.py``); ``RelaxedBernoulli`` and
+``RelaxedOneHotCategorical`` with their log-space bases (``relaxed.py``); ``Weibull``, ``Pareto``,
+``InverseGamma``, ``FisherSnedecor``, ``Kumaraswamy`` (``positive.py``); ``TransformedDistribution`` with its transforms and ``constraints``; and
+``kl_divergence`` for the registered pairs (``kl.py``; ``register_kl`` adds yours). ``log_prob``, ``entropy`` and ``rsample`` (the reparameterised sample,
 ``loc + scale * eps``) are built from differentiable ops, so gradients reach the parameters (a policy gradient
 through ``log_prob``, a VAE's KL term); ``sample`` is a constant. Draws come from the library's generator
 (``manual_seed``). Parameters are checked as PyTorch checks them.
@@ -27,9 +29,13 @@ from ..tensor import tensor
 from ..ops.special_functions import digamma, erfinv, lgamma
 from . import constraints, transforms
 from .distribution import Distribution, Independent, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two
+from .kl import kl_divergence, register_kl
 from .gamma_family import Beta, Chi2, Dirichlet, Gamma, Poisson
 from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical
 from .mixture import MixtureSameFamily
+from .counts import Multinomial, NegativeBinomial
+from .positive import FisherSnedecor, InverseGamma, Kumaraswamy, Pareto, Weibull
+from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal, StudentT
 from .transformed import TransformedDistribution
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
@@ -40,7 +46,9 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "One
            "Gumbel", "HalfNormal", "HalfCauchy", "LogNormal", "StudentT", "Geometric", "Binomial",
            "TransformedDistribution", "Transform", "ComposeTransform", "ExpTransform", "PowerTransform",
            "SigmoidTransform", "TanhTransform", "SoftplusTransform", "AbsTransform", "AffineTransform",
-           "identity_transform", "constraints", "transforms", "MixtureSameFamily", "kl_divergence"]
+           "identity_transform", "constraints", "transforms", "MixtureSameFamily", "kl_divergence", "register_kl",
+           "Multinomial", "NegativeBinomial", "RelaxedBernoulli", "RelaxedOneHotCategorical", "FisherSnedecor",
+           "InverseGamma", "Kumaraswamy", "Pareto", "Weibull"]
 
 
 class Normal(_LocationScale):
@@ -305,54 +313,47 @@ class MultivariateNormal(_CentredAtLoc):
         return (0.5 * d * (1.0 + math.log(2 * math.pi)) + self._half_log_det()).expand(*self.batch_shape)
 
 
-def kl_divergence(p, q):
-    """KL(p || q) = E_p[log p - log q], in closed form for two of a kind: ``Normal`` (log(s_q/s_p) + (s_p^2 +
-    (m_p - m_q)^2) / (2 s_q^2) - 1/2), ``Categorical``, ``Bernoulli``, ``Exponential``, ``Laplace``,
-    ``MultivariateNormal``, ``Gamma``, ``Beta``, ``Dirichlet``, ``Poisson``, and ``Independent`` (the base's KL
-    summed over the reinterpreted dims)."""
-    if isinstance(p, Normal) and isinstance(q, Normal):
-        ratio = (p.scale / q.scale) ** 2
-        return 0.5 * (ratio + ((p.loc - q.loc) / q.scale) ** 2 - 1 - E.log(ratio))
-    if isinstance(p, Categorical) and isinstance(q, Categorical):
-        return (p.probs * (p.logits - q.logits)).sum(-1)
-    if isinstance(p, Bernoulli) and isinstance(q, Bernoulli):
-        return (p.probs * (F.softplus(-q.logits) - F.softplus(-p.logits))
-                + (1 - p.probs) * (F.softplus(q.logits) - F.softplus(p.logits)))
-    if isinstance(p, Exponential) and isinstance(q, Exponential):
-        ratio = q.rate / p.rate
-        return ratio - E.log(ratio) - 1
-    if isinstance(p, Laplace) and isinstance(q, Laplace):
-        ratio, gap = p.scale / q.scale, E.abs(p.loc - q.loc)
-        return -E.log(ratio) + gap / q.scale + ratio * E.exp(-gap / p.scale) - 1
-    if isinstance(p, MultivariateNormal) and isinstance(q, MultivariateNormal):
-        if p.event_shape != q.event_shape:
-            raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot "
-                             "be computed")
-        Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
-        batch = numpy.broadcast_shapes(tuple(Lp.shape[:-2]), tuple(Lq.shape[:-2]))
-        n = p.event_shape[0]
-        trace = (linalg.solve_triangular(Lq.expand(*batch, n, n), Lp.expand(*batch, n, n), upper=False) ** 2
-                 ).sum((-2, -1))   # (tr(Sq^-1 Sp) = ||Lq^-1 Lp||_F^2)
-        return (q._half_log_det() - p._half_log_det()
-                + 0.5 * (trace + _mahalanobis(Lq, q.loc - p.loc) - n))
-    if isinstance(p, Gamma) and isinstance(q, Gamma):   # (Chi2 is a Gamma)
-        return (q.concentration * E.log(p.rate / q.rate) + lgamma(q.concentration) - lgamma(p.concentration)
-                + (p.concentration - q.concentration) * digamma(p.concentration)
-                + (q.rate - p.rate) * (p.concentration / p.rate))
-    if isinstance(p, Beta) and isinstance(q, Beta):
-        return kl_divergence(p._dirichlet, q._dirichlet)
-    if isinstance(p, Dirichlet) and isinstance(q, Dirichlet):
-        cp, cq = p.concentration, q.concentration
-        total_p = cp.sum(-1)
-        return (lgamma(total_p) - lgamma(cq.sum(-1)) - (lgamma(cp) - lgamma(cq)).sum(-1)
-                + ((cp - cq) * (digamma(cp) - digamma(total_p).unsqueeze(-1))).sum(-1))
-    if isinstance(p, Poisson) and isinstance(q, Poisson):
-        return p.rate * (E.log(p.rate) - E.log(q.rate)) - (p.rate - q.rate)
-    if isinstance(p, Independent) and isinstance(q, Independent):
-        if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
-            raise NotImplementedError("kl_divergence(Independent, Independent): the two reinterpret a different "
-                                      "number of batch dims")
-        return p._sum(kl_divergence(p.base_dist, q.base_dist))
-    raise NotImplementedError(f"kl_divergence({type(p).__name__}, {type(q).__name__}): only two distributions of "
-                              f"one kind (Normal, Categorical, Bernoulli, Exponential, Laplace, MultivariateNormal, "
-                              f"Gamma, Beta, Dirichlet, Poisson, Independent) have a closed form here")
+# -- KL divergences of the distributions above (the others' are registered in their modules) -------------------
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p, q):
+    """log(s_q/s_p) + (s_p^2 + (m_p - m_q)^2) / (2 s_q^2) - 1/2."""
+    ratio = (p.scale / q.scale) ** 2
+    return 0.5 * (ratio + ((p.loc - q.loc) / q.scale) ** 2 - 1 - E.log(ratio))
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p, q):
+    """r - log r - 1 with r = rate_q / rate_p."""
+    ratio = q.rate / p.rate
+    return ratio - E.log(ratio) - 1
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p, q):
+    """-log(b_p/b_q) + |m_p - m_q| / b_q + (b_p/b_q) e^(-|m_p - m_q| / b_p) - 1."""
+    ratio, gap = p.scale / q.scale, E.abs(p.loc - q.loc)
+    return -E.log(ratio) + gap / q.scale + ratio * E.exp(-gap / p.scale) - 1
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_mvn_mvn(p, q):
+    """(log det S_q - log det S_p + tr(S_q^-1 S_p) + (m_q - m_p)^T S_q^-1 (m_q - m_p) - n) / 2."""
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot "
+                         "be computed")
+    Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    batch = numpy.broadcast_shapes(tuple(Lp.shape[:-2]), tuple(Lq.shape[:-2]))
+    n = p.event_shape[0]
+    trace = (linalg.solve_triangular(Lq.expand(*batch, n, n), Lp.expand(*batch, n, n), upper=False) ** 2
+             ).sum((-2, -1))   # (tr(Sq^-1 Sp) = ||Lq^-1 Lp||_F^2)
+    return q._half_log_det() - p._half_log_det() + 0.5 * (trace + _mahalanobis(Lq, q.loc - p.loc) - n)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p, q):
+    """The base distributions' KL, summed over the reinterpreted dims."""
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError("kl_divergence(Independent, Independent): the two reinterpret a different "
+                                  "number of batch dims")
+    return p._sum(kl_divergence(p.base_dist, q.base_dist))

@@ -21,6 +21,7 @@ from ..sampling import multinomial
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution, _as_tensor, _BinaryTrials, _check, _probs_or_logits
+from .kl import register_kl
 
 __all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "Geometric", "Binomial"]
 
@@ -279,3 +280,16 @@ class Binomial(_BinaryTrials):
         support = arange(top + 1, dtype=probs.dtype, device=probs.device).reshape((-1,) + (1,) * len(self.batch_shape))
         log_prob = self.log_prob(support)
         return -(E.exp(log_prob) * log_prob).sum(0)
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p, q):
+    """sum_k p_k (log p_k - log q_k)."""
+    return (p.probs * (p.logits - q.logits)).sum(-1)
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p, q):
+    """p log(p/q) + (1 - p) log((1 - p)/(1 - q)), each log from the logits (softplus), finite at p = 0 or 1."""
+    return (p.probs * (F.softplus(-q.logits) - F.softplus(-p.logits))
+            + (1 - p.probs) * (F.softplus(q.logits) - F.softplus(p.logits)))

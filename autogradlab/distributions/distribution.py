@@ -65,6 +65,20 @@ class Distribution:
                                   f"use sample(), and log_prob for a gradient (REINFORCE)")
 
     @property
+    def mean(self):
+        raise NotImplementedError(f"{type(self).__name__} has no mean in closed form (as in PyTorch): estimate it "
+                                  f"from samples")
+
+    @property
+    def mode(self):
+        raise NotImplementedError(f"{type(self).__name__} does not implement mode (as in PyTorch)")
+
+    @property
+    def variance(self):
+        raise NotImplementedError(f"{type(self).__name__} has no variance in closed form (as in PyTorch): estimate "
+                                  f"it from samples")
+
+    @property
     def stddev(self):
         return E.sqrt(self.variance)
 

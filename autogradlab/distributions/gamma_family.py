@@ -21,6 +21,7 @@ from ..sampling import poisson
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution, _as_tensor, _check, _two
+from .kl import kl_divergence, register_kl
 
 __all__ = ["Gamma", "Chi2", "Beta", "Dirichlet", "Poisson"]
 
@@ -257,3 +258,33 @@ class Poisson(Distribution):
         whole = (value.detach() >= 0) & (E.floor(value.detach()) == value.detach())
         self._check_value(value, whole, "IntegerGreaterThan(lower_bound=0)")
         return xlogy(value, self.rate) - self.rate - lgamma(value + 1)
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    """a_q log(b_p/b_q) + lgamma(a_q) - lgamma(a_p) + (a_p - a_q) digamma(a_p) + (b_q - b_p) a_p/b_p (Chi2 too)."""
+    return (q.concentration * E.log(p.rate / q.rate) + lgamma(q.concentration) - lgamma(p.concentration)
+            + (p.concentration - q.concentration) * digamma(p.concentration)
+            + (q.rate - p.rate) * (p.concentration / p.rate))
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    """The KL of the two-component Dirichlets."""
+    return kl_divergence(p._dirichlet, q._dirichlet)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    """lgamma(sum a_p) - lgamma(sum a_q) - sum (lgamma(a_p) - lgamma(a_q)) + sum (a_p - a_q)(digamma(a_p) -
+    digamma(sum a_p))."""
+    cp, cq = p.concentration, q.concentration
+    total_p = cp.sum(-1)
+    return (lgamma(total_p) - lgamma(cq.sum(-1)) - (lgamma(cp) - lgamma(cq)).sum(-1)
+            + ((cp - cq) * (digamma(cp) - digamma(total_p).unsqueeze(-1))).sum(-1))
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    """r_p (log r_p - log r_q) - (r_p - r_q)."""
+    return p.rate * (E.log(p.rate) - E.log(q.rate)) - (p.rate - q.rate)

@@ -13,7 +13,7 @@ from ..grad_mode import state
 from ..tensor import Tensor, tensor
 from . import decompositions as D, elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R
 from . import composites as O, searching as H, selection as X, shape as S, special as P, statistics as Q
-from . import counting as C, integers as N, log_cumsum as LC, special_functions as G, writes as W
+from . import counting as K, integers as N, log_cumsum as LC, special_functions as G, writes as W
 from .joining import tensor_split
 from .registry import apply_one
 
@@ -367,7 +367,7 @@ METHODS = {
     "__rlshift__": _reflected(N.bitwise_left_shift), "__rrshift__": _reflected(N.bitwise_right_shift),
     "gcd": N.gcd, "lcm": N.lcm, "nextafter": N.nextafter, "frexp": N.frexp,
     "copysign": O.copysign, "ldexp": O.ldexp, "diagflat": O.diagflat,
-    "mode": C.mode, "unique_consecutive": C.unique_consecutive,
+    "mode": K.mode, "unique_consecutive": K.unique_consecutive,
     "index_put": W.index_put, "put": W.put, "select_scatter": W.select_scatter, "slice_scatter": W.slice_scatter,
     "diagonal_scatter": W.diagonal_scatter, "is_inference": lambda a: False,
     "is_nonzero": lambda a: _is_nonzero(a),

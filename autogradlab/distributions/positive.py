@@ -1,0 +1,261 @@
+"""More distributions of positive quantities and proportions, for survival, extreme-value and Bayesian labs:
+``Weibull``, ``Pareto``, ``InverseGamma``, ``FisherSnedecor`` (the F distribution) and ``Kumaraswamy`` (a
+Beta-like law on (0, 1) whose CDF has a closed form). Each has ``rsample``: an inverse-CDF transform of a
+uniform draw (Weibull, Pareto, Kumaraswamy) or of Gamma draws (InverseGamma, FisherSnedecor), so gradients
+reach the parameters. PyTorch builds the first four as transformed distributions; these are the same laws
+written out, with the same values."""
+from __future__ import annotations
+
+import math
+
+import numpy
+
+from ..creation import rand
+from ..ops import elementwise as E
+from ..ops.special_functions import digamma, lgamma
+from . import constraints
+from .distribution import Distribution, _as_tensor, _check, _two
+from .gamma_family import Gamma
+
+__all__ = ["Weibull", "Pareto", "InverseGamma", "FisherSnedecor", "Kumaraswamy"]
+
+_EULER = 0.57721566490153286061   # the Euler-Mascheroni constant
+
+
+def _positive(name, value, owner):
+    _check(name, value, value.detach() > 0, "GreaterThan(lower_bound=0.0)", owner)
+
+
+class _TwoPositive(Distribution):
+    """A distribution of two positive parameters, named by ``names``."""
+
+    names = ()
+
+    def __init__(self, first, second, validate_args=None):
+        a, b = _two(first, second)
+        for name, value in zip(self.names, (a, b)):
+            setattr(self, name, value)
+            if validate_args is not False:
+                _positive(name, value, self)
+        super().__init__(a.shape, validate_args=validate_args)
+
+    def _params(self):
+        return {name: getattr(self, name) for name in self.names}
+
+    def _uniform(self, sample_shape):
+        like = getattr(self, self.names[0])
+        return rand(self._shape(sample_shape), dtype=like.dtype, device=like.device)
+
+
+class Weibull(_TwoPositive):
+    """P(X > x) = exp(-(x/scale)^k), k = ``concentration``: log p(x) = log(k/scale) + (k - 1) log(x/scale) -
+    (x/scale)^k for x > 0; a draw is scale (-log(1 - u))^(1/k)."""
+
+    names = ("scale", "concentration")
+    support = constraints.positive
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        return self.scale * (-E.log1p(-self._uniform(sample_shape))) ** (1 / self.concentration)
+
+    def log_prob(self, value):
+        value = _as_tensor(value, self.scale)
+        self._check_value(value, value.detach() > 0, "GreaterThan(lower_bound=0.0)")
+        k, z = self.concentration, value / self.scale
+        return E.log(k / self.scale) + (k - 1) * E.log(z) - z ** k
+
+    def cdf(self, value):
+        return -E.expm1(-(_as_tensor(value, self.scale) / self.scale) ** self.concentration)
+
+    def icdf(self, value):
+        return self.scale * (-E.log1p(-_as_tensor(value, self.scale))) ** (1 / self.concentration)
+
+    @property
+    def mean(self):
+        return self.scale * E.exp(lgamma(1 + 1 / self.concentration))
+
+    @property
+    def mode(self):
+        k = self.concentration
+        return self.scale * ((k - 1) / k) ** (1 / k)
+
+    @property
+    def variance(self):
+        k = self.concentration
+        return self.scale ** 2 * (E.exp(lgamma(1 + 2 / k)) - E.exp(2 * lgamma(1 + 1 / k)))
+
+    def entropy(self):
+        k = self.concentration
+        return _EULER * (1 - 1 / k) + E.log(self.scale / k) + 1
+
+
+class Pareto(_TwoPositive):
+    """P(X > x) = (scale/x)^alpha for x >= scale: log p(x) = log alpha + alpha log scale - (alpha + 1) log x; a
+    draw is scale (1 - u)^(-1/alpha)."""
+
+    names = ("scale", "alpha")
+    has_rsample = True
+
+    @property
+    def support(self):
+        return constraints.greater_than_eq(self.scale)
+
+    def rsample(self, sample_shape=()):
+        return self.scale * E.exp(-E.log1p(-self._uniform(sample_shape)) / self.alpha)
+
+    def log_prob(self, value):
+        value = _as_tensor(value, self.scale)
+        self._check_value(value, value.detach() >= self.scale.detach(), f"GreaterThanEq(lower_bound={self.scale})")
+        return E.log(self.alpha) + self.alpha * E.log(self.scale) - (self.alpha + 1) * E.log(value)
+
+    def cdf(self, value):
+        return 1 - (self.scale / _as_tensor(value, self.scale)) ** self.alpha
+
+    def icdf(self, value):
+        return self.scale * E.exp(-E.log1p(-_as_tensor(value, self.scale)) / self.alpha)
+
+    @property
+    def mean(self):
+        a = E.clamp(self.alpha, min=1.0)   # (inf for alpha <= 1, as PyTorch)
+        return a * self.scale / (a - 1)
+
+    @property
+    def mode(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        a = E.clamp(self.alpha, min=2.0)   # (inf for alpha <= 2)
+        return self.scale ** 2 * a / ((a - 1) ** 2 * (a - 2))
+
+    def entropy(self):
+        return E.log(self.scale / self.alpha) + (1 + 1 / self.alpha)
+
+
+class InverseGamma(_TwoPositive):
+    """1/X for X ~ Gamma(concentration, rate): log p(x) = a log b - lgamma(a) - (a + 1) log x - b/x for x > 0."""
+
+    names = ("concentration", "rate")
+    support = constraints.positive
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        return 1 / Gamma(self.concentration, self.rate, validate_args=False).rsample(sample_shape)
+
+    def log_prob(self, value):
+        value = _as_tensor(value, self.rate)
+        self._check_value(value, value.detach() > 0, "GreaterThan(lower_bound=0.0)")
+        a, b = self.concentration, self.rate
+        return a * E.log(b) - lgamma(a) - (a + 1) * E.log(value) - b / value
+
+    def cdf(self, value):
+        """P(1/X <= x) = P(X >= 1/x) = 1 - Gamma's CDF at 1/x."""
+        return 1 - Gamma(self.concentration, self.rate, validate_args=False).cdf(1 / _as_tensor(value, self.rate))
+
+    @property
+    def mean(self):
+        a = self.concentration
+        return E.where(a > 1, self.rate / (a - 1), math.inf)
+
+    @property
+    def mode(self):
+        return self.rate / (self.concentration + 1)
+
+    @property
+    def variance(self):
+        a = self.concentration
+        return E.where(a > 2, self.rate ** 2 / ((a - 1) ** 2 * (a - 2)), math.inf)
+
+    def entropy(self):
+        a = self.concentration
+        return a + E.log(self.rate) + lgamma(a) - (1 + a) * digamma(a)
+
+
+class FisherSnedecor(_TwoPositive):
+    """The F distribution: (X1/df1) / (X2/df2) for chi-square X1, X2 of df1 and df2 degrees of freedom.
+    log p(x) = lgamma((d1 + d2)/2) - lgamma(d1/2) - lgamma(d2/2) + (d1/2) log(d1/d2) + (d1/2 - 1) log x -
+    ((d1 + d2)/2) log(1 + d1 x / d2)."""
+
+    names = ("df1", "df2")
+    support = constraints.positive
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        half1, half2 = 0.5 * self.df1, 0.5 * self.df2
+        x1 = Gamma(half1, half1, validate_args=False).rsample(sample_shape)
+        x2 = Gamma(half2, half2, validate_args=False).rsample(sample_shape)
+        tiny = float(numpy.finfo(x2.dtype).tiny)
+        return E.clamp(x1 / E.clamp(x2, min=tiny), min=tiny)
+
+    def log_prob(self, value):
+        value = _as_tensor(value, self.df1)
+        self._check_value(value, value.detach() > 0, "GreaterThan(lower_bound=0.0)")
+        h1, h2, ratio = 0.5 * self.df1, 0.5 * self.df2, self.df1 / self.df2
+        return (lgamma(h1 + h2) - lgamma(h1) - lgamma(h2) + h1 * E.log(ratio) + (h1 - 1) * E.log(value)
+                - (h1 + h2) * E.log1p(ratio * value))
+
+    @property
+    def mean(self):
+        d2 = self.df2
+        return E.where(d2 > 2, d2 / (d2 - 2), math.nan)
+
+    @property
+    def mode(self):
+        d1, d2 = self.df1, self.df2
+        return E.where(d1 > 2, (d1 - 2) / d1 * d2 / (d2 + 2), math.nan)
+
+    @property
+    def variance(self):
+        d1, d2 = self.df1, self.df2
+        return E.where(d2 > 4, 2 * d2 ** 2 * (d1 + d2 - 2) / (d1 * (d2 - 2) ** 2 * (d2 - 4)), math.nan)
+
+
+class Kumaraswamy(_TwoPositive):
+    """On (0, 1): P(X <= x) = 1 - (1 - x^a)^b, a = ``concentration1``, b = ``concentration0``: log p(x) = log a +
+    log b + (a - 1) log x + (b - 1) log(1 - x^a); a draw is (1 - u^(1/b))^(1/a)."""
+
+    names = ("concentration1", "concentration0")
+    support = constraints.unit_interval
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        u = self._uniform(sample_shape)
+        return (1 - u ** (1 / self.concentration0)) ** (1 / self.concentration1)
+
+    def log_prob(self, value):
+        value = _as_tensor(value, self.concentration1)
+        self._check_value(value, (value.detach() >= 0) & (value.detach() <= 1),
+                          "Interval(lower_bound=0.0, upper_bound=1.0)")
+        a, b = self.concentration1, self.concentration0
+        return E.log(a) + E.log(b) + (a - 1) * E.log(value) + (b - 1) * E.log1p(-value ** a)
+
+    def cdf(self, value):
+        return 1 - (1 - _as_tensor(value, self.concentration1) ** self.concentration1) ** self.concentration0
+
+    def icdf(self, value):
+        return (1 - (1 - _as_tensor(value, self.concentration1)) ** (1 / self.concentration0)) ** (
+            1 / self.concentration1)
+
+    def _moment(self, n):
+        """E[X^n] = b B(1 + n/a, b) = b Gamma(1 + n/a) Gamma(b) / Gamma(1 + n/a + b)."""
+        a, b = self.concentration1, self.concentration0
+        return b * E.exp(lgamma(1 + n / a) + lgamma(b) - lgamma(1 + n / a + b))
+
+    @property
+    def mean(self):
+        return self._moment(1)
+
+    @property
+    def mode(self):
+        a, b = self.concentration1, self.concentration0
+        value = ((a - 1) / (a * b - 1)) ** (1 / a)
+        return E.where((a < 1) | (b < 1), math.nan, value)
+
+    @property
+    def variance(self):
+        return self._moment(2) - self._moment(1) ** 2
+
+    def entropy(self):
+        """(1 - 1/b) + (1 - 1/a) H_b - log(a b), with H_b = digamma(b + 1) + euler the b-th harmonic number."""
+        a, b = self.concentration1, self.concentration0
+        return (1 - 1 / b) + (1 - 1 / a) * (digamma(b + 1) + _EULER) - E.log(a) - E.log(b)
