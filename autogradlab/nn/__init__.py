@@ -35,6 +35,9 @@ from . import more_functional as _more_functional
 for _name in _more_functional.__all__:   # (F.rms_norm, ...: functional itself does not import them)
     setattr(functional, _name, getattr(_more_functional, _name))
 functional.__all__ += _more_functional.__all__
+from .grid_sampling import affine_grid, grid_sample  # noqa: E402
+functional.affine_grid, functional.grid_sample = affine_grid, grid_sample
+functional.__all__ += ["affine_grid", "grid_sample"]
 from .more_layers import (AlphaDropout, Buffer, ChannelShuffle, CircularPad3d, ConstantPad3d, Dropout1d,  # noqa: E402
                           Dropout3d, FeatureAlphaDropout, LocalResponseNorm, LPPool1d, LPPool2d, LPPool3d,
                           MultiLabelMarginLoss, ReflectionPad3d, ReplicationPad3d, RMSNorm, RReLU, Softmax2d,

@@ -1,0 +1,95 @@
+"""``F.affine_grid`` and ``F.grid_sample`` (``nn/grid_sampling.py``), side by side with torch 2.13: 2-d and 3-d,
+both ``align_corners``, every mode and padding rule, gradients for the image and for ``theta``, also where the
+sampling points fall exactly on pixels and edges (an identity map), and by finite differences."""
+import warnings
+
+import numpy as np
+import pytest
+
+import autogradlab as ag
+from conftest import import_torch
+from torch_compare import both_raise
+
+torch = import_torch()
+
+
+def _run(T, d, theta, image, size, align, mode, padding, seed):
+    x, t = T.tensor(image, requires_grad=True), T.tensor(theta, requires_grad=True)
+    grid = T.nn.functional.affine_grid(t, size, align_corners=align)
+    y = T.nn.functional.grid_sample(x, grid, mode=mode, padding_mode=padding, align_corners=align)
+    y.backward(T.tensor(np.random.default_rng(seed).standard_normal(tuple(y.shape))))
+    return [grid.detach().numpy(), y.detach().numpy(), x.grad.numpy(),
+            None if t.grad is None else t.grad.numpy()]
+
+
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("warp", ["random", "identity", "wide"])
+@pytest.mark.parametrize("align", [True, False])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_matches_torch_values_and_gradients(d, warp, align, mode, padding):
+    rng = np.random.default_rng([d, len(warp), int(align), len(mode), len(padding)])
+    n, c = 2, 3
+    spatial = (4, 5) if d == 2 else (3, 4, 5)
+    image = rng.standard_normal((n, c) + spatial)
+    scale = {"random": 0.3, "identity": 0.0, "wide": 1.0}[warp]
+    theta = np.tile(np.eye(d, d + 1), (n, 1, 1)) * (1.0 if warp == "identity" else 1.5)
+    theta = theta + rng.normal(0, scale, (n, d, d + 1))
+    size = (n, c) + (spatial if warp == "identity" else ((6, 7) if d == 2 else (3, 6, 7)))
+    ours, theirs = (_run(T, d, theta, image, size, align, mode, padding, 5) for T in (ag, torch))
+    if mode == "nearest":   # (no gradient for the positions: torch's is zeros, ours None, as nothing flows)
+        assert ours[3] is None and not theirs[3].any()
+        ours, theirs = ours[:3], theirs[:3]
+    for o, t in zip(ours, theirs):
+        np.testing.assert_allclose(o, t, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [True, False])
+def test_bilinear_gradients_match_finite_differences(padding, align):
+    rng = np.random.default_rng(3)
+    image = ag.tensor(rng.standard_normal((1, 2, 4, 5)), requires_grad=True)
+    grid = ag.tensor(rng.uniform(-1.2, 1.2, (1, 3, 3, 2)), requires_grad=True)   # (off the pixels: smooth there)
+    assert ag.autograd.gradcheck(
+        lambda x, g: ag.nn.functional.grid_sample(x, g, padding_mode=padding, align_corners=align), (image, grid))
+
+
+def test_an_affine_grid_of_the_identity_reproduces_the_image():
+    image = ag.tensor(np.random.default_rng(4).standard_normal((2, 3, 5, 6)))
+    theta = ag.tensor(np.tile(np.eye(2, 3), (2, 1, 1)))
+    for align in (True, False):
+        grid = ag.nn.functional.affine_grid(theta, (2, 3, 5, 6), align_corners=align)
+        out = ag.nn.functional.grid_sample(image, grid, align_corners=align)
+        np.testing.assert_allclose(out.numpy(), image.numpy(), atol=1e-12)
+
+
+def test_align_corners_left_out_warns_and_is_false_as_in_torch():
+    theta = np.tile(np.eye(2, 3), (1, 1, 1)) * 0.7
+    for T in (ag, torch):
+        with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+            grid = T.nn.functional.affine_grid(T.tensor(theta), (1, 1, 3, 4))
+        np.testing.assert_allclose(grid.numpy(), T.nn.functional.affine_grid(
+            T.tensor(theta), (1, 1, 3, 4), align_corners=False).numpy())
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.functional.affine_grid(T.ones(1, 2, 3, dtype=T.int64), (1, 1, 2, 2), False),
+    lambda T: T.nn.functional.affine_grid(T.ones(1, 2, 3), (1, 1, 2), False),
+    lambda T: T.nn.functional.affine_grid(T.ones(1, 3, 4), (1, 1, 2, 2), False),
+    lambda T: T.nn.functional.affine_grid(T.ones(1, 2, 3), (1, 1, 0, 2), False),
+    lambda T: T.nn.functional.grid_sample(T.ones(1, 1, 2, 2), T.ones(1, 2, 2, 2), mode="cubic", align_corners=False),
+    lambda T: T.nn.functional.grid_sample(T.ones(1, 1, 2, 2), T.ones(1, 2, 2, 2), padding_mode="wrap",
+                                          align_corners=False),
+    lambda T: T.nn.functional.grid_sample(T.ones(1, 1, 2, 2), T.ones(1, 2, 2, 3), align_corners=False),
+    lambda T: T.nn.functional.grid_sample(T.ones(2, 1, 2, 2), T.ones(1, 2, 2, 2), align_corners=False),
+    lambda T: T.nn.functional.grid_sample(T.ones(1, 1, 2, 2), T.ones(1, 2, 2, 2, 2), align_corners=False),
+])
+def test_bad_arguments_raise_torchs_error_class(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_bicubic_is_refused_with_the_modes_there_are():
+    with pytest.raises(NotImplementedError, match="bilinear"):
+        ag.nn.functional.grid_sample(ag.ones(1, 1, 2, 2), ag.zeros(1, 2, 2, 2), mode="bicubic", align_corners=False)
