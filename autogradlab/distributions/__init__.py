@@ -5,7 +5,8 @@ gamma family ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``Poisson`` (``gamma_
 ``Gumbel``, ``HalfNormal``, ``HalfCauchy``, ``LogNormal``, ``StudentT`` (``more_continuous.py``);
 ``MixtureSameFamily``; ``Multinomial`` and ``NegativeBinomial`` (``counts.py``); ``RelaxedBernoulli`` and
 ``RelaxedOneHotCategorical`` with their log-space bases (``relaxed.py``); ``Weibull``, ``Pareto``,
-``InverseGamma``, ``FisherSnedecor``, ``Kumaraswamy`` (``positive.py``); ``TransformedDistribution`` with its transforms and ``constraints``; and
+``InverseGamma``, ``FisherSnedecor``, ``Kumaraswamy`` (``positive.py``); the transforms onto the simplex and
+Cholesky factors (``more_transforms.py``) and ``biject_to`` / ``transform_to`` (``constraint_registry.py``); ``TransformedDistribution`` with its transforms and ``constraints``; and
 ``kl_divergence`` for the registered pairs (``kl.py``; ``register_kl`` adds yours). ``log_prob``, ``entropy`` and ``rsample`` (the reparameterised sample,
 ``loc + scale * eps``) are built from differentiable ops, so gradients reach the parameters (a policy gradient
 through ``log_prob``, a VAE's KL term); ``sample`` is a constant. Draws come from the library's generator
@@ -38,6 +39,9 @@ from .positive import FisherSnedecor, InverseGamma, Kumaraswamy, Pareto, Weibull
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal, StudentT
 from .transformed import TransformedDistribution
+from .more_transforms import (CumulativeDistributionTransform, IndependentTransform, LowerCholeskyTransform,
+                              ReshapeTransform, SoftmaxTransform, StickBreakingTransform)
+from .constraint_registry import biject_to, transform_to
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
                          SigmoidTransform, SoftplusTransform, TanhTransform, Transform, identity_transform)
 
@@ -48,7 +52,9 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "One
            "SigmoidTransform", "TanhTransform", "SoftplusTransform", "AbsTransform", "AffineTransform",
            "identity_transform", "constraints", "transforms", "MixtureSameFamily", "kl_divergence", "register_kl",
            "Multinomial", "NegativeBinomial", "RelaxedBernoulli", "RelaxedOneHotCategorical", "FisherSnedecor",
-           "InverseGamma", "Kumaraswamy", "Pareto", "Weibull"]
+           "InverseGamma", "Kumaraswamy", "Pareto", "Weibull", "CumulativeDistributionTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "ReshapeTransform", "SoftmaxTransform",
+           "StickBreakingTransform", "biject_to", "transform_to"]
 
 
 class Normal(_LocationScale):

@@ -7,7 +7,8 @@ from ..ops import elementwise as E
 
 __all__ = ["Constraint", "real", "positive", "nonnegative", "unit_interval", "boolean", "nonnegative_integer",
            "positive_integer", "real_vector", "simplex", "interval", "half_open_interval", "greater_than",
-           "greater_than_eq", "less_than", "integer_interval", "independent", "one_hot"]
+           "greater_than_eq", "less_than", "integer_interval", "independent", "one_hot", "lower_cholesky",
+           "lower_triangular"]
 
 
 class Constraint:
@@ -100,6 +101,23 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & (E.abs(value.sum(-1) - 1) < 1e-6)
 
 
+class _LowerTriangular(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        return (value.tril() == value).reshape(*value.shape[:-2], -1).all(-1)
+
+
+class _LowerCholesky(Constraint):
+    """Lower-triangular matrices with a positive diagonal (Cholesky factors)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        lower = (value.tril() == value).reshape(*value.shape[:-2], -1).all(-1)
+        return lower & (value.diagonal(0, -2, -1) > 0).all(-1)
+
+
 def interval(lower_bound, upper_bound):
     return _Bound(lower_bound, upper_bound)
 
@@ -138,3 +156,5 @@ positive_integer = _Bound(1, integer=True)
 real_vector = independent(real, 1)
 simplex = _Simplex()
 one_hot = _OneHot()
+lower_triangular = _LowerTriangular()
+lower_cholesky = _LowerCholesky()
