@@ -15,13 +15,13 @@ from ..ops import elementwise as E
 from ..ops.special_functions import lgamma
 from ..tensor import Tensor
 from . import constraints
-from .discrete import Binomial, Categorical
-from .distribution import Distribution, _as_tensor, _BinaryTrials, _check, _probs_or_logits
+from .discrete import Binomial, _OverCategorical
+from .distribution import _as_tensor, _BinaryTrials, _check, _probs_or_logits
 
 __all__ = ["Multinomial", "NegativeBinomial"]
 
 
-class Multinomial(Distribution):
+class Multinomial(_OverCategorical):
     """Counts x (a vector over K categories, summing to n = ``total_count``):
     log p(x) = lgamma(n + 1) - sum_k lgamma(x_k + 1) + sum_k x_k log p_k. ``total_count`` is an int (it matters
     for ``sample`` and ``entropy``; ``log_prob`` reads n from the counts, as PyTorch's)."""
@@ -30,28 +30,11 @@ class Multinomial(Distribution):
         if isinstance(total_count, bool) or not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported: total_count must be an int")
         self.total_count = total_count
-        self._categorical = Categorical(probs, logits, validate_args=validate_args)
-        super().__init__(self._categorical.batch_shape, (self._categorical._num_events,),
-                         validate_args=validate_args)
-
-    def _params(self):
-        return self._categorical._params()
+        super().__init__(probs, logits, validate_args)
 
     @property
     def support(self):
         return constraints.independent(constraints.integer_interval(0, self.total_count), 1)
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     @property
     def mean(self):

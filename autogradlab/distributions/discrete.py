@@ -121,15 +121,13 @@ class Categorical(Distribution):
         return -(logits * self.probs).sum(-1)
 
 
-class OneHotCategorical(Distribution):
-    """A ``Categorical`` whose values are one-hot vectors of length K (the event)."""
+class _OverCategorical(Distribution):
+    """A distribution of events of length K built on a ``Categorical`` (its ``probs`` or ``logits`` over the last
+    dim): OneHotCategorical, Multinomial, ExpRelaxedCategorical."""
 
-    support = constraints.one_hot
-
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    def __init__(self, probs, logits, validate_args):
         self._categorical = Categorical(probs=probs, logits=logits, validate_args=validate_args)
-        k = self._categorical._num_events
-        super().__init__(self._categorical.batch_shape, (k,), validate_args=validate_args)
+        super().__init__(self._categorical.batch_shape, (self._categorical._num_events,), validate_args=validate_args)
 
     def _params(self):
         return self._categorical._params()
@@ -145,6 +143,15 @@ class OneHotCategorical(Distribution):
     @property
     def param_shape(self):
         return self._categorical.param_shape
+
+
+class OneHotCategorical(_OverCategorical):
+    """A ``Categorical`` whose values are one-hot vectors of length K (the event)."""
+
+    support = constraints.one_hot
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        super().__init__(probs, logits, validate_args)
 
     @property
     def mean(self):

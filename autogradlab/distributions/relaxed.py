@@ -22,7 +22,7 @@ from ..ops import elementwise as E
 from ..ops import reduce as R
 from ..ops import shape as S
 from . import constraints
-from .discrete import Bernoulli, Categorical
+from .discrete import Bernoulli, _OverCategorical
 from .distribution import Distribution, _as_tensor, _check
 from .transformed import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
@@ -78,15 +78,8 @@ class LogitRelaxedBernoulli(Distribution):
         return E.log(self.temperature) + diff - 2 * E.log1p(E.exp(diff))
 
 
-class RelaxedBernoulli(TransformedDistribution):
-    """A point of (0, 1) near 0 or 1, more so as ``temperature`` falls: ``sigmoid`` of a
-    :class:`LogitRelaxedBernoulli` sample. ``rsample`` is differentiable in ``probs``/``logits``."""
-
-    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        super().__init__(LogitRelaxedBernoulli(temperature, probs, logits, validate_args), SigmoidTransform(),
-                         validate_args=validate_args)
-
-    support = constraints.unit_interval
+class _Relaxed(TransformedDistribution):
+    """A relaxed distribution: its base's ``temperature``, ``probs`` and ``logits``, pushed through a transform."""
 
     @property
     def temperature(self):
@@ -101,7 +94,18 @@ class RelaxedBernoulli(TransformedDistribution):
         return self.base_dist.logits
 
 
-class ExpRelaxedCategorical(Distribution):
+class RelaxedBernoulli(_Relaxed):
+    """A point of (0, 1) near 0 or 1, more so as ``temperature`` falls: ``sigmoid`` of a
+    :class:`LogitRelaxedBernoulli` sample. ``rsample`` is differentiable in ``probs``/``logits``."""
+
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        super().__init__(LogitRelaxedBernoulli(temperature, probs, logits, validate_args), SigmoidTransform(),
+                         validate_args=validate_args)
+
+    support = constraints.unit_interval
+
+
+class ExpRelaxedCategorical(_OverCategorical):
     """The log of a relaxed one-hot sample: ``log softmax((log p + Gumbel noise) / temperature)`` over the last
     dim (an event of K)."""
 
@@ -109,22 +113,9 @@ class ExpRelaxedCategorical(Distribution):
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits, validate_args=validate_args)
+        super().__init__(probs, logits, validate_args)
         given = self._categorical._probs if self._categorical._probs is not None else self._categorical._logits
         self.temperature = _temperature(temperature, given, self)
-        super().__init__(self._categorical.batch_shape, (self._categorical._num_events,),
-                         validate_args=validate_args)
-
-    def _params(self):
-        return self._categorical._params()
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
 
     def rsample(self, sample_shape=()):
         shape = self._shape(sample_shape)
@@ -141,7 +132,7 @@ class ExpRelaxedCategorical(Distribution):
         return (score - R.logsumexp(score, -1, keepdim=True)).sum(-1) + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_Relaxed):
     """A point of the simplex near a corner, more so as ``temperature`` falls (Gumbel-softmax): ``exp`` of an
     :class:`ExpRelaxedCategorical` sample. ``rsample`` is differentiable in ``probs``/``logits``."""
 
@@ -150,15 +141,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         super().__init__(ExpRelaxedCategorical(temperature, probs, logits, validate_args), ExpTransform(),
                          validate_args=validate_args)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
