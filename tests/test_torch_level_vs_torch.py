@@ -119,11 +119,31 @@ VALUES = {
     "slice_scatter dim 1 method": lambda T: T.zeros(2, 5).slice_scatter(T.ones(2, 2), dim=1, start=3),
     "diagonal_scatter": lambda T: T.diagonal_scatter(T.zeros(3, 3), T.tensor([1.0, 2.0]), 1),
     "diagonal_scatter dims": lambda T: T.zeros(2, 3, 3).diagonal_scatter(T.ones(3, 2), 0, 0, 2),
+    "index_reduce prod": lambda T: T.ones(5, 3).index_reduce(0, T.tensor([0, 4, 2, 0]), _SOURCE(T), "prod"),
+    "index_reduce mean without self": lambda T: T.ones(5, 3).index_reduce(0, T.tensor([0, 4, 2, 0]), _SOURCE(T),
+                                                                          "mean", include_self=False),
+    "index_reduce_ amax dim 1": lambda T: T.zeros(4, 2).index_reduce_(1, T.tensor([1, 1, 0]), _SOURCE(T), "amax"),
+    "index_reduce amin": lambda T: T.full((5, 3), 6.0).index_reduce(0, T.tensor([3, 3, 1, 0]), _SOURCE(T), "amin"),
+    "apply_": lambda T: T.tensor([1.0, -2.0, 3.5]).apply_(lambda v: v * v + 1),
+    "apply_ of ints on a view": lambda T: _base_after(T.arange(6).reshape(2, 3), lambda t: t[:, 1].apply_(abs)),
+    "map_": lambda T: T.tensor([[1.0, 2.0], [3.0, 4.0]]).map_(T.tensor([10.0, 20.0]), lambda u, v: u * v - 1),
+    "new sizes": lambda T: T.tensor([1.0], dtype=T.float64).new(2, 3).zero_(),
+    "new data": lambda T: T.tensor([1], dtype=T.int32).new([4, 5]),
+    "new empty": lambda T: T.tensor([1.0]).new(),
     "mode": lambda T: T.mode(T.tensor([[1, 2, 2, 3], [4, 4, 1, 1]]), 1),
     "mode keepdim dim 0": lambda T: T.tensor([[1.0, 2.0], [1.0, 3.0], [2.0, 3.0]]).mode(0, keepdim=True),
     "mode 0-d": lambda T: T.mode(T.tensor(4.0)),
     "mode 1-d float": lambda T: T.mode(T.tensor([0.5, 2.0, 0.5, 2.0, -1.0])),
 }
+
+
+def _SOURCE(T):
+    return T.tensor([[1.0, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12]])
+
+
+def _base_after(base, write):
+    write(base)
+    return base
 
 
 def _iop(t, name, other):
@@ -134,6 +154,10 @@ def _iop(t, name, other):
 
 @pytest.mark.parametrize("name", sorted(VALUES))
 def test_values_and_dtypes_match_torch(name):
+    if name.startswith(("apply_", "map_")) and str(ag.get_default_device()) != "cpu":
+        with pytest.raises(TypeError, match="only implemented on CPU"):   # (as torch's on a GPU)
+            VALUES[name](ag)
+        return
     ours, theirs = _both(VALUES[name])
     _same(ours, theirs)
 
@@ -188,6 +212,33 @@ def test_writes_send_the_gradient_to_the_input_outside_and_to_src_inside(name):
     assert ag.autograd.gradcheck(lambda x, v: call(ag, x, v), (x, ag.tensor(V, requires_grad=True)))
 
 
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_index_reduce_gradients_are_torchs(reduce, include_self):
+    X, S = _rng.standard_normal((5, 3)), _rng.standard_normal((4, 3))
+    S[3] = S[0] if reduce in ("amax", "amin") else S[3]   # (a tie, shared as torch shares it)
+    grads = []
+    for T in (ag, torch):
+        x, s = T.tensor(X, requires_grad=True), T.tensor(S, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = x.index_reduce(0, T.tensor([0, 4, 2, 0]), s, reduce, include_self=include_self)
+        out.backward(T.tensor(np.arange(15.0).reshape(5, 3)))
+        grads.append((out.detach().numpy(), x.grad.numpy(), s.grad.numpy()))
+    for ours, theirs in zip(*grads):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
+
+
+def test_apply_and_map_refuse_a_tensor_that_requires_grad_and_change_nothing():
+    x = ag.tensor([1.0, 2.0], requires_grad=True, device="cpu")
+    for call in (lambda: x.apply_(abs), lambda: x.map_(x, max)):
+        with pytest.raises(RuntimeError, match="detach"):
+            call()
+    assert x.tolist() == [1.0, 2.0]
+    with pytest.raises(RuntimeError, match="read-only|expanded"):
+        ag.ones(1, device="cpu").expand(3).apply_(abs)
+
+
 @pytest.mark.parametrize("name", ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
                                   "kaiser_window"])
 @pytest.mark.parametrize("n", [0, 1, 2, 5, 16])
@@ -221,6 +272,9 @@ def test_window_arguments_match_torch():
     lambda T: T.hann_window(-1), lambda T: T.hann_window(3, dtype=T.int64), lambda T: T.hann_window(2.5),
     lambda T: T.set_num_threads(0), lambda T: T.tensor([1.0, 2.0]).is_nonzero(),
     lambda T: T.tensor([1, 2]).float_power_(2), lambda T: T.exp_([1.0]),
+    lambda T: T.ones(3).index_reduce(0, T.tensor([0]), T.ones(1), "sum"),
+    lambda T: T.ones(3, 2).index_reduce(0, T.tensor([0, 1]), T.ones(3, 2), "prod"),
+    lambda T: T.ones(3, 2).index_reduce(0, T.tensor([0, 1]), T.ones(2, 3), "prod"),
 ])
 def test_bad_arguments_raise_torchs_error_class(call):
     both_raise(lambda: call(ag), lambda: call(torch))

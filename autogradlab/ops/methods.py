@@ -228,6 +228,35 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
                   device=self.device if device is None else device, requires_grad=requires_grad)
 
 
+def _elementwise_in_place(a, name, callable, other=None):
+    """``a.apply_(f)``: ``a[i] = f(a[i])``; ``a.map_(b, f)``: ``a[i] = f(a[i], b[i])`` (b broadcast to a), each call a
+    Python number in and out. On a CPU tensor that requires no grad, as PyTorch's (nothing records a Python
+    function)."""
+    if a.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
+    if a.device != "cpu":
+        raise TypeError(f"{name}() is only implemented on CPU tensors (this one is on {a.device}): move it with .cpu()")
+    if not backend.writable(a._data):
+        raise I.read_only_error(name, a.shape)
+    values = a._data.reshape(-1).tolist()
+    if other is None:
+        results = [callable(v) for v in values]
+    else:
+        pairs = numpy.broadcast_to(backend.to_host(other._data), a.shape).reshape(-1).tolist()
+        results = [callable(v, w) for v, w in zip(values, pairs)]
+    a._data[...] = numpy.asarray(results, dtype=a.dtype).reshape(a.shape)
+    a._vc[0] += 1
+    return a
+
+
+def _legacy_new(self, *args, **kwargs):
+    """``t.new(2, 3)``: a new tensor of that size (zeros here) with ``t``'s dtype and device; ``t.new(data)`` a
+    tensor of ``data`` in them; ``t.new()`` an empty one. (PyTorch's legacy constructor.)"""
+    if len(args) == 1 and not isinstance(args[0], int):
+        return _new_tensor(self, args[0], **kwargs)
+    return _new(0)(self, *args, **kwargs) if args else _new(0)(self, 0, **kwargs)
+
+
 def _positive(a):
     if a.dtype.kind == "b":
         raise RuntimeError("The `+` operator, on a bool tensor is not supported (as in PyTorch): convert the mask "
@@ -369,7 +398,9 @@ METHODS = {
     "copysign": O.copysign, "ldexp": O.ldexp, "diagflat": O.diagflat,
     "mode": K.mode, "unique_consecutive": K.unique_consecutive,
     "index_put": W.index_put, "put": W.put, "select_scatter": W.select_scatter, "slice_scatter": W.slice_scatter,
-    "diagonal_scatter": W.diagonal_scatter, "is_inference": lambda a: False,
+    "diagonal_scatter": W.diagonal_scatter, "is_inference": lambda a: False, "index_reduce": W.index_reduce,
+    "apply_": lambda a, callable: _elementwise_in_place(a, "apply_", callable),
+    "map_": lambda a, other, callable: _elementwise_in_place(a, "map_", callable, other), "new": _legacy_new,
     "is_nonzero": lambda a: _is_nonzero(a),
     # random draws (the in-place fills write as copy_ does)
     "uniform_": M.uniform_, "normal_": M.normal_, "bernoulli_": M.bernoulli_, "random_": M.random_,
@@ -429,7 +460,7 @@ IN_PLACE = {
     "__ilshift__": N.bitwise_left_shift, "__irshift__": N.bitwise_right_shift,
     "gcd_": N.gcd, "lcm_": N.lcm, "nextafter_": N.nextafter, "copysign_": O.copysign, "ldexp_": O.ldexp,
     "heaviside_": P.heaviside, "float_power_": O.float_power, "cumsum_": R.cumsum, "cumprod_": R.cumprod,
-    "index_put_": W.index_put, "put_": W.put,
+    "index_put_": W.index_put, "put_": W.put, "index_reduce_": W.index_reduce,
     # comparisons and logical ops in place: the result in this tensor's dtype (1 or 0), as in PyTorch
     **{f"{name}_": _kept_dtype(fn) for name, fn in (
         ("eq", E.eq), ("ne", E.ne), ("lt", E.lt), ("le", E.le), ("gt", E.gt), ("ge", E.ge), ("greater", E.gt),

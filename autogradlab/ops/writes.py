@@ -1,6 +1,7 @@
 """PyTorch's out-of-place writes: a copy of ``input`` with ``src`` written into one part of it.
 ``select_scatter`` (one index along a dim), ``slice_scatter`` (a slice), ``diagonal_scatter`` (a diagonal),
-``index_put`` (advanced indices, or adding there with ``accumulate=True``) and ``put`` (flat indices).
+``index_put`` (advanced indices, or adding there with ``accumulate=True``), ``put`` (flat indices) and
+``index_reduce`` (rows of ``source`` reduced into the rows ``index`` names).
 
 Each clones ``input`` and writes through a view of the clone, so the gradient is that of the write: ``input``
 gets ``g`` with the written part zeroed, ``src`` gets ``g`` at the written part (summed where ``accumulate`` adds
@@ -14,10 +15,10 @@ from ..tensor import Tensor
 from . import elementwise as E
 from .reduce import single_dim
 from .registry import expect_tensor
-from .selection import index_add
+from .selection import index_add, scatter_reduce
 from .shape import reshape
 
-__all__ = ["select_scatter", "slice_scatter", "diagonal_scatter", "index_put", "put"]
+__all__ = ["select_scatter", "slice_scatter", "diagonal_scatter", "index_put", "put", "index_reduce"]
 
 
 def _same_shape(name, view, src):
@@ -117,3 +118,31 @@ def put(input, index, source, accumulate=False):
     flat = index_put(reshape(input, (-1,)), (reshape(index, (-1,)),),
                      reshape(source, (-1,)) if isinstance(source, Tensor) else source, accumulate)
     return reshape(flat, tuple(input.shape))
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """``input`` with each slice ``source.select(dim, i)`` reduced into ``input.select(dim, index[i])``: ``reduce``
+    is 'prod', 'mean', 'amax' or 'amin' (``include_self=False`` leaves the input's own value out where something
+    arrives). It is ``scatter_reduce`` with ``index`` spread over ``source``'s shape, so its gradients are that
+    op's (PyTorch's rules for ties and zeros)."""
+    expect_tensor(input, "index_reduce")
+    expect_tensor(index, "index_reduce")
+    expect_tensor(source, "index_reduce")
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    d = single_dim(dim, input.ndim, "index_reduce")
+    if index.ndim > 1 or index.dtype.kind not in "iu":
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector of integers, got shape "
+                         f"{tuple(index.shape)} of {index.dtype.name}")
+    if source.ndim != input.ndim or any(a != b for i, (a, b) in enumerate(zip(source.shape, input.shape)) if i != d):
+        raise RuntimeError(f"index_reduce_(): source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(input.shape)} source.shape = "
+                           f"{list(source.shape)}")
+    if index.numel() != (source.shape[d] if source.ndim else 1):
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim) ({source.shape[d] if source.ndim else 1})")
+    shape = [1] * source.ndim
+    if source.ndim:
+        shape[d] = -1
+    spread = reshape(index, tuple(shape)).expand(*source.shape) if source.ndim else index.reshape(())
+    return scatter_reduce(input, d, spread, source, reduce, include_self=include_self)
