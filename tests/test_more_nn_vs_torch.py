@@ -251,3 +251,59 @@ def test_top_level_names_of_the_new_functions_are_nn_functionals():
 def test_a_buffer_of_a_list_is_refused_with_a_hint():
     with pytest.raises(TypeError, match="wrap it with autogradlab.tensor"):
         ag.nn.Buffer([1.0, 2.0])
+
+
+# -- EmbeddingBag ---------------------------------------------------------------------------------------------
+
+_W = _rng.standard_normal((10, 4))
+BAGS = {
+    "max with an empty bag": dict(input=[1, 2, 4, 5, 4, 3, 2, 9], offsets=[0, 4, 4], mode="max"),
+    "mean with an empty bag": dict(input=[1, 2, 4, 5, 4, 3, 2, 9], offsets=[0, 4, 4], mode="mean"),
+    "sum include_last_offset": dict(input=[1, 2, 4, 5, 4, 3, 2, 9], offsets=[0, 3, 6, 7], mode="sum",
+                                    include_last_offset=True),
+    "2-d mean with padding": dict(input=[[1, 2, 0], [4, 0, 0], [0, 0, 0]], mode="mean", padding_idx=0),
+    "per_sample_weights": dict(input=[1, 2, 4, 5, 1], offsets=[0, 2], mode="sum", per_sample_weights=[0.5, 1, 2, -1, 3]),
+    "max with padding": dict(input=[1, 2, 4, 5, 0], offsets=[0, 2], mode="max", padding_idx=0),
+    "2-d sum with repeats": dict(input=[[3, 3, 7], [7, 1, 1]], mode="sum"),
+    "max_norm": dict(input=[1, 2, 4, 5], offsets=[0, 1], mode="mean", max_norm=1.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAGS))
+def test_embedding_bag_matches_torch(name):
+    case = dict(BAGS[name])
+    results = []
+    for T in (ag, torch):
+        w = T.tensor(_W, requires_grad=True)
+        kwargs = {k: (T.tensor(v, dtype=T.float64) if k == "per_sample_weights" else T.tensor(v) if k == "offsets"
+                      else v) for k, v in case.items() if k != "input"}
+        y = T.nn.functional.embedding_bag(T.tensor(case["input"]), w, **kwargs)
+        y.backward(T.tensor(np.arange(y.numel(), dtype=float).reshape(tuple(y.shape))))
+        results.append((y.detach().numpy(), w.grad.numpy(), w.detach().numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
+
+
+def test_embedding_bag_module_and_from_pretrained_as_torch():
+    for T in (ag, torch):
+        T.manual_seed(0)
+        bag = T.nn.EmbeddingBag(10, 3, mode="sum", padding_idx=2)
+        assert tuple(bag.weight.shape) == (10, 3) and not bag.weight[2].detach().numpy().any()
+        frozen = T.nn.EmbeddingBag.from_pretrained(T.tensor(_W), mode="max")
+        assert not frozen.weight.requires_grad
+        out = frozen(T.tensor([[1, 2], [3, 3]]))
+        np.testing.assert_allclose(out.numpy(), np.stack([_W[[1, 2]].max(0), _W[3]]))
+    assert repr(ag.nn.EmbeddingBag(10, 3, mode="sum")) == repr(torch.nn.EmbeddingBag(10, 3, mode="sum"))
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.functional.embedding_bag(T.tensor([1, 2]), T.ones(5, 2), T.tensor([0]), mode="mean",
+                                            per_sample_weights=T.ones(2)),
+    lambda T: T.nn.functional.embedding_bag(T.tensor([[1, 2]]), T.ones(5, 2), T.tensor([0])),
+    lambda T: T.nn.functional.embedding_bag(T.tensor([1, 2]), T.ones(5, 2)),
+    lambda T: T.nn.functional.embedding_bag(T.tensor([1, 2]), T.ones(5, 2), T.tensor([1])),
+    lambda T: T.nn.functional.embedding_bag(T.tensor([1, 2]), T.ones(5, 2), T.tensor([0]), mode="median"),
+    lambda T: T.nn.functional.embedding_bag(T.tensor([1, 7]), T.ones(5, 2), T.tensor([0])),
+])
+def test_embedding_bag_errors_are_torchs(call):
+    both_raise(lambda: call(ag), lambda: call(torch))

@@ -36,8 +36,9 @@ for _name in _more_functional.__all__:   # (F.rms_norm, ...: functional itself d
     setattr(functional, _name, getattr(_more_functional, _name))
 functional.__all__ += _more_functional.__all__
 from .grid_sampling import affine_grid, grid_sample  # noqa: E402
-functional.affine_grid, functional.grid_sample = affine_grid, grid_sample
-functional.__all__ += ["affine_grid", "grid_sample"]
+from .embedding_bag import EmbeddingBag, embedding_bag  # noqa: E402
+functional.affine_grid, functional.grid_sample, functional.embedding_bag = affine_grid, grid_sample, embedding_bag
+functional.__all__ += ["affine_grid", "grid_sample", "embedding_bag"]
 from .more_layers import (AlphaDropout, Buffer, ChannelShuffle, CircularPad3d, ConstantPad3d, Dropout1d,  # noqa: E402
                           Dropout3d, FeatureAlphaDropout, LocalResponseNorm, LPPool1d, LPPool2d, LPPool3d,
                           MultiLabelMarginLoss, ReflectionPad3d, ReplicationPad3d, RMSNorm, RReLU, Softmax2d,
@@ -73,4 +74,4 @@ __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDiv
            "CircularPad3d", "ConstantPad3d", "Dropout1d", "Dropout3d", "FeatureAlphaDropout", "LocalResponseNorm",
            "LPPool1d", "LPPool2d", "LPPool3d", "MultiLabelMarginLoss", "ReflectionPad3d", "ReplicationPad3d",
            "RMSNorm", "RReLU", "Softmax2d", "TripletMarginWithDistanceLoss", "ZeroPad3d", "LazyInstanceNorm1d",
-           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d", "EmbeddingBag"]
