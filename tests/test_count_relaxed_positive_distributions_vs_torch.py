@@ -246,3 +246,46 @@ def test_kumaraswamy_mode_is_the_densitys_maximum_where_torchs_is_nan(a, b):
     grid = np.linspace(1e-6, 1 - 1e-6, 200001)
     assert abs(law.mode.item() - grid[law.log_prob(ag.tensor(grid)).numpy().argmax()]) < 1e-5
     assert np.isnan(TD.Kumaraswamy(torch.tensor(a), torch.tensor(b)).mode.item())
+
+
+# -- LowRankMultivariateNormal ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_low_rank_mvn_matches_torch_with_gradients(batched):
+    rng = np.random.default_rng(int(batched))
+    lead = (2,) if batched else ()
+    loc, W, d = rng.standard_normal(lead + (4,)), rng.standard_normal(lead + (4, 2)), rng.uniform(0.5, 2, lead + (4,))
+    x = rng.standard_normal((3,) + lead + (4,))
+    results = []
+    for T in (ag, torch):
+        params = [T.tensor(a, requires_grad=True) for a in (loc, W, d)]
+        p = T.distributions.LowRankMultivariateNormal(*params)
+        q = T.distributions.MultivariateNormal(T.tensor(loc * 0.5), covariance_matrix=T.tensor(np.eye(4) * 2.0))
+        r = T.distributions.LowRankMultivariateNormal(T.tensor(loc[..., ::-1].copy()), T.tensor(W * 0.5),
+                                                      T.tensor(d + 1))
+        values = [p.log_prob(T.tensor(x)), p.entropy(), p.variance, p.covariance_matrix, p.precision_matrix,
+                  p.scale_tril, T.distributions.kl_divergence(p, q), T.distributions.kl_divergence(p, r),
+                  T.distributions.kl_divergence(q, p)]
+        sum(v.sum() for v in values).backward()
+        results.append([v.detach().numpy() for v in values] + [t.grad.numpy() for t in params])
+        assert tuple(p.batch_shape) == lead and tuple(p.event_shape) == (4,)
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-11)
+
+
+def test_low_rank_mvn_samples_have_its_covariance():
+    ag.manual_seed(14)
+    W = ag.tensor([[1.0, 0.5], [0.0, 1.0], [-1.0, 0.3]], dtype=ag.float64)
+    p = D.LowRankMultivariateNormal(ag.zeros(3, dtype=ag.float64), W, ag.tensor([0.5, 1.0, 0.2], dtype=ag.float64))
+    draws = p.rsample((200000,)).numpy()
+    np.testing.assert_allclose(np.cov(draws.T), p.covariance_matrix.numpy(), atol=0.03)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.distributions.LowRankMultivariateNormal(T.zeros(3), T.ones(3, 1), T.tensor([1.0, -1.0, 1.0])),
+    lambda T: T.distributions.LowRankMultivariateNormal(T.zeros(3), T.ones(2, 1), T.ones(3)),
+    lambda T: T.distributions.LowRankMultivariateNormal(T.zeros(3), T.ones(3), T.ones(3)),
+    lambda T: T.distributions.LowRankMultivariateNormal(T.zeros(3), T.ones(3, 1), T.ones(2)),
+])
+def test_low_rank_mvn_errors_are_torchs(call):
+    both_raise(lambda: call(ag), lambda: call(torch))

@@ -5,7 +5,8 @@ gamma family ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``Poisson`` (``gamma_
 ``Gumbel``, ``HalfNormal``, ``HalfCauchy``, ``LogNormal``, ``StudentT`` (``more_continuous.py``);
 ``MixtureSameFamily``; ``Multinomial`` and ``NegativeBinomial`` (``counts.py``); ``RelaxedBernoulli`` and
 ``RelaxedOneHotCategorical`` with their log-space bases (``relaxed.py``); ``Weibull``, ``Pareto``,
-``InverseGamma``, ``FisherSnedecor``, ``Kumaraswamy`` (``positive.py``); the transforms onto the simplex and
+``InverseGamma``, ``FisherSnedecor``, ``Kumaraswamy`` (``positive.py``); ``LowRankMultivariateNormal``
+(``low_rank.py``); the transforms onto the simplex and
 Cholesky factors (``more_transforms.py``) and ``biject_to`` / ``transform_to`` (``constraint_registry.py``); ``TransformedDistribution`` with its transforms and ``constraints``; and
 ``kl_divergence`` for the registered pairs (``kl.py``; ``register_kl`` adds yours). ``log_prob``, ``entropy`` and ``rsample`` (the reparameterised sample,
 ``loc + scale * eps``) are built from differentiable ops, so gradients reach the parameters (a policy gradient
@@ -36,6 +37,7 @@ from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategor
 from .mixture import MixtureSameFamily
 from .counts import Multinomial, NegativeBinomial
 from .positive import FisherSnedecor, InverseGamma, Kumaraswamy, Pareto, Weibull
+from .low_rank import LowRankMultivariateNormal
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal, StudentT
 from .transformed import TransformedDistribution
@@ -54,7 +56,7 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "One
            "Multinomial", "NegativeBinomial", "RelaxedBernoulli", "RelaxedOneHotCategorical", "FisherSnedecor",
            "InverseGamma", "Kumaraswamy", "Pareto", "Weibull", "CumulativeDistributionTransform",
            "IndependentTransform", "LowerCholeskyTransform", "ReshapeTransform", "SoftmaxTransform",
-           "StickBreakingTransform", "biject_to", "transform_to"]
+           "StickBreakingTransform", "biject_to", "transform_to", "LowRankMultivariateNormal"]
 
 
 class Normal(_LocationScale):
@@ -363,3 +365,17 @@ def _kl_independent_independent(p, q):
         raise NotImplementedError("kl_divergence(Independent, Independent): the two reinterpret a different "
                                   "number of batch dims")
     return p._sum(kl_divergence(p.base_dist, q.base_dist))
+
+
+def _as_full(p):
+    """A Gaussian over vectors as a MultivariateNormal (a LowRankMultivariateNormal's full covariance)."""
+    return MultivariateNormal(p.loc, covariance_matrix=p.covariance_matrix) if isinstance(
+        p, LowRankMultivariateNormal) else p
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_low_rank(p, q):
+    """The Gaussians' KL, through their full covariances (n x n: fine for a lab's n)."""
+    return _kl_mvn_mvn(_as_full(p), _as_full(q))
