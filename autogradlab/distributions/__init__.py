@@ -2,7 +2,7 @@
 ``Exponential``, ``Laplace`` and ``MultivariateNormal`` here, ``Independent`` in ``distribution.py``;
 ``Bernoulli``, ``Categorical``, ``OneHotCategorical``, ``Geometric`` and ``Binomial`` (``discrete.py``); the
 gamma family ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``Poisson`` (``gamma_family.py``); ``Cauchy``,
-``Gumbel``, ``HalfNormal``, ``HalfCauchy``, ``LogNormal``, ``StudentT`` (``more_continuous.py``);
+``Gumbel``, ``HalfNormal``, ``HalfCauchy``, ``LogNormal``, ``StudentT``, ``VonMises`` (``more_continuous.py``);
 ``MixtureSameFamily``; ``Multinomial`` and ``NegativeBinomial`` (``counts.py``); ``RelaxedBernoulli`` and
 ``RelaxedOneHotCategorical`` with their log-space bases (``relaxed.py``); ``Weibull``, ``Pareto``,
 ``InverseGamma``, ``FisherSnedecor``, ``Kumaraswamy`` (``positive.py``); ``LowRankMultivariateNormal``
@@ -39,7 +39,7 @@ from .counts import Multinomial, NegativeBinomial
 from .positive import FisherSnedecor, InverseGamma, Kumaraswamy, Pareto, Weibull
 from .low_rank import LowRankMultivariateNormal
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
-from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal, StudentT
+from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal, StudentT, VonMises
 from .transformed import TransformedDistribution
 from .more_transforms import (CumulativeDistributionTransform, IndependentTransform, LowerCholeskyTransform,
                               ReshapeTransform, SoftmaxTransform, StickBreakingTransform)
@@ -56,7 +56,7 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "One
            "Multinomial", "NegativeBinomial", "RelaxedBernoulli", "RelaxedOneHotCategorical", "FisherSnedecor",
            "InverseGamma", "Kumaraswamy", "Pareto", "Weibull", "CumulativeDistributionTransform",
            "IndependentTransform", "LowerCholeskyTransform", "ReshapeTransform", "SoftmaxTransform",
-           "StickBreakingTransform", "biject_to", "transform_to", "LowRankMultivariateNormal"]
+           "StickBreakingTransform", "biject_to", "transform_to", "LowRankMultivariateNormal", "VonMises"]
 
 
 class Normal(_LocationScale):
