@@ -34,6 +34,10 @@ LAWS = {
                     np.array([[1.0, 2, 0, 3, 0], [6, 0, 0, 0, 0], [2, 1, 1, 1, 1]])),
     "Multinomial logits": (lambda T, l: T.distributions.Multinomial(4, logits=l), (np.log(PROBS),),
                            np.array([1.0, 1, 0, 2, 0])),
+    "ContinuousBernoulli probs": (lambda T, p: T.distributions.ContinuousBernoulli(probs=p),
+                                  (np.array([0.1, 0.4995, 0.5, 0.7, 0.999]),), np.array([0.2, 0.9, 0.5, 0.0, 1.0])),
+    "ContinuousBernoulli logits": (lambda T, l: T.distributions.ContinuousBernoulli(logits=l),
+                                   (np.array([-3.0, -0.001, 0.0, 0.8, 6.0]),), np.array([0.2, 0.9, 0.5, 0.0, 1.0])),
     "RelaxedBernoulli": (lambda T, p: T.distributions.RelaxedBernoulli(T.tensor(0.6, dtype=T.float64), probs=p),
                          (B / 5,), _rng.uniform(0.05, 0.95, 4)),
     "RelaxedOneHotCategorical": (lambda T, l: T.distributions.RelaxedOneHotCategorical(
@@ -95,6 +99,7 @@ def test_values_and_gradients_match_torch(name, attribute):
 
 
 SAMPLED = {
+    "ContinuousBernoulli": lambda M: M.ContinuousBernoulli(torch_or(M, [0.2, 0.9])),
     "Weibull": lambda M: M.Weibull(torch_or(M, [1.5, 0.7]), torch_or(M, [2.0, 0.8])),
     "Pareto": lambda M: M.Pareto(torch_or(M, [1.0, 2.0]), torch_or(M, [3.0, 4.5])),
     "InverseGamma": lambda M: M.InverseGamma(torch_or(M, [3.0, 5.0]), torch_or(M, [2.0, 1.0])),
@@ -118,7 +123,7 @@ def test_rsample_mean_and_its_pathwise_gradient_agree_with_the_mean(name):
     mean = law.mean
     sd = law.stddev.detach().numpy()
     np.testing.assert_allclose(draws.mean(0).detach().numpy(), mean.detach().numpy(), atol=float(6 * sd.max() / 447))
-    params = [getattr(law, n) for n in law.names]
+    params = [getattr(law, n) for n in law.names] if hasattr(law, "names") else [law.probs]
     pathwise = ag.autograd.grad(draws.mean(0).sum(), params)   # E[d x / d theta] = d E[x] / d theta
     exact = ag.autograd.grad(mean.sum(), params, allow_unused=True)   # (F's mean has no df1 in it)
     for p, e in zip(pathwise, exact):
@@ -225,6 +230,9 @@ def test_register_kl_refuses_what_is_not_a_distribution_type_and_an_unknown_pair
     lambda T: T.distributions.NegativeBinomial(T.tensor([-2.0]), probs=T.tensor([0.5])),
     lambda T: T.distributions.NegativeBinomial(T.tensor([2.0]), probs=T.tensor([0.5]), logits=T.tensor([0.0])),
     lambda T: T.distributions.NegativeBinomial(T.tensor([2.0]), probs=T.tensor([0.5])).log_prob(T.tensor([1.5])),
+    lambda T: T.distributions.ContinuousBernoulli(probs=T.tensor([1.5]), validate_args=True),
+    lambda T: T.distributions.ContinuousBernoulli(probs=T.tensor([0.5]), logits=T.tensor([0.0])),
+    lambda T: T.distributions.ContinuousBernoulli(probs=T.tensor([0.3])).log_prob(T.tensor([1.5])),
     lambda T: T.distributions.Multinomial(3, probs=T.tensor([0.5, -0.5])),
     lambda T: T.distributions.Multinomial(T.tensor([3, 4]), probs=T.tensor([0.5, 0.5])),
     lambda T: T.distributions.RelaxedOneHotCategorical(T.tensor(1.0), probs=T.tensor([0.5, 0.5]),

@@ -36,7 +36,7 @@ from .gamma_family import Beta, Chi2, Dirichlet, Gamma, Poisson
 from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical
 from .mixture import MixtureSameFamily
 from .counts import Multinomial, NegativeBinomial
-from .positive import FisherSnedecor, InverseGamma, Kumaraswamy, Pareto, Weibull
+from .positive import ContinuousBernoulli, FisherSnedecor, InverseGamma, Kumaraswamy, Pareto, Weibull
 from .low_rank import LowRankMultivariateNormal
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal, StudentT, VonMises
@@ -56,7 +56,7 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "One
            "Multinomial", "NegativeBinomial", "RelaxedBernoulli", "RelaxedOneHotCategorical", "FisherSnedecor",
            "InverseGamma", "Kumaraswamy", "Pareto", "Weibull", "CumulativeDistributionTransform",
            "IndependentTransform", "LowerCholeskyTransform", "ReshapeTransform", "SoftmaxTransform",
-           "StickBreakingTransform", "biject_to", "transform_to", "LowRankMultivariateNormal", "VonMises"]
+           "StickBreakingTransform", "biject_to", "transform_to", "LowRankMultivariateNormal", "VonMises", "ContinuousBernoulli"]
 
 
 class Normal(_LocationScale):

@@ -1,6 +1,7 @@
 """More distributions of positive quantities and proportions, for survival, extreme-value and Bayesian labs:
-``Weibull``, ``Pareto``, ``InverseGamma``, ``FisherSnedecor`` (the F distribution) and ``Kumaraswamy`` (a
-Beta-like law on (0, 1) whose CDF has a closed form). Each has ``rsample``: an inverse-CDF transform of a
+``Weibull``, ``Pareto``, ``InverseGamma``, ``FisherSnedecor`` (the F distribution), ``Kumaraswamy`` (a
+Beta-like law on (0, 1) whose CDF has a closed form) and ``ContinuousBernoulli`` (the normalised Bernoulli
+likelihood on [0, 1], for VAEs of grey-level images). Each has ``rsample``: an inverse-CDF transform of a
 uniform draw (Weibull, Pareto, Kumaraswamy) or of Gamma draws (InverseGamma, FisherSnedecor), so gradients
 reach the parameters. PyTorch builds the first four as transformed distributions; these are the same laws
 written out, with the same values."""
@@ -12,12 +13,14 @@ import numpy
 
 from ..creation import rand
 from ..ops import elementwise as E
+from ..ops import shape as S
 from ..ops.special_functions import digamma, lgamma
 from . import constraints
-from .distribution import Distribution, _as_tensor, _check, _two
+from ..nn import functional as F
+from .distribution import _BinaryTrials, Distribution, _as_tensor, _check, _probs_or_logits, _two
 from .gamma_family import Gamma
 
-__all__ = ["Weibull", "Pareto", "InverseGamma", "FisherSnedecor", "Kumaraswamy"]
+__all__ = ["Weibull", "Pareto", "InverseGamma", "FisherSnedecor", "Kumaraswamy", "ContinuousBernoulli"]
 
 _EULER = 0.57721566490153286061   # the Euler-Mascheroni constant
 
@@ -259,3 +262,91 @@ class Kumaraswamy(_TwoPositive):
         """(1 - 1/b) + (1 - 1/a) H_b - log(a b), with H_b = digamma(b + 1) + euler the b-th harmonic number."""
         a, b = self.concentration1, self.concentration0
         return (1 - 1 / b) + (1 - 1 / a) * (digamma(b + 1) + _EULER) - E.log(a) - E.log(b)
+
+
+class ContinuousBernoulli(_BinaryTrials):
+    """On [0, 1]: p(x) = C(l) l^x (1 - l)^(1 - x), with l = ``probs`` (or sigmoid of ``logits``) and C(l) =
+    2 artanh(1 - 2l) / (1 - 2l) the constant that makes it a density (Loaiza-Ganem & Cunningham, 2019). Near
+    l = 1/2 the closed forms divide 0 by 0, so inside ``lims`` (0.499, 0.501) they are replaced by their Taylor
+    series in l - 1/2, as in PyTorch. ``rsample`` is the inverse CDF of a uniform draw."""
+
+    support = constraints.unit_interval
+    has_rsample = True
+
+    def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
+        probs, logits = _probs_or_logits(probs, logits, "ContinuousBernoulli")
+        if probs is not None:
+            if validate_args is not False and not bool(((probs.detach() >= 0) & (probs.detach() <= 1)).all()):
+                raise ValueError("The parameter probs has invalid values")
+            eps = float(numpy.finfo(probs.dtype).eps)
+            probs = E.clamp(probs, eps, 1 - eps)
+        self._set_probs(probs, logits, lambda p: p == p, "Interval(lower_bound=0.0, upper_bound=1.0)", False)
+        self._lims = lims
+        super().__init__((probs if probs is not None else logits).shape, validate_args=validate_args)
+
+    @property
+    def probs(self):
+        if self._probs is not None:
+            return self._probs
+        eps = float(numpy.finfo(self._logits.dtype).eps)
+        return E.clamp(E.sigmoid(self._logits), eps, 1 - eps)
+
+    def _stable(self):
+        """Where l is far enough from 1/2 for the closed forms."""
+        p = self.probs
+        return (p <= self._lims[0]) | (p > self._lims[1])
+
+    def _cut(self):
+        """l where the closed forms hold, a harmless lims[0] elsewhere (so no 0/0 even in a discarded branch)."""
+        return E.where(self._stable(), self.probs, self._lims[0])
+
+    def _log_norm(self):
+        """log C(l) = log|log(1 - l) - log l| - log|1 - 2l|; near 1/2, log 2 + (4/3) x + (104/45) x^2, x = (l - 1/2)^2."""
+        c = self._cut()
+        below = E.where(c <= 0.5, c, 0.0)
+        above = E.where(c >= 0.5, c, 1.0)
+        closed = E.log(E.abs(E.log1p(-c) - E.log(c))) - E.where(c <= 0.5, E.log1p(-2.0 * below),
+                                                               E.log(2.0 * above - 1.0))
+        x = (self.probs - 0.5) ** 2
+        return E.where(self._stable(), closed, math.log(2.0) + (4.0 / 3.0 + 104.0 / 45.0 * x) * x)
+
+    @property
+    def mean(self):
+        c = self._cut()
+        closed = c / (2.0 * c - 1.0) + 1.0 / (E.log1p(-c) - E.log(c))
+        x = self.probs - 0.5
+        return E.where(self._stable(), closed, 0.5 + (1.0 / 3.0 + 16.0 / 45.0 * x ** 2) * x)
+
+    @property
+    def variance(self):
+        c = self._cut()
+        closed = c * (c - 1.0) / (1.0 - 2.0 * c) ** 2 + 1.0 / (E.log1p(-c) - E.log(c)) ** 2
+        x = (self.probs - 0.5) ** 2
+        return E.where(self._stable(), closed, 1.0 / 12.0 - (1.0 / 15.0 - 128.0 / 945.0 * x) * x)
+
+    def log_prob(self, value):
+        value = _as_tensor(value, self.probs)
+        self._check_value(value, (value.detach() >= 0) & (value.detach() <= 1),
+                          "Interval(lower_bound=0.0, upper_bound=1.0)")
+        logits, value = S.broadcast_tensors(self.logits, value)
+        return -F.binary_cross_entropy_with_logits(logits, value, reduction="none") + self._log_norm()
+
+    def cdf(self, value):
+        value = _as_tensor(value, self.probs)
+        c = self._cut()
+        closed = (c ** value * (1.0 - c) ** (1.0 - value) + c - 1.0) / (2.0 * c - 1.0)
+        inside = E.where(self._stable(), closed, value)
+        return E.where(value <= 0.0, 0.0, E.where(value >= 1.0, 1.0, inside))
+
+    def icdf(self, value):
+        value = _as_tensor(value, self.probs)
+        c = self._cut()
+        closed = (E.log1p(-c + value * (2.0 * c - 1.0)) - E.log1p(-c)) / (E.log(c) - E.log1p(-c))
+        return E.where(self._stable(), closed, value)
+
+    def rsample(self, sample_shape=()):
+        return self.icdf(rand(self._shape(sample_shape), dtype=self.probs.dtype, device=self.probs.device))
+
+    def entropy(self):
+        log0, log1 = E.log1p(-self.probs), E.log(self.probs)
+        return self.mean * (log0 - log1) - self._log_norm() - log0
