@@ -293,7 +293,7 @@ def test_log1p_expm1_near_zero_and_on_integers(name, value, dtype):
     out, tout = getattr(a, name)(), getattr(ta, name)()
     assert out.dtype.name == str(tout.dtype).removeprefix("torch.")
     # (float32 results, a bool's too, within a few units in the last place: NumPy's float32 expm1 is 1 ulp from the
-    # correctly rounded value on some CPUs, e.g. at 1.0 on an AVX-512 Xeon)
+    # correctly rounded value on some CPUs, e.g. at 1.0 on a Xeon whose NumPy dispatches to AVX2 (X86_V3) kernels)
     np.testing.assert_allclose(out.numpy(), tout.numpy(), rtol=2e-7 if out.dtype == ag.float32 else 1e-15)
 
 
