@@ -200,8 +200,8 @@ from .windows import bartlett_window, blackman_window, hamming_window, hann_wind
 from .torch_level import (detach, get_num_interop_threads, get_num_threads, is_inference, rsub,  # noqa: E402
                           scalar_tensor, set_num_interop_threads, set_num_threads)
 from .torch_level import (alpha_dropout, alpha_dropout_, celu_, channel_shuffle, dropout_,  # noqa: E402
-                          feature_alpha_dropout, feature_alpha_dropout_, native_channel_shuffle, rms_norm, rrelu,
-                          rrelu_, selu_, threshold_)
+                          feature_alpha_dropout, feature_alpha_dropout_, index_reduce, native_channel_shuffle,
+                          rms_norm, rrelu, rrelu_, selu_, threshold_)
 from . import torch_level as _torch_level  # noqa: E402
 for _name in _torch_level.IN_PLACE_NAMES:   # torch.exp_(x) is x.exp_()
     globals()[_name] = _torch_level.in_place_function(_name)
@@ -266,7 +266,7 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "detach", "get_num_interop_threads", "get_num_threads", "is_inference", "rsub", "scalar_tensor",
            "set_num_interop_threads", "set_num_threads", *_torch_level.IN_PLACE_NAMES, "alpha_dropout",
            "alpha_dropout_", "celu_", "channel_shuffle", "dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
-           "native_channel_shuffle", "rms_norm", "rrelu", "rrelu_", "selu_", "threshold_"]
+           "native_channel_shuffle", "rms_norm", "rrelu", "rrelu_", "selu_", "threshold_", "index_reduce"]
 
 from .tensor import Size  # noqa: E402
 concat = concatenate = cat  # noqa: E305  (PyTorch's other names for cat)

@@ -31,6 +31,8 @@ def matrix_trace(input):
     """The sum of a matrix's diagonal, ``sum_i A[i, i]`` (integers sum as int64); its gradient is the identity
     times g. PyTorch's ``torch.trace`` / ``Tensor.trace``."""
     expect_tensor(input, "trace")
+    if input.dtype.kind == "b":
+        raise NotImplementedError("trace: not implemented for bool (as in PyTorch); convert first: x.long()")
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim} (shape "
                            f"{tuple(input.shape)}); for a batch of matrices use x.diagonal(dim1=-2, dim2=-1).sum(-1)")

@@ -14,7 +14,7 @@ from .tensor import tensor as _tensor
 __all__ = ["rsub", "scalar_tensor", "detach", "is_inference", "get_num_threads", "set_num_threads",
            "get_num_interop_threads", "set_num_interop_threads", "IN_PLACE_NAMES", "rms_norm", "alpha_dropout",
            "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "dropout_", "channel_shuffle",
-           "native_channel_shuffle", "rrelu", "rrelu_", "selu_", "celu_", "threshold_"]
+           "native_channel_shuffle", "rrelu", "rrelu_", "selu_", "celu_", "threshold_", "index_reduce"]
 
 #: the top-level in-place functions PyTorch has (each ``torch.<name>(input, ...)`` is ``input.<name>(...)``)
 IN_PLACE_NAMES = ("abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
@@ -39,6 +39,8 @@ def in_place_function(name):
 
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input`` (``sub`` with the operands reversed)."""
+    if isinstance(alpha, float) and isinstance(input, Tensor) and input.dtype.kind in "biu":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if isinstance(other, Tensor):
         return _composites.sub(other, input, alpha=alpha)
     return other - (input if alpha == 1 else input * alpha)
@@ -172,3 +174,8 @@ def celu_(input, alpha=1.0):
 def threshold_(input, threshold, value):
     """``nn.functional.threshold`` in place."""
     return _G.threshold_(input, threshold, value)
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """``torch.index_reduce``: ``input.index_reduce(dim, index, source, reduce)``."""
+    return input.index_reduce(dim, index, source, reduce, include_self=include_self)

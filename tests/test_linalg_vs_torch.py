@@ -34,15 +34,15 @@ def _spd(shape, seed):
     return a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
 
 
-def _values_and_gradients(ours_fn, torch_fn, arrays, dtype, seed=7):
+def _values_and_gradients(ours_fn, torch_fn, arrays, dtype, seed=7, tol=None):
     xs = [pair(a.astype(dtype), requires_grad=True) for a in arrays]
     y, ty = ours_fn(*(x for x, _ in xs)), torch_fn(*(t for _, t in xs))
-    close(y, ty, **TOL[dtype])
+    close(y, ty, **(tol or TOL[dtype]))
     g = _rng(seed).standard_normal(tuple(ty.shape)).astype(dtype)
     y.backward(ag.tensor(g))
     ty.backward(torch.tensor(g))
     for x, t in xs:
-        close(x.grad, t.grad, **TOL[dtype])
+        close(x.grad, t.grad, **(tol or TOL[dtype]))
 
 
 SHAPES = [(4, 4), (3, 5, 5), (2, 1, 3, 3)]
@@ -443,11 +443,15 @@ def test_lstsq_passes_finite_differences_and_checks_its_arguments():
 @pytest.mark.parametrize("shape", [(3, 5), (5, 3), (2, 4, 4), (2, 1, 3, 2)], ids=str)
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_pinv_matches_torch(shape, dtype):
-    _values_and_gradients(lambda a: ag.linalg.pinv(a), lambda a: torch.linalg.pinv(a),
-                          [_rng(21).standard_normal(shape)], dtype)
-    _values_and_gradients(lambda a: ag.pinverse(a), lambda a: torch.pinverse(a), [_rng(22).standard_normal(shape)],
-                          dtype)
-    _values_and_gradients(lambda a: a.pinverse(), lambda a: a.pinverse(), [_rng(23).standard_normal(shape)], dtype)
+    for seed, ours, theirs in ((21, lambda a: ag.linalg.pinv(a), lambda a: torch.linalg.pinv(a)),
+                               (22, lambda a: ag.pinverse(a), lambda a: torch.pinverse(a)),
+                               (23, lambda a: a.pinverse(), lambda a: a.pinverse())):
+        a = _rng(seed).standard_normal(shape)
+        # the gradient's rounding error grows as eps * cond^2 (it holds pinv twice): float32's tolerance scaled by
+        # the matrices' condition numbers (seed 23 draws one of 167), so a BLAS's kernels can't push it over
+        tol = None if dtype == "float64" else {"rtol": 2e-4 + 2e-6 * float(np.linalg.cond(a).max()) ** 2,
+                                               "atol": 2e-4 + 2e-6 * float(np.linalg.cond(a).max()) ** 2}
+        _values_and_gradients(ours, theirs, [a], dtype, tol=tol)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

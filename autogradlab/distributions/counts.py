@@ -60,8 +60,8 @@ class Multinomial(_OverCategorical):
     def log_prob(self, value):
         value = _as_tensor(value, self.probs)
         v = value.detach()
-        self._check_value(value, (v >= 0) & (E.floor(v) == v),
-                          f"IndependentConstraint(IntegerInterval(lower_bound=0, upper_bound={self.total_count}), 1)")
+        self._check_value(value, ((v >= 0) & (E.floor(v) == v)).all(-1) & (v.sum(-1) <= self.total_count),
+                          f"Multinomial(upper_bound={self.total_count})")
         logits = self.logits
         # (a count of 0 in a category of probability 0 contributes 0, not 0 * -inf)
         logits = E.where((value == 0) & E.isinf(logits), 0.0, logits)

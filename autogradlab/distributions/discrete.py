@@ -291,12 +291,18 @@ class Binomial(_BinaryTrials):
 
 @register_kl(Categorical, Categorical)
 def _kl_categorical_categorical(p, q):
-    """sum_k p_k (log p_k - log q_k)."""
-    return (p.probs * (p.logits - q.logits)).sum(-1)
+    """sum_k p_k (log p_k - log q_k): inf where q_k = 0 < p_k, and a p_k = 0 term is 0."""
+    t = p.probs * (p.logits - q.logits)
+    t = E.where((q.probs == 0).expand(*t.shape), math.inf, t)
+    return E.where((p.probs == 0).expand(*t.shape), 0.0, t).sum(-1)
 
 
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p, q):
-    """p log(p/q) + (1 - p) log((1 - p)/(1 - q)), each log from the logits (softplus), finite at p = 0 or 1."""
-    return (p.probs * (F.softplus(-q.logits) - F.softplus(-p.logits))
-            + (1 - p.probs) * (F.softplus(q.logits) - F.softplus(p.logits)))
+    """p log(p/q) + (1 - p) log((1 - p)/(1 - q)), each log from the logits (softplus); inf where q gives 0 to
+    what p does not."""
+    success = p.probs * (F.softplus(-q.logits) - F.softplus(-p.logits))
+    success = E.where(p.probs == 0, 0.0, E.where(q.probs == 0, math.inf, success))   # (q = 0 < p: inf)
+    failure = (1 - p.probs) * (F.softplus(q.logits) - F.softplus(p.logits))
+    failure = E.where(p.probs == 1, 0.0, E.where(q.probs == 1, math.inf, failure))
+    return success + failure

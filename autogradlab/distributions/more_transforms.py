@@ -49,7 +49,8 @@ class StickBreakingTransform(Transform):
         return E.log(arange(n, 0, -1, dtype=like.dtype, device=like.device))
 
     def _call(self, x):
-        z = E.sigmoid(x - self._offsets(x.shape[-1], x))
+        info = numpy.finfo(x.dtype)   # (kept inside (0, 1), as PyTorch's clipped sigmoid: no -inf log |det J|)
+        z = E.clamp(E.sigmoid(x - self._offsets(x.shape[-1], x)), float(info.tiny), 1.0 - float(info.eps))
         left = R.cumprod(1 - z, -1)
         return F.pad(z, (0, 1), value=1.0) * F.pad(left, (1, 0), value=1.0)
 

@@ -55,6 +55,9 @@ class Weibull(_TwoPositive):
     (x/scale)^k for x > 0; a draw is scale (-log(1 - u))^(1/k)."""
 
     names = ("scale", "concentration")
+
+    def __init__(self, scale, concentration, validate_args=None):
+        super().__init__(scale, concentration, validate_args)
     support = constraints.positive
     has_rsample = True
 
@@ -97,6 +100,9 @@ class Pareto(_TwoPositive):
     draw is scale (1 - u)^(-1/alpha)."""
 
     names = ("scale", "alpha")
+
+    def __init__(self, scale, alpha, validate_args=None):
+        super().__init__(scale, alpha, validate_args)
     has_rsample = True
 
     @property
@@ -139,6 +145,9 @@ class InverseGamma(_TwoPositive):
     """1/X for X ~ Gamma(concentration, rate): log p(x) = a log b - lgamma(a) - (a + 1) log x - b/x for x > 0."""
 
     names = ("concentration", "rate")
+
+    def __init__(self, concentration, rate, validate_args=None):
+        super().__init__(concentration, rate, validate_args)
     support = constraints.positive
     has_rsample = True
 
@@ -180,6 +189,9 @@ class FisherSnedecor(_TwoPositive):
     ((d1 + d2)/2) log(1 + d1 x / d2)."""
 
     names = ("df1", "df2")
+
+    def __init__(self, df1, df2, validate_args=None):
+        super().__init__(df1, df2, validate_args)
     support = constraints.positive
     has_rsample = True
 
@@ -218,6 +230,9 @@ class Kumaraswamy(_TwoPositive):
     log b + (a - 1) log x + (b - 1) log(1 - x^a); a draw is (1 - u^(1/b))^(1/a)."""
 
     names = ("concentration1", "concentration0")
+
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        super().__init__(concentration1, concentration0, validate_args)
     support = constraints.unit_interval
     has_rsample = True
 

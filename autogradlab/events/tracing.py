@@ -24,6 +24,8 @@ class trace:
     def __new__(cls, *args, **kwargs):
         if args and isinstance(args[0], Tensor):   # torch.trace(x), the matrix trace: so that lab code ports
             return args[0].trace(*args[1:], **kwargs)
+        if isinstance(kwargs.get("input"), Tensor):   # (torch.trace(input=x))
+            return kwargs.pop("input").trace(*args, **kwargs)
         return super().__new__(cls)
 
     def __init__(self, max_elements: int = MAX_ELEMENTS, *, stats: bool = False):

@@ -47,6 +47,8 @@ def _bags(input, offsets, include_last_offset):
                            f"{starts.tolist()}")
     if include_last_offset:   # (the last entry closes the last bag; PyTorch reads that bag to the input's end)
         starts = starts[:-1]
+    if not starts.size:   # (no bags)
+        return input[:0], numpy.zeros(0, dtype=numpy.int64), 0
     bags = len(starts)
     counts = numpy.diff(numpy.append(starts, input.shape[0]))
     return input, numpy.repeat(numpy.arange(bags), counts), bags

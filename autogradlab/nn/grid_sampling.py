@@ -100,8 +100,10 @@ def _reflect(x, twice_low, twice_high):
 
 
 def _clip(x, size):
-    """x kept in [0, size - 1]; its gradient 1 strictly inside and 0 on the edges too (PyTorch's rule here)."""
-    return E.where((x > 0) & (x < size - 1), x, E.clamp(x, 0.0, float(size - 1)).detach())
+    """x kept in [0, size - 1]; its gradient 1 strictly inside and 0 on the edges too, and NaN read as the far edge
+    (PyTorch's rules here)."""
+    edge = E.where(E.isnan(x), float(size - 1), E.clamp(x, 0.0, float(size - 1))).detach()
+    return E.where((x > 0) & (x < size - 1), x, edge)
 
 
 def _source(u, size, padding_mode, align_corners):
@@ -120,7 +122,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     grid (N, D_out, H_out, W_out, 3). ``mode``: 'bilinear' (trilinear for volumes) or 'nearest' (rounding half to
     even); ``padding_mode``: 'zeros' (outside reads 0), 'border' (the nearest edge pixel) or 'reflection' (the
     image mirrored at its edges). Gradients reach ``input`` and, for 'bilinear', ``grid`` (for 'nearest' no gradient
-    flows to ``grid``: its ``.grad`` stays None where PyTorch's is zeros)."""
+    flows to ``grid``: its ``.grad`` stays None where PyTorch's is zeros). A NaN position reads NaN with 'zeros'
+    padding, the far edge with the others (PyTorch's CPU kernels vary there)."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
                          f"got: '{mode}'")
@@ -148,7 +151,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     out_spatial = tuple(grid.shape[1:-1])
     # source coordinates per spatial dim, in input order (grid's last dim lists them from the last dim: x first)
     coords = [_source(grid[..., d - 1 - k], sizes[k], padding_mode, align_corners) for k in range(d)]
-    flat = input.reshape(n, c, -1)
+    flat = input.reshape(n, c, math.prod(sizes))
     strides = [math.prod(sizes[k + 1:]) for k in range(d)]
     device = input.device
 
@@ -156,10 +159,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         """input at the integer coordinates ``corner`` (one tensor per dim; no history), 0 outside."""
         inside, index = None, 0
         for k, (x, size) in enumerate(zip(corner, sizes)):
-            ok = (x >= 0) & (x <= size - 1)
+            ok = (x >= 0) & (x <= size - 1)   # (False for NaN: such a point reads 0, times its NaN weight)
             inside = ok if inside is None else inside & ok
-            index = index + E.clamp(x, 0, size - 1) * strides[k]
-        index = E.to_dtype(index, numpy.dtype("int64")).reshape(n, 1, -1).expand(n, c, -1)
+            index = index + E.where(ok, x, 0.0) * strides[k]
+        index = E.to_dtype(index, numpy.dtype("int64")).reshape(n, 1, -1).expand(n, c, math.prod(out_spatial))
         values = flat.gather(2, index).reshape(n, c, *out_spatial)
         return values, E.to_dtype(inside, input.dtype).unsqueeze(1)
 

@@ -39,7 +39,8 @@ __all__ = ["rms_norm", "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """``x / sqrt(mean(x^2) + eps) * weight``, the mean over the last ``len(normalized_shape)`` dims (Zhang &
-    Sennrich, 2019): LayerNorm without centring. ``eps`` defaults to the dtype's machine epsilon, as PyTorch's."""
+    Sennrich, 2019): LayerNorm without centring. ``eps`` defaults to the machine epsilon of the dtype it computes
+    in (float32 for a float16 input), as PyTorch's."""
     shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else tuple(normalized_shape)
     if tuple(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
         raise RuntimeError(f"rms_norm: normalized_shape={list(shape)} must be the last dims of the input, but the "
@@ -49,10 +50,13 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
                            f"{shape}")
     if input.dtype.kind != "f":
         raise RuntimeError(f"rms_norm: expected a floating input, got {input.dtype.name}")
-    eps = finfo(input.dtype).eps if eps is None else eps
+    # (as PyTorch: half precision is computed in float32, with float32's epsilon, and the result takes the input's
+    # dtype whatever the weight's)
+    x = input.float() if input.dtype == numpy.float16 else input
+    eps = finfo(x.dtype).eps if eps is None else eps
     dims = tuple(range(-len(shape), 0))
-    out = input * E.rsqrt(R.mean(input * input, dims, keepdim=True) + eps)
-    return out if weight is None else out * weight
+    out = x * E.rsqrt(R.mean(x * x, dims, keepdim=True) + eps)
+    return (out if weight is None else out * weight).to(input.dtype)
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
@@ -72,26 +76,30 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 
 # -- pooling --------------------------------------------------------------------------------------------------
 
-def _lp_pool(name, average, input, norm_type, kernel_size, stride, ceil_mode, dims):
+def _lp_pool(name, average, largest, input, norm_type, kernel_size, stride, ceil_mode, dims):
     sizes = (kernel_size,) * dims if isinstance(kernel_size, numbers.Integral) else tuple(kernel_size)
+    if norm_type == math.inf:    # (the limit p -> inf: the largest |x| of each window; -inf: the smallest)
+        return largest(E.abs(input), sizes, stride, 0, 1, ceil_mode)
+    if norm_type == -math.inf:
+        return -largest(-E.abs(input), sizes, stride, 0, 1, ceil_mode)
     out = average(input ** norm_type, sizes, stride, 0, ceil_mode)
     # (sign(out) * relu(|out|): PyTorch's way of keeping a negative mean's sign, for odd powers of negatives)
     return (E.sign(out) * E.relu(E.abs(out)) * math.prod(sizes)) ** (1.0 / norm_type)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    """``(sum of x^p over each window)^(1/p)``: p = 1 sums, large p approaches the max."""
-    return _lp_pool("lp_pool1d", F.avg_pool1d, input, norm_type, kernel_size, stride, ceil_mode, 1)
+    """``(sum of x^p over each window)^(1/p)``: p = 1 sums, large p approaches the max (p = inf: the largest |x|)."""
+    return _lp_pool("lp_pool1d", F.avg_pool1d, F.max_pool1d, input, norm_type, kernel_size, stride, ceil_mode, 1)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """:func:`lp_pool1d` over (kh, kw) windows."""
-    return _lp_pool("lp_pool2d", F.avg_pool2d, input, norm_type, kernel_size, stride, ceil_mode, 2)
+    return _lp_pool("lp_pool2d", F.avg_pool2d, F.max_pool2d, input, norm_type, kernel_size, stride, ceil_mode, 2)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """:func:`lp_pool1d` over (kd, kh, kw) windows."""
-    return _lp_pool("lp_pool3d", F.avg_pool3d, input, norm_type, kernel_size, stride, ceil_mode, 3)
+    return _lp_pool("lp_pool3d", F.avg_pool3d, F.max_pool3d, input, norm_type, kernel_size, stride, ceil_mode, 3)
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -197,6 +205,9 @@ def _alpha(input, p, training, inplace, shape):
     _check_p(p)
     if not training or p == 0.0 or input.numel() == 0:
         return input
+    if input.dtype.kind != "f":
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {input.dtype.name}: alpha "
+                           f"dropout needs a floating input")
     if p == 1.0:
         return input.mul_(0.0) if inplace else input * 0.0
     keep = _keep(p, shape, input)
@@ -213,6 +224,8 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """:func:`alpha_dropout` of whole channels: one draw per (N, C), broadcast over the other dims."""
+    if training and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if input.ndim >= 2 else tuple(input.shape)
     return _alpha(input, p, training, inplace, shape)
 

@@ -61,7 +61,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         d = single_dim(dim, input.ndim, "unique_consecutive")
         moved = numpy.moveaxis(host, d, 0)
         starts = numpy.ones(moved.shape[0], dtype=bool)
-        starts[1:] = (moved[1:] != moved[:-1]).reshape(moved.shape[0] - 1, -1).any(axis=1)
+        if moved.shape[0] > 1:
+            starts[1:] = (moved[1:] != moved[:-1]).reshape(moved.shape[0] - 1, -1).any(axis=1)
         values, inverse_shape = numpy.moveaxis(moved[starts], 0, d), (moved.shape[0],)
     inverse = (numpy.cumsum(starts) - 1).astype(numpy.int64).reshape(inverse_shape)
     counts = numpy.diff(numpy.append(numpy.flatnonzero(starts), starts.shape[0])).astype(numpy.int64)

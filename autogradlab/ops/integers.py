@@ -12,7 +12,7 @@ import numpy
 
 from ..backend import xp_of
 from ..tensor import Tensor
-from .elementwise import _binary, as_tensor_like, promote
+from .elementwise import _binary, as_tensor_like, promote, to_dtype
 from .registry import apply_one, defop, expect_tensor
 
 __all__ = ["gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "frexp", "nextafter"]
@@ -71,7 +71,10 @@ def _shift(name, op, input, other):
     if isinstance(input, numbers.Number) and not isinstance(input, bool):   # (2 << t: the number as a tensor)
         input = as_tensor_like(input, other)
     a, b = promote(input, other)
-    if a.dtype.kind not in "biu":
+    if a.dtype != b.dtype:   # (two tensors of different integer types: PyTorch's common type, int32 and int64 give int64)
+        common = numpy.result_type(a.dtype, b.dtype)
+        a, b = to_dtype(a, common), to_dtype(b, common)
+    if a.dtype.kind not in "iu":
         raise NotImplementedError(f"{name}: not implemented for {a.dtype.name} (as in PyTorch): shifts take "
                                   f"integer tensors")
     return _binary(op)(a, b)

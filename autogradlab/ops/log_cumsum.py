@@ -6,6 +6,7 @@ import numpy
 
 from ..backend import xp_of
 from ..tensor import Tensor
+from . import elementwise as E
 from .elementwise import exp, where
 from .reduce import single_dim
 from .registry import apply_one, defop, expect_tensor
@@ -44,8 +45,12 @@ def _logcumsumexp_vjp(g, ctx):
     def joined(head, tail):
         return cat([head, tail], d) if isinstance(head, Tensor) else xp_of(head).concatenate([head, tail], d)
 
-    after = part(y, 1, None)   # (y_j and y_{j+1} both -inf: a factor of 0, where a and y are -inf from the start)
-    decay = exp(part(y, None, -1) - where(after == -numpy.inf, 0, after))   # e^(y_j - y_{j+1}), j < n - 1
+    before, after = part(y, None, -1), part(y, 1, None)
+    # e^(y_j - y_{j+1}) for j < n - 1; where both are -inf (a and y are -inf from the start) or both +inf (past a
+    # +inf) the factor is 0: the first adds nothing, and past a +inf the gradient of a_j is NaN anyway (e^(a_j - y_j)
+    # below), while a NaN here would spread to the finite elements before it
+    both_infinite = (before == after) & E.isinf(after)
+    decay = exp(where(both_infinite, -numpy.inf, before - where(both_infinite | (after == -numpy.inf), 0, after)))
     # the scan: after the step of `shift`, s_j sums the terms i < j + 2 shift, and decay_j is the product of the
     # factors from j to j + 2 shift - 1
     s, shift = g, 1

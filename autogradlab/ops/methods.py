@@ -10,7 +10,7 @@ import numpy
 
 from .. import backend, creation as C, sampling as M
 from ..grad_mode import state
-from ..tensor import Tensor, tensor
+from ..tensor import Size, Tensor, tensor
 from . import decompositions as D, elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R
 from . import composites as O, searching as H, selection as X, shape as S, special as P, statistics as Q
 from . import counting as K, integers as N, log_cumsum as LC, special_functions as G, writes as W
@@ -252,8 +252,10 @@ def _elementwise_in_place(a, name, callable, other=None):
 def _legacy_new(self, *args, **kwargs):
     """``t.new(2, 3)``: a new tensor of that size (zeros here) with ``t``'s dtype and device; ``t.new(data)`` a
     tensor of ``data`` in them; ``t.new()`` an empty one. (PyTorch's legacy constructor.)"""
-    if len(args) == 1 and not isinstance(args[0], int):
+    if len(args) == 1 and not isinstance(args[0], (int, Size)):   # (a Size is a shape, a tuple or list data)
         return _new_tensor(self, args[0], **kwargs)
+    if len(args) == 1 and isinstance(args[0], Size):
+        args = tuple(args[0])
     return _new(0)(self, *args, **kwargs) if args else _new(0)(self, 0, **kwargs)
 
 
@@ -422,6 +424,14 @@ METHODS = {
 }
 
 
+def _float_power_(a, exponent):
+    """float_power in place: only into a float64 tensor (its result is float64), as PyTorch."""
+    if a.dtype != _FLOAT64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {a.dtype.name} but the operation's result "
+                           f"requires dtype float64")
+    return O.float_power(a, exponent)
+
+
 def _kept_dtype(fn):
     """``fn`` (a comparison or logical op, giving bools) with its result in the first operand's dtype."""
     def kept(a, *args, **kwargs):
@@ -459,8 +469,8 @@ IN_PLACE = {
     "bitwise_left_shift_": N.bitwise_left_shift, "bitwise_right_shift_": N.bitwise_right_shift,
     "__ilshift__": N.bitwise_left_shift, "__irshift__": N.bitwise_right_shift,
     "gcd_": N.gcd, "lcm_": N.lcm, "nextafter_": N.nextafter, "copysign_": O.copysign, "ldexp_": O.ldexp,
-    "heaviside_": P.heaviside, "float_power_": O.float_power, "cumsum_": R.cumsum, "cumprod_": R.cumprod,
-    "index_put_": W.index_put, "put_": W.put, "index_reduce_": W.index_reduce,
+    "heaviside_": P.heaviside, "cumsum_": R.cumsum, "cumprod_": R.cumprod,
+    "index_put_": W.index_put, "put_": W.put, "index_reduce_": W.index_reduce, "float_power_": _float_power_,
     # comparisons and logical ops in place: the result in this tensor's dtype (1 or 0), as in PyTorch
     **{f"{name}_": _kept_dtype(fn) for name, fn in (
         ("eq", E.eq), ("ne", E.ne), ("lt", E.lt), ("le", E.le), ("gt", E.gt), ("ge", E.ge), ("greater", E.gt),

@@ -34,7 +34,7 @@ def _written(name, input, src, where):
     out = E.clone(input)
     part = where(out)
     _same_shape(name, part, src)
-    part.copy_(src)
+    part.copy_(src)   # (copy_ casts src to input's dtype, as PyTorch's scatters do)
     return out
 
 
@@ -47,6 +47,8 @@ def select_scatter(input, src, dim, index):
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """``input`` with ``input[..., start:end:step, ...]`` (along ``dim``) replaced by ``src``."""
     d = single_dim(dim, input.ndim, "slice_scatter")
+    if step is None or step <= 0:
+        raise RuntimeError(f"slice_scatter: slice step must be positive, got {step}")
     return _written("slice_scatter", input, src, lambda t: t[(slice(None),) * d + (slice(start, end, step),)])
 
 
@@ -60,7 +62,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     on_diagonal = numpy.ascontiguousarray(numpy.diagonal(positions, offset, d1, d2))
     _same_shape("diagonal_scatter", on_diagonal, src)
     index = Tensor._make(asarray(on_diagonal, input.device), False, None, input.device)
-    return put(input, index, src)
+    return put(input, index, src if src.dtype == input.dtype else E.to_dtype(src, input.dtype))
 
 
 def index_put(input, indices, values, accumulate=False):
@@ -80,6 +82,8 @@ def index_put(input, indices, values, accumulate=False):
     for i in indices:
         if not isinstance(i, Tensor):
             raise TypeError("index_put(accumulate=True): indices must be tensors")
+        if i.dtype.kind not in "biu":
+            raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors, got {i.dtype.name}")
         if i.dtype.kind == "b":   # a mask: the positions where it holds (one index per dim it covers)
             positions.extend(Tensor._make(p, False, None, input.device) for p in i._data.nonzero())
         else:
