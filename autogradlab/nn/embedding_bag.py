@@ -7,7 +7,8 @@ from one ``offsets`` entry to the next (fastText-style bags of words).
 
 Indices equal to ``padding_idx`` are left out of their bag (and of a mean's count); an empty bag gives zeros.
 Gradients: 'sum' and 'mean' add the (scaled) row gradient into each row used; 'max' sends each feature's
-gradient to the row that gave the maximum."""
+gradient to the row that gave the maximum. ``scale_grad_by_freq`` and ``sparse`` are not supported (as for
+``Embedding``: a dense gradient, the numbers ``sparse=True`` gives)."""
 from __future__ import annotations
 
 import numpy

@@ -49,7 +49,8 @@ def mode(input, dim=-1, keepdim=False):
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Each run of equal consecutive elements (``dim=None``: of the flattened input; else of slices along
     ``dim``) collapsed to one; with ``return_inverse`` which run each element is in (input's shape, or one per
-    slice), with ``return_counts`` each run's length. Not differentiable, as in PyTorch."""
+    slice), with ``return_counts`` each run's length. Not differentiable: the values require no grad (PyTorch's
+    are marked as requiring grad when the input does, with no usable gradient)."""
     expect_tensor(input, "unique_consecutive")
     host = to_host(input._data)
     if dim is None:

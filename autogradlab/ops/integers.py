@@ -1,8 +1,9 @@
 """Integer and bit-level functions with PyTorch's names: ``gcd``, ``lcm``, ``bitwise_left_shift``,
 ``bitwise_right_shift`` (``<<``, ``>>``), ``frexp``, ``nextafter``. None is differentiable: each is a step
-function of its input (a result that requires grad would have a gradient of 0 almost everywhere), so, as in
-PyTorch, their results require no grad; ``frexp``'s mantissa excepted, which has PyTorch's derivative:
-``x = m 2^e`` with ``e`` a step function, so ``da = g 2^-e``."""
+function of its input (a gradient of 0 almost everywhere), so their results require no grad (PyTorch's
+``nextafter`` of a float tensor that requires grad is marked as requiring grad, with no usable gradient);
+``frexp``'s mantissa excepted, which has PyTorch's derivative: ``x = m 2^e`` with ``e`` a step function, so
+``da = g 2^-e``."""
 from __future__ import annotations
 
 import numbers
