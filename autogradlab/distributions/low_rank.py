@@ -14,12 +14,12 @@ from ..creation import eye, randn
 from ..ops import elementwise as E
 from ..ops import shape as S
 from . import constraints
-from .distribution import Distribution, _as_tensor
+from .distribution import _as_tensor, _CentredAtLoc
 
 __all__ = ["LowRankMultivariateNormal"]
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(_CentredAtLoc):
     """N(loc, W W^T + diag(cov_diag)) over vectors of n (the event); batch dims broadcast."""
 
     support = constraints.real_vector
@@ -61,14 +61,6 @@ class LowRankMultivariateNormal(Distribution):
         """log det Sigma = 2 sum log diag(chol C) + sum log d."""
         return (2 * E.log(self._capacitance_tril().diagonal(0, -2, -1)).sum(-1)
                 + E.log(self._unbroadcasted_cov_diag).sum(-1))
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -18,7 +18,7 @@ from ..grad_mode import no_grad
 from ..ops.special_functions import digamma, erfinv, i0e, i1e, lgamma
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution, _as_tensor, _check, _LocationScale, _two
+from .distribution import Distribution, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two
 from .gamma_family import Chi2
 
 __all__ = ["Cauchy", "Gumbel", "HalfNormal", "HalfCauchy", "LogNormal", "StudentT", "VonMises"]
@@ -302,7 +302,7 @@ class StudentT(Distribution):
 
 
 
-class VonMises(Distribution):
+class VonMises(_CentredAtLoc):
     """An angle around ``loc`` (radians), as concentrated as ``concentration`` k: p(x) = e^(k cos(x - loc)) /
     (2 pi I0(k)), read modulo 2 pi. log p uses I0's scaled form, k (cos(x - loc) - 1) - log(2 pi i0e(k)), so a
     large k does not overflow. ``mean`` and ``variance`` are the circular ones: loc, and 1 - I1(k)/I0(k).
@@ -320,14 +320,6 @@ class VonMises(Distribution):
 
     def _params(self):
         return {"loc": self.loc, "concentration": self.concentration}
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -15,7 +15,6 @@ import numpy
 
 from .. import backend, creation
 from ..grad_mode import no_grad
-from ..ops import elementwise as E
 from ..ops.selection import index_add, scatter_reduce
 from ..tensor import Tensor
 from . import functional as F
