@@ -13,7 +13,7 @@ from __future__ import annotations
 import warnings
 
 from .creation import ones, ones_like, zeros_like
-from .graph import NO_DERIVATIVE, AccumulateGrad, GradientEdge, as_grad_tensor
+from .graph import NO_DERIVATIVE, NO_SECOND_DERIVATIVE, AccumulateGrad, GradientEdge, as_grad_tensor
 from .graph_walk import node_of
 from .ops.elementwise import to_dtype
 from .ops.registry import refresh_view
@@ -142,11 +142,11 @@ def _unbatch(roots, grad_outputs):
     return [[g[b] for g in given] for b in range(sizes[0])]
 
 
-def check_runnable(plan, inputs, allow_unused):
+def check_runnable(plan, inputs, allow_unused, create_graph=False):
     """Checks a pass makes on its plan before any work (and before anything is freed): every node
     that will run can (not freed, nothing it saved changed in place, no gradient asked of an input without a
-    derivative), taken in walk order so the node an error names is deterministic; with ``allow_unused=False``,
-    every input is reached."""
+    derivative, and with ``create_graph`` none whose VJP has no derivative of its own), taken in walk order so
+    the node an error names is deterministic; with ``allow_unused=False``, every input is reached."""
     runs = plan.runs
     for node in plan.nodes:
         saved = node._saved
@@ -160,6 +160,10 @@ def check_runnable(plan, inputs, allow_unused):
         for node, (index, why) in list(NO_DERIVATIVE.items()):
             edge = node.edges[index]
             if node in runs and edge is not None and edge in plan.needed:
+                raise NotImplementedError(why)
+    if create_graph and NO_SECOND_DERIVATIVE:
+        for node, why in list(NO_SECOND_DERIVATIVE.items()):
+            if node in runs:
                 raise NotImplementedError(why)
     if not allow_unused:
         for i, t in enumerate(inputs):

@@ -146,7 +146,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, captu
     p.inputs, p.captured = inputs, captured
     root_nodes = [node_of(r) for r in roots]
     p.plan = plan = _plan(root_nodes, inputs)
-    check_runnable(plan, inputs, allow_unused)   # before any work, and before anything is freed
+    check_runnable(plan, inputs, allow_unused, create_graph)   # before any work, and before anything is freed
     tape, events = p.tape, p.events
 
     if tape is not None:  # the plan, told once before anything runs

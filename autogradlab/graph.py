@@ -53,6 +53,10 @@ def get_gradient_edge(tensor) -> GradientEdge:
 #: while it plans, before any work (PyTorch raises in the middle of the pass).
 NO_DERIVATIVE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
+#: nodes whose VJP runs on arrays only: their first derivative exists, not their second (a Gamma draw's, in
+#: ``rsample``): node -> why. A pass with ``create_graph=True`` that would run one is refused while it plans.
+NO_SECOND_DERIVATIVE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
 
 class RemovableHandle:
     """Returned by every ``register_*hook``; ``handle.remove()`` detaches the hook."""

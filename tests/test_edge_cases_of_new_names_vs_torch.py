@@ -140,3 +140,64 @@ def test_bad_input_raises_torchs_error_class(call):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         both_raise(lambda: call(ag), lambda: call(torch))
+
+
+# -- from a review of the previous round's additions (special functions, distributions, transforms) ---------
+
+def test_polygamma_of_far_negative_and_zeta_of_large_s_are_exact_and_quick():
+    import mpmath
+    x = np.array([-50.3, -2.5, -0.7, -1e4 + 0.25])   # (far enough for a 10,000-term sum; mpmath slows past it)
+    for n in (1, 2, 3):
+        ours = ag.special.polygamma(n, ag.tensor(x, dtype=ag.float64)).numpy()
+        exact = [float(mpmath.polygamma(n, v)) for v in x]
+        np.testing.assert_allclose(ours, exact, rtol=1e-9)   # (by reflection: no million-term sum)
+    s, q = np.array([1e9, 50.0, 41.0, 2.0]), np.array([2.0, 0.5, 3.0, 1.5])
+    ours = ag.special.zeta(ag.tensor(s, dtype=ag.float64), ag.tensor(q, dtype=ag.float64)).numpy()
+    np.testing.assert_allclose(ours, [float(mpmath.zeta(a, b)) for a, b in zip(s, q)], rtol=1e-13)
+    a = ag.tensor([-1e4 + 0.25], dtype=ag.float64, requires_grad=True)
+    ag.digamma(a).backward()   # (trigamma there: reflection again)
+    np.testing.assert_allclose(a.grad.numpy(), [float(mpmath.polygamma(1, -1e4 + 0.25))], rtol=1e-8)
+
+
+def test_a_refused_second_derivative_through_rsample_changes_no_grad():
+    concentration = ag.tensor([2.0, 3.0], requires_grad=True)
+    w = ag.tensor([1.0, 1.0], requires_grad=True)
+    loss = ag.distributions.Gamma(concentration, 1.0).rsample().sum() + (w ** 2).sum()
+    with pytest.raises(NotImplementedError, match="create_graph"):
+        loss.backward(create_graph=True)
+    assert w.grad is None and concentration.grad is None
+    loss.backward()
+    assert w.grad.tolist() == [2.0, 2.0] and concentration.grad is not None
+
+
+def test_transforms_take_a_cache_as_torchs():
+    D = ag.distributions
+    for t in (D.ComposeTransform([D.ExpTransform()]).with_cache(1), D.ExpTransform().inv.with_cache(1),
+              D.ComposeTransform([D.ExpTransform().inv], cache_size=1)):
+        x = ag.tensor([0.5, 2.0])
+        assert t.inv(t(x)) is x
+
+
+HALF_AND_BOUNDED = {
+    "HalfNormal below 0": lambda T: T.distributions.HalfNormal(T.tensor(1.0), validate_args=False).log_prob(
+        T.tensor([-1.0, 1.0])),
+    "HalfCauchy below 0": lambda T: T.distributions.HalfCauchy(T.tensor(1.0), validate_args=False).log_prob(
+        T.tensor([-1.0, 1.0])),
+    "LogNormal cdf at 0": lambda T: T.distributions.LogNormal(T.tensor(0.0), T.tensor(1.0)).cdf(T.tensor([0.0, 1.0])),
+    "Categorical mean, mode, variance": lambda T: (lambda d: (d.mean, d.mode, d.variance))(
+        T.distributions.Categorical(probs=T.tensor([[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]]))),
+    "Bernoulli mode": lambda T: T.distributions.Bernoulli(probs=T.tensor([0.2, 0.5, 0.7])).mode,
+    "Uniform mode, cdf, icdf": lambda T: (lambda d: (d.mode, d.cdf(T.tensor([0.5, 2.5])), d.icdf(T.tensor(0.3))))(
+        T.distributions.Uniform(T.tensor([0.0, 1.0]), T.tensor([2.0, 3.0]))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HALF_AND_BOUNDED))
+def test_distribution_values_the_previous_round_missed_match_torch(name):
+    ours, theirs = _values(HALF_AND_BOUNDED[name])
+    _same(ours, theirs, rtol=1e-6)
+
+
+def test_uniform_cdf_checks_its_support_as_torch():
+    both_raise(lambda: ag.distributions.Uniform(ag.tensor(0.0), ag.tensor(2.0)).cdf(ag.tensor(3.0)),
+               lambda: torch.distributions.Uniform(torch.tensor(0.0), torch.tensor(2.0)).cdf(torch.tensor(3.0)))

@@ -117,6 +117,20 @@ class Uniform(Distribution):
     def variance(self):
         return (self.high - self.low) ** 2 / 12
 
+    @property
+    def mode(self):
+        """NaN: every point is as likely (PyTorch's)."""
+        return E.zeros_gradient(self.low) + math.nan
+
+    def cdf(self, value):
+        value = _as_tensor(value, self.low)
+        v = value.detach()
+        self._check_value(value, (v >= self.low.detach()) & (v <= self.high.detach()), repr(self.support))
+        return E.clamp((value - self.low) / (self.high - self.low), 0.0, 1.0)
+
+    def icdf(self, value):
+        return self.low + _as_tensor(value, self.low) * (self.high - self.low)
+
     def rsample(self, sample_shape=()):
         u = rand(self._shape(sample_shape), dtype=self.low.dtype, device=self.low.device)
         return self.low + u * (self.high - self.low)

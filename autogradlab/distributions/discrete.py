@@ -45,6 +45,12 @@ class Bernoulli(_BinaryTrials):
     def variance(self):
         return self.probs * (1 - self.probs)
 
+    @property
+    def mode(self):
+        """1 where p > 1/2, 0 where p < 1/2, NaN at 1/2 (PyTorch's)."""
+        p = self.probs.detach()
+        return E.where(p == 0.5, math.nan, E.to_dtype(p > 0.5, p.dtype))
+
     def sample(self, sample_shape=()):
         with no_grad():
             p = self.probs.detach().expand(*self._shape(sample_shape))
@@ -99,6 +105,19 @@ class Categorical(Distribution):
     @property
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
+
+    @property
+    def mean(self):
+        """NaN: categories have no order (PyTorch's)."""
+        return E.zeros_gradient(self.probs[..., 0]) + math.nan
+
+    @property
+    def variance(self):
+        return E.zeros_gradient(self.probs[..., 0]) + math.nan
+
+    @property
+    def mode(self):
+        return self.probs.argmax(-1)
 
     def sample(self, sample_shape=()):
         with no_grad():

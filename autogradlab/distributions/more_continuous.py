@@ -151,7 +151,7 @@ class HalfNormal(_Half):
         value = _as_tensor(value, self.scale)
         _nonnegative(self, value)
         z = value / self.scale
-        return math.log(2) - 0.5 * z * z - E.log(self.scale) - _LOG_SQRT_2PI
+        return E.where(value >= 0, math.log(2) - 0.5 * z * z - E.log(self.scale) - _LOG_SQRT_2PI, -math.inf)
 
     def entropy(self):
         return 0.5 * math.log(math.pi * math.e / 2) + E.log(self.scale)
@@ -184,7 +184,7 @@ class HalfCauchy(_Half):
         value = _as_tensor(value, self.scale)
         _nonnegative(self, value)
         z = value / self.scale
-        return math.log(2 / math.pi) - E.log(self.scale) - E.log1p(z * z)
+        return E.where(value >= 0, math.log(2 / math.pi) - E.log(self.scale) - E.log1p(z * z), -math.inf)
 
     def entropy(self):
         return math.log(2 * math.pi) + E.log(self.scale)
@@ -236,8 +236,8 @@ class LogNormal(_LocationScale):
         return 0.5 + _LOG_SQRT_2PI + E.log(self.scale) + self.loc
 
     def cdf(self, value):
-        value = _as_tensor(value, self.loc)
-        self._check_value(value, value.detach() > 0, "GreaterThan(lower_bound=0.0)")
+        value = _as_tensor(value, self.loc)   # (0 is taken: log 0 = -inf, the CDF 0, as PyTorch's)
+        self._check_value(value, value.detach() >= 0, "GreaterThanEq(lower_bound=0.0)")
         return 0.5 * (1 + E.erf((E.log(value) - self.loc) / (self.scale * math.sqrt(2))))
 
     def icdf(self, value):

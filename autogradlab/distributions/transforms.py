@@ -109,6 +109,10 @@ class _InverseTransform(Transform):
         super().__init__(cache_size=transform._cache_size)
         self._inv = transform
 
+    def with_cache(self, cache_size=1):
+        """The inverse of the forward transform with that cache."""
+        return self if self._cache_size == cache_size else self._inv.with_cache(cache_size).inv
+
     @property
     def domain(self):
         return self._inv.codomain
@@ -151,6 +155,9 @@ class ComposeTransform(Transform):
     def __init__(self, parts, cache_size=0):
         self.parts = [p.with_cache(cache_size) for p in parts] if cache_size else list(parts)
         super().__init__(cache_size=cache_size)
+
+    def with_cache(self, cache_size=1):
+        return self if self._cache_size == cache_size else ComposeTransform(self.parts, cache_size=cache_size)
 
     @property
     def domain(self):

@@ -24,7 +24,7 @@ from fractions import Fraction
 import numpy
 
 from ..backend import per_element, to_host, xp_of
-from ..graph import NO_DERIVATIVE
+from ..graph import NO_DERIVATIVE, NO_SECOND_DERIVATIVE
 from ..tensor import Tensor, default_float
 from .elementwise import _floating_unary, as_tensor_like, exp, log, mul, sign, to_dtype, where
 from .registry import apply, defop, expect_tensor
@@ -171,8 +171,14 @@ def _zeta_arrays(xp, s, q):
     with numpy.errstate(all="ignore"):
         s, q = s + xp.zeros_like(q), q + xp.zeros_like(s)
         reach = xp.maximum(10.0, s)
+        pole = (q <= 0) & (q == xp.floor(q))
+        undefined = pole | ((q <= 0) & (s != xp.floor(s))) | (s <= 1.0)   # (set below, whatever the sum)
+        # a large s: the terms fall so fast that those with (q/(q + k))^s < e^-40 add nothing, and the
+        # Euler-Maclaurin tail would not converge (s far above q + m): sum the few first terms alone
+        direct = (s > 40.0) & (q > 0)
         # how many first terms each element sums itself: m, until q + m reaches max(10, s)
-        m = xp.where(xp.isfinite(q) & xp.isfinite(s), xp.maximum(xp.ceil(reach - q), 0.0), 0.0)
+        m = xp.where(xp.isfinite(q) & xp.isfinite(s) & ~undefined, xp.maximum(xp.ceil(reach - q), 0.0), 0.0)
+        m = xp.where(direct, xp.minimum(m, xp.ceil(q * xp.expm1(40.0 / s)) + 2.0), m)
         need = int(to_host(xp.max(m))) if q.size else 0
         total = xp.zeros_like(q)
         # those terms k = 0 .. m-1, a chunk of k at a time (a far negative q needs millions; a big array few)
@@ -182,16 +188,24 @@ def _zeta_arrays(xp, s, q):
             terms = (q[..., None] + k) ** -s[..., None]
             total = total + xp.where(k < m[..., None], terms, 0.0).sum(-1)
         a = q + m
-        total = total + a ** (1.0 - s) / (s - 1.0) + 0.5 * a ** -s
+        tail = a ** (1.0 - s) / (s - 1.0) + 0.5 * a ** -s
         factor, inv_square = s * a ** (-s - 1.0), 1.0 / (a * a)
         for k, coefficient in enumerate(_TAIL, start=1):   # B_2k/(2k)! * s(s+1)...(s+2k-2) * a^(-s-2k+1)
-            total = total + coefficient * factor
+            tail = tail + coefficient * factor
             factor = factor * (s + 2 * k - 1) * (s + 2 * k) * inv_square
+        total = total + xp.where(direct, 0.0, tail)
         total = xp.where(xp.isposinf(q), 0.0, total)   # (every term tends to 0; PyTorch gives NaN)
-        pole = (q <= 0) & (q == xp.floor(q))
         total = xp.where((q <= 0) & ~pole & (s != xp.floor(s)), _NAN, xp.where(pole, _INF, total))
         total = xp.where(s == 1.0, _INF, xp.where(s < 1.0, _NAN, total))
     return total
+
+
+def _cot_derivative_polynomial(n):
+    """P_n with d^n/dx^n cot(pi x) = pi^n P_n(cot(pi x)): P_0(c) = c, P_(k+1)(c) = -(1 + c^2) P_k'(c)."""
+    p = numpy.polynomial.Polynomial([0.0, 1.0])
+    for _ in range(n):
+        p = -numpy.polynomial.Polynomial([1.0, 0.0, 1.0]) * p.deriv()
+    return p
 
 
 def _polygamma_forward(xp, a, n):
@@ -199,7 +213,15 @@ def _polygamma_forward(xp, a, n):
         return _digamma_array(xp, a)
     x = _float64(a)   # psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x)
     with numpy.errstate(all="ignore"):
-        out = (-1.0) ** (n + 1) * float(math.factorial(n)) * _zeta_arrays(xp, xp.full_like(x, n + 1.0), x)
+        # a negative x (not a pole) by reflection, psi^(n)(x) = (-1)^n psi^(n)(1 - x) - pi^(n+1) P_n(cot(pi x)):
+        # its zeta sum then starts at 1 - x > 1 instead of stepping up from far below 0
+        reflect = (x < 0) & (x != xp.floor(x))
+        argument = xp.where(reflect, 1.0 - x, x)
+        out = (-1.0) ** (n + 1) * float(math.factorial(n)) * _zeta_arrays(xp, xp.full_like(x, n + 1.0), argument)
+        cot = 1.0 / xp.tan(math.pi * (x - xp.floor(x)))   # (pi x reduced to [0, pi) first)
+        coefficients = _cot_derivative_polynomial(n).coef
+        cot_term = sum(float(c) * cot ** k for k, c in enumerate(coefficients) if c)
+        out = xp.where(reflect, (-1.0) ** n * out - math.pi ** (n + 1) * cot_term, out)
         return out.astype(a.dtype)
 
 
@@ -546,11 +568,14 @@ def _gamma_sample_slope(xp, alpha, x):
         return -(x / a) * total
 
 
+_NO_SECOND = ("backward(create_graph=True) through a Gamma, Beta or Dirichlet rsample: the second derivative of a "
+              "Gamma draw with respect to its shape is not implemented (PyTorch's isn't either); take the first "
+              "derivative only")
+
+
 def _standard_gamma_vjp(g, ctx):
-    if isinstance(g, Tensor):
-        raise NotImplementedError("backward(create_graph=True) through a Gamma, Beta or Dirichlet rsample: the "
-                                  "second derivative of a Gamma draw with respect to its shape is not implemented "
-                                  "(PyTorch's isn't either); take the first derivative only")
+    if isinstance(g, Tensor):   # (refused while the pass plans: graph.NO_SECOND_DERIVATIVE; kept as a guard)
+        raise NotImplementedError(_NO_SECOND)
     slope = _gamma_sample_slope(xp_of(ctx.sample), ctx.self, ctx.sample)
     return (g * slope.astype(ctx.sample.dtype), None)
 
@@ -563,5 +588,9 @@ STANDARD_GAMMA = defop("standard_gamma", ("self", "sample"), save=("self", "samp
 
 def standard_gamma_draw(concentration, sample):
     """``sample`` (Gamma(concentration, 1) draws, a constant) as a differentiable function of
-    ``concentration``: the implicit reparameterisation of Gamma, Beta and Dirichlet ``rsample``."""
-    return apply(STANDARD_GAMMA, (concentration, sample))
+    ``concentration``: the implicit reparameterisation of Gamma, Beta and Dirichlet ``rsample``. A backward with
+    ``create_graph=True`` through it is refused while it plans, before any ``.grad`` changes."""
+    out = apply(STANDARD_GAMMA, (concentration, sample))
+    if out.grad_fn is not None:
+        NO_SECOND_DERIVATIVE[out.grad_fn] = _NO_SECOND
+    return out
