@@ -201,3 +201,34 @@ def test_distribution_values_the_previous_round_missed_match_torch(name):
 def test_uniform_cdf_checks_its_support_as_torch():
     both_raise(lambda: ag.distributions.Uniform(ag.tensor(0.0), ag.tensor(2.0)).cdf(ag.tensor(3.0)),
                lambda: torch.distributions.Uniform(torch.tensor(0.0), torch.tensor(2.0)).cdf(torch.tensor(3.0)))
+
+
+@pytest.mark.parametrize("name", ["copysign float32 by float64", "copysign int by float64", "copysign by a 0-d float64",
+                                  "copysign of a 0-d by float64", "ldexp past float32's 2^127",
+                                  "ldexp negative exponent"])
+def test_copysign_dtype_and_ldexp_range_are_torchs(name):
+    calls = {
+        "copysign float32 by float64": lambda T: T.copysign(T.tensor([1.0, 2.0]), T.tensor([-1.0, 1.0], dtype=T.float64)),
+        "copysign int by float64": lambda T: T.copysign(T.tensor([1, 2]), T.tensor([-1.0, 1.0], dtype=T.float64)),
+        "copysign by a 0-d float64": lambda T: T.copysign(T.tensor([1.0, 2.0]), T.tensor(-1.0, dtype=T.float64)),
+        "copysign of a 0-d by float64": lambda T: T.copysign(T.tensor(1.0), T.tensor([-1.0], dtype=T.float64)),
+        "ldexp past float32's 2^127": lambda T: T.ldexp(T.tensor([0.1, 0.25]), T.tensor([128, 129])),
+        "ldexp negative exponent": lambda T: T.ldexp(T.tensor([3.0, 1.0]), T.tensor([-1, -149])),
+    }
+    ours, theirs = _values(calls[name])
+    _same(ours, theirs, rtol=1e-6)
+
+
+def test_a_composed_transform_with_an_event_transform_mid_chain_has_torchs_event_shape():
+    results = []
+    for T in (ag, torch):
+        D = T.distributions
+        base = D.Normal(T.zeros(3, dtype=T.float64), T.ones(3, dtype=T.float64))
+        chain = [D.ExpTransform(), D.AffineTransform(T.tensor([0.5, 1.0, 2.0], dtype=T.float64),
+                                                     T.tensor([2.0, 1.0, 0.5], dtype=T.float64), event_dim=1),
+                 D.ExpTransform()]
+        d = D.TransformedDistribution(base, chain)
+        value = np.exp(np.array([0.5, 1.0, 2.0]) + np.array([2.0, 1.0, 0.5]) * np.exp([[0.1, -0.2, 0.3]]))
+        results.append((tuple(d.event_shape), d.log_prob(T.tensor(value, dtype=T.float64)).numpy()))
+    assert results[0][0] == results[1][0] == (3,)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)

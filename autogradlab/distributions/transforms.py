@@ -165,8 +165,8 @@ class ComposeTransform(Transform):
             return constraints.real
         domain = self.parts[0].domain
         event_dim = self.parts[-1].codomain.event_dim   # (the events the whole chain ends with, taken back)
-        for part in reversed(self.parts):
-            event_dim += part.domain.event_dim - part.codomain.event_dim
+        for part in reversed(self.parts):   # (at least each part's own event dims, where one sits mid-chain)
+            event_dim = max(event_dim + part.domain.event_dim - part.codomain.event_dim, part.domain.event_dim)
         if event_dim > domain.event_dim:
             domain = constraints.independent(domain, event_dim - domain.event_dim)
         return domain
@@ -178,7 +178,7 @@ class ComposeTransform(Transform):
         codomain = self.parts[-1].codomain
         event_dim = self.parts[0].domain.event_dim
         for part in self.parts:
-            event_dim += part.codomain.event_dim - part.domain.event_dim
+            event_dim = max(event_dim + part.codomain.event_dim - part.domain.event_dim, part.codomain.event_dim)
         if event_dim > codomain.event_dim:
             codomain = constraints.independent(codomain, event_dim - codomain.event_dim)
         return codomain

@@ -376,14 +376,22 @@ def copysign(input, other):
     gradient is +-1 (0 where input is 0, as PyTorch)."""
     expect_tensor(input, "copysign")
     magnitude = E.abs(_floating(input))
-    other = other if isinstance(other, Tensor) else E.as_tensor_like(float(other), magnitude)
+    if isinstance(other, Tensor):   # (the result in both operands' float type: float32 and float64 give float64,
+        other = _floating(other)    # unless other is 0-d and input not, as PyTorch promotes)
+        if other.ndim or not magnitude.ndim:
+            magnitude = E.to_dtype(magnitude, numpy.promote_types(magnitude.dtype, other.dtype))
+    else:
+        other = E.as_tensor_like(float(other), magnitude)
     return E.where(signbit(other), -magnitude, magnitude)
 
 
 def ldexp(input, other):
     """input * 2^other (``other`` usually integer exponents); a float result."""
     expect_tensor(input, "ldexp")
-    return _floating(input) * (2.0 ** (other if isinstance(other, Tensor) else float(other)))
+    # 2^e in two halves, so that 2^e itself never overflows where input * 2^e is still a number (0.1 * 2^128)
+    e = other if isinstance(other, Tensor) else E.as_tensor_like(float(other), _floating(input))
+    half = E.floor(E.to_dtype(e, default_float()) / 2) if e.dtype.kind != "f" else E.floor(e / 2)
+    return _floating(input) * 2.0 ** half * 2.0 ** (e - half)
 
 
 def diagflat(input, offset=0):
