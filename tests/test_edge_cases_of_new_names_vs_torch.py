@@ -232,3 +232,29 @@ def test_a_composed_transform_with_an_event_transform_mid_chain_has_torchs_event
         results.append((tuple(d.event_shape), d.log_prob(T.tensor(value, dtype=T.float64)).numpy()))
     assert results[0][0] == results[1][0] == (3,)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)
+
+
+def test_mixture_mean_and_variance_with_a_one_dim_mixture_batch_are_torchs():
+    results = []
+    for T in (ag, torch):
+        D = T.distributions
+        mixture = D.MixtureSameFamily(D.Categorical(logits=T.tensor(np.arange(6.0).reshape(2, 3) / 3)),
+                                      D.Normal(T.tensor(np.arange(24.0).reshape(4, 2, 3) / 5),
+                                               T.ones(4, 2, 3, dtype=T.float64)))
+        results.append((mixture.mean.numpy(), mixture.variance.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.distributions.Bernoulli(logits=T.tensor([math.nan])),
+    lambda T: T.distributions.Categorical(logits=T.tensor([math.nan, 1.0])),
+    lambda T: T.distributions.Categorical(probs=T.tensor([0.0, 0.0])),
+    lambda T: T.distributions.Poisson(T.tensor(2.0)).log_prob(T.tensor(math.inf)),
+    lambda T: T.distributions.Geometric(T.tensor(0.3)).log_prob(T.tensor(math.inf)),
+    lambda T: T.distributions.Cauchy(T.tensor(0.0), T.tensor(1.0)).log_prob(T.tensor(math.nan)),
+    lambda T: T.distributions.Gumbel(T.tensor(0.0), T.tensor(1.0)).log_prob(T.tensor(math.nan)),
+    lambda T: T.distributions.StudentT(T.tensor(3.0)).log_prob(T.tensor(math.nan)),
+])
+def test_distributions_refuse_what_torch_refuses(call):
+    both_raise(lambda: call(ag), lambda: call(torch))

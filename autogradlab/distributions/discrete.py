@@ -75,10 +75,13 @@ class Categorical(Distribution):
         if given.ndim < 1:
             raise ValueError("`probs` or `logits` parameter must be at least one-dimensional.")
         if probs is not None:
-            if validate_args is not False:
-                _check("probs", probs, probs.detach() >= 0, "Simplex()", self)
+            if validate_args is not False:   # (non-negative, and not all 0: a simplex once normalised)
+                ok = (probs.detach() >= 0) & (probs.detach().sum(-1, keepdim=True) > 0)
+                _check("probs", probs, ok, "Simplex()", self)
             probs = probs / probs.sum(-1, keepdim=True)
         else:
+            if validate_args is not False:
+                _check("logits", logits, ~E.isnan(logits.detach()), "IndependentConstraint(Real(), 1)", self)
             logits = logits - R.logsumexp(logits, -1, keepdim=True)
         self._probs, self._logits = probs, logits
         self._num_events = given.shape[-1]
@@ -231,7 +234,7 @@ class Geometric(_BinaryTrials):
 
     def log_prob(self, value):
         value = _as_tensor(value, self.probs)
-        whole = (value.detach() >= 0) & (E.floor(value.detach()) == value.detach())
+        whole = (value.detach() >= 0) & (E.floor(value.detach()) == value.detach()) & E.isfinite(value.detach())
         self._check_value(value, whole, "IntegerGreaterThan(lower_bound=0)")
         probs = self.probs
         value, probs = S.broadcast_tensors(value, probs)

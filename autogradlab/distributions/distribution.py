@@ -137,6 +137,8 @@ class _BinaryTrials(Distribution):
         self._probs, self._logits = probs, logits
         if probs is not None and validate_args is not False:
             _check("probs", probs, ok(probs.detach()), constraint, self)
+        if logits is not None and validate_args is not False:
+            _check("logits", logits, ~E.isnan(logits.detach()), "Real()", self)
 
     @property
     def probs(self):

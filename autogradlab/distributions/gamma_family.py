@@ -255,7 +255,7 @@ class Poisson(Distribution):
 
     def log_prob(self, value):
         value = _as_tensor(value, self.rate)
-        whole = (value.detach() >= 0) & (E.floor(value.detach()) == value.detach())
+        whole = (value.detach() >= 0) & (E.floor(value.detach()) == value.detach()) & E.isfinite(value.detach())
         self._check_value(value, whole, "IntegerGreaterThan(lower_bound=0)")
         return xlogy(value, self.rate) - self.rate - lgamma(value + 1)
 

@@ -55,7 +55,8 @@ class MixtureSameFamily(Distribution):
     def _weights(self):
         """The mixture probabilities, shaped to broadcast against the components' values (K before the events)."""
         probs = self.mixture_distribution.probs
-        lead = max(len(self.batch_shape) - len(self.mixture_distribution.batch_shape), 0)
+        mixture_ndims = len(self.mixture_distribution.batch_shape)   # (PyTorch's rule: a 1-d mixture batch lines up
+        lead = 0 if mixture_ndims == 1 else max(len(self.batch_shape) - mixture_ndims, 0)   # with the last batch dim)
         k = probs.shape[-1]
         return probs.reshape(tuple(probs.shape[:-1]) + (1,) * lead + (k,) + (1,) * self._event_ndims)
 

@@ -39,6 +39,12 @@ def _constant(like, value):
     return full(tuple(like.shape), value, dtype=like.dtype, device=like.device)
 
 
+def _real(dist, value):
+    """``value``, checked to be real (not NaN) as PyTorch checks a real support."""
+    dist._check_value(value, value.detach() == value.detach(), "Real()")
+    return value
+
+
 def _nonnegative(dist, value):
     dist._check_value(value, value.detach() >= 0, "GreaterThanEq(lower_bound=0.0)")
 
@@ -62,7 +68,7 @@ class Cauchy(_LocationScale):
         return self.loc + self.scale * E.tan(math.pi * (u - 0.5))
 
     def log_prob(self, value):
-        z = (_as_tensor(value, self.loc) - self.loc) / self.scale
+        z = (_real(self, _as_tensor(value, self.loc)) - self.loc) / self.scale
         return -math.log(math.pi) - E.log(self.scale) - E.log1p(z * z)
 
     def entropy(self):
@@ -98,7 +104,7 @@ class Gumbel(_LocationScale):
         return self.loc - self.scale * E.log(-E.log(u))
 
     def log_prob(self, value):
-        z = (_as_tensor(value, self.loc) - self.loc) / self.scale
+        z = (_real(self, _as_tensor(value, self.loc)) - self.loc) / self.scale
         return -(E.log(self.scale) + z + E.exp(-z))
 
     def entropy(self):
@@ -288,7 +294,7 @@ class StudentT(Distribution):
         return self.loc + self.scale * normal * E.rsqrt(chi2 / self.df)
 
     def log_prob(self, value):
-        z = (_as_tensor(value, self.df) - self.loc) / self.scale
+        z = (_real(self, _as_tensor(value, self.df)) - self.loc) / self.scale
         df = self.df
         norm = (E.log(self.scale) + 0.5 * E.log(df) + 0.5 * math.log(math.pi) + lgamma(0.5 * df)
                 - lgamma(0.5 * (df + 1)))
