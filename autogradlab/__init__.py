@@ -111,10 +111,8 @@ def result_type(tensor1, tensor2):
 
 
 def is_nonzero(input) -> bool:
-    """``bool(input)`` of a one-element tensor (PyTorch's RuntimeError for any other)."""
-    if input.numel() != 1:
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return input.item() != 0   # (NaN counts as nonzero, as in Python)
+    """``bool(input)`` of a one-element tensor (PyTorch's RuntimeError for any other): ``input.is_nonzero()``."""
+    return input.is_nonzero()
 
 
 def is_same_size(input, other) -> bool:

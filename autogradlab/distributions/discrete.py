@@ -20,7 +20,7 @@ from ..ops.special_functions import lgamma
 from ..sampling import multinomial
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution, _as_tensor, _BinaryTrials, _check, _probs_or_logits
+from .distribution import Distribution, _as_tensor, _BinaryTrials, _check, _probs_or_logits, clamp_probs
 from .kl import register_kl
 
 __all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "Geometric", "Binomial"]
@@ -98,8 +98,7 @@ class Categorical(Distribution):
     def logits(self):
         if self._logits is not None:
             return self._logits
-        eps = float(numpy.finfo(self._probs.dtype).eps)
-        return E.log(E.clamp(self._probs, eps, 1 - eps))
+        return E.log(clamp_probs(self._probs))
 
     @property
     def param_shape(self):

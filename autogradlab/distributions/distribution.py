@@ -124,6 +124,12 @@ class _LocationScale(_CentredAtLoc):
         return {"loc": self.loc, "scale": self.scale}
 
 
+def clamp_probs(p):
+    """p kept inside [eps, 1 - eps] (the dtype's epsilon), as PyTorch's ``clamp_probs``: no log of 0 or of 1 - 1."""
+    eps = float(numpy.finfo(p.dtype).eps)
+    return E.clamp(p, eps, 1 - eps)
+
+
 def _probs_or_logits(probs, logits, name):
     if (probs is None) == (logits is None):
         raise ValueError(f"{name}: either `probs` or `logits` must be specified, but not both.")
@@ -148,8 +154,7 @@ class _BinaryTrials(Distribution):
     def logits(self):
         if self._logits is not None:
             return self._logits
-        eps = float(numpy.finfo(self._probs.dtype).eps)   # (PyTorch's clamp: p = 0 or 1 gives finite logits)
-        p = E.clamp(self._probs, eps, 1 - eps)
+        p = clamp_probs(self._probs)   # (p = 0 or 1 gives finite logits)
         return E.log(p) - E.log1p(-p)
 
     def _params(self):

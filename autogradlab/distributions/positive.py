@@ -17,7 +17,7 @@ from ..ops import shape as S
 from ..ops.special_functions import digamma, lgamma
 from . import constraints
 from ..nn import functional as F
-from .distribution import _BinaryTrials, Distribution, _as_tensor, _check, _probs_or_logits, _two
+from .distribution import _BinaryTrials, Distribution, _as_tensor, _check, _probs_or_logits, _two, clamp_probs
 from .gamma_family import Gamma
 
 __all__ = ["Weibull", "Pareto", "InverseGamma", "FisherSnedecor", "Kumaraswamy", "ContinuousBernoulli"]
@@ -293,8 +293,7 @@ class ContinuousBernoulli(_BinaryTrials):
         if probs is not None:
             if validate_args is not False and not bool(((probs.detach() >= 0) & (probs.detach() <= 1)).all()):
                 raise ValueError("The parameter probs has invalid values")
-            eps = float(numpy.finfo(probs.dtype).eps)
-            probs = E.clamp(probs, eps, 1 - eps)
+            probs = clamp_probs(probs)
         self._set_probs(probs, logits, lambda p: p == p, "Interval(lower_bound=0.0, upper_bound=1.0)", False)
         self._lims = lims
         super().__init__((probs if probs is not None else logits).shape, validate_args=validate_args)
@@ -303,8 +302,7 @@ class ContinuousBernoulli(_BinaryTrials):
     def probs(self):
         if self._probs is not None:
             return self._probs
-        eps = float(numpy.finfo(self._logits.dtype).eps)
-        return E.clamp(E.sigmoid(self._logits), eps, 1 - eps)
+        return clamp_probs(E.sigmoid(self._logits))
 
     def _stable(self):
         """Where l is far enough from 1/2 for the closed forms."""

@@ -23,17 +23,11 @@ from ..ops import reduce as R
 from ..ops import shape as S
 from . import constraints
 from .discrete import Bernoulli, _OverCategorical
-from .distribution import Distribution, _as_tensor, _check
+from .distribution import Distribution, _as_tensor, _check, clamp_probs
 from .transformed import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli", "ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
-
-
-def _clamp_probs(p):
-    """p kept inside [eps, 1 - eps] (the dtype's epsilon), as PyTorch's ``clamp_probs``: no log of 0."""
-    eps = float(numpy.finfo(p.dtype).eps)
-    return E.clamp(p, eps, 1 - eps)
 
 
 def _temperature(temperature, like, owner):
@@ -68,8 +62,8 @@ class LogitRelaxedBernoulli(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = self._shape(sample_shape)
-        probs = _clamp_probs(S.expand(self.probs, shape))
-        u = _clamp_probs(rand(*shape, dtype=probs.dtype, device=probs.device))
+        probs = clamp_probs(S.expand(self.probs, shape))
+        u = clamp_probs(rand(*shape, dtype=probs.dtype, device=probs.device))
         return (E.log(u) - E.log1p(-u) + E.log(probs) - E.log1p(-probs)) / self.temperature
 
     def log_prob(self, value):
@@ -120,7 +114,7 @@ class ExpRelaxedCategorical(_OverCategorical):
     def rsample(self, sample_shape=()):
         shape = self._shape(sample_shape)
         logits = S.expand(self.logits, shape)
-        u = _clamp_probs(rand(*shape, dtype=logits.dtype, device=logits.device))
+        u = clamp_probs(rand(*shape, dtype=logits.dtype, device=logits.device))
         scores = (logits - E.log(-E.log(u))) / self.temperature   # (-log(-log u): Gumbel(0, 1) noise)
         return scores - R.logsumexp(scores, -1, keepdim=True)
 
