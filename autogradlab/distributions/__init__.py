@@ -265,6 +265,8 @@ class MultivariateNormal(_CentredAtLoc):
     or ``scale_tril`` L (Sigma = L L^T, kept as L): log p(x) = -(d log 2pi + ||L^-1 (x - loc)||^2) / 2 -
     sum log diag L; a draw is loc + L eps, eps ~ N(0, I)."""
 
+    _shared_by_batch = ("_unbroadcasted_scale_tril",)
+
     support = constraints.real_vector
 
     has_rsample = True

@@ -41,10 +41,36 @@ class Distribution:
     """What every distribution has: ``batch_shape``, ``sample(sample_shape)`` (no gradient), ``log_prob``."""
 
     has_rsample = False
+    _shared_by_batch = ()   # (tensors that ``expand`` keeps as they are: see there)
 
     def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
         self.batch_shape, self.event_shape = tuple(batch_shape), tuple(event_shape)
         self._validate = validate_args is not False
+
+    def expand(self, batch_shape, _instance=None):
+        """This distribution repeated over a larger ``batch_shape`` (broadcast as ``Tensor.expand``: size-1 and new
+        leading dims grow; the parameters are expanded views, so gradients flow back to the originals).
+
+        It relies on how every constructor here stores things: each parameter tensor has the batch dims leading,
+        each inner distribution (the Categorical of a Multinomial, the base of an Independent) has them leading
+        too, except the tensors a class names in ``_shared_by_batch`` (MultivariateNormal's L, a relaxed
+        distribution's temperature)."""
+        batch_shape = tuple(batch_shape)
+        new = _instance if _instance is not None else type(self).__new__(type(self))
+        n = len(self.batch_shape)
+        for name, value in vars(self).items():
+            if isinstance(value, (Tensor, Distribution)) and name not in self._shared_by_batch:
+                leading = value.batch_shape if isinstance(value, Distribution) else value.shape
+                if tuple(leading)[:n] != self.batch_shape:
+                    raise NotImplementedError(f"{type(self).__name__}.expand: {name} does not have the batch "
+                                              f"dims {self.batch_shape} leading; this class needs its own expand")
+                if isinstance(value, Tensor):
+                    value = value.expand(*batch_shape, *value.shape[n:])
+                else:
+                    value = value.expand(batch_shape + tuple(value.batch_shape[n:]))
+            new.__dict__[name] = value
+        new.batch_shape = batch_shape
+        return new
 
     def _check_value(self, value, ok, support):
         """PyTorch's check of ``log_prob``'s argument: inside the support, or a ValueError."""

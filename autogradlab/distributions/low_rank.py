@@ -22,6 +22,8 @@ __all__ = ["LowRankMultivariateNormal"]
 class LowRankMultivariateNormal(_CentredAtLoc):
     """N(loc, W W^T + diag(cov_diag)) over vectors of n (the event); batch dims broadcast."""
 
+    _shared_by_batch = ("_unbroadcasted_cov_factor", "_unbroadcasted_cov_diag")
+
     support = constraints.real_vector
     has_rsample = True
 

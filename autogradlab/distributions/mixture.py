@@ -41,6 +41,17 @@ class MixtureSameFamily(Distribution):
     def _params(self):
         return {}
 
+    def expand(self, batch_shape, _instance=None):
+        """The mixture over a larger batch: the weights expanded to ``batch_shape``, the components to
+        ``batch_shape + (K,)``."""
+        batch_shape = tuple(batch_shape)
+        k = self.component_distribution.batch_shape[-1]
+        new = _instance if _instance is not None else type(self).__new__(type(self))
+        MixtureSameFamily.__init__(new, self.mixture_distribution.expand(batch_shape),
+                                   self.component_distribution.expand(batch_shape + (k,)),
+                                   validate_args=self._validate)
+        return new
+
     def __repr__(self):
         return f"MixtureSameFamily(\n  {self.mixture_distribution},\n  {self.component_distribution})"
 

@@ -167,7 +167,8 @@ class InverseGamma(_TwoPositive):
     @property
     def mean(self):
         a = self.concentration
-        return E.where(a > 1, self.rate / (a - 1), math.inf)
+        with numpy.errstate(divide="ignore"):   # (at a = 1 the branch not taken divides by 0: no warning, as torch)
+            return E.where(a > 1, self.rate / (a - 1), math.inf)
 
     @property
     def mode(self):
@@ -176,7 +177,8 @@ class InverseGamma(_TwoPositive):
     @property
     def variance(self):
         a = self.concentration
-        return E.where(a > 2, self.rate ** 2 / ((a - 1) ** 2 * (a - 2)), math.inf)
+        with numpy.errstate(divide="ignore"):
+            return E.where(a > 2, self.rate ** 2 / ((a - 1) ** 2 * (a - 2)), math.inf)
 
     def entropy(self):
         a = self.concentration

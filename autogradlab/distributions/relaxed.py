@@ -39,6 +39,8 @@ def _temperature(temperature, like, owner):
 class LogitRelaxedBernoulli(Distribution):
     """The logit of a relaxed Bernoulli sample: logistic noise added to the logits, divided by ``temperature``."""
 
+    _shared_by_batch = ("temperature",)
+
     support = constraints.real
     has_rsample = True
 
@@ -102,6 +104,8 @@ class RelaxedBernoulli(_Relaxed):
 class ExpRelaxedCategorical(_OverCategorical):
     """The log of a relaxed one-hot sample: ``log softmax((log p + Gumbel noise) / temperature)`` over the last
     dim (an event of K)."""
+
+    _shared_by_batch = ("temperature",)
 
     support = constraints.real_vector
     has_rsample = True

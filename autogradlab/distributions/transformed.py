@@ -31,10 +31,13 @@ class TransformedDistribution(Distribution):
         if len(base_shape) < chain.domain.event_dim:
             raise ValueError(f"base_distribution needs at least {chain.domain.event_dim} dimensions, but got "
                              f"{len(base_shape)} (its shape is {base_shape})")
+        shape = chain.forward_shape(base_shape)
+        grown = tuple(chain.inverse_shape(shape))   # (an affine map with a larger loc or scale grows the batch)
+        if grown != base_shape:
+            base_distribution = base_distribution.expand(grown[:len(grown) - base_event_dim])
         if chain.domain.event_dim > base_event_dim:   # (the transforms take whole events of the base's batch dims)
             base_distribution = Independent(base_distribution, chain.domain.event_dim - base_event_dim)
         self.base_dist = base_distribution
-        shape = chain.forward_shape(base_shape)
         event_dim = chain.codomain.event_dim + max(base_event_dim - chain.domain.event_dim, 0)
         cut = len(shape) - event_dim
         super().__init__(shape[:cut], shape[cut:], validate_args=validate_args)

@@ -394,6 +394,13 @@ class AffineTransform(Transform):
             return 1 if float(self.scale) > 0 else -1 if float(self.scale) < 0 else 0
         return E.sign(self.scale)
 
+    def forward_shape(self, shape):
+        """A tensor ``loc`` or ``scale`` broadcasts the shape it moves (as ``loc + scale * x`` does)."""
+        return numpy.broadcast_shapes(tuple(shape), tuple(getattr(self.loc, "shape", ())),
+                                      tuple(getattr(self.scale, "shape", ())))
+
+    inverse_shape = forward_shape
+
     def _call(self, x):
         return self.loc + self.scale * x
 

@@ -1,0 +1,144 @@
+"""``Distribution.expand`` side by side with torch 2.13, for every distribution class autogradlab has: the new
+batch and event shapes, log_prob of one value from each library (batch-wide), the mean and variance where the
+class has them, the gradient reaching the original parameters through the expanded views, the refusals; and
+``TransformedDistribution`` growing its batch as an affine map's tensor loc or scale asks (torch's
+``forward_shape``)."""
+import inspect
+
+import numpy as np
+import pytest
+from conftest import import_torch
+from torch_compare import both_raise, close
+
+import autogradlab as ag
+
+torch = import_torch()
+
+
+def _catalog(T):
+    """name -> a distribution of batch shape (2,), each parameter a float64 tensor (numbers where torch wants them)."""
+    D = T.distributions
+
+    def t(v):
+        return T.tensor(v, dtype=T.float64)
+
+    a, b, p, k = t([0.5, 1.5]), t([2.0, 3.0]), t([0.3, 0.6]), t([[0.2, 0.8], [0.5, 0.5]])
+    return {
+        "Normal": D.Normal(a, b), "Uniform": D.Uniform(a, b + 1), "Bernoulli": D.Bernoulli(p),
+        "Bernoulli logits": D.Bernoulli(logits=a), "Categorical": D.Categorical(k),
+        "Categorical logits": D.Categorical(logits=k), "OneHotCategorical": D.OneHotCategorical(k),
+        "Exponential": D.Exponential(a), "Laplace": D.Laplace(a, b),
+        "MultivariateNormal": D.MultivariateNormal(t([[0.0, 1.0], [1.0, 2.0]]), t([[2.0, 0.3], [0.3, 1.0]])),
+        "MultivariateNormal scale_tril": D.MultivariateNormal(t([0.0, 1.0]), scale_tril=t([[[1.0, 0.0], [0.5, 2.0]],
+                                                                                           [[3.0, 0.0], [0.1, 1.0]]])),
+        "LowRankMultivariateNormal": D.LowRankMultivariateNormal(T.zeros(2, 3, dtype=T.float64),
+                                                                 t([[[1.0], [0.5], [0.2]], [[0.1], [0.3], [2.0]]]),
+                                                                 t([1.0, 2.0, 0.5])),
+        "Gamma": D.Gamma(a, b), "Chi2": D.Chi2(b), "Beta": D.Beta(a, b), "Dirichlet": D.Dirichlet(k * 3),
+        "Poisson": D.Poisson(a), "Cauchy": D.Cauchy(a, b), "Gumbel": D.Gumbel(a, b), "HalfNormal": D.HalfNormal(a),
+        "HalfCauchy": D.HalfCauchy(a), "LogNormal": D.LogNormal(a, b), "StudentT": D.StudentT(b + 1, a, b),
+        "Geometric": D.Geometric(p), "Binomial": D.Binomial(5, p), "NegativeBinomial": D.NegativeBinomial(5, p),
+        "Multinomial": D.Multinomial(4, k), "ContinuousBernoulli": D.ContinuousBernoulli(p),
+        "FisherSnedecor": D.FisherSnedecor(a + 4, b + 4), "InverseGamma": D.InverseGamma(b, a),
+        "Kumaraswamy": D.Kumaraswamy(a, b), "Pareto": D.Pareto(a, b + 2), "Weibull": D.Weibull(a, b),
+        "VonMises": D.VonMises(a, b), "RelaxedBernoulli": D.RelaxedBernoulli(t(0.5), p),
+        "RelaxedOneHotCategorical": D.RelaxedOneHotCategorical(t(0.5), k),
+        "Independent": D.Independent(D.Normal(T.zeros(2, 3, dtype=T.float64), 1.0), 1),
+        "MixtureSameFamily": D.MixtureSameFamily(D.Categorical(k), D.Normal(t([[0.0, 1.0], [2.0, 3.0]]), b)),
+        "MixtureSameFamily (one mixture)": D.MixtureSameFamily(D.Categorical(t([0.3, 0.7])),
+                                                               D.Normal(t([[0.0, 1.0], [2.0, 3.0]]), b)),
+        "TransformedDistribution": D.TransformedDistribution(D.Normal(a, b), [D.transforms.ExpTransform()]),
+    }
+
+
+def test_the_catalog_covers_every_distribution_class():
+    covered = {type(d) for d in _catalog(ag).values()}
+    D = ag.distributions
+    classes = {c for c in vars(D).values() if inspect.isclass(c) and issubclass(c, D.Distribution)}
+    missing = {c.__name__ for c in classes - covered if c is not D.Distribution and not c.__name__.startswith("_")}
+    assert not missing, f"add these to _catalog so their expand is tested: {sorted(missing)}"
+
+
+def _moment(dist, name):
+    try:
+        return getattr(dist, name)
+    except NotImplementedError:
+        return None
+
+
+@pytest.mark.parametrize("name", sorted(_catalog(ag)))
+@pytest.mark.parametrize("batch_shape", [(3, 2), (2,), (1, 2)], ids=str)
+def test_expand_is_torchs(name, batch_shape):
+    ours, theirs = _catalog(ag)[name].expand(batch_shape), _catalog(torch)[name].expand(torch.Size(batch_shape))
+    assert type(ours).__name__ == type(theirs).__name__
+    assert (tuple(ours.batch_shape), tuple(ours.event_shape)) == (tuple(theirs.batch_shape),
+                                                                  tuple(theirs.event_shape))
+    torch.manual_seed(0)
+    value = theirs.sample()
+    if name.startswith("Relaxed"):   # (their float64 draw can round to exactly 1, outside the support)
+        value = value.clamp(1e-6, 1 - 1e-6)
+    assert tuple(ours.sample().shape) == tuple(value.shape)
+    rtol = 1e-7 if name == "VonMises" else 1e-10   # (torch's Bessel I0 is a polynomial fit, good to ~1e-8)
+    close(ours.log_prob(ag.tensor(value.numpy())), theirs.log_prob(value), rtol=rtol, atol=1e-12)
+    for moment in ("mean", "variance"):
+        a, b = _moment(ours, moment), _moment(theirs, moment)
+        assert (a is None) == (b is None), moment
+        if b is not None:
+            close(a, b, rtol=rtol, atol=1e-12)
+
+
+def test_gradients_reach_the_original_parameters_through_the_expanded_batch():
+    grads = []
+    for T in (ag, torch):
+        loc = T.tensor([0.5, -1.0], dtype=T.float64, requires_grad=True)
+        scale = T.tensor([[2.0], [0.5], [1.0]], dtype=T.float64, requires_grad=True)
+        big = T.distributions.Normal(loc, T.tensor(1.0, dtype=T.float64)).expand((3, 2))
+        mvn = T.distributions.MultivariateNormal(loc, scale_tril=T.eye(2, dtype=T.float64) * 2).expand((4,))
+        value = T.tensor(np.arange(6.0).reshape(3, 2), dtype=T.float64)
+        total = (big.log_prob(value) * scale).sum() + mvn.log_prob(value[:1]).sum()
+        grads.append(T.autograd.grad(total, [loc, scale]))
+    for a, b in zip(*grads):
+        close(a, b, rtol=1e-12)
+
+
+def test_the_original_is_left_as_it_was():
+    d = ag.distributions.Categorical(ag.tensor([[0.2, 0.8], [0.5, 0.5]]))
+    d.expand((5, 2))
+    assert tuple(d.batch_shape) == (2,) and tuple(d.probs.shape) == (2, 2)
+
+
+REFUSALS = [
+    lambda T: T.distributions.Normal(T.zeros(2), 1.0).expand((3,)),
+    lambda T: T.distributions.Normal(T.zeros(2), 1.0).expand((2, 3)),
+    lambda T: T.distributions.Categorical(T.ones(2, 3)).expand((4,)),
+    lambda T: T.distributions.MultivariateNormal(T.zeros(2, 3), T.eye(3)).expand((3,)),
+]
+
+
+@pytest.mark.parametrize("call", REFUSALS, ids=range(len(REFUSALS)))
+def test_an_impossible_batch_is_refused_as_torch_refuses_it(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+@pytest.mark.parametrize("event_dim", [0, 1])
+def test_a_tensor_loc_or_scale_grows_the_batch_as_in_torch(event_dim):
+    """A base pushed through an affine map with a (2, 3) scale is a (2, 3) batch, as in torch (whose
+    AffineTransform.forward_shape broadcasts and whose TransformedDistribution expands its base): shapes, sample
+    shapes, log_prob and its gradient agree."""
+    def build(T):
+        f64 = T.float64
+        D = T.distributions
+        base = D.Normal(T.tensor(0.5, dtype=f64), T.tensor(2.0, dtype=f64))
+        if event_dim:
+            base = D.Normal(T.zeros(3, dtype=f64), T.ones(3, dtype=f64))
+        scale = T.tensor([[1.0, -2.0, 0.5], [3.0, 0.25, -1.0]], dtype=f64, requires_grad=True)
+        loc = T.tensor([0.1, 0.2, 0.3], dtype=f64)
+        dist = D.TransformedDistribution(base, [D.transforms.AffineTransform(loc, scale, event_dim=event_dim)])
+        log_prob = dist.log_prob(T.tensor([[0.3, -0.7, 1.1], [2.0, 0.05, -0.4]], dtype=f64))
+        return dist, log_prob, T.autograd.grad(log_prob.sum(), [scale])[0]
+    ours, theirs = build(ag), build(torch)
+    assert (tuple(ours[0].batch_shape), tuple(ours[0].event_shape)) == \
+        (tuple(theirs[0].batch_shape), tuple(theirs[0].event_shape))
+    assert tuple(ours[0].sample((4,)).shape) == tuple(theirs[0].sample((4,)).shape)
+    close(ours[1], theirs[1], rtol=1e-12)
+    close(ours[2], theirs[2], rtol=1e-12)
