@@ -48,6 +48,9 @@ def _catalog(T):
         "MixtureSameFamily (one mixture)": D.MixtureSameFamily(D.Categorical(t([0.3, 0.7])),
                                                                D.Normal(t([[0.0, 1.0], [2.0, 3.0]]), b)),
         "TransformedDistribution": D.TransformedDistribution(D.Normal(a, b), [D.transforms.ExpTransform()]),
+        "GeneralizedPareto": D.GeneralizedPareto(a, b, t([-0.3, 0.4])),
+        "LogisticNormal": D.LogisticNormal(T.zeros(2, 3, dtype=T.float64), t([0.5, 1.0, 2.0])),
+        "OneHotCategoricalStraightThrough": D.OneHotCategoricalStraightThrough(k),
     }
 
 
@@ -57,6 +60,15 @@ def test_the_catalog_covers_every_distribution_class():
     classes = {c for c in vars(D).values() if inspect.isclass(c) and issubclass(c, D.Distribution)}
     missing = {c.__name__ for c in classes - covered if c is not D.Distribution and not c.__name__.startswith("_")}
     assert not missing, f"add these to _catalog so their expand is tested: {sorted(missing)}"
+
+
+@pytest.fixture(autouse=True)
+def _torch_in_float64():
+    """(torch's GeneralizedPareto runs in float64 only under a float64 default dtype)"""
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield
+    torch.set_default_dtype(before)
 
 
 def _moment(dist, name):

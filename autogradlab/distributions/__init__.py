@@ -6,7 +6,8 @@ gamma family ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``Poisson`` (``gamma_
 ``MixtureSameFamily``; ``Multinomial`` and ``NegativeBinomial`` (``counts.py``); ``RelaxedBernoulli`` and
 ``RelaxedOneHotCategorical`` with their log-space bases (``relaxed.py``); ``Weibull``, ``Pareto``,
 ``InverseGamma``, ``FisherSnedecor``, ``Kumaraswamy`` (``positive.py``); ``LowRankMultivariateNormal``
-(``low_rank.py``); the transforms onto the simplex and
+(``low_rank.py``); ``GeneralizedPareto`` (``generalized_pareto.py``); ``LogisticNormal`` (here) and
+``OneHotCategoricalStraightThrough`` (``discrete.py``); the transforms onto the simplex and
 Cholesky factors (``more_transforms.py``) and ``biject_to`` / ``transform_to`` (``constraint_registry.py``); ``TransformedDistribution`` with its transforms and ``constraints``; and
 ``kl_divergence`` for the registered pairs (``kl.py``; ``register_kl`` adds yours). ``log_prob``, ``entropy`` and ``rsample`` (the reparameterised sample,
 ``loc + scale * eps``) are built from differentiable ops, so gradients reach the parameters (a policy gradient
@@ -33,11 +34,12 @@ from . import constraints, transforms
 from .distribution import Distribution, Independent, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two
 from .kl import kl_divergence, register_kl
 from .gamma_family import Beta, Chi2, Dirichlet, Gamma, Poisson
-from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical
+from .discrete import Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical, OneHotCategoricalStraightThrough
 from .mixture import MixtureSameFamily
 from .counts import Multinomial, NegativeBinomial
 from .positive import ContinuousBernoulli, FisherSnedecor, InverseGamma, Kumaraswamy, Pareto, Weibull
 from .low_rank import LowRankMultivariateNormal
+from .generalized_pareto import GeneralizedPareto
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal, StudentT, VonMises
 from .transformed import TransformedDistribution
@@ -56,7 +58,8 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "One
            "Multinomial", "NegativeBinomial", "RelaxedBernoulli", "RelaxedOneHotCategorical", "FisherSnedecor",
            "InverseGamma", "Kumaraswamy", "Pareto", "Weibull", "CumulativeDistributionTransform",
            "IndependentTransform", "LowerCholeskyTransform", "ReshapeTransform", "SoftmaxTransform",
-           "StickBreakingTransform", "biject_to", "transform_to", "LowRankMultivariateNormal", "VonMises", "ContinuousBernoulli"]
+           "StickBreakingTransform", "biject_to", "transform_to", "LowRankMultivariateNormal", "VonMises", "ContinuousBernoulli",
+           "GeneralizedPareto", "LogisticNormal", "OneHotCategoricalStraightThrough"]
 
 
 class Normal(_LocationScale):
@@ -335,6 +338,28 @@ class MultivariateNormal(_CentredAtLoc):
     def entropy(self):
         d = self.event_shape[0]
         return (0.5 * d * (1.0 + math.log(2 * math.pi)) + self._half_log_det()).expand(*self.batch_shape)
+
+
+class LogisticNormal(TransformedDistribution):
+    """A point of the K-simplex made from a Gaussian x in R^(K-1) (``loc``, ``scale``) by the stick-breaking map
+    (``StickBreakingTransform``): log p(y) = log N(x) - log |det J| at x = f^-1(y). A topic model's prior."""
+
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        base = Normal(loc, scale, validate_args=validate_args)
+        if not base.batch_shape:   # (one number is a 1-vector: a point on the 2-simplex)
+            base = base.expand((1,))
+        super().__init__(base, StickBreakingTransform(), validate_args=validate_args)
+
+    @property
+    def loc(self):
+        return self.base_dist.base_dist.loc
+
+    @property
+    def scale(self):
+        return self.base_dist.base_dist.scale
 
 
 # -- KL divergences of the distributions above (the others' are registered in their modules) -------------------

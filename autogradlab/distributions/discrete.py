@@ -23,7 +23,8 @@ from . import constraints
 from .distribution import Distribution, _as_tensor, _BinaryTrials, _check, _probs_or_logits, clamp_probs
 from .kl import register_kl
 
-__all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "Geometric", "Binomial"]
+__all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Geometric",
+           "Binomial"]
 
 
 class Bernoulli(_BinaryTrials):
@@ -199,6 +200,17 @@ class OneHotCategorical(_OverCategorical):
 
     def entropy(self):
         return self._categorical.entropy()
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A ``OneHotCategorical`` with the straight-through ``rsample``: the one-hot draw going forward, the gradient
+    of ``probs`` going back (draw + probs - probs.detach(), whose value is the draw)."""
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        probs = self.probs
+        return self.sample(sample_shape) + (probs - probs.detach())
 
 
 class Geometric(_BinaryTrials):

@@ -56,10 +56,11 @@ class Weibull(_TwoPositive):
 
     names = ("scale", "concentration")
 
-    def __init__(self, scale, concentration, validate_args=None):
-        super().__init__(scale, concentration, validate_args)
     support = constraints.positive
     has_rsample = True
+
+    def __init__(self, scale, concentration, validate_args=None):
+        super().__init__(scale, concentration, validate_args)
 
     def rsample(self, sample_shape=()):
         return self.scale * (-E.log1p(-self._uniform(sample_shape))) ** (1 / self.concentration)
@@ -101,9 +102,10 @@ class Pareto(_TwoPositive):
 
     names = ("scale", "alpha")
 
+    has_rsample = True
+
     def __init__(self, scale, alpha, validate_args=None):
         super().__init__(scale, alpha, validate_args)
-    has_rsample = True
 
     @property
     def support(self):
@@ -146,10 +148,11 @@ class InverseGamma(_TwoPositive):
 
     names = ("concentration", "rate")
 
-    def __init__(self, concentration, rate, validate_args=None):
-        super().__init__(concentration, rate, validate_args)
     support = constraints.positive
     has_rsample = True
+
+    def __init__(self, concentration, rate, validate_args=None):
+        super().__init__(concentration, rate, validate_args)
 
     def rsample(self, sample_shape=()):
         return 1 / Gamma(self.concentration, self.rate, validate_args=False).rsample(sample_shape)
@@ -192,10 +195,11 @@ class FisherSnedecor(_TwoPositive):
 
     names = ("df1", "df2")
 
-    def __init__(self, df1, df2, validate_args=None):
-        super().__init__(df1, df2, validate_args)
     support = constraints.positive
     has_rsample = True
+
+    def __init__(self, df1, df2, validate_args=None):
+        super().__init__(df1, df2, validate_args)
 
     def rsample(self, sample_shape=()):
         half1, half2 = 0.5 * self.df1, 0.5 * self.df2
@@ -233,10 +237,11 @@ class Kumaraswamy(_TwoPositive):
 
     names = ("concentration1", "concentration0")
 
-    def __init__(self, concentration1, concentration0, validate_args=None):
-        super().__init__(concentration1, concentration0, validate_args)
     support = constraints.unit_interval
     has_rsample = True
+
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        super().__init__(concentration1, concentration0, validate_args)
 
     def rsample(self, sample_shape=()):
         u = self._uniform(sample_shape)

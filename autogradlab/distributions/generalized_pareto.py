@@ -1,0 +1,116 @@
+"""``GeneralizedPareto``: the law of the excess over a high threshold (peaks over threshold, the tails of
+losses). With z = (x - loc) / scale and concentration c,
+
+    P(X > x) = (1 + c z)^(-1/c)        (c = 0: e^(-z)),
+
+on z >= 0, and z <= -1/c too when c < 0. c = 0 is the Exponential, c = -1 the Uniform on [loc, loc + scale], and
+c > 0 with loc = scale / c the Pareto. A draw is the inverse cdf of a uniform draw, so ``rsample`` is
+differentiable in all three parameters.
+"""
+from __future__ import annotations
+
+import math
+
+from ..creation import rand
+from ..ops import elementwise as E
+from ..ops import shape as S
+from ..tensor import Tensor
+from . import constraints
+from .distribution import Distribution, _as_tensor, _check
+
+__all__ = ["GeneralizedPareto"]
+
+_NEAR_ZERO = 1e-8   # (|c| up to this takes the series in c: PyTorch's threshold for its c = 0 formula)
+
+
+class GeneralizedPareto(Distribution):
+    """P(X > x) = (1 + c (x - loc) / scale)^(-1/c) for ``loc``, ``scale`` > 0 and ``concentration`` c (any real)."""
+
+    has_rsample = True
+
+    def __init__(self, loc, scale, concentration, validate_args=None):
+        like = next((p for p in (loc, scale, concentration) if isinstance(p, Tensor)), None)
+        loc, scale, concentration = (_as_tensor(p, like) for p in (loc, scale, concentration))
+        self.loc, self.scale, self.concentration = S.broadcast_tensors(loc, scale, concentration)
+        if validate_args is not False:
+            _check("loc", self.loc, ~E.isnan(self.loc.detach()), "Real()", self)
+            _check("scale", self.scale, self.scale.detach() > 0, "GreaterThan(lower_bound=0.0)", self)
+            _check("concentration", self.concentration, ~E.isnan(self.concentration.detach()), "Real()", self)
+        super().__init__(self.loc.shape, validate_args=validate_args)
+
+    def _params(self):
+        return {"loc": self.loc, "scale": self.scale, "concentration": self.concentration}
+
+    def _split(self):
+        """(c is near 0, c with 1 there, c with 0 elsewhere). Near c = 0 the exact formulas divide by c and their
+        gradient in c cancels catastrophically, so those elements take the first two terms of the series in c
+        instead (PyTorch takes the c = 0 limit alone there, whose gradient in c is 0: a fit that starts at c = 0
+        never moves c). The exact formulas see a harmless 1 in those places, so nothing is 0/0."""
+        c = self.concentration
+        near = E.abs(c) <= _NEAR_ZERO
+        return near, E.where(near, 1.0, c), E.where(near, c, 0.0)
+
+    @property
+    def support(self):
+        c = self.concentration
+        upper = E.where(c < 0, self.loc - self.scale / E.where(c < 0, c, -1.0), math.inf)
+        return constraints.interval(self.loc, upper)
+
+    def _z(self, value):
+        value = _as_tensor(value, self.loc)
+        if self._validate:
+            self._check_value(value, self.support.check(value.detach()), repr(self.support))
+        return (value - self.loc) / self.scale
+
+    def log_prob(self, value):
+        """-log scale - (1/c + 1) log(1 + c z); near c = 0, -log scale - z - c (z - z^2/2)."""
+        z = self._z(value)
+        near, c, c0 = self._split()
+        power, cz = 1 / c + 1, c * z
+        far_end = (power == 0) & (cz <= -1)   # (c = -1, the Uniform, at its upper end: 0 log 0 is 0)
+        exact = power * E.log1p(E.where(far_end, 0.0, cz))
+        return -E.log(self.scale) - E.where(near, z + c0 * (z - z * z / 2), exact)
+
+    def log_survival_function(self, value):
+        """log P(X > x) = -log(1 + c z) / c; near c = 0, -z + c z^2 / 2."""
+        z = self._z(value)
+        near, c, c0 = self._split()
+        return E.where(near, -z + c0 * z * z / 2, -E.log1p(c * z) / c)
+
+    def log_cdf(self, value):
+        return E.log1p(-E.exp(self.log_survival_function(value)))
+
+    def cdf(self, value):
+        return E.exp(self.log_cdf(value))
+
+    def icdf(self, value):
+        """loc + scale ((1 - u)^(-c) - 1) / c; near c = 0, loc + scale (-L + c L^2 / 2) with L = log(1 - u)."""
+        L = E.log1p(-_as_tensor(value, self.loc))
+        near, c, c0 = self._split()
+        return self.loc + self.scale * E.where(near, -L + c0 * L * L / 2, E.expm1(-c * L) / c)
+
+    def rsample(self, sample_shape=()):
+        return self.icdf(rand(self._shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device))
+
+    @property
+    def mean(self):
+        """loc + scale / (1 - c) for c < 1; NaN (no finite mean) otherwise."""
+        c = self.concentration
+        finite = c < 1
+        return E.where(finite, self.loc + self.scale / (1 - E.where(finite, c, 0.5)), math.nan)
+
+    @property
+    def variance(self):
+        """scale^2 / ((1 - c)^2 (1 - 2c)) for c < 1/2; NaN otherwise."""
+        c = self.concentration
+        finite = c < 0.5
+        safe = E.where(finite, c, 0.25)
+        return E.where(finite, self.scale ** 2 / ((1 - safe) ** 2 * (1 - 2 * safe)), math.nan)
+
+    @property
+    def mode(self):
+        return self.loc
+
+    def entropy(self):
+        """log scale + c + 1."""
+        return E.log(self.scale) + self.concentration + 1
