@@ -98,6 +98,11 @@ class Uniform(Distribution):
 
     has_rsample = True
 
+    @property
+    def arg_constraints(self):
+        """Each bound is constrained by the other: low below high, high above low."""
+        return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
+
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = _two(low, high)
         if validate_args is not False:
@@ -150,6 +155,8 @@ class Uniform(Distribution):
 
 class Exponential(Distribution):
     """rate * exp(-rate x) for x >= 0: log p(x) = log rate - rate x; a draw is Exponential(1) / rate."""
+
+    arg_constraints = {"rate": constraints.positive}
 
     support = constraints.nonnegative
 
@@ -268,6 +275,9 @@ class MultivariateNormal(_CentredAtLoc):
     or ``scale_tril`` L (Sigma = L L^T, kept as L): log p(x) = -(d log 2pi + ||L^-1 (x - loc)||^2) / 2 -
     sum log diag L; a draw is loc + L eps, eps ~ N(0, I)."""
 
+    arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
+                       "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
+
     _shared_by_batch = ("_unbroadcasted_scale_tril",)
 
     support = constraints.real_vector
@@ -343,6 +353,8 @@ class MultivariateNormal(_CentredAtLoc):
 class LogisticNormal(TransformedDistribution):
     """A point of the K-simplex made from a Gaussian x in R^(K-1) (``loc``, ``scale``) by the stick-breaking map
     (``StickBreakingTransform``): log p(y) = log N(x) - log |det J| at x = f^-1(y). A topic model's prior."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
 
     support = constraints.simplex
     has_rsample = True

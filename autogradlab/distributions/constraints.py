@@ -3,12 +3,17 @@ element by element (or event by event, for ``event_dim`` > 0), whether ``value``
 PyTorch's, which the distributions' error messages quote."""
 from __future__ import annotations
 
+import numpy
+
+from .. import linalg
+from ..creation import full
 from ..ops import elementwise as E
 
 __all__ = ["Constraint", "real", "positive", "nonnegative", "unit_interval", "boolean", "nonnegative_integer",
            "positive_integer", "real_vector", "simplex", "interval", "half_open_interval", "greater_than",
            "greater_than_eq", "less_than", "integer_interval", "independent", "one_hot", "lower_cholesky",
-           "lower_triangular"]
+           "lower_triangular", "square", "symmetric", "positive_definite", "positive_semidefinite", "corr_cholesky",
+           "multinomial", "dependent", "dependent_property", "is_dependent"]
 
 
 class Constraint:
@@ -118,6 +123,103 @@ class _LowerCholesky(Constraint):
         return lower & (value.diagonal(0, -2, -1) > 0).all(-1)
 
 
+class _Square(Constraint):
+    """n x n matrices (decided by the shape alone)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        return full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype="bool", device=value.device)
+
+
+class _Symmetric(_Square):
+    """Square matrices equal to their transpose (to 1e-6)."""
+
+    def check(self, value):
+        if value.shape[-2] != value.shape[-1]:
+            return super().check(value)
+        return E.isclose(value, value.mT, atol=1e-6).all(-1).all(-1)
+
+
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric matrices whose eigenvalues are all >= 0 (matrix by matrix: PyTorch answers with the symmetry
+    check alone when any matrix of the batch is not symmetric)."""
+
+    def check(self, value):
+        if value.shape[-2] != value.shape[-1]:
+            return _Square.check(self, value)
+        return super().check(value) & (linalg.eigvalsh(value.detach()) >= 0).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    """Symmetric matrices whose eigenvalues are all > 0 (those with a Cholesky factor)."""
+
+    def check(self, value):
+        if value.shape[-2] != value.shape[-1]:
+            return _Square.check(self, value)
+        return super().check(value) & (linalg.eigvalsh(value.detach()) > 0).all(-1)
+
+
+class _CorrCholesky(Constraint):
+    """Cholesky factors of correlation matrices: lower triangular, positive diagonal, each row of unit length
+    (to 10 n eps)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        tolerance = float(numpy.finfo(value.dtype).eps) * value.shape[-1] * 10
+        unit_rows = (E.abs(linalg.vector_norm(value.detach(), dim=-1) - 1) <= tolerance).all(-1)
+        return lower_cholesky.check(value) & unit_rows
+
+
+class _Multinomial(Constraint):
+    """Vectors of counts >= 0 summing to at most ``upper_bound``."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+
+class _Dependent(Constraint):
+    """A set that depends on other parameters (``Uniform``'s low is below its high): it cannot be checked alone.
+    ``dependent(is_discrete=..., event_dim=...)`` makes one with those attributes."""
+
+    def __init__(self, *, is_discrete=False, event_dim=0):
+        self.is_discrete, self.event_dim = is_discrete, event_dim
+
+    def __call__(self, *, is_discrete=None, event_dim=None):
+        return _Dependent(is_discrete=self.is_discrete if is_discrete is None else is_discrete,
+                          event_dim=self.event_dim if event_dim is None else event_dim)
+
+    def check(self, value):
+        raise ValueError("Cannot determine validity of dependent constraint")
+
+
+class dependent_property(property, _Dependent):   # noqa: N801  (PyTorch's name)
+    """A property that is also a dependent constraint, for a support computed from the parameters."""
+
+    def __init__(self, fn=None, *, is_discrete=False, event_dim=0):
+        property.__init__(self, fn)
+        _Dependent.__init__(self, is_discrete=is_discrete, event_dim=event_dim)
+
+    def __call__(self, fn):
+        return dependent_property(fn, is_discrete=self.is_discrete, event_dim=self.event_dim)
+
+
+def is_dependent(constraint):
+    """Whether ``constraint`` depends on other parameters (so ``check`` cannot decide alone)."""
+    return isinstance(constraint, _Dependent)
+
+
+def multinomial(upper_bound):
+    return _Multinomial(upper_bound)
+
+
 def interval(lower_bound, upper_bound):
     return _Bound(lower_bound, upper_bound)
 
@@ -158,3 +260,9 @@ simplex = _Simplex()
 one_hot = _OneHot()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+square = _Square()
+symmetric = _Symmetric()
+positive_definite = _PositiveDefinite()
+positive_semidefinite = _PositiveSemidefinite()
+corr_cholesky = _CorrCholesky()
+dependent = _Dependent()

@@ -82,6 +82,9 @@ class NegativeBinomial(_BinaryTrials):
     (PyTorch's convention: ``probs`` is the failure probability): log p(k) = lgamma(k + r) - lgamma(k + 1) -
     lgamma(r) + r log(1 - p) + k log p, with r = ``total_count`` > 0 (not necessarily whole)."""
 
+    arg_constraints = {"total_count": constraints.greater_than_eq(0),
+                       "probs": constraints.half_open_interval(0.0, 1.0), "logits": constraints.real}
+
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):

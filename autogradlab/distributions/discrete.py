@@ -70,6 +70,8 @@ class Bernoulli(_BinaryTrials):
 class Categorical(Distribution):
     """One of K categories (the last dim of ``probs`` or ``logits``): log p(k) = logits_k - logsumexp(logits)."""
 
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
+
     def __init__(self, probs=None, logits=None, validate_args=None):
         probs, logits = _probs_or_logits(probs, logits, "Categorical")
         given = probs if probs is not None else logits
@@ -146,6 +148,8 @@ class Categorical(Distribution):
 class _OverCategorical(Distribution):
     """A distribution of events of length K built on a ``Categorical`` (its ``probs`` or ``logits`` over the last
     dim): OneHotCategorical, Multinomial, ExpRelaxedCategorical."""
+
+    arg_constraints = Categorical.arg_constraints
 
     def __init__(self, probs, logits, validate_args):
         self._categorical = Categorical(probs=probs, logits=logits, validate_args=validate_args)
@@ -258,6 +262,8 @@ class Geometric(_BinaryTrials):
 
 class Binomial(_BinaryTrials):
     """Successes in ``total_count`` independent trials: log p(k) = log C(n, k) + k log p + (n - k) log(1 - p)."""
+
+    arg_constraints = {"total_count": constraints.nonnegative_integer, **_BinaryTrials.arg_constraints}
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         probs, logits = _probs_or_logits(probs, logits, "Binomial")

@@ -11,7 +11,7 @@ from ..grad_mode import no_grad
 from ..ops import elementwise as E
 from ..ops import shape as S
 from ..tensor import Tensor, default_float, tensor
-from .constraints import independent
+from . import constraints
 
 def _as_tensor(value, like=None):
     if isinstance(value, Tensor):
@@ -91,6 +91,12 @@ class Distribution:
                                   f"use sample(), and log_prob for a gradient (REINFORCE)")
 
     @property
+    def arg_constraints(self):
+        """{parameter name: the constraint it must satisfy}: each class lists its own."""
+        raise NotImplementedError(f"{type(self).__name__} does not list its arg_constraints (as in PyTorch, a "
+                                  f"Distribution subclass sets the class attribute arg_constraints = {{...}})")
+
+    @property
     def mean(self):
         raise NotImplementedError(f"{type(self).__name__} has no mean in closed form (as in PyTorch): estimate it "
                                   f"from samples")
@@ -137,6 +143,8 @@ class _CentredAtLoc(Distribution):
 class _LocationScale(_CentredAtLoc):
     """A distribution given by ``loc`` (not NaN) and ``scale`` (> 0), centred at ``loc``."""
 
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None):
@@ -165,6 +173,8 @@ def _probs_or_logits(probs, logits, name):
 class _BinaryTrials(Distribution):
     """A success probability given as ``probs`` or as ``logits`` = log(p / (1 - p)); each read from the other."""
 
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+
     def _set_probs(self, probs, logits, ok, constraint, validate_args):
         self._probs, self._logits = probs, logits
         if probs is not None and validate_args is not False:
@@ -191,6 +201,8 @@ class Independent(Distribution):
     """``base`` with its last ``reinterpreted_batch_ndims`` batch dims read as event dims: log p sums the
     base's log p over them (a diagonal Gaussian over vectors: ``Independent(Normal(mu, sigma), 1)``)."""
 
+    arg_constraints = {}
+
     def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
         n = reinterpreted_batch_ndims
         if n > len(base_distribution.batch_shape):
@@ -207,7 +219,7 @@ class Independent(Distribution):
 
     @property
     def support(self):
-        return independent(self.base_dist.support, self.reinterpreted_batch_ndims)
+        return constraints.independent(self.base_dist.support, self.reinterpreted_batch_ndims)
 
     def __repr__(self):
         return f"Independent({self.base_dist}, {self.reinterpreted_batch_ndims})"

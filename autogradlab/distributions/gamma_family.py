@@ -44,6 +44,8 @@ class Gamma(Distribution):
     """rate^c x^(c-1) e^(-rate x) / Gamma(c) for x >= 0: log p(x) = c log rate + (c - 1) log x - rate x - lgamma(c),
     with shape ``concentration`` c > 0 and ``rate`` > 0 (mean c / rate)."""
 
+    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+
     support = constraints.nonnegative
 
     has_rsample = True
@@ -96,6 +98,8 @@ class Gamma(Distribution):
 class Chi2(Gamma):
     """The chi-squared distribution with ``df`` degrees of freedom: Gamma(df / 2, 1 / 2)."""
 
+    arg_constraints = {"df": constraints.positive}
+
     def __init__(self, df, validate_args=None):
         df = _as_tensor(df)
         super().__init__(0.5 * df, 0.5, validate_args=validate_args)
@@ -111,6 +115,8 @@ class Chi2(Gamma):
 class Dirichlet(Distribution):
     """On the simplex (x_i >= 0, sum x_i = 1): log p(x) = sum (c_i - 1) log x_i + lgamma(sum c) - sum lgamma(c_i),
     for a vector ``concentration`` c > 0 (its last dim is the event)."""
+
+    arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
 
     support = constraints.simplex
 
@@ -178,6 +184,8 @@ class Beta(Distribution):
     """x^(a-1) (1-x)^(b-1) / B(a, b) on [0, 1], with ``concentration1`` a > 0 and ``concentration0`` b > 0: the
     first entry of a Dirichlet([a, b])."""
 
+    arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
+
     support = constraints.unit_interval
 
     has_rsample = True
@@ -226,6 +234,8 @@ class Beta(Distribution):
 
 class Poisson(Distribution):
     """rate^k e^(-rate) / k! for k = 0, 1, 2, ...: log p(k) = k log rate - rate - lgamma(k + 1)."""
+
+    arg_constraints = {"rate": constraints.nonnegative}
 
     support = constraints.nonnegative_integer
 

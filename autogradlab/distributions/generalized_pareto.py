@@ -26,6 +26,8 @@ _NEAR_ZERO = 1e-8   # (|c| up to this takes the series in c: PyTorch's threshold
 class GeneralizedPareto(Distribution):
     """P(X > x) = (1 + c (x - loc) / scale)^(-1/c) for ``loc``, ``scale`` > 0 and ``concentration`` c (any real)."""
 
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive, "concentration": constraints.real}
+
     has_rsample = True
 
     def __init__(self, loc, scale, concentration, validate_args=None):

@@ -22,6 +22,9 @@ __all__ = ["LowRankMultivariateNormal"]
 class LowRankMultivariateNormal(_CentredAtLoc):
     """N(loc, W W^T + diag(cov_diag)) over vectors of n (the event); batch dims broadcast."""
 
+    arg_constraints = {"loc": constraints.real_vector, "cov_factor": constraints.independent(constraints.real, 2),
+                       "cov_diag": constraints.independent(constraints.positive, 1)}
+
     _shared_by_batch = ("_unbroadcasted_cov_factor", "_unbroadcasted_cov_diag")
 
     support = constraints.real_vector

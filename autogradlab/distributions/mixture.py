@@ -20,6 +20,8 @@ class MixtureSameFamily(Distribution):
     """``mixture_distribution`` (a Categorical over K) picks one of ``component_distribution``'s last K batch
     elements: its batch shape is the components' without that last dim, its events theirs."""
 
+    arg_constraints = {}
+
     def __init__(self, mixture_distribution, component_distribution, validate_args=None):
         if not isinstance(mixture_distribution, Categorical):
             raise ValueError(" The Mixture distribution needs to be an  instance of Categorical (its weights)")

@@ -120,6 +120,8 @@ class Gumbel(_LocationScale):
 class _Half(Distribution):
     """|X| for X centred at 0 with ``scale`` > 0: twice X's density on [0, inf)."""
 
+    arg_constraints = {"scale": constraints.positive}
+
     support = constraints.nonnegative
 
     has_rsample = True
@@ -255,6 +257,8 @@ class StudentT(Distribution):
     log p(x) = lgamma((df+1)/2) - lgamma(df/2) - log(scale sqrt(pi df)) - (df+1)/2 log(1 + z^2/df). A draw is
     loc + scale * N / sqrt(Chi2(df) / df)."""
 
+    arg_constraints = {"df": constraints.positive, "loc": constraints.real, "scale": constraints.positive}
+
     support = constraints.real
 
     has_rsample = True
@@ -313,6 +317,8 @@ class VonMises(_CentredAtLoc):
     (2 pi I0(k)), read modulo 2 pi. log p uses I0's scaled form, k (cos(x - loc) - 1) - log(2 pi i0e(k)), so a
     large k does not overflow. ``mean`` and ``variance`` are the circular ones: loc, and 1 - I1(k)/I0(k).
     Samples by Best and Fisher's (1979) rejection method, in float64, in [-pi, pi)."""
+
+    arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
 
     support = constraints.real
 

@@ -34,6 +34,10 @@ class _TwoPositive(Distribution):
 
     names = ()
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.arg_constraints = {name: constraints.positive for name in cls.names}
+
     def __init__(self, first, second, validate_args=None):
         a, b = _two(first, second)
         for name, value in zip(self.names, (a, b)):

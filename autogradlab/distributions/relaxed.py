@@ -39,6 +39,8 @@ def _temperature(temperature, like, owner):
 class LogitRelaxedBernoulli(Distribution):
     """The logit of a relaxed Bernoulli sample: logistic noise added to the logits, divided by ``temperature``."""
 
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+
     _shared_by_batch = ("temperature",)
 
     support = constraints.real
@@ -94,6 +96,8 @@ class RelaxedBernoulli(_Relaxed):
     """A point of (0, 1) near 0 or 1, more so as ``temperature`` falls: ``sigmoid`` of a
     :class:`LogitRelaxedBernoulli` sample. ``rsample`` is differentiable in ``probs``/``logits``."""
 
+    arg_constraints = LogitRelaxedBernoulli.arg_constraints
+
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         super().__init__(LogitRelaxedBernoulli(temperature, probs, logits, validate_args), SigmoidTransform(),
                          validate_args=validate_args)
@@ -133,6 +137,8 @@ class ExpRelaxedCategorical(_OverCategorical):
 class RelaxedOneHotCategorical(_Relaxed):
     """A point of the simplex near a corner, more so as ``temperature`` falls (Gumbel-softmax): ``exp`` of an
     :class:`ExpRelaxedCategorical` sample. ``rsample`` is differentiable in ``probs``/``logits``."""
+
+    arg_constraints = ExpRelaxedCategorical.arg_constraints
 
     support = constraints.simplex
 

@@ -19,6 +19,8 @@ __all__ = ["TransformedDistribution"]
 class TransformedDistribution(Distribution):
     """``base_distribution`` pushed through ``transforms`` (a Transform or a list, applied in order)."""
 
+    arg_constraints = {}
+
     def __init__(self, base_distribution, transforms, validate_args=None):
         if isinstance(transforms, Transform):
             transforms = [transforms]

@@ -1,9 +1,11 @@
-"""``Distribution.expand`` side by side with torch 2.13, for every distribution class autogradlab has: the new
-batch and event shapes, log_prob of one value from each library (batch-wide), the mean and variance where the
-class has them, the gradient reaching the original parameters through the expanded views, the refusals; and
-``TransformedDistribution`` growing its batch as an affine map's tensor loc or scale asks (torch's
-``forward_shape``)."""
+"""``Distribution.expand`` and ``arg_constraints`` side by side with torch 2.13, for every distribution class
+autogradlab has: the new batch and event shapes, log_prob of one value from each library (batch-wide), the mean
+and variance where the class has them, the gradient reaching the original parameters through the expanded views,
+the refusals; ``TransformedDistribution`` growing its batch as an affine map's tensor loc or scale asks (torch's
+``forward_shape``); each class's ``arg_constraints`` (and the VI idiom ``transform_to(arg_constraints[...])``),
+and the matrix, multinomial and dependent constraints."""
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -154,3 +156,86 @@ def test_a_tensor_loc_or_scale_grows_the_batch_as_in_torch(event_dim):
     assert tuple(ours[0].sample((4,)).shape) == tuple(theirs[0].sample((4,)).shape)
     close(ours[1], theirs[1], rtol=1e-12)
     close(ours[2], theirs[2], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(_catalog(ag)))
+def test_arg_constraints_are_torchs_and_hold_for_the_parameters(name):
+    ours, theirs = _catalog(ag)[name], _catalog(torch)[name]
+    shown = {k: re.sub(r", (dtype|device)=[^)]*", "", repr(v)) for k, v in ours.arg_constraints.items()}
+    assert shown == {k: repr(v) for k, v in theirs.arg_constraints.items()}
+    for key, constraint in ours.arg_constraints.items():
+        value = getattr(ours, key, None)
+        if isinstance(value, ag.Tensor) and key not in ("covariance_matrix", "precision_matrix", "scale_tril"):
+            assert bool(constraint.check(value).all()), key
+
+
+def test_a_variational_parameter_is_mapped_onto_its_constraint_as_in_torch():
+    """The VI idiom: an unconstrained tensor carried onto what ``arg_constraints`` asks for."""
+    raw = np.array([-1.0, 0.0, 2.0])
+    outs = []
+    for T in (ag, torch):
+        D = T.distributions
+        x = T.tensor(raw, dtype=T.float64)
+        outs.append([D.transform_to(D.Normal.arg_constraints["scale"])(x),
+                     D.transform_to(D.Dirichlet.arg_constraints["concentration"])(x),
+                     D.transform_to(D.Categorical.arg_constraints["probs"])(x),
+                     D.transform_to(D.Binomial.arg_constraints["probs"])(x)])
+    for a, b in zip(*outs):
+        close(a, b, rtol=1e-12)
+
+
+def test_a_distribution_without_arg_constraints_says_so():
+    class Mine(ag.distributions.Distribution):
+        pass
+    with pytest.raises(NotImplementedError, match="arg_constraints"):
+        Mine().arg_constraints
+    with pytest.raises(NotImplementedError):
+        type("Theirs", (torch.distributions.Distribution,), {})(validate_args=False).arg_constraints
+
+
+def _matrices(T):
+    return T.tensor([[[2.0, 0.5], [0.5, 1.0]], [[1.0, 2.0], [2.0, 1.0]], [[1.0, 0.0], [0.0, 0.0]],
+                     [[1.0, 0.0], [0.6, 0.8]], [[1.0, 0.0], [0.6, 0.9]]], dtype=T.float64)
+
+
+@pytest.mark.parametrize("name", ["square", "symmetric", "positive_definite", "positive_semidefinite",
+                                  "corr_cholesky", "lower_cholesky"])
+def test_matrix_constraints_check_as_torchs(name):
+    ours, theirs = getattr(ag.distributions.constraints, name), getattr(torch.distributions.constraints, name)
+    assert repr(ours) == repr(theirs) and (ours.event_dim, ours.is_discrete) == (theirs.event_dim,
+                                                                                 theirs.is_discrete)
+    symmetric_only = [0, 1, 2]   # (torch answers with the symmetry check alone when any matrix is not symmetric)
+    mats = _matrices(ag), _matrices(torch)
+    np.testing.assert_array_equal(ours.check(mats[0][symmetric_only]).numpy(),
+                                  theirs.check(mats[1][symmetric_only]).numpy())
+    np.testing.assert_array_equal(ours.check(ag.zeros(4, 2, 3)).numpy(), theirs.check(torch.zeros(4, 2, 3)).numpy())
+
+
+def test_positive_definite_is_decided_matrix_by_matrix():
+    C = ag.distributions.constraints
+    mats = _matrices(ag)
+    assert C.positive_definite.check(mats).tolist() == [True, False, False, False, False]
+    assert C.positive_semidefinite.check(mats).tolist() == [True, False, True, False, False]
+    assert C.corr_cholesky.check(mats).tolist() == [False, False, False, True, False]
+
+
+def test_multinomial_and_dependent_constraints_are_torchs():
+    ours, theirs = ag.distributions.constraints, torch.distributions.constraints
+    counts = [[1, 2, 0], [3, 1, 1], [-1, 2, 0]]
+    np.testing.assert_array_equal(ours.multinomial(4).check(ag.tensor(counts)).numpy(),
+                                  theirs.multinomial(4).check(torch.tensor(counts)).numpy())
+    assert repr(ours.multinomial(4)) == repr(theirs.multinomial(4)) and ours.multinomial(4).event_dim == 1
+    assert repr(ours.dependent) == repr(theirs.dependent) and ours.is_dependent(ours.dependent)
+    assert not ours.is_dependent(ours.real) and not theirs.is_dependent(theirs.real)
+    shaped = ours.dependent(is_discrete=True, event_dim=1)
+    assert (shaped.is_discrete, shaped.event_dim) == (True, 1)
+    both_raise(lambda: ours.dependent.check(ag.zeros(2)), lambda: theirs.dependent.check(torch.zeros(2)))
+
+    class Box(ag.distributions.Distribution):
+        arg_constraints = {}
+
+        @ours.dependent_property(is_discrete=False, event_dim=1)
+        def support(self):
+            return ours.interval(0.0, 1.0)
+    assert repr(Box().support) == "Interval(lower_bound=0.0, upper_bound=1.0)"
+    assert ours.is_dependent(Box.support) and Box.support.event_dim == 1
