@@ -239,3 +239,45 @@ def test_multinomial_and_dependent_constraints_are_torchs():
             return ours.interval(0.0, 1.0)
     assert repr(Box().support) == "Interval(lower_bound=0.0, upper_bound=1.0)"
     assert ours.is_dependent(Box.support) and Box.support.event_dim == 1
+
+
+ENUMERABLE = {
+    "Bernoulli": lambda T: T.distributions.Bernoulli(T.tensor([[0.3, 0.6, 0.1]], dtype=T.float64)),
+    "Categorical": lambda T: T.distributions.Categorical(logits=T.zeros(2, 4, dtype=T.float64)),
+    "OneHotCategorical": lambda T: T.distributions.OneHotCategorical(T.tensor([[0.2, 0.8], [0.5, 0.5]],
+                                                                              dtype=T.float64)),
+    "OneHotCategoricalStraightThrough": lambda T: T.distributions.OneHotCategoricalStraightThrough(
+        T.tensor([0.2, 0.3, 0.5], dtype=T.float64)),
+    "Binomial": lambda T: T.distributions.Binomial(T.tensor([3.0, 3.0], dtype=T.float64),
+                                                   T.tensor([0.2, 0.7], dtype=T.float64)),
+    "Independent of no event dims": lambda T: T.distributions.Independent(
+        T.distributions.Bernoulli(T.tensor([0.2, 0.7], dtype=T.float64)), 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ENUMERABLE))
+@pytest.mark.parametrize("expand", [True, False])
+def test_enumerate_support_is_torchs(name, expand):
+    ours, theirs = ENUMERABLE[name](ag), ENUMERABLE[name](torch)
+    assert ours.has_enumerate_support and theirs.has_enumerate_support
+    a, b = ours.enumerate_support(expand=expand), theirs.enumerate_support(expand=expand)
+    assert tuple(a.shape) == tuple(b.shape) and a.dtype.name == str(b.dtype).removeprefix("torch.")
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    close(ours.log_prob(a), theirs.log_prob(b), rtol=1e-6)   # (the values are the support: summing exp gives 1)
+    np.testing.assert_allclose(ours.log_prob(a).exp().sum(0).numpy(), 1.0, rtol=1e-6)
+
+
+NOT_ENUMERABLE = [
+    lambda T: T.distributions.Normal(0.0, 1.0).enumerate_support(),
+    lambda T: T.distributions.Poisson(T.tensor([2.0])).enumerate_support(),
+    lambda T: T.distributions.Binomial(T.tensor([2.0, 3.0]), T.tensor([0.5, 0.5])).enumerate_support(),
+    lambda T: T.distributions.Independent(T.distributions.Bernoulli(T.tensor([0.2, 0.7])), 1).enumerate_support(),
+]
+
+
+@pytest.mark.parametrize("call", NOT_ENUMERABLE, ids=range(len(NOT_ENUMERABLE)))
+def test_what_cannot_be_enumerated_is_refused_as_in_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+    assert not ag.distributions.Normal(0.0, 1.0).has_enumerate_support
+    assert not ag.distributions.Independent(ag.distributions.Bernoulli(ag.tensor([0.2, 0.7])),
+                                            1).has_enumerate_support

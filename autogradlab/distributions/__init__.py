@@ -7,11 +7,13 @@ gamma family ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``Poisson`` (``gamma_
 ``RelaxedOneHotCategorical`` with their log-space bases (``relaxed.py``); ``Weibull``, ``Pareto``,
 ``InverseGamma``, ``FisherSnedecor``, ``Kumaraswamy`` (``positive.py``); ``LowRankMultivariateNormal``
 (``low_rank.py``); ``GeneralizedPareto`` (``generalized_pareto.py``); ``LogisticNormal`` (here) and
-``OneHotCategoricalStraightThrough`` (``discrete.py``); the transforms onto the simplex and
-Cholesky factors (``more_transforms.py``) and ``biject_to`` / ``transform_to`` (``constraint_registry.py``); ``TransformedDistribution`` with its transforms and ``constraints``; and
-``kl_divergence`` for the registered pairs (``kl.py``; ``register_kl`` adds yours). ``log_prob``, ``entropy`` and ``rsample`` (the reparameterised sample,
-``loc + scale * eps``) are built from differentiable ops, so gradients reach the parameters (a policy gradient
-through ``log_prob``, a VAE's KL term); ``sample`` is a constant. Draws come from the library's generator
+``OneHotCategoricalStraightThrough`` (``discrete.py``); the transforms onto the simplex and Cholesky factors
+(``more_transforms.py``) and ``biject_to`` / ``transform_to`` (``constraint_registry.py``);
+``TransformedDistribution`` with its transforms and ``constraints``; and ``kl_divergence`` for the registered pairs
+(``kl.py``; ``register_kl`` adds yours). Every class has ``arg_constraints`` and ``expand``. ``log_prob``,
+``entropy`` and ``rsample`` (the reparameterised sample, ``loc + scale * eps``) are built from differentiable ops,
+so gradients reach the parameters (a policy gradient through ``log_prob``, a VAE's KL term); ``sample`` is a
+constant. Draws come from the library's generator
 (``manual_seed``). Parameters are checked as PyTorch checks them.
 
     dist = Categorical(logits=policy(state))
@@ -58,8 +60,8 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "One
            "Multinomial", "NegativeBinomial", "RelaxedBernoulli", "RelaxedOneHotCategorical", "FisherSnedecor",
            "InverseGamma", "Kumaraswamy", "Pareto", "Weibull", "CumulativeDistributionTransform",
            "IndependentTransform", "LowerCholeskyTransform", "ReshapeTransform", "SoftmaxTransform",
-           "StickBreakingTransform", "biject_to", "transform_to", "LowRankMultivariateNormal", "VonMises", "ContinuousBernoulli",
-           "GeneralizedPareto", "LogisticNormal", "OneHotCategoricalStraightThrough"]
+           "StickBreakingTransform", "biject_to", "transform_to", "LowRankMultivariateNormal", "VonMises",
+           "ContinuousBernoulli", "GeneralizedPareto", "LogisticNormal", "OneHotCategoricalStraightThrough"]
 
 
 class Normal(_LocationScale):

@@ -10,7 +10,7 @@ import math
 import numpy
 
 from .. import backend
-from ..creation import arange, generator, rand
+from ..creation import arange, eye, generator, rand
 from ..grad_mode import no_grad
 from ..nn import functional as F
 from ..ops import elementwise as E
@@ -66,6 +66,13 @@ class Bernoulli(_BinaryTrials):
     def entropy(self):
         return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
 
+    has_enumerate_support = True
+
+    def enumerate_support(self, expand=True):
+        """0 and 1 (in the parameters' dtype)."""
+        like = self._probs if self._probs is not None else self._logits
+        return self._support_of(arange(2, dtype=like.dtype, device=like.device), expand)
+
 
 class Categorical(Distribution):
     """One of K categories (the last dim of ``probs`` or ``logits``): log p(k) = logits_k - logsumexp(logits)."""
@@ -110,6 +117,13 @@ class Categorical(Distribution):
     @property
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
+
+    has_enumerate_support = True
+
+    def enumerate_support(self, expand=True):
+        """0, 1, ..., K - 1 (int64)."""
+        like = self._probs if self._probs is not None else self._logits
+        return self._support_of(arange(self._num_events, device=like.device), expand)
 
     @property
     def mean(self):
@@ -205,6 +219,13 @@ class OneHotCategorical(_OverCategorical):
     def entropy(self):
         return self._categorical.entropy()
 
+    has_enumerate_support = True
+
+    def enumerate_support(self, expand=True):
+        """The K one-hot vectors (rows of the identity, in the parameters' dtype)."""
+        probs = self.probs
+        return self._support_of(eye(probs.shape[-1], dtype=probs.dtype, device=probs.device), expand)
+
 
 class OneHotCategoricalStraightThrough(OneHotCategorical):
     """A ``OneHotCategorical`` with the straight-through ``rsample``: the one-hot draw going forward, the gradient
@@ -285,6 +306,16 @@ class Binomial(_BinaryTrials):
     @property
     def support(self):
         return constraints.integer_interval(0, self.total_count)
+
+    has_enumerate_support = True
+
+    def enumerate_support(self, expand=True):
+        """0, 1, ..., n, for one n shared by the whole batch."""
+        n = self.total_count.detach()
+        if float(n.max()) != float(n.min()):
+            raise NotImplementedError("Inhomogeneous total count not supported by `enumerate_support`: the "
+                                      "batch's total_count differ, so their supports have different lengths")
+        return self._support_of(arange(int(n.max()) + 1, dtype=n.dtype, device=n.device), expand)
 
     @property
     def mean(self):

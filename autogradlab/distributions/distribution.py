@@ -41,6 +41,7 @@ class Distribution:
     """What every distribution has: ``batch_shape``, ``sample(sample_shape)`` (no gradient), ``log_prob``."""
 
     has_rsample = False
+    has_enumerate_support = False
     _shared_by_batch = ()   # (tensors that ``expand`` keeps as they are: see there)
 
     def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
@@ -89,6 +90,19 @@ class Distribution:
     def rsample(self, sample_shape=()):
         raise NotImplementedError(f"{type(self).__name__} has no reparameterised sample (has_rsample is False): "
                                   f"use sample(), and log_prob for a gradient (REINFORCE)")
+
+    def enumerate_support(self, expand=True):
+        """Every value a discrete distribution takes, along a new first dim (then the batch, then the event);
+        ``expand=False`` leaves the batch dims at size 1."""
+        raise NotImplementedError(f"{type(self).__name__} cannot enumerate its support (has_enumerate_support "
+                                  f"is False: it is continuous or unbounded)")
+
+    def _support_of(self, values, expand):
+        """``values`` (n, *event) laid out for ``enumerate_support``: (n, 1, ..., 1, *event), or expanded over the
+        batch."""
+        n, event = values.shape[0], tuple(values.shape[1:])
+        values = values.reshape(n, *(1,) * len(self.batch_shape), *event)
+        return values.expand(n, *self.batch_shape, *event) if expand else values
 
     @property
     def arg_constraints(self):
@@ -223,6 +237,16 @@ class Independent(Distribution):
 
     def __repr__(self):
         return f"Independent({self.base_dist}, {self.reinterpreted_batch_ndims})"
+
+    @property
+    def has_enumerate_support(self):
+        return self.reinterpreted_batch_ndims == 0 and self.base_dist.has_enumerate_support
+
+    def enumerate_support(self, expand=True):
+        if self.reinterpreted_batch_ndims > 0:
+            raise NotImplementedError("Enumeration over cartesian product is not implemented: an Independent "
+                                      "with event dims would enumerate every combination of their values")
+        return self.base_dist.enumerate_support(expand=expand)
 
     def _sum(self, value):
         n = self.reinterpreted_batch_ndims
