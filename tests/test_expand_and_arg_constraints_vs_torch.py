@@ -15,6 +15,7 @@ from torch_compare import both_raise, close
 import autogradlab as ag
 
 torch = import_torch()
+pytestmark = pytest.mark.filterwarnings("ignore:Singular sample detected")   # (torch's Wishart warns on every draw)
 
 
 def _catalog(T):
@@ -53,6 +54,7 @@ def _catalog(T):
         "GeneralizedPareto": D.GeneralizedPareto(a, b, t([-0.3, 0.4])),
         "LogisticNormal": D.LogisticNormal(T.zeros(2, 3, dtype=T.float64), t([0.5, 1.0, 2.0])),
         "OneHotCategoricalStraightThrough": D.OneHotCategoricalStraightThrough(k),
+        "Wishart": D.Wishart(a + 3, covariance_matrix=t([[2.0, 0.3], [0.3, 1.0]])),
     }
 
 

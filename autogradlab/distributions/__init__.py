@@ -6,9 +6,9 @@ gamma family ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``Poisson`` (``gamma_
 ``MixtureSameFamily``; ``Multinomial`` and ``NegativeBinomial`` (``counts.py``); ``RelaxedBernoulli`` and
 ``RelaxedOneHotCategorical`` with their log-space bases (``relaxed.py``); ``Weibull``, ``Pareto``,
 ``InverseGamma``, ``FisherSnedecor``, ``Kumaraswamy`` (``positive.py``); ``LowRankMultivariateNormal``
-(``low_rank.py``); ``GeneralizedPareto`` (``generalized_pareto.py``); ``LogisticNormal`` (here) and
-``OneHotCategoricalStraightThrough`` (``discrete.py``); the transforms onto the simplex and Cholesky factors
-(``more_transforms.py``) and ``biject_to`` / ``transform_to`` (``constraint_registry.py``);
+(``low_rank.py``); ``GeneralizedPareto`` (``generalized_pareto.py``); ``Wishart`` (``wishart.py``);
+``LogisticNormal`` (here) and ``OneHotCategoricalStraightThrough`` (``discrete.py``); the transforms onto the
+simplex and Cholesky factors (``more_transforms.py``) and ``biject_to`` / ``transform_to`` (``constraint_registry.py``);
 ``TransformedDistribution`` with its transforms and ``constraints``; and ``kl_divergence`` for the registered pairs
 (``kl.py``; ``register_kl`` adds yours). Every class has ``arg_constraints`` and ``expand``. ``log_prob``,
 ``entropy`` and ``rsample`` (the reparameterised sample, ``loc + scale * eps``) are built from differentiable ops,
@@ -42,6 +42,7 @@ from .counts import Multinomial, NegativeBinomial
 from .positive import ContinuousBernoulli, FisherSnedecor, InverseGamma, Kumaraswamy, Pareto, Weibull
 from .low_rank import LowRankMultivariateNormal
 from .generalized_pareto import GeneralizedPareto
+from .wishart import Wishart
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal, StudentT, VonMises
 from .transformed import TransformedDistribution
