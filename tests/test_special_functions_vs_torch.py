@@ -387,3 +387,20 @@ def test_trigamma_far_to_the_left_sums_its_terms_in_chunks_and_meets_the_reflect
     ours = ag.polygamma(1, ag.tensor([x, 1 - x], dtype=ag.float64))
     values = host(ours.data)
     np.testing.assert_allclose(values.sum(), math.pi ** 2 / math.sin(math.pi * x) ** 2, rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["zeta", "gammainc", "gammaincc"])
+@pytest.mark.parametrize("dtypes", [("float64", "float32"), ("float32", "float64"), ("float64", "float64"),
+                                    ("int64", "float32"), ("float32", "bool")], ids=str)
+@pytest.mark.parametrize("shapes", [((), (3,)), ((3,), ()), ((), ()), ((3,), (3,))], ids=str)
+def test_two_argument_special_functions_promote_as_torch(name, dtypes, shapes):
+    """A 0-d float64 with a dimensioned float32 computes in float32 (the dimensioned operand's dtype wins within
+    a category), as every binary op does; two 0-d or two dimensioned operands take the wider."""
+    results = []
+    for T in (ag, torch):
+        a, b = ((T.arange(3, dtype=T.float64) if shape else T.tensor(1.0, dtype=T.float64)) + start
+                for shape, start in zip(shapes, (1.5, 2.0)))
+        a, b = a.to(getattr(T, dtypes[0])), b.to(getattr(T, dtypes[1]))
+        results.append(getattr(T.special, name)(a, b))
+    assert results[0].dtype.name == str(results[1].dtype).removeprefix("torch.")
+    np.testing.assert_allclose(host(results[0].data), results[1].numpy(), rtol=2e-6)

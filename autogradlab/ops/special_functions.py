@@ -26,7 +26,7 @@ import numpy
 from ..backend import per_element, to_host, xp_of
 from ..graph import NO_DERIVATIVE, NO_SECOND_DERIVATIVE
 from ..tensor import Tensor, default_float
-from .elementwise import _floating_unary, as_tensor_like, exp, log, mul, sign, to_dtype, where
+from .elementwise import _floating_unary, as_tensor_like, exp, log, mul, promote, sign, to_dtype, where
 from .registry import apply, defop, expect_tensor
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "zeta", "erfc", "erfcx", "erfinv", "ndtr", "ndtri",
@@ -431,6 +431,17 @@ def _floating(x, name):
     return x if x.dtype.kind == "f" else to_dtype(x, default_float())
 
 
+def _float_pair(x, y, name):
+    """Two Tensors in one float dtype by PyTorch's promotion: a dimensioned operand's dtype wins over a 0-d one's
+    of the same category (``float32[3]`` with ``float64[]`` is float32), else the wider; integers and bools
+    compute in the default float dtype."""
+    x, y = promote(x, y)
+    if x.dtype != y.dtype:
+        wide = numpy.promote_types(x.dtype, y.dtype)
+        x, y = to_dtype(x, wide), to_dtype(y, wide)
+    return _floating(x, name), _floating(y, name)
+
+
 def _unary(op, name, doc):
     """The package function of a unary op: elementwise's own wrapper (an integer input in the default float
     dtype, arrays inside a VJP run on at once), with its docstring."""
@@ -506,10 +517,7 @@ def _incomplete_gamma(input, other, upper):
             return apply(GAMMAINC, (input, other), {"upper": upper})   # (arrays: a VJP running on arrays)
         raise TypeError(f"{name}(): both arguments must be Tensors (as in PyTorch), got {type(input).__name__} and "
                         f"{type(other).__name__}")
-    a, x = _floating(input, name), _floating(other, name)
-    if a.dtype != x.dtype:
-        wide = numpy.promote_types(a.dtype, x.dtype)
-        a, x = to_dtype(a, wide), to_dtype(x, wide)
+    a, x = _float_pair(input, other, name)
     return _without_derivative(apply(GAMMAINC, (a, x), {"upper": upper}), 0,
                                f"{name}(a, x): the derivative with respect to a (input) is not implemented, as in "
                                f"PyTorch. Pass a.detach() if you need the gradient for x only.")
@@ -536,11 +544,7 @@ def zeta(input, other):
         raise TypeError(f"zeta(): at least one argument must be a Tensor, got {type(input).__name__} and "
                         f"{type(other).__name__}")
     like = input if isinstance(input, Tensor) else other
-    x, q = (as_tensor_like(v, like) for v in (input, other))
-    x, q = _floating(x, "zeta"), _floating(q, "zeta")
-    if x.dtype != q.dtype:
-        wide = numpy.promote_types(x.dtype, q.dtype)
-        x, q = to_dtype(x, wide), to_dtype(q, wide)
+    x, q = _float_pair(*(as_tensor_like(v, like) for v in (input, other)), "zeta")
     return _without_derivative(apply(ZETA, (x, q)), 0, "zeta(x, q): the derivative with respect to x is not "
                                "implemented, as in PyTorch. Pass x.detach() if you need the gradient for q only.")
 
