@@ -55,6 +55,7 @@ def _catalog(T):
         "LogisticNormal": D.LogisticNormal(T.zeros(2, 3, dtype=T.float64), t([0.5, 1.0, 2.0])),
         "OneHotCategoricalStraightThrough": D.OneHotCategoricalStraightThrough(k),
         "Wishart": D.Wishart(a + 3, covariance_matrix=t([[2.0, 0.3], [0.3, 1.0]])),
+        "LKJCholesky": D.LKJCholesky(3, a),
     }
 
 

@@ -88,14 +88,15 @@ CONSTRAINTS = {
     "interval": lambda C: C.interval(-2.0, 3.0), "half_open_interval": lambda C: C.half_open_interval(0.0, 4.0),
     "unit_interval": lambda C: C.unit_interval, "simplex": lambda C: C.simplex,
     "independent": lambda C: C.independent(C.positive, 1),
-    "lower_cholesky": lambda C: C.lower_cholesky,
+    "lower_cholesky": lambda C: C.lower_cholesky, "corr_cholesky": lambda C: C.corr_cholesky,
 }
 
 
 @pytest.mark.parametrize("name", sorted(CONSTRAINTS))
 @pytest.mark.parametrize("registry", ["biject_to", "transform_to"])
 def test_registries_give_torchs_transform(name, registry):
-    x = _rng.standard_normal((2, 3, 3)) if name == "lower_cholesky" else X
+    x = _rng.standard_normal((2, 3, 3)) if name == "lower_cholesky" else _rng.standard_normal((2, 6)) \
+        if name == "corr_cholesky" else X
     try:
         theirs = getattr(TD, registry)(CONSTRAINTS[name](TD.constraints))
     except NotImplementedError:
@@ -133,3 +134,14 @@ def test_lower_cholesky_constraint_checks_as_torch():
         ours = D.constraints.lower_cholesky.check(ag.tensor(value)).numpy()
         theirs = TD.constraints.lower_cholesky.check(torch.tensor(value)).numpy()
         np.testing.assert_array_equal(ours, theirs)
+
+
+def test_the_transforms_module_holds_every_transform_as_torchs_does():
+    """``from torch.distributions.transforms import StickBreakingTransform`` ports: every transform of torch's
+    module is in ours (Cat, Stack and PositiveDefinite not yet), the same objects as the package's names."""
+    missing = set(TD.transforms.__all__) - set(D.transforms.__all__)
+    assert missing == {"CatTransform", "StackTransform", "PositiveDefiniteTransform"}
+    for name in D.transforms.__all__:
+        assert getattr(D.transforms, name) is getattr(D, name, getattr(D.transforms, name)), name
+        assert hasattr(TD.transforms, name), name
+

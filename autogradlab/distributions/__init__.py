@@ -10,8 +10,9 @@
   ``ContinuousBernoulli`` (``positive.py``); ``GeneralizedPareto`` (``generalized_pareto.py``);
 - ``LowRankMultivariateNormal`` (``low_rank.py``), ``Wishart`` (``wishart.py``), ``MixtureSameFamily``
   (``mixture.py``), ``RelaxedBernoulli`` and ``RelaxedOneHotCategorical`` (``relaxed.py``);
-- ``TransformedDistribution`` (``transformed.py``) with the transforms (``transforms.py``,
-  ``more_transforms.py``), ``constraints`` and ``biject_to`` / ``transform_to`` (``constraint_registry.py``);
+- ``LKJCholesky`` and ``CorrCholeskyTransform`` (``lkj.py``);
+- ``TransformedDistribution`` (``transformed.py``) with the transforms (gathered in ``transforms.py``),
+  ``constraints`` and ``biject_to`` / ``transform_to`` (``constraint_registry.py``);
 - ``kl_divergence`` for the registered pairs (``kl.py``; ``register_kl`` adds yours).
 
 Every class has ``arg_constraints`` and ``expand``. ``log_prob``, ``entropy`` and ``rsample`` (the
@@ -37,6 +38,7 @@ from .positive import ContinuousBernoulli, FisherSnedecor, InverseGamma, Kumaras
 from .low_rank import LowRankMultivariateNormal
 from .generalized_pareto import GeneralizedPareto
 from .wishart import Wishart
+from .lkj import CorrCholeskyTransform, LKJCholesky
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal, StudentT, VonMises
 from .transformed import TransformedDistribution
@@ -56,4 +58,5 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "One
            "InverseGamma", "Kumaraswamy", "Pareto", "Weibull", "CumulativeDistributionTransform",
            "IndependentTransform", "LowerCholeskyTransform", "ReshapeTransform", "SoftmaxTransform",
            "StickBreakingTransform", "biject_to", "transform_to", "LowRankMultivariateNormal", "VonMises",
-           "ContinuousBernoulli", "GeneralizedPareto", "LogisticNormal", "OneHotCategoricalStraightThrough", "Wishart"]
+           "ContinuousBernoulli", "GeneralizedPareto", "LogisticNormal", "OneHotCategoricalStraightThrough", "Wishart",
+           "LKJCholesky", "CorrCholeskyTransform"]

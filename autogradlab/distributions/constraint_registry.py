@@ -12,6 +12,7 @@ stick-breaking bijection in ``biject_to``).
     interval(a, b), half_open_interval  a + (b - a) sigmoid(x)   (unit_interval: sigmoid)
     simplex                             stick-breaking (biject_to), softmax (transform_to)
     lower_cholesky                      LowerCholeskyTransform (transform_to)
+    corr_cholesky                       CorrCholeskyTransform
     independent(c, n)                   c's transform, with n dims as one event
 
 ``biject_to.register(ConstraintClass, factory)`` adds your own (``factory(constraint)`` returns a Transform)."""
@@ -20,8 +21,9 @@ from __future__ import annotations
 import numbers
 
 from . import constraints
+from .lkj import CorrCholeskyTransform
 from .more_transforms import IndependentTransform, LowerCholeskyTransform, SoftmaxTransform, StickBreakingTransform
-from .transforms import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, identity_transform
+from .basic_transforms import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, identity_transform
 
 __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
 
@@ -87,3 +89,5 @@ for _registry in (biject_to, transform_to):
 biject_to.register(constraints._Simplex, lambda c: StickBreakingTransform())
 transform_to.register(constraints._Simplex, lambda c: SoftmaxTransform())
 transform_to.register(constraints._LowerCholesky, lambda c: LowerCholeskyTransform())
+for _registry in (biject_to, transform_to):
+    _registry.register(constraints._CorrCholesky, lambda c: CorrCholeskyTransform())

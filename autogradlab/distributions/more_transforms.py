@@ -13,7 +13,7 @@ from ..nn import functional as F
 from ..ops import elementwise as E
 from ..ops import reduce as R
 from . import constraints
-from .transforms import Transform, _sum_rightmost
+from .basic_transforms import Transform, _sum_rightmost
 
 __all__ = ["SoftmaxTransform", "StickBreakingTransform", "LowerCholeskyTransform", "ReshapeTransform",
            "IndependentTransform", "CumulativeDistributionTransform"]

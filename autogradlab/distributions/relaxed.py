@@ -25,7 +25,7 @@ from . import constraints
 from .discrete import Bernoulli, _OverCategorical
 from .distribution import Distribution, _as_tensor, _check, clamp_probs
 from .transformed import TransformedDistribution
-from .transforms import ExpTransform, SigmoidTransform
+from .basic_transforms import ExpTransform, SigmoidTransform
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli", "ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..grad_mode import no_grad
 from .distribution import Distribution, Independent
-from .transforms import ComposeTransform, Transform, _sum_rightmost
+from .basic_transforms import ComposeTransform, Transform, _sum_rightmost
 
 __all__ = ["TransformedDistribution"]
 
