@@ -121,8 +121,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     normalised coordinates (x along W): shape (N, C, H_out, W_out); likewise for volumes (N, C, D, H, W) with a
     grid (N, D_out, H_out, W_out, 3). ``mode``: 'bilinear' (trilinear for volumes) or 'nearest' (rounding half to
     even); ``padding_mode``: 'zeros' (outside reads 0), 'border' (the nearest edge pixel) or 'reflection' (the
-    image mirrored at its edges). Gradients reach ``input`` and, for 'bilinear', ``grid`` (for 'nearest' no gradient
-    flows to ``grid``: its ``.grad`` stays None where PyTorch's is zeros). A NaN position reads NaN with 'zeros'
+    image mirrored at its edges). Gradients reach ``input`` and ``grid`` (for 'nearest' the grid's gradient is 0, as
+    the output is piecewise constant in it). A NaN position reads NaN with 'zeros'
     padding, the far edge with the others (PyTorch's CPU kernels vary there)."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
@@ -167,8 +167,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         return values, E.to_dtype(inside, input.dtype).unsqueeze(1)
 
     if mode == "nearest":
-        corner = [E.round(x).detach() for x in coords]
-        values, inside = read(corner)
+        rounded = [E.round(x) for x in coords]
+        values, inside = read([r.detach() for r in rounded])
+        for r in rounded:   # (times exactly 1, whose gradient is round's, 0: grid.grad is zeros, as torch's)
+            inside = inside * (1 + (r - r.detach())).unsqueeze(1)
         return values * inside
     floors = [E.floor(x).detach() for x in coords]
     out = None
