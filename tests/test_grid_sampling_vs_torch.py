@@ -89,6 +89,44 @@ def test_bad_arguments_raise_torchs_error_class(call):
         both_raise(lambda: call(ag), lambda: call(torch))
 
 
-def test_bicubic_is_refused_with_the_modes_there_are():
-    with pytest.raises(NotImplementedError, match="bilinear"):
-        ag.nn.functional.grid_sample(ag.ones(1, 1, 2, 2), ag.zeros(1, 2, 2, 2), mode="bicubic", align_corners=False)
+@pytest.mark.parametrize("warp", ["random", "identity", "wide"])
+@pytest.mark.parametrize("align", [True, False])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_bicubic_matches_torch_values_and_gradients(warp, align, padding):
+    """Images only (torch refuses volumes): values, the image's gradient and theta's, also on the pixels."""
+    rng = np.random.default_rng([7, len(warp), int(align), len(padding)])
+    n, c, spatial = 2, 3, (4, 5)
+    image = rng.standard_normal((n, c) + spatial)
+    scale = {"random": 0.3, "identity": 0.0, "wide": 1.0}[warp]
+    theta = np.tile(np.eye(2, 3), (n, 1, 1)) * (1.0 if warp == "identity" else 1.5) + rng.normal(0, scale, (n, 2, 3))
+    size = (n, c) + (spatial if warp == "identity" else (6, 7))
+    ours, theirs = (_run(T, 2, theta, image, size, align, "bicubic", padding, 5) for T in (ag, torch))
+    for o, t in zip(ours, theirs):
+        np.testing.assert_allclose(o, t, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_bicubic_gradients_match_finite_differences(padding):
+    rng = np.random.default_rng(8)
+    image = ag.tensor(rng.standard_normal((1, 2, 4, 5)), requires_grad=True)
+    grid = ag.tensor(rng.uniform(-1.2, 1.2, (1, 3, 3, 2)), requires_grad=True)
+    assert ag.autograd.gradcheck(lambda x, g: ag.nn.functional.grid_sample(
+        x, g, mode="bicubic", padding_mode=padding, align_corners=False), (image, grid))
+
+
+def test_bicubic_weights_sum_to_one_and_volumes_are_refused_as_torch():
+    """A constant image reads back its constant between pixels (away from the edges, whose taps are padding);
+    a linear one does not (a = -0.75 is not Keys' -1/2: the taps' first moment at t = 0.3 is 0.342)."""
+    h, w = 8, 9
+    yy, xx = np.meshgrid(np.arange(h, dtype=float), np.arange(w, dtype=float), indexing="ij")
+    image = ag.tensor(np.full((1, 1, h, w), 2.5))
+    points = np.array([[3.3, 2.6], [4.75, 3.1], [5.5, 4.9]])   # (x, y) in pixels
+    grid = ag.tensor((points * 2 / (np.array([w, h]) - 1) - 1)[None, None])   # (align_corners=True)
+    out = ag.nn.functional.grid_sample(image, grid, mode="bicubic", align_corners=True)
+    np.testing.assert_allclose(out.numpy().ravel(), 2.5, rtol=1e-12)
+    linear = ag.nn.functional.grid_sample(ag.tensor(xx[None, None]), grid, mode="bicubic", align_corners=True)
+    np.testing.assert_allclose(linear.numpy().ravel()[0], 3 + 0.342, rtol=1e-12)
+    both_raise(lambda: ag.nn.functional.grid_sample(ag.ones(1, 1, 2, 2, 2), ag.zeros(1, 1, 1, 1, 3),
+                                                    mode="bicubic", align_corners=False),
+               lambda: torch.nn.functional.grid_sample(torch.ones(1, 1, 2, 2, 2), torch.zeros(1, 1, 1, 1, 3),
+                                                       mode="bicubic", align_corners=False))

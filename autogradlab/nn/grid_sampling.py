@@ -116,14 +116,39 @@ def _source(u, size, padding_mode, align_corners):
     return x
 
 
+def _cubic_weights(t):
+    """The weights of the taps at -1, 0, 1, 2 from the floor, t the fraction past it: Keys' cubic convolution with
+    a = -0.75 (PyTorch's), W(x) = (a + 2)|x|^3 - (a + 3)|x|^2 + 1 for |x| <= 1, a|x|^3 - 5a|x|^2 + 8a|x| - 4a for
+    1 < |x| < 2."""
+    a = -0.75
+
+    def near(x):
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
+
+
+def _padded_tap(x, size, padding_mode, align_corners):
+    """The pixel a bicubic tap at whole coordinate x reads after the padding rule ('zeros': x itself, 0 outside)."""
+    if padding_mode == "border":
+        return E.clamp(x, 0.0, float(size - 1))
+    if padding_mode == "reflection":
+        x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
+        return E.clamp(x, 0.0, float(size - 1))
+    return x
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """The values of ``input`` (N, C, H, W) at the points of ``grid`` (N, H_out, W_out, 2), each (x, y) in
     normalised coordinates (x along W): shape (N, C, H_out, W_out); likewise for volumes (N, C, D, H, W) with a
-    grid (N, D_out, H_out, W_out, 3). ``mode``: 'bilinear' (trilinear for volumes) or 'nearest' (rounding half to
-    even); ``padding_mode``: 'zeros' (outside reads 0), 'border' (the nearest edge pixel) or 'reflection' (the
-    image mirrored at its edges). Gradients reach ``input`` and ``grid`` (for 'nearest' the grid's gradient is 0, as
-    the output is piecewise constant in it). A NaN position reads NaN with 'zeros'
-    padding, the far edge with the others (PyTorch's CPU kernels vary there)."""
+    grid (N, D_out, H_out, W_out, 3). ``mode``: 'bilinear' (trilinear for volumes), 'nearest' (rounding half to
+    even) or 'bicubic' (images only: 16 taps weighted by Keys' cubic convolution, a = -0.75); ``padding_mode``:
+    'zeros' (outside reads 0), 'border' (the nearest edge pixel) or 'reflection' (the image mirrored at its
+    edges). Gradients reach ``input`` and ``grid`` (for 'nearest' the grid's gradient is 0: the output is piecewise
+    constant in it). A NaN position reads NaN with 'zeros' padding, the far edge with the others (PyTorch's CPU
+    kernels vary there)."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
                          f"got: '{mode}'")
@@ -131,12 +156,12 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
     align_corners = _align(align_corners)
-    if mode == "bicubic":
-        raise NotImplementedError("grid_sample(mode='bicubic') is not implemented here: use 'bilinear' or 'nearest'")
     if input.ndim not in (4, 5) or grid.ndim != input.ndim:
         raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but got "
                            f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     d = input.ndim - 2
+    if mode == "bicubic" and d != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if grid.shape[0] != input.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
                            f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
@@ -166,6 +191,18 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         values = flat.gather(2, index).reshape(n, c, *out_spatial)
         return values, E.to_dtype(inside, input.dtype).unsqueeze(1)
 
+    if mode == "bicubic":   # (taps at -1, 0, 1, 2 from the floor of the unpadded position; each tap padded)
+        positions = [_unnormalize(grid[..., d - 1 - k], sizes[k], align_corners) for k in range(d)]
+        floors = [E.floor(x).detach() for x in positions]
+        weights = [_cubic_weights(x - f) for x, f in zip(positions, floors)]
+        out = None
+        for i, j in itertools.product(range(4), repeat=2):   # (i along H, j along W)
+            corner = [_padded_tap(floors[0] + i - 1, sizes[0], padding_mode, align_corners),
+                      _padded_tap(floors[1] + j - 1, sizes[1], padding_mode, align_corners)]
+            values, inside = read(corner)
+            term = values * ((weights[0][i] * weights[1][j]).unsqueeze(1) * inside)
+            out = term if out is None else out + term
+        return out
     if mode == "nearest":
         rounded = [E.round(x) for x in coords]
         values, inside = read([r.detach() for r in rounded])
