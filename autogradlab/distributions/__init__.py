@@ -43,7 +43,8 @@ from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal, StudentT, VonMises
 from .transformed import TransformedDistribution
 from .more_transforms import (CumulativeDistributionTransform, IndependentTransform, LowerCholeskyTransform,
-                              ReshapeTransform, SoftmaxTransform, StickBreakingTransform)
+                              PositiveDefiniteTransform, ReshapeTransform, SoftmaxTransform, StickBreakingTransform)
+from .joined_transforms import CatTransform, StackTransform
 from .constraint_registry import biject_to, transform_to
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
                          SigmoidTransform, SoftplusTransform, TanhTransform, Transform, identity_transform)
@@ -59,4 +60,4 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "One
            "IndependentTransform", "LowerCholeskyTransform", "ReshapeTransform", "SoftmaxTransform",
            "StickBreakingTransform", "biject_to", "transform_to", "LowRankMultivariateNormal", "VonMises",
            "ContinuousBernoulli", "GeneralizedPareto", "LogisticNormal", "OneHotCategoricalStraightThrough", "Wishart",
-           "LKJCholesky", "CorrCholeskyTransform"]
+           "LKJCholesky", "CorrCholeskyTransform", "PositiveDefiniteTransform", "CatTransform", "StackTransform"]

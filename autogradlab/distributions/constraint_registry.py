@@ -13,6 +13,8 @@ stick-breaking bijection in ``biject_to``).
     simplex                             stick-breaking (biject_to), softmax (transform_to)
     lower_cholesky                      LowerCholeskyTransform (transform_to)
     corr_cholesky                       CorrCholeskyTransform
+    positive_(semi)definite             L L^T of a LowerCholeskyTransform (transform_to)
+    cat(cs, dim, lengths), stack(cs, dim)   each part's transform, as a CatTransform / StackTransform
     independent(c, n)                   c's transform, with n dims as one event
 
 ``biject_to.register(ConstraintClass, factory)`` adds your own (``factory(constraint)`` returns a Transform)."""
@@ -21,8 +23,10 @@ from __future__ import annotations
 import numbers
 
 from . import constraints
+from .joined_transforms import CatTransform, StackTransform
 from .lkj import CorrCholeskyTransform
-from .more_transforms import IndependentTransform, LowerCholeskyTransform, SoftmaxTransform, StickBreakingTransform
+from .more_transforms import (IndependentTransform, LowerCholeskyTransform, PositiveDefiniteTransform, SoftmaxTransform,
+                              StickBreakingTransform)
 from .basic_transforms import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, identity_transform
 
 __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
@@ -91,3 +95,9 @@ transform_to.register(constraints._Simplex, lambda c: SoftmaxTransform())
 transform_to.register(constraints._LowerCholesky, lambda c: LowerCholeskyTransform())
 for _registry in (biject_to, transform_to):
     _registry.register(constraints._CorrCholesky, lambda c: CorrCholeskyTransform())
+transform_to.register(constraints._PositiveDefinite, lambda c: PositiveDefiniteTransform())
+transform_to.register(constraints._PositiveSemidefinite, lambda c: PositiveDefiniteTransform())
+biject_to.register(constraints._Cat, lambda c: CatTransform([biject_to(p) for p in c.cseq], c.dim, c.lengths))
+transform_to.register(constraints._Cat, lambda c: CatTransform([transform_to(p) for p in c.cseq], c.dim, c.lengths))
+biject_to.register(constraints._Stack, lambda c: StackTransform([biject_to(p) for p in c.cseq], c.dim))
+transform_to.register(constraints._Stack, lambda c: StackTransform([transform_to(p) for p in c.cseq], c.dim))

@@ -8,12 +8,13 @@ import numpy
 from .. import linalg
 from ..creation import full
 from ..ops import elementwise as E
+from ..ops import shape as S
 
 __all__ = ["Constraint", "real", "positive", "nonnegative", "unit_interval", "boolean", "nonnegative_integer",
            "positive_integer", "real_vector", "simplex", "interval", "half_open_interval", "greater_than",
            "greater_than_eq", "less_than", "integer_interval", "independent", "one_hot", "lower_cholesky",
            "lower_triangular", "square", "symmetric", "positive_definite", "positive_semidefinite", "corr_cholesky",
-           "multinomial", "dependent", "dependent_property", "is_dependent"]
+           "multinomial", "dependent", "dependent_property", "is_dependent", "cat", "stack"]
 
 
 class Constraint:
@@ -211,6 +212,59 @@ class dependent_property(property, _Dependent):   # noqa: N801  (PyTorch's name)
         return dependent_property(fn, is_discrete=self.is_discrete, event_dim=self.event_dim)
 
 
+class _Cat(Constraint):
+    """``cseq[k]`` on the k-th block of ``lengths[k]`` entries along ``dim`` (the blocks ``cat`` would join)."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq, self.dim = list(cseq), dim
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        _check_dim(self.dim, value, "value")
+        starts = numpy.cumsum([0] + self.lengths[:-1]).tolist()
+        return S.cat([c.check(value.narrow(self.dim, start, length))
+                    for c, start, length in zip(self.cseq, starts, self.lengths)], self.dim)
+
+
+class _Stack(Constraint):
+    """``cseq[k]`` on the k-th slice along ``dim`` (the slices ``stack`` would join)."""
+
+    def __init__(self, cseq, dim=0):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq, self.dim = list(cseq), dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim   # (a negative dim inside the events adds one)
+
+    def check(self, value):
+        _check_dim(self.dim, value, "value")
+        return S.stack([c.check(value.select(self.dim, i)) for i, c in enumerate(self.cseq)], self.dim)
+
+
+def _check_dim(dim, value, name):
+    if not -value.ndim <= dim < value.ndim:
+        raise AssertionError(f"dim {dim} out of range for {name} with {value.ndim} dimensions")
+
+
 def is_dependent(constraint):
     """Whether ``constraint`` depends on other parameters (so ``check`` cannot decide alone)."""
     return isinstance(constraint, _Dependent)
@@ -218,6 +272,14 @@ def is_dependent(constraint):
 
 def multinomial(upper_bound):
     return _Multinomial(upper_bound)
+
+
+def cat(cseq, dim=0, lengths=None):
+    return _Cat(cseq, dim, lengths)
+
+
+def stack(cseq, dim=0):
+    return _Stack(cseq, dim)
 
 
 def interval(lower_bound, upper_bound):

@@ -1,6 +1,7 @@
 """More of ``torch.distributions.transforms``: maps onto the simplex (``SoftmaxTransform``,
 ``StickBreakingTransform``), onto lower-triangular matrices with a positive diagonal
-(``LowerCholeskyTransform``), and the structural ones ``ReshapeTransform``, ``IndependentTransform`` and
+(``LowerCholeskyTransform``) and onto positive definite ones (``PositiveDefiniteTransform``), and the
+structural ones ``ReshapeTransform``, ``IndependentTransform`` and
 ``CumulativeDistributionTransform`` (a distribution's CDF as a map onto [0, 1])."""
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import math
 
 import numpy
 
+from .. import linalg
 from ..creation import arange, zeros
 from ..nn import functional as F
 from ..ops import elementwise as E
@@ -15,8 +17,8 @@ from ..ops import reduce as R
 from . import constraints
 from .basic_transforms import Transform, _sum_rightmost
 
-__all__ = ["SoftmaxTransform", "StickBreakingTransform", "LowerCholeskyTransform", "ReshapeTransform",
-           "IndependentTransform", "CumulativeDistributionTransform"]
+__all__ = ["SoftmaxTransform", "StickBreakingTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "ReshapeTransform", "IndependentTransform", "CumulativeDistributionTransform"]
 
 
 class SoftmaxTransform(Transform):
@@ -82,6 +84,21 @@ class LowerCholeskyTransform(Transform):
 
     def _inverse(self, y):
         return y.tril(-1) + E.log(y.diagonal(0, -2, -1)).diag_embed()
+
+
+class PositiveDefiniteTransform(Transform):
+    """A square matrix to a positive definite one, L L^T with L = LowerCholeskyTransform()(x); the inverse
+    takes the Cholesky factor back."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def _call(self, x):
+        L = LowerCholeskyTransform()(x)
+        return L @ L.mT
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(linalg.cholesky(y))
 
 
 class ReshapeTransform(Transform):
