@@ -1,7 +1,9 @@
 """``torch.distributions``, for VAE, reinforcement-learning, Bayesian and Gaussian labs. Where each lives:
 
 - ``Normal``, ``Uniform``, ``Exponential``, ``Laplace``, ``MultivariateNormal``, ``LogisticNormal``
-  (``continuous.py``); ``Independent`` and the base ``Distribution`` (``distribution.py``);
+  (``continuous.py``); ``Independent`` and the base ``Distribution`` (``distribution.py``); the
+  ``ExponentialFamily`` base, whose entropy and KL the engine derives from the log-normalizer
+  (``exponential_family.py``);
 - ``Bernoulli``, ``Categorical``, ``OneHotCategorical(StraightThrough)``, ``Geometric``, ``Binomial``
   (``discrete.py``); ``Multinomial``, ``NegativeBinomial`` (``counts.py``);
 - the gamma family ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``Poisson`` (``gamma_family.py``);
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 from . import constraints, transforms
 from .distribution import Distribution, Independent
+from .exponential_family import ExponentialFamily
 from .kl import kl_divergence, register_kl
 from .continuous import Exponential, Laplace, LogisticNormal, MultivariateNormal, Normal, Uniform
 from .gamma_family import Beta, Chi2, Dirichlet, Gamma, Poisson
@@ -60,4 +63,5 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "One
            "IndependentTransform", "LowerCholeskyTransform", "ReshapeTransform", "SoftmaxTransform",
            "StickBreakingTransform", "biject_to", "transform_to", "LowRankMultivariateNormal", "VonMises",
            "ContinuousBernoulli", "GeneralizedPareto", "LogisticNormal", "OneHotCategoricalStraightThrough", "Wishart",
-           "LKJCholesky", "CorrCholeskyTransform", "PositiveDefiniteTransform", "CatTransform", "StackTransform"]
+           "LKJCholesky", "CorrCholeskyTransform", "PositiveDefiniteTransform", "CatTransform", "StackTransform",
+           "ExponentialFamily"]

@@ -14,6 +14,7 @@ from ..ops import elementwise as E
 from ..tensor import tensor
 from ..ops.special_functions import erfinv
 from . import constraints
+from .exponential_family import ExponentialFamily
 from .distribution import Distribution, Independent, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two
 from .kl import kl_divergence, register_kl
 from .low_rank import LowRankMultivariateNormal
@@ -23,10 +24,21 @@ from .transformed import TransformedDistribution
 __all__ = ["Normal", "Uniform", "Exponential", "Laplace", "MultivariateNormal", "LogisticNormal"]
 
 
-class Normal(_LocationScale):
+class Normal(_LocationScale, ExponentialFamily):
     """N(loc, scale^2): log p(x) = -(x - loc)^2 / (2 scale^2) - log scale - log sqrt(2 pi)."""
 
     support = constraints.real
+
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        """(mu / sigma^2, -1 / (2 sigma^2))."""
+        return self.loc / self.scale ** 2, -0.5 / self.scale ** 2
+
+    def _log_normalizer(self, x, y):
+        """A = -x^2 / (4y) + log(pi / -y) / 2."""
+        return -0.25 * x ** 2 / y + 0.5 * E.log(-math.pi / y)
 
     @property
     def variance(self):
@@ -114,12 +126,23 @@ class Uniform(Distribution):
         return E.log(self.high - self.low)
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """rate * exp(-rate x) for x >= 0: log p(x) = log rate - rate x; a draw is Exponential(1) / rate."""
 
     arg_constraints = {"rate": constraints.positive}
 
     support = constraints.nonnegative
+
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        """(-rate,)."""
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        """A = -log(-x)."""
+        return -E.log(-x)
 
     has_rsample = True
 

@@ -20,6 +20,7 @@ from ..ops.special_functions import lgamma
 from ..sampling import multinomial
 from ..tensor import Tensor
 from . import constraints
+from .exponential_family import ExponentialFamily
 from .distribution import Distribution, _as_tensor, _BinaryTrials, _check, _probs_or_logits, clamp_probs
 from .kl import register_kl
 
@@ -27,10 +28,21 @@ __all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "OneHotCategoricalSt
            "Binomial"]
 
 
-class Bernoulli(_BinaryTrials):
+class Bernoulli(_BinaryTrials, ExponentialFamily):
     """1 with probability p, else 0: log p(x) = x log p + (1 - x) log(1 - p), from the logits for stability."""
 
     support = constraints.boolean
+
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        """(logit p,)."""
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        """A = log(1 + e^x) = max(x, 0) + log(1 + e^-|x|)."""
+        return E.clamp(x, min=0.0) + E.log1p(E.exp(-E.abs(x)))
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         probs, logits = _probs_or_logits(probs, logits, "Bernoulli")

@@ -20,7 +20,8 @@ from ..ops.special_functions import digamma, gammainc, lgamma, standard_gamma_dr
 from ..sampling import poisson
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution, _as_tensor, _check, _two
+from .exponential_family import ExponentialFamily
+from .distribution import _as_tensor, _check, _two
 from .kl import kl_divergence, register_kl
 
 __all__ = ["Gamma", "Chi2", "Beta", "Dirichlet", "Poisson"]
@@ -40,7 +41,7 @@ def _positive(name, value, owner):
     _check(name, value, value.detach() > 0, "GreaterThan(lower_bound=0.0)", owner)
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """rate^c x^(c-1) e^(-rate x) / Gamma(c) for x >= 0: log p(x) = c log rate + (c - 1) log x - rate x - lgamma(c),
     with shape ``concentration`` c > 0 and ``rate`` > 0 (mean c / rate)."""
 
@@ -49,6 +50,17 @@ class Gamma(Distribution):
     support = constraints.nonnegative
 
     has_rsample = True
+
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        """(c - 1, -rate)."""
+        return self.concentration - 1, -self.rate
+
+    def _log_normalizer(self, x, y):
+        """A = lgamma(x + 1) + (x + 1) log(-1/y)."""
+        return lgamma(x + 1) + (x + 1) * E.log(-1 / y)
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = _two(concentration, rate)
@@ -112,7 +124,7 @@ class Chi2(Gamma):
         return self.concentration * 2
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """On the simplex (x_i >= 0, sum x_i = 1): log p(x) = sum (c_i - 1) log x_i + lgamma(sum c) - sum lgamma(c_i),
     for a vector ``concentration`` c > 0 (its last dim is the event)."""
 
@@ -121,6 +133,15 @@ class Dirichlet(Distribution):
     support = constraints.simplex
 
     has_rsample = True
+
+    @property
+    def _natural_params(self):
+        """(c,)."""
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        """A = sum lgamma(x_i) - lgamma(sum x_i)."""
+        return lgamma(x).sum(-1) - lgamma(x.sum(-1))
 
     def __init__(self, concentration, validate_args=None):
         if not isinstance(concentration, Tensor) or concentration.ndim < 1:
@@ -180,7 +201,7 @@ class Dirichlet(Distribution):
                 - ((c - 1.0) * digamma(c)).sum(-1))
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """x^(a-1) (1-x)^(b-1) / B(a, b) on [0, 1], with ``concentration1`` a > 0 and ``concentration0`` b > 0: the
     first entry of a Dirichlet([a, b])."""
 
@@ -189,6 +210,15 @@ class Beta(Distribution):
     support = constraints.unit_interval
 
     has_rsample = True
+
+    @property
+    def _natural_params(self):
+        """(a, b)."""
+        return self.concentration1, self.concentration0
+
+    def _log_normalizer(self, x, y):
+        """A = lgamma(x) + lgamma(y) - lgamma(x + y)."""
+        return lgamma(x) + lgamma(y) - lgamma(x + y)
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         a, b = _two(concentration1, concentration0)
@@ -232,12 +262,21 @@ class Beta(Distribution):
         return self._dirichlet.entropy()
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """rate^k e^(-rate) / k! for k = 0, 1, 2, ...: log p(k) = k log rate - rate - lgamma(k + 1)."""
 
     arg_constraints = {"rate": constraints.nonnegative}
 
     support = constraints.nonnegative_integer
+
+    @property
+    def _natural_params(self):
+        """(log rate,)."""
+        return (E.log(self.rate),)
+
+    def _log_normalizer(self, x):
+        """A = e^x."""
+        return E.exp(x)
 
     def __init__(self, rate, validate_args=None):
         self.rate = _as_tensor(rate)

@@ -17,6 +17,7 @@ from ..ops import shape as S
 from ..ops.special_functions import digamma, lgamma
 from . import constraints
 from ..nn import functional as F
+from .exponential_family import ExponentialFamily
 from .distribution import _BinaryTrials, Distribution, _as_tensor, _check, _probs_or_logits, _two, clamp_probs
 from .gamma_family import Gamma
 
@@ -290,7 +291,7 @@ class Kumaraswamy(_TwoPositive):
         return (1 - 1 / b) + (1 - 1 / a) * (digamma(b + 1) + _EULER) - E.log(a) - E.log(b)
 
 
-class ContinuousBernoulli(_BinaryTrials):
+class ContinuousBernoulli(_BinaryTrials, ExponentialFamily):
     """On [0, 1]: p(x) = C(l) l^x (1 - l)^(1 - x), with l = ``probs`` (or sigmoid of ``logits``) and C(l) =
     2 artanh(1 - 2l) / (1 - 2l) the constant that makes it a density (Loaiza-Ganem & Cunningham, 2019). Near
     l = 1/2 the closed forms divide 0 by 0, so inside ``lims`` (0.499, 0.501) they are replaced by their Taylor
@@ -298,6 +299,21 @@ class ContinuousBernoulli(_BinaryTrials):
 
     support = constraints.unit_interval
     has_rsample = True
+
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        """(logit l,)."""
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        """A = log|(e^x - 1) / x|; near x = 0 (inside ``lims`` shifted by -1/2, as PyTorch reads them), its
+        series x/2 + x^2/24 - x^4/2880."""
+        outside = (x <= self._lims[0] - 0.5) | (x > self._lims[1] - 0.5)
+        cut = E.where(outside, x, self._lims[0] - 0.5)
+        closed = E.log(E.abs(E.expm1(cut))) - E.log(E.abs(cut))
+        return E.where(outside, closed, 0.5 * x + x ** 2 / 24.0 - x ** 4 / 2880.0)
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
         probs, logits = _probs_or_logits(probs, logits, "ContinuousBernoulli")

@@ -22,7 +22,8 @@ from ..ops.special_functions import digamma, mvlgamma
 from ..older_names import cholesky_solve
 from ..tensor import Tensor, tensor
 from . import constraints
-from .distribution import Distribution, _as_tensor, _check
+from .exponential_family import ExponentialFamily
+from .distribution import _as_tensor, _check
 from .gamma_family import Chi2
 
 __all__ = ["Wishart"]
@@ -30,13 +31,14 @@ __all__ = ["Wishart"]
 _LOG_2 = math.log(2.0)
 
 
-class Wishart(Distribution):
+class Wishart(ExponentialFamily):
     """Wishart(df, Sigma) over p x p positive definite matrices, Sigma given as ``covariance_matrix``,
     ``precision_matrix`` (Sigma^-1) or ``scale_tril`` (L); its mean is df Sigma."""
 
     support = constraints.positive_definite
     has_rsample = True
     _shared_by_batch = ("_unbroadcasted_scale_tril",)
+    _mean_carrier_measure = 0
 
     @property
     def arg_constraints(self):
@@ -157,6 +159,16 @@ class Wishart(Distribution):
         trace = cholesky_solve(value, self._unbroadcasted_scale_tril).diagonal(0, -2, -1).sum(-1)
         return (-nu * (p * _LOG_2 / 2 + self._half_log_det()) - mvlgamma(nu / 2, p)
                 + (nu - p - 1) / 2 * linalg.slogdet(value).logabsdet - trace / 2)
+
+    @property
+    def _natural_params(self):
+        """(-Sigma^-1 / 2, (df - p - 1) / 2)."""
+        return -self.precision_matrix / 2, (self.df - self.event_shape[-1] - 1) / 2
+
+    def _log_normalizer(self, x, y):
+        """A = (y + (p + 1)/2) (p log 2 - log det(-2x)) + ln Gamma_p(y + (p + 1)/2)."""
+        p = self.event_shape[-1]
+        return (y + (p + 1) / 2) * (p * _LOG_2 - linalg.slogdet(-2 * x).logabsdet) + mvlgamma(y + (p + 1) / 2, p)
 
     def entropy(self):
         """(p + 1)(p/2 log 2 + log det L) + ln Gamma_p(df/2) - (df - p - 1)/2 psi_p(df/2) + df p / 2."""
