@@ -39,6 +39,14 @@ from .grid_sampling import affine_grid, grid_sample  # noqa: E402
 from .embedding_bag import EmbeddingBag, embedding_bag  # noqa: E402
 functional.affine_grid, functional.grid_sample, functional.embedding_bag = affine_grid, grid_sample, embedding_bag
 functional.__all__ += ["affine_grid", "grid_sample", "embedding_bag"]
+from .fractional_pooling import (FractionalMaxPool2d, FractionalMaxPool3d, fractional_max_pool2d,  # noqa: E402
+                                 fractional_max_pool2d_with_indices, fractional_max_pool3d,
+                                 fractional_max_pool3d_with_indices)
+for _fn in (fractional_max_pool2d, fractional_max_pool3d, fractional_max_pool2d_with_indices,
+            fractional_max_pool3d_with_indices):
+    setattr(functional, _fn.__name__, _fn)
+    functional.__all__.append(_fn.__name__)
+from .adaptive_softmax import AdaptiveLogSoftmaxWithLoss  # noqa: E402
 from .more_layers import (AlphaDropout, Buffer, ChannelShuffle, CircularPad3d, ConstantPad3d, Dropout1d,  # noqa: E402
                           Dropout3d, FeatureAlphaDropout, LocalResponseNorm, LPPool1d, LPPool2d, LPPool3d,
                           MultiLabelMarginLoss, ReflectionPad3d, ReplicationPad3d, RMSNorm, RReLU, Softmax2d,
@@ -74,4 +82,5 @@ __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDiv
            "CircularPad3d", "ConstantPad3d", "Dropout1d", "Dropout3d", "FeatureAlphaDropout", "LocalResponseNorm",
            "LPPool1d", "LPPool2d", "LPPool3d", "MultiLabelMarginLoss", "ReflectionPad3d", "ReplicationPad3d",
            "RMSNorm", "RReLU", "Softmax2d", "TripletMarginWithDistanceLoss", "ZeroPad3d", "LazyInstanceNorm1d",
-           "LazyInstanceNorm2d", "LazyInstanceNorm3d", "EmbeddingBag"]
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d", "EmbeddingBag", "FractionalMaxPool2d", "FractionalMaxPool3d",
+           "AdaptiveLogSoftmaxWithLoss"]
