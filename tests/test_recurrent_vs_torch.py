@@ -280,3 +280,22 @@ def test_a_small_lstm_learns_a_sequence_task_like_torchs():
             o.step()
     for (k, p), (_, tp) in zip(ours.state_dict().items(), theirs.state_dict().items()):
         close(p, tp, rtol=1e-10, atol=1e-12)
+
+
+def test_the_base_classes_are_torchs():
+    """``isinstance(m, nn.RNNBase)`` (weight-init loops test it) and ``RNNCellBase``: the same hierarchy, and the
+    base classes built directly with torch's signatures (the mode first; the number of gate chunks)."""
+    for T in (ag, torch):
+        nn = T.nn
+        assert all(isinstance(m, nn.RNNBase) for m in (nn.RNN(2, 3), nn.LSTM(2, 3), nn.GRU(2, 3)))
+        assert all(isinstance(m, nn.RNNCellBase) for m in (nn.RNNCell(2, 3), nn.LSTMCell(2, 3), nn.GRUCell(2, 3)))
+        assert not isinstance(nn.LSTMCell(2, 3), nn.RNNBase)
+    ours, theirs = ag.nn.RNNBase("LSTM", 3, 4, 2, bidirectional=True), torch.nn.RNNBase("LSTM", 3, 4, 2,
+                                                                                        bidirectional=True)
+    assert {n: tuple(p.shape) for n, p in ours.named_parameters()} == \
+        {n: tuple(p.shape) for n, p in theirs.named_parameters()}
+    cells = ag.nn.RNNCellBase(3, 4, True, 4), torch.nn.RNNCellBase(3, 4, True, 4)
+    assert {n: tuple(p.shape) for n, p in cells[0].named_parameters()} == \
+        {n: tuple(p.shape) for n, p in cells[1].named_parameters()}
+    both_raise(lambda: ag.nn.RNNBase("ELMAN", 3, 4), lambda: torch.nn.RNNBase("ELMAN", 3, 4))
+    both_raise(lambda: cells[0](ag.zeros(2, 3)), lambda: cells[1](torch.zeros(2, 3)))

@@ -52,7 +52,7 @@ from .more_layers import (AlphaDropout, Buffer, ChannelShuffle, CircularPad3d, C
                           MultiLabelMarginLoss, ReflectionPad3d, ReplicationPad3d, RMSNorm, RReLU, Softmax2d,
                           TripletMarginWithDistanceLoss, ZeroPad3d)
 from .lazy import LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d  # noqa: E402
-from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
+from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDivLoss", "MarginRankingLoss",
@@ -83,4 +83,4 @@ __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDiv
            "LPPool1d", "LPPool2d", "LPPool3d", "MultiLabelMarginLoss", "ReflectionPad3d", "ReplicationPad3d",
            "RMSNorm", "RReLU", "Softmax2d", "TripletMarginWithDistanceLoss", "ZeroPad3d", "LazyInstanceNorm1d",
            "LazyInstanceNorm2d", "LazyInstanceNorm3d", "EmbeddingBag", "FractionalMaxPool2d", "FractionalMaxPool3d",
-           "AdaptiveLogSoftmaxWithLoss"]
+           "AdaptiveLogSoftmaxWithLoss", "RNNBase", "RNNCellBase"]

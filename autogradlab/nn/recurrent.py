@@ -28,7 +28,7 @@ from .module import Module
 from .parameter import Parameter
 from .utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
-__all__ = ["RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU"]
+__all__ = ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNN", "LSTM", "GRU"]
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}   # rows of W per hidden unit
 
@@ -81,15 +81,17 @@ def _time_steps(x):
 
 # -- cells --------------------------------------------------------------------------------------------------------
 
-class _Cell(Module):
-    mode = "RNN_TANH"
+class RNNCellBase(Module):
+    """What the cells share (PyTorch's base class): W_ih (``num_chunks`` * hidden_size, input_size), W_hh and
+    the biases; each cell names its ``mode`` (the step it takes)."""
 
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None, mode=None):
+    mode = None
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
-        self.mode = mode or type(self).mode
         _check_sizes(input_size, hidden_size, type(self).__name__)
         self.input_size, self.hidden_size, self.bias = int(input_size), int(hidden_size), bool(bias)
-        rows = _GATES[self.mode] * self.hidden_size
+        rows = num_chunks * self.hidden_size
         self.weight_ih = Parameter(creation.zeros(rows, self.input_size, dtype=dtype, device=device))
         self.weight_hh = Parameter(creation.zeros(rows, self.hidden_size, dtype=dtype, device=device))
         if bias:
@@ -105,6 +107,9 @@ class _Cell(Module):
 
     def forward(self, input, hx=None):
         name = type(self).__name__
+        if self.mode is None:
+            raise NotImplementedError(f'Module [{name}] is missing the required "forward" function (RNNCellBase '
+                                      f'is the base of RNNCell, LSTMCell and GRUCell: use one of them)')
         if not isinstance(input, Tensor) or input.ndim not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got "
                              f"{f'{input.ndim}D' if isinstance(input, Tensor) else type(input).__name__} input "
@@ -143,41 +148,50 @@ class _Cell(Module):
         return text
 
 
-class RNNCell(_Cell):
+class RNNCell(RNNCellBase):
     """One step of an Elman RNN: h' = tanh(W_ih x + b_ih + W_hh h + b_hh) (or relu with ``nonlinearity="relu"``).
     ``cell(x, h)`` with x (N, input_size) and h (N, hidden_size), zeros if not given."""
 
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity: {nonlinearity!r}. Select from 'tanh' or 'relu'.")
-        super().__init__(input_size, hidden_size, bias, device, dtype, "RNN_TANH" if nonlinearity == "tanh"
-                         else "RNN_RELU")
-        self.nonlinearity = nonlinearity
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.mode, self.nonlinearity = ("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"), nonlinearity
 
 
-class LSTMCell(_Cell):
+class LSTMCell(RNNCellBase):
     """One LSTM step: ``cell(x, (h, c))`` -> ``(h', c')``; the gates i, f, g, o are the four quarters of
     W_ih x + b_ih + W_hh h + b_hh (PyTorch's order), c' = sigma(f)*c + sigma(i)*tanh(g), h' = sigma(o)*tanh(c')."""
 
     mode = "LSTM"
 
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
-class GRUCell(_Cell):
+
+class GRUCell(RNNCellBase):
     """One GRU step: ``cell(x, h)`` -> h'; r, z, n from the thirds of W_ih x + b_ih and W_hh h + b_hh (PyTorch's
     order): r = sigma(.), z = sigma(.), n = tanh(W_in x + b_in + r*(W_hn h + b_hn)), h' = (1 - z)*n + z*h."""
 
     mode = "GRU"
 
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
 
 # -- sequence layers ----------------------------------------------------------------------------------------------
 
-class _RNNBase(Module):
-    mode = "RNN_TANH"
+class RNNBase(Module):
+    """A recurrent layer of any ``mode`` ('RNN_TANH', 'RNN_RELU', 'LSTM', 'GRU'; PyTorch's base class of RNN,
+    LSTM and GRU, with its signature): the weights ``weight_ih_l{k}``, ``weight_hh_l{k}`` (``_reverse`` for the
+    backward direction) and biases per layer, and the forward pass over a sequence."""
 
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, proj_size=0, device=None, dtype=None, mode=None):
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
-        self.mode = mode or type(self).mode
+        if mode not in _GATES:
+            raise ValueError(f"Unrecognized RNN mode: {mode} (one of {', '.join(_GATES)})")
+        self.mode = mode
         name = type(self).__name__
         _check_sizes(input_size, hidden_size, name)
         if type(num_layers) is bool or not isinstance(num_layers, numbers.Integral):
@@ -354,7 +368,7 @@ class _RNNBase(Module):
         return text
 
 
-class RNN(_RNNBase):
+class RNN(RNNBase):
     """An Elman RNN over a sequence, h_t = tanh(W_ih x_t + b_ih + W_hh h_(t-1) + b_hh) (or relu), stacked
     ``num_layers`` deep (each layer reads the one below; ``dropout`` between them while training), optionally
     ``bidirectional``. ``rnn(x, h_0)`` -> ``(output, h_n)``."""
@@ -363,20 +377,26 @@ class RNN(_RNNBase):
                  dropout=0.0, bidirectional=False, device=None, dtype=None):
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
-        super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         device=device, dtype=dtype, mode="RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU")
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size, num_layers,
+                         bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
 
-class LSTM(_RNNBase):
+class LSTM(RNNBase):
     """An LSTM over a sequence (:class:`LSTMCell`'s step at each time), stacked and optionally bidirectional as
     :class:`RNN`. ``lstm(x, (h_0, c_0))`` -> ``(output, (h_n, c_n))``."""
 
-    mode = "LSTM"
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         proj_size, device, dtype)
 
 
-class GRU(_RNNBase):
+class GRU(RNNBase):
     """A GRU over a sequence (:class:`GRUCell`'s step at each time), stacked and optionally bidirectional as
     :class:`RNN`. ``gru(x, h_0)`` -> ``(output, h_n)``."""
 
-    mode = "GRU"
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         proj_size, device, dtype)
