@@ -307,3 +307,88 @@ def test_embedding_bag_module_and_from_pretrained_as_torch():
 ])
 def test_embedding_bag_errors_are_torchs(call):
     both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def _lce_case(T, case):
+    rng = np.random.default_rng(len(case))
+    f64 = T.float64
+    out_features = (2,) if "K-dim" in case else ()
+    x = T.tensor(rng.standard_normal((5, 4) if "unbatched" not in case else (4,)), dtype=f64, requires_grad=True)
+    w = T.tensor(rng.standard_normal((3, *out_features, 4)), dtype=f64, requires_grad=True)
+    b = T.tensor(rng.standard_normal((3, *out_features)), dtype=f64, requires_grad=True) if "bias" in case else None
+    batch = () if "unbatched" in case else (5,)
+    if "probabilities" in case:
+        target = T.softmax(T.tensor(rng.standard_normal((*batch, 3, *out_features)), dtype=f64), 1 if batch else 0)
+    else:
+        target = T.tensor(rng.integers(0, 3, (*batch, *out_features)))
+        if "ignore" in case:
+            target[0] = 1
+    kwargs = {"linear_bias": b, "reduction": "none" if "none" in case else "sum" if "sum" in case else "mean",
+              "label_smoothing": 0.2 if "smoothing" in case else 0.0,
+              "ignore_index": 1 if "ignore" in case else None,
+              "weight": T.tensor([0.5, 2.0, 1.0], dtype=f64) if "weight" in case else None}
+    loss = T.nn.functional.linear_cross_entropy(x, w, target, **kwargs)
+    params = [p for p in (x, w, b) if p is not None]
+    return [loss] + list(T.autograd.grad(loss.sum(), params))
+
+
+@pytest.mark.parametrize("case", ["classes", "classes bias weight", "unbatched", "K-dim bias", "probabilities",
+                                  "classes none", "classes sum smoothing", "ignore weight", "K-dim smoothing sum"])
+def test_linear_cross_entropy_is_linear_then_cross_entropy_as_torchs(case):
+    for a, b in zip(_lce_case(ag, case), _lce_case(torch, case)):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_linear_cross_entropy_loss_module_loads_torchs_weights_and_matches():
+    torch.manual_seed(3)
+    theirs = torch.nn.LinearCrossEntropyLoss(4, 3, out_features=(2,), bias=True, dtype=torch.float64,
+                                             label_smoothing=0.1)
+    ours = ag.nn.LinearCrossEntropyLoss(4, 3, out_features=(2,), bias=True, dtype=ag.float64, label_smoothing=0.1)
+    ours.load_state_dict({k: ag.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    assert repr(ours) == repr(theirs)
+    x, t = np.random.default_rng(1).standard_normal((5, 4)), np.random.default_rng(2).integers(0, 3, (5, 2))
+    a, b = ours(ag.tensor(x), ag.tensor(t)), theirs(torch.tensor(x), torch.tensor(t))
+    a.backward()
+    b.backward()
+    np.testing.assert_allclose(a.item(), b.item(), rtol=1e-12)
+    np.testing.assert_allclose(ours.linear.weight.grad.numpy(), theirs.linear.weight.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.functional.linear_cross_entropy(T.ones(2, 3, 4), T.ones(3, 4), T.zeros(2, dtype=T.int64)),
+    lambda T: T.nn.functional.linear_cross_entropy(T.ones(2, 4), T.ones(3, 5), T.zeros(2, dtype=T.int64)),
+    lambda T: T.nn.functional.linear_cross_entropy(T.ones(2, 4), T.ones(3, 4), T.zeros(2, dtype=T.int64),
+                                                   linear_bias=T.ones(4)),
+    lambda T: T.nn.functional.linear_cross_entropy(T.ones(4), T.ones(3, 2, 4), T.zeros(2, dtype=T.int64)),
+    lambda T: T.nn.functional.linear_cross_entropy(T.ones(2, 4), T.ones(3, 4), T.ones(2, 3) / 3, ignore_index=0),
+    lambda T: T.nn.LinearCrossEntropyLoss(4, 3, weight=T.ones(2)),
+    lambda T: T.nn.LinearCrossEntropyLoss(4, 3, label_smoothing=1.5),
+], ids=range(7))
+def test_linear_cross_entropy_refusals_are_torchs(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("loss, target", [("cross_entropy", "class"), ("cross_entropy", "probabilities"),
+                                          ("cross_entropy", "ignored"), ("nll_loss", "class"),
+                                          ("nll_loss", "ignored")])
+def test_one_sample_losses_without_a_batch_dim_are_torchs(loss, reduction, target):
+    """``F.cross_entropy(logits (C,), class ())``: PyTorch's unbatched form (as a single sample, then its batch dim
+    dropped for 'none'), with the class weights and ignore_index."""
+    outs = []
+    for T in (ag, torch):
+        x = T.tensor([0.3, -1.2, 2.0, 0.5], dtype=T.float64, requires_grad=True)
+        y = (T.softmax(T.tensor([1.0, 0.0, 2.0, -1.0], dtype=T.float64), 0) if target == "probabilities"
+             else T.tensor(2))
+        kwargs = {"reduction": reduction, "weight": T.tensor([1.0, 2.0, 0.5, 1.5], dtype=T.float64)}
+        if target == "ignored":
+            kwargs["ignore_index"] = 2
+        if loss == "cross_entropy":
+            kwargs["label_smoothing"] = 0.1 if target != "ignored" else 0.0
+        value = getattr(T.nn.functional, loss)(x, y, **kwargs)
+        grad = T.autograd.grad(value.sum(), [x], allow_unused=True)[0]
+        outs.append((value, grad))
+    (a, ga), (b, gb) = outs
+    assert tuple(a.shape) == tuple(b.shape) == ()
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ga.numpy(), gb.numpy(), rtol=1e-12, atol=1e-15)

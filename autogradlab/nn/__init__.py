@@ -50,7 +50,7 @@ from .adaptive_softmax import AdaptiveLogSoftmaxWithLoss  # noqa: E402
 from .more_layers import (AlphaDropout, Buffer, ChannelShuffle, CircularPad3d, ConstantPad3d, Dropout1d,  # noqa: E402
                           Dropout3d, FeatureAlphaDropout, LocalResponseNorm, LPPool1d, LPPool2d, LPPool3d,
                           MultiLabelMarginLoss, ReflectionPad3d, ReplicationPad3d, RMSNorm, RReLU, Softmax2d,
-                          TripletMarginWithDistanceLoss, ZeroPad3d)
+                          TripletMarginWithDistanceLoss, ZeroPad3d, LinearCrossEntropyLoss)
 from .lazy import LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d  # noqa: E402
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
@@ -83,4 +83,5 @@ __all__ = ["Module", "Parameter", "CosineSimilarity", "PairwiseDistance", "KLDiv
            "LPPool1d", "LPPool2d", "LPPool3d", "MultiLabelMarginLoss", "ReflectionPad3d", "ReplicationPad3d",
            "RMSNorm", "RReLU", "Softmax2d", "TripletMarginWithDistanceLoss", "ZeroPad3d", "LazyInstanceNorm1d",
            "LazyInstanceNorm2d", "LazyInstanceNorm3d", "EmbeddingBag", "FractionalMaxPool2d", "FractionalMaxPool3d",
-           "AdaptiveLogSoftmaxWithLoss", "RNNBase", "RNNCellBase"]
+           "AdaptiveLogSoftmaxWithLoss", "RNNBase", "RNNCellBase",
+           "LinearCrossEntropyLoss"]

@@ -207,6 +207,15 @@ def _index_targets(target):
     return target
 
 
+def _one_sample(loss, input, target, reduction, **kwargs):
+    """One sample's logits or log-probabilities (C,) with its class () or its probabilities (C,), as PyTorch
+    takes them: a batch of one, its batch dim dropped again for ``reduction='none'``."""
+    if target.ndim == 0 or tuple(target.shape) == tuple(input.shape):
+        target = target.unsqueeze(0)
+    out = loss(input.unsqueeze(0), target, reduction=reduction, **kwargs)
+    return out.squeeze(0) if reduction == "none" else out
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """-w[y_n] * logp[n, y_n] for log-probabilities ``input`` (N, C) (or (N, C, d1, ...), a class per position)
     and class indices ``target`` (N,); ``weight``
@@ -218,6 +227,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     target = _index_targets(target)
     if input.ndim > 2 and isinstance(target, Tensor):
         return _per_position(nll_loss, "nll_loss", input, target, reduction, weight=weight, ignore_index=ignore_index)
+    if input.ndim == 1 and isinstance(target, Tensor):
+        return _one_sample(nll_loss, input, target, reduction, weight=weight, ignore_index=ignore_index)
     counted = _check_class_targets(input, target, "nll_loss", ignore_index)
     _class_weight(weight, input, "nll_loss")
     rows = arange(input.shape[0], device=input.device)
@@ -245,7 +256,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduction="mean", label_smoothing=0.0):
     """-log softmax(x)[n, y_n] = logsumexp(x_n) - x[n, y_n]: logits (N, C), class indices (N,); ``weight`` and
     ``ignore_index`` as in :func:`nll_loss`. Logits (N, C, d1, ...) take a class per position (segmentation,
-    a class per time step), as PyTorch's.
+    a class per time step), and one sample's logits (C,) its class (), as PyTorch's.
 
     Computed through ``log_softmax`` (never ``log(softmax(x))``), so huge logits stay finite.
     A float ``target`` of the same shape as ``input`` is read as class probabilities:
@@ -261,9 +272,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if input.ndim > 2:
         return _per_position(cross_entropy, "cross_entropy", input, target, reduction, weight=weight,
                              ignore_index=ignore_index, label_smoothing=label_smoothing)
+    if input.ndim == 1:
+        return _one_sample(cross_entropy, input, target, reduction, weight=weight, ignore_index=ignore_index,
+                           label_smoothing=label_smoothing)
     if input.ndim != 2:
-        raise ValueError(f"cross_entropy: input must be logits of shape (N, C), got shape {tuple(input.shape)}"
-                         + ("; for a single sample use input.unsqueeze(0)" if input.ndim == 1 else ""))
+        raise ValueError(f"cross_entropy: input must be logits of shape (N, C) or (C,), got shape "
+                         f"{tuple(input.shape)}")
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing!r}")
     _class_weight(weight, input, "cross_entropy")

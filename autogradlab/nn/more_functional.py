@@ -32,7 +32,7 @@ __all__ = ["rms_norm", "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool
            "celu_", "selu_", "threshold_", "channel_shuffle", "upsample_nearest", "upsample_bilinear",
            "multilabel_margin_loss", "triplet_margin_with_distance_loss", "max_pool1d_with_indices",
            "max_pool2d_with_indices", "max_pool3d_with_indices", "adaptive_max_pool1d_with_indices",
-           "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices"]
+           "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "linear_cross_entropy"]
 
 
 # -- normalisation ------------------------------------------------------------------------------------------
@@ -367,3 +367,36 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
         negative_distance = E.minimum(negative_distance, d(positive, negative))
     return _reduce(E.clamp(positive_distance - negative_distance + margin, min=0.0), reduction,
                    "triplet_margin_with_distance_loss")
+
+
+# -- a linear layer and cross-entropy in one call ---------------------------------------------------------------
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
+                         ignore_index=None, label_smoothing=0.0, options=None):
+    """cross_entropy(x W^T + b, target) with W of shape (C, *out_features, in_features): logits
+    (N, C, *out_features). PyTorch fuses the two and works through the batch in chunks to save the logits'
+    memory (``options``); here they run one after the other, so the values and gradients are the same and
+    ``options`` changes nothing."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    if linear_weight.ndim < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.ndim}")
+    if input.shape[-1] != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions (in_features), got "
+                           f"{input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(classes, *out_features)}, got {tuple(linear_bias.shape)}")
+    if out_features and input.ndim == 1:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+                           f"requires batched input, (N, {input.shape[-1]}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    batch = tuple(input.shape[:-1])
+    if tuple(target.shape) == (*batch, classes, *out_features) and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    flat_bias = None if linear_bias is None else linear_bias.reshape(-1)
+    logits = F.linear(input, linear_weight.reshape(-1, input.shape[-1]), flat_bias)
+    logits = logits.reshape(*batch, classes, *out_features)
+    return F.cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None else ignore_index,
+                           reduction=reduction, label_smoothing=label_smoothing)
+

@@ -6,6 +6,7 @@
 (a tensor that a module registers as a buffer when assigned: ``self.mean = nn.Buffer(torch.zeros(3))``)."""
 from __future__ import annotations
 
+import math
 import numbers
 
 from .. import creation
@@ -13,14 +14,14 @@ from ..tensor import Tensor
 from . import functional as F
 from . import init
 from . import more_functional as G
-from .layers import ConstantPad1d, _DropoutNd, _IndexPadNd
+from .layers import ConstantPad1d, Linear, _DropoutNd, _IndexPadNd
 from .module import Module
 from .parameter import Parameter
 
 __all__ = ["RMSNorm", "LocalResponseNorm", "LPPool1d", "LPPool2d", "LPPool3d", "Softmax2d", "Dropout1d", "Dropout3d",
            "AlphaDropout", "FeatureAlphaDropout", "RReLU", "ChannelShuffle", "ZeroPad3d", "ConstantPad3d",
            "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d", "MultiLabelMarginLoss",
-           "TripletMarginWithDistanceLoss", "Buffer"]
+           "TripletMarginWithDistanceLoss", "Buffer", "LinearCrossEntropyLoss"]
 
 
 class RMSNorm(Module):
@@ -221,6 +222,38 @@ class TripletMarginWithDistanceLoss(Module):
         return G.triplet_margin_with_distance_loss(anchor, positive, negative,
                                                    distance_function=self.distance_function, margin=self.margin,
                                                    swap=self.swap, reduction=self.reduction)
+
+
+class LinearCrossEntropyLoss(Module):
+    """A linear layer (``self.linear``, in_features -> num_classes * prod(out_features)) and cross-entropy in
+    one module: ``loss(x, target)`` is :func:`~.more_functional.linear_cross_entropy` with its weight seen as
+    (num_classes, *out_features, in_features)."""
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,
+                 reduction="mean", weight=None, ignore_index=None, label_smoothing=0.0, options=None):
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if not 0 <= label_smoothing <= 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__()
+        self.reduction, self.num_classes, self.out_features = reduction, num_classes, tuple(out_features)
+        self.ignore_index, self.label_smoothing, self.options = ignore_index, label_smoothing, options
+        self.register_buffer("weight", weight)
+        self.linear = Linear(in_features, num_classes * math.prod(self.out_features), bias=bias, device=device,
+                             dtype=dtype)
+
+    def forward(self, input, target):
+        shape = (self.num_classes, *self.out_features)
+        bias = None if self.linear.bias is None else self.linear.bias.reshape(shape)
+        return G.linear_cross_entropy(input, self.linear.weight.reshape(*shape, self.linear.in_features), target,
+                                      linear_bias=bias, weight=self.weight, reduction=self.reduction,
+                                      ignore_index=self.ignore_index, label_smoothing=self.label_smoothing,
+                                      options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, out_features="
+                f"{self.out_features}, bias={self.linear.bias is not None}, reduction={self.reduction}, "
+                f"ignore_index={self.ignore_index}, label_smoothing={self.label_smoothing}, options={self.options}")
 
 
 class Buffer(Tensor):
