@@ -205,6 +205,7 @@ STRICT_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/test_o
                tests/test_expand_and_arg_constraints_vs_torch.py tests/test_gpd_logistic_normal_straight_through_vs_torch.py
                tests/test_wishart_vs_torch.py tests/test_lkj_cholesky_vs_torch.py tests/test_joined_transforms_vs_torch.py
                tests/test_exponential_family_vs_torch.py tests/test_fractional_pool_adaptive_softmax_vs_torch.py
+               tests/test_kl_pairs_vs_torch.py
                tests/test_checkpoint_vs_torch.py tests/test_weight_norms_vs_torch.py
                tests/test_lazy_modules_vs_torch.py tests/test_default_dtype_vs_torch.py
                tests/test_custom_functions_vs_torch.py tests/test_parametrize_vs_torch.py
@@ -255,7 +256,7 @@ FAKE_CUDA_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/tes
                   tests/test_expand_and_arg_constraints_vs_torch.py tests/test_gpd_logistic_normal_straight_through_vs_torch.py
                   tests/test_wishart_vs_torch.py tests/test_lkj_cholesky_vs_torch.py
                   tests/test_joined_transforms_vs_torch.py tests/test_exponential_family_vs_torch.py
-                  tests/test_fractional_pool_adaptive_softmax_vs_torch.py
+                  tests/test_fractional_pool_adaptive_softmax_vs_torch.py tests/test_kl_pairs_vs_torch.py
                   tests/test_checkpoint_vs_torch.py tests/test_weight_norms_vs_torch.py
                   tests/test_lazy_modules_vs_torch.py tests/test_lessons_tooling.py
                   tests/test_default_dtype_vs_torch.py tests/test_custom_functions_vs_torch.py

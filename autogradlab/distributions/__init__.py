@@ -15,7 +15,8 @@
 - ``LKJCholesky`` and ``CorrCholeskyTransform`` (``lkj.py``);
 - ``TransformedDistribution`` (``transformed.py``) with the transforms (gathered in ``transforms.py``),
   ``constraints`` and ``biject_to`` / ``transform_to`` (``constraint_registry.py``);
-- ``kl_divergence`` for the registered pairs (``kl.py``; ``register_kl`` adds yours).
+- ``kl_divergence`` for the registered pairs (``kl.py``; ``register_kl`` adds yours): two of a kind next to
+  their classes, the rest of torch's pairs in ``kl_pairs.py``.
 
 Every class has ``arg_constraints`` and ``expand``. ``log_prob``, ``entropy`` and ``rsample`` (the
 reparameterised sample, ``loc + scale * eps``) are built from differentiable ops, so gradients reach the
@@ -49,6 +50,7 @@ from .more_transforms import (CumulativeDistributionTransform, IndependentTransf
                               PositiveDefiniteTransform, ReshapeTransform, SoftmaxTransform, StickBreakingTransform)
 from .joined_transforms import CatTransform, StackTransform
 from .constraint_registry import biject_to, transform_to
+from . import kl_pairs  # noqa: F401,E402  (registers the KL pairs across families and the rest of torch's)
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
                          SigmoidTransform, SoftplusTransform, TanhTransform, Transform, identity_transform)
 
