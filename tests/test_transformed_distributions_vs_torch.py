@@ -193,3 +193,17 @@ def test_every_distribution_has_torchs_support(name):
     values = np.array([[0.0, 1.0], [0.5, 0.5], [-1.0, 3.0], [1.0, 0.0]])
     np.testing.assert_array_equal(host(ours.check(ag.tensor(values)).data),
                                   theirs.check(torch.tensor(values)).numpy())
+
+
+def test_affine_transforms_are_equal_by_value_so_their_distributions_have_a_kl_as_in_torch():
+    outs = []
+    for T in (ag, torch):
+        D, TT = T.distributions, T.distributions.transforms
+        a, b = TT.AffineTransform(T.tensor([1.0, 2.0]), 2.0), TT.AffineTransform(T.tensor([1.0, 2.0]), 2.0)
+        flags = [a == b, a == TT.AffineTransform(T.tensor([1.0, 3.0]), 2.0), a == TT.AffineTransform(1.0, 2.0),
+                 TT.AffineTransform(1.0, -2.0) == TT.AffineTransform(1.0, -2.0)]
+        p = D.TransformedDistribution(D.Normal(T.zeros(2), 1.0), [a])
+        q = D.TransformedDistribution(D.Normal(T.ones(2), 2.0), [b])
+        outs.append((flags, D.kl_divergence(p, q).numpy()))
+    assert outs[0][0] == outs[1][0] == [True, False, False, True]
+    np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-6)

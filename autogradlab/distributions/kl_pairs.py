@@ -2,7 +2,8 @@
 against a Normal, an Exponential against a Gumbel, a Uniform against a Pareto...), and the pairs within the
 families whose modules leave them out (Binomial, Cauchy, ContinuousBernoulli, Geometric, Gumbel, HalfNormal,
 OneHotCategorical, Pareto, Uniform, and two TransformedDistributions through the same transforms). Together
-with theirs, these are the pairs PyTorch registers.
+with theirs, these are the pairs PyTorch registers; HalfCauchy, LogNormal and InverseGamma pairs are here too
+(PyTorch's are TransformedDistributions, whose pair gives the KL of their bases).
 
 Where q gives probability 0 to a set that p does not, KL(p || q) is +inf: for every element of the batch when
 the supports never nest (a Normal against a Gamma), or for the elements where they do not (a Uniform reaching
@@ -20,8 +21,8 @@ from .continuous import Exponential, Laplace, Normal, Uniform
 from .discrete import Bernoulli, Binomial, Geometric, OneHotCategorical
 from .gamma_family import Beta, Gamma, Poisson
 from .kl import kl_divergence, register_kl
-from .more_continuous import Cauchy, Gumbel, HalfNormal
-from .positive import ContinuousBernoulli, Pareto
+from .more_continuous import Cauchy, Gumbel, HalfCauchy, HalfNormal, LogNormal
+from .positive import ContinuousBernoulli, InverseGamma, Pareto
 from .transformed import TransformedDistribution
 
 __all__ = []
@@ -56,6 +57,25 @@ def _kl_binomial_binomial(p, q):
 def _kl_cauchy_cauchy(p, q):
     """log(((s_p + s_q)^2 + (m_p - m_q)^2) / (4 s_p s_q))."""
     return E.log((p.scale + q.scale) ** 2 + (p.loc - q.loc) ** 2) - E.log(4 * p.scale * q.scale)
+
+
+@register_kl(HalfCauchy, HalfCauchy)
+def _kl_halfcauchy_halfcauchy(p, q):
+    """log((s_p + s_q)^2 / (4 s_p s_q)): the KL of the Cauchy laws they fold (PyTorch's TransformedDistribution)."""
+    return E.log((p.scale + q.scale) ** 2) - E.log(4 * p.scale * q.scale)
+
+
+@register_kl(LogNormal, LogNormal)
+def _kl_lognormal_lognormal(p, q):
+    """The KL of the normal laws of log X (one bijection applied to both leaves the KL as it was)."""
+    return kl_divergence(Normal(p.loc, p.scale, validate_args=False), Normal(q.loc, q.scale, validate_args=False))
+
+
+@register_kl(InverseGamma, InverseGamma)
+def _kl_inversegamma_inversegamma(p, q):
+    """The KL of the Gamma laws of 1/X."""
+    return kl_divergence(Gamma(p.concentration, p.rate, validate_args=False),
+                         Gamma(q.concentration, q.rate, validate_args=False))
 
 
 @register_kl(ContinuousBernoulli, ContinuousBernoulli)
