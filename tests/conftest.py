@@ -116,3 +116,14 @@ def import_torch(environ=None):
         pytest.fail(f"torch {version} is installed, but the comparisons are pinned to torch=={TORCH_VERSION} "
                     f"(required because {required}); reinstall it with `bash dev.sh setup`.", pytrace=False)
     return torch
+
+
+@pytest.fixture
+def torch_float64_default():
+    """torch's default dtype float64 for one test (its GeneralizedPareto runs in float64 only then: it compares
+    with a ``torch.tensor(0.0)`` of the default dtype), restored afterwards."""
+    torch = importlib.import_module("torch")
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield
+    torch.set_default_dtype(before)

@@ -15,7 +15,8 @@ from torch_compare import both_raise, close
 import autogradlab as ag
 
 torch = import_torch()
-pytestmark = pytest.mark.filterwarnings("ignore:Singular sample detected")   # (torch's Wishart warns on every draw)
+pytestmark = [pytest.mark.filterwarnings("ignore:Singular sample detected"),   # (torch's Wishart warns on every draw)
+              pytest.mark.usefixtures("torch_float64_default")]
 
 
 def _catalog(T):
@@ -69,15 +70,6 @@ def test_the_catalog_covers_every_distribution_class():
     unlisted = {c.__name__ for c in classes if not c.__name__.startswith("_")} - set(D.__all__)
     assert not unlisted, f"exported but not in distributions.__all__: {sorted(unlisted)}"
     assert all(hasattr(torch.distributions, name) for name in D.__all__)
-
-
-@pytest.fixture(autouse=True)
-def _torch_in_float64():
-    """(torch's GeneralizedPareto runs in float64 only under a float64 default dtype)"""
-    before = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(before)
 
 
 def _moment(dist, name):

@@ -21,14 +21,7 @@ SCALE = np.array([2.0, 1.5, 1.0, 0.5, 3.0, 0.7, 1.2])
 Z = np.array([0.4, 1.2, 1.45, 0.3, 2.0, 4.0, 7.5])   # (inside the support: z < -1/c where c < 0)
 X = LOC + SCALE * Z
 EXACT_IN_TORCH = np.abs(C) > 1e-8
-
-
-@pytest.fixture(autouse=True)
-def _torch_in_float64():
-    before = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(before)
+pytestmark = pytest.mark.usefixtures("torch_float64_default")
 
 
 def _gpd(T, requires_grad=False):
