@@ -392,3 +392,9 @@ def test_one_sample_losses_without_a_batch_dim_are_torchs(loss, reduction, targe
     assert tuple(a.shape) == tuple(b.shape) == ()
     np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12)
     np.testing.assert_allclose(ga.numpy(), gb.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_a_linear_layer_fed_the_wrong_number_of_features_raises_torchs_class():
+    both_raise(lambda: ag.nn.functional.linear(ag.ones(2, 3), ag.ones(4, 5)),
+               lambda: torch.nn.functional.linear(torch.ones(2, 3), torch.ones(4, 5)))
+    both_raise(lambda: ag.nn.Linear(5, 4)(ag.ones(2, 3)), lambda: torch.nn.Linear(5, 4)(torch.ones(2, 3)))

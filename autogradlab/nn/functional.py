@@ -59,9 +59,9 @@ def linear(input, weight, bias=None):
                            f"{weight.shape[-1]} features: x.reshape(1) for one feature, or x.reshape(1, -1) for a batch "
                            f"of one")
     if input.shape[-1] != weight.shape[-1]:
-        raise ValueError(f"linear: input has {input.shape[-1]} features (shape {tuple(input.shape)}) but "
-                         f"the weight expects {weight.shape[-1]} (weight shape {tuple(weight.shape)}, "
-                         f"i.e. (out_features, in_features))")
+        raise RuntimeError(f"linear: input has {input.shape[-1]} features (shape {tuple(input.shape)}) but "
+                           f"the weight expects {weight.shape[-1]} (weight shape {tuple(weight.shape)}, "
+                           f"i.e. (out_features, in_features))")
     out = input @ weight.T
     return out if bias is None else out + bias
 
