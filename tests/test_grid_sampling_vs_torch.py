@@ -130,3 +130,18 @@ def test_bicubic_weights_sum_to_one_and_volumes_are_refused_as_torch():
                                                     mode="bicubic", align_corners=False),
                lambda: torch.nn.functional.grid_sample(torch.ones(1, 1, 2, 2, 2), torch.zeros(1, 1, 1, 1, 3),
                                                        mode="bicubic", align_corners=False))
+
+
+@pytest.mark.parametrize("bad", [float("inf"), -float("inf"), float("nan")])
+def test_nearest_reads_an_infinite_or_nan_position_as_torch_and_its_grid_gradient_stays_zero(bad):
+    outs = []
+    for T in (ag, torch):
+        grid = T.tensor([[[[bad, 0.0], [0.3, 0.2]]]], dtype=T.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")   # (no inf - inf on the way)
+            out = T.nn.functional.grid_sample(T.tensor(np.arange(16.0).reshape(1, 1, 4, 4)), grid, mode="nearest",
+                                              align_corners=False)
+            out.sum().backward()
+        outs.append((out.detach().numpy(), grid.grad.numpy()))
+    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+    np.testing.assert_array_equal(outs[0][1], outs[1][1])

@@ -206,8 +206,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if mode == "nearest":
         rounded = [E.round(x) for x in coords]
         values, inside = read([r.detach() for r in rounded])
-        for r in rounded:   # (times exactly 1, whose gradient is round's, 0: grid.grad is zeros, as torch's)
-            inside = inside * (1 + (r - r.detach())).unsqueeze(1)
+        for r in rounded:   # (times exactly 1, whose gradient is round's, 0: grid.grad is zeros, as torch's;
+            finite = E.where(E.isfinite(r), r, 0.0)   # an infinite or NaN position reads as before, no inf - inf)
+            inside = inside * (1 + (finite - finite.detach())).unsqueeze(1)
         return values * inside
     floors = [E.floor(x).detach() for x in coords]
     out = None
