@@ -280,3 +280,11 @@ def test_what_cannot_be_enumerated_is_refused_as_in_torch(call):
     assert not ag.distributions.Normal(0.0, 1.0).has_enumerate_support
     assert not ag.distributions.Independent(ag.distributions.Bernoulli(ag.tensor([0.2, 0.7])),
                                             1).has_enumerate_support
+
+
+def test_multinomials_support_is_torchs_multinomial_constraint():
+    counts = [[3.0, 3.0], [1.0, 2.0], [4.0, 0.0], [-1.0, 2.0]]
+    ours = ag.distributions.Multinomial(4, probs=ag.tensor([0.5, 0.5])).support
+    theirs = torch.distributions.Multinomial(4, probs=torch.tensor([0.5, 0.5])).support
+    assert repr(ours) == repr(theirs) and (ours.event_dim, ours.is_discrete) == (theirs.event_dim, theirs.is_discrete)
+    np.testing.assert_array_equal(ours.check(ag.tensor(counts)).numpy(), theirs.check(torch.tensor(counts)).numpy())

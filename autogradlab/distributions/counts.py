@@ -34,7 +34,8 @@ class Multinomial(_OverCategorical):
 
     @property
     def support(self):
-        return constraints.independent(constraints.integer_interval(0, self.total_count), 1)
+        """Counts >= 0 summing to at most ``total_count`` (PyTorch's ``constraints.multinomial``)."""
+        return constraints.multinomial(self.total_count)
 
     @property
     def mean(self):
