@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+import numpy
+
 from ..creation import rand
 from ..ops import elementwise as E
 from ..ops import shape as S
@@ -20,7 +22,6 @@ from .distribution import Distribution, _as_tensor, _check
 
 __all__ = ["GeneralizedPareto"]
 
-_NEAR_ZERO = 1e-8   # (|c| up to this takes the series in c: PyTorch's threshold for its c = 0 formula)
 
 
 class GeneralizedPareto(Distribution):
@@ -43,13 +44,14 @@ class GeneralizedPareto(Distribution):
     def _params(self):
         return {"loc": self.loc, "scale": self.scale, "concentration": self.concentration}
 
-    def _split(self):
-        """(c is near 0, c with 1 there, c with 0 elsewhere). Near c = 0 the exact formulas divide by c and their
-        gradient in c cancels catastrophically, so those elements take the first two terms of the series in c
-        instead (PyTorch takes the c = 0 limit alone there, whose gradient in c is 0: a fit that starts at c = 0
-        never moves c). The exact formulas see a harmless 1 in those places, so nothing is 0/0."""
+    def _split(self, u):
+        """(|c u| is small, c with 1 there, c with 0 elsewhere), u = z or log(1 - p). Where c u is small the exact
+        formulas' log1p(c u) / c cancels, and their gradient in c with it, so those elements take the series in
+        c to its c^2 term instead, exact to rounding while |c u| <= eps^(1/3) of the dtype (PyTorch takes the
+        c = 0 limit alone for |c| <= 1e-8, whose gradient in c is 0: a fit started at c = 0 never moves c). The
+        exact formulas see a harmless 1 in those places, so nothing is 0/0."""
         c = self.concentration
-        near = E.abs(c) <= _NEAR_ZERO
+        near = E.abs(c.detach() * u.detach()) <= float(numpy.finfo(c.dtype).eps) ** (1 / 3)
         return near, E.where(near, 1.0, c), E.where(near, c, 0.0)
 
     @property
@@ -65,19 +67,20 @@ class GeneralizedPareto(Distribution):
         return (value - self.loc) / self.scale
 
     def log_prob(self, value):
-        """-log scale - (1/c + 1) log(1 + c z); near c = 0, -log scale - z - c (z - z^2/2)."""
+        """-log scale - (1/c + 1) log(1 + c z); for small c z, -log scale - z - c (z - z^2/2) - c^2 (z^3/3 - z^2/2)."""
         z = self._z(value)
-        near, c, c0 = self._split()
+        near, c, c0 = self._split(z)
         power, cz = 1 / c + 1, c * z
         far_end = (power == 0) & (cz <= -1)   # (c = -1, the Uniform, at its upper end: 0 log 0 is 0)
         exact = power * E.log1p(E.where(far_end, 0.0, cz))
-        return -E.log(self.scale) - E.where(near, z + c0 * (z - z * z / 2), exact)
+        series = z + c0 * (z - z * z / 2) + c0 * c0 * (z * z * z / 3 - z * z / 2)
+        return -E.log(self.scale) - E.where(near, series, exact)
 
     def log_survival_function(self, value):
-        """log P(X > x) = -log(1 + c z) / c; near c = 0, -z + c z^2 / 2."""
+        """log P(X > x) = -log(1 + c z) / c; for small c z, -z + c z^2 / 2 - c^2 z^3 / 3."""
         z = self._z(value)
-        near, c, c0 = self._split()
-        return E.where(near, -z + c0 * z * z / 2, -E.log1p(c * z) / c)
+        near, c, c0 = self._split(z)
+        return E.where(near, -z + c0 * z * z / 2 - c0 * c0 * z * z * z / 3, -E.log1p(c * z) / c)
 
     def log_cdf(self, value):
         return E.log1p(-E.exp(self.log_survival_function(value)))
@@ -86,10 +89,12 @@ class GeneralizedPareto(Distribution):
         return E.exp(self.log_cdf(value))
 
     def icdf(self, value):
-        """loc + scale ((1 - u)^(-c) - 1) / c; near c = 0, loc + scale (-L + c L^2 / 2) with L = log(1 - u)."""
+        """loc + scale ((1 - u)^(-c) - 1) / c; for small c L, loc + scale (-L + c L^2 / 2 - c^2 L^3 / 6) with
+        L = log(1 - u)."""
         L = E.log1p(-_as_tensor(value, self.loc))
-        near, c, c0 = self._split()
-        return self.loc + self.scale * E.where(near, -L + c0 * L * L / 2, E.expm1(-c * L) / c)
+        near, c, c0 = self._split(L)
+        series = -L + c0 * L * L / 2 - c0 * c0 * L * L * L / 6
+        return self.loc + self.scale * E.where(near, series, E.expm1(-c * L) / c)
 
     def rsample(self, sample_shape=()):
         return self.icdf(rand(self._shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device))
