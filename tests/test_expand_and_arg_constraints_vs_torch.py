@@ -288,3 +288,37 @@ def test_multinomials_support_is_torchs_multinomial_constraint():
     theirs = torch.distributions.Multinomial(4, probs=torch.tensor([0.5, 0.5])).support
     assert repr(ours) == repr(theirs) and (ours.event_dim, ours.is_discrete) == (theirs.event_dim, theirs.is_discrete)
     np.testing.assert_array_equal(ours.check(ag.tensor(counts)).numpy(), theirs.check(torch.tensor(counts)).numpy())
+
+
+def test_a_subclass_s_own_expand_in_torchs_pattern_ports():
+    """The pattern PyTorch's documentation gives for a subclass: ``_get_checked_instance``, the base's
+    ``__init__`` with ``validate_args=False``, then ``_validate_args`` copied."""
+    results = []
+    for T in (ag, torch):
+        class Shifted(T.distributions.Distribution):
+            arg_constraints = {}
+
+            def __init__(self, loc, validate_args=None):
+                self.loc = loc
+                super().__init__(tuple(loc.shape), validate_args=validate_args)
+
+            def expand(self, batch_shape, _instance=None):
+                new = self._get_checked_instance(Shifted, _instance)
+                new.loc = self.loc.expand(batch_shape)
+                super(Shifted, new).__init__(tuple(batch_shape), validate_args=False)
+                new._validate_args = self._validate_args
+                return new
+
+            def log_prob(self, value):
+                return -(value - self.loc) ** 2
+
+        big = Shifted(T.tensor([0.5, 1.0]), validate_args=True).expand((3, 2))
+        results.append((tuple(big.batch_shape), big._validate_args, big.log_prob(T.ones(3, 2)).numpy()))
+
+        class Plain(Shifted):
+            def __init__(self, loc):
+                super().__init__(loc)
+        with pytest.raises(NotImplementedError, match="custom .expand"):
+            T.distributions.Distribution._get_checked_instance(Plain(T.zeros(2)), Shifted)
+    assert results[0][:2] == results[1][:2] == ((3, 2), True)
+    np.testing.assert_allclose(results[0][2], results[1][2])

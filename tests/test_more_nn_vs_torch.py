@@ -398,3 +398,13 @@ def test_a_linear_layer_fed_the_wrong_number_of_features_raises_torchs_class():
     both_raise(lambda: ag.nn.functional.linear(ag.ones(2, 3), ag.ones(4, 5)),
                lambda: torch.nn.functional.linear(torch.ones(2, 3), torch.ones(4, 5)))
     both_raise(lambda: ag.nn.Linear(5, 4)(ag.ones(2, 3)), lambda: torch.nn.Linear(5, 4)(torch.ones(2, 3)))
+
+
+def test_review_refusals_are_torchs():
+    both_raise(lambda: ag.nn.functional.cross_entropy(ag.tensor([1.0, 2.0, 0.5]), ag.tensor([[0.2, 0.3, 0.5]])),
+               lambda: torch.nn.functional.cross_entropy(torch.tensor([1.0, 2.0, 0.5]),
+                                                         torch.tensor([[0.2, 0.3, 0.5]])))
+    both_raise(lambda: ag.nn.functional.nll_loss(ag.tensor([1.0, 2.0, 0.5]), ag.tensor([[1]])),
+               lambda: torch.nn.functional.nll_loss(torch.tensor([1.0, 2.0, 0.5]), torch.tensor([[1]])))
+    both_raise(lambda: ag.nn.RNN(3, 4, proj_size=2), lambda: torch.nn.RNN(3, 4, proj_size=2))
+    both_raise(lambda: ag.distributions.LKJCholesky(3.0, 1.0), lambda: torch.distributions.LKJCholesky(3.0, 1.0))

@@ -73,6 +73,23 @@ class Distribution:
         new.batch_shape = batch_shape
         return new
 
+    def _get_checked_instance(self, cls, _instance=None):
+        """A bare instance for a subclass's own ``expand`` (PyTorch's pattern: fill its parameters, then
+        ``super(Cls, new).__init__(batch_shape, validate_args=False)``)."""
+        if _instance is None and type(self).__init__ != cls.__init__:
+            raise NotImplementedError(f"Subclass {type(self).__name__} of {cls.__name__} that defines a custom "
+                                      f"__init__ method must also define a custom .expand() method.")
+        return type(self).__new__(type(self)) if _instance is None else _instance
+
+    @property
+    def _validate_args(self):
+        """Whether parameters and values are checked (PyTorch's name for it)."""
+        return self._validate
+
+    @_validate_args.setter
+    def _validate_args(self, value):
+        self._validate = value is not False
+
     def _check_value(self, value, ok, support):
         """PyTorch's check of ``log_prob``'s argument: inside the support, or a ValueError."""
         if self._validate and not bool(ok.all()):

@@ -15,6 +15,7 @@ so |w_i|^2 ~ Beta(i/2, eta + (d - 1 - i)/2) with a uniform direction: the onion 
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy
 
@@ -117,6 +118,9 @@ class LKJCholesky(Distribution):
     support = constraints.corr_cholesky
 
     def __init__(self, dim, concentration=1.0, validate_args=None):
+        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
+            raise TypeError(f"LKJCholesky: dim must be an int (the matrices are dim x dim), got "
+                            f"{type(dim).__name__} {dim!r}")
         if dim < 2:
             raise ValueError(f"Expected dim to be an integer greater than or equal to 2. Found dim={dim}.")
         self.dim = dim

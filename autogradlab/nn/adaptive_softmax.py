@@ -24,7 +24,7 @@ from ..grad_mode import no_grad
 from ..ops import shape as S
 from ..ops.rearrange import index_select
 from ..ops.selection import index_add
-from ..tensor import Tensor
+from ..tensor import Tensor, tensor
 from . import functional as F
 from .layers import Linear, ModuleList, Sequential
 from .module import Module
@@ -37,8 +37,7 @@ _ASMoutput = namedtuple("_ASMoutput", ["output", "loss"])
 
 def _positions(array, device):
     """Host integers as an int64 index tensor on ``device``."""
-    return Tensor._make(backend.asarray(numpy.ascontiguousarray(array, dtype=numpy.int64), device, numpy.int64),
-                        False, None, device)
+    return tensor(numpy.asarray(array, dtype=numpy.int64), device=device)
 
 
 class AdaptiveLogSoftmaxWithLoss(Module):

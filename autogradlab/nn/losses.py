@@ -210,6 +210,10 @@ def _index_targets(target):
 def _one_sample(loss, input, target, reduction, **kwargs):
     """One sample's logits or log-probabilities (C,) with its class () or its probabilities (C,), as PyTorch
     takes them: a batch of one, its batch dim dropped again for ``reduction='none'``."""
+    if target.ndim > 1:
+        raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported: one sample's input "
+                           f"{tuple(input.shape)} takes a class () or probabilities {tuple(input.shape)}, got a "
+                           f"target of shape {tuple(target.shape)}")
     if target.ndim == 0 or tuple(target.shape) == tuple(input.shape):
         target = target.unsqueeze(0)
     out = loss(input.unsqueeze(0), target, reduction=reduction, **kwargs)

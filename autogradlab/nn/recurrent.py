@@ -374,11 +374,11 @@ class RNN(RNNBase):
     ``bidirectional``. ``rnn(x, h_0)`` -> ``(output, h_n)``."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None, proj_size=0):
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size, num_layers,
-                         bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)
+                         bias, batch_first, dropout, bidirectional, proj_size, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
 
