@@ -258,3 +258,18 @@ def test_mixture_mean_and_variance_with_a_one_dim_mixture_batch_are_torchs():
 ])
 def test_distributions_refuse_what_torch_refuses(call):
     both_raise(lambda: call(ag), lambda: call(torch))
+
+
+@pytest.mark.parametrize("shape, dim", [((0,), None), ((0, 3), 0), ((2, 0), 1), ((0, 3), None)], ids=str)
+def test_the_mean_of_nothing_is_nan_quietly_as_torchs(shape, dim):
+    """NumPy warns "Mean of empty slice"; PyTorch gives NaN silently (an empty batch's loss), and so does this."""
+    outs = []
+    for T in (ag, torch):
+        x = T.zeros(*shape, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            m = x.mean() if dim is None else x.mean(dim)
+            m.sum().backward()
+        outs.append((m.detach().numpy(), tuple(x.grad.shape)))
+    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+    assert outs[0][1] == outs[1][1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import warnings
 from collections import namedtuple
 
 import numpy
@@ -81,8 +82,17 @@ SUM = defop("sum", ("self",), math="sum_i a_i;  da = g (expanded)",
             vjp=lambda g, ctx: (expand_back(g, ctx._input_shapes[0], ctx.dims, ctx.keepdim),),
             formulas=("1",))
 
+def _mean(xp, a, dims, keepdim):
+    """a.mean; the mean of nothing is NaN, quietly (NumPy warns "Mean of empty slice", PyTorch does not)."""
+    if a.size:
+        return a.mean(axis=dims, keepdims=keepdim)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return a.mean(axis=dims, keepdims=keepdim)
+
+
 MEAN = defop("mean", ("self",), math="sum_i a_i / n;  da = g/n (expanded)",
-             forward=lambda xp, a, dims, keepdim: a.mean(axis=dims, keepdims=keepdim),
+             forward=_mean,
              vjp=lambda g, ctx: (expand_back(g, ctx._input_shapes[0], ctx.dims, ctx.keepdim)
                                  / _count(ctx._input_shapes[0], ctx.dims),),
              formulas=("1/n",))
