@@ -11,7 +11,6 @@ import numpy
 from .. import linalg
 from ..creation import rand, randn
 from ..ops import elementwise as E
-from ..tensor import tensor
 from ..ops.special_functions import erfinv
 from . import constraints
 from .exponential_family import ExponentialFamily
@@ -226,26 +225,6 @@ class Laplace(_LocationScale):
         return self.loc - self.scale * E.sign(t) * E.log1p(-2 * E.abs(t))
 
 
-def _lower_cholesky(name, value, owner):
-    """PyTorch's LowerCholesky constraint: lower triangular with a positive diagonal."""
-    m = value.detach()
-    ok = ((m.tril() == m).all((-2, -1))) & (m.diagonal(0, -2, -1) > 0).all(-1)
-    _check(name, value, ok, "LowerCholesky()", owner)
-
-
-def _positive_definite(name, value, owner):
-    """PyTorch's PositiveDefinite constraint: symmetric, with a Cholesky factor."""
-    m = value.detach()
-    ok = bool(E.isclose(m, m.mT, atol=1e-6).all())
-    if ok:
-        try:
-            linalg.cholesky(m)
-        except RuntimeError:
-            ok = False
-    if not ok:
-        _check(name, value, tensor(False), "PositiveDefinite()", owner)
-
-
 def _mahalanobis(scale_tril, diff):
     """||L^-1 d||^2 per vector: d^T (L L^T)^-1 d, by a triangular solve."""
     shape = numpy.broadcast_shapes(tuple(scale_tril.shape[:-2]), tuple(diff.shape[:-1]))
@@ -282,7 +261,8 @@ class MultivariateNormal(_CentredAtLoc):
             raise ValueError(f"{what} must be at least two-dimensional, with optional leading batch dimensions")
         if validate_args is not False:
             _check("loc", loc, ~E.isnan(loc.detach()), "IndependentConstraint(Real(), 1)", self)
-            (_lower_cholesky if scale_tril is not None else _positive_definite)(what, matrix, self)
+            constraint = constraints.lower_cholesky if scale_tril is not None else constraints.positive_definite
+            _check(what, matrix, constraint.check(matrix.detach()), repr(constraint), self)
         batch = numpy.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
         d = loc.shape[-1]
         self.loc = loc.expand(*batch, d)

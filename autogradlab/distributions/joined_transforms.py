@@ -14,8 +14,7 @@ __all__ = ["CatTransform", "StackTransform"]
 
 
 def _check_size(dim, value, name, size, what):
-    if not -value.ndim <= dim < value.ndim:
-        raise AssertionError(f"dim {dim} out of range for {name} with {value.ndim} dimensions")
+    constraints._check_dim(dim, value, name)
     if value.shape[dim] != size:
         raise AssertionError(f"{name}.size({dim}) = {value.shape[dim]} must equal {what} {size}")
 
