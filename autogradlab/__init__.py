@@ -89,6 +89,8 @@ float16, float32, float64 = _np.dtype("float16"), _np.dtype("float32"), _np.dtyp
 int32, int64, bool_ = _np.dtype("int32"), _np.dtype("int64"), _np.dtype("bool")
 uint8, int8, int16 = _np.dtype("uint8"), _np.dtype("int8"), _np.dtype("int16")
 half, double, short, long = float16, float64, int16, int64   # PyTorch's other names for them
+complex64, complex128 = _np.dtype("complex64"), _np.dtype("complex128")
+cfloat, cdouble = complex64, complex128
 bool = bool_  # noqa: A001  (PyTorch's name: autogradlab.bool)
 
 clip = clamp
@@ -124,8 +126,8 @@ def is_signed(input) -> bool:
 
 
 def is_complex(input) -> bool:
-    """Always False: autogradlab has no complex dtypes."""
-    return False
+    """True for a tensor of a complex dtype (complex64, complex128)."""
+    return input.dtype.kind == "c"
 
 
 def numel(input) -> int:
@@ -257,6 +259,8 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "pixel_shuffle", "pixel_unshuffle", "prelu", "selu", "threshold", "dropout", "layer_norm", "group_norm",
            "combinations", "copysign", "cumulative_trapezoid", "diagflat", "ldexp", "trapezoid", "trapz", "vander",
            "result_type", "is_nonzero", "is_same_size", "is_signed", "is_complex", "logcumsumexp", "adjoint",
+           "complex64", "complex128", "cfloat", "cdouble", "real", "imag", "conj", "conj_physical", "resolve_conj",
+           "resolve_neg", "is_conj", "angle", "view_as_real", "view_as_complex", "complex", "polar",
            "chain_matmul", "cholesky_inverse", "cholesky_solve", "ger", "qr", "renorm", "svd",
            "bitwise_left_shift", "bitwise_right_shift", "frexp", "gcd", "lcm", "nextafter", "mode",
            "unique_consecutive", "unravel_index", "diagonal_scatter", "index_put", "put", "select_scatter",
@@ -267,6 +271,11 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "native_channel_shuffle", "rms_norm", "rrelu", "rrelu_", "selu_", "threshold_", "index_reduce"]
 
 from .tensor import Size  # noqa: E402
+from .ops.complex_numbers import complex, polar, view_as_complex, view_as_real  # noqa: E402,A004
+from .ops.elementwise import angle, conj, imag, real  # noqa: E402
+conj_physical = conj
+resolve_conj = resolve_neg = _ops.methods.METHODS["resolve_conj"]
+is_conj = _ops.methods.METHODS["is_conj"]
 concat = concatenate = cat  # noqa: E305  (PyTorch's other names for cat)
 
 # NumPy's spellings axis= and keepdims= as PyTorch takes them (the Tensor methods take them too: ops/methods.py)

@@ -18,7 +18,7 @@ from .graph_walk import node_of
 from .ops.elementwise import to_dtype
 from .ops.registry import refresh_view
 from .ops.shape import stack
-from .tensor import FLOAT_DTYPES, Tensor
+from .tensor import COMPLEX_DTYPES, FLOAT_DTYPES, Tensor
 
 __all__ = ["backward_arguments", "grad_arguments", "grad_variant", "check_runnable", "grad_results",
            "unused_input_error"]
@@ -249,9 +249,13 @@ def _make_seeds(roots, grad_tensors, create_graph, argname, rootname):
             raise RuntimeError(f"Mismatch in shape: {argname}[{i}] has a shape of {_shape(g)} and "
                                f"{rootname}[{i}] has a shape of {_shape(root)}. The gradient must have "
                                f"exactly the output's shape (it is not broadcast).")
-        if g.dtype not in FLOAT_DTYPES:
+        if g.dtype not in FLOAT_DTYPES and g.dtype not in COMPLEX_DTYPES:
             raise RuntimeError(f"{argname}[{i}] has dtype {g.dtype.name}, but a gradient must be floating "
                                f"point (the output has dtype {root.dtype.name})")
+        if (g.dtype.kind == "c") != (root.dtype.kind == "c"):
+            raise RuntimeError(f"For complex Tensors, both grad_output and output are required to have the same "
+                               f"dtype. Mismatch in dtype: {argname}[{i}] has a dtype of {g.dtype.name} and "
+                               f"{rootname}[{i}] has a dtype of {root.dtype.name}.")
         if g.device != root.device:
             raise RuntimeError(f"{argname}[{i}] is on device {g.device} but {rootname}[{i}] is on device "
                                f"{root.device}: move the gradient with .to('{root.device}')")
@@ -292,6 +296,11 @@ def _root_meta(root):
 
 
 def _implicit_seed(root):
+    if _root_meta(root).dtype.kind == "c":
+        raise RuntimeError(
+            f"grad can be implicitly created only for real scalar outputs but got {root.dtype.name}: backpropagate "
+            f"a real number made of the complex output (z.real, z.abs() ** 2), or pass its gradient, a complex "
+            f"tensor of its shape")
     if isinstance(root, Tensor):
         return ones_like(root)
     meta = _root_meta(root)

@@ -28,6 +28,12 @@ __all__ = ["Node", "OpNode", "declare_fields", "AccumulateGrad", "accumulate_int
 _node_counter = itertools.count()
 _handle_counter = itertools.count()
 
+#: why a trace refuses complex tensors (the registry says it when one is recorded, the tape when a backward starts)
+COMPLEX_NOT_TRACED = ("complex tensors can't be traced yet (the step events, tables and pictures show real "
+                      "numbers): trace the computation on real pairs instead, with view_as_real(z), or run it "
+                      "outside trace()")
+
+
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -413,6 +419,8 @@ class Node:
                     fitted = g if g.shape == shapes[i] else sum_to(g, shapes[i])
                     dtype = dtypes[i]
                     if fitted.dtype is not dtype and fitted.dtype != dtype:
+                        if fitted.dtype.kind == "c" and dtype.kind != "c":   # a real input: the real part
+                            fitted = fitted.real                             # (PyTorch's rule)
                         fitted = fitted.astype(dtype)
                 if fitted is not g:
                     if out is grads:
@@ -441,6 +449,8 @@ class Node:
                 g = sum_to_shape(g, shape)
                 data = g._data
             if data.dtype != dtype:
+                if data.dtype.kind == "c" and dtype.kind != "c":   # a real input: the real part, as above
+                    g = g.real
                 g = cast(g, dtype)
             out.append(g)
         return out

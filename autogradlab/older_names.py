@@ -86,7 +86,7 @@ def adjoint(input):
     if input.ndim < 2:
         raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
                            f"{input.ndim}-D tensor.")
-    return input.transpose(-2, -1)
+    return input.transpose(-2, -1).conj()
 
 
 def _factor_checks(name, B, L):

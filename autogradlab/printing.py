@@ -82,7 +82,16 @@ def _summarized(a):
 
 
 def _number_format(shown):
-    """``(width, format)``: every element's text right-aligned to ``width`` columns."""
+    """``(width, format)``: every element's text right-aligned to ``width`` columns. A complex number is its
+    real part, in the format of all the real parts, then its imaginary part, signed, in theirs, then ``j``."""
+    if shown.dtype.kind == "c":
+        real_width, real = _number_format(shown.real)
+        imag_width, imag = _number_format(shown.imag)
+
+        def fmt_complex(v):
+            imag_text = imag(v.imag).lstrip()
+            return real(v.real) + ("" if imag_text[0] in "+-" else "+") + imag_text + "j"
+        return real_width + imag_width + 1, fmt_complex   # (PyTorch's count: a line holds as many as its)
     if shown.dtype.kind != "f":   # integers and bools as Python prints them
         width = max(len(str(v)) for v in shown.reshape(-1).tolist()) if shown.size else 1
         return width, lambda v: str(v).rjust(width)

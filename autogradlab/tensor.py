@@ -32,6 +32,7 @@ __all__ = ["Tensor", "tensor"]
 _tensor_counter = itertools.count()
 
 FLOAT_DTYPES = (numpy.dtype("float16"), numpy.dtype("float32"), numpy.dtype("float64"))
+COMPLEX_DTYPES = (numpy.dtype("complex64"), numpy.dtype("complex128"))
 _DEFAULT_FLOAT = [numpy.dtype("float32")]   # (one slot, set by dtypes.set_default_dtype)
 
 
@@ -41,8 +42,21 @@ def default_float() -> numpy.dtype:
     return _DEFAULT_FLOAT[0]
 
 
-def _check_float(dtype, what="only floating point tensors can require gradients"):
-    if numpy.dtype(dtype) not in FLOAT_DTYPES:
+def complex_of(dtype) -> numpy.dtype:
+    """The complex dtype whose parts are ``dtype`` (float64 -> complex128); for float16, whose complex twin NumPy
+    lacks, and for integers and bools: complex64, the default complex dtype's width (PyTorch's complex32 aside)."""
+    dtype = numpy.dtype(dtype)
+    return numpy.dtype("complex128") if dtype.kind in "fc" and dtype.itemsize in (8, 16) else numpy.dtype("complex64")
+
+
+def default_complex() -> numpy.dtype:
+    """The dtype of a Python complex number made into a tensor: complex64, or complex128 when the default
+    float dtype is float64 (as PyTorch)."""
+    return complex_of(_DEFAULT_FLOAT[0])
+
+
+def _check_float(dtype, what="only Tensors of floating point and complex dtype can require gradients"):
+    if numpy.dtype(dtype).kind not in "fc" or numpy.dtype(dtype).itemsize > 16:
         raise RuntimeError(f"{what}, but this tensor has dtype {numpy.dtype(dtype).name}. "
                            f"Create it with dtype=float32 (or float64), e.g. tensor([1.0, 2.0]).")
 
@@ -264,7 +278,13 @@ class Tensor:
         return backend.data_ptr(self._data)
 
     def __float__(self):
-        return float(self.item())
+        value = self.item()
+        if isinstance(value, complex):
+            raise TypeError(f"can't convert a complex tensor ({value}) to float: take .real, .imag or .abs() first")
+        return float(value)
+
+    def __complex__(self):
+        return complex(self.item())
 
     def __int__(self):
         return int(self.item())
@@ -308,8 +328,8 @@ class Tensor:
         if host.size == 0 and host.ndim != 1:   # (an empty tensor prints as [] whatever its shape: add it)
             extras.append(f"size={tuple(host.shape)}")
         # (the dtype unless float32; int64 and bool are told by the values, except when there are none)
-        if host.dtype != default_float() and (host.size == 0 or host.dtype not in (numpy.dtype("int64"),
-                                                                                  numpy.dtype("bool"))):
+        if host.dtype != default_float() and host.dtype != default_complex() and (
+                host.size == 0 or host.dtype not in (numpy.dtype("int64"), numpy.dtype("bool"))):
             extras.append(f"dtype={host.dtype.name}")
         if self.grad_fn is not None:
             extras.append(f"grad_fn=<{self.grad_fn.name()}>")
@@ -392,10 +412,12 @@ def _infer_dtype(data):
             kind = "f" if any(type(x) is float for x in _leaves(data)) else "i"   # (an int beyond int64)
     else:
         kind = numpy.asarray(flat).dtype.kind
-    if isinstance(data, (list, tuple)) and kind in "fiub":
+    if isinstance(data, (list, tuple)) and kind in "fiubc":
         return _promoted(_leaf_dtypes(data))
     if kind == "f":
         return default_float()
+    if kind == "c":
+        return default_complex()
     if kind in "iu":
         return numpy.dtype("int64")
     if kind == "b":
@@ -417,6 +439,7 @@ def _leaf_dtypes(data) -> set:
             found.add(item.dtype)
             continue
         found.add(_PYTHON_DTYPES.get(type(item)) or (default_float() if isinstance(item, float)
+                                                       else default_complex() if isinstance(item, complex)
                                                        else numpy.dtype("int64")))
         if type(item) is int and not -(1 << 63) <= item < (1 << 63):
             too_big = item
@@ -455,9 +478,15 @@ def _promoted(dtypes) -> numpy.dtype:
     if not dtypes:
         return default_float()
     top = max(_CATEGORY[d.kind] for d in dtypes)
-    ours = [d for d in dtypes if _CATEGORY[d.kind] == top]
+    ours = [d for d in dtypes if _CATEGORY[d.kind] == top or top == 3 and d.kind == "f"]   # (float64 widens complex64)
     result = numpy.result_type(*ours)
     return numpy.promote_types(result, numpy.int16) if {d.kind for d in ours} == {"i", "u"} else result
+
+
+def _check_supported(dtype):
+    if dtype.kind not in "fiubc" or dtype.kind == "c" and dtype not in COMPLEX_DTYPES:
+        raise TypeError(f"tensor(): unsupported dtype {dtype.name}; use float32, float64, int64, bool or "
+                        f"complex64/complex128")
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, name=None) -> Tensor:
@@ -473,11 +502,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False, name=None) -> Ten
         dtype = numpy.dtype(data.dtype)
     if dtype is not None:
         dtype = numpy.dtype(dtype)
-        if dtype.kind not in "fiub":
-            raise TypeError(f"tensor(): unsupported dtype {dtype.name}; use float32, float64, int64 or bool")
+        _check_supported(dtype)
     arr = backend.asarray(data, device, dtype)
-    if arr.dtype.kind not in "fiub":
-        raise TypeError(f"tensor(): unsupported dtype {arr.dtype.name}; use float32, float64, int64 or bool")
+    _check_supported(arr.dtype)
     arr = arr.copy()
     t = Tensor._make(arr, False, None, device)
     if requires_grad:

@@ -340,14 +340,18 @@ def isneginf(input):
 
 
 def isreal(input):
-    """True everywhere: every dtype here is real."""
+    """True where the element is a real number: everywhere for a real dtype, where the imaginary part is 0
+    for a complex one."""
     expect_tensor(input, "isreal")
+    if input.dtype.kind == "c":
+        return E.eq(E.imag(input), 0)
     return Tensor._make(asarray(numpy.ones(input.shape, dtype=bool), input.device), False, None, input.device)
 
 
 def vdot(input, other):
-    """The dot product of two 1-D tensors (for real numbers, ``dot``)."""
-    return dot(input, other)
+    """The dot product of two 1-D tensors, conjugating the first: ``sum conj(a_i) b_i`` (for real numbers,
+    ``dot``)."""
+    return dot(E.conj(input), other)
 
 
 def fill_diagonal_(self, fill_value, wrap=False):

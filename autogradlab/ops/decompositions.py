@@ -56,14 +56,19 @@ def _linalg(xp, name, a, *rest, **options):
                            f"identity to it.") from None
 
 
+_TAKE_COMPLEX = ("inv", "solve")   # (their complex gradients: ops.complex_numbers)
+
+
 def _matrices(name, A):
     expect_tensor(A, name)
     if A.ndim < 2:
         raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions, got shape "
                            f"{tuple(A.shape)}")
-    if A.dtype.kind != "f":
+    if A.dtype.kind != "f" and not (A.dtype.kind == "c" and name in _TAKE_COMPLEX):
         raise RuntimeError(f"linalg.{name}: Expected a floating point tensor as input. Got {A.dtype.name}: "
-                           f"convert it first, e.g. A.double()")
+                           f"convert it first, e.g. A.double()"
+                           + (" (complex matrices: only inv and solve here)" if A.dtype.kind == "c"
+                              else ""))
     if A.dtype.itemsize < 4:
         raise RuntimeError(f"linalg.{name}: Low precision dtypes not supported. Got {A.dtype.name}: convert it "
                            f"first, e.g. A.float()")

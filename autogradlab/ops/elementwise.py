@@ -15,8 +15,9 @@ import numpy
 from ..backend import asarray, erf as _erf_array, to_host, xp_of
 from ..grad_mode import no_grad, state
 from ..graph import _SHARED_CONSTANTS, OpNode, forget_constants, share_constant
-from ..tensor import _CATEGORY, Tensor, default_float   # (_CATEGORY: bool < integer < float, as PyTorch ranks them)
-from .registry import apply, apply_binary, apply_unary, defop, not_a_tensor, on_arrays
+from ..tensor import _CATEGORY, Tensor, complex_of, default_complex, default_float   # (_CATEGORY: PyTorch's ranks)
+from .registry import (apply, apply_binary, apply_one, apply_unary, defop, holomorphic, not_a_tensor, on_arrays,
+                       set_conjugate)
 
 
 # -- coercion of Python numbers and mixed dtypes (PyTorch's rules) ----------------------
@@ -25,11 +26,14 @@ def number_dtype(value, dtype):
     """The dtype a Python number takes next to a tensor of ``dtype`` (PyTorch's rules).
 
     The tensor's dtype (``float32_tensor * 2.0`` stays float32), except that a float
-    number with an int or bool tensor gives float32 (PyTorch's default dtype) and an
-    int number with a bool tensor gives int64.
+    number with an int or bool tensor gives float32 (PyTorch's default dtype), an
+    int number with a bool tensor gives int64, and a complex number with a real tensor
+    the complex dtype of its width.
     """
     kind = dtype.kind
-    if kind == "f" or type(value) is bool:
+    if isinstance(value, complex):   # 1j next to float64 is complex128; next to an integer, complex64
+        return dtype if kind == "c" else complex_of(dtype) if kind == "f" else default_complex()
+    if kind in "fc" or type(value) is bool:
         return dtype
     if isinstance(value, float):
         return default_float()
@@ -51,7 +55,8 @@ def constant(value, like: Tensor):
     nothing writes into a constant (on the CPU any such write would raise).
     """
     data = like._data
-    dtype = data.dtype if data.dtype.kind == "f" else number_dtype(value, data.dtype)
+    kind = data.dtype.kind
+    dtype = data.dtype if kind == "f" and type(value) is not complex else number_dtype(value, data.dtype)
     on_numpy = type(data) is numpy.ndarray
     cache, key = (_CONSTANTS, value) if on_numpy else (_DEVICE_CONSTANTS, (value, like.device))
     old = cache.get(key)
@@ -83,7 +88,8 @@ def _wrapped(value, dtype):
 def _fresh_constant(value, like: Tensor):
     """:func:`constant`, but a new writable array (for a constant wrapped as a Tensor)."""
     data = like._data
-    dtype = data.dtype if data.dtype.kind == "f" else number_dtype(value, data.dtype)
+    kind = data.dtype.kind
+    dtype = data.dtype if kind == "f" and type(value) is not complex else number_dtype(value, data.dtype)
     return asarray(_wrapped(value, dtype), like.device, dtype)
 
 
@@ -91,7 +97,7 @@ def as_tensor_like(value, like: Tensor) -> Tensor:
     """A constant Tensor for a number or array operand, on ``like``'s device (numbers as :func:`constant`)."""
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float, complex)):
         return Tensor._make(_fresh_constant(value, like), False, None, like.device)
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         if numpy.dtype(value.dtype).kind not in _CATEGORY:   # (before it is copied: CuPy takes no such array)
@@ -109,9 +115,9 @@ def promote(a, b):
     float), a dimensioned one's dtype wins over a 0-d one's (``float32[3] * float64[]`` is float32);
     where an int/bool operand meets a float one, it is cast to that float dtype."""
     if not isinstance(b, Tensor):
-        b = constant(b, a) if isinstance(b, (int, float)) else as_tensor_like(b, a)
+        b = constant(b, a) if isinstance(b, (int, float, complex)) else as_tensor_like(b, a)
     elif not isinstance(a, Tensor):
-        a = constant(a, b) if isinstance(a, (int, float)) else as_tensor_like(a, b)
+        a = constant(a, b) if isinstance(a, (int, float, complex)) else as_tensor_like(a, b)
     da, db = a.dtype, b.dtype
     if da is db or da == db:
         return a, b
@@ -125,11 +131,27 @@ def promote(a, b):
         elif b_scalar and not a_scalar:
             b = _cast(b, da)
         return a, b   # (both 0-d or both dimensioned: the array library promotes, as PyTorch does)
+    if "c" in (da.kind, db.kind):
+        dtype = _complex_result(a, b)
+        return (a if da == dtype else _cast(a, dtype)), (b if db == dtype else _cast(b, dtype))
     if da.kind == "f":
         b = _cast(b, da)
     elif db.kind == "f":
         a = _cast(a, db)
     return a, b
+
+
+def _complex_result(a, b):
+    """PyTorch's dtype for a complex operand meeting a real one: with an integer or bool, the complex one's;
+    with a float, NumPy's promotion (complex64 and float64 give complex128), unless the complex operand is
+    0-d and the float one is not: then the float's own width (``float32[3] * complex128[]`` is complex64), and
+    the other way round the complex dimensioned operand's (``complex64[3] * float64[]`` is complex64)."""
+    c, r = (a, b) if a.dtype.kind == "c" else (b, a)
+    if r.dtype.kind != "f":
+        return c.dtype
+    if (c.ndim == 0) == (r.ndim == 0):
+        return numpy.result_type(c.dtype, r.dtype)
+    return complex_of(r.dtype) if c.ndim == 0 else c.dtype
 
 
 def _cast(operand, dtype):
@@ -179,22 +201,88 @@ def _floating_unary(op):
             return on_arrays(op, (a,))
         if isinstance(a, Tensor) and a.dtype.kind in "biu":
             a = to_dtype(a, default_float())
+        elif isinstance(a, Tensor) and a.dtype.kind == "c" and op.complex_op is None:
+            raise NotImplementedError(f"{op.name} is not supported for complex tensors in autogradlab (PyTorch's "
+                                      f"complex ops that are: exp, log, sqrt, sin, cos, tan, tanh and their kin)")
         return apply(op, (a,))
     fn.__name__ = op.name
     fn.__doc__ = op.__doc__
     return fn
 
 
+# -- complex numbers: conjugation, and the VJP of a holomorphic op ----------------------
+
+CONJ = defop("conj", ("self",), math="x - iy for a = x + iy;  da = conj(g)",
+             forward=lambda xp, a: xp.conj(a),
+             vjp=lambda g, ctx: (conj(g),), complex_vjp="same", formulas=("conj",))
+
+
+def conj(a):
+    """The complex conjugate ``x - iy`` of ``a = x + iy``; a real tensor (or array) is its own, returned as it is."""
+    if a.dtype.kind != "c":
+        return a
+    return apply_unary(CONJ, a) if type(a) is Tensor else on_arrays(CONJ, (a,)) if not isinstance(a, Tensor) \
+        else apply(CONJ, (a,))
+
+
+set_conjugate(conj)   # (what a holomorphic op's complex VJP conjugates with: see registry.holomorphic)
+
+# the parts of z = x + iy are views of it (as NumPy's and PyTorch's); a real gradient g comes back as g (for x)
+# or as i*g (for y): a real loss's gradient is dL/dx + i dL/dy
+REAL = defop("real", ("self",), math="x for a = x + iy;  da = g",
+             forward=lambda xp, a: a.real, view=True,
+             vjp=lambda g, ctx: (g,), complex_vjp="same", formulas=("1",))
+
+IMAG = defop("imag", ("self",), math="y for a = x + iy;  da = i*g",
+             forward=lambda xp, a: a.imag, view=True,
+             vjp=lambda g, ctx: (g * 1j,), complex_vjp="same", formulas=("i",))
+
+
+def _angle_vjp(g, ctx):
+    z = ctx.self
+    r2 = z.real * z.real + z.imag * z.imag if not isinstance(z, Tensor) else real(z) ** 2 + imag(z) ** 2
+    return (g * (z * 1j) / where(r2 == 0, 1.0, r2),)
+
+
+ANGLE = defop("angle", ("self",), save=("self",), math="atan2(y, x) for a = x + iy;  da = g*i*a/|a|^2 (0 at 0)",
+              forward=lambda xp, a: xp.angle(a).astype(a.real.dtype), complex_vjp=_angle_vjp,
+              vjp=lambda g, ctx: (zeros_gradient(g),), formulas=("i*a/|a|^2",))
+
+
+def real(a):
+    """The real part ``x`` of ``a = x + iy``, a view of ``a``; a real tensor is returned as it is."""
+    if a.dtype.kind != "c":
+        return a
+    return apply_one(REAL, a)
+
+
+def imag(a):
+    """The imaginary part ``y`` of ``a = x + iy``, a view of ``a`` (a real tensor has none: an error)."""
+    if a.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes: a real tensor's "
+                           "imaginary part is 0 (use zeros_like(t)), or make it complex first (t * (1 + 0j))")
+    return apply_one(IMAG, a)
+
+
+def angle(a):
+    """The argument of each element: ``atan2(y, x)`` for complex ``a``; for a real ``a``, pi where it is
+    negative and 0 elsewhere (a float tensor), as PyTorch's ``angle``."""
+    if a.dtype.kind in "biu":
+        a = to_dtype(a, default_float())
+    return apply_one(ANGLE, a)
+
+
+
 # -- arithmetic ------------------------------------------------------------------------
 
 ADD = defop("add", ("self", "other"), math="a + b;  da = g, db = g",
             forward=lambda xp, a, b: a + b,
-            vjp=lambda g, ctx: (g, g),
+            vjp=lambda g, ctx: (g, g), complex_vjp="same",
             formulas=("1", "1"))
 
 SUB = defop("sub", ("self", "other"), math="a - b;  da = g, db = -g",
             forward=lambda xp, a, b: a - b,
-            vjp=lambda g, ctx: (g, -g if ctx.needs_input_grad[1] else None),
+            vjp=lambda g, ctx: (g, -g if ctx.needs_input_grad[1] else None), complex_vjp="same",
             formulas=("1", "-1"))
 
 def _mul_vjp(g, ctx):
@@ -210,14 +298,18 @@ def _mul_vjp(g, ctx):
 MUL = defop("mul", ("self", "other"), save=("self", "other"), save_if={"self": 1, "other": 0},
             math="a * b;  da = g*b, db = g*a",
             forward=lambda xp, a, b: a * b,
-            vjp=_mul_vjp,
+            vjp=_mul_vjp, complex_vjp="holomorphic",
             formulas=("b", "a"))
+
+def _div_vjp(g, ctx):
+    return (g / ctx.other if ctx.needs_input_grad[0] else None,
+            -g * ctx.self / (ctx.other * ctx.other) if ctx.needs_input_grad[1] else None)
+
 
 DIV = defop("div", ("self", "other"), save=("self", "other"), save_if={"self": 1},
             math="a / b;  da = g/b, db = -g*a/b^2",
             forward=lambda xp, a, b: a / b,
-            vjp=lambda g, ctx: (g / ctx.other if ctx.needs_input_grad[0] else None,
-                                -g * ctx.self / (ctx.other * ctx.other) if ctx.needs_input_grad[1] else None),
+            vjp=_div_vjp, complex_vjp="holomorphic",
             formulas=("1/b", "-a/b^2"))
 
 
@@ -273,20 +365,34 @@ def _pow_forward(xp, a, b):
     return a ** b
 
 
+def _pow_complex_vjp(g, ctx):
+    """PyTorch's complex pow: da = g*conj(b*a^(b-1)) (0 where b = 0), db = g*conj(a^b*log(a)) (0 where a = 0 and
+    b is real and >= 0)."""
+    a, b = ctx.self, ctx.other
+    da = db = None
+    if ctx.needs_input_grad[0]:
+        da = g * conj(where(b == 0, 0.0, b * a ** where(b == 0, 1.0, b - 1)))
+    if ctx.needs_input_grad[1]:
+        bb = b._data if isinstance(b, Tensor) else b   # (a mask: nothing to record)
+        flat = (a == 0) * (b == 0) if bb.dtype.kind != "c" else (a == 0) * ((bb.imag == 0) & (bb.real >= 0))
+        db = g * conj(ctx.result * log(where(flat, 1.0, a)))
+    return da, db
+
+
 POW = defop("pow", ("self", "other"), save=("self", "other", "result"), save_if={"result": 1},
             math="a ** b;  da = g*b*a^(b-1), db = g*a^b*log(a)",
             forward=_pow_forward,
-            vjp=_pow_vjp,
+            vjp=_pow_vjp, complex_vjp=_pow_complex_vjp,
             formulas=("b*a^(b-1)", "a^b*log(a)"))
 
 RECIPROCAL = defop("reciprocal", ("self",), save=("result",), math="y = 1/a;  da = -g*y^2",
                    forward=lambda xp, a: xp.reciprocal(a),
                    vjp=lambda g, ctx: (-g * ctx.result * ctx.result,),
-                   formulas=("-1/a^2",))
+                   complex_vjp="holomorphic", formulas=("-1/a^2",))
 
 NEG = defop("neg", ("self",), math="-a;  da = -g",
             forward=lambda xp, a: -a,
-            vjp=lambda g, ctx: (-g,),
+            vjp=lambda g, ctx: (-g,), complex_vjp="same",
             formulas=("-1",))
 
 # -- transcendental and activation functions -------------------------------------------
@@ -294,22 +400,22 @@ NEG = defop("neg", ("self",), math="-a;  da = -g",
 EXP = defop("exp", ("self",), save=("result",), math="e^a;  da = g*e^a",
             forward=lambda xp, a: xp.exp(a),
             vjp=lambda g, ctx: (g * ctx.result,),
-            formulas=("exp(a)",))
+            complex_vjp="holomorphic", formulas=("exp(a)",))
 
 LOG = defop("log", ("self",), save=("self",), math="ln a;  da = g/a",
             forward=lambda xp, a: xp.log(a),
             vjp=lambda g, ctx: (g / ctx.self,),
-            formulas=("1/a",))
+            complex_vjp="holomorphic", formulas=("1/a",))
 
 LOG1P = defop("log1p", ("self",), save=("self",), math="ln(1 + a);  da = g/(1 + a)",
               forward=lambda xp, a: xp.log1p(a),   # (exact near 0, where log(1 + a) loses a's digits)
               vjp=lambda g, ctx: (g / (ctx.self + _one_like(ctx.self)),),
-              formulas=("1/(1 + a)",))
+              complex_vjp="holomorphic", formulas=("1/(1 + a)",))
 
 EXPM1 = defop("expm1", ("self",), save=("result",), math="y = e^a - 1;  da = g*(y + 1)",
               forward=lambda xp, a: xp.expm1(a),   # (exact near 0, where exp(a) - 1 loses a's digits)
               vjp=lambda g, ctx: (g * (ctx.result + _one_like(ctx.result)),),
-              formulas=("exp(a)",))
+              complex_vjp="holomorphic", formulas=("exp(a)",))
 
 ERF = defop("erf", ("self",), save=("self",),
             math="erf a = 2/sqrt(pi) * integral of e^(-t^2) from 0 to a;  da = g*2/sqrt(pi)*e^(-a^2)",
@@ -320,57 +426,57 @@ ERF = defop("erf", ("self",), save=("self",),
 LOG2 = defop("log2", ("self",), save=("self",), math="log_2 a;  da = g/(a*ln 2)",
              forward=lambda xp, a: xp.log2(a),
              vjp=lambda g, ctx: (g / (ctx.self * 0.6931471805599453),),
-             formulas=("1/(a*ln 2)",))
+             complex_vjp="holomorphic", formulas=("1/(a*ln 2)",))
 
 LOG10 = defop("log10", ("self",), save=("self",), math="log_10 a;  da = g/(a*ln 10)",
               forward=lambda xp, a: xp.log10(a),
               vjp=lambda g, ctx: (g / (ctx.self * 2.302585092994046),),
-              formulas=("1/(a*ln 10)",))
+              complex_vjp="holomorphic", formulas=("1/(a*ln 10)",))
 
 EXP2 = defop("exp2", ("self",), save=("result",), math="y = 2^a;  da = g*y*ln 2",
              forward=lambda xp, a: xp.exp2(a),
              vjp=lambda g, ctx: (g * ctx.result * 0.6931471805599453,),
-             formulas=("2^a*ln 2",))
+             complex_vjp="holomorphic", formulas=("2^a*ln 2",))
 
 SQRT = defop("sqrt", ("self",), save=("result",), math="sqrt(a);  da = g/(2*sqrt(a))",
              forward=lambda xp, a: xp.sqrt(a),
              vjp=lambda g, ctx: (g / (2 * ctx.result),),
-             formulas=("1/(2*sqrt(a))",))
+             complex_vjp="holomorphic", formulas=("1/(2*sqrt(a))",))
 
 RSQRT = defop("rsqrt", ("self",), save=("result",), math="y = 1/sqrt(a);  da = -g*y^3/2",
               forward=lambda xp, a: 1 / xp.sqrt(a),
               vjp=lambda g, ctx: (-0.5 * g * ctx.result ** 3,),
-              formulas=("-1/(2*a^(3/2))",))
+              complex_vjp="holomorphic", formulas=("-1/(2*a^(3/2))",))
 
 SIN = defop("sin", ("self",), save=("self",), math="sin a;  da = g*cos(a)",
             forward=lambda xp, a: xp.sin(a),
             vjp=lambda g, ctx: (g * cos(ctx.self),),
-            formulas=("cos(a)",))
+            complex_vjp="holomorphic", formulas=("cos(a)",))
 
 COS = defop("cos", ("self",), save=("self",), math="cos a;  da = -g*sin(a)",
             forward=lambda xp, a: xp.cos(a),
             vjp=lambda g, ctx: (-g * sin(ctx.self),),
-            formulas=("-sin(a)",))
+            complex_vjp="holomorphic", formulas=("-sin(a)",))
 
 TAN = defop("tan", ("self",), save=("result",), math="y = tan a;  da = g*(1 + y^2)",
             forward=lambda xp, a: xp.tan(a),
             vjp=lambda g, ctx: (g * (_one_like(ctx.result) + ctx.result * ctx.result),),
-            formulas=("1 + tan(a)^2",))
+            complex_vjp="holomorphic", formulas=("1 + tan(a)^2",))
 
 ASIN = defop("asin", ("self",), save=("self",), math="arcsin a;  da = g/sqrt(1 - a^2)",
              forward=lambda xp, a: xp.arcsin(a),
              vjp=lambda g, ctx: (g * rsqrt(-ctx.self * ctx.self + _one_like(ctx.self)),),
-             formulas=("1/sqrt(1 - a^2)",))
+             complex_vjp="holomorphic", formulas=("1/sqrt(1 - a^2)",))
 
 ACOS = defop("acos", ("self",), save=("self",), math="arccos a;  da = -g/sqrt(1 - a^2)",
              forward=lambda xp, a: xp.arccos(a),
              vjp=lambda g, ctx: (g * -rsqrt(-ctx.self * ctx.self + _one_like(ctx.self)),),
-             formulas=("-1/sqrt(1 - a^2)",))
+             complex_vjp="holomorphic", formulas=("-1/sqrt(1 - a^2)",))
 
 ATAN = defop("atan", ("self",), save=("self",), math="arctan a;  da = g/(1 + a^2)",
              forward=lambda xp, a: xp.arctan(a),
              vjp=lambda g, ctx: (g / (ctx.self * ctx.self + _one_like(ctx.self)),),
-             formulas=("1/(1 + a^2)",))
+             complex_vjp="holomorphic", formulas=("1/(1 + a^2)",))
 
 def _atan2_vjp(g, ctx):
     a, b = ctx.self, ctx.other
@@ -386,27 +492,28 @@ ATAN2 = defop("atan2", ("self", "other"), save=("self", "other"),
 SINH = defop("sinh", ("self",), save=("self",), math="sinh a;  da = g*cosh(a)",
              forward=lambda xp, a: xp.sinh(a),
              vjp=lambda g, ctx: (g * cosh(ctx.self),),
-             formulas=("cosh(a)",))
+             complex_vjp="holomorphic", formulas=("cosh(a)",))
 
 COSH = defop("cosh", ("self",), save=("self",), math="cosh a;  da = g*sinh(a)",
              forward=lambda xp, a: xp.cosh(a),
              vjp=lambda g, ctx: (g * sinh(ctx.self),),
-             formulas=("sinh(a)",))
+             complex_vjp="holomorphic", formulas=("sinh(a)",))
 
 ASINH = defop("asinh", ("self",), save=("self",), math="arsinh a;  da = g/sqrt(a^2 + 1)",
               forward=lambda xp, a: xp.arcsinh(a),
               vjp=lambda g, ctx: (g * rsqrt(ctx.self * ctx.self + _one_like(ctx.self)),),
-              formulas=("1/sqrt(a^2 + 1)",))
+              complex_vjp="holomorphic", formulas=("1/sqrt(a^2 + 1)",))
 
 ACOSH = defop("acosh", ("self",), save=("self",), math="arcosh a (a >= 1);  da = g/sqrt(a^2 - 1)",
               forward=lambda xp, a: xp.arccosh(a),
               vjp=lambda g, ctx: (g * rsqrt(ctx.self * ctx.self - _one_like(ctx.self)),),
-              formulas=("1/sqrt(a^2 - 1)",))
+              complex_vjp=holomorphic(lambda g, ctx: (g * rsqrt(ctx.self - 1) * rsqrt(ctx.self + 1),)),
+              formulas=("1/sqrt(a^2 - 1)",))   # (complex: sqrt(a - 1)*sqrt(a + 1), arccosh's own branch)
 
 ATANH = defop("atanh", ("self",), save=("self",), math="artanh a (|a| < 1);  da = g/(1 - a^2)",
               forward=lambda xp, a: xp.arctanh(a),
               vjp=lambda g, ctx: (g / (-ctx.self * ctx.self + _one_like(ctx.self)),),
-              formulas=("1/(1 - a^2)",))
+              complex_vjp="holomorphic", formulas=("1/(1 - a^2)",))
 
 _ONE = {numpy.dtype(t): numpy.ones((), t) for t in ("float16", "float32", "float64")}
 for _one in _ONE.values():
@@ -431,7 +538,7 @@ def _tanh_vjp(g, ctx):
 
 TANH = defop("tanh", ("self",), save=("result",), math="tanh a;  da = g*(1 - tanh(a)^2)",
              forward=lambda xp, a: xp.tanh(a),
-             vjp=_tanh_vjp,
+             vjp=_tanh_vjp, complex_vjp="holomorphic",
              formulas=("1 - tanh(a)^2",))
 
 
@@ -446,7 +553,8 @@ def _tanh_backward_vjp(gg, ctx):
 # tanh's VJP as one op of its own (PyTorch's tanh_backward): what a recorded backward of tanh is made of
 TANH_BACKWARD = defop("tanh_backward", ("grad", "output"), save=("grad", "output"), save_if={"grad": 1},
                       math="g*(1 - y^2);  dg = gg*(1 - y^2), dy = -2*gg*g*y",
-                      forward=_tanh_grad, vjp=_tanh_backward_vjp, formulas=("1 - y^2", "-2*g*y"))
+                      forward=_tanh_grad, vjp=_tanh_backward_vjp, complex_vjp="holomorphic",
+                      formulas=("1 - y^2", "-2*g*y"))
 
 
 def _sigmoid_forward(xp, a):
@@ -493,6 +601,15 @@ def _relu_vjp(g, ctx):
     return (threshold_backward(g, y) if isinstance(g, Tensor) else _relu_grad(None, g, y),)
 
 
+def ordered(name, a, error=NotImplementedError):
+    """``a``, unless it is complex: complex numbers have no order (PyTorch's NotImplementedError, or for some ops
+    its RuntimeError)."""
+    if a.dtype.kind == "c":
+        raise error(f"{name} is not supported for complex tensors: complex numbers have no order. "
+                                  f"Compare a real number made of them instead: z.real, z.abs() or z.angle()")
+    return a
+
+
 def _no_bools(name, a):
     if a.dtype.kind == "b":   # (PyTorch refuses these too)
         raise RuntimeError(f"{name} of a bool tensor is not supported: convert it first, e.g. x.to(autogradlab.int64)")
@@ -500,7 +617,7 @@ def _no_bools(name, a):
 
 
 RELU = defop("relu", ("self",), save=("result",), math="max(a, 0);  da = g where a > 0, else 0",
-             forward=lambda xp, a: xp.maximum(_no_bools("relu", a), 0), vjp=_relu_vjp, formulas=("[a > 0]",))
+             forward=lambda xp, a: xp.maximum(ordered("relu", _no_bools("relu", a)), 0), vjp=_relu_vjp, formulas=("[a > 0]",))
 
 
 def _threshold_backward_vjp(gg, ctx):
@@ -517,9 +634,16 @@ THRESHOLD_BACKWARD = defop("threshold_backward", ("grad", "output"), save=("outp
                            math="g where y > 0 (or NaN), else 0;  dg = gg where y > 0 (or NaN), else 0, dy = 0",
                            forward=_relu_grad, vjp=_threshold_backward_vjp, formulas=("[y > 0]", "0"))
 
-ABS = defop("abs", ("self",), save=("self",), math="|a|;  da = g*sign(a)",
+def _abs_complex_vjp(g, ctx):
+    """|z| = sqrt(x^2 + y^2): dz = g*z/|z|, and 0 at z = 0 (PyTorch's sgn(z))."""
+    z = ctx.self
+    r = abs(z)
+    return (g * (z / where(r == 0, 1.0, r)),)
+
+
+ABS = defop("abs", ("self",), save=("self",), math="|a|;  da = g*sign(a)  (complex: g*a/|a|)",
             forward=lambda xp, a: xp.abs(_no_bools("abs", a)),
-            vjp=lambda g, ctx: (g * sign(ctx.self),),
+            vjp=lambda g, ctx: (g * sign(ctx.self),), complex_vjp=_abs_complex_vjp,
             formulas=("sign(a)",))
 
 def _extremum_vjp(larger):
@@ -536,16 +660,21 @@ def _extremum_vjp(larger):
 
 MAXIMUM = defop("maximum", ("self", "other"), save=("self", "other"),
                 math="max(a, b);  da = g*([a > b] + [a = b]/2), db = g*([b > a] + [a = b]/2)",
-                forward=lambda xp, a, b: xp.maximum(a, b), vjp=_extremum_vjp(True),
+                forward=lambda xp, a, b: xp.maximum(ordered("maximum", a, RuntimeError),
+                                                    ordered("maximum", b, RuntimeError)),
+                vjp=_extremum_vjp(True),
                 formulas=("[a > b] + [a = b]/2", "[b > a] + [a = b]/2"))
 
 MINIMUM = defop("minimum", ("self", "other"), save=("self", "other"),
                 math="min(a, b);  da = g*([a < b] + [a = b]/2), db = g*([b < a] + [a = b]/2)",
-                forward=lambda xp, a, b: xp.minimum(a, b), vjp=_extremum_vjp(False),
+                forward=lambda xp, a, b: xp.minimum(ordered("minimum", a, RuntimeError),
+                                                    ordered("minimum", b, RuntimeError)),
+                vjp=_extremum_vjp(False),
                 formulas=("[a < b] + [a = b]/2", "[b < a] + [a = b]/2"))
 
 
 def _clamp_forward(xp, a, min=None, max=None):
+    ordered("clamp", a)
     return xp.clip(a, min, max)
 
 
@@ -600,6 +729,9 @@ WHERE = defop("where", ("condition", "self", "other"), save=("condition",),
 # -- casts and moves (their VJP is the identity; Node.apply casts the gradient back) ------
 
 def _cast_forward(xp, a, dtype):
+    if a.dtype.kind == "c" and dtype.kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+        a = a.real
     with numpy.errstate(invalid="ignore", over="ignore"):   # (NaN to an integer, 1e6 to float16: PyTorch casts
         return a.astype(dtype)                              # them without a warning; CuPy gives none either)
 
@@ -677,8 +809,10 @@ def zeros_gradient(g):
 _COMPARE = {
     name: defop(name, ("self", "other"), forward=f, vjp=None, math=sym)
     for name, f, sym in [
-        ("lt", lambda xp, a, b: a < b, "a < b"), ("le", lambda xp, a, b: a <= b, "a <= b"),
-        ("gt", lambda xp, a, b: a > b, "a > b"), ("ge", lambda xp, a, b: a >= b, "a >= b"),
+        ("lt", lambda xp, a, b: ordered("lt", a) < ordered("lt", b), "a < b"),
+        ("le", lambda xp, a, b: ordered("le", a) <= ordered("le", b), "a <= b"),
+        ("gt", lambda xp, a, b: ordered("gt", a) > ordered("gt", b), "a > b"),
+        ("ge", lambda xp, a, b: ordered("ge", a) >= ordered("ge", b), "a >= b"),
         ("eq", lambda xp, a, b: a == b, "a == b"), ("ne", lambda xp, a, b: a != b, "a != b"),
     ]
 }
@@ -838,6 +972,9 @@ _neg, relu, abs, _sign = map(_unary, (NEG, RELU, ABS, SIGN))
 
 def sign(a):
     """-1, 0 or 1 by the sign of each element (of a bool tensor: itself, as in PyTorch)."""
+    if a.dtype.kind == "c":
+        raise NotImplementedError("Unlike NumPy, sign is not meant for complex numbers (as in PyTorch): use sgn, "
+                                  "z/|z| (0 at 0)")
     return a.clone() if isinstance(a, Tensor) and a.dtype.kind == "b" else _sign(a)
 exp, log, sqrt, sin, cos, tanh, sigmoid, reciprocal, log1p, expm1 = map(
     _floating_unary, (EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RECIPROCAL, LOG1P, EXPM1))
@@ -933,7 +1070,7 @@ def equal(a, b) -> bool:
 def div(a, b):
     """``a / b``: true division; integer or bool operands give PyTorch's default float (float32)."""
     a, b = promote(a, b)
-    if a.dtype.kind != "f" and b.dtype.kind != "f":
+    if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
         a, b = _cast(a, default_float()), _cast(b, default_float())
     return apply(DIV, (a, b))
 
@@ -1069,7 +1206,7 @@ def to_dtype(a, dtype):
     dtype = numpy.dtype(dtype)
     if a.dtype == dtype:
         return a
-    if dtype.kind != "f":  # integer / bool results are not differentiable (as in PyTorch)
+    if dtype.kind not in "fc":  # integer / bool results are not differentiable (as in PyTorch)
         a = a.detach()
     return apply(TO_DTYPE, (a,), {"dtype": dtype})
 

@@ -387,7 +387,9 @@ METHODS = {
     "true_divide": E.div, "negative": E.neg, "greater": E.gt, "greater_equal": E.ge, "less": E.lt,
     "less_equal": E.le, "not_equal": E.ne, "fix": E.trunc, "positive": lambda a: _positive(a),
     "view_as": lambda a, other: S.view(a, other.shape), "ndimension": lambda a: a.ndim,
-    "is_complex": lambda a: False, "is_signed": lambda a: a.dtype.kind in "if",
+    "is_complex": lambda a: a.dtype.kind == "c", "conj": E.conj, "conj_physical": E.conj,
+    "resolve_conj": lambda a: a, "resolve_neg": lambda a: a, "is_conj": lambda a: False, "is_neg": lambda a: False,
+    "angle": E.angle, "is_signed": lambda a: a.dtype.kind in "if",
     "is_same_size": lambda a, other: tuple(a.shape) == tuple(other.shape),
     "is_contiguous": lambda a, memory_format=None: backend.is_contiguous(a._data), "stride": _stride,
     "where": lambda a, condition, other: E.where(condition, a, other),
@@ -534,3 +536,7 @@ def attach():
     Tensor.itemsize = property(lambda a: a.dtype.itemsize)
     Tensor.nbytes = property(lambda a: a.numel() * a.dtype.itemsize)
     Tensor.mT = property(_mT)
+    Tensor.mH = property(lambda a: E.conj(_mT(a)))   # the conjugate transpose (for real numbers, mT)
+    Tensor.H = property(lambda a: E.conj(_T(a)) if a.ndim == 2 else _T(a))
+    Tensor.real = property(E.real)
+    Tensor.imag = property(E.imag)

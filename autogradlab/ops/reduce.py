@@ -11,7 +11,7 @@ import numpy
 
 from ..backend import arg_extreme, broadcast_to, xp_of
 from ..tensor import Tensor, default_float
-from .elementwise import abs, eq, exp, masked, maximum, minimum, to_dtype, where
+from .elementwise import abs, eq, exp, masked, maximum, minimum, ordered, to_dtype, where
 from .registry import apply, apply_one, apply_unary, defop, expect_tensor, on_arrays
 
 
@@ -316,7 +316,7 @@ def mean(a, dim=None, keepdim=False, *, dtype=None):
     expect_tensor(a, "mean")
     if dtype is not None:
         a = to_dtype(a, dtype)
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fc":
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be floating point, "
                            f"got {a.dtype.name}; use a.to(float32).mean()")
     return _reduce(MEAN, a, dim, keepdim)
@@ -325,6 +325,7 @@ def mean(a, dim=None, keepdim=False, *, dtype=None):
 def amax(a, dim=None, keepdim=False):
     """The largest element over ``dim`` (all by default); tied elements share the gradient equally."""
     expect_tensor(a, "amax")
+    ordered("amax", a)
     _check_not_empty("amax", a, reduction_dims(dim, a.ndim, "amax") if a.ndim else (), _every_dim(dim))
     return _reduce(AMAX, a, dim, keepdim)
 
@@ -332,6 +333,7 @@ def amax(a, dim=None, keepdim=False):
 def amin(a, dim=None, keepdim=False):
     """The smallest element over ``dim`` (all by default); tied elements share the gradient equally."""
     expect_tensor(a, "amin")
+    ordered("amin", a)
     _check_not_empty("amin", a, reduction_dims(dim, a.ndim, "amin") if a.ndim else (), _every_dim(dim))
     return _reduce(AMIN, a, dim, keepdim)
 
@@ -423,6 +425,7 @@ def max(a, dim=None, keepdim=False):
     if isinstance(dim, Tensor):
         return maximum(a, dim)
     expect_tensor(a, "max")
+    ordered("max", a, NotImplementedError if dim is None else RuntimeError)
     if dim is None:
         _check_not_empty("max", a, tuple(range(a.ndim)), whole=True)
         return apply_one(MAX, a)
@@ -435,6 +438,7 @@ def min(a, dim=None, keepdim=False):
     if isinstance(dim, Tensor):
         return minimum(a, dim)
     expect_tensor(a, "min")
+    ordered("min", a, NotImplementedError if dim is None else RuntimeError)
     if dim is None:
         _check_not_empty("min", a, tuple(range(a.ndim)), whole=True)
         return apply_one(MIN, a)
@@ -597,12 +601,12 @@ def _index_of_extreme(op, a, dim, keepdim):
 def argmax(a, dim=None, keepdim=False):
     """The index of the largest element along ``dim`` (int64; the first of ties, a NaN counts as the largest);
     with no dim, the index into the flattened tensor. Not differentiable: indices have no gradient."""
-    return _index_of_extreme(ARGMAX, a, dim, keepdim)
+    return _index_of_extreme(ARGMAX, ordered("argmax", a, RuntimeError), dim, keepdim)
 
 
 def argmin(a, dim=None, keepdim=False):
     """The index of the smallest element along ``dim`` (see :func:`argmax`)."""
-    return _index_of_extreme(ARGMIN, a, dim, keepdim)
+    return _index_of_extreme(ARGMIN, ordered("argmin", a, RuntimeError), dim, keepdim)
 
 
 def _truth(op, a, dim, keepdim):

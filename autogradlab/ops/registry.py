@@ -30,10 +30,11 @@ import numpy
 
 from ..backend import on_cpu_array_module, shares_memory, xp_for, xp_of
 from ..grad_mode import state
-from ..graph import _SHARED_CONSTANTS, _node_counter, OpNode, RESULT, declare_fields, save_param, save_tensor
+from ..graph import (_SHARED_CONSTANTS, COMPLEX_NOT_TRACED, _node_counter, OpNode, RESULT, declare_fields, save_param,
+                     save_tensor)
 from ..tensor import Tensor
 
-__all__ = ["OpDef", "defop", "apply", "apply_unary", "apply_binary", "REGISTRY"]
+__all__ = ["OpDef", "defop", "apply", "apply_unary", "apply_binary", "REGISTRY", "holomorphic"]
 
 REGISTRY: dict[str, "OpDef"] = {}
 _make = Tensor._make   # (the fast constructor, looked up once)
@@ -63,6 +64,10 @@ class OpDef:
     (``a * b`` needs ``a`` only for ``db``), as PyTorch saves only what it needs;
     ``"result"`` may be conditional too. (``save_kind`` is derived from these: it marks the two
     commonest rules, which ``_record`` applies without its general loop.)
+    ``complex_vjp`` is the VJP for complex values, where it differs: PyTorch's convention for a
+    holomorphic ``f`` sends ``g * conj(f'(z))`` back (``mul``: ``g*conj(b)``), so that a real loss's
+    gradient is ``dL/dx + i dL/dy``. ``complex_vjp="same"`` says the real VJP holds as it is (its local
+    derivatives are real: add, sum, reshape); an op with neither refuses complex inputs when recording.
     ``arrays=False`` marks a VJP that only runs on Tensors (it is handed wrapped
     arrays when no graph is recorded: slower, same result).
     ``formulas`` gives, per input, the local derivative as a short string
@@ -82,10 +87,10 @@ class OpDef:
 
     __slots__ = ("name", "node_name", "inputs", "save", "forward", "vjp", "formulas", "math",
                  "view", "differentiable", "save_inputs", "save_result", "save_params", "arrays", "param_names",
-                 "last_shapes", "save_kind")
+                 "last_shapes", "save_kind", "complex_op")
 
     def __init__(self, name, inputs, forward, vjp, save=(), formulas=None, math="", view=False, save_if=None,
-                 arrays=True):
+                 arrays=True, complex_vjp=None):
         self.name = name
         self.arrays = arrays  # False: the VJP needs Tensors (methods arrays lack): it gets them wrapped
         self.node_name = "".join(p.capitalize() for p in name.split("_")) + "Backward"
@@ -116,6 +121,24 @@ class OpDef:
             self.save_kind = SAVES_CROSSWISE
         else:
             self.save_kind = None
+        self.complex_op = None   # the op that records a node for complex inputs (see set_complex_vjp)
+        if complex_vjp is not None:
+            self.set_complex_vjp(complex_vjp)
+
+    def set_complex_vjp(self, complex_vjp):
+        """Let the op take complex inputs: with the VJP it has (``"same"``), with the one :func:`holomorphic`
+        makes of it (``"holomorphic"``) or with ``complex_vjp``, held by a twin of this op that only the nodes
+        of complex inputs get."""
+        if complex_vjp == "same":
+            self.complex_op = self
+            return
+        if complex_vjp == "holomorphic":
+            complex_vjp = holomorphic(self.vjp)
+        twin = _new(OpDef)
+        for slot in OpDef.__slots__:
+            setattr(twin, slot, getattr(self, slot))
+        twin.vjp, twin.complex_op, twin.last_shapes = complex_vjp, twin, (None, None)
+        self.complex_op = twin
 
     @property
     def __doc__(self):
@@ -123,6 +146,24 @@ class OpDef:
 
     def __repr__(self):
         return f"<op {self.name}: {self.math}>"
+
+
+_CONJUGATE = [None]   # conj(), set by ops.elementwise (where the conj op is declared)
+
+
+def set_conjugate(conj):
+    _CONJUGATE[0] = conj
+
+
+def holomorphic(vjp):
+    """The complex VJP of an op that is holomorphic in each input (mul, exp, sin, matmul, ...), made from its
+    real one. PyTorch sends ``g * conj(f'(z))`` back, so that a real loss L's gradient is ``dL/dx + i dL/dy``;
+    the real VJP computes ``g * f'(z)``, so ``conj(vjp(conj(g)))`` is it."""
+    def complex_vjp(g, ctx):
+        conj = _CONJUGATE[0]
+        return tuple(None if gi is None else conj(gi) for gi in vjp(conj(g), ctx))
+    complex_vjp.__name__ = f"holomorphic_{getattr(vjp, '__name__', 'vjp')}"
+    return complex_vjp
 
 
 def defop(name, inputs, forward, vjp, **kwargs) -> OpDef:
@@ -374,7 +415,10 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
         meta = _SHAPES_SEEN.get(key)
         if meta is None:
             meta = _shapes_seen(key, len(arrays))
-        op.last_shapes = (key, meta)
+        if data.dtype.kind == "c" or any(a.dtype.kind == "c" for a in arrays):   # (complex: its complex VJP;
+            op = _for_complex(op, switches)                                       # never kept as last)
+        else:
+            op.last_shapes = (key, meta)
     out._grad_fn = node = _new(OpNode)
     node.seq = next(_node_counter)
     node.op = op
@@ -435,6 +479,20 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
     tape = switches["tape"]
     if tape is not None:  # (a constant operand is told as the constant tensor it stands for)
         tape.op_recorded(node, inputs, out)
+
+
+def _for_complex(op, switches):
+    """The op whose VJP is right for complex inputs, or NotImplementedError (raised before anything is
+    recorded) for an op whose complex gradient is not written yet, or under a trace (events hold real
+    numbers only)."""
+    if switches["tape"] is not None:
+        raise NotImplementedError(COMPLEX_NOT_TRACED)
+    if op.complex_op is None:
+        raise NotImplementedError(
+            f"{op.name}: its gradient for complex inputs is not implemented in autogradlab yet (PyTorch's "
+            f"complex VJPs conjugate each local derivative, and this op's has not been checked that way). "
+            f"Compute it without gradients (under no_grad), or write it with .real and .imag parts.")
+    return op.complex_op
 
 
 _SHAPES_SEEN: dict = {}   # (output shape, input shapes..., input dtypes...) -> what a node keeps of them

@@ -222,8 +222,13 @@ def rad2deg(input):
 
 
 def sgn(input):
-    """The sign, -1, 0 or 1 (for real numbers PyTorch's ``sgn`` is ``sign``); its gradient is 0."""
+    """The sign, -1, 0 or 1 (for real numbers PyTorch's ``sgn`` is ``sign``; its gradient is 0); for complex
+    numbers ``z/|z|``, 0 at 0 (with gradient 0 there, as PyTorch's)."""
     expect_tensor(input, "sgn")
+    if input.dtype.kind == "c":
+        r = input.abs()
+        zero = r == 0
+        return where(zero, 0.0, input / where(zero, 1.0, r))
     return sign(input)
 
 

@@ -1,0 +1,320 @@
+"""Complex tensors: dtypes, promotion and printing as PyTorch's, and gradients by PyTorch's convention
+(``z.grad`` of a real loss is ``dL/dx + i dL/dy``), checked against torch and against finite differences."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import import_torch
+
+import autogradlab as ag
+
+torch = import_torch()
+RNG = np.random.default_rng(7)
+
+
+def _complex(*shape):
+    return RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)
+
+
+def shown(t):
+    """``repr(t)`` as a CPU tensor prints (the stand-in GPU's runs add its device)."""
+    return repr(t).replace(", device='cuda:0'", "")
+
+
+def same(ours, theirs, rtol=1e-10, atol=1e-12):
+    """Same shape, dtype and values, complex parts included."""
+    theirs = theirs.detach()
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.resolve_conj().numpy(), rtol=rtol, atol=atol)
+
+
+def _real_loss(T, y, w):
+    """A real number made of ``y`` with weights ``w``: Re(sum(y * w)) (or sum(y * w) for a real ``y``)."""
+    s = (y * w).sum()
+    return s.real if s.dtype in (T.complex64, T.complex128) else s
+
+
+# -- dtypes, creation, promotion, printing ---------------------------------------------------------------
+
+@pytest.mark.parametrize("data, dtype", [(1j, None), ([1, 2j], None), ([1.5, 2 + 1j], None),
+                                         ([1j, 2], "complex128"), (np.array([1j], np.complex64), None),
+                                         (np.array([1 + 1j]), None)])
+def test_creation_dtypes_and_printing_as_torch(data, dtype):
+    ours = ag.tensor(data, dtype=None if dtype is None else getattr(ag, dtype))
+    theirs = torch.tensor(data, dtype=None if dtype is None else getattr(torch, dtype))
+    same(ours, theirs)
+    assert shown(ours) == repr(theirs).replace("torch.", "")   # (a dtype prints as autogradlab names it)
+    assert ag.is_complex(ours) and ours.is_complex()
+
+
+@pytest.mark.parametrize("values", [[0.4472 + 0.8944j, 0.9487 - 0.3162j], [[1e-5 + 1j, 100 - 3j], [2, 5j]],
+                                    [1.5 + 1j] * 20, [float("inf") + 1j, float("nan") - 2j]])
+def test_repr_as_torch(values):
+    assert shown(ag.tensor(values, device="cpu")) == repr(torch.tensor(values))   # (line breaks as on the CPU)
+    z = ag.tensor(values, requires_grad=True, device="cpu") * 2
+    assert shown(z).replace("MulBackward", "MulBackward0") == repr(torch.tensor(values, requires_grad=True) * 2)
+
+
+@pytest.mark.parametrize("make", [
+    lambda T: T.ones(3) * 1j, lambda T: T.ones(3, dtype=T.float64) * 1j, lambda T: T.ones(3, dtype=T.int64) * 1j,
+    lambda T: T.tensor([1j, 2]) * 2.5, lambda T: T.tensor([1j, 2]) * 2,
+    lambda T: T.tensor([1j, 2]) + T.ones(2, dtype=T.float64),
+    lambda T: T.tensor([1j, 2]) + T.tensor(1.0, dtype=T.float64),
+    lambda T: T.ones(2) + T.tensor(1j, dtype=T.complex128),
+    lambda T: T.ones(2, dtype=T.float64) + T.tensor(1j),
+    lambda T: T.tensor([1j, 2]) / T.tensor([2, 3]), lambda T: 1 / T.tensor([1j, 2]),
+    lambda T: T.tensor([1j, 2], dtype=T.complex128) * T.ones(2, dtype=T.int32),
+])
+def test_promotion_as_torch(make):
+    same(make(ag), make(torch))
+
+
+def test_promote_types_and_conversions():
+    assert ag.promote_types(ag.float64, ag.complex64) == ag.complex128
+    z = ag.tensor([1 + 2j])
+    assert z.item() == 1 + 2j and z.tolist() == [1 + 2j] and complex(z) == 1 + 2j
+    with pytest.raises(TypeError, match="complex"):
+        float(z)
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        assert z.to(ag.float32).tolist() == [1.0]
+
+
+# -- gradients against torch -------------------------------------------------------------------------------
+
+UNARY = {
+    "exp": lambda T, z: T.exp(z), "log": lambda T, z: T.log(z), "sqrt": lambda T, z: T.sqrt(z),
+    "rsqrt": lambda T, z: T.rsqrt(z), "reciprocal": lambda T, z: T.reciprocal(z), "sin": lambda T, z: T.sin(z),
+    "cos": lambda T, z: T.cos(z), "tan": lambda T, z: T.tan(z), "tanh": lambda T, z: T.tanh(z),
+    "sinh": lambda T, z: T.sinh(z), "cosh": lambda T, z: T.cosh(z), "asin": lambda T, z: T.asin(z),
+    "acos": lambda T, z: T.acos(z), "atan": lambda T, z: T.atan(z), "asinh": lambda T, z: T.asinh(z),
+    "acosh": lambda T, z: T.acosh(z), "atanh": lambda T, z: T.atanh(z), "log1p": lambda T, z: T.log1p(z),
+    "expm1": lambda T, z: T.expm1(z), "log2": lambda T, z: T.log2(z), "log10": lambda T, z: T.log10(z),
+    "neg": lambda T, z: -z, "square": lambda T, z: z * z, "pow_real": lambda T, z: z ** 2.5,
+    "pow_int": lambda T, z: z ** 3, "pow_complex": lambda T, z: z ** (0.5 - 1j),
+    "abs": lambda T, z: T.abs(z), "real": lambda T, z: z.real, "imag": lambda T, z: z.imag,
+    "angle": lambda T, z: T.angle(z), "conj": lambda T, z: T.conj(z), "sgn": lambda T, z: T.sgn(z),
+    "view_as_real": lambda T, z: T.view_as_real(z), "sum": lambda T, z: z.sum(0),
+    "mean": lambda T, z: z.mean(), "cumsum": lambda T, z: T.cumsum(z, 1), "prod": lambda T, z: z.prod(1),
+    "reshape": lambda T, z: z.reshape(6), "transpose": lambda T, z: z.t(), "getitem": lambda T, z: z[1, ::2],
+    "index": lambda T, z: z[:, [2, 0, 2]], "expand": lambda T, z: z[:1].expand(4, 3), "flip": lambda T, z: z.flip(1),
+    "cat": lambda T, z: T.cat([z, 2 * z]), "stack": lambda T, z: T.stack([z, z.conj()]),
+    "tril": lambda T, z: T.tril(z), "clone": lambda T, z: z.clone(), "mH": lambda T, z: z.mH,
+    "abs_squared": lambda T, z: z.abs() ** 2, "where": lambda T, z: T.where(z.real > 0, z, z * 1j),
+    "polar": lambda T, z: T.polar(z.abs(), T.angle(z)), "from_parts": lambda T, z: T.complex(z.imag, z.real),
+    "view_as_complex": lambda T, z: T.view_as_complex(T.view_as_real(z) * 2),
+    "chain": lambda T, z: T.tanh(z * z.conj() + z).exp() / (z + 3),
+    "exp2": lambda T, z: T.exp2(z), "triu": lambda T, z: T.triu(z),
+    "from_real": lambda T, z: z.real.to(T.complex128) * z,
+    "setitem": lambda T, z: _written(z), "index_put": lambda T, z: z.index_put(
+        (T.tensor([0, 1]), T.tensor([2, 0])), z[0, :2] * 2),
+}
+
+
+def _written(z):
+    c = z.clone()
+    c[0, 1:] = z[1, :2] * 2j   # (an in-place write into a slice)
+    return c
+
+
+@pytest.mark.parametrize("name", list(UNARY))
+def test_gradient_of_each_op_as_torch(name):
+    f = UNARY[name]
+    data = _complex(2, 3) * 0.6
+    ours, theirs = ag.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    y, ty = f(ag, ours), f(torch, theirs)
+    same(y, ty)
+    w = _complex(*y.shape) if y.dtype.kind == "c" else RNG.standard_normal(y.shape)
+    _real_loss(ag, y, ag.tensor(w)).backward()
+    _real_loss(torch, ty, torch.tensor(w)).backward()
+    assert ours.grad.dtype == ag.complex128
+    same(ours.grad, theirs.grad)
+
+
+BINARY = {
+    "add": lambda T, a, b: a + b, "sub": lambda T, a, b: a - b, "mul": lambda T, a, b: a * b,
+    "div": lambda T, a, b: a / b, "pow": lambda T, a, b: a ** b, "matmul": lambda T, a, b: a @ b.mT,
+    "dot": lambda T, a, b: T.dot(a[0], b[0]), "vdot": lambda T, a, b: T.vdot(a[0], b[0]),
+    "einsum": lambda T, a, b: T.einsum("ij,kj->ik", a, b), "broadcast_mul": lambda T, a, b: a * b[:1],
+}
+
+
+@pytest.mark.parametrize("name", list(BINARY))
+@pytest.mark.parametrize("kinds", ["cc", "rc", "cr"])
+def test_gradients_of_binary_ops_real_and_complex_operands_as_torch(name, kinds):
+    """A real operand's gradient is the real part of what reaches it (PyTorch's rule), and stays real."""
+    f = BINARY[name]
+    if kinds != "cc" and name in ("matmul", "dot", "vdot", "einsum"):   # (products take one dtype, as torch's)
+        for T in (ag, torch):
+            with pytest.raises(RuntimeError, match="type"):
+                f(T, T.ones(2, 3, dtype=T.float64 if kinds[0] == "r" else T.complex128),
+                  T.ones(2, 3, dtype=T.float64 if kinds[1] == "r" else T.complex128))
+        return
+    arrays = [_complex(2, 3) * 0.7 + 1.5 if k == "c" else RNG.uniform(0.5, 2.0, (2, 3)) for k in kinds]
+    ours = [ag.tensor(x, requires_grad=True) for x in arrays]
+    theirs = [torch.tensor(x, requires_grad=True) for x in arrays]
+    y, ty = f(ag, *ours), f(torch, *theirs)
+    same(y, ty)
+    w = _complex(*y.shape)
+    _real_loss(ag, y, ag.tensor(w)).backward()
+    _real_loss(torch, ty, torch.tensor(w)).backward()
+    for a, b in zip(ours, theirs):
+        same(a.grad, b.grad)
+
+
+@pytest.mark.parametrize("name", ["inv", "solve"])
+def test_gradients_of_complex_linear_algebra_as_torch(name):
+    f = {"inv": lambda T, a: T.linalg.inv(a), "det": lambda T, a: T.linalg.det(a),
+         "solve": lambda T, a: T.linalg.solve(a, a[..., :1] * 2 + 1j),
+         "matrix_exp": lambda T, a: T.linalg.matrix_exp(a)}[name]
+    data = _complex(3, 3) * 0.4 + 2 * np.eye(3)
+    ours, theirs = ag.tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    y, ty = f(ag, ours), f(torch, theirs)
+    same(y, ty, rtol=1e-9)
+    w = _complex(*y.shape)
+    _real_loss(ag, y, ag.tensor(w)).backward()
+    _real_loss(torch, ty, torch.tensor(w)).backward()
+    same(ours.grad, theirs.grad, rtol=1e-9)
+
+
+def test_second_derivative_with_create_graph_as_torch():
+    data = _complex(4) * 0.5
+    grads = []
+    for T in (ag, torch):
+        z = T.tensor(data, requires_grad=True)
+        loss = (T.exp(z) * z.conj() + T.sin(z * z)).abs().sum()
+        (g,) = T.autograd.grad(loss, z, create_graph=True)
+        (g.conj() * g).real.sum().backward()
+        grads.append(z.grad)
+    same(*grads, rtol=1e-9)
+
+
+def test_explicit_complex_seed_and_autograd_grad_as_torch():
+    data = _complex(3)
+    out = []
+    for T in (ag, torch):
+        z = T.tensor(data, requires_grad=True)
+        y = T.exp(z) * 2j
+        (gz,) = T.autograd.grad(y, z, grad_outputs=T.tensor([1 + 1j, 2, -1j]))
+        out.append(gz)
+    same(*out)
+
+
+def test_sgd_on_a_complex_parameter_as_torch():
+    data, target = _complex(3), _complex(3)
+    results = []
+    for T in (ag, torch):
+        p = T.tensor(data, requires_grad=True)
+        opt = T.optim.SGD([p], lr=0.1)
+        for _ in range(5):
+            opt.zero_grad()
+            ((p - T.tensor(target)).abs() ** 2).sum().backward()
+            opt.step()
+        results.append(p)
+    same(*results)
+
+
+# -- the convention itself, without torch: finite differences in x and y -------------------------------------
+
+@pytest.mark.parametrize("name", ["exp", "abs", "angle", "chain", "pow_complex", "sgn", "polar", "imag"])
+def test_gradient_is_dL_dx_plus_i_dL_dy_by_finite_differences(name):
+    f = UNARY[name]
+    data = _complex(2, 3) * 0.6
+    w = _complex(2, 3)
+    z = ag.tensor(data, requires_grad=True)
+    y = f(ag, z)
+    weights = ag.tensor(w if y.dtype.kind == "c" else w.real[:, :y.shape[-1]] if y.ndim == 2 else w.real[0, 0])
+
+    def loss(array):
+        with ag.no_grad():
+            return float(_real_loss(ag, f(ag, ag.tensor(array)), weights))
+    _real_loss(ag, y, weights).backward()
+    h = 1e-6
+    expected = np.zeros(data.shape, complex)
+    for idx in np.ndindex(data.shape):
+        for direction, unit in ((1.0, 1.0), (1j, 1j)):
+            step = np.zeros(data.shape, complex)
+            step[idx] = h * direction
+            expected[idx] += unit * (loss(data + step) - loss(data - step)) / (2 * h)
+    np.testing.assert_allclose(z.grad.numpy(), expected, rtol=1e-6, atol=1e-7)
+
+
+# -- errors, raised before anything changes ------------------------------------------------------------------
+
+def test_backward_of_a_complex_output_needs_its_gradient_as_torch():
+    for T in (ag, torch):
+        z = T.tensor([1 + 2j], requires_grad=True)
+        with pytest.raises(RuntimeError, match="real scalar outputs"):
+            (z * z).sum().backward()
+        with pytest.raises(RuntimeError, match="both grad_output and output are required to have the same dtype"):
+            z.abs().sum().backward(T.tensor(1j))
+        assert z.grad is None
+
+
+@pytest.mark.parametrize("call", [lambda T, z: z < z, lambda T, z: z >= 1, lambda T, z: z.max(),
+                                  lambda T, z: T.amax(z), lambda T, z: T.maximum(z, z), lambda T, z: z.clamp(0, 1),
+                                  lambda T, z: T.relu(z), lambda T, z: T.sign(z), lambda T, z: T.argmax(z),
+                                  lambda T, z: z.min(), lambda T, z: z.max(0), lambda T, z: T.sort(z)])
+def test_complex_numbers_have_no_order_as_torch(call):
+    with pytest.raises(Exception) as theirs:
+        call(torch, torch.tensor([1 + 2j, 3 - 1j]))
+    with pytest.raises(theirs.type, match="complex"):   # (NotImplementedError, or RuntimeError as torch's)
+        call(ag, ag.tensor([1 + 2j, 3 - 1j]))
+
+
+def test_an_op_without_a_complex_gradient_refuses_before_changing_anything():
+    z = ag.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+    (z.abs() ** 2).sum().backward()
+    before = z.grad.numpy().copy()
+    with pytest.raises(NotImplementedError, match="logsumexp: its gradient for complex inputs is not implemented"):
+        ag.logsumexp(z * 1.0, 0)
+    with pytest.raises(NotImplementedError, match="sigmoid is not supported for complex"):
+        ag.sigmoid(z)
+    np.testing.assert_array_equal(z.grad.numpy(), before)
+    with ag.no_grad():   # the forward alone, where NumPy's is PyTorch's
+        same(ag.logsumexp(z, 0), torch.logsumexp(torch.tensor([1 + 2j, 3 - 1j]), 0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda T: T.imag(T.ones(2)), "imag is not implemented for tensors with non-complex dtypes"),
+    (lambda T: T.view_as_real(T.ones(2)), "only supported for complex tensors"),
+    (lambda T: T.view_as_complex(T.ones(3)), "last dimension of size 2"),
+    (lambda T: T.view_as_complex(T.ones(2, 2).t()), "stride 1"),
+    (lambda T: T.complex(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64)), "float or double"),
+    (lambda T: T.complex(T.ones(2), T.ones(2, dtype=T.float64)), "scalar type"),
+])
+def test_bad_calls_raise_as_torch(call, match):
+    with pytest.raises(RuntimeError, match=match):
+        call(ag)
+    with pytest.raises(RuntimeError):
+        call(torch)
+
+
+def test_parts_are_views_that_write_through():
+    z = ag.tensor([1 + 2j, 3 - 1j])
+    r = ag.view_as_real(z)
+    r[0, 1] = 5.0
+    assert z.tolist() == [1 + 5j, 3 - 1j]
+    assert z.real.tolist() == [1.0, 3.0] and z.imag.tolist() == [5.0, -1.0]
+    assert ag.isreal(ag.tensor([1 + 0j, 1j])).tolist() == [True, False]
+
+
+@pytest.mark.parametrize("name", ["det", "matrix_exp", "cholesky", "eigh"])
+def test_complex_matrices_without_a_checked_gradient_are_refused_saying_so(name):
+    """(torch takes them; autogradlab refuses rather than give a gradient not checked against torch's)"""
+    with pytest.raises(RuntimeError, match="complex matrices: only inv and solve"):
+        getattr(ag.linalg, name)(ag.tensor(np.eye(2) * (1 + 1j), requires_grad=True))
+
+
+def test_a_trace_refuses_complex_tensors_before_changing_anything():
+    z = ag.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+    with pytest.raises(NotImplementedError, match="complex tensors can't be traced yet"):
+        with ag.trace():
+            z * z
+    loss = (ag.exp(z * z).abs() ** 2).sum()   # (a graph made before the trace: refused when backward starts)
+    with pytest.raises(NotImplementedError, match="complex tensors can't be traced yet"):
+        with ag.trace():
+            loss.backward()
+    assert z.grad is None
+    loss.backward()   # (and the graph is still whole)
+    assert z.grad is not None
