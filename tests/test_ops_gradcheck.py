@@ -554,6 +554,17 @@ def _spd(m, a):
     return a @ a.mT + m.eye(a.shape[-1], dtype=a.dtype)
 
 
+# complex numbers, between real inputs and real outputs (tests/test_complex.py checks complex ones against torch)
+CASES["complex"] = [C(lambda m, a, b: m.view_as_real(m.complex(a, b)), normal(2, 3), normal(3), id="bcast")]
+CASES["view_as_real"] = [C(lambda m, a, b: m.view_as_real(m.complex(a, b) * m.complex(b, a)), normal(3), normal(3),
+                           id="of-product")]
+CASES["view_as_complex"] = [C(lambda m, a: m.view_as_real(m.view_as_complex(a) * m.view_as_complex(a)),
+                              normal(3, 2), id="square")]
+CASES["conj"] = [C(lambda m, a, b: m.view_as_real(m.conj(m.complex(a, b)) * m.complex(a, b)), normal(3),
+                   normal(3), id="times-self")]
+CASES["real"] = [C(lambda m, a, b: (m.complex(a, b) * m.complex(b, a)).real, normal(3), normal(3), id="property")]
+CASES["imag"] = [C(lambda m, a, b: (m.complex(a, b) * m.complex(b, a)).imag, normal(3), normal(3), id="property")]
+CASES["angle"] = [C(lambda m, a, b: m.angle(m.complex(a, b)), nonzero(3), nonzero(3), id="complex")]
 CASES["inv"] = [C(lambda m, a: m.linalg.inv(a), well_conditioned(2, 3, 3), id="batched")]
 CASES["matrix_exp"] = [C(lambda m, a: m.linalg.matrix_exp(a), normal(2, 3, 3), id="batched"),
                        C(lambda m, a: a.matrix_exp(), normal(4, 4, scale=2.0), id="method-scaled")]

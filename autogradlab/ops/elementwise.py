@@ -604,7 +604,7 @@ def _relu_vjp(g, ctx):
 def ordered(name, a, error=NotImplementedError):
     """``a``, unless it is complex: complex numbers have no order (PyTorch's NotImplementedError, or for some ops
     its RuntimeError)."""
-    if a.dtype.kind == "c":
+    if getattr(a, "dtype", None) is not None and a.dtype.kind == "c":   # (a VJP may pass a Python number)
         raise error(f"{name} is not supported for complex tensors: complex numbers have no order. "
                                   f"Compare a real number made of them instead: z.real, z.abs() or z.angle()")
     return a
