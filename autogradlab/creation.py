@@ -11,7 +11,7 @@ import warnings
 import numpy
 
 from . import backend
-from .tensor import Tensor, _check_float, default_float, size_arguments, tensor
+from .tensor import COMPLEX_DTYPES, Tensor, _check_float, default_float, size_arguments, tensor
 
 __all__ = ["zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "rand", "randn", "randint",
            "arange", "linspace", "eye", "manual_seed", "randperm", "from_numpy", "as_tensor", "Generator",
@@ -331,9 +331,9 @@ def from_numpy(array) -> Tensor:
     if not isinstance(array, numpy.ndarray):
         raise TypeError(f"from_numpy() expects a NumPy array, got {type(array).__name__}: use tensor(...) for a "
                         f"number or a list (it copies)")
-    if array.dtype.kind not in "fiub" or array.dtype.itemsize > 8:
+    if not (array.dtype.kind in "fiub" and array.dtype.itemsize <= 8 or array.dtype in COMPLEX_DTYPES):
         raise TypeError(f"from_numpy(): unsupported dtype {array.dtype.name}; tensors hold floats (16 to 64 bits), "
-                        f"integers or bools")
+                        f"complex64/complex128, integers or bools")
     if not array.dtype.isnative:
         raise ValueError(f"from_numpy(): the array's bytes are in the other byte order ({array.dtype.str}); "
                          f"convert it first: array.astype(array.dtype.newbyteorder('='))")

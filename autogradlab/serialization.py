@@ -15,7 +15,7 @@ from collections import OrderedDict
 import numpy
 
 from . import backend
-from .tensor import Tensor
+from .tensor import COMPLEX_DTYPES, Tensor
 
 __all__ = ["save", "load"]
 
@@ -59,7 +59,7 @@ def save(obj, f):
         raise TypeError(f"save: expected a Tensor, a dict of name -> Tensor (a state_dict) or a checkpoint (dicts, "
                         f"lists and tuples of tensors, numbers and strings), got {type(obj).__name__}")
     for name, a in zip(names, arrays):
-        if a.dtype.kind not in "fiub":
+        if not _held(a.dtype):
             raise TypeError(f"save: entry {name!r} has unsupported dtype {a.dtype}")
     header = json.dumps({"format": "autogradlab", "version": _FORMAT_VERSION, "kind": kind, "names": names}
                         | ({"tree": tree} if tree is not None else {}))
@@ -107,9 +107,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         except (ValueError, KeyError, TypeError, OSError, EOFError, zipfile.BadZipFile) as exc:
             raise ValueError(f"load: {where} is malformed or truncated: {exc}") from None
     for name, a in zip(names, arrays):
-        if a.dtype.kind not in "fiub":
+        if not _held(a.dtype):
             raise ValueError(f"load: entry {name!r} of {where} has dtype {a.dtype}; autogradlab tensors are "
-                             f"float, int or bool")
+                             f"float, complex, int or bool")
 
     def make(a):
         return Tensor._make(backend.asarray(a, device), False, None, device)
@@ -132,11 +132,17 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 # int, float, bool or None, and keep their order) or {"$tuple": [...]}; lists, numbers, strings and null are
 # themselves.
 
+def _held(dtype) -> bool:
+    """Whether a tensor can hold ``dtype``: float, integer, bool, complex64 or complex128."""
+    return dtype.kind in "fiub" or dtype in COMPLEX_DTYPES
+
+
 def _encode(value, path, arrays, inside=()):
     if isinstance(value, (Tensor, numpy.ndarray)):
         array = _host_array(value, path)
-        if array.dtype.kind not in "fiub":
-            raise TypeError(f"save: {path} has unsupported dtype {array.dtype}; tensors are float, int or bool")
+        if not _held(array.dtype):
+            raise TypeError(f"save: {path} has unsupported dtype {array.dtype}; tensors are float, complex, int "
+                            f"or bool")
         arrays.append(array)
         return {"$tensor": len(arrays) - 1}
     if value is None or isinstance(value, (bool, int, float, str)):

@@ -949,8 +949,8 @@ def test_a_checkpoint_refuses_what_it_cannot_hold_and_names_where(tmp_path):
         ag.save({"opt": [{1, 2}]}, tmp_path / "x.pt")
     with pytest.raises(TypeError, match="key of type tuple"):
         ag.save({"a": {(1, 2): ag.zeros(1)}}, tmp_path / "x.pt")
-    with pytest.raises(TypeError, match=r"checkpoint\['opt'\]\['x'\] has unsupported dtype complex128"):
-        ag.save({"opt": {"x": np.ones(2, complex)}, "n": 1}, tmp_path / "x.pt")
+    with pytest.raises(TypeError, match=r"checkpoint\['opt'\]\['x'\] has unsupported dtype datetime64"):
+        ag.save({"opt": {"x": np.ones(2, "M8[s]")}, "n": 1}, tmp_path / "x.pt")
     loop = {"a": 1}
     loop["self"] = loop
     with pytest.raises(TypeError, match="contains itself"):

@@ -27,7 +27,7 @@ LINEAR_OPS = ("to_dtype", "to_device", "clone", "where", "sum", "mean", "cumsum"
               "stack", "tril", "triu", "flip", "copy_slices", "copy", "fill", "einsum")
 
 #: Ops holomorphic in each input: their complex VJP is ``conj(vjp(conj(g)))`` (see ``registry.holomorphic``).
-HOLOMORPHIC_OPS = ("matmul", "dot", "einsum2", "prod", "inv", "solve")
+HOLOMORPHIC_OPS = ("matmul", "dot", "einsum2", "prod", "inv", "solve", "det", "matrix_exp")
 
 for _name in LINEAR_OPS:
     REGISTRY[_name].set_complex_vjp("same")

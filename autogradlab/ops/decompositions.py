@@ -56,7 +56,7 @@ def _linalg(xp, name, a, *rest, **options):
                            f"identity to it.") from None
 
 
-_TAKE_COMPLEX = ("inv", "solve")   # (their complex gradients: ops.complex_numbers)
+_TAKE_COMPLEX = ("inv", "solve", "det", "matrix_exp")   # (their complex gradients: ops.complex_numbers)
 
 
 def _matrices(name, A):
@@ -67,7 +67,7 @@ def _matrices(name, A):
     if A.dtype.kind != "f" and not (A.dtype.kind == "c" and name in _TAKE_COMPLEX):
         raise RuntimeError(f"linalg.{name}: Expected a floating point tensor as input. Got {A.dtype.name}: "
                            f"convert it first, e.g. A.double()"
-                           + (" (complex matrices: only inv and solve here)" if A.dtype.kind == "c"
+                           + (" (complex matrices: only inv, solve, det and matrix_exp here)" if A.dtype.kind == "c"
                               else ""))
     if A.dtype.itemsize < 4:
         raise RuntimeError(f"linalg.{name}: Low precision dtypes not supported. Got {A.dtype.name}: convert it "
@@ -109,6 +109,8 @@ def _cofactors(a):
     before = xp.cumprod(xp.concatenate([ones, s[..., :-1]], -1), -1)                      # s_0 ... s_(i-1)
     after = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(s, -1)[..., :-1]], -1), -1), -1)   # s_(i+1) ...
     sign = xp.linalg.det(u) * xp.linalg.det(vh)
+    if a.dtype.kind == "c":   # (A^-T = conj(U) diag(1/s) conj(Vh) for complex A = U diag(s) Vh)
+        u, vh = u.conj(), vh.conj()
     return sign[..., None, None] * ((u * (before * after)[..., None, :]) @ vh)
 
 
@@ -161,11 +163,11 @@ def logdet(A):
 def _expm(xp, a):
     """exp(A) = sum_k A^k / k!, by scaling and squaring: exp(A) = exp(A / 2^s)^(2^s), with s making the
     1-norm of A / 2^s at most 1/2, where 18 terms of the series leave an error below 1e-22. Computed in
-    float64 (float32 squared s times would lose digits), rounded once to A's dtype."""
+    float64 or complex128 (float32 squared s times would lose digits), rounded once to A's dtype."""
     if a.size == 0:
         return a.copy()
     bad = ~xp.isfinite(a).all(axis=(-2, -1))   # (a matrix holding inf or NaN: NaN, the others as usual)
-    a64 = xp.where(bad[..., None, None], 0.0, a.astype(numpy.float64))
+    a64 = xp.where(bad[..., None, None], 0.0, a.astype(numpy.complex128 if a.dtype.kind == "c" else numpy.float64))
     norm = float(xp.abs(a64).sum(axis=-2).max())   # (the largest 1-norm in the batch)
     s = max(0, math.ceil(math.log2(norm / 0.5))) if norm > 0.5 else 0
     x = a64 / 2.0 ** s

@@ -14,7 +14,7 @@ import numpy
 
 from ..backend import asarray, erf as _erf_array, to_host, xp_of
 from ..grad_mode import no_grad, state
-from ..graph import _SHARED_CONSTANTS, OpNode, forget_constants, share_constant
+from ..graph import _SHARED_CONSTANTS, COMPLEX_NOT_TRACED, OpNode, forget_constants, share_constant
 from ..tensor import _CATEGORY, Tensor, complex_of, default_complex, default_float   # (_CATEGORY: PyTorch's ranks)
 from .registry import (apply, apply_binary, apply_one, apply_unary, defop, holomorphic, not_a_tensor, on_arrays,
                        set_conjugate)
@@ -202,8 +202,8 @@ def _floating_unary(op):
         if isinstance(a, Tensor) and a.dtype.kind in "biu":
             a = to_dtype(a, default_float())
         elif isinstance(a, Tensor) and a.dtype.kind == "c" and op.complex_op is None:
-            raise NotImplementedError(f"{op.name} is not supported for complex tensors in autogradlab (PyTorch's "
-                                      f"complex ops that are: exp, log, sqrt, sin, cos, tan, tanh and their kin)")
+            raise NotImplementedError(f"{op.name} is not supported for complex tensors in autogradlab (the complex "
+                                      f"functions that are: exp, log, sqrt, sin, cos, tan, tanh, sigmoid and kin)")
         return apply(op, (a,))
     fn.__name__ = op.name
     fn.__doc__ = op.__doc__
@@ -558,7 +558,9 @@ TANH_BACKWARD = defop("tanh_backward", ("grad", "output"), save=("grad", "output
 
 
 def _sigmoid_forward(xp, a):
-    # 1/(1+e^-a) for a >= 0 and e^a/(1+e^a) for a < 0: never overflows
+    # 1/(1+e^-a) for a >= 0 and e^a/(1+e^a) for a < 0: never overflows (complex numbers: the formula itself)
+    if a.dtype.kind == "c":
+        return 1 / (1 + xp.exp(-a))
     e = xp.exp(-xp.abs(a))
     return xp.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
 
@@ -574,7 +576,7 @@ def _sigmoid_vjp(g, ctx):
 
 
 SIGMOID = defop("sigmoid", ("self",), save=("result",), math="s = 1/(1+e^-a);  da = g*(1-s)*s",
-                forward=_sigmoid_forward, vjp=_sigmoid_vjp, formulas=("s*(1-s)",))
+                forward=_sigmoid_forward, vjp=_sigmoid_vjp, complex_vjp="holomorphic", formulas=("s*(1-s)",))
 
 
 def _sigmoid_backward_vjp(gg, ctx):
@@ -589,7 +591,8 @@ def _sigmoid_backward_vjp(gg, ctx):
 # sigmoid's VJP as one op of its own (PyTorch's sigmoid_backward): what a recorded backward of sigmoid is made of
 SIGMOID_BACKWARD = defop("sigmoid_backward", ("grad", "output"), save=("grad", "output"), save_if={"grad": 1},
                          math="g*(1-y)*y;  dg = gg*(1-y)*y, dy = gg*g*(1 - 2y)",
-                         forward=_sigmoid_grad, vjp=_sigmoid_backward_vjp, formulas=("(1-y)*y", "g*(1 - 2y)"))
+                         forward=_sigmoid_grad, vjp=_sigmoid_backward_vjp, complex_vjp="holomorphic",
+                         formulas=("(1-y)*y", "g*(1 - 2y)"))
 
 def _relu_grad(xp, g, y):
     return masked(g, ~(y <= 0))   # g where y > 0 or y is NaN (as in PyTorch), else exactly 0
@@ -1208,6 +1211,8 @@ def to_dtype(a, dtype):
         return a
     if dtype.kind not in "fc":  # integer / bool results are not differentiable (as in PyTorch)
         a = a.detach()
+    elif dtype.kind == "c" and state.tape is not None and a.requires_grad:   # (a real input's record is cached:
+        raise NotImplementedError(COMPLEX_NOT_TRACED)                        # the registry would not see it)
     return apply(TO_DTYPE, (a,), {"dtype": dtype})
 
 

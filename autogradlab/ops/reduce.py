@@ -462,7 +462,8 @@ def _centered(a, dims):
 
 def _var_forward(xp, a, dims, keepdim, correction):
     centered = _centered_forward(xp, a, dims)
-    return (centered * centered).sum(axis=dims, keepdims=keepdim) / _maxzero(_count(a.shape, dims) - correction)
+    squares = centered * centered if a.dtype.kind != "c" else (centered * centered.conj()).real   # (|a - mean|^2)
+    return squares.sum(axis=dims, keepdims=keepdim) / _maxzero(_count(a.shape, dims) - correction)
 
 
 def _var_vjp(g, ctx):
@@ -473,8 +474,9 @@ def _var_vjp(g, ctx):
 
 
 VAR = defop("var", ("self",), save=("self",),
-            math="sum((a - mean)^2) / (n - c);  da = g*2*(a - mean)/(n - c)",
-            forward=_var_forward, vjp=_var_vjp, formulas=("2*(a - mean)/(n - c)",), arrays=False)
+            math="sum(|a - mean|^2) / (n - c);  da = g*2*(a - mean)/(n - c)",
+            forward=_var_forward, vjp=_var_vjp, formulas=("2*(a - mean)/(n - c)",), arrays=False,
+            complex_vjp="same")   # (for complex a too: d|w|^2 = 2w by PyTorch's convention)
 
 
 def _maxzero(n):
@@ -497,21 +499,22 @@ def _std_vjp(g, ctx):
 
 
 STD = defop("std", ("self",), save=("self", "result"),
-            math="sqrt(sum((a - mean)^2) / (n - c));  da = g*(a - mean)/((n - c)*std), 0 where std = 0",
-            forward=_std_forward, vjp=_std_vjp, formulas=("(a - mean)/((n - c)*std)",), arrays=False)
+            math="sqrt(sum(|a - mean|^2) / (n - c));  da = g*(a - mean)/((n - c)*std), 0 where std = 0",
+            forward=_std_forward, vjp=_std_vjp, formulas=("(a - mean)/((n - c)*std)",), arrays=False,
+            complex_vjp="same")
 
 
-def _floats_only(a, name):
+def _floats_only(a, name, kinds="f"):
     """var, std, norm, softmax and log_softmax take floating point tensors (as PyTorch: no silent float64;
-    mean says so in its own words, which its test reads)."""
-    if a.dtype.kind != "f":
+    mean says so in its own words, which its test reads); var and std complex ones too (``kinds="fc"``)."""
+    if a.dtype.kind not in kinds:
         raise RuntimeError(f"{name} only supports floating point tensors, but got {a.dtype.name}: convert it first, "
                            f"e.g. x.to(autogradlab.float32)")
 
 
 def _moment(op, a, dim, correction, keepdim, unbiased):
     expect_tensor(a, op.name)
-    _floats_only(a, op.name)
+    _floats_only(a, op.name, "fc")
     if unbiased is not None:
         correction = 1 if unbiased else 0
     dims = reduction_dims(dim, a.ndim, op.name) if a.ndim else ()  # dim 0 / -1 of a 0-d tensor: nothing to reduce
