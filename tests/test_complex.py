@@ -331,3 +331,14 @@ def test_a_trace_refuses_complex_tensors_before_changing_anything():
     assert z.grad is None
     loss.backward()   # (and the graph is still whole)
     assert z.grad is not None
+
+
+def test_from_numpy_save_and_load_keep_complex_numbers(tmp_path):
+    array = np.array([1 + 2j, -3j], np.complex64)
+    shared = ag.from_numpy(array)
+    array[0] = 5j   # (the same memory)
+    assert shared.dtype == ag.complex64 and shared.tolist() == [5j, -3j]
+    ag.save({"z": shared, "nested": [shared * 2]}, tmp_path / "z.pt")
+    back = ag.load(tmp_path / "z.pt")
+    assert back["z"].dtype == ag.complex64 and back["z"].tolist() == [5j, -3j]
+    assert back["nested"][0].tolist() == [10j, -6j]
