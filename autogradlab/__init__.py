@@ -260,7 +260,7 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "combinations", "copysign", "cumulative_trapezoid", "diagflat", "ldexp", "trapezoid", "trapz", "vander",
            "result_type", "is_nonzero", "is_same_size", "is_signed", "is_complex", "logcumsumexp", "adjoint",
            "complex64", "complex128", "cfloat", "cdouble", "real", "imag", "conj", "conj_physical", "resolve_conj",
-           "resolve_neg", "is_conj", "angle", "view_as_real", "view_as_complex", "complex", "polar",
+           "resolve_neg", "is_conj", "angle", "view_as_real", "view_as_complex", "complex", "polar", "fft",
            "chain_matmul", "cholesky_inverse", "cholesky_solve", "ger", "qr", "renorm", "svd",
            "bitwise_left_shift", "bitwise_right_shift", "frexp", "gcd", "lcm", "nextafter", "mode",
            "unique_consecutive", "unravel_index", "diagonal_scatter", "index_put", "put", "select_scatter",
@@ -273,6 +273,7 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
 from .tensor import Size  # noqa: E402
 from .ops.complex_numbers import complex, polar, view_as_complex, view_as_real  # noqa: E402,A004
 from .ops.elementwise import angle, conj, imag, real  # noqa: E402
+from . import fft  # noqa: E402
 conj_physical = conj
 resolve_conj = resolve_neg = _ops.methods.METHODS["resolve_conj"]
 is_conj = _ops.methods.METHODS["is_conj"]

@@ -206,9 +206,9 @@ class _StrictModule:
 
     def __getattr__(self, name):
         attr = getattr(self._numpy, name)
-        if name == "linalg":   # (xp.linalg.inv and friends, as CuPy has them: arrays of cls in and out)
-            sub = _StrictModule(self.ndarray, f"{self.__name__}.linalg")
-            sub._numpy = numpy.linalg
+        if name in ("linalg", "fft"):   # (xp.linalg.inv, xp.fft.fftn, as CuPy has them: arrays of cls in and out)
+            sub = _StrictModule(self.ndarray, f"{self.__name__}.{name}")
+            sub._numpy = attr
             return sub
         if isinstance(attr, numpy.ufunc):
             return _Ufunc(attr, self.ndarray)

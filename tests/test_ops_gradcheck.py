@@ -564,6 +564,8 @@ CASES["conj"] = [C(lambda m, a, b: m.view_as_real(m.conj(m.complex(a, b)) * m.co
                    normal(3), id="times-self")]
 CASES["real"] = [C(lambda m, a, b: (m.complex(a, b) * m.complex(b, a)).real, normal(3), normal(3), id="property")]
 CASES["imag"] = [C(lambda m, a, b: (m.complex(a, b) * m.complex(b, a)).imag, normal(3), normal(3), id="property")]
+CASES["fft"] = [C(lambda m, a: m.view_as_real(m.fft.fft(a, norm="ortho")), normal(2, 5), id="real-in"),
+                C(lambda m, a: m.fft.irfft(m.fft.rfft(a) * m.fft.rfft(a)), normal(6), id="rfft-irfft")]
 CASES["angle"] = [C(lambda m, a, b: m.angle(m.complex(a, b)), nonzero(3), nonzero(3), id="complex")]
 CASES["inv"] = [C(lambda m, a: m.linalg.inv(a), well_conditioned(2, 3, 3), id="batched")]
 CASES["matrix_exp"] = [C(lambda m, a: m.linalg.matrix_exp(a), normal(2, 3, 3), id="batched"),
