@@ -166,11 +166,15 @@ def _nested_flat(flat, shape, digits):
 
 
 def format_number(x, digits=4) -> str:
-    """A number as short rounded text: ``1.5``, ``0.3333``, ``-2``, ``nan`` (Python or NumPy scalars)."""
+    """A number as short rounded text: ``1.5``, ``0.3333``, ``-2``, ``nan``, ``1-0.5j`` (Python or NumPy scalars)."""
     if isinstance(x, (bool, numpy.bool_)):
         return str(bool(x))
     if isinstance(x, (int, numpy.integer)):
         return str(int(x))
+    if isinstance(x, (complex, numpy.complexfloating)):   # 1+2j, 0.5-1j, 3+0j
+        imag = float(x.imag)
+        sign = "-" if imag < 0 or imag == 0 and math.copysign(1.0, imag) < 0 else "+"
+        return f"{format_number(float(x.real), digits)}{sign}{format_number(abs(imag), digits)}j"
     x = float(x)
     if math.isnan(x) or math.isinf(x):
         return str(x)

@@ -90,7 +90,7 @@ def fmt(value, digits=4):
         return f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
     if isinstance(value, str):
         return value
-    if isinstance(value, (Tensor, numpy.ndarray, numpy.generic, int, float, list, tuple)) or \
+    if isinstance(value, (Tensor, numpy.ndarray, numpy.generic, int, float, complex, list, tuple)) or \
             type(value).__module__.split(".")[0] == "cupy":
         return _nested(_host(value), digits)
     return repr(value)
