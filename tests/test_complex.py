@@ -105,7 +105,10 @@ UNARY = {
     "view_as_complex": lambda T, z: T.view_as_complex(T.view_as_real(z) * 2),
     "chain": lambda T, z: T.tanh(z * z.conj() + z).exp() / (z + 3),
     "exp2": lambda T, z: T.exp2(z), "sigmoid": lambda T, z: T.sigmoid(z), "var": lambda T, z: z.var(1),
-    "std": lambda T, z: T.std(z, 0, correction=0), "var_all": lambda T, z: z.var(), "triu": lambda T, z: T.triu(z),
+    "std": lambda T, z: T.std(z, 0, correction=0), "var_all": lambda T, z: z.var(),
+    "norm": lambda T, z: T.linalg.vector_norm(z, dim=1), "norm_all": lambda T, z: z.norm(),
+    "norm_1": lambda T, z: T.linalg.vector_norm(z, 1), "norm_3": lambda T, z: T.linalg.vector_norm(z, 3, dim=0),
+    "norm_inf": lambda T, z: T.linalg.vector_norm(z, float("inf")), "fro": lambda T, z: T.linalg.matrix_norm(z), "triu": lambda T, z: T.triu(z),
     "from_real": lambda T, z: z.real.to(T.complex128) * z,
     "setitem": lambda T, z: _written(z), "index_put": lambda T, z: z.index_put(
         (T.tensor([0, 1]), T.tensor([2, 0])), z[0, :2] * 2),
@@ -342,3 +345,9 @@ def test_from_numpy_save_and_load_keep_complex_numbers(tmp_path):
     back = ag.load(tmp_path / "z.pt")
     assert back["z"].dtype == ag.complex64 and back["z"].tolist() == [5j, -3j]
     assert back["nested"][0].tolist() == [10j, -6j]
+
+
+def test_complex_numbers_print_short_in_notebooks():
+    from autogradlab.lessons.helpers import fmt
+    assert fmt(ag.tensor([1 + 2j, -0.5j, 1.23456 - 0.00001j])) == "[1+2j, 0-0.5j, 1.235-1e-05j]"
+    assert fmt(3 - 1j) == "3-1j"

@@ -790,9 +790,10 @@ def masked(g, keep):
     max takes (``g * keep`` would be NaN where an infinite or NaN ``g`` meets a 0). Recording, a ``where``; on
     arrays (a gradient: float16, 32 or 64), the same select without branches (NumPy's ``where`` on a random
     mask is several times slower): ``g``'s bits kept where ``keep`` holds, all cleared (+0.0) elsewhere."""
-    if isinstance(g, Tensor) or isinstance(keep, Tensor):
+    uint = None if isinstance(g, Tensor) else _SAME_SIZE_UINT.get(g.dtype.itemsize)   # (complex128: none)
+    if uint is None or isinstance(keep, Tensor):
         return where(keep, g, 0.0)
-    xp, uint = xp_of(g), _SAME_SIZE_UINT[g.dtype.itemsize]
+    xp = xp_of(g)
     if keep.shape != g.shape:   # (broadcast_to is slow Python: only where needed)
         keep = xp.broadcast_to(keep, numpy.broadcast_shapes(keep.shape, g.shape))
     bits = xp.asarray(keep).astype(uint)   # 1 where kept, 0 elsewhere (asarray: NumPy gives 0-d results as scalars)

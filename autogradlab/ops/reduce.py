@@ -176,17 +176,22 @@ def _norm_vjp(g, ctx):
     return (masked(ctx.self * expand_back(g, shape, dims, keepdim) / n, nonzero),)
 
 
+def _norm_forward(xp, a, dims, keepdim):
+    squares = a * a if a.dtype.kind != "c" else (a * a.conj()).real   # (|a_i|^2)
+    return xp.sqrt(squares.sum(axis=dims, keepdims=keepdim))
+
+
 NORM = defop("norm", ("self",), save=("self", "result"),
-             math="sqrt(sum_i a_i^2);  da = g*a/norm (0 where norm = 0)",
-             forward=lambda xp, a, dims, keepdim: xp.sqrt((a * a).sum(axis=dims, keepdims=keepdim)),
-             vjp=_norm_vjp, formulas=("a/norm",))
+             math="sqrt(sum_i |a_i|^2);  da = g*a/norm (0 where norm = 0)",
+             forward=_norm_forward, vjp=_norm_vjp, formulas=("a/norm",),
+             complex_vjp="same")   # (for complex a too: d|a|^2 = 2a by PyTorch's convention)
 
 
 def norm(a, p="fro", dim=None, keepdim=False):
     """The 2-norm ``sqrt(sum a^2)`` over ``dim`` (every dim by default; ``p=2`` or ``"fro"``), or the 1-norm
     ``sum |a|`` (``p=1``). Where the 2-norm is 0 its gradient is 0, as in PyTorch."""
     expect_tensor(a, "norm")
-    _floats_only(a, "norm")
+    _floats_only(a, "norm", "fc")
     if p == 1:
         return sum(abs(a), dim, keepdim)
     if p not in (2, "fro"):
