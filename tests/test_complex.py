@@ -351,3 +351,25 @@ def test_complex_numbers_print_short_in_notebooks():
     from autogradlab.lessons.helpers import fmt
     assert fmt(ag.tensor([1 + 2j, -0.5j, 1.23456 - 0.00001j])) == "[1+2j, 0-0.5j, 1.235-1e-05j]"
     assert fmt(3 - 1j) == "3-1j"
+
+
+def test_gradcheck_checks_complex_functions_as_pairs_of_reals():
+    z = ag.tensor(_complex(3), requires_grad=True)
+    x = ag.tensor(RNG.standard_normal(3), requires_grad=True)
+    assert ag.autograd.gradcheck(lambda z, x: ag.exp(z) * z * x, (z, x))
+    assert ag.autograd.gradcheck(lambda z: (ag.sin(z) * z.conj()).abs(), (z,))
+    assert ag.autograd.gradgradcheck(lambda z, x: ag.tanh(z) * x + z.conj() * z, (z, x))
+
+    class ForgetsTheConjugate(ag.autograd.Function):   # d(z^2) sent back as g*2z, not g*conj(2z)
+        @staticmethod
+        def forward(ctx, z):
+            ctx.save_for_backward(z)
+            return z * z
+
+        @staticmethod
+        def backward(ctx, g):
+            (z,) = ctx.saved_tensors
+            return g * 2 * z
+
+    assert ag.autograd.gradcheck(lambda z: z * z, (z,))
+    assert not ag.autograd.gradcheck(ForgetsTheConjugate.apply, (z,), raise_exception=False)
