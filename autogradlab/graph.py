@@ -28,12 +28,6 @@ __all__ = ["Node", "OpNode", "declare_fields", "AccumulateGrad", "accumulate_int
 _node_counter = itertools.count()
 _handle_counter = itertools.count()
 
-#: why a trace refuses complex tensors (the registry says it when one is recorded, the tape when a backward starts)
-COMPLEX_NOT_TRACED = ("complex tensors can't be traced yet (the step events, tables and pictures show real "
-                      "numbers): trace the computation on real pairs instead, with view_as_real(z), or run it "
-                      "outside trace()")
-
-
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "

@@ -317,25 +317,6 @@ def test_complex_matrices_without_a_checked_gradient_are_refused_saying_so(name)
         getattr(ag.linalg, name)(ag.tensor(np.eye(2) * (1 + 1j), requires_grad=True))
 
 
-def test_a_trace_refuses_complex_tensors_before_changing_anything():
-    z = ag.tensor([1 + 2j, 3 - 1j], requires_grad=True)
-    with pytest.raises(NotImplementedError, match="complex tensors can't be traced yet"):
-        with ag.trace():
-            z * z
-    loss = (ag.exp(z * z).abs() ** 2).sum()   # (a graph made before the trace: refused when backward starts)
-    with pytest.raises(NotImplementedError, match="complex tensors can't be traced yet"):
-        with ag.trace():
-            loss.backward()
-    x = ag.tensor([1.0, 2.0], requires_grad=True)
-    x.to(ag.float32)   # (a real cast, recorded once: the complex one below must still be refused)
-    with pytest.raises(NotImplementedError, match="complex tensors can't be traced yet"):
-        with ag.trace():
-            x.to(ag.complex64)
-    assert z.grad is None
-    loss.backward()   # (and the graph is still whole)
-    assert z.grad is not None
-
-
 def test_from_numpy_save_and_load_keep_complex_numbers(tmp_path):
     array = np.array([1 + 2j, -3j], np.complex64)
     shared = ag.from_numpy(array)

@@ -39,6 +39,8 @@ def _enc(v, memo=None):
         return [_enc(x, memo) for x in v]
     if t is float or isinstance(v, float):
         return {"float": repr(float(v))} if math.isnan(v) or math.isinf(v) else v
+    if t is complex:   # a complex element of a Value: its two parts (each a float as above)
+        return {"complex": [_enc(v.real), _enc(v.imag)]}
     if isinstance(v, _TAGGED):
         if memo is not None:
             hit = memo.get(id(v))
@@ -139,6 +141,9 @@ def _dec(v):
             if v["float"] not in ("nan", "inf", "-inf"):
                 raise ValueError(f"bad float {v['float']!r}")
             return float(v["float"])
+        if set(v) == {"complex"}:
+            real, imag = (_dec(part) for part in v["complex"])
+            return complex(real, imag)
         tag = v.get("@")
         cls = {c.__name__: c for c in _TAGGED}.get(tag)
         if cls is None:

@@ -121,7 +121,8 @@ def array_stats(host, bins: int = HIST_BINS) -> Stats:
 @_frozen
 class Value:
     """A host snapshot of an array: every element (``data``, flattened) or, for large
-    arrays, a summary (``data`` is None; ``min``, ``max``, ``norm`` are set). ``stats``: mean, std,
+    arrays, a summary (``data`` is None; ``min``, ``max``, ``norm`` are set; of complex numbers, their
+    magnitudes). ``stats``: mean, std,
     NaN/inf counts and a histogram of an array too large for a table, when the tape was asked for
     them (``trace(stats=True)``), else None."""
 
@@ -153,7 +154,7 @@ class Value:
         return _nested(self.array(), digits)
 
 
-_PY_TYPES = {"float": float, "int": int, "uint": int, "bool": bool}   # dtype name less its digits
+_PY_TYPES = {"float": float, "int": int, "uint": int, "bool": bool, "complex": complex}   # dtype name less digits
 
 
 def _nested_flat(flat, shape, digits):
@@ -210,10 +211,12 @@ def snapshot(array, max_elements=MAX_ELEMENTS, stats: bool = False) -> Value:
         return Value(array.shape, _dtype_name(array.dtype), tuple(array.reshape(-1).tolist()))
     host = backend.to_host(array)
     shape, dtype = tuple(int(n) for n in host.shape), _dtype_name(host.dtype)
-    st = array_stats(host) if stats and host.size and not fits_a_table(host.shape) else None
+    complex_numbers = host.dtype.kind == "c"   # (stats, min and max of their magnitudes)
+    st = array_stats(abs(host) if complex_numbers else host) if stats and host.size and not fits_a_table(
+        host.shape) else None
     if host.size <= max_elements:
         return Value(shape, dtype, tuple(host.reshape(-1).tolist()), stats=st)
-    flat = host.reshape(-1)
+    flat = abs(host).reshape(-1) if complex_numbers else host.reshape(-1)
     if flat.dtype.kind != "f":
         flat = flat.astype(numpy.float64)
     return Value(shape, dtype, None, float(flat.min()), float(flat.max()),

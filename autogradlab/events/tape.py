@@ -12,7 +12,7 @@ import sysconfig
 import numpy
 
 from ..grad_mode import state
-from ..graph import COMPLEX_NOT_TRACED, AccumulateGrad
+from ..graph import AccumulateGrad
 from ..tensor import Tensor
 from . import records
 from .jsonio import _decode_event, _refs_of, encode_events
@@ -542,8 +542,6 @@ class Tape:
     def backward_started(self, roots, retain_graph, create_graph, inputs, is_grad, plan=None):
         """``plan``: the engine's plan (``root_nodes``, ``input_nodes``, ``order``, ``pruned``,
         ``deps``, ``runs``, ``needed``), turned into a :class:`BackwardPlan`."""
-        if plan is not None and any(d.kind == "c" for node in plan.order for d in node._input_dtypes):
-            raise NotImplementedError(COMPLEX_NOT_TRACED)   # (a graph of complex tensors, made before the trace)
         self._end_pass()   # (a pass that raised left its arrays held)
         self._pass_counts = [0, 0, 0]
         roots_ids = tuple([self._tid_of(r) for r in roots])

@@ -14,7 +14,7 @@ import numpy
 
 from ..backend import asarray, erf as _erf_array, to_host, xp_of
 from ..grad_mode import no_grad, state
-from ..graph import _SHARED_CONSTANTS, COMPLEX_NOT_TRACED, OpNode, forget_constants, share_constant
+from ..graph import _SHARED_CONSTANTS, OpNode, forget_constants, share_constant
 from ..tensor import _CATEGORY, Tensor, complex_of, default_complex, default_float   # (_CATEGORY: PyTorch's ranks)
 from .registry import (apply, apply_binary, apply_one, apply_unary, defop, holomorphic, not_a_tensor, on_arrays,
                        set_conjugate)
@@ -229,11 +229,11 @@ set_conjugate(conj)   # (what a holomorphic op's complex VJP conjugates with: se
 
 # the parts of z = x + iy are views of it (as NumPy's and PyTorch's); a real gradient g comes back as g (for x)
 # or as i*g (for y): a real loss's gradient is dL/dx + i dL/dy
-REAL = defop("real", ("self",), math="x for a = x + iy;  da = g",
+REAL = defop("real", ("self",), math="Re a;  da = g (x for a = x + iy)",
              forward=lambda xp, a: a.real, view=True,
              vjp=lambda g, ctx: (g,), complex_vjp="same", formulas=("1",))
 
-IMAG = defop("imag", ("self",), math="y for a = x + iy;  da = i*g",
+IMAG = defop("imag", ("self",), math="Im a;  da = i*g (y for a = x + iy)",
              forward=lambda xp, a: a.imag, view=True,
              vjp=lambda g, ctx: (g * 1j,), complex_vjp="same", formulas=("i",))
 
@@ -244,7 +244,8 @@ def _angle_vjp(g, ctx):
     return (g * (z * 1j) / where(r2 == 0, 1.0, r2),)
 
 
-ANGLE = defop("angle", ("self",), save=("self",), math="atan2(y, x) for a = x + iy;  da = g*i*a/|a|^2 (0 at 0)",
+ANGLE = defop("angle", ("self",), save=("self",),
+              math="arg a;  da = g*i*a/|a|^2, 0 at 0 (arg a = atan2(y, x) for a = x + iy)",
               forward=lambda xp, a: xp.angle(a).astype(a.real.dtype), complex_vjp=_angle_vjp,
               vjp=lambda g, ctx: (zeros_gradient(g),), formulas=("i*a/|a|^2",))
 
@@ -383,7 +384,7 @@ POW = defop("pow", ("self", "other"), save=("self", "other", "result"), save_if=
             math="a ** b;  da = g*b*a^(b-1), db = g*a^b*log(a)",
             forward=_pow_forward,
             vjp=_pow_vjp, complex_vjp=_pow_complex_vjp,
-            formulas=("b*a^(b-1)", "a^b*log(a)"))
+            formulas=("b*a^(b-1)", "a^b*log(a)"), complex_formulas=("conj(b*a^(b-1))", "conj(a^b*log(a))"))
 
 RECIPROCAL = defop("reciprocal", ("self",), save=("result",), math="y = 1/a;  da = -g*y^2",
                    forward=lambda xp, a: xp.reciprocal(a),
@@ -647,7 +648,7 @@ def _abs_complex_vjp(g, ctx):
 ABS = defop("abs", ("self",), save=("self",), math="|a|;  da = g*sign(a)  (complex: g*a/|a|)",
             forward=lambda xp, a: xp.abs(_no_bools("abs", a)),
             vjp=lambda g, ctx: (g * sign(ctx.self),), complex_vjp=_abs_complex_vjp,
-            formulas=("sign(a)",))
+            formulas=("sign(a)",), complex_formulas=("a/|a|",))
 
 def _extremum_vjp(larger):
     """The VJP of ``maximum`` (``larger``) or ``minimum``: the gradient goes to the side that won, half to
@@ -1212,8 +1213,6 @@ def to_dtype(a, dtype):
         return a
     if dtype.kind not in "fc":  # integer / bool results are not differentiable (as in PyTorch)
         a = a.detach()
-    elif dtype.kind == "c" and state.tape is not None and a.requires_grad:   # (a real input's record is cached:
-        raise NotImplementedError(COMPLEX_NOT_TRACED)                        # the registry would not see it)
     return apply(TO_DTYPE, (a,), {"dtype": dtype})
 
 

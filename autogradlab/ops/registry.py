@@ -30,8 +30,7 @@ import numpy
 
 from ..backend import on_cpu_array_module, shares_memory, xp_for, xp_of
 from ..grad_mode import state
-from ..graph import (_SHARED_CONSTANTS, COMPLEX_NOT_TRACED, _node_counter, OpNode, RESULT, declare_fields, save_param,
-                     save_tensor)
+from ..graph import _SHARED_CONSTANTS, _node_counter, OpNode, RESULT, declare_fields, save_param, save_tensor
 from ..tensor import Tensor
 
 __all__ = ["OpDef", "defop", "apply", "apply_unary", "apply_binary", "REGISTRY", "holomorphic"]
@@ -90,7 +89,7 @@ class OpDef:
                  "last_shapes", "save_kind", "complex_op")
 
     def __init__(self, name, inputs, forward, vjp, save=(), formulas=None, math="", view=False, save_if=None,
-                 arrays=True, complex_vjp=None):
+                 arrays=True, complex_vjp=None, complex_formulas=None):
         self.name = name
         self.arrays = arrays  # False: the VJP needs Tensors (methods arrays lack): it gets them wrapped
         self.node_name = "".join(p.capitalize() for p in name.split("_")) + "Backward"
@@ -123,21 +122,24 @@ class OpDef:
             self.save_kind = None
         self.complex_op = None   # the op that records a node for complex inputs (see set_complex_vjp)
         if complex_vjp is not None:
-            self.set_complex_vjp(complex_vjp)
+            self.set_complex_vjp(complex_vjp, complex_formulas)
 
-    def set_complex_vjp(self, complex_vjp):
+    def set_complex_vjp(self, complex_vjp, formulas=None):
         """Let the op take complex inputs: with the VJP it has (``"same"``), with the one :func:`holomorphic`
         makes of it (``"holomorphic"``) or with ``complex_vjp``, held by a twin of this op that only the nodes
-        of complex inputs get."""
+        of complex inputs get. The twin's ``formulas`` (what events and the player show) are given, or for a
+        holomorphic op the conjugates of the real ones."""
         if complex_vjp == "same":
             self.complex_op = self
             return
         if complex_vjp == "holomorphic":
             complex_vjp = holomorphic(self.vjp)
+            formulas = formulas or tuple(f"conj({f})" if f else f for f in self.formulas)
         twin = _new(OpDef)
         for slot in OpDef.__slots__:
             setattr(twin, slot, getattr(self, slot))
         twin.vjp, twin.complex_op, twin.last_shapes = complex_vjp, twin, (None, None)
+        twin.formulas = tuple(formulas) if formulas else self.formulas
         self.complex_op = twin
 
     @property
@@ -416,7 +418,7 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
         if meta is None:
             meta = _shapes_seen(key, len(arrays))
         if data.dtype.kind == "c" or any(a.dtype.kind == "c" for a in arrays):   # (complex: its complex VJP;
-            op = _for_complex(op, switches)                                       # never kept as last)
+            op = _for_complex(op)                                                 # never kept as last)
         else:
             op.last_shapes = (key, meta)
     out._grad_fn = node = _new(OpNode)
@@ -481,12 +483,9 @@ def _record(op, inputs, arrays, edges, params, out, device, switches):
         tape.op_recorded(node, inputs, out)
 
 
-def _for_complex(op, switches):
+def _for_complex(op):
     """The op whose VJP is right for complex inputs, or NotImplementedError (raised before anything is
-    recorded) for an op whose complex gradient is not written yet, or under a trace (events hold real
-    numbers only)."""
-    if switches["tape"] is not None:
-        raise NotImplementedError(COMPLEX_NOT_TRACED)
+    recorded) for an op whose complex gradient is not written yet."""
     if op.complex_op is None:
         raise NotImplementedError(
             f"{op.name}: its gradient for complex inputs is not implemented in autogradlab yet (PyTorch's "

@@ -161,7 +161,11 @@ def _local_value(e, op_name):
 def _ratio(up, c, elementwise):
     if up.data is None or c.data is None:
         return None
-    u, cv = numpy.asarray(up.data, dtype=float), numpy.asarray(c.data, dtype=float)
+    complex_up, complex_c = up.dtype.startswith("complex"), c.dtype.startswith("complex")
+    if complex_up and not complex_c:   # (a real input took the real part: no local derivative to read off)
+        return None
+    kind = complex if complex_up or complex_c else float
+    u, cv = numpy.asarray(up.data, dtype=kind), numpy.asarray(c.data, dtype=kind)
     with numpy.errstate(all="ignore"):   # NaN / inf gradients give NaN ratios, without a warning
         if u.size == 1:
             if u[0] == 0:

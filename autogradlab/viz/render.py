@@ -314,9 +314,14 @@ def fmt(v, limit: int = 30) -> str:
     text = v.short()
     if len(text) > limit:
         dims = "x".join(map(str, v.shape))
-        if v.data is not None:
+        if v.data is not None and v.dtype.startswith("complex"):   # (no order: the range of the magnitudes)
+            sizes = [abs(x) for x in v.data]
+            text = f"<{dims}: |.| {_num(min(sizes), 3)}..{_num(max(sizes), 3)}>"
+        elif v.data is not None:
             vals = [float(x) for x in v.data]
             text = f"<{dims}: {_num(min(vals), 3)}..{_num(max(vals), 3)}>"
+        elif v.dtype.startswith("complex"):
+            text = f"<{dims}: |.| {_num(v.min, 3)}..{_num(v.max, 3)}>"
         else:
             text = f"<{dims}: {_num(v.min, 3)}..{_num(v.max, 3)}>"
     if len(_FMT_CACHE) > 50000:

@@ -67,6 +67,11 @@ export function sourceNote(data, e) {
 
 function num(x) {
   if (x === null || x === undefined) return "?";
+  if (typeof x === "object" && "complex" in x) {   // x + iy as 1.5-2j (each part as a number below)
+    const [re, im] = x.complex;
+    const imText = num(im);
+    return `${num(re)}${imText.startsWith("-") ? "" : "+"}${imText}j`;
+  }
   if (typeof x === "object" && "float" in x) return x.float;
   if (typeof x === "boolean") return String(x);
   if (Number.isInteger(x)) return String(x);
@@ -153,8 +158,10 @@ export function valueHtml(v) {
     // the strongest at the largest magnitude; NaN and inf cells outlined
     const cols = v.shape.length ? v.shape[v.shape.length - 1] : 1;
     const rows = v.shape.length === 2 ? v.shape[0] : 1;
-    const finite = (x) => typeof x === "number" && Number.isFinite(x);
-    const top = Math.max(0, ...v.data.filter(finite).map(Math.abs));
+    // (a complex number is shaded by its magnitude, orange: it has no sign)
+    const size = (x) => (x && typeof x === "object" && "complex" in x) ? Math.hypot(...x.complex) : x;
+    const finite = (x) => typeof size(x) === "number" && Number.isFinite(size(x));
+    const top = Math.max(0, ...v.data.filter(finite).map((x) => Math.abs(size(x))));
     let h = '<table class="agl-heat">';
     for (let r = 0; r < rows; r++) {
       h += "<tr>";
@@ -162,9 +169,9 @@ export function valueHtml(v) {
         const x = v.data[r * cols + c];
         let style = "";
         if (!finite(x)) style = ' class="agl-nonfinite"';
-        else if (top > 0 && x !== 0) {
-          const a = (0.12 + 0.5 * Math.abs(x) / top).toFixed(2);
-          style = ` style="background: rgba(${x > 0 ? "230,159,0" : "86,180,233"},${a})"`;
+        else if (top > 0 && size(x) !== 0) {
+          const a = (0.12 + 0.5 * Math.abs(size(x)) / top).toFixed(2);
+          style = ` style="background: rgba(${size(x) > 0 ? "230,159,0" : "86,180,233"},${a})"`;
         }
         h += `<td${style}>${escT(num(x))}</td>`;
       }
@@ -239,7 +246,8 @@ export function fold(data, upto) {
 // NaN or inf anywhere in a Value (full data, or a summary's min/max/norm)
 export function hasNonFinite(v) {
   if (!v || typeof v !== "object") return false;
-  const bad = (x) => (x && typeof x === "object" && "float" in x) || (typeof x === "number" && !Number.isFinite(x));
+  const bad = (x) => (x && typeof x === "object" && "float" in x) || (typeof x === "number" && !Number.isFinite(x))
+    || (x && typeof x === "object" && "complex" in x && x.complex.some(bad));
   if (Array.isArray(v.data)) return v.data.some(bad);
   return bad(v.min) || bad(v.max) || bad(v.norm);
 }
