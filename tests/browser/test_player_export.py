@@ -500,3 +500,33 @@ def test_diff_of_hand_computed_gradients_marks_the_wrong_one(page, tmp_path):
     box.locator(f"g.agl-node[data-key='{marked[0]}']").dispatch_event("click")
     assert "grad: yours [3, -1], engine [1, 2]" in box.locator(".agl-diff-note").text_content()
     assert w.grad.numpy().tolist() == [1.0, 2.0]
+
+
+def test_a_complex_backward_plays_and_its_panels_show_the_engines_complex_numbers(page, tmp_path):
+    """A traced complex backward: every frame is the engine's, a leaf's panel shows its complex .grad, and each
+    edge's panel shows the engine's contribution with the conjugated formula it was computed by."""
+    import autogradlab as ag
+
+    z = ag.tensor([1 + 2j], dtype=ag.complex128, requires_grad=True, name="z")
+    with ag.trace() as tape:
+        ((ag.exp(z) * (2 - 1j)).real + z.abs()).sum().backward()
+    data = player_data(tape)
+    out = viz.export_html(tape, tmp_path / "complex.html")
+    page.goto(out.resolve().as_uri())
+    exercise_player(page, tape, data)
+    box = page.locator(".agl-player")
+    box.locator(f"g.agl-node[data-key='{data['tensor_node']['0']}']").dispatch_event("click")
+    page.keyboard.press("End")
+    page.wait_for_function(f"() => document.querySelector('.agl-panel-body')?.dataset.step === '{data['end']}'")
+    assert box.locator(".agl-grad-now").text_content() == tape.replay(data["end"]).grads[0].short()
+    assert "j" in box.locator(".agl-grad-now").text_content()
+    formulas = []
+    for e in tape.of_kind("GradientComputed"):
+        box.locator(f"g.edge[id='{data['edge_of'][f'{e.node_id}-{e.input_index}']}']").dispatch_event("click")
+        page.wait_for_function("() => !!document.querySelector('.agl-edge-contribution')")
+        assert box.locator(".agl-edge-contribution").text_content() == e.contribution.short()
+        assert e.formula in box.locator(".agl-panel").text_content()
+        formulas.append(e.formula)
+    assert "d(e^a)/da = conj(exp(a))" in formulas and "d(|a|)/da = a/|a|" in formulas
+    errors = [line for line in page.console_log if line.startswith(("pageerror", "error"))]
+    assert not errors, errors
