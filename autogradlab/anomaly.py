@@ -59,7 +59,7 @@ def check_nan(node, grads):
         if g is None:
             continue
         data = g._data if isinstance(g, Tensor) else g
-        if data.dtype.kind == "f" and bool(xp_of(data).isnan(data).any()):
+        if data.dtype.kind in "fc" and bool(xp_of(data).isnan(data).any()):
             where = node._traceback or "(enable anomaly mode before the forward pass to see where the op was created)\n"
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.\n"
                                f"Traceback of forward call that caused the error:\n{where}")

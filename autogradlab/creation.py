@@ -11,7 +11,7 @@ import warnings
 import numpy
 
 from . import backend
-from .tensor import COMPLEX_DTYPES, Tensor, _check_float, default_float, size_arguments, tensor
+from .tensor import COMPLEX_DTYPES, Tensor, _check_float, default_complex, default_float, size_arguments, tensor
 
 __all__ = ["zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "rand", "randn", "randint",
            "arange", "linspace", "eye", "manual_seed", "randperm", "from_numpy", "as_tensor", "Generator",
@@ -187,6 +187,9 @@ def _whole(value, what, name):
 
 
 def _finish(host, dtype, device, requires_grad, name=None):
+    if host.dtype.kind == "c" and numpy.dtype(dtype).kind != "c":   # (PyTorch: "value cannot be converted")
+        raise TypeError(f"complex values can't be held in a {numpy.dtype(dtype).name} tensor (their imaginary "
+                        f"parts would be lost): leave dtype out, or pass dtype=complex64 / complex128")
     device = backend.normalize_device(device)
     data = backend.asarray(host, device, dtype)
     t = Tensor._make(data, False, None, device)
@@ -215,7 +218,8 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
                         f"full(({size!r},), {fill_value!r})")
     if dtype is None:
         dtype = numpy.dtype("int64") if isinstance(fill_value, (int, bool)) and not isinstance(fill_value, bool) \
-            else numpy.dtype("bool") if isinstance(fill_value, bool) else default_float()
+            else numpy.dtype("bool") if isinstance(fill_value, bool) \
+            else default_complex() if isinstance(fill_value, (complex, numpy.complexfloating)) else default_float()
     return _finish(numpy.full(_sizes((size,)), fill_value), dtype, device, requires_grad)
 
 
@@ -317,7 +321,9 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
-    return _finish(numpy.linspace(start, end, steps), _float(dtype), device, requires_grad)
+    complex_ends = any(isinstance(v, (complex, numpy.complexfloating)) for v in (start, end))
+    return _finish(numpy.linspace(start, end, steps), default_complex() if complex_ends and dtype is None
+                   else _float(dtype), device, requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):

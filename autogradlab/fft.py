@@ -32,6 +32,8 @@ def _checked(input, name, norm, real_only=False):
         raise RuntimeError(f"{name}: Invalid normalization mode: {norm!r}; use 'backward' (the default), 'ortho' or "
                          f"'forward'")
     kind = input.dtype.kind
+    if input.dtype == numpy.float16:
+        raise RuntimeError(f"{name}: Unsupported dtype Half (float16): transform float32 or float64, e.g. x.float()")
     if real_only and kind == "c":
         raise RuntimeError(f"{name} expects a real input tensor, but got {input.dtype.name}: use fft for complex "
                            f"ones")
@@ -47,6 +49,8 @@ def _as_complex(a):
 def _dims(input, dim, s, name):
     """The dims to transform (>= 0, in order) and their lengths: ``dim`` (all dims, or the last len(s)), ``s``."""
     nd = input.ndim
+    if s is not None and len(s) > nd:
+        raise RuntimeError(f"{name}: Got shape with {len(s)} values but input tensor only has {nd} dimensions")
     if dim is None:
         dims = list(range(nd - len(s), nd)) if s is not None else list(range(nd))
     else:
@@ -147,13 +151,11 @@ def irfftn(input, s=None, dim=None, norm=None, _name="irfftn"):
     """The inverse of :func:`rfftn`: a real output, with ``s`` (default: twice the last dim less 2, the others
     as they are) its sizes over ``dim``. The missing half of the spectrum is the conjugate of the given one."""
     input, norm = _checked(input, _name, norm)
-    nd = input.ndim
-    if dim is None:
-        dims = list(range(nd - len(s), nd)) if s is not None else list(range(nd))
-    else:
-        dims = [d % nd for d in ([dim] if isinstance(dim, int) else dim)]
+    dims, _ = _dims(input, dim, None if s is None else [1 if n == -1 else n for n in s], _name)   # (the checks)
     last = dims[-1]
-    sizes = list(s) if s is not None else [input.shape[d] for d in dims[:-1]] + [2 * (input.shape[last] - 1)]
+    given = list(s) if s is not None else [-1] * len(dims)
+    sizes = [input.shape[d] if n == -1 else n for d, n in zip(dims[:-1], given[:-1])]
+    sizes.append(2 * (input.shape[last] - 1) if given[-1] == -1 else given[-1])
     if sizes[-1] < 1:
         raise RuntimeError(f"{_name}: Invalid number of data points ({sizes[-1]}) specified: give n >= 1")
     a = _as_complex(input)

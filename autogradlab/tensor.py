@@ -280,14 +280,17 @@ class Tensor:
     def __float__(self):
         value = self.item()
         if isinstance(value, complex):
-            raise TypeError(f"can't convert a complex tensor ({value}) to float: take .real, .imag or .abs() first")
+            raise RuntimeError(f"value {value} cannot be converted to a float: take .real, .imag or .abs() first")
         return float(value)
 
     def __complex__(self):
         return complex(self.item())
 
     def __int__(self):
-        return int(self.item())
+        value = self.item()
+        if isinstance(value, complex):
+            raise RuntimeError(f"value {value} cannot be converted to an int: take .real, .imag or .abs() first")
+        return int(value)
 
     def __bool__(self):
         if self._data.size != 1:
@@ -328,7 +331,7 @@ class Tensor:
         if host.size == 0 and host.ndim != 1:   # (an empty tensor prints as [] whatever its shape: add it)
             extras.append(f"size={tuple(host.shape)}")
         # (the dtype unless float32; int64 and bool are told by the values, except when there are none)
-        if host.dtype != default_float() and host.dtype != default_complex() and (
+        if host.dtype != default_float() and (host.dtype != default_complex() or host.size == 0) and (
                 host.size == 0 or host.dtype not in (numpy.dtype("int64"), numpy.dtype("bool"))):
             extras.append(f"dtype={host.dtype.name}")
         if self.grad_fn is not None:
@@ -503,6 +506,10 @@ def tensor(data, dtype=None, device=None, requires_grad=False, name=None) -> Ten
     if dtype is not None:
         dtype = numpy.dtype(dtype)
         _check_supported(dtype)
+        if dtype.kind != "c" and not hasattr(data, "dtype") and any(
+                isinstance(x, (complex, numpy.complexfloating)) for x in _leaves(data)):
+            raise TypeError(f"tensor(): a complex number can't be held in a {dtype.name} tensor (must be real "
+                            f"number, not complex): leave dtype out, or pass dtype=complex64 / complex128")
     arr = backend.asarray(data, device, dtype)
     _check_supported(arr.dtype)
     arr = arr.copy()

@@ -42,6 +42,7 @@ REAL_CASES = {
     "irfft_complex_in": lambda T, a, norm: T.fft.irfft(T.fft.fft(a) * 1j, norm=norm),
     "irfft2": lambda T, a, norm: T.fft.irfft2(T.fft.rfft2(a) ** 2, norm=norm),
     "irfftn_s": lambda T, a, norm: T.fft.irfftn(T.fft.fft2(a), s=(4, 6), norm=norm),
+    "irfftn_s_minus_1": lambda T, a, norm: T.fft.irfftn(T.fft.fft2(a), s=(-1, 5), norm=norm),
     "ifftshift": lambda T, a, norm: T.fft.ifftshift(T.fft.rfft(a, norm=norm)),
 }
 
@@ -129,6 +130,11 @@ def test_integer_input_is_transformed_in_the_default_float_as_torch():
     (lambda T: T.fft.rfft(T.ones(4) * 1j), RuntimeError),
     (lambda T: T.fft.fft(T.ones(4), dim=2), IndexError),
     (lambda T: T.fft.fftn(T.ones(4, 4), s=(4,), dim=(0, 1)), RuntimeError),
+    (lambda T: T.fft.fftn(T.ones(4, 4), s=(2, 3, 4)), RuntimeError),
+    (lambda T: T.fft.irfftn(T.ones(4, 6), dim=(0, 5)), IndexError),
+    (lambda T: T.fft.irfftn(T.ones(4, 6), dim=(0, 0)), RuntimeError),
+    (lambda T: T.fft.irfftn(T.ones(4, 6), s=(4,), dim=(0, 1)), RuntimeError),
+    (lambda T: T.fft.fft(T.ones(4, dtype=T.float16)), RuntimeError),
 ])
 def test_bad_arguments_raise_as_torch(call, error):
     with pytest.raises(error):

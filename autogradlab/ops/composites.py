@@ -68,6 +68,9 @@ def div(input, other, *, rounding_mode=None):
     (``a // b``). Rounded quotients of integers stay integers; a rounded quotient has no gradient."""
     if rounding_mode is None:
         return E.div(input, other)
+    for t in (input, other):
+        if isinstance(t, Tensor):
+            E.ordered(f"div(rounding_mode={rounding_mode!r})", t)
     if rounding_mode == "floor":
         return E.floor_divide(input, other)
     if rounding_mode == "trunc":
@@ -140,12 +143,14 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def fmax(input, other):
     """The larger of each pair, a NaN counting as missing (``fmax(nan, 1)`` is 1; NaN only where both are);
     at a tie the gradient goes to ``input``, as PyTorch's."""
+    E.ordered("fmax", input, RuntimeError), E.ordered("fmax", other, RuntimeError)
     take_input = (input >= other) | E.isnan(other)
     return E.where(take_input, input, other)
 
 
 def fmin(input, other):
     """The smaller of each pair, a NaN counting as missing; at a tie the gradient goes to ``input``."""
+    E.ordered("fmin", input, RuntimeError), E.ordered("fmin", other, RuntimeError)
     take_input = (input <= other) | E.isnan(other)
     return E.where(take_input, input, other)
 
@@ -173,12 +178,12 @@ def _running_extreme(input, dim, larger, name, result):
 def cummax(input, dim):
     """``(values, indices)``: the running maximum along ``dim`` and where it was found (the later of tied
     elements; a NaN, once seen); the gradient goes to that element."""
-    return _running_extreme(input, dim, True, "cummax", CummaxResult)
+    return _running_extreme(E.ordered("cummax", input), dim, True, "cummax", CummaxResult)
 
 
 def cummin(input, dim):
     """``(values, indices)``: the running minimum along ``dim`` and where it was found."""
-    return _running_extreme(input, dim, False, "cummin", CumminResult)
+    return _running_extreme(E.ordered("cummin", input), dim, False, "cummin", CumminResult)
 
 
 def _nonzero(t):

@@ -10,6 +10,7 @@ import numpy
 
 from ..backend import asarray, to_host
 from ..tensor import Tensor
+from .elementwise import ordered
 from .reduce import single_dim
 from .registry import expect_tensor
 from .shape import gather
@@ -32,6 +33,7 @@ def mode(input, dim=-1, keepdim=False):
     """``(values, indices)``: along ``dim``, the value that occurs most often (of several as frequent, the
     smallest) and the last position where it occurs. The gradient of ``values`` goes to that position."""
     expect_tensor(input, "mode")
+    ordered("mode", input)
     d = single_dim(dim, input.ndim, "mode")
     if input.ndim and input.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size (shape {tuple(input.shape)})")
@@ -52,6 +54,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     slice), with ``return_counts`` each run's length. Not differentiable: the values require no grad (PyTorch's
     are marked as requiring grad when the input does, with no usable gradient)."""
     expect_tensor(input, "unique_consecutive")
+    ordered("unique_consecutive", input)
     host = to_host(input._data)
     if dim is None:
         flat = host.reshape(-1)

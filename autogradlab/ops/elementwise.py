@@ -15,7 +15,7 @@ import numpy
 from ..backend import asarray, erf as _erf_array, to_host, xp_of
 from ..grad_mode import no_grad, state
 from ..graph import _SHARED_CONSTANTS, OpNode, forget_constants, share_constant
-from ..tensor import _CATEGORY, Tensor, complex_of, default_complex, default_float   # (_CATEGORY: PyTorch's ranks)
+from ..tensor import _CATEGORY, Tensor, _promoted, complex_of, default_complex, default_float   # (PyTorch's)
 from .registry import (apply, apply_binary, apply_one, apply_unary, defop, holomorphic, not_a_tensor, on_arrays,
                        set_conjugate)
 
@@ -31,7 +31,7 @@ def number_dtype(value, dtype):
     the complex dtype of its width.
     """
     kind = dtype.kind
-    if isinstance(value, complex):   # 1j next to float64 is complex128; next to an integer, complex64
+    if isinstance(value, _COMPLEX_NUMBERS):   # 1j next to float64 is complex128; next to an integer, complex64
         return dtype if kind == "c" else complex_of(dtype) if kind == "f" else default_complex()
     if kind in "fc" or type(value) is bool:
         return dtype
@@ -40,6 +40,7 @@ def number_dtype(value, dtype):
     return numpy.dtype("int64") if kind == "b" else dtype
 
 
+_COMPLEX_NUMBERS = (complex, numpy.complexfloating)   # (a Python complex, NumPy's complex64 and complex128)
 _CONSTANTS: dict = {}   # number -> its read-only 0-d NumPy array (of the dtype it was last asked in), shared
 _DEVICE_CONSTANTS: dict = {}   # (number, device) -> the same off NumPy (a GPU's, the strict backend's)
 
@@ -56,7 +57,7 @@ def constant(value, like: Tensor):
     """
     data = like._data
     kind = data.dtype.kind
-    dtype = data.dtype if kind == "f" and type(value) is not complex else number_dtype(value, data.dtype)
+    dtype = data.dtype if kind == "f" and not isinstance(value, _COMPLEX_NUMBERS) else number_dtype(value, data.dtype)
     on_numpy = type(data) is numpy.ndarray
     cache, key = (_CONSTANTS, value) if on_numpy else (_DEVICE_CONSTANTS, (value, like.device))
     old = cache.get(key)
@@ -89,7 +90,7 @@ def _fresh_constant(value, like: Tensor):
     """:func:`constant`, but a new writable array (for a constant wrapped as a Tensor)."""
     data = like._data
     kind = data.dtype.kind
-    dtype = data.dtype if kind == "f" and type(value) is not complex else number_dtype(value, data.dtype)
+    dtype = data.dtype if kind == "f" and not isinstance(value, _COMPLEX_NUMBERS) else number_dtype(value, data.dtype)
     return asarray(_wrapped(value, dtype), like.device, dtype)
 
 
@@ -244,9 +245,15 @@ def _angle_vjp(g, ctx):
     return (g * (z * 1j) / where(r2 == 0, 1.0, r2),)
 
 
+def _angle_forward(xp, a):
+    if a.dtype.kind == "c":
+        return xp.angle(a).astype(a.real.dtype)
+    return xp.where(a < 0, numpy.pi, xp.where(a != a, a, 0)).astype(a.dtype)   # (-0.0 is 0 and NaN NaN, as PyTorch)
+
+
 ANGLE = defop("angle", ("self",), save=("self",),
               math="arg a;  da = g*i*a/|a|^2, 0 at 0 (arg a = atan2(y, x) for a = x + iy)",
-              forward=lambda xp, a: xp.angle(a).astype(a.real.dtype), complex_vjp=_angle_vjp,
+              forward=_angle_forward, complex_vjp=_angle_vjp,
               vjp=lambda g, ctx: (zeros_gradient(g),), formulas=("i*a/|a|^2",))
 
 
@@ -621,7 +628,8 @@ def _no_bools(name, a):
 
 
 RELU = defop("relu", ("self",), save=("result",), math="max(a, 0);  da = g where a > 0, else 0",
-             forward=lambda xp, a: xp.maximum(ordered("relu", _no_bools("relu", a)), 0), vjp=_relu_vjp, formulas=("[a > 0]",))
+             forward=lambda xp, a: xp.maximum(ordered("relu", _no_bools("relu", a)), 0), vjp=_relu_vjp,
+             formulas=("[a > 0]",))
 
 
 def _threshold_backward_vjp(gg, ctx):
@@ -733,7 +741,7 @@ WHERE = defop("where", ("condition", "self", "other"), save=("condition",),
 # -- casts and moves (their VJP is the identity; Node.apply casts the gradient back) ------
 
 def _cast_forward(xp, a, dtype):
-    if a.dtype.kind == "c" and dtype.kind != "c":
+    if a.dtype.kind == "c" and dtype.kind not in "cb":   # (to bool: nonzero, either part)
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
         a = a.real
     with numpy.errstate(invalid="ignore", over="ignore"):   # (NaN to an integer, 1e6 to float16: PyTorch casts
@@ -767,11 +775,11 @@ def _rounding(name, forward):
                  vjp=lambda g, ctx: (zeros_gradient(g),))
 
 
-FLOOR = _rounding("floor", lambda xp, a: xp.floor(a) if a.dtype.kind == "f" else a.copy())
-CEIL = _rounding("ceil", lambda xp, a: xp.ceil(a) if a.dtype.kind == "f" else a.copy())
-TRUNC = _rounding("trunc", lambda xp, a: xp.trunc(a) if a.dtype.kind == "f" else a.copy())
+FLOOR = _rounding("floor", lambda xp, a: xp.floor(a) if ordered("floor", a).dtype.kind == "f" else a.copy())
+CEIL = _rounding("ceil", lambda xp, a: xp.ceil(a) if ordered("ceil", a).dtype.kind == "f" else a.copy())
+TRUNC = _rounding("trunc", lambda xp, a: xp.trunc(a) if ordered("trunc", a).dtype.kind == "f" else a.copy())
 def _round_forward(xp, a, decimals):
-    if a.dtype.kind != "f" or not decimals:
+    if ordered("round", a).dtype.kind != "f" or not decimals:
         return xp.round(a) if a.dtype.kind == "f" else a.copy()
     # a * 10^decimals rounded, then divided back (times back for decimals < 0); float16 in float32, as PyTorch
     # (94.7 * 100 is past float16's precision); a huge 10^decimals overflows to inf, quietly as in PyTorch
@@ -832,16 +840,17 @@ _LOGIC = {
         ("bitwise_xor", lambda xp, a, b: a ^ b, "a ^ b")]},
 }
 
-FLOOR_DIVIDE = defop("floor_divide", ("self", "other"), forward=lambda xp, a, b: xp.floor_divide(a, b), vjp=None,
+FLOOR_DIVIDE = defop("floor_divide", ("self", "other"), vjp=None,
+                     forward=lambda xp, a, b: xp.floor_divide(ordered("floor_divide", a), ordered("floor_divide", b)),
                      math="floor(a / b)")   # (not differentiable, as PyTorch's floor_divide, whose derivative is missing)
 
 # what each element is: NaN, infinite, or neither (an integer or a bool is never NaN or infinite)
 ISNAN = defop("isnan", ("self",), vjp=None, math="a is NaN",
-              forward=lambda xp, a: xp.isnan(a) if a.dtype.kind == "f" else xp.full(a.shape, False))
+              forward=lambda xp, a: xp.isnan(a) if a.dtype.kind in "fc" else xp.full(a.shape, False))
 ISINF = defop("isinf", ("self",), vjp=None, math="a is +inf or -inf",
-              forward=lambda xp, a: xp.isinf(a) if a.dtype.kind == "f" else xp.full(a.shape, False))
+              forward=lambda xp, a: xp.isinf(a) if a.dtype.kind in "fc" else xp.full(a.shape, False))
 ISFINITE = defop("isfinite", ("self",), vjp=None, math="a is not NaN nor infinite",
-                 forward=lambda xp, a: xp.isfinite(a) if a.dtype.kind == "f" else xp.full(a.shape, True))
+                 forward=lambda xp, a: xp.isfinite(a) if a.dtype.kind in "fc" else xp.full(a.shape, True))
 
 
 def _isclose_forward(xp, a, b, rtol, atol, equal_nan):
@@ -849,11 +858,11 @@ def _isclose_forward(xp, a, b, rtol, atol, equal_nan):
     # their difference is finite and within atol + |rtol*b|, computed in b's float dtype (float32 for
     # integers and bools)
     close = a == b
-    if equal_nan and a.dtype.kind == "f":
+    if equal_nan and a.dtype.kind in "fc":   # (a complex number is NaN when either part is)
         close |= xp.isnan(a) & xp.isnan(b)
     if rtol == 0 and atol == 0:
         return close
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fc":
         a, b = a.astype(default_float()), b.astype(default_float())
     with numpy.errstate(invalid="ignore", over="ignore"):   # (inf - inf is NaN, not close: no warning to give)
         allowed = atol + xp.abs(rtol * b)
@@ -949,6 +958,9 @@ floor_divide.__doc__ = "``a // b``: the quotient rounded toward -inf (not differ
 def remainder(a, b):
     """``a % b``: ``a - b * floor(a / b)``, with the sign of ``b`` (a zero keeps ``a``'s sign, as in PyTorch).
     A number ``% t`` is not differentiable, as in PyTorch, which has no derivative for it."""
+    for t in (a, b):
+        if isinstance(t, Tensor):
+            ordered("remainder", t)
     if not isinstance(a, Tensor):
         with no_grad():
             return _remainder(a, b)
@@ -1135,6 +1147,9 @@ def clamp(a, min=None, max=None):
     broadcast) the ``clamp_tensor`` op: ``a`` gets ``g`` inside the bounds, a bound
     gets ``g`` where it was the value picked (PyTorch's rules, NaN and ``min > max`` included).
     """
+    for t in (a, min, max):
+        if isinstance(t, Tensor):
+            ordered("clamp", t)
     if min is None and max is None:
         raise ValueError("clamp: at least one of min and max must be given")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
@@ -1161,12 +1176,17 @@ def _clamp_tensor(a, lo, hi):
 
 
 def result_type(*tensors):
-    """PyTorch's result dtype of an op on ``tensors``: the highest category (bool < integer < float) wins, and
-    within it the dimensioned tensors' dtypes decide (a 0-d tensor only where no dimensioned one has it)."""
-    top = max(_CATEGORY[t.dtype.kind] for t in tensors)
-    ours = [t for t in tensors if _CATEGORY[t.dtype.kind] == top]
-    deciding = [t.dtype for t in ours if t.ndim] or [t.dtype for t in ours]
-    return numpy.result_type(*deciding)
+    """PyTorch's result dtype of an op on ``tensors``: the highest category (bool < integer < float < complex)
+    wins, and within it the dimensioned tensors' dtypes decide (a 0-d tensor only where no dimensioned one has
+    it; a 0-d complex one next to dimensioned floats gives their width's complex dtype)."""
+    dimensioned = [t.dtype for t in tensors if t.ndim]
+    zero_d = [t.dtype for t in tensors if not t.ndim]
+    if not dimensioned or not zero_d:
+        return _promoted(dimensioned or zero_d)
+    dtype, other = _promoted(dimensioned), _promoted(zero_d)
+    if _CATEGORY[other.kind] <= _CATEGORY[dtype.kind]:
+        return dtype
+    return complex_of(dtype) if other.kind == "c" and dtype.kind == "f" else other   # (float32[3], complex128[])
 
 
 def masked_fill(a, mask, value):
@@ -1195,6 +1215,7 @@ def where(condition, a, b):
         raise TypeError("where: at least one of condition, a, b must be a Tensor")
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):   # two numbers: their own dtype, as PyTorch's
         kind = (numpy.dtype(bool) if type(a) is bool and type(b) is bool else
+                default_complex() if isinstance(a, _COMPLEX_NUMBERS) or isinstance(b, _COMPLEX_NUMBERS) else
                 default_float() if isinstance(a, float) or isinstance(b, float) else numpy.dtype("int64"))
         a = Tensor._make(asarray(a, like.device, kind), False, None, like.device)
     a, b = promote(a, b)
@@ -1207,7 +1228,21 @@ def where(condition, a, b):
 
 
 def to_dtype(a, dtype):
-    """Cast to ``dtype``; the gradient is cast back to ``a``'s dtype."""
+    """Cast to ``dtype``; the gradient is cast back to ``a``'s dtype. A complex ``a`` is never cast to a real
+    dtype here, where an op would lose its imaginary part without a word: NotImplementedError (a user's
+    ``z.to(float32)`` is :func:`cast`, which warns as PyTorch does)."""
+    dtype = numpy.dtype(dtype)
+    if a.dtype == dtype:
+        return a
+    if a.dtype.kind == "c" and dtype.kind not in "cb":
+        raise NotImplementedError(
+            f"this op does not take complex numbers in autogradlab (it would compute in {dtype.name} and lose "
+            f"the imaginary parts): give it z.real, z.imag or z.abs(), or cast with z.to({dtype.name}) yourself")
+    return cast(a, dtype)
+
+
+def cast(a, dtype):
+    """``a.to(dtype)``: a complex tensor cast to a real dtype keeps its real parts, with PyTorch's warning."""
     dtype = numpy.dtype(dtype)
     if a.dtype == dtype:
         return a
@@ -1314,6 +1349,7 @@ def fmod(input, other):
     of ``other``); ``other`` a tensor or a number. Gradients: ``1`` and ``-trunc(input/other)``."""
     if not isinstance(input, Tensor):
         raise TypeError(f"fmod(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    ordered("fmod", input)
     if _is_bool(input) and _is_bool(other):
         raise NotImplementedError("fmod() is not implemented for bool tensors (as in PyTorch): convert one, e.g. "
                                   "mask.to(autogradlab.int64)")

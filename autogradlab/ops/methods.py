@@ -84,7 +84,7 @@ def _to(self, *args, **kwargs):
         if target is self.device or target is self.dtype:
             return self
         if isinstance(target, numpy.dtype):
-            return E.to_dtype(self, target)
+            return E.cast(self, target)
     device, dtype, copy = to_arguments(args, kwargs)
     out = self
     if device is not None:
@@ -92,7 +92,7 @@ def _to(self, *args, **kwargs):
         if device != out.device:
             out = E.to_device(out, device)
     if dtype is not None:
-        out = E.to_dtype(out, numpy.dtype(dtype))
+        out = E.cast(out, numpy.dtype(dtype))
     return E.clone(out) if copy and out is self else out
 
 
@@ -294,7 +294,7 @@ def _type(self, dtype=None, non_blocking=False):
         if kind not in names:
             raise ValueError(f"invalid type: {dtype!r}; use a dtype or one of {sorted(names)}")
         dtype = names[kind]
-    return E.to_dtype(self, numpy.dtype(dtype))
+    return E.cast(self, numpy.dtype(dtype))
 
 
 def _get_device(self) -> int:
@@ -415,11 +415,11 @@ METHODS = {
     "nelement": lambda a: a.numel(), "element_size": lambda a: a.dtype.itemsize, "get_device": _get_device,
     "clamp_min": lambda a, min: E.clamp(a, min=min), "clamp_max": lambda a, max: E.clamp(a, max=max),
     # dtype and device
-    "float": lambda a: E.to_dtype(a, _FLOAT32), "double": lambda a: E.to_dtype(a, _FLOAT64),
-    "half": lambda a: E.to_dtype(a, _FLOAT16), "long": lambda a: E.to_dtype(a, _INT64),
-    "int": lambda a: E.to_dtype(a, _INT32), "bool": lambda a: E.to_dtype(a, _BOOL),
-    "byte": lambda a: E.to_dtype(a, numpy.dtype("uint8")), "char": lambda a: E.to_dtype(a, numpy.dtype("int8")),
-    "short": lambda a: E.to_dtype(a, numpy.dtype("int16")), "type": _type,
+    "float": lambda a: E.cast(a, _FLOAT32), "double": lambda a: E.cast(a, _FLOAT64),
+    "half": lambda a: E.cast(a, _FLOAT16), "long": lambda a: E.cast(a, _INT64),
+    "int": lambda a: E.cast(a, _INT32), "bool": lambda a: E.cast(a, _BOOL),
+    "byte": lambda a: E.cast(a, numpy.dtype("uint8")), "char": lambda a: E.cast(a, numpy.dtype("int8")),
+    "short": lambda a: E.cast(a, numpy.dtype("int16")), "type": _type,
     "to": _to, "cpu": lambda a: _to(a, "cpu"),
     "cuda": lambda a, device=None: _to(a, "cuda" if device is None else f"cuda:{device}"),
     "type_as": lambda a, other: _to(a, other.dtype),

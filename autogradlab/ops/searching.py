@@ -11,6 +11,7 @@ import numpy
 from .. import backend
 from ..backend import to_host, xp_of
 from ..tensor import Tensor
+from .elementwise import ordered
 from .registry import expect_tensor
 
 __all__ = ["searchsorted", "bucketize", "isin", "histc", "signbit", "tril_indices", "triu_indices"]
@@ -44,6 +45,9 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
     last dim) to keep it sorted: before equal elements (``side="left"``) or after them (``right=True``). A 1-D
     sequence serves every value; an N-D one holds one sequence per row of ``values``."""
     expect_tensor(sorted_sequence, "searchsorted")
+    ordered("searchsorted", sorted_sequence)
+    if isinstance(values, Tensor):
+        ordered("searchsorted", values)
     side = _side(right, side, "searchsorted")
     data, shape = _values_of(values, sorted_sequence, "searchsorted")
     seq = sorted_sequence._data
@@ -75,6 +79,9 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin(): at least one of elements and test_elements must be a Tensor")
     like = elements if isinstance(elements, Tensor) else test_elements
+    for t in (elements, test_elements):
+        if isinstance(t, Tensor):
+            ordered("isin", t, RuntimeError)
     a = elements._data if isinstance(elements, Tensor) else backend.asarray(elements, like.device)
     b = test_elements._data if isinstance(test_elements, Tensor) else backend.asarray(test_elements, like.device)
     return _result(xp_of(a).isin(a, b, assume_unique=assume_unique, invert=invert), like.device)
@@ -112,6 +119,7 @@ def histc(input, bins=100, min=0, max=0):
 def signbit(input):
     """True where the sign bit is set: negative numbers, and -0.0 (which ``x < 0`` misses)."""
     expect_tensor(input, "signbit")
+    ordered("signbit", input)
     data = input._data
     return _result(xp_of(data).signbit(data) if data.dtype.kind != "b" else xp_of(data).zeros(data.shape, bool),
                    input.device)

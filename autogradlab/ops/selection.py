@@ -16,7 +16,7 @@ from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import inplace as I
 from . import elementwise as E
-from .elementwise import add, mul
+from .elementwise import add, mul, ordered
 from .rearrange import check_index_vector
 from .reduce import reduction_dims, single_dim
 from .registry import apply, broadcast_shape, defop, expect_tensor
@@ -164,6 +164,10 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     Gradients: 'sum' as ``scatter_add``, 'prod' the product of the others, 'mean' the same divided by each
     position's count, 'amax'/'amin' to every value equal to the result, split evenly among ties (as PyTorch)."""
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)     # (PyTorch takes these spellings too)
+    if reduce in ("amax", "amin"):
+        for t in (input, src):
+            if isinstance(t, Tensor):
+                ordered(f"scatter_reduce({reduce!r})", t)
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(f"scatter_reduce(): reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce!r}")
@@ -330,6 +334,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     optionally where each element of ``input`` is among them (``inverse``, input's shape) and how often each
     occurs (``counts``), both int64."""
     expect_tensor(input, "unique")
+    ordered("unique", input)
     if dim is not None:
         raise NotImplementedError("unique(): dim= is not supported here (only the unique elements of the whole "
                                   "tensor, dim=None)")

@@ -9,8 +9,8 @@ import numbers
 import numpy
 
 from ..tensor import Tensor, default_float
-from .elementwise import (as_tensor_like, cos, isinf, isnan, log, log1p, mul, promote, result_type, sign, sin, sub,
-                          to_dtype, trunc, where)
+from .elementwise import (as_tensor_like, cos, isinf, isnan, log, log1p, mul, ordered, promote, result_type, sign,
+                          sin, sub, to_dtype, trunc, where)
 from .registry import apply, defop, expect_tensor
 
 __all__ = ["xlogy", "xlog1py", "entr", "nan_to_num", "logit", "sinc", "frac", "deg2rad", "rad2deg", "sgn",
@@ -118,6 +118,9 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
             raise TypeError(f"nan_to_num(): argument '{name}' must be a float or None, not {type(value).__name__}")
     nan = 0.0 if nan is None else nan
+    if input.dtype.kind == "c":   # (each part on its own, as PyTorch)
+        from .complex_numbers import complex as _complex
+        return _complex(*(nan_to_num(part, nan, posinf, neginf) for part in (input.real, input.imag)))
     if input.dtype.kind != "f":
         return input.clone()
     info = numpy.finfo(input.dtype)
@@ -237,6 +240,7 @@ def heaviside(input, values):
     tensors of one dtype, as PyTorch requires. PyTorch has no derivative for it; here ``values`` gets the
     gradient where ``input`` is 0 (the step itself has none)."""
     expect_tensor(input, "heaviside")
+    ordered("heaviside", input, RuntimeError)
     if not isinstance(values, Tensor):
         raise TypeError(f"heaviside(): argument 'values' must be a Tensor, not {type(values).__name__}: write "
                         f"heaviside(x, autogradlab.tensor({values!r}))")

@@ -18,7 +18,7 @@ import numpy
 
 from ..backend import asarray, to_host, xp_of
 from ..tensor import Tensor, default_float
-from .elementwise import clamp, isnan, lerp, logical_not, sqrt, to_dtype, where
+from .elementwise import clamp, isnan, lerp, logical_not, ordered, sqrt, to_dtype, where
 from .linalg import matmul
 from .rearrange import diagonal, movedim
 from .reduce import (_at_indices_forward, _at_indices_vjp, _whole_extreme_vjp, mean, single_dim, std, sum,
@@ -119,18 +119,19 @@ def median(input, dim=None, keepdim=False):
     """``median(a)``: the lower median of every element (of 2m elements the m-th smallest), NaN if any is;
     tied elements share the gradient. ``median(a, dim)``: ``(values, indices)`` along ``dim``, all of the
     gradient to the index returned."""
-    return _median(input, dim, keepdim, False, "median", MedianResult)
+    return _median(ordered("median", input), dim, keepdim, False, "median", MedianResult)
 
 
 def nanmedian(input, dim=None, keepdim=False):
     """:func:`median` of the elements that are not NaN (NaN where all are)."""
-    return _median(input, dim, keepdim, True, "nanmedian", NanmedianResult)
+    return _median(ordered("nanmedian", input), dim, keepdim, True, "nanmedian", NanmedianResult)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
     """``(values, indices)``: the ``k``-th smallest element along ``dim`` (k = 1: the smallest; NaN counts as the
     largest) and where it is; its gradient goes to that index."""
     expect_tensor(input, "kthvalue")
+    ordered("kthvalue", input)
     if isinstance(k, Tensor) and k.ndim == 0 and k.dtype.kind in "iu":   # (a 0-d integer tensor, as PyTorch takes)
         k = int(to_host(k._data))
     if type(k) is bool or not isinstance(k, numbers.Integral):

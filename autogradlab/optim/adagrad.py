@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..backend import xp_of
 from ..nn.lazy import UninitializedParameter
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _as_pairs
 
 __all__ = ["Adagrad"]
 
@@ -37,7 +37,7 @@ class Adagrad(Optimizer):
                     raise ValueError("Adagrad makes its state when it is built, but it was given an uninitialized "
                                      "parameter (of a lazy layer): call the model once on a batch (net(X)) before "
                                      "building the optimizer, as in PyTorch")
-                self.state[p] = self._new_state(p._data)
+                self.state[p] = self._new_state(_as_pairs(p._data) if p._data.dtype.kind == "c" else p._data)
 
     def _new_state(self, param):
         """step 0, and a ``sum`` full of the optimizer's (not the group's) ``initial_accumulator_value``."""

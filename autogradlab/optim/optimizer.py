@@ -160,10 +160,16 @@ class Optimizer:
         raise NotImplementedError
 
     def _params_with_grad(self, group):
-        """The params of ``group`` that have a gradient, as (param, param array, grad array)."""
+        """The params of ``group`` that have a gradient, as (param, param array, grad array). A complex parameter
+        comes as real arrays, its memory read as (x, y) pairs: every optimizer then treats each part as a
+        coordinate of its own (Adam's ``g^2`` per part, not ``g*g`` of complex numbers), as PyTorch's do through
+        ``view_as_real``; the updates land in the parameter's memory."""
         for p in group["params"]:
             if p._grad is not None:
-                yield p, p._data, p._grad._data
+                if p._data.dtype.kind == "c":
+                    yield p, _as_pairs(p._data, writable=True), _as_pairs(p._grad._data)
+                else:
+                    yield p, p._data, p._grad._data
 
     def _groups_for_step(self):
         """The groups as a step reads them, checked before it moves anything: each numeric option (lr,
@@ -298,3 +304,12 @@ def _is_number(value):
 
 def _is_number_tensor(value):
     return isinstance(value, Tensor) and value.numel() == 1 and value.dtype.kind in "fiu"
+
+
+def _as_pairs(a, writable=False):
+    """Complex array ``a`` as a real array of shape ``a.shape + (2,)`` over the same memory."""
+    pairs = a.reshape(a.shape + (1,)).view(a.real.dtype)
+    if writable and not backend.shares_memory(pairs, a):
+        raise RuntimeError("a complex parameter whose memory is not contiguous can't be updated in place: make it "
+                           "with .contiguous() before giving it to the optimizer")
+    return pairs
