@@ -22,7 +22,10 @@ __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "lstsq", "cholesky",
            "qr", "vector_norm", "matrix_norm", "norm", "matrix_power", "multi_dot", "cross", "vecdot", "pinv", "matrix_rank",
            "cond", "matrix_exp", "solve_triangular", "householder_product"]
 
-cross = _products.cross
+def cross(input, other, *, dim=-1):
+    """The cross product of 3-vectors along ``dim`` (the last by default, as ``torch.linalg.cross``; the older
+    ``autogradlab.cross`` takes the first dim of size 3 when not told)."""
+    return _products.cross(input, other, dim)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False):

@@ -99,7 +99,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     for i, t in enumerate(diff_inputs):
         if t.dtype not in (numpy.float64, numpy.complex128):
             import warnings
-            warnings.warn(f"gradcheck: input {i} is {t.dtype.name}, not float64 (or complex128); finite differences "
+            wide = "complex128" if t.dtype.kind == "c" else "float64"
+            warnings.warn(f"gradcheck: input {i} is {t.dtype.name}, not {wide}; finite differences "
                           f"may be too imprecise for the check to be meaningful", UserWarning, stacklevel=2)
     outs = _outputs(func, inputs)
     # as PyTorch's: the outputs that require grad are checked; only when none does, all of them (their

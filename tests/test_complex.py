@@ -427,3 +427,65 @@ def test_a_complex_number_into_a_real_tensor_is_refused_as_torch(call, error):
     for T in (ag, torch):
         with pytest.raises(error):
             call(T)
+
+
+
+@pytest.mark.parametrize("name", ["Adam", "SGD", "Adagrad", "RMSprop", "Rprop", "NAdam"])
+def test_a_complex_parameters_optimizer_state_is_complex_and_reloads_as_torch(name):
+    """The state dict holds complex tensors of the parameter's shape (as torch's); saved and loaded half way,
+    the steps go on as if never interrupted."""
+    options = dict(lr=0.1, momentum=0.9) if name in ("SGD", "RMSprop") else dict(lr=0.1)
+    runs = {}
+    for T, split in ((ag, True), (ag, False), (torch, False)):
+        z = T.tensor(np.array([[1 + 2j, 3j]]), requires_grad=True)
+        opt = getattr(T.optim, name)([z], **options)
+        for k in range(6):
+            if split and k == 3:
+                saved = opt.state_dict()
+                opt = getattr(T.optim, name)([z], **options)
+                opt.load_state_dict(saved)
+            opt.zero_grad()
+            ((z - 1j) ** 2).abs().sum().backward()
+            opt.step()
+        runs[T.__name__, split] = (z, opt.state_dict()["state"][0])
+    (resumed, state), (straight, _), (theirs, their_state) = runs.values()
+    same(resumed, straight, rtol=1e-8)   # (NAdam keeps its momentum product as float32 in a state dict, as torch)
+    same(straight, theirs, rtol=1e-6)
+    for key, value in their_state.items():
+        if key != "step":
+            same(state[key], value, rtol=1e-6)
+
+
+def test_torchs_optimizer_state_loads_for_a_complex_parameter():
+    z = torch.tensor(np.array([1 + 2j, -1j]), requires_grad=True)
+    opt = torch.optim.Adam([z], lr=0.1)
+    ((z - 1j) ** 2).abs().sum().backward()
+    opt.step()
+    ours = ag.tensor(z.detach().numpy(), requires_grad=True)
+    our_opt = ag.optim.Adam([ours], lr=0.1)
+    our_opt.load_state_dict(opt.state_dict())
+    for T, p, o in ((ag, ours, our_opt), (torch, z, opt)):
+        o.zero_grad()
+        ((p - 1j) ** 2).abs().sum().backward()
+        o.step()
+    same(ours, z, rtol=1e-9)
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_on_complex_parameters_as_torch(line_search_fn):
+    results = []
+    for T in (ag, torch):
+        z = T.tensor(np.array([1 + 2j, -0.5 + 0.3j]), requires_grad=True)
+        x = T.tensor(np.array([0.5, -1.0]), requires_grad=True)
+        opt = T.optim.LBFGS([z, x], lr=0.5, max_iter=3, line_search_fn=line_search_fn)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((z - 1 - 1.5j).abs() ** 4).sum() + ((x - 2) ** 2).sum()
+            loss.backward()
+            return loss
+        for _ in range(3):
+            opt.step(closure)
+        results.append((z, x))
+    for ours, theirs in zip(*results):
+        same(ours, theirs, rtol=1e-8)

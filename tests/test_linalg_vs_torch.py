@@ -606,3 +606,11 @@ def test_solve_triangular_of_a_singular_triangle_is_refused_where_torch_gives_in
     assert np.isinf(torch.linalg.solve_triangular(torch.tensor(A), torch.tensor(B), upper=True).numpy()).all()
     with pytest.raises(ag.linalg.LinAlgError, match="singular"):
         ag.linalg.solve_triangular(ag.tensor(A), ag.tensor(B), upper=True)
+
+
+def test_linalg_cross_takes_the_last_dim_by_default_as_torch():
+    """(``autogradlab.linalg.cross`` was ``autogradlab.cross``, whose dim=None picks the first dim of size 3.)"""
+    data, other = np.arange(9.0).reshape(3, 3), np.array([[1.0, 0.0, 2.0]] * 3)
+    close(ag.linalg.cross(ag.tensor(data), ag.tensor(other)), torch.linalg.cross(torch.tensor(data), torch.tensor(other)))
+    close(ag.linalg.cross(ag.tensor(data), ag.tensor(other), dim=0),
+          torch.linalg.cross(torch.tensor(data), torch.tensor(other), dim=0))

@@ -338,3 +338,27 @@ def test_the_line_searchs_cubic_step_and_a_bracket_too_narrow_to_split():
                            torch.tensor([dh(0.0)], dtype=torch.float64), torch.tensor(dh(0.0) * scale))
     assert ours[2] == pytest.approx(float(theirs[2]), rel=1e-12) and ours[3] == theirs[3]
     assert ours[0] == pytest.approx(float(theirs[0]), rel=1e-12) and ours[2:] == (0.0, 1)   # (overshot: stays)
+
+
+def test_lbfgs_with_several_parameters_resumes_from_its_state_dict_as_torch():
+    """(Its state is vectors over every parameter, kept with the first: not one array per parameter's shape.)"""
+    runs = []
+    for T, split in ((ag, True), (torch, True), (ag, False)):
+        a = T.tensor([1.0, 2.0, 0.5], dtype=T.float64, requires_grad=True)
+        b = T.tensor([0.5, -1.0], dtype=T.float64, requires_grad=True)
+        opt = T.optim.LBFGS([a, b], lr=0.5, max_iter=2)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((a - 1) ** 4).sum() + ((b - 2) ** 2).sum()
+            loss.backward()
+            return loss
+        for k in range(4):
+            if split and k == 2:
+                saved = opt.state_dict()
+                opt = T.optim.LBFGS([a, b], lr=0.5, max_iter=2)
+                opt.load_state_dict(saved)
+            opt.step(closure)
+        runs.append(np.concatenate([a.detach().numpy(), b.detach().numpy()]))
+    np.testing.assert_allclose(runs[0], runs[1], rtol=1e-10)
+    np.testing.assert_allclose(runs[0], runs[2], rtol=1e-12)

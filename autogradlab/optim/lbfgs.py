@@ -22,7 +22,7 @@ from collections import namedtuple
 
 from .. import backend
 from ..grad_mode import no_grad
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _as_pairs
 
 __all__ = ["LBFGS"]
 
@@ -134,18 +134,22 @@ class LBFGS(Optimizer):
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         self._params = self.param_groups[0]["params"]
 
+    _flat_state = True   # (its state: vectors over every parameter, kept with the first)
+
     def _flat_grad(self):
-        """Every parameter's gradient in one vector (zeros where there is none)."""
-        parts = [p.grad._data.reshape(-1) if p.grad is not None else backend.xp_of(p._data).zeros(p.numel(), p.dtype)
-                 for p in self._params]
+        """Every parameter's gradient in one real vector (zeros where there is none; a complex parameter's as
+        (x, y) pairs, as PyTorch's LBFGS reads one through view_as_real)."""
+        parts = [_real(p.grad._data).reshape(-1) if p.grad is not None
+                 else backend.xp_of(p._data).zeros(_real(p._data).size, _real(p._data).dtype) for p in self._params]
         return backend.xp_of(parts[0]).concatenate(parts)
 
     def _move(self, t, d):
         """p <- p + t * d, each parameter its slice of d."""
         offset = 0
         for p in self._params:
-            n = p.numel()
-            p._data += (t * d[offset:offset + n]).reshape(p.shape).astype(p.dtype, copy=False)
+            target = _real(p._data, writable=True)
+            n = target.size
+            target += (t * d[offset:offset + n]).reshape(target.shape).astype(target.dtype, copy=False)
             self._updated(p)
             offset += n
 
@@ -228,3 +232,7 @@ class LBFGS(Optimizer):
                      prev_loss=loss_prev)
         return first_loss
 
+
+def _real(a, writable=False):
+    """``a``, or a complex ``a`` as (x, y) pairs over its memory."""
+    return _as_pairs(a, writable) if a.dtype.kind == "c" else a

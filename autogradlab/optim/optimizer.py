@@ -89,6 +89,9 @@ class Optimizer:
                 group[key] = value
         self.param_groups.append(group)
 
+    #: True for an optimizer whose state is vectors over all its parameters (LBFGS), not arrays shaped as each
+    _flat_state = False
+
     def state_dict(self):
         """``{"state": {index: {name: value}}, "param_groups": [{option: value, "params": [index, ...]}]}``,
         PyTorch's layout: parameters are numbered in group order, and state arrays come as Tensors (copies;
@@ -99,7 +102,7 @@ class Optimizer:
             packed = {k: v for k, v in group.items() if k != "params"}
             packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
             groups.append(packed)
-        state = {index[id(p)]: {name: _exported(name, value) for name, value in values.items()}
+        state = {index[id(p)]: {name: _exported(name, value, p) for name, value in values.items()}
                  for p, values in self.state.items() if id(p) in index}
         return {"state": state, "param_groups": groups}
 
@@ -138,7 +141,7 @@ class Optimizer:
                 raise ValueError(f"loaded state dict's state for parameter {i} is not a dict of name -> value: "
                                  f"{values!r}")
             p = by_index[i]
-            state[p] = {name: _imported(name, value, p, i) for name, value in values.items()}
+            state[p] = {name: _imported(name, value, p, i, self._flat_state) for name, value in values.items()}
         for saved, group in zip(saved_groups, self.param_groups):   # the saved options, ours where none saved
             own = group["params"]
             group.clear()
@@ -268,21 +271,24 @@ class Optimizer:
 _SCALAR_STATE = {"step": int, "mu_product": float}
 
 
-def _exported(name, value):
+def _exported(name, value, p):
     """A state value as ``state_dict`` gives it: arrays as Tensor copies, the step count as PyTorch's float32
-    (float64 when that is the default dtype)."""
+    (float64 when that is the default dtype). A complex parameter's state, kept as (x, y) pairs while stepping,
+    comes out complex and of the parameter's shape, as PyTorch's."""
     if name in _SCALAR_STATE and isinstance(value, (int, float)):
         scalar = numpy.float64 if default_float() == numpy.float64 else numpy.float32
         return Tensor._make(numpy.array(value, dtype=scalar), False, None, "cpu")
     if hasattr(value, "dtype") and hasattr(value, "shape"):
+        if p.dtype.kind == "c" and value.dtype.kind == "f" and tuple(value.shape) == tuple(p.shape) + (2,):
+            value = value.view(p.dtype).reshape(p.shape)   # (the pairs read as complex numbers again)
         return Tensor._make(value.copy(), False, None, backend.device_of(value))
     return value
 
 
-def _imported(name, value, p, index):
+def _imported(name, value, p, index, flat=False):
     """A state value back as ``step`` keeps it: the count as an int, arrays (Tensors, NumPy arrays, or PyTorch's
     tensors from a torch optimizer's state dict) copied and cast to ``p``'s dtype and device, after checking they
-    have ``p``'s shape."""
+    have ``p``'s shape (unless the state is ``flat``: LBFGS keeps vectors over all its parameters with the first)."""
     if type(value).__module__.split(".")[0] == "torch" and hasattr(value, "detach"):   # (without importing torch)
         value = value.detach().cpu().numpy()
     if isinstance(value, numpy.ndarray):
@@ -291,10 +297,14 @@ def _imported(name, value, p, index):
         return value
     if name in _SCALAR_STATE:
         return _SCALAR_STATE[name](value.item())
+    if flat:
+        return backend.asarray(backend.to_host(value._data), p.device).copy()
     if tuple(value.shape) != tuple(p.shape):
         raise ValueError(f"loaded state dict has {name!r} of shape {tuple(value.shape)} for parameter {index}, "
                          f"which has shape {tuple(p.shape)} here: the model was built differently")
     data = backend.asarray(backend.to_host(value._data) if value.device != p.device else value._data, p.device)
+    if p.dtype.kind == "c":   # (stepped as (x, y) pairs: see Optimizer._params_with_grad)
+        return _as_pairs(data.astype(p.dtype))
     return data.astype(p.dtype) if p.dtype.kind == "f" else data.copy()
 
 
