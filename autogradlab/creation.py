@@ -216,6 +216,11 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' must be a tuple of ints, not {type(size).__name__}: write "
                         f"full(({size!r},), {fill_value!r})")
+    if dtype is not None and numpy.dtype(dtype).kind != "c" and isinstance(fill_value, (complex, numpy.complexfloating)):
+        if fill_value.imag != 0:
+            raise RuntimeError(f"full(): value {fill_value} cannot be converted to type {numpy.dtype(dtype).name} "
+                               f"without overflow (its imaginary part would be lost): leave dtype out")
+        fill_value = fill_value.real
     if dtype is None:
         dtype = numpy.dtype("int64") if isinstance(fill_value, (int, bool)) and not isinstance(fill_value, bool) \
             else numpy.dtype("bool") if isinstance(fill_value, bool) \

@@ -280,7 +280,10 @@ class Tensor:
     def __float__(self):
         value = self.item()
         if isinstance(value, complex):
-            raise RuntimeError(f"value {value} cannot be converted to a float: take .real, .imag or .abs() first")
+            if value.imag:
+                raise RuntimeError(f"value {value} cannot be converted to a float: take .real, .imag or .abs() "
+                                   f"first")
+            value = value.real
         return float(value)
 
     def __complex__(self):
@@ -289,7 +292,9 @@ class Tensor:
     def __int__(self):
         value = self.item()
         if isinstance(value, complex):
-            raise RuntimeError(f"value {value} cannot be converted to an int: take .real, .imag or .abs() first")
+            if value.imag:
+                raise RuntimeError(f"value {value} cannot be converted to an int: take .real, .imag or .abs() first")
+            value = value.real
         return int(value)
 
     def __bool__(self):

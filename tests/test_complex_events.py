@@ -84,3 +84,27 @@ process.stdout.write(JSON.stringify({ html: q.values.map(valueHtml) }));
     assert ">1+2j<" in got["html"][0] and ">0-0.5j<" in got["html"][0] and ">3+0j<" in got["html"][0]
     assert "rgba(230,159,0,0.62)" in got["html"][0]   # (the largest magnitude, 3: the strongest shade)
     assert "agl-nonfinite" not in got["html"][0] and 'class="agl-nonfinite">nan+1j<' in got["html"][1]
+
+
+def test_diff_compares_complex_values_within_rtol_and_takes_complex_expected_gradients():
+    tapes = []
+    for scale in (1.0, 1.0000001):
+        z = ag.tensor(np.array([1 + 2j, 3 - 1j]) * scale, requires_grad=True, name="z")
+        with ag.trace() as tape:
+            (ag.exp(z) * (2 - 1j)).abs().sum().backward()
+        tapes.append((z, tape))
+    (z, a), (_, b) = tapes
+    assert viz.playerdata.diff_data(a, b, rtol=1e-5)["diff"]["keys"] == []
+    assert viz.playerdata.diff_data(a, b, rtol=1e-9)["diff"]["keys"] != []
+    wrong = z.grad.numpy().copy()
+    wrong[1] += 1j
+    marked = viz.playerdata.diff_data(a, expected={"z": z.grad.numpy()})["diff"]["keys"]
+    assert marked == []
+    assert viz.playerdata.diff_data(a, expected={"z": wrong})["diff"]["keys"] != []
+
+
+def test_stats_count_a_complex_nan_as_isnan_does():
+    array = np.ones((40, 40), complex)
+    array[0, :3] = [complex(np.inf, np.nan), complex(np.nan, np.inf), complex(np.inf, 1)]
+    st = ev.snapshot(array, stats=True).stats
+    assert (st.nan, st.posinf, st.neginf) == (2, 1, 0)

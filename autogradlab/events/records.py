@@ -214,6 +214,10 @@ def snapshot(array, max_elements=MAX_ELEMENTS, stats: bool = False) -> Value:
     complex_numbers = host.dtype.kind == "c"   # (stats, min and max of their magnitudes)
     st = array_stats(abs(host) if complex_numbers else host) if stats and host.size and not fits_a_table(
         host.shape) else None
+    if st is not None and complex_numbers:   # (a NaN part makes the number NaN, as isnan says; else inf if either)
+        nan = int(numpy.isnan(host).sum())
+        st = dataclasses.replace(st, nan=nan, posinf=int(numpy.isinf(host).sum()) - int(
+            (numpy.isinf(host) & numpy.isnan(host)).sum()))
     if host.size <= max_elements:
         return Value(shape, dtype, tuple(host.reshape(-1).tolist()), stats=st)
     flat = abs(host).reshape(-1) if complex_numbers else host.reshape(-1)

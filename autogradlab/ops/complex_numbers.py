@@ -103,8 +103,8 @@ def _complex_forward(xp, x, y):
 
 
 COMPLEX = defop("complex", ("real", "imag"), math="x + iy;  dx = Re g, dy = Im g", complex_vjp="same",
-                forward=_complex_forward,
-                vjp=lambda g, ctx: (_real_part(g), _imag_part(g)), formulas=("1", "i"))
+                forward=_complex_forward,   # (formulas: the factors, conjugated; a real input takes the real part)
+                vjp=lambda g, ctx: (_real_part(g), _imag_part(g)), formulas=("conj(1)", "conj(i)"))
 
 
 def _real_part(g):

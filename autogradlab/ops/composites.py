@@ -286,6 +286,10 @@ def index_fill(input, dim, index, value):
     """``input`` with the slices along ``dim`` at ``index`` set to ``value`` (a number or a 0-d tensor,
     which then gets their gradient); the rest keeps input's gradient."""
     mask, _ = _index_mask(input, dim, index, "index_fill")
+    if input.dtype.kind != "c" and (isinstance(value, (complex, numpy.complexfloating))
+                                    or isinstance(value, Tensor) and value.dtype.kind == "c"):
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported: fill a "
+                           "complex tensor, or give value.real")
     if isinstance(value, Tensor) and value.ndim != 0:
         raise IndexError(f"index_fill_(): only supports a 0-dimensional value tensor, but got tensor with "
                          f"{value.ndim} dimension(s)")

@@ -213,9 +213,9 @@ def _floating_unary(op):
 
 # -- complex numbers: conjugation, and the VJP of a holomorphic op ----------------------
 
-CONJ = defop("conj", ("self",), math="x - iy for a = x + iy;  da = conj(g)",
-             forward=lambda xp, a: xp.conj(a),
-             vjp=lambda g, ctx: (conj(g),), complex_vjp="same", formulas=("conj",))
+CONJ = defop("conj", ("self",), math="conj a (x - iy for a = x + iy);  da = conj(g)",
+             forward=lambda xp, a: xp.conj(a),   # (no local factor: the gradient itself is conjugated)
+             vjp=lambda g, ctx: (conj(g),), complex_vjp="same")
 
 
 def conj(a):
@@ -516,7 +516,8 @@ ACOSH = defop("acosh", ("self",), save=("self",), math="arcosh a (a >= 1);  da =
               forward=lambda xp, a: xp.arccosh(a),
               vjp=lambda g, ctx: (g * rsqrt(ctx.self * ctx.self - _one_like(ctx.self)),),
               complex_vjp=holomorphic(lambda g, ctx: (g * rsqrt(ctx.self - 1) * rsqrt(ctx.self + 1),)),
-              formulas=("1/sqrt(a^2 - 1)",))   # (complex: sqrt(a - 1)*sqrt(a + 1), arccosh's own branch)
+              formulas=("1/sqrt(a^2 - 1)",),   # (complex: sqrt(a - 1)*sqrt(a + 1), arccosh's own branch)
+              complex_formulas=("conj(1/(sqrt(a - 1)*sqrt(a + 1)))",))
 
 ATANH = defop("atanh", ("self",), save=("self",), math="artanh a (|a| < 1);  da = g/(1 - a^2)",
               forward=lambda xp, a: xp.arctanh(a),
@@ -610,6 +611,25 @@ def _relu_vjp(g, ctx):
     # recorded (create_graph): one threshold_backward node, as PyTorch records it; on arrays: the same select
     y = ctx.result
     return (threshold_backward(g, y) if isinstance(g, Tensor) else _relu_grad(None, g, y),)
+
+
+def fits(value, dtype, name):
+    """``value`` (a number or a Tensor) written into a tensor of ``dtype``: a complex value into a real tensor
+    only with imaginary parts of 0, then as its real part (PyTorch's rule); else RuntimeError, where NumPy would
+    drop the imaginary parts with a warning."""
+    if dtype.kind == "c":
+        return value
+    if isinstance(value, _COMPLEX_NUMBERS):
+        if value.imag != 0:
+            raise RuntimeError(f"{name}: value {value} cannot be converted to type {dtype.name} without overflow "
+                               f"(its imaginary part would be lost): write into a complex tensor")
+        return value.real
+    if isinstance(value, Tensor) and value.dtype.kind == "c":
+        if bool((value._data.imag != 0).any()):
+            raise RuntimeError(f"{name}: a complex tensor with nonzero imaginary parts can't be written into a "
+                               f"{dtype.name} tensor: write into a complex tensor, or write value.real")
+        return real(value)
+    return value
 
 
 def ordered(name, a, error=NotImplementedError):
@@ -1202,7 +1222,7 @@ def masked_fill(a, mask, value):
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(f"masked_fill only supports a 0-dimensional value tensor, but got a tensor of shape "
                            f"{tuple(value.shape)}: use where(mask, values, a) to fill from a tensor")
-    out = where(mask, value, a)
+    out = where(mask, fits(value, a.dtype, "masked_fill"), a)
     return out if out.dtype == a.dtype else to_dtype(out, a.dtype)
 
 

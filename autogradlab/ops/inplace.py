@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import weakref
 
-import numpy
-
 from ..backend import partial_overlap, shares_memory, writable, xp_of
 from ..grad_mode import no_grad, state
 from ..tensor import Tensor
@@ -263,9 +261,7 @@ def copy_(self, src, non_blocking=False):
 
 
 def _fill(self, value, opname):
-    if isinstance(value, (complex, numpy.complexfloating)) and self.dtype.kind != "c":
-        raise RuntimeError(f"{opname}: value {value} cannot be converted to type {self.dtype.name} without losing "
-                           f"its imaginary part (PyTorch's 'without overflow'): fill a complex tensor")
+    value = E.fits(value, self.dtype, opname)
     if not isinstance(value, Tensor):     # a number: the FILL op, which saves nothing (as PyTorch's)
         return inplace(self, opname, lambda a: apply(FILL, (a,), {"value": value}))
     # a tensor value gets the gradient (COPY, which saves nothing either); it is an argument of

@@ -174,6 +174,7 @@ def _setitem(self, index, value):
     history goes on through copy_slices, as in PyTorch); with integer/bool array indices (no view) an
     in-place ``index_put``, as PyTorch's ``index_put_``."""
     basic, advanced = S._canonical_index(index, self.device)
+    value = E.fits(value, self.dtype, "__setitem__")
     given_0d = isinstance(value, Tensor) and value.ndim == 0
     if isinstance(value, Tensor) and value.shape != self._data[basic].shape:
         # as PyTorch's copy into the target: a value of another shape loses its leading size-1 dims first

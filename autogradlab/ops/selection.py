@@ -16,7 +16,7 @@ from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import inplace as I
 from . import elementwise as E
-from .elementwise import add, mul, ordered
+from .elementwise import add, fits, mul, ordered
 from .rearrange import check_index_vector
 from .reduce import reduction_dims, single_dim
 from .registry import apply, broadcast_shape, defop, expect_tensor
@@ -80,6 +80,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         src = value
     if not isinstance(src, (Tensor, numbers.Number)):
         raise TypeError(f"scatter(): src must be a Tensor or a number, got {type(src).__name__}")
+    src = fits(src, input.dtype, "scatter")
     positions, src = _scatter_index("scatter", input, dim, index, src)
     if input.ndim == 0:
         return reshape(put(reshape(input, 1), positions, src), ())

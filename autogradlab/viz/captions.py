@@ -318,6 +318,17 @@ def _chain_rule(model, e, want_tex=True):
     if unbound:  # e.g. x ** 2 drawn from a live graph: the exponent is a number with no node
         words += f" Here {', '.join(unbound)} is a constant input of the op (a number, not drawn)."
     lplain = _plain_expr(local)
+    if e.upstream.dtype.startswith("complex") and not e.contribution.dtype.startswith("complex"):
+        # a real input of a complex step keeps the real part of the product (PyTorch's rule)
+        words += f" {esc(inp)} is real, so it takes the real part."
+        plain = (f"{_plain_bar(inp)} = Re({_plain_bar(out)} {dot_plain} {lplain}) = "
+                 f"Re({_plain_value(e.upstream)} {dot_plain} ({lplain})) = {_plain_value(e.contribution)}")
+        if not want_tex:
+            return words, "", plain
+        ltex = _tex_expr(local)
+        tex = (rf"{_tex_bar(inp)} = \mathrm{{Re}}({_tex_bar(out)} {dot_tex} {ltex}) = "
+               rf"\mathrm{{Re}}({_tex_value(e.upstream)} {dot_tex} ({ltex})) = {_tex_value(e.contribution)}")
+        return words, tex, plain
     lv = _local_value(e, op.op if op is not None else "")
     plain = f"{_plain_bar(inp)} = {_plain_bar(out)} {dot_plain} {lplain} = {_plain_value(e.upstream)} {dot_plain} "
     if lv is not None:

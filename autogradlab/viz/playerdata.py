@@ -267,15 +267,28 @@ def _same(a, b, rtol) -> bool:
         return a == b
     if a["shape"] != b["shape"]:
         return False
-    numbers = [abs(v) for v in (*a["data"], *b["data"]) if not isinstance(v, dict)]
+    xs, ys = _numbers(a["data"]), _numbers(b["data"])
+    numbers = [abs(v) for v in (*xs, *ys) if not isinstance(v, dict)]
     atol = max(rtol * max(numbers, default=0.0), _eps(a.get("dtype")), _eps(b.get("dtype")))
-    for x, y in zip(a["data"], b["data"]):
+    for x, y in zip(xs, ys):
         if isinstance(x, dict) or isinstance(y, dict):        # nan / inf, encoded
             if x != y:
                 return False
         elif abs(x - y) > max(rtol * max(abs(x), abs(y)), atol):
             return False
     return True
+
+
+def _numbers(data):
+    """A Value-json's elements with each finite complex number as a Python complex (its encoded parts joined);
+    NaN and inf, as encoded, stay dicts (compared as they are)."""
+    out = []
+    for v in data:
+        if isinstance(v, dict) and "complex" in v:
+            re, im = v["complex"]
+            v = v if isinstance(re, dict) or isinstance(im, dict) else complex(re, im)
+        out.append(v)
+    return out
 
 
 def _pass_ranges(data) -> list:
@@ -323,7 +336,8 @@ def _expected_grads(data, tape, expected) -> dict:
         if node is None:
             raise ValueError(f"viz.diff(expected=...): {label} is not a tensor of this tape's graph; name one of "
                              f"{sorted(by_name)} (or pass the tensor itself)")
-        arr = numpy.asarray(v.numpy() if isinstance(v, Tensor) else v, dtype=numpy.float64)
+        arr = numpy.asarray(v.numpy() if isinstance(v, Tensor) else v)
+        arr = arr.astype(numpy.complex128 if arr.dtype.kind == "c" else numpy.float64)
         shape = node["value"]["shape"] if node.get("value") else None
         if shape is not None and list(arr.shape) != list(shape):
             raise ValueError(f"viz.diff(expected=...): the gradient given for {node['lines'][0]} has shape "
