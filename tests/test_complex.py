@@ -114,6 +114,10 @@ UNARY = {
     "norm_1": lambda T, z: T.linalg.vector_norm(z, 1), "norm_3": lambda T, z: T.linalg.vector_norm(z, 3, dim=0),
     "norm_inf": lambda T, z: T.linalg.vector_norm(z, float("inf")), "fro": lambda T, z: T.linalg.matrix_norm(z), "triu": lambda T, z: T.triu(z),
     "from_real": lambda T, z: z.real.to(T.complex128) * z,
+    "trapezoid": lambda T, z: T.trapezoid(z, T.tensor([0.0, 0.5, 2.0], dtype=T.float64)),
+    "cumulative_trapezoid": lambda T, z: T.cumulative_trapezoid(z, dx=0.5),
+    "lerp": lambda T, z: T.lerp(z, z.conj() * 2j, 0.3), "lerp_tensor": lambda T, z: T.lerp(
+        z, z * 2, T.tensor([0.2 + 0.1j, 0.7, 1.0], dtype=T.complex128)),
     "setitem": lambda T, z: _written(z), "index_put": lambda T, z: z.index_put(
         (T.tensor([0, 1]), T.tensor([2, 0])), z[0, :2] * 2),
 }
@@ -382,8 +386,7 @@ def test_gradcheck_checks_complex_functions_as_pairs_of_reals():
 
 
 @pytest.mark.parametrize("call", [
-    lambda T, z: T.sinc(z), lambda T, z: T.trapezoid(z), lambda T, z: T.cumulative_trapezoid(z),
-    lambda T, z: T.cov(z), lambda T, z: T.corrcoef(T.stack([z, z * 2])), lambda T, z: T.ldexp(z, T.tensor([1, 2])),
+    lambda T, z: T.sinc(z), lambda T, z: T.cov(z), lambda T, z: T.corrcoef(T.stack([z, z * 2])), lambda T, z: T.ldexp(z, T.tensor([1, 2])),
     lambda T, z: T.float_power(z, 2), lambda T, z: T.atan2(z, z), lambda T, z: T.xlogy(z, z),
     lambda T, z: T.logit(z), lambda T, z: T.special.entr(z), lambda T, z: T.copysign(z, z),
     lambda T, z: T.deg2rad(z), lambda T, z: T.rad2deg(z)])

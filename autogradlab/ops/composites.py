@@ -451,7 +451,8 @@ def _trapezoid_parts(y, x, dx, dim, name):
     dim = single_dim(dim, y.ndim, name)
     n = y.shape[dim]
     left, right = narrow(y, dim, 0, max(n - 1, 0)), narrow(y, dim, min(1, n), max(n - 1, 0))
-    mean = _floating(left + right) * 0.5
+    total = left + right
+    mean = (total if total.dtype.kind == "c" else _floating(total)) * 0.5   # (complex numbers: as they are)
     if x is None:
         return mean * (1.0 if dx is None else dx), dim
     if x.ndim == 1:   # (points along dim alone: shaped to broadcast there)

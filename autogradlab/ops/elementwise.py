@@ -1131,7 +1131,7 @@ def lerp(input, end, weight):
     exactly ``end``; float16 in float32, rounded once."""
     if not isinstance(input, Tensor) or not isinstance(end, Tensor):
         raise TypeError(f"lerp(): input and end must be Tensors, got {type(input).__name__} and {type(end).__name__}")
-    if input.dtype.kind != "f":
+    if input.dtype.kind not in "fc":
         raise NotImplementedError(f"lerp: not implemented for {input.dtype.name} tensors; convert them with .float()")
     if end.dtype != input.dtype:
         raise RuntimeError(f"expected dtype {input.dtype.name} for `end` but got dtype {end.dtype.name}; convert it "
@@ -1146,7 +1146,7 @@ def lerp(input, end, weight):
         return to_dtype(lerp(*wide), numpy.float16)
     step = sub(end, input)
     if not isinstance(weight, Tensor):
-        return add(input, mul(step, weight)) if -0.5 < weight < 0.5 else sub(end, mul(step, 1 - weight))
+        return add(input, mul(step, weight)) if -0.5 < weight.real < 0.5 else sub(end, mul(step, 1 - weight))
     return where(abs(weight) < 0.5, add(input, mul(step, weight)), sub(end, mul(step, 1 - weight)))
 
 
