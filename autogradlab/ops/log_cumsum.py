@@ -71,6 +71,9 @@ def logcumsumexp(input, dim):
     (PyTorch's; floating inputs only)."""
     expect_tensor(input, "logcumsumexp")
     d = single_dim(dim, input.ndim, "logcumsumexp")
+    if input.dtype.kind == "c":
+        raise NotImplementedError("logcumsumexp: not implemented for complex tensors in autogradlab (PyTorch has "
+                                  "it): compute log(cumsum(exp(z))) where it does not overflow")
     if input.dtype.kind != "f":
         raise NotImplementedError(f"logcumsumexp: not implemented for {input.dtype.name} (as in PyTorch); "
                                   f"convert first: x.float()")

@@ -121,7 +121,7 @@ def _logsumexp_forward(xp, a, dims, keepdim):
     if a.size == 0:   # an empty sum is 0, and its log -inf (as PyTorch gives)
         out = xp.full([1 if i in dims else n for i, n in enumerate(a.shape)], -xp.inf, dtype=a.dtype)
         return out if keepdim else out.squeeze(axis=dims)
-    m = a.max(axis=dims, keepdims=True)
+    m = (a.real if a.dtype.kind == "c" else a).max(axis=dims, keepdims=True)   # (complex: shifted by real parts)
     m = xp.where(xp.isfinite(m), m, 0)
     out = xp.log(xp.exp(a - m).sum(axis=dims, keepdims=True)) + m
     return out if keepdim else out.squeeze(axis=dims)
@@ -133,7 +133,7 @@ LOGSUMEXP = defop("logsumexp", ("self",), save=("self", "result"),
                   vjp=lambda g, ctx: (expand_back(g, ctx._input_shapes[0], ctx.dims, ctx.keepdim)
                                       * exp(ctx.self - expand_back(ctx.result, ctx._input_shapes[0],
                                                                    ctx.dims, ctx.keepdim)),),
-                  formulas=("softmax(a)",))
+                  complex_vjp="holomorphic", formulas=("softmax(a)",))
 
 
 def _softmax_forward(xp, a, dim):
