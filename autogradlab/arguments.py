@@ -296,9 +296,10 @@ def _root_meta(root):
 
 
 def _implicit_seed(root):
-    if _root_meta(root).dtype.kind == "c":
+    dtype = _root_meta(root).dtype
+    if dtype.kind == "c":
         raise RuntimeError(
-            f"grad can be implicitly created only for real scalar outputs but got {root.dtype.name}: backpropagate "
+            f"grad can be implicitly created only for real scalar outputs but got {dtype.name}: backpropagate "
             f"a real number made of the complex output (z.real, z.abs() ** 2), or pass its gradient, a complex "
             f"tensor of its shape")
     if isinstance(root, Tensor):

@@ -273,6 +273,9 @@ def test_backward_of_a_complex_output_needs_its_gradient_as_torch():
         z = T.tensor([1 + 2j], requires_grad=True)
         with pytest.raises(RuntimeError, match="real scalar outputs"):
             (z * z).sum().backward()
+        edge = T.autograd.graph.get_gradient_edge((z * z).sum())   # (a root given as its graph edge)
+        with pytest.raises(RuntimeError, match="real scalar outputs"):
+            T.autograd.grad(edge, z)
         with pytest.raises(RuntimeError, match="both grad_output and output are required to have the same dtype"):
             z.abs().sum().backward(T.tensor(1j))
         assert z.grad is None
