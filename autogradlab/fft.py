@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy
 
 from .creation import zeros
-from .ops.complex_numbers import complex as _complex   # noqa: F401  (registers the complex ops' gradients)
 from .ops.elementwise import conj, real, to_dtype
 from .ops.rearrange import narrow, roll
 from .ops.registry import expect_tensor

@@ -56,7 +56,7 @@ def default_complex() -> numpy.dtype:
 
 
 def _check_float(dtype, what="only Tensors of floating point and complex dtype can require gradients"):
-    if numpy.dtype(dtype).kind not in "fc" or numpy.dtype(dtype).itemsize > 16:
+    if numpy.dtype(dtype) not in FLOAT_DTYPES and numpy.dtype(dtype) not in COMPLEX_DTYPES:
         raise RuntimeError(f"{what}, but this tensor has dtype {numpy.dtype(dtype).name}. "
                            f"Create it with dtype=float32 (or float64), e.g. tensor([1.0, 2.0]).")
 
@@ -277,25 +277,23 @@ class Tensor:
         """The address of the first element (tensors that share memory from the same start have the same)."""
         return backend.data_ptr(self._data)
 
-    def __float__(self):
+    def _real_item(self, what):
+        """``item()``, a complex number only with imaginary part 0 (then its real part), as PyTorch converts."""
         value = self.item()
         if isinstance(value, complex):
             if value.imag:
-                raise RuntimeError(f"value {value} cannot be converted to a float: take .real, .imag or .abs() "
-                                   f"first")
+                raise RuntimeError(f"value {value} cannot be converted to {what}: take .real, .imag or .abs() first")
             value = value.real
-        return float(value)
+        return value
+
+    def __float__(self):
+        return float(self._real_item("a float"))
 
     def __complex__(self):
         return complex(self.item())
 
     def __int__(self):
-        value = self.item()
-        if isinstance(value, complex):
-            if value.imag:
-                raise RuntimeError(f"value {value} cannot be converted to an int: take .real, .imag or .abs() first")
-            value = value.real
-        return int(value)
+        return int(self._real_item("an int"))
 
     def __bool__(self):
         if self._data.size != 1:

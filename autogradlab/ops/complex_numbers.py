@@ -18,7 +18,8 @@ from . import decompositions, inplace, linalg, reduce, shape   # noqa: F401  (th
 from .elementwise import cos, imag, real, sin
 from .registry import REGISTRY, apply, apply_one, defop, expect_tensor
 
-__all__ = ["view_as_real", "view_as_complex", "complex", "polar", "LINEAR_OPS", "HOLOMORPHIC_OPS"]
+__all__ = ["view_as_real", "view_as_complex", "complex", "polar", "as_pairs", "from_pairs", "LINEAR_OPS",
+           "HOLOMORPHIC_OPS"]
 
 #: Ops whose VJP is right for complex values as written: each moves, sums or copies values (its local
 #: derivatives are real constants), so ``g``'s real and imaginary parts go back untouched.
@@ -35,12 +36,22 @@ for _name in HOLOMORPHIC_OPS:
     REGISTRY[_name].set_complex_vjp("holomorphic")
 
 
+def as_pairs(a):
+    """Complex array ``a`` as its (x, y) pairs in a last dim of 2: a real array over the same memory."""
+    return a.reshape(a.shape + (1,)).view(a.real.dtype)
+
+
+def from_pairs(a):
+    """The inverse of :func:`as_pairs`: real array ``a`` with a last dim of 2 read as complex numbers."""
+    return a.view(complex_of(a.dtype)).reshape(a.shape[:-1])
+
+
 def _view_as_real_forward(xp, a):
-    return a.reshape(a.shape + (1,)).view(a.real.dtype)   # (x, y) pairs in a last dim of 2, the same memory
+    return as_pairs(a)
 
 
 def _view_as_complex_forward(xp, a):
-    return a.view(complex_of(a.dtype)).reshape(a.shape[:-1])
+    return from_pairs(a)
 
 
 VIEW_AS_REAL = defop("view_as_real", ("self",), view=True, complex_vjp="same",

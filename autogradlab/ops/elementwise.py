@@ -56,8 +56,7 @@ def constant(value, like: Tensor):
     nothing writes into a constant (on the CPU any such write would raise).
     """
     data = like._data
-    kind = data.dtype.kind
-    dtype = data.dtype if kind == "f" and not isinstance(value, _COMPLEX_NUMBERS) else number_dtype(value, data.dtype)
+    dtype = _constant_dtype(value, data.dtype)
     on_numpy = type(data) is numpy.ndarray
     cache, key = (_CONSTANTS, value) if on_numpy else (_DEVICE_CONSTANTS, (value, like.device))
     old = cache.get(key)
@@ -76,6 +75,11 @@ def constant(value, like: Tensor):
     return new
 
 
+def _constant_dtype(value, dtype):
+    """:func:`number_dtype`, answered at once for the commonest case: a real number next to a float tensor."""
+    return dtype if dtype.kind == "f" and not isinstance(value, _COMPLEX_NUMBERS) else number_dtype(value, dtype)
+
+
 def _wrapped(value, dtype):
     """A Python int as an integer ``dtype`` holds it: one out of its range wraps around, as in PyTorch (NumPy 2
     refuses to make such an array)."""
@@ -88,9 +92,7 @@ def _wrapped(value, dtype):
 
 def _fresh_constant(value, like: Tensor):
     """:func:`constant`, but a new writable array (for a constant wrapped as a Tensor)."""
-    data = like._data
-    kind = data.dtype.kind
-    dtype = data.dtype if kind == "f" and not isinstance(value, _COMPLEX_NUMBERS) else number_dtype(value, data.dtype)
+    dtype = _constant_dtype(value, like._data.dtype)
     return asarray(_wrapped(value, dtype), like.device, dtype)
 
 
@@ -132,27 +134,14 @@ def promote(a, b):
         elif b_scalar and not a_scalar:
             b = _cast(b, da)
         return a, b   # (both 0-d or both dimensioned: the array library promotes, as PyTorch does)
-    if "c" in (da.kind, db.kind):
-        dtype = _complex_result(a, b)
+    if "c" in (da.kind, db.kind):   # (PyTorch's rule for a complex operand: result_type's)
+        dtype = result_type(a, b)
         return (a if da == dtype else _cast(a, dtype)), (b if db == dtype else _cast(b, dtype))
     if da.kind == "f":
         b = _cast(b, da)
     elif db.kind == "f":
         a = _cast(a, db)
     return a, b
-
-
-def _complex_result(a, b):
-    """PyTorch's dtype for a complex operand meeting a real one: with an integer or bool, the complex one's;
-    with a float, NumPy's promotion (complex64 and float64 give complex128), unless the complex operand is
-    0-d and the float one is not: then the float's own width (``float32[3] * complex128[]`` is complex64), and
-    the other way round the complex dimensioned operand's (``complex64[3] * float64[]`` is complex64)."""
-    c, r = (a, b) if a.dtype.kind == "c" else (b, a)
-    if r.dtype.kind != "f":
-        return c.dtype
-    if (c.ndim == 0) == (r.ndim == 0):
-        return numpy.result_type(c.dtype, r.dtype)
-    return complex_of(r.dtype) if c.ndim == 0 else c.dtype
 
 
 def _cast(operand, dtype):
@@ -222,8 +211,7 @@ def conj(a):
     """The complex conjugate ``x - iy`` of ``a = x + iy``; a real tensor (or array) is its own, returned as it is."""
     if a.dtype.kind != "c":
         return a
-    return apply_unary(CONJ, a) if type(a) is Tensor else on_arrays(CONJ, (a,)) if not isinstance(a, Tensor) \
-        else apply(CONJ, (a,))
+    return apply_one(CONJ, a)
 
 
 set_conjugate(conj)   # (what a holomorphic op's complex VJP conjugates with: see registry.holomorphic)
@@ -637,7 +625,7 @@ def ordered(name, a, error=NotImplementedError):
     its RuntimeError)."""
     if getattr(a, "dtype", None) is not None and a.dtype.kind == "c":   # (a VJP may pass a Python number)
         raise error(f"{name} is not supported for complex tensors: complex numbers have no order. "
-                                  f"Compare a real number made of them instead: z.real, z.abs() or z.angle()")
+                    f"Compare a real number made of them instead: z.real, z.abs() or z.angle()")
     return a
 
 
@@ -706,7 +694,6 @@ MINIMUM = defop("minimum", ("self", "other"), save=("self", "other"),
 
 
 def _clamp_forward(xp, a, min=None, max=None):
-    ordered("clamp", a)
     return xp.clip(a, min, max)
 
 

@@ -9,6 +9,7 @@ import numbers
 import numpy
 
 from ..tensor import Tensor, default_float
+from .complex_numbers import complex as complex_from_parts
 from .elementwise import (as_tensor_like, cos, isinf, isnan, log, log1p, mul, ordered, promote, result_type, sign,
                           sin, sub, to_dtype, trunc, where)
 from .registry import apply, defop, expect_tensor
@@ -119,8 +120,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
             raise TypeError(f"nan_to_num(): argument '{name}' must be a float or None, not {type(value).__name__}")
     nan = 0.0 if nan is None else nan
     if input.dtype.kind == "c":   # (each part on its own, as PyTorch)
-        from .complex_numbers import complex as _complex
-        return _complex(*(nan_to_num(part, nan, posinf, neginf) for part in (input.real, input.imag)))
+        return complex_from_parts(*(nan_to_num(part, nan, posinf, neginf) for part in (input.real, input.imag)))
     if input.dtype.kind != "f":
         return input.clone()
     info = numpy.finfo(input.dtype)

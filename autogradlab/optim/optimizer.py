@@ -17,6 +17,7 @@ import numbers
 import numpy
 
 from .. import backend
+from ..ops.complex_numbers import as_pairs, from_pairs
 from ..grad_mode import enable_grad
 from ..tensor import Tensor, default_float, zero_grads
 
@@ -280,7 +281,7 @@ def _exported(name, value, p):
         return Tensor._make(numpy.array(value, dtype=scalar), False, None, "cpu")
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         if p.dtype.kind == "c" and value.dtype.kind == "f" and tuple(value.shape) == tuple(p.shape) + (2,):
-            value = value.view(p.dtype).reshape(p.shape)   # (the pairs read as complex numbers again)
+            value = from_pairs(value)   # (the pairs read as complex numbers again)
         return Tensor._make(value.copy(), False, None, backend.device_of(value))
     return value
 
@@ -318,7 +319,7 @@ def _is_number_tensor(value):
 
 def _as_pairs(a, writable=False):
     """Complex array ``a`` as a real array of shape ``a.shape + (2,)`` over the same memory."""
-    pairs = a.reshape(a.shape + (1,)).view(a.real.dtype)
+    pairs = as_pairs(a)
     if writable and not backend.shares_memory(pairs, a):
         raise RuntimeError("a complex parameter whose memory is not contiguous can't be updated in place: make it "
                            "with .contiguous() before giving it to the optimizer")
