@@ -12,6 +12,7 @@ import numpy
 from .creation import zeros
 from .ops.elementwise import conj, real, to_dtype
 from .ops.rearrange import narrow, roll
+from .ops.reduce import normalize_dims
 from .ops.registry import expect_tensor
 from .ops.shape import cat, flip
 from .ops.spectral import fft_nd
@@ -53,14 +54,8 @@ def _dims(input, dim, s, name):
     if dim is None:
         dims = list(range(nd - len(s), nd)) if s is not None else list(range(nd))
     else:
-        dims = [dim] if isinstance(dim, int) else list(dim)
-        for d in dims:
-            if not -nd <= d < nd:
-                raise IndexError(f"{name}: Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], "
-                                 f"but got {d})")
-        dims = [d % nd for d in dims]
-        if len(set(dims)) != len(dims):
-            raise RuntimeError(f"{name}: dims must be unique, got {dim}")
+        normalize_dims(dim, nd, name)   # (the checks: each dim in range, none twice)
+        dims = [d % nd for d in ([dim] if isinstance(dim, int) else dim)]   # (in the order given: s pairs with it)
     if s is None:
         sizes = [input.shape[d] for d in dims]
     else:

@@ -66,7 +66,8 @@ class OpDef:
     ``complex_vjp`` is the VJP for complex values, where it differs: PyTorch's convention for a
     holomorphic ``f`` sends ``g * conj(f'(z))`` back (``mul``: ``g*conj(b)``), so that a real loss's
     gradient is ``dL/dx + i dL/dy``. ``complex_vjp="same"`` says the real VJP holds as it is (its local
-    derivatives are real: add, sum, reshape); an op with neither refuses complex inputs when recording.
+    derivatives are real: add, sum, reshape), ``"holomorphic"`` that :func:`holomorphic` makes it from the
+    real one (exp, mul, matmul); an op with none refuses complex inputs when recording.
     ``arrays=False`` marks a VJP that only runs on Tensors (it is handed wrapped
     arrays when no graph is recorded: slower, same result).
     ``formulas`` gives, per input, the local derivative as a short string
