@@ -14,7 +14,7 @@ import os
 
 import numpy
 
-__all__ = ["device", "use_cpu_array_module", "on_cpu_array_module", "normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add", "erf", "per_element",
+__all__ = ["device", "use_cpu_array_module", "on_cpu_array_module", "normalize_device", "xp_for", "xp_of", "device_of", "to_host", "asarray", "scatter_add", "erf", "per_element", "eig",
            "partial_overlap", "shares_memory"]
 
 _cupy = None  # the cupy module, once loaded
@@ -294,6 +294,19 @@ def erf(array):
     """The error function of each element, erf x = 2/sqrt(pi) * integral from 0 to x of e^(-t^2) dt, by
     Python's ``math.erf`` (see :func:`per_element`)."""
     return per_element(array, math.erf, "erf")
+
+
+def eig(array):
+    """``(eigenvalues, eigenvectors)`` of each square matrix by LAPACK's general solver (geev): complex (the
+    matrix's complex dtype) even where every eigenvalue is real, each eigenvector of length 1. CuPy has no
+    general eigensolver: there the matrices are solved on the host and the results moved back (PyTorch's GPU
+    route also solves on the host)."""
+    complex_dtype = numpy.result_type(array.dtype, numpy.complex64)
+    if _cupy is not None and isinstance(array, _cupy.ndarray):  # pragma: no cover - needs a GPU
+        w, v = numpy.linalg.eig(_cupy.asnumpy(array))
+        return _cupy.asarray(w.astype(complex_dtype)), _cupy.asarray(v.astype(complex_dtype))
+    w, v = xp_of(array).linalg.eig(array)
+    return w.astype(complex_dtype, copy=False), v.astype(complex_dtype, copy=False)
 
 
 def broadcast_to(array, shape):

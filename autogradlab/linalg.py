@@ -12,13 +12,13 @@ from .creation import eye as _eye
 from .nn.distance import vector_norm as _vector_norm   # (where F.normalize and the distances use it)
 from .ops import linalg as _products
 from .ops import reduce as _R
-from .ops.decompositions import (LinAlgError, cholesky, det, eigh, eigvalsh, inv, lstsq, matrix_exp, matrix_power,
-                                 matrix_rank, pinv, qr, slogdet, solve, svd, svdvals)
+from .ops.decompositions import (LinAlgError, cholesky, det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_exp,
+                                 matrix_power, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals)
 from .ops.elementwise import where
 from .ops.registry import expect_tensor
 from .tensor import Tensor
 
-__all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "lstsq", "cholesky", "eigh", "eigvalsh", "svd", "svdvals",
+__all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "lstsq", "cholesky", "eig", "eigvals", "eigh", "eigvalsh", "svd", "svdvals",
            "qr", "vector_norm", "matrix_norm", "norm", "matrix_power", "multi_dot", "cross", "vecdot", "pinv", "matrix_rank",
            "cond", "matrix_exp", "solve_triangular", "householder_product"]
 
@@ -103,10 +103,17 @@ def multi_dot(tensors):
 
 
 def vecdot(x, y, *, dim=-1):
-    """The dot product along ``dim`` (batch dims broadcast): ``sum(x * y, dim)``."""
+    """The dot product along ``dim`` (batch dims broadcast): ``sum(conj(x) * y, dim)``, conjugating ``x`` for
+    complex vectors (so ``vecdot(x, x)`` is the squared length, a real number); both of one floating dtype."""
     if not isinstance(x, Tensor) or not isinstance(y, Tensor):
         raise TypeError("linalg.vecdot(): x and y must be Tensors")
-    return _R.sum(x * y, dim)
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{x.dtype.name} and y of type {y.dtype.name} instead: convert one, e.g. y.to(x.dtype)")
+    if x.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+                           f"{x.dtype.name}: convert it first, e.g. x.double()")
+    return _R.sum((x.conj() if x.dtype.kind == "c" else x) * y, dim)
 
 
 _NORMS = (None, "fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2)
@@ -176,7 +183,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 
 
 def householder_product(A, tau):
-    """The first n columns of H_1 H_2 ... H_k, with H_i = I - tau_i v_i v_i^T and v_i = (0, ..., 0, 1,
+    """The first n columns of H_1 H_2 ... H_k, with H_i = I - tau_i v_i v_i^H and v_i = (0, ..., 0, 1,
     A[i+1:, i]) (the Householder vectors LAPACK's QR leaves below A's diagonal; k = tau's last size).
     Built from products, so gradients reach A and tau."""
     expect_tensor(A, "householder_product")
@@ -200,5 +207,5 @@ def householder_product(A, tau):
     for i in reversed(range(k)):   # Q <- H_i Q, the last reflector first
         below = Tensor._make(asarray((rows > i).astype(numpy.dtype(A.dtype)), A.device), False, None, A.device)
         v = A[..., :, i] * below + eye[i]
-        Q = Q - tau[..., i, None, None] * v[..., :, None] * (v[..., None, :] @ Q)
+        Q = Q - tau[..., i, None, None] * v[..., :, None] * (v[..., None, :].conj() @ Q)
     return Q

@@ -40,7 +40,7 @@ def matrix_trace(input):
 
 
 def svd(input, some=True, compute_uv=True):
-    """``(U, S, V)`` with ``A = U diag(S) V^T``: ``linalg.svd(A, full_matrices=not some)`` with ``V = Vh^T``.
+    """``(U, S, V)`` with ``A = U diag(S) V^H``: ``linalg.svd(A, full_matrices=not some)`` with ``V = Vh^H``.
     ``compute_uv=False``: S alone is computed (its gradient is ``linalg.svdvals``'), U and V are zeros of
     shape (m, m) and (n, n), as in PyTorch."""
     expect_tensor(input, "svd")
@@ -50,7 +50,7 @@ def svd(input, some=True, compute_uv=True):
         U, V = (zeros(*input.shape[:-2], k, k, dtype=input.dtype, device=input.device) for k in (m, n))
         return OldSvdResult(U, S, V)
     U, S, Vh = _svd(input, full_matrices=not some)
-    return OldSvdResult(U, S, Vh.mT)
+    return OldSvdResult(U, S, Vh.mH)
 
 
 def qr(input, some=True):
@@ -101,19 +101,20 @@ def _factor_checks(name, B, L):
 
 
 def cholesky_solve(B, L, upper=False):
-    """The ``X`` with ``A X = B`` for ``A = L L^T`` (``upper=True``: ``A = U^T U``), given the Cholesky factor:
-    two triangular solves, ``L Y = B`` then ``L^T X = Y``. Only the factor's triangle is read, so its gradient
-    reaches that triangle alone (PyTorch's also reaches the other one, which its result does not depend on)."""
+    """The ``X`` with ``A X = B`` for ``A = L L^H`` (``upper=True``: ``A = U^H U``; for real factors ``^T``),
+    given the Cholesky factor: two triangular solves, ``L Y = B`` then ``L^H X = Y``. Only the factor's triangle
+    is read, so its gradient reaches that triangle alone (PyTorch's also reaches the other one, which its result
+    does not depend on)."""
     _factor_checks("cholesky_solve", B, L)
     if B.shape[-2] != L.shape[-1]:
         raise RuntimeError(f"cholesky_solve: Incompatible matrix sizes for the equation AX = B: each A matrix is "
                            f"{L.shape[-1]} by {L.shape[-1]} but each B matrix is {B.shape[-2]} by {B.shape[-1]}")
-    lower = L.mT if upper else L   # (A = lower lower^T either way)
-    return solve_triangular(lower.mT, solve_triangular(lower, B, upper=False), upper=True)
+    lower = L.mH if upper else L   # (A = lower lower^H either way)
+    return solve_triangular(lower.mH, solve_triangular(lower, B, upper=False), upper=True)
 
 
 def cholesky_inverse(L, upper=False):
-    """``(L L^T)^-1`` (``upper=True``: ``(U^T U)^-1``) from the Cholesky factor, by :func:`cholesky_solve` of
+    """``(L L^H)^-1`` (``upper=True``: ``(U^H U)^-1``) from the Cholesky factor, by :func:`cholesky_solve` of
     the identity."""
     expect_tensor(L, "cholesky_inverse")
     if L.ndim < 2 or L.shape[-1] != L.shape[-2]:

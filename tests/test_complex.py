@@ -344,13 +344,6 @@ def test_parts_are_views_that_write_through():
     assert ag.isreal(ag.tensor([1 + 0j, 1j])).tolist() == [True, False]
 
 
-@pytest.mark.parametrize("name", ["slogdet", "cholesky", "eigh"])
-def test_complex_matrices_without_a_checked_gradient_are_refused_saying_so(name):
-    """(torch takes them; autogradlab refuses rather than give a gradient not checked against torch's)"""
-    with pytest.raises(RuntimeError, match="complex matrices: only inv, solve, det and matrix_exp"):
-        getattr(ag.linalg, name)(ag.tensor(np.eye(2) * (1 + 1j), requires_grad=True))
-
-
 def test_from_numpy_save_and_load_keep_complex_numbers(tmp_path):
     array = np.array([1 + 2j, -3j], np.complex64)
     shared = ag.from_numpy(array)

@@ -2,8 +2,11 @@
 Cholesky, symmetric-eigen, singular value and QR decompositions.
 
 Each forward is the array library's ``linalg`` routine on the last two dims (batches of matrices work);
-each VJP is the textbook formula written with ``@``, ``.mT`` and these same functions, which take arrays
-and Tensors alike, so a VJP recorded under ``create_graph=True`` differentiates again.
+each VJP is the textbook formula written with ``@``, ``_h`` (the conjugate transpose ``A^H``: for real
+matrices ``A^T``) and these same functions, which take arrays and Tensors alike, so a VJP recorded under
+``create_graph=True`` differentiates again. Complex matrices: the formulas are PyTorch's, which for a real
+loss give ``dL/dRe A + i dL/dIm A``; the decompositions' complex factors are fixed only up to a phase per
+vector, and a loss that depends on those phases has no gradient (the backward says so, as PyTorch's).
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import numbers
 
 import numpy
 
+from ..backend import eig as _eig
 from ..backend import xp_of
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
@@ -22,6 +26,7 @@ from .shape import TRIU, cat
 
 SlogdetResult = namedtuple("slogdet", ["sign", "logabsdet"])
 EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
+EigResult = namedtuple("eig", ["eigenvalues", "eigenvectors"])
 SvdResult = namedtuple("svd", ["U", "S", "Vh"])
 QrResult = namedtuple("qr", ["Q", "R"])
 LstsqResult = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
@@ -56,19 +61,14 @@ def _linalg(xp, name, a, *rest, **options):
                            f"identity to it.") from None
 
 
-_TAKE_COMPLEX = ("inv", "solve", "det", "matrix_exp")   # (their complex gradients: ops.complex_numbers)
-
-
 def _matrices(name, A):
     expect_tensor(A, name)
     if A.ndim < 2:
         raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions, got shape "
                            f"{tuple(A.shape)}")
-    if A.dtype.kind != "f" and not (A.dtype.kind == "c" and name in _TAKE_COMPLEX):
-        raise RuntimeError(f"linalg.{name}: Expected a floating point tensor as input. Got {A.dtype.name}: "
-                           f"convert it first, e.g. A.double()"
-                           + (" (complex matrices: only inv, solve, det and matrix_exp here)" if A.dtype.kind == "c"
-                              else ""))
+    if A.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{A.dtype.name}: convert it first, e.g. A.double()")
     if A.dtype.itemsize < 4:
         raise RuntimeError(f"linalg.{name}: Low precision dtypes not supported. Got {A.dtype.name}: convert it "
                            f"first, e.g. A.float()")
@@ -79,6 +79,11 @@ def _square(name, A):
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]}x{A.shape[-1]} (shape {tuple(A.shape)})")
+
+
+def _h(a):
+    """``a^H``: each matrix's conjugate transpose (for real matrices, the transpose)."""
+    return a.mT.conj() if a.dtype.kind == "c" else a.mT
 
 
 def _per_matrix(g):
@@ -125,10 +130,22 @@ DET = defop("det", ("self",), save=("self", "result"), math="d = det A;  dA = g 
             forward=lambda xp, a: _with_nans(xp, a, xp.linalg.det), vjp=_det_vjp,
             formulas=("adj(A)^T",))
 
-LOGABSDET = defop("logabsdet", ("self",), save=("self",), math="log|det A|;  dA = g A^-T",
+LOGABSDET = defop("logabsdet", ("self",), save=("self",), math="log|det A|;  dA = g A^-H",
                   forward=lambda xp, a: _with_nans(xp, a, lambda m: xp.linalg.slogdet(m)[1]),
-                  vjp=lambda g, ctx: (_per_matrix(g) * _call(INV, ctx.self).mT,),
-                  formulas=("A^-T",))
+                  vjp=lambda g, ctx: (_per_matrix(g) * _h(_call(INV, ctx.self)),),
+                  formulas=("A^-H",), complex_vjp="same")
+
+
+def _det_sign_vjp(g, ctx):
+    """sign = e^{i theta}, theta = Im log det A, d log det A = tr(A^-1 dA):  dA = i Im(g conj(sign)) A^-H."""
+    sign = ctx.result
+    return (_per_matrix((g * sign.conj()).imag * 1j) * _h(_call(INV, ctx.self)),)
+
+
+DET_SIGN = defop("det_sign", ("self",), save=("self", "result"), complex_vjp="same",
+                 math="sign = det A / |det A| (complex A);  dA = i Im(g conj(sign)) A^-H",
+                 forward=lambda xp, a: _with_nans(xp, a, lambda m: xp.linalg.slogdet(m)[0]),
+                 vjp=_det_sign_vjp, formulas=("i Im(. conj(sign)) A^-H",))
 
 
 def inv(A):
@@ -145,18 +162,24 @@ def det(A):
 
 
 def slogdet(A):
-    """``(sign, logabsdet)``: det A = sign * exp(logabsdet), without overflow for large matrices. Only
-    ``logabsdet`` has a gradient, ``inv(A)^T``."""
+    """``(sign, logabsdet)``: det A = sign * exp(logabsdet), without overflow for large matrices.
+    ``logabsdet``'s gradient is ``inv(A)^H``; the sign has one for a complex A (a number on the unit circle),
+    none for a real A (+-1, or 0)."""
     _square("slogdet", A)
+    if A.dtype.kind == "c":
+        return SlogdetResult(apply_unary(DET_SIGN, A), apply_unary(LOGABSDET, A))
     with numpy.errstate(invalid="ignore"):
         sign = Tensor._make(xp_of(A._data).linalg.slogdet(A._data)[0], False, None, A.device)
     return SlogdetResult(sign, apply_unary(LOGABSDET, A))
 
 
 def logdet(A):
-    """``log(det A)``: NaN where the determinant is negative, -inf where it is 0 (as in PyTorch)."""
-    from .elementwise import where
+    """``log(det A)``: NaN where the determinant is negative, -inf where it is 0 (as in PyTorch); for a
+    complex A the complex logarithm ``log(sign) + logabsdet``."""
+    from .elementwise import log, where
     sign, logabsdet = slogdet(A)
+    if A.dtype.kind == "c":
+        return log(sign) + logabsdet
     return where(sign < 0, float("nan"), logabsdet)   # (PyTorch's: no gradient where the determinant is < 0)
 
 
@@ -279,56 +302,79 @@ def solve(A, B, *, left=True):
 
 # -- Cholesky ----------------------------------------------------------------------------------------
 
+def _cholesky_forward(xp, a, upper=False):
+    if upper:   # U = L^H, L the factor of the matrix whose upper triangle A holds
+        return _h(_linalg(xp, "cholesky", _h(a)))
+    return _linalg(xp, "cholesky", a)
+
+
 def _cholesky_vjp(g, ctx):
-    """A = L L^T:  dA = sym(L^-T phi(L^T g) L^-1), phi: the lower triangle with its diagonal halved."""
-    lower = ctx.result
+    """A = L L^H:  dA = L^-H phi(L^H g) L^-1, phi(X) = (tril(X) + tril(X, -1)^H) / 2 (PyTorch's, for a real A
+    symmetric); for A = U^H U the same with L = U^H and g^H."""
+    lower, g = (_h(ctx.result), _h(g)) if ctx.upper else (ctx.result, g)
     n = lower.shape[-1]
-    half_lower = _constant_like(numpy.tril(numpy.ones((n, n))) - 0.5 * numpy.eye(n), lower)   # phi as a mask
+    x = _h(lower) @ g
+    on_and_below, below = (_constant_like(numpy.tril(numpy.ones((n, n)), k), lower) for k in (0, -1))   # masks
     inv_lower = _call(INV, lower)
-    s = inv_lower.mT @ ((lower.mT @ g) * half_lower) @ inv_lower
-    return (0.5 * (s + s.mT),)
+    return (_h(inv_lower) @ (0.5 * (x * on_and_below + _h(x * below))) @ inv_lower,)
 
 
-CHOLESKY = defop("cholesky", ("self",), save=("result",), math="A = L L^T;  dA = sym(L^-T phi(L^T g) L^-1)",
-                 forward=lambda xp, a: _linalg(xp, "cholesky", a), vjp=_cholesky_vjp,
-                 formulas=("sym(L^-T phi(L^T g) L^-1)",))
+CHOLESKY = defop("cholesky", ("self",), save=("result",), math="A = L L^H;  dA = L^-H phi(L^H g) L^-1",
+                 forward=_cholesky_forward, vjp=_cholesky_vjp, complex_vjp="same",
+                 formulas=("L^-H phi(L^H g) L^-1",))
 
 
 def cholesky(A, upper=False):
-    """The lower triangular ``L`` with ``L @ L^T = A`` for a symmetric positive-definite ``A`` (only its lower
-    triangle is read); ``upper=True`` gives the upper ``U`` with ``U^T @ U = A``, from ``A``'s upper triangle.
-    A matrix that is not positive-definite raises on the CPU."""
+    """The lower triangular ``L`` with ``L @ L^H = A`` for a Hermitian (real: symmetric) positive-definite ``A``
+    (only its lower triangle is read); ``upper=True`` gives the upper ``U`` with ``U^H @ U = A``, from ``A``'s
+    upper triangle. A matrix that is not positive-definite raises on the CPU."""
     _square("cholesky", A)
-    return apply_unary(CHOLESKY, A.mT).mT if upper else apply_unary(CHOLESKY, A)
+    return apply(CHOLESKY, (A,), {"upper": bool(upper)})
 
 
 # -- the eigen-decomposition of a symmetric matrix -----------------------------------------------------
 # (LAPACK reads one triangle, UPLO; the gradients are PyTorch's: a symmetric dA over the whole matrix)
 
+def _diagonal(x):
+    """The diagonal of each matrix, as a vector."""
+    return x.diagonal(0, -2, -1)
+
+
+def _phase_free(name, vectors, d):
+    """PyTorch's check that a loss does not depend on the phases of complex ``vectors``: each is only fixed up to
+    a factor e^(i phi), which changes ``d`` (the diagonal of V^H g) by i phi d, so Im d must be 0 (within 1e-2)."""
+    data = d._data if isinstance(d, Tensor) else d
+    if data.dtype.kind == "c" and data.size and bool((abs(data.imag) > 1e-2).any()):
+        raise RuntimeError(f"{name}: the loss depends on the phases of the {vectors}, which are only fixed up to "
+                           f"a factor e^(i phi) each, so it has no gradient (PyTorch refuses it too). Build the loss "
+                           f"from quantities that do not change with those phases, such as abs(V) or V @ V.mH")
+
+
 def _eigvalsh_vjp(g, ctx):
-    """dA = V diag(g) V^T."""
+    """dA = V diag(g) V^H."""
     v = _call(EIGENVECTORS, ctx.self, UPLO=ctx.UPLO)
-    return ((v * g[..., None, :]) @ v.mT,)
+    return ((v * g[..., None, :]) @ _h(v),)
 
 
 def _eigenvectors_vjp(g, ctx):
-    """dA = V K V^T, K = skew(V^T g) / (w_j - w_i) off the diagonal (PyTorch's formula); equal eigenvalues
-    make it infinite, as there."""
+    """dA = V K V^H, K = skew(V^H g) / (w_j - w_i) off the diagonal, skew(X) = (X - X^H) / 2 (PyTorch's
+    formula); equal eigenvalues make it infinite, as there."""
     v = ctx.result
     w = _call(EIGVALSH, ctx.self, UPLO=ctx.UPLO)
     gap = w[..., None, :] - w[..., :, None] + _constant_like(numpy.eye(v.shape[-1]), w)   # 1 on the diagonal
-    m = v.mT @ g
-    return (v @ ((0.5 * (m - m.mT)) / gap) @ v.mT,)
+    m = _h(v) @ g
+    _phase_free("linalg.eigh", "eigenvectors", _diagonal(m))
+    return (v @ ((0.5 * (m - _h(m))) / gap) @ _h(v),)
 
 
-EIGVALSH = defop("eigvalsh", ("self",), save=("self",), math="w = eigenvalues of A;  dA = V diag(g) V^T",
+EIGVALSH = defop("eigvalsh", ("self",), save=("self",), math="w = eigenvalues of A;  dA = V diag(g) V^H",
                  forward=lambda xp, a, UPLO="L": _linalg(xp, "eigvalsh", a, UPLO=UPLO), vjp=_eigvalsh_vjp,
-                 formulas=("V diag(g) V^T",))
+                 formulas=("V diag(g) V^H",), complex_vjp="same")
 
 EIGENVECTORS = defop("eigenvectors", ("self",), save=("self", "result"),
-                     math="V = eigenvectors of A;  dA = V (skew(V^T g) / (w_j - w_i)) V^T",
+                     math="V = eigenvectors of A;  dA = V (skew(V^H g) / (w_j - w_i)) V^H",
                      forward=lambda xp, a, UPLO="L": _linalg(xp, "eigh", a, UPLO=UPLO)[1], vjp=_eigenvectors_vjp,
-                     formulas=("V (skew(V^T g) / (w_j - w_i)) V^T",))
+                     formulas=("V (skew(V^H g) / (w_j - w_i)) V^H",), complex_vjp="same")
 
 
 def _uplo(name, UPLO):
@@ -351,6 +397,55 @@ def eigh(A, UPLO="L"):
     _square("eigh", A)
     uplo = {"UPLO": _uplo("eigh", UPLO)}
     return EighResult(apply(EIGVALSH, (A,), uplo), apply(EIGENVECTORS, (A,), uplo))
+
+
+# -- the eigen-decomposition of a general square matrix -------------------------------------------------
+# A = V diag(L) V^-1, L and V complex (a real A's eigenvalues come in conjugate pairs); one op per output, as
+# eigh. The eigenvectors have length 1, each only up to a phase e^(i phi).
+
+def _eigvals_vjp(g, ctx):
+    """dA = V^-H diag(g) V^H (for a real A its real part: graph.Node.apply takes it)."""
+    vh = _h(_call(EIG_VECTORS, ctx.self))
+    return (_call(SOLVE, vh, g[..., :, None] * vh, vector=False),)
+
+
+def _eig_vectors_vjp(g, ctx):
+    """PyTorch's formula (linalg_eig_backward): X = V^H g less V^H V diag(Re diag(V^H g)) (what keeps each
+    vector's length 1), R = X / conj(L_j - L_i) off the diagonal;  dA = V^-H R V^H."""
+    v = ctx.result
+    vh = _h(v)
+    w = _call(EIGVALS, ctx.self)
+    x = vh @ g
+    d = _diagonal(x)
+    _phase_free("linalg.eig", "eigenvectors", d)
+    x = x - vh @ (v * d.real[..., None, :])
+    gap = (w[..., None, :] - w[..., :, None]).conj() + _eye_like(w)   # 1 on the diagonal
+    return (_call(SOLVE, vh, (x / gap) @ vh, vector=False),)
+
+
+EIGVALS = defop("eigvals", ("self",), save=("self",), complex_vjp="same",
+                math="L = eigenvalues of A = V diag(L) V^-1;  dA = V^-H diag(g) V^H",
+                forward=lambda xp, a: _eig(a)[0], vjp=_eigvals_vjp, formulas=("V^-H diag(g) V^H",))
+
+EIG_VECTORS = defop("eig_vectors", ("self",), save=("self", "result"), complex_vjp="same",
+                    math="V = eigenvectors of A;  dA = V^-H (X / conj(L_j - L_i)) V^H, X = V^H g - V^H V Re diag(V^H g)",
+                    forward=lambda xp, a: _eig(a)[1], vjp=_eig_vectors_vjp,
+                    formulas=("V^-H (X / conj(L_j - L_i)) V^H",))
+
+
+def eigvals(A):
+    """The eigenvalues of each square matrix, complex (a real matrix's too), in LAPACK's order (not sorted)."""
+    _square("eigvals", A)
+    return apply_unary(EIGVALS, A)
+
+
+def eig(A):
+    """``(eigenvalues, eigenvectors)`` of each square matrix: ``A @ V = V @ diag(L)``, both complex, each column
+    of V of length 1 and fixed only up to a phase e^(i phi) (a loss that depends on those phases has no
+    gradient; the backward says so). Equal eigenvalues make the eigenvectors' gradient infinite (as in
+    PyTorch). For a Hermitian (real: symmetric) matrix ``eigh`` is faster and exact about it."""
+    _square("eig", A)
+    return EigResult(apply_unary(EIGVALS, A), apply_unary(EIG_VECTORS, A))
 
 
 # -- the singular value decomposition ----------------------------------------------------------------
@@ -376,9 +471,9 @@ def _svdvals_vjp(g, ctx):
 
 def _svd_vectors_vjp(g, ctx, left):
     """PyTorch's formula (svd_backward) for gU alone (``left``) or gVh alone: with E_jk = S_k^2 - S_j^2 and
-    X - X^T (twice X's antisymmetric part) of X = U^T gU or Vh gVh^T, K = (X - X^T) S / E or S (X - X^T) / E;
-    then dA = U K Vh, plus, for a tall (wide) A, the part of gU (gVh) outside the span of U (V). Equal
-    singular values make it infinite, as there."""
+    X - X^H (twice X's anti-Hermitian part) of X = U^H gU or Vh gVh^H, K = (X - X^H) S / E or S (X - X^H) / E
+    (complex: plus diag((X - X^H)_jj / 2 S_j) for gU); then dA = U K Vh, plus, for a tall (wide) A, the part
+    of gU (gVh) outside the span of U (V). Equal singular values make it infinite, as there."""
     a = ctx.self
     m, n = a.shape[-2], a.shape[-1]
     k = min(m, n)
@@ -394,30 +489,34 @@ def _svd_vectors_vjp(g, ctx, left):
     s2 = s * s
     gap = s2[..., None, :] - s2[..., :, None] + _constant_like(numpy.eye(k), s)   # E, with 1 on the diagonal
     if left:
-        x = u.mT @ g
-        ga = u @ ((x - x.mT) / gap * s[..., None, :]) @ vh
-        if m > n:   # the part of gU outside U's columns: (I - U U^T) gU S^-1 Vh
+        x = _h(u) @ g
+        skew = x - _h(x)
+        k_matrix = skew / gap * s[..., None, :]
+        if skew.dtype.kind == "c":   # (the term PyTorch adds when U and Vh both have gradients; with gU alone
+            k_matrix = k_matrix + _diagonal(skew)[..., None] * _eye_like(skew) / (2 * s[..., :, None])   # it is ~0)
+        ga = u @ k_matrix @ vh
+        if m > n:   # the part of gU outside U's columns: (I - U U^H) gU S^-1 Vh
             g_over_s = g / s[..., None, :]
-            ga = ga + (g_over_s - u @ (u.mT @ g_over_s)) @ vh
+            ga = ga + (g_over_s - u @ (_h(u) @ g_over_s)) @ vh
     else:
-        x = vh @ g.mT
-        ga = u @ (s[..., :, None] * (x - x.mT) / gap) @ vh
+        x = vh @ _h(g)
+        ga = u @ (s[..., :, None] * (x - _h(x)) / gap) @ vh
         if m < n:   # U S^-1 gVh (I - V Vh)
             s_inv_g = g / s[..., :, None]
-            ga = ga + u @ (s_inv_g - (s_inv_g @ vh.mT) @ vh)
+            ga = ga + u @ (s_inv_g - (s_inv_g @ _h(vh)) @ vh)
     return (ga,)
 
 
 SVDVALS = defop("svdvals", ("self",), save=("self",), math="S = singular values of A;  dA = U diag(g) Vh",
-                forward=_svd_values, vjp=_svdvals_vjp, formulas=("U diag(g) Vh",))
+                forward=_svd_values, vjp=_svdvals_vjp, formulas=("U diag(g) Vh",), complex_vjp="same")
 
-SVD_U = defop("svd_u", ("self",), save=("self", "result"), math="U of A = U diag(S) Vh;  dA = U ((X - X^T) S / E) Vh + ..., X = U^T g",
-              forward=_svd_vectors(0), vjp=lambda g, ctx: _svd_vectors_vjp(g, ctx, True),
-              formulas=("U ((X - X^T) S / E) Vh + (I - U U^T) g S^-1 Vh, X = U^T g",))
+SVD_U = defop("svd_u", ("self",), save=("self", "result"), math="U of A = U diag(S) Vh;  dA = U ((X - X^H) S / E) Vh + ..., X = U^H g",
+              forward=_svd_vectors(0), vjp=lambda g, ctx: _svd_vectors_vjp(g, ctx, True), complex_vjp="same",
+              formulas=("U ((X - X^H) S / E) Vh + (I - U U^H) g S^-1 Vh, X = U^H g",))
 
-SVD_VH = defop("svd_vh", ("self",), save=("self", "result"), math="Vh of A = U diag(S) Vh;  dA = U (S (X - X^T) / E) Vh + ..., X = Vh g^T",
-               forward=_svd_vectors(2), vjp=lambda g, ctx: _svd_vectors_vjp(g, ctx, False),
-               formulas=("U (S (X - X^T) / E) Vh + U S^-1 g (I - V Vh), X = Vh g^T",))
+SVD_VH = defop("svd_vh", ("self",), save=("self", "result"), math="Vh of A = U diag(S) Vh;  dA = U (S (X - X^H) / E) Vh + ..., X = Vh g^H",
+               forward=_svd_vectors(2), vjp=lambda g, ctx: _svd_vectors_vjp(g, ctx, False), complex_vjp="same",
+               formulas=("U (S (X - X^H) / E) Vh + U S^-1 g (I - V Vh), X = Vh g^H",))
 
 
 def svdvals(A):
@@ -441,9 +540,9 @@ def svd(A, full_matrices=True):
 # A = Q R, Q with orthonormal columns, R upper triangular (k = min(m, n) of each). One op per factor, as svd.
 
 def _qr_vjp(g, ctx, part):
-    """PyTorch's formula (linalg_qr_backward) for gQ alone or gR alone. For m >= n: M = gR R^T - Q^T gQ,
-    dA = (Q sym(triu(M)) + gQ) R^-T, sym keeping the diagonal once. For m < n, A = [X | Y] with X = Q U
-    square: dY = Q gR_Y, and X's gradient is the square case's with gQ + Y gR_Y^T."""
+    """PyTorch's formula (linalg_qr_backward) for gQ alone or gR alone. For m >= n: M = gR R^H - Q^H gQ,
+    dA = (Q herm(triu(M)) + gQ) R^-H, herm(T) = T + T^H keeping the diagonal's real part once. For m < n,
+    A = [X | Y] with X = Q U square: dY = Q gR_Y, and X's gradient is the square case's with gQ + Y gR_Y^H."""
     a = ctx.self
     q, r = (ctx.result, _call(QR_R, a)) if part == 0 else (_call(QR_Q, a), ctx.result)
     m, n = a.shape[-2], a.shape[-1]
@@ -452,31 +551,33 @@ def _qr_vjp(g, ctx, part):
         y, r = a[..., :, m:], r[..., :, :m]
         if g_r is not None:
             g_y = q @ g_r[..., :, m:]
-            g_q, g_r = y @ g_r[..., :, m:].mT, g_r[..., :, :m]
+            g_q, g_r = y @ _h(g_r[..., :, m:]), g_r[..., :, :m]
         else:
             g_y = _constant_like(numpy.zeros(tuple(y.shape)), y)   # (Q does not depend on Y)
-    if g_q is None:         # M = gR R^T - Q^T gQ, with the missing one 0
-        inner = g_r @ r.mT
+    if g_q is None:         # M = gR R^H - Q^H gQ, with the missing one 0
+        inner = g_r @ _h(r)
     elif g_r is None:
-        inner = -(q.mT @ g_q)
+        inner = -(_h(q) @ g_q)
     else:
-        inner = g_r @ r.mT - q.mT @ g_q
+        inner = g_r @ _h(r) - _h(q) @ g_q
     upper = _call(TRIU, inner, diagonal=0)
     diagonal = _call(TRIU, upper.mT, diagonal=0)       # (upper's diagonal alone: the lower part of upper^T is 0)
-    sym = upper + upper.mT - diagonal                  # the symmetric matrix with upper's triangle, diagonal once
-    ga = q @ sym if g_q is None else q @ sym + g_q
-    ga = ga @ _call(INV, r).mT
+    if diagonal.dtype.kind == "c":
+        diagonal = diagonal.real
+    herm = upper + _h(upper) - diagonal                # the Hermitian matrix with upper's triangle, diagonal once
+    ga = q @ herm if g_q is None else q @ herm + g_q
+    ga = ga @ _h(_call(INV, r))
     if m < n:
         ga = cat([ga, g_y], -1) if isinstance(ga, Tensor) else xp_of(ga).concatenate([ga, g_y], -1)
     return (ga,)
 
 
-QR_Q = defop("qr_q", ("self",), save=("self", "result"), math="Q of A = Q R;  dA = (Q sym(triu(-Q^T g)) + g) R^-T",
-             forward=lambda xp, a: xp.linalg.qr(a)[0], vjp=lambda g, ctx: _qr_vjp(g, ctx, 0),
-             formulas=("(Q sym(triu(-Q^T g)) + g) R^-T",))
-QR_R = defop("qr_r", ("self",), save=("self", "result"), math="R of A = Q R;  dA = Q sym(triu(g R^T)) R^-T",
-             forward=lambda xp, a: xp.linalg.qr(a)[1], vjp=lambda g, ctx: _qr_vjp(g, ctx, 1),
-             formulas=("Q sym(triu(g R^T)) R^-T",))
+QR_Q = defop("qr_q", ("self",), save=("self", "result"), math="Q of A = Q R;  dA = (Q herm(triu(-Q^H g)) + g) R^-H",
+             forward=lambda xp, a: xp.linalg.qr(a)[0], vjp=lambda g, ctx: _qr_vjp(g, ctx, 0), complex_vjp="same",
+             formulas=("(Q herm(triu(-Q^H g)) + g) R^-H",))
+QR_R = defop("qr_r", ("self",), save=("self", "result"), math="R of A = Q R;  dA = Q herm(triu(g R^H)) R^-H",
+             forward=lambda xp, a: xp.linalg.qr(a)[1], vjp=lambda g, ctx: _qr_vjp(g, ctx, 1), complex_vjp="same",
+             formulas=("Q herm(triu(g R^H)) R^-H",))
 
 
 def qr(A, mode="reduced"):
@@ -533,17 +634,17 @@ def lstsq(A, B, rcond=None, *, driver=None):
         x = pinv(A, rtol=cut) @ rhs
     elif m >= n:
         q, r = qr(A)
-        x = solve(r, q.mT @ rhs)
+        x = solve(r, _h(q) @ rhs)
     else:
-        q, r = qr(A.mT)
-        x = q @ solve(r.mT, rhs)
+        q, r = qr(_h(A))
+        x = q @ solve(_h(r), rhs)
 
     def constant(array):
         return Tensor._make(array, False, None, A.device)
-    empty = constant(xp.zeros((0,), A.dtype))
+    empty = constant(xp.zeros((0,), values.dtype))   # (real, for a complex A too)
     residuals = empty
     if driver in ("gels", "gelsd", "gelss") and m > n and full:
-        residuals = ((A @ x - rhs) ** 2).sum(-2)
+        residuals = ((A @ x - rhs).abs() ** 2).sum(-2)
     rank = constant(xp.zeros((0,), numpy.int64)) if driver == "gels" else constant(ranks)
     singular = constant(values) if driver in ("gelsd", "gelss") else empty
     return LstsqResult(x[..., 0] if vector else x, residuals, rank, singular)
@@ -569,36 +670,37 @@ def _tolerances(name, A, atol, rtol, hermitian):
     if hermitian and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.{name}(hermitian=True): A must be batches of square (symmetric) matrices, but "
                            f"they are {A.shape[-2]} by {A.shape[-1]} matrices; leave hermitian=False for others")
-    return tuple(t.detach()._data.astype(A.dtype) if isinstance(t, Tensor) else t for t in (atol, rtol))
+    real = numpy.finfo(A.dtype).dtype   # (for a complex A, its real dtype)
+    return tuple(t.detach()._data.astype(real) if isinstance(t, Tensor) else t for t in (atol, rtol))
 
 
 def _spectrum(xp, a, hermitian):
-    """``(values, left, right)`` with A = left diag(values) right: the SVD, or for a symmetric A the eigen
-    decomposition A = Q diag(w) Q^T (``values`` then |w|, largest first, and right = diag(sign w) Q^T)."""
+    """``(values, left, right)`` with A = left diag(values) right: the SVD, or for a Hermitian A the eigen
+    decomposition A = Q diag(w) Q^H (``values`` then |w|, and right = diag(sign w) Q^H)."""
     if not hermitian:
         u, s, vh = _linalg(xp, "svd", a, full_matrices=False)
         return s, u, vh
     w, q = _linalg(xp, "eigh", a)
-    return xp.abs(w), q, xp.swapaxes(q, -1, -2) * xp.sign(w)[..., :, None]
+    return xp.abs(w), q, _h(q) * xp.sign(w)[..., :, None]
 
 
 def _pinv_forward(xp, a, atol, rtol, hermitian):
     values, left, right = _spectrum(xp, a, hermitian)
-    keep = values > _tolerance(xp, values, a.shape, a.dtype, atol, rtol)
+    keep = values > _tolerance(xp, values, a.shape, values.dtype, atol, rtol)
     inverted = xp.where(keep, 1 / xp.where(keep, values, 1), 0)
-    return (xp.swapaxes(right, -1, -2) * inverted[..., None, :]) @ xp.swapaxes(left, -1, -2)
+    return (_h(right) * inverted[..., None, :]) @ _h(left)
 
 
 def _pinv_vjp(g, ctx):
-    # dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P, read as <g, dP> = <dA, .>
+    # dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P, read as <g, dP> = <dA, .>
     A, P = ctx.self, ctx.result
-    Pt, gt = P.mT, g.mT
-    return (-(Pt @ g @ Pt) + (gt - A @ (P @ gt)) @ (P @ Pt) + (Pt @ P) @ (gt - (gt @ P) @ A),)
+    Ph, gh = _h(P), _h(g)
+    return (-(Ph @ g @ Ph) + (gh - A @ (P @ gh)) @ (P @ Ph) + (Ph @ P) @ (gh - (gh @ P) @ A),)
 
 
-PINV = defop("pinv", ("self",), save=("self", "result"), math="P = A^+ (from the SVD);  dA = -P^T g P^T + "
-             "(I - A P) g^T P P^T + P^T P g^T (I - P A)",
-             forward=_pinv_forward, vjp=_pinv_vjp, formulas=("-P^T g P^T + (I - A P) g^T P P^T + P^T P g^T (I - P A)",))
+PINV = defop("pinv", ("self",), save=("self", "result"), math="P = A^+ (from the SVD);  dA = -P^H g P^H + "
+             "(I - A P) g^H P P^H + P^H P g^H (I - P A)", complex_vjp="same",
+             forward=_pinv_forward, vjp=_pinv_vjp, formulas=("-P^H g P^H + (I - A P) g^H P P^H + P^H P g^H (I - P A)",))
 
 
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
@@ -630,8 +732,13 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
         values = xp.abs(_linalg(xp, "eigvalsh", A._data))
     else:
         values = _linalg(xp, "svd", A._data, compute_uv=False)
-    rank = (values > _tolerance(xp, values, A.shape, A.dtype, atol, rtol)).sum(-1).astype(numpy.int64)
+    rank = (values > _tolerance(xp, values, A.shape, values.dtype, atol, rtol)).sum(-1).astype(numpy.int64)
     return Tensor._make(rank, False, None, A.device)
+
+
+def _eye_like(like):
+    """The identity matrix as a constant of ``like``'s kind, dtype and device (broadcasting over its batch)."""
+    return _constant_like(numpy.eye(like.shape[-1]), like)
 
 
 def _constant_like(host, like):
