@@ -127,9 +127,9 @@ def cholesky_inverse(L, upper=False):
 def renorm(input, p, dim, maxnorm):
     """Each slice ``input.select(dim, i)`` whose ``p``-norm exceeds ``maxnorm`` scaled down to it:
     ``x * where(n > maxnorm, maxnorm / (n + 1e-7), 1)`` with ``n`` the slice's norm (PyTorch's formula,
-    whose 1e-7 keeps a scaled slice's norm just under ``maxnorm``)."""
+    whose 1e-7 keeps a scaled slice's norm just under ``maxnorm``); complex input too."""
     expect_tensor(input, "renorm")
-    if input.dtype.kind != "f":
+    if input.dtype.kind not in "fc":
         raise RuntimeError(f"renorm: expected a floating tensor, got {input.dtype.name}; convert it first: x.float()")
     if not isinstance(p, numbers.Real) or p <= 0:
         raise RuntimeError(f"renorm: non-positive-norm not supported (p={p!r}); use p > 0")

@@ -59,21 +59,22 @@ def vector_norm(x, p=2.0, dim=None, keepdim=False):
     return E.where(zero, 0.0, E.where(zero, 1.0, total) ** (1.0 / p))
 
 
-def check_float(t, what, name, error=TypeError):
+def check_float(t, what, name, error=TypeError, complex_ok=False):
     """``error`` (PyTorch's class for ``name``: TypeError for most, RuntimeError for the distances and
     kl_div, NotImplementedError for an activation with no integer kernel) unless ``t`` is a floating-point
-    Tensor, saying how to convert it."""
+    Tensor (or, ``complex_ok``, a complex one), saying how to convert it."""
     if not isinstance(t, Tensor):
         raise TypeError(f"{name}: {what} must be a Tensor, got {type(t).__name__}")
-    if t.dtype.kind != "f":
+    if t.dtype.kind != "f" and not (complex_ok and t.dtype.kind == "c"):
         raise error(f"{name}: {what} must be floating point, got dtype {t.dtype.name} "
                     f"(shape {tuple(t.shape)}); convert it with .to(autogradlab.float32)")
 
 
-def floating_inputs(name, *tensors):
-    """PyTorch's RuntimeError unless each of ``tensors`` is a floating-point Tensor (a TypeError if not a Tensor)."""
+def floating_inputs(name, *tensors, complex_ok=False):
+    """PyTorch's RuntimeError unless each of ``tensors`` is a floating-point (or, ``complex_ok``, complex) Tensor
+    (a TypeError if not a Tensor)."""
     for t in tensors:
-        check_float(t, "each input", name, RuntimeError)
+        check_float(t, "each input", name, RuntimeError, complex_ok)
 
 
 def _broadcast_pair(x1, x2, name):
@@ -83,8 +84,9 @@ def _broadcast_pair(x1, x2, name):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """x / max(||x||_p, eps) along ``dim`` (an int or a tuple): each slice scaled to p-norm 1; a slice of norm
-    below eps is divided by eps instead (a zero slice stays zero). ``out``: written there (not recorded)."""
-    floating_inputs("normalize", input)
+    below eps is divided by eps instead (a zero slice stays zero); complex x too. ``out``: written there (not
+    recorded)."""
+    floating_inputs("normalize", input, complex_ok=True)
     result = input / E.clamp(vector_norm(input, p, dim, keepdim=True), min=eps)
     if out is None:
         return result

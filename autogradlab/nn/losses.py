@@ -54,9 +54,9 @@ def _reduce(loss, reduction, name):
     raise ValueError(f"{name}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
-def _same_shape(input, target, name):
-    check_float(input, "input", name)
-    check_float(target, "target", name)
+def _same_shape(input, target, name, complex_ok=False):
+    check_float(input, "input", name, complex_ok=complex_ok)
+    check_float(target, "target", name, complex_ok=complex_ok)
     if input.shape != target.shape:
         raise ValueError(f"{name}: input shape {tuple(input.shape)} and target shape {tuple(target.shape)} "
                          f"differ; reshape one of them (e.g. target.reshape({', '.join(map(str, input.shape))}))"
@@ -99,10 +99,10 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """|d|, averaged (or summed) over all elements; d/dx = sign(d) (0 where x = y). ``input`` and ``target``
-    must have the same shape (as for :func:`mse_loss`); ``weight`` as there."""
+    """|d|, averaged (or summed) over all elements; d/dx = sign(d) (0 where x = y; for complex numbers d/|d|).
+    ``input`` and ``target`` must have the same shape (as for :func:`mse_loss`); ``weight`` as there."""
     reduction = legacy_reduction(size_average, reduce, reduction, "l1_loss")
-    _same_shape(input, target, "l1_loss")
+    _same_shape(input, target, "l1_loss", complex_ok=True)
     _elementwise_weight(weight, input, "l1_loss")
     loss = E.abs(input - target)
     return _reduce(loss, reduction, "l1_loss") if weight is None else _weighted(loss, weight, reduction)

@@ -17,6 +17,7 @@ Assigning a :class:`Parameter` or a ``Module`` to an attribute registers it::
 """
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict, namedtuple
 
 import numpy
@@ -326,11 +327,16 @@ class Module:
     def _to(self, target):
         dtype = _as_float_dtype(target)
         device = None if dtype is not None else backend.normalize_device(target)
+        if dtype is not None and dtype.kind == "c":
+            warnings.warn(f"Module.to({dtype.name}): complex parameters are new in PyTorch too, and not every "
+                          f"layer takes them (here: those built from ops with complex gradients, e.g. Linear and "
+                          f"the convolutions; not ReLU, whose max has no meaning for complex numbers)",
+                          UserWarning, stacklevel=3)
         for p in self.parameters():
             if dtype is not None:
-                if dtype == p.dtype:
+                if dtype == p.dtype or p.dtype.kind not in "fc":
                     continue
-                p._data = p._data.astype(dtype)
+                p._data = p.detach().to(dtype)._data   # (complex to real: the real parts, with Tensor.to's warning)
             else:
                 if device == p.device:
                     continue
@@ -342,7 +348,7 @@ class Module:
                 p._grad = p._grad.detach().to(dtype if dtype is not None else device)
         for m in self.modules():   # buffers: new tensors (a cast only for floating ones: a count stays int64)
             for name, b in m._buffers.items():
-                if b is None or (dtype is not None and b.dtype.kind != "f"):
+                if b is None or (dtype is not None and b.dtype.kind not in "fc"):
                     continue
                 moved = b.to(dtype if dtype is not None else device)
                 if _placeholder(b):   # (a lazy layer's placeholder stays one, in the new dtype or place)
@@ -455,7 +461,7 @@ _DTYPE_NAMES = {"float": "float32", "float32": "float32", "double": "float64", "
 
 
 def _as_float_dtype(target):
-    """``target`` as a float dtype, or None if it names a device; other dtypes are an error."""
+    """``target`` as a float or complex dtype, or None if it names a device; other dtypes are an error."""
     if target is None:
         return None
     if isinstance(target, str):
@@ -463,6 +469,6 @@ def _as_float_dtype(target):
             return None
         return numpy.dtype(_DTYPE_NAMES[target.lower()])
     dtype = numpy.dtype(target)
-    if dtype.kind != "f":
-        raise TypeError(f"Module.to: only floating point dtypes are allowed, got {dtype.name}")
+    if dtype.kind not in "fc":
+        raise TypeError(f"Module.to: only floating point or complex dtypes are allowed, got {dtype.name}")
     return dtype

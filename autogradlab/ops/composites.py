@@ -206,9 +206,16 @@ def logical_xor(input, other):
 
 
 def float_power(input, exponent):
-    """``input ** exponent`` computed in float64 (whatever the dtypes), as PyTorch's ``float_power``."""
-    as_double = (lambda x: E.to_dtype(x, numpy.dtype("float64")) if isinstance(x, Tensor) else float(x))
-    return E.pow(as_double(input), as_double(exponent))
+    """``input ** exponent`` computed in float64 (whatever the dtypes), or in complex128 where either is
+    complex, as PyTorch's ``float_power``."""
+    values = (input, exponent)
+    wide = numpy.dtype("complex128") if any(
+        (v.dtype.kind == "c") if isinstance(v, Tensor) else isinstance(v, complex) for v in values) \
+        else numpy.dtype("float64")
+
+    def widened(x):
+        return E.to_dtype(x, wide) if isinstance(x, Tensor) else (complex(x) if wide.kind == "c" else float(x))
+    return E.pow(widened(input), widened(exponent))
 
 
 def logaddexp2(input, other):
@@ -380,8 +387,10 @@ def fill_diagonal_(self, fill_value, wrap=False):
 
 # -- more of PyTorch's top-level functions ---------------------------------------------------------------------
 
-def _floating(t):
-    return t if t.dtype.kind == "f" else E.to_dtype(t, default_float())
+def _floating(t, complex_ok=False):
+    """``t`` if it holds floats (or, ``complex_ok``, complex numbers), else cast to the default float dtype
+    (which refuses complex numbers)."""
+    return t if t.dtype.kind == "f" or (complex_ok and t.dtype.kind == "c") else E.to_dtype(t, default_float())
 
 
 def copysign(input, other):
@@ -399,12 +408,13 @@ def copysign(input, other):
 
 
 def ldexp(input, other):
-    """input * 2^other (``other`` usually integer exponents); a float result."""
+    """input * 2^other (``other`` usually integer exponents); a float result (complex for a complex input)."""
     expect_tensor(input, "ldexp")
     # 2^e in two halves, so that 2^e itself never overflows where input * 2^e is still a number (0.1 * 2^128)
+    x = _floating(input, complex_ok=True)
     e = other if isinstance(other, Tensor) else E.as_tensor_like(float(other), _floating(input))
     half = E.floor(E.to_dtype(e, default_float()) / 2) if e.dtype.kind != "f" else E.floor(e / 2)
-    return _floating(input) * 2.0 ** half * 2.0 ** (e - half)
+    return x * 2.0 ** half * 2.0 ** (e - half)
 
 
 def diagflat(input, offset=0):
@@ -452,7 +462,7 @@ def _trapezoid_parts(y, x, dx, dim, name):
     n = y.shape[dim]
     left, right = narrow(y, dim, 0, max(n - 1, 0)), narrow(y, dim, min(1, n), max(n - 1, 0))
     total = left + right
-    mean = (total if total.dtype.kind == "c" else _floating(total)) * 0.5   # (complex numbers: as they are)
+    mean = _floating(total, complex_ok=True) * 0.5
     if x is None:
         return mean * (1.0 if dx is None else dx), dim
     if x.ndim == 1:   # (points along dim alone: shaped to broadcast there)

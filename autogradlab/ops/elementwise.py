@@ -1346,8 +1346,14 @@ def hypot(input, other):
 
 
 def logaddexp(input, other):
-    """``log(exp(input) + exp(other))`` computed without overflow; float tensors only. Gradients: ``sigmoid(input
-    - other)`` and ``sigmoid(other - input)``."""
+    """``log(exp(input) + exp(other))`` computed without overflow. Gradients: ``sigmoid(input - other)`` and
+    ``sigmoid(other - input)``. Complex numbers (PyTorch's formula, built from ops with complex gradients):
+    ``m + log1p(exp(n - m))``, m the one of larger real part, so its imaginary part is m's plus less than pi/2."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and "c" in (input.dtype.kind, other.dtype.kind):
+        a, b = promote(input, other)
+        first = real(a) >= real(b)
+        larger, smaller = where(first, a, b), where(first, b, a)
+        return larger + log1p(exp(smaller - larger))
     return apply(LOGADDEXP, _floats_pair("logaddexp", input, other))
 
 

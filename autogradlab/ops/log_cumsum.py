@@ -13,9 +13,23 @@ from .registry import apply_one, defop, expect_tensor
 from .shape import cat
 
 
+def _log_add_exp_complex(xp, x, y):
+    """log(e^x + e^y) of complex arrays, as PyTorch's: m + log1p(e^(n - m)), m the one of larger real part."""
+    first = x.real >= y.real
+    larger, smaller = xp.where(first, x, y), xp.where(first, y, x)
+    with numpy.errstate(invalid="ignore"):
+        return larger + xp.log1p(xp.exp(smaller - larger))
+
+
 def _logcumsumexp_forward(xp, a, dim):
     if a.ndim == 0:
         return a.copy()
+    if a.dtype.kind == "c":   # (PyTorch's order: y_i = logaddexp(y_(i-1), a_i), which fixes the imaginary parts)
+        out = a.copy()
+        for i in range(1, a.shape[dim]):
+            here, before = ((slice(None),) * dim + (i,), (slice(None),) * dim + (i - 1,))
+            out[here] = _log_add_exp_complex(xp, out[before], a[here])
+        return out
     if xp is numpy:   # (NumPy's running logaddexp: one pass, each step as exact as logaddexp)
         with numpy.errstate(invalid="ignore"):
             return numpy.logaddexp.accumulate(a, axis=dim)
@@ -61,20 +75,18 @@ def _logcumsumexp_vjp(g, ctx):
     return (exp(a - where(a == -numpy.inf, 0, y)) * s,)   # (e^(a_j - y_j); 0 where a_j is -inf)
 
 
-LOGCUMSUMEXP = defop("logcumsumexp", ("self",), save=("self", "result"),
+LOGCUMSUMEXP = defop("logcumsumexp", ("self",), save=("self", "result"), complex_vjp="holomorphic",
                      math="y_i = log sum_{j <= i} e^(a_j) along dim;  da_j = sum_{i >= j} g_i e^(a_j - y_i)",
                      forward=_logcumsumexp_forward, vjp=_logcumsumexp_vjp, formulas=("e^(a_j - y_i) [j <= i]",))
 
 
 def logcumsumexp(input, dim):
     """Running log-sum-exp along ``dim``: ``y[i] = log(e^a[0] + ... + e^a[i])``, computed without overflow
-    (PyTorch's; floating inputs only)."""
+    (PyTorch's; floating or complex inputs: for complex ones each step is ``logaddexp``'s, in PyTorch's order,
+    which fixes the imaginary parts)."""
     expect_tensor(input, "logcumsumexp")
     d = single_dim(dim, input.ndim, "logcumsumexp")
-    if input.dtype.kind == "c":
-        raise NotImplementedError("logcumsumexp: not implemented for complex tensors in autogradlab (PyTorch has "
-                                  "it): compute log(cumsum(exp(z))) where it does not overflow")
-    if input.dtype.kind != "f":
+    if input.dtype.kind not in "fc":
         raise NotImplementedError(f"logcumsumexp: not implemented for {input.dtype.name} (as in PyTorch); "
                                   f"convert first: x.float()")
     return apply_one(LOGCUMSUMEXP, input, {"dim": d})

@@ -188,14 +188,15 @@ def _sinc_vjp(g, ctx):
 
 SINC = defop("sinc", ("self",), save=("self",), math="sin(pi a)/(pi a), 1 at 0;  da = g*(pi a cos(pi a) - "
              "sin(pi a))/(pi a^2) (its Taylor series near 0, so 0 at 0)", forward=_sinc_forward, vjp=_sinc_vjp,
-             formulas=("(pi a cos(pi a) - sin(pi a))/(pi a^2)",))
+             formulas=("(pi a cos(pi a) - sin(pi a))/(pi a^2)",), complex_vjp="holomorphic")
 
 
 def sinc(input):
     """The normalised sinc, ``sin(pi x) / (pi x)``, 1 at x = 0 (where its gradient is 0). Near 0 the gradient
-    is its Taylor series, accurate to the last digits (and twice differentiable: -pi^2/3 at 0)."""
+    is its Taylor series, accurate to the last digits (and twice differentiable: -pi^2/3 at 0). Holomorphic
+    for complex numbers."""
     expect_tensor(input, "sinc")
-    if input.dtype.kind != "f":
+    if input.dtype.kind not in "fc":
         input = to_dtype(input, default_float())
     return apply(SINC, (input,))
 

@@ -18,6 +18,7 @@ import numpy
 
 from ..backend import asarray, to_host, xp_of
 from ..tensor import Tensor, default_float
+from .complex_numbers import complex as complex_from_parts
 from .elementwise import clamp, isnan, lerp, logical_not, ordered, sqrt, to_dtype, where
 from .linalg import matmul
 from .rearrange import diagonal, movedim
@@ -305,8 +306,8 @@ def _weights(name, w, n, integral, device):
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """The covariance matrix of the variables in the rows of ``input`` (observations in its columns; a 1-D
-    input, or a single row, is one variable, giving a 0-d tensor): ``(x - mean) @ (x - mean)^T / (N -
-    correction)``, with ``fweights`` (integer repeat counts) and ``aweights`` (importance) per observation as
+    input, or a single row, is one variable, giving a 0-d tensor): ``(x - mean) @ (x - mean)^H / (N -
+    correction)`` (``^H``: the conjugate transpose, for real x the transpose), with ``fweights`` (integer repeat counts) and ``aweights`` (importance) per observation as
     NumPy's ``cov``."""
     expect_tensor(input, "cov")
     if input.ndim > 2:
@@ -323,6 +324,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     float_weights = aw is not None and aw.dtype.kind == "f"   # (PyTorch's result type: the wider float of input
     if x.dtype.kind == "f":                                   # and aweights; the default float for two integers)
         dtype = aw.dtype if float_weights and aw.dtype.itemsize > x.dtype.itemsize else x.dtype
+    elif x.dtype.kind == "c":
+        dtype = numpy.result_type(x.dtype, aw.dtype) if float_weights else x.dtype
     else:
         dtype = aw.dtype if float_weights else default_float()
     if x.dtype != dtype:
@@ -332,7 +335,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         avg = mean(x, 1, keepdim=True)
         norm = n - correction
     else:
-        w = to_dtype(w, x.dtype) if w.dtype != x.dtype else w
+        real = numpy.finfo(x.dtype).dtype   # (the weights stay real for a complex x)
+        w = to_dtype(w, real) if w.dtype != real else w
         w_sum = sum(w)
         if float(to_host(w_sum._data)) == 0:
             raise RuntimeError("cov(): weights sum to zero, can't be normalized: give some observation a weight "
@@ -343,20 +347,20 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         elif aw is None:
             norm = w_sum - correction
         else:
-            norm = w_sum - correction * sum(w * to_dtype(aw, x.dtype)) / w_sum
+            norm = w_sum - correction * sum(w * to_dtype(aw, real)) / w_sum
     if (float(to_host(norm._data)) if isinstance(norm, Tensor) else norm) <= 0:
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
                       "observations: the result is infinite or NaN.", UserWarning, stacklevel=2)
     norm = clamp(norm, min=0) if isinstance(norm, Tensor) else max(norm, 0)
     centered = x - avg
-    product = matmul(centered, (centered if w is None else centered * w).mT)
+    product = matmul(centered, (centered if w is None else centered * w).mH)
     c = product / norm
     return reshape(c, ()) if c.shape == (1, 1) else c   # (one variable: a 0-d tensor, as PyTorch squeezes it)
 
 
 def corrcoef(input):
     """Pearson's correlation coefficients of the rows of ``input``: ``cov / sqrt(var_i * var_j)``, clipped to
-    [-1, 1] (a 1-D input: ``cov / cov``, 1 or NaN)."""
+    [-1, 1] (complex: each part clipped, as PyTorch's; a 1-D input: ``cov / cov``, 1 or NaN)."""
     expect_tensor(input, "corrcoef")
     if input.ndim > 2:
         raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with "
@@ -367,6 +371,8 @@ def corrcoef(input):
     stddev = sqrt(diagonal(c))
     c = c / reshape(stddev, (-1, 1))
     c = c / reshape(stddev, (1, -1))
+    if c.dtype.kind == "c":
+        return complex_from_parts(clamp(c.real, -1, 1), clamp(c.imag, -1, 1))
     return clamp(c, -1, 1)
 
 
