@@ -578,6 +578,12 @@ CASES["cholesky"] = [C(lambda m, a: m.linalg.cholesky(_spd(m, a)), normal(2, 3, 
 CASES["eigvalsh"] = [C(lambda m, a: m.linalg.eigvalsh(_spd(m, a)), normal(3, 3), id="spd")]
 CASES["eigenvectors"] = [C(lambda m, a: m.linalg.eigh(_spd(m, a))[1] ** 2, normal(3, 3), id="spd-squared")]
 CASES["svdvals"] = [C(lambda m, a: m.linalg.svdvals(a), normal(2, 4, 3), id="tall")]
+CASES["det_sign"] = [C(lambda m, a, b: m.view_as_real(m.linalg.slogdet(m.complex(a, b))[0]), well_conditioned(2, 3, 3),
+                       normal(2, 3, 3, scale=0.3), id="complex")]
+CASES["eigvals"] = [C(lambda m, a: m.view_as_real(m.linalg.eigvals(a)), well_conditioned(2, 3, 3), id="real-matrix"),
+                    C(lambda m, a, b: m.view_as_real(m.linalg.eigvals(m.complex(a, b))), well_conditioned(3, 3),
+                      normal(3, 3, scale=0.3), id="complex-matrix")]
+CASES["eig_vectors"] = [C(lambda m, a: m.linalg.eig(a)[1].abs(), well_conditioned(3, 3), id="real-matrix-abs")]
 CASES["svd_u"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[0] ** 2, normal(4, 3), id="tall-squared")]
 CASES["svd_vh"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[2] ** 2, normal(3, 4), id="wide-squared")]
 CASES["qr_q"] = [C(lambda m, a: m.linalg.qr(a)[0], normal(4, 3), id="tall")]
