@@ -190,8 +190,9 @@ from .ops.decompositions import inv as inverse  # noqa: E402
 from .ops.decompositions import pinverse  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import older_names as _older_names  # noqa: E402
-from .older_names import (adjoint, chain_matmul, cholesky_inverse, cholesky_solve, ger, qr, renorm,  # noqa: E402
-                          svd)
+from .older_names import (adjoint, chain_matmul, cholesky_inverse, cholesky_solve, ger, lu, lu_solve,  # noqa: E402
+                          orgqr, qr, renorm, svd, triangular_solve)
+from .ops.lu import lu_unpack  # noqa: E402
 _older_names.attach()
 from .ops.integers import bitwise_left_shift, bitwise_right_shift, frexp, gcd, lcm, nextafter  # noqa: E402
 from .ops.counting import mode, unique_consecutive, unravel_index  # noqa: E402
@@ -258,7 +259,7 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "conv_transpose1d", "conv_transpose2d", "hardshrink", "max_pool1d", "max_pool2d", "max_pool3d", "pdist",
            "pixel_shuffle", "pixel_unshuffle", "prelu", "selu", "threshold", "dropout", "layer_norm", "group_norm",
            "combinations", "copysign", "cumulative_trapezoid", "diagflat", "ldexp", "trapezoid", "trapz", "vander",
-           "result_type", "is_nonzero", "is_same_size", "is_signed", "is_complex", "logcumsumexp", "adjoint",
+           "result_type", "is_nonzero", "is_same_size", "is_signed", "is_complex", "logcumsumexp", "adjoint", "lu", "lu_solve", "lu_unpack", "triangular_solve", "orgqr",
            "complex64", "complex128", "cfloat", "cdouble", "real", "imag", "conj", "conj_physical", "resolve_conj",
            "resolve_neg", "is_conj", "angle", "view_as_real", "view_as_complex", "complex", "polar", "fft",
            "chain_matmul", "cholesky_inverse", "cholesky_solve", "ger", "qr", "renorm", "svd",

@@ -15,12 +15,16 @@ from .ops import reduce as _R
 from .ops.decompositions import (LinAlgError, cholesky, det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_exp,
                                  matrix_power, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals)
 from .ops.elementwise import where
+from .ops.lu import cholesky_ex, inv_ex, lu, lu_factor, lu_factor_ex, lu_solve, solve_ex
+from .ops.rearrange import diagonal as _diagonal
 from .ops.registry import expect_tensor
+from .ops.shape import stack as _stack
 from .tensor import Tensor
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "lstsq", "cholesky", "eig", "eigvals", "eigh", "eigvalsh", "svd", "svdvals",
            "qr", "vector_norm", "matrix_norm", "norm", "matrix_power", "multi_dot", "cross", "vecdot", "pinv", "matrix_rank",
-           "cond", "matrix_exp", "solve_triangular", "householder_product"]
+           "cond", "matrix_exp", "solve_triangular", "householder_product", "matmul", "diagonal", "vander", "tensorinv",
+           "tensorsolve", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "inv_ex", "solve_ex", "cholesky_ex"]
 
 def cross(input, other, *, dim=-1):
     """The cross product of 3-vectors along ``dim`` (the last by default, as ``torch.linalg.cross``; the older
@@ -100,6 +104,59 @@ def multi_dot(tensors):
     for t in tensors[1:]:
         out = out @ t
     return out
+
+
+def matmul(input, other):
+    """``input @ other`` (``autogradlab.matmul``)."""
+    return _products.matmul(input, other)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonal of each matrix (the last two dims, unless told): ``A[..., i, i + offset]``."""
+    return _diagonal(A, offset, dim1, dim2)
+
+
+def vander(x, *, N=None):
+    """The Vandermonde matrix of each vector (the last dim): column j is ``x^j``, j = 0 .. N-1 (N = x's length
+    unless given, at least 2); batches of vectors give batches of matrices."""
+    expect_tensor(x, "vander")
+    if x.ndim == 0:
+        raise RuntimeError("linalg.vander: x must have at least one dimension (a vector, or a batch of them)")
+    n = x.shape[-1] if N is None else N
+    if not isinstance(n, int) or n <= 1:
+        raise RuntimeError(f"N must be greater than 1., got N={n!r}")
+    return _stack([x ** k for k in range(n)], -1)
+
+
+def tensorinv(A, ind=2):
+    """The tensor ``X`` with ``tensordot(X, A, ind) = I`` (and ``tensordot(A, X, A.ndim - ind) = I``): ``A``'s
+    first ``ind`` dims and its others read as the rows and columns of a square matrix, which is inverted;
+    ``X`` has shape ``A.shape[ind:] + A.shape[:ind]``."""
+    expect_tensor(A, "tensorinv")
+    if not isinstance(ind, int) or isinstance(ind, bool) or ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind!r}")
+    rows, cols = math.prod(A.shape[:ind]), math.prod(A.shape[ind:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows} (shape {tuple(A.shape)}, ind={ind})")
+    return inv(A.reshape(rows, cols)).reshape(*A.shape[ind:], *A.shape[:ind])
+
+
+def tensorsolve(A, B, dims=None):
+    """The tensor ``X`` with ``tensordot(A, X, X.ndim) = B``: ``A``'s first ``B.ndim`` dims and its others read
+    as the rows and columns of a square matrix (``dims``: dims of ``A`` moved to the end first), then
+    ``solve``; ``X`` has shape ``A.shape[B.ndim:]``."""
+    expect_tensor(A, "tensorsolve")
+    expect_tensor(B, "tensorsolve")
+    if dims is not None:
+        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        A = A.movedim(dims, tuple(range(A.ndim - len(dims), A.ndim)))
+    rows, cols = math.prod(A.shape[:B.ndim]), math.prod(A.shape[B.ndim:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {cols} != {rows} (A's shape "
+                           f"{tuple(A.shape)}, B's {tuple(B.shape)})")
+    return solve(A.reshape(rows, cols), B.reshape(rows)).reshape(*A.shape[B.ndim:])
 
 
 def vecdot(x, y, *, dim=-1):
@@ -198,6 +255,9 @@ def householder_product(A, tau):
     if n < k:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
                            "tau.shape[-1]")
+    if tau.dtype != A.dtype:
+        raise RuntimeError(f"torch.linalg.householder_product: tau dtype {tau.dtype.name} does not match input dtype "
+                           f"{A.dtype.name}: convert one, e.g. tau.to(A.dtype)")
     if tau.ndim != A.ndim - 1 or tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
         raise RuntimeError(f"torch.linalg.householder_product: Expected batch dimensions of tau to be equal to "
                            f"input.shape[:-2], but got {tuple(tau.shape[:-1])}")

@@ -1,6 +1,7 @@
 """PyTorch's torch-level matrix functions that predate ``torch.linalg`` or sit beside it, so lab code that
 calls them ports: ``torch.svd`` (``some=``, and V rather than Vh), ``torch.qr`` (``some=``), ``ger``,
-``chain_matmul``, ``adjoint``, ``cholesky_solve``, ``cholesky_inverse``, ``renorm``, and the matrix trace
+``chain_matmul``, ``adjoint``, ``cholesky_solve``, ``cholesky_inverse``, ``renorm``, ``lu`` (packed, with
+``get_infos=``), ``lu_solve`` and ``triangular_solve`` (their arguments in the older order), ``orgqr``, and the matrix trace
 (``Tensor.trace()``; ``autogradlab.trace(x)`` of a tensor is it too, while ``trace()`` with no tensor stays
 the event recorder).
 
@@ -8,10 +9,13 @@ Each is written with the ops it is made of, so its gradient is theirs (the math 
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections import namedtuple
 
 from .creation import eye, zeros
-from .linalg import multi_dot, solve_triangular, svd as _svd, qr as _qr, svdvals, vector_norm
+from .linalg import householder_product, multi_dot, solve_triangular, svd as _svd, qr as _qr, svdvals, vector_norm
+from .ops.lu import lu_factor_ex
+from .ops.lu import lu_solve as _lu_solve
 from .ops.elementwise import where
 from .ops.inplace import in_place
 from .ops.linalg import outer
@@ -21,10 +25,11 @@ from .ops.registry import expect_tensor
 from .tensor import Tensor
 
 __all__ = ["matrix_trace", "svd", "qr", "ger", "chain_matmul", "adjoint", "cholesky_solve", "cholesky_inverse",
-           "renorm"]
+           "renorm", "lu", "lu_solve", "triangular_solve", "orgqr"]
 
 OldSvdResult = namedtuple("svd", ["U", "S", "V"])
 OldQrResult = namedtuple("qr", ["Q", "R"])
+TriangularSolveResult = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
 
 
 def matrix_trace(input):
@@ -146,6 +151,40 @@ def renorm(input, p, dim, maxnorm):
     return input * where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
 
 
+def lu(A, pivot=True, get_infos=False):
+    """``(LU, pivots)`` of ``linalg.lu_factor_ex`` (with ``get_infos=True`` also ``info``); a singular matrix is
+    factored without an error, as PyTorch's (which warns that ``torch.lu`` goes)."""
+    warnings.warn("torch.lu is deprecated in favour of linalg.lu_factor (or linalg.lu_factor_ex, which also "
+                  "returns info)", UserWarning, stacklevel=2)
+    packed, pivots, info = lu_factor_ex(A, pivot=pivot)
+    return (packed, pivots, info) if get_infos else (packed, pivots)
+
+
+def lu_solve(b, LU_data, LU_pivots):
+    """``linalg.lu_solve(LU_data, LU_pivots, b)``: the older order of the arguments (PyTorch warns that it goes)."""
+    warnings.warn("torch.lu_solve is deprecated in favour of linalg.lu_solve, whose arguments come in the other "
+                  "order: X = linalg.lu_solve(LU, pivots, B)", UserWarning, stacklevel=2)
+    return _lu_solve(LU_data, LU_pivots, b)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """``(solution, cloned_coefficient)``: the X with ``A X = b`` (``transpose=True``: ``A^T X = b``) for the
+    triangle of ``A`` named by ``upper``, and a copy of ``A`` (PyTorch warns that it goes: use
+    ``linalg.solve_triangular(A, b, upper=upper)``)."""
+    warnings.warn("torch.triangular_solve is deprecated in favour of linalg.solve_triangular, whose arguments come "
+                  "in the other order and which returns no copy of A: X = linalg.solve_triangular(A, B, upper=True)",
+                  UserWarning, stacklevel=2)
+    expect_tensor(A, "triangular_solve")
+    matrix = A.mT if transpose else A   # (the transpose of an upper triangle is a lower one)
+    solution = solve_triangular(matrix, b, upper=upper != bool(transpose), unitriangular=unitriangular)
+    return TriangularSolveResult(solution, A.clone())
+
+
+def orgqr(input, tau):
+    """``linalg.householder_product(input, tau)``, LAPACK's name for it."""
+    return householder_product(input, tau)
+
+
 def attach():
     """The Tensor methods of these functions (this layer attaches them, as ``ops.methods`` attaches its own)."""
     Tensor.trace = matrix_trace
@@ -159,9 +198,14 @@ def attach():
     Tensor.cholesky_inverse = cholesky_inverse
     Tensor.renorm = renorm
     Tensor.renorm_ = in_place("renorm_", renorm)
+    Tensor.lu = lu
+    Tensor.lu_solve = lu_solve
+    Tensor.triangular_solve = triangular_solve
+    Tensor.orgqr = orgqr
 
 
 def _H(input):
+    """The conjugate transpose of a matrix (a 0-d tensor is its own)."""
     if input.ndim not in (0, 2):
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {input.ndim}-D tensor.")
-    return input.transpose(0, 1) if input.ndim == 2 else input
+    return adjoint(input) if input.ndim == 2 else input

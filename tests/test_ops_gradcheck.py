@@ -584,6 +584,9 @@ CASES["eigvals"] = [C(lambda m, a: m.view_as_real(m.linalg.eigvals(a)), well_con
                     C(lambda m, a, b: m.view_as_real(m.linalg.eigvals(m.complex(a, b))), well_conditioned(3, 3),
                       normal(3, 3, scale=0.3), id="complex-matrix")]
 CASES["eig_vectors"] = [C(lambda m, a: m.linalg.eig(a)[1].abs(), well_conditioned(3, 3), id="real-matrix-abs")]
+CASES["lu_factor"] = [C(lambda m, a: m.linalg.lu_factor(a)[0], well_conditioned(2, 3, 3), id="square"),
+                      C(lambda m, a: m.linalg.lu_factor(a)[0], normal(2, 4), id="wide"),
+                      C(lambda m, a: m.linalg.lu_factor(a)[0], normal(4, 2), id="tall")]
 CASES["svd_u"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[0] ** 2, normal(4, 3), id="tall-squared")]
 CASES["svd_vh"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[2] ** 2, normal(3, 4), id="wide-squared")]
 CASES["qr_q"] = [C(lambda m, a: m.linalg.qr(a)[0], normal(4, 3), id="tall")]
