@@ -300,13 +300,21 @@ def eig(array):
     """``(eigenvalues, eigenvectors)`` of each square matrix by LAPACK's general solver (geev): complex (the
     matrix's complex dtype) even where every eigenvalue is real, each eigenvector of length 1. CuPy has no
     general eigensolver: there the matrices are solved on the host and the results moved back (PyTorch's GPU
-    route also solves on the host)."""
+    route also solves on the host). A matrix holding an infinity or NaN gives NaN (LAPACK refuses it).
+    NumPy solves float32 matrices in float64 and rounds the results, so the order of nearly equal eigenvalues
+    may differ from PyTorch's (which solves in float32)."""
     complex_dtype = numpy.result_type(array.dtype, numpy.complex64)
-    if _cupy is not None and isinstance(array, _cupy.ndarray):  # pragma: no cover - needs a GPU
-        w, v = numpy.linalg.eig(_cupy.asnumpy(array))
-        return _cupy.asarray(w.astype(complex_dtype)), _cupy.asarray(v.astype(complex_dtype))
-    w, v = xp_of(array).linalg.eig(array)
-    return w.astype(complex_dtype, copy=False), v.astype(complex_dtype, copy=False)
+    on_gpu = _cupy is not None and isinstance(array, _cupy.ndarray)
+    xp = numpy if on_gpu else xp_of(array)
+    host = _cupy.asnumpy(array) if on_gpu else array
+    bad = ~xp.isfinite(host).all(axis=(-2, -1))        # (LAPACK refuses infinities and NaN: NaN for those)
+    if bool(bad.any()):
+        host = xp.where(bad[..., None, None], xp.eye(host.shape[-1], dtype=host.dtype), host)
+    w, v = xp.linalg.eig(host)
+    nan = complex(numpy.nan, numpy.nan)
+    w = xp.where(bad[..., None], nan, w).astype(complex_dtype, copy=False)
+    v = xp.where(bad[..., None, None], nan, v).astype(complex_dtype, copy=False)
+    return (_cupy.asarray(w), _cupy.asarray(v)) if on_gpu else (w, v)
 
 
 def broadcast_to(array, shape):

@@ -542,3 +542,42 @@ def test_lbfgs_on_complex_parameters_as_torch(line_search_fn):
         results.append((z, x))
     for ours, theirs in zip(*results):
         same(ours, theirs, rtol=1e-8)
+
+
+def test_logaddexp_and_logcumsumexp_at_infinities_as_torch():
+    """PyTorch's rule where both real parts are infinite: -inf gives the second operand (e^z is 0 whatever its
+    angle), +inf log(e^a + e^b); elsewhere m + log1p(e^(n - m)). A run of -inf (a mask in log space) stays
+    -inf, and the sums after it are the usual ones."""
+    inf = float("inf")
+    a = [complex(-inf, 1), complex(inf, 1), complex(-inf, 1), 1 + 1j, complex(inf, 0), complex(-inf, 0), 0j]
+    b = [complex(-inf, 2), complex(inf, 2), 1 + 2j, complex(-inf, 3), 2 + 0j, complex(-inf, 0), complex(inf, 1)]
+    ours = ag.logaddexp(ag.tensor(a, dtype=ag.complex128), ag.tensor(b, dtype=ag.complex128))
+    theirs = torch.logaddexp(torch.tensor(a, dtype=torch.complex128), torch.tensor(b, dtype=torch.complex128))
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    row = [complex(-inf, 0), complex(-inf, 0), 1 + 1j, 2 - 1j]
+    z = ag.tensor(row, dtype=ag.complex128, requires_grad=True)
+    y = ag.logcumsumexp(z, 0)
+    np.testing.assert_allclose(y.detach().numpy(), torch.logcumsumexp(torch.tensor(row, dtype=torch.complex128), 0).numpy(),
+                               rtol=1e-15)
+    y.real.sum().backward()
+    assert np.isfinite(z.grad.numpy()).all() and z.grad.numpy()[:2].tolist() == [0, 0]   # (torch: NaN there)
+
+
+def test_ldexp_of_a_complex_tensor_by_a_number_and_logaddexp2_refusing_complex_as_torch():
+    assert ag.ldexp(ag.tensor([1 + 2j]), 3).tolist() == [8 + 16j]   # (torch takes only a tensor exponent)
+    assert ag.ldexp(ag.tensor([1 + 2j]), ag.tensor([3])).tolist() == torch.ldexp(torch.tensor([1 + 2j]),
+                                                                               torch.tensor([3])).tolist()
+    for T in (ag, torch):
+        with pytest.raises(NotImplementedError):
+            T.logaddexp2(T.tensor([1j]), T.tensor([1j]))
+
+
+def test_float_and_double_leave_complex_parameters_as_torch():
+    """Module.float()/double() cast the floating parameters and buffers alone; .to(dtype) casts complex ones too."""
+    for T in (ag, torch):
+        m = T.nn.Sequential(T.nn.Linear(2, 2), T.nn.BatchNorm1d(2))
+        with pytest.warns(UserWarning):
+            m[0].to(T.complex64)
+        m.double()
+        assert [p.dtype for p in m.parameters()] == [T.complex64, T.complex64, T.float64, T.float64]
+        assert [b.dtype for b in m.buffers()] == [T.float64, T.float64, T.int64]

@@ -177,14 +177,29 @@ def test_gradients_by_finite_differences(f):
     assert gradcheck(f, (a,), eps=1e-6, atol=1e-6, rtol=1e-5)
 
 
-@pytest.mark.parametrize("decomposition", ["eigh", "eig"])
-def test_a_loss_that_depends_on_the_eigenvectors_phases_is_refused_as_torch(decomposition):
+@pytest.mark.parametrize("vectors", ["eigh", "eig", "svd U", "svd Vh", "older svd V"])
+def test_a_loss_that_depends_on_the_vectors_phases_is_refused_as_torch(vectors):
     data = _hermitian(3, 3)
+    pick = {"eigh": lambda T, a: T.linalg.eigh(a).eigenvectors, "eig": lambda T, a: T.linalg.eig(a).eigenvectors,
+            "svd U": lambda T, a: T.linalg.svd(a).U, "svd Vh": lambda T, a: T.linalg.svd(a, full_matrices=False).Vh,
+            "older svd V": lambda T, a: T.svd(a).V}[vectors]
     for T in (ag, torch):
         a = T.tensor(data, requires_grad=True)
-        vectors = getattr(T.linalg, decomposition)(a).eigenvectors
         with pytest.raises(RuntimeError, match="phase" if T is ag else "e\\^\\{i phi\\}"):
-            vectors.real.sum().backward()   # (Re V changes when a column is multiplied by e^(i phi))
+            pick(T, a).real.sum().backward()   # (Re V changes when a column is multiplied by e^(i phi))
+
+
+def test_a_loss_of_both_singular_vectors_free_of_their_phases_is_not_refused():
+    """U diag(S) Vh and U Vh keep their value when a pair (U's column, Vh's row) takes e^(i phi) and e^(-i phi):
+    each factor's part of the check may be large, their sum is 0."""
+    data = _complex(4, 3)
+    grads = []
+    for T in (ag, torch):
+        a = T.tensor(data, requires_grad=True)
+        u, s, vh = T.linalg.svd(a, full_matrices=False)
+        (u @ vh).real.sum().backward()
+        grads.append(a.grad)
+    _same(*grads, rtol=1e-9, atol=1e-10)
 
 
 def test_the_sign_of_a_complex_determinant_has_a_gradient_a_real_ones_has_none_as_torch():
@@ -236,3 +251,16 @@ def test_integer_matrices_are_refused_naming_the_fix_as_torch(name):
         getattr(ag.linalg, name)(ag.tensor([[1, 2], [3, 4]]))
     with pytest.raises(RuntimeError):   # (torch's message says the same, but for eig: "Unknown Complex ScalarType")
         getattr(torch.linalg, name)(torch.tensor([[1, 2], [3, 4]]))
+
+
+def test_eig_of_a_matrix_holding_nan_gives_nan_for_it():
+    data = np.stack([np.array([[1.0, np.nan], [0.0, 1.0]]), np.array([[1.0, 2.0], [3.0, 4.0]])])
+    w, v = ag.linalg.eig(ag.tensor(data))
+    assert np.isnan(w[0].numpy().real).all() and np.isnan(v[0].numpy().imag).all()
+    np.testing.assert_allclose(np.sort(w[1].numpy().real), np.sort(np.linalg.eigvals(data[1]).real))
+
+
+def test_a_complex_tolerance_is_refused_as_torch():
+    for T in (ag, torch):
+        with pytest.raises(RuntimeError, match="complex"):
+            T.linalg.pinv(T.eye(2, dtype=T.complex128), atol=T.tensor(1j))

@@ -587,8 +587,9 @@ CASES["eig_vectors"] = [C(lambda m, a: m.linalg.eig(a)[1].abs(), well_conditione
 CASES["lu_factor"] = [C(lambda m, a: m.linalg.lu_factor(a)[0], well_conditioned(2, 3, 3), id="square"),
                       C(lambda m, a: m.linalg.lu_factor(a)[0], normal(2, 4), id="wide"),
                       C(lambda m, a: m.linalg.lu_factor(a)[0], normal(4, 2), id="tall")]
-CASES["svd_u"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[0] ** 2, normal(4, 3), id="tall-squared")]
-CASES["svd_vh"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[2] ** 2, normal(3, 4), id="wide-squared")]
+CASES["svd_vectors"] = [C(lambda m, a: m.linalg.svd(a, full_matrices=False)[0] ** 2, normal(4, 3), id="tall-U-squared"),
+                        C(lambda m, a: m.linalg.svd(a, full_matrices=False)[2] ** 2, normal(3, 4), id="wide-Vh-squared"),
+                        C(lambda m, a: (lambda u, s, vh: (u * s.unsqueeze(-2)) @ vh)(*m.linalg.svd(a)), normal(2, 3, 3), id="U-S-Vh")]
 CASES["qr_q"] = [C(lambda m, a: m.linalg.qr(a)[0], normal(4, 3), id="tall")]
 CASES["xlogy"] = [C(lambda m, a, b: m.xlogy(a, b), normal(2, 3), positive(3), id="broadcast"),
                   C(lambda m, a, b: a.xlogy(b), normal(3), positive(2, 1), id="method")]

@@ -324,8 +324,10 @@ class Module:
             self._to(dtype)
         return self
 
-    def _to(self, target):
-        dtype = _as_float_dtype(target)
+    def _to(self, target, floating_only=False):
+        """Move to a device, or cast to a dtype the floating and complex parameters and buffers (``floating_only``:
+        the floating ones alone, as ``float()``, ``double()`` and ``half()`` do)."""
+        dtype = _as_dtype(target)
         device = None if dtype is not None else backend.normalize_device(target)
         if dtype is not None and dtype.kind == "c":
             warnings.warn(f"Module.to({dtype.name}): complex parameters are new in PyTorch too, and not every "
@@ -334,7 +336,7 @@ class Module:
                           UserWarning, stacklevel=3)
         for p in self.parameters():
             if dtype is not None:
-                if dtype == p.dtype or p.dtype.kind not in "fc":
+                if dtype == p.dtype or p.dtype.kind not in ("f" if floating_only else "fc"):
                     continue
                 p._data = p.detach().to(dtype)._data   # (complex to real: the real parts, with Tensor.to's warning)
             else:
@@ -348,7 +350,7 @@ class Module:
                 p._grad = p._grad.detach().to(dtype if dtype is not None else device)
         for m in self.modules():   # buffers: new tensors (a cast only for floating ones: a count stays int64)
             for name, b in m._buffers.items():
-                if b is None or (dtype is not None and b.dtype.kind not in "fc"):
+                if b is None or (dtype is not None and b.dtype.kind not in ("f" if floating_only else "fc")):
                     continue
                 moved = b.to(dtype if dtype is not None else device)
                 if _placeholder(b):   # (a lazy layer's placeholder stays one, in the new dtype or place)
@@ -364,13 +366,13 @@ class Module:
         return self._to("cuda" if device is None else f"cuda:{device}")
 
     def double(self):
-        return self._to("float64")
+        return self._to("float64", floating_only=True)
 
     def float(self):
-        return self._to("float32")
+        return self._to("float32", floating_only=True)
 
     def half(self):
-        return self._to("float16")
+        return self._to("float16", floating_only=True)
 
     # -- saving and loading --------------------------------------------------------------------
     def state_dict(self):
@@ -460,7 +462,7 @@ _DTYPE_NAMES = {"float": "float32", "float32": "float32", "double": "float64", "
                 "half": "float16", "float16": "float16"}
 
 
-def _as_float_dtype(target):
+def _as_dtype(target):
     """``target`` as a float or complex dtype, or None if it names a device; other dtypes are an error."""
     if target is None:
         return None

@@ -219,7 +219,12 @@ def float_power(input, exponent):
 
 
 def logaddexp2(input, other):
-    """``log2(2^a + 2^b)``, without overflow: ``logaddexp(a ln 2, b ln 2) / ln 2``."""
+    """``log2(2^a + 2^b)``, without overflow: ``logaddexp(a ln 2, b ln 2) / ln 2``; real numbers only (as
+    PyTorch's)."""
+    for t in (input, other):
+        if isinstance(t, Tensor) and t.dtype.kind == "c":
+            raise NotImplementedError(f"logaddexp2() is not implemented for {t.dtype.name} (as in PyTorch): use "
+                                      f"logaddexp(a * ln 2, b * ln 2) / ln 2, which takes complex numbers")
     return E.logaddexp(_scaled(input, math.log(2.0)), _scaled(other, math.log(2.0))) / math.log(2.0)
 
 
@@ -412,7 +417,11 @@ def ldexp(input, other):
     expect_tensor(input, "ldexp")
     # 2^e in two halves, so that 2^e itself never overflows where input * 2^e is still a number (0.1 * 2^128)
     x = _floating(input, complex_ok=True)
-    e = other if isinstance(other, Tensor) else E.as_tensor_like(float(other), _floating(input))
+    if isinstance(other, Tensor):
+        e = other
+    else:   # (a number: a real exponent, in the float dtype of x's parts)
+        e = Tensor._make(asarray(numpy.asarray(float(other), numpy.finfo(x.dtype).dtype), x.device), False, None,
+                         x.device)
     half = E.floor(E.to_dtype(e, default_float()) / 2) if e.dtype.kind != "f" else E.floor(e / 2)
     return x * 2.0 ** half * 2.0 ** (e - half)
 

@@ -1,5 +1,5 @@
 """Matrix functions, as ``torch.linalg`` has them: inverse, determinant, the matrix exponential, solve, the
-Cholesky, symmetric-eigen, singular value and QR decompositions.
+Cholesky, Hermitian (real: symmetric) and general eigen-, singular value and QR decompositions.
 
 Each forward is the array library's ``linalg`` routine on the last two dims (batches of matrices work);
 each VJP is the textbook formula written with ``@``, ``_h`` (the conjugate transpose ``A^H``: for real
@@ -51,7 +51,8 @@ def _linalg(xp, name, a, *rest, **options):
     try:
         return getattr(xp.linalg, name)(a, *rest, **options)
     except numpy.linalg.LinAlgError as exc:
-        what = {"cholesky": "the input is not positive-definite (a symmetric matrix with every eigenvalue > 0)",
+        what = {"cholesky": "the input is not positive-definite (a Hermitian, for real numbers symmetric, matrix with "
+                             "every eigenvalue > 0)",
                 "svd": "the algorithm did not converge (does the input hold infinities or NaN?)",
                 "eigh": "the algorithm did not converge (does the input hold infinities or NaN?)",
                 "eigvalsh": "the algorithm did not converge (does the input hold infinities or NaN?)",
@@ -309,8 +310,8 @@ def _cholesky_forward(xp, a, upper=False):
 
 
 def _cholesky_vjp(g, ctx):
-    """A = L L^H:  dA = L^-H phi(L^H g) L^-1, phi(X) = (tril(X) + tril(X, -1)^H) / 2 (PyTorch's, for a real A
-    symmetric); for A = U^H U the same with L = U^H and g^H."""
+    """A = L L^H:  dA = L^-H phi(L^H g) L^-1, phi(X) = (tril(X) + tril(X, -1)^H) / 2 (PyTorch's formula; for a
+    real A the result is symmetric); for A = U^H U the same with L = U^H and g^H."""
     lower, g = (_h(ctx.result), _h(g)) if ctx.upper else (ctx.result, g)
     n = lower.shape[-1]
     x = _h(lower) @ g
@@ -332,19 +333,25 @@ def cholesky(A, upper=False):
     return apply(CHOLESKY, (A,), {"upper": bool(upper)})
 
 
-# -- the eigen-decomposition of a symmetric matrix -----------------------------------------------------
-# (LAPACK reads one triangle, UPLO; the gradients are PyTorch's: a symmetric dA over the whole matrix)
+# -- the eigen-decomposition of a Hermitian (real: symmetric) matrix -------------------------------------
+# (LAPACK reads one triangle, UPLO; the gradients are PyTorch's: a Hermitian dA over the whole matrix)
 
 def _diagonal(x):
     """The diagonal of each matrix, as a vector."""
     return x.diagonal(0, -2, -1)
 
 
-def _phase_free(name, vectors, d):
+def _host(x):
+    """A Tensor's or an array's values as they are (no graph): for checks."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _phase_free(name, vectors, d, tolerance=1e-2):
     """PyTorch's check that a loss does not depend on the phases of complex ``vectors``: each is only fixed up to
-    a factor e^(i phi), which changes ``d`` (the diagonal of V^H g) by i phi d, so Im d must be 0 (within 1e-2)."""
-    data = d._data if isinstance(d, Tensor) else d
-    if data.dtype.kind == "c" and data.size and bool((abs(data.imag) > 1e-2).any()):
+    a factor e^(i phi), which changes the loss by phi Im d (d the diagonal of V^H g), so Im d must be 0 (within
+    ``tolerance``)."""
+    data = _host(d)
+    if data.dtype.kind == "c" and data.size and bool((abs(data.imag) > tolerance).any()):
         raise RuntimeError(f"{name}: the loss depends on the phases of the {vectors}, which are only fixed up to "
                            f"a factor e^(i phi) each, so it has no gradient (PyTorch refuses it too). Build the loss "
                            f"from quantities that do not change with those phases, such as abs(V) or V @ V.mH")
@@ -385,15 +392,17 @@ def _uplo(name, UPLO):
 
 
 def eigvalsh(A, UPLO="L"):
-    """The eigenvalues of each symmetric matrix, ascending; only the triangle ``UPLO`` is read."""
+    """The eigenvalues of each Hermitian (real: symmetric) matrix, real and ascending; only the triangle ``UPLO``
+    is read."""
     _square("eigvalsh", A)
     return apply(EIGVALSH, (A,), {"UPLO": _uplo("eigvalsh", UPLO)})
 
 
 def eigh(A, UPLO="L"):
-    """``(eigenvalues, eigenvectors)`` of each symmetric matrix: ``A = V diag(w) V^T``, ``w`` ascending, the
-    columns of ``V`` orthonormal, each only up to its sign (so a loss that depends on those signs has no
-    meaningful gradient); only the triangle ``UPLO`` is read."""
+    """``(eigenvalues, eigenvectors)`` of each Hermitian (real: symmetric) matrix: ``A = V diag(w) V^H``, ``w``
+    real and ascending, the columns of ``V`` orthonormal, each only up to its sign (complex: a phase e^(i phi)),
+    so a loss that depends on those has no meaningful gradient (for complex ones the backward says so, as
+    PyTorch's); only the triangle ``UPLO`` is read."""
     _square("eigh", A)
     uplo = {"UPLO": _uplo("eigh", UPLO)}
     return EighResult(apply(EIGVALSH, (A,), uplo), apply(EIGENVECTORS, (A,), uplo))
@@ -442,81 +451,87 @@ def eigvals(A):
 def eig(A):
     """``(eigenvalues, eigenvectors)`` of each square matrix: ``A @ V = V @ diag(L)``, both complex, each column
     of V of length 1 and fixed only up to a phase e^(i phi) (a loss that depends on those phases has no
-    gradient; the backward says so). Equal eigenvalues make the eigenvectors' gradient infinite (as in
-    PyTorch). For a Hermitian (real: symmetric) matrix ``eigh`` is faster and exact about it."""
+    gradient; the backward says so). Equal eigenvalues make the eigenvectors' gradient NaN or infinite (a
+    division by their 0 gap, as in PyTorch). For a Hermitian (real: symmetric) matrix ``eigh`` is faster and
+    exact about it."""
     _square("eig", A)
     return EigResult(apply_unary(EIGVALS, A), apply_unary(EIG_VECTORS, A))
 
 
 # -- the singular value decomposition ----------------------------------------------------------------
-# A = U diag(S) Vh with k = min(m, n) singular values (the reduced form). Three ops, one per factor, each
-# computing the decomposition: the gradient of a loss of several factors is the sum of theirs (PyTorch's
-# formula is linear in gU, gS and gVh), and a loss of the values alone needs no singular vectors' gradient.
+# A = U diag(S) Vh with k = min(m, n) singular values (the reduced form). Two ops, each computing the
+# decomposition: the singular values, and the singular vectors U and Vh packed into one array (so that their
+# VJP sees gU and gVh together, as PyTorch's formula and its check of the vectors' phases need). The gradient of
+# a loss of both is the sum of theirs (the formula is linear in gS), and a loss of the values alone needs no
+# vectors' gradient.
 
 def _svd_values(xp, a):
     return _linalg(xp, "svd", a, compute_uv=False)
 
 
-def _svd_vectors(part):
-    def forward(xp, a, full=False):
-        return _linalg(xp, "svd", a, full_matrices=full)[part]
-    return forward
+def _svd_packed(xp, a, full=False):
+    """U (m x cu) and Vh (r x n) of A = U diag(S) Vh in one array: U in the top rows, Vh below, zeros around."""
+    u, _, vh = _linalg(xp, "svd", a, full_matrices=full)
+    m, cu, r, n = u.shape[-2], u.shape[-1], vh.shape[-2], vh.shape[-1]
+    packed = xp.zeros(a.shape[:-2] + (m + r, max(cu, n)), dtype=u.dtype)
+    packed[..., :m, :cu] = u
+    packed[..., m:, :n] = vh
+    return packed
+
+
+def _unpacked(packed, m, n, full):
+    """(U, Vh) from :func:`_svd_packed`'s array (or its gradient)."""
+    cu, r = (m, n) if full else (min(m, n),) * 2
+    return packed[..., :m, :cu], packed[..., m:m + r, :n]
 
 
 def _svdvals_vjp(g, ctx):
     """dA = U diag(g) Vh."""
-    u, vh = _call(SVD_U, ctx.self, full=False), _call(SVD_VH, ctx.self, full=False)
+    m, n = ctx.self.shape[-2:]
+    u, vh = _unpacked(_call(SVD_VECTORS, ctx.self, full=False), m, n, False)
     return ((u * g[..., None, :]) @ vh,)
 
 
-def _svd_vectors_vjp(g, ctx, left):
-    """PyTorch's formula (svd_backward) for gU alone (``left``) or gVh alone: with E_jk = S_k^2 - S_j^2 and
-    X - X^H (twice X's anti-Hermitian part) of X = U^H gU or Vh gVh^H, K = (X - X^H) S / E or S (X - X^H) / E
-    (complex: plus diag((X - X^H)_jj / 2 S_j) for gU); then dA = U K Vh, plus, for a tall (wide) A, the part
-    of gU (gVh) outside the span of U (V). Equal singular values make it infinite, as there."""
+def _svd_vectors_vjp(g, ctx):
+    """PyTorch's formula (svd_backward): with E_jk = S_k^2 - S_j^2 (1 on the diagonal), Su = X - X^H of
+    X = U^H gU and Sv = Y - Y^H of Y = Vh gVh^H, K = (Su S + S Sv) / E (complex: plus diag(Su_jj / 2 S_j));
+    dA = U K Vh, plus, for a tall A, (I - U U^H) gU S^-1 Vh, for a wide one U S^-1 gVh (I - V Vh). Complex
+    vectors are fixed only up to a common phase per pair, so Im diag(Su + Sv) must be 0 (within 1e-2): a loss
+    that depends on the phases is refused, as PyTorch's. Equal singular values make it infinite, as there."""
     a = ctx.self
     m, n = a.shape[-2], a.shape[-1]
     k = min(m, n)
+    u, vh = _unpacked(ctx.result, m, n, ctx.full)
+    g_u, g_vh = _unpacked(g, m, n, ctx.full)
+    if ctx.full and m != n:   # (the vectors past the k-th are any basis of the rest: no gradient)
+        u, vh, g_u, g_vh = u[..., :, :k], vh[..., :k, :], g_u[..., :, :k], g_vh[..., :k, :]
     s = _call(SVDVALS, a)
-    if left:
-        u, vh = ctx.result, _call(SVD_VH, a, full=False)
-        if ctx.full and m != n:   # (U's columns past the k-th are any basis of the rest: no gradient)
-            u, g = u[..., :, :k], g[..., :, :k]
-    else:
-        u, vh = _call(SVD_U, a, full=False), ctx.result
-        if ctx.full and m != n:   # (Vh's rows past the k-th, likewise)
-            vh, g = vh[..., :k, :], g[..., :k, :]
-    s2 = s * s
-    gap = s2[..., None, :] - s2[..., :, None] + _constant_like(numpy.eye(k), s)   # E, with 1 on the diagonal
-    if left:
-        x = _h(u) @ g
-        skew = x - _h(x)
-        k_matrix = skew / gap * s[..., None, :]
-        if skew.dtype.kind == "c":   # (the term PyTorch adds when U and Vh both have gradients; with gU alone
-            k_matrix = k_matrix + _diagonal(skew)[..., None] * _eye_like(skew) / (2 * s[..., :, None])   # it is ~0)
-        ga = u @ k_matrix @ vh
-        if m > n:   # the part of gU outside U's columns: (I - U U^H) gU S^-1 Vh
-            g_over_s = g / s[..., None, :]
-            ga = ga + (g_over_s - u @ (_h(u) @ g_over_s)) @ vh
-    else:
-        x = vh @ _h(g)
-        ga = u @ (s[..., :, None] * (x - _h(x)) / gap) @ vh
-        if m < n:   # U S^-1 gVh (I - V Vh)
-            s_inv_g = g / s[..., :, None]
-            ga = ga + u @ (s_inv_g - (s_inv_g @ _h(vh)) @ vh)
-    return (ga,)
+    x, y = _h(u) @ g_u, vh @ _h(g_vh)
+    skew_u, skew_v = x - _h(x), y - _h(y)
+    if skew_u.dtype.kind == "c":
+        phase_u, phase_v = _diagonal(skew_u), _diagonal(skew_v)
+        _phase_free("linalg.svd", "singular vectors (each pair of U's column and Vh's row)",
+                    phase_u + phase_v, tolerance=1e-2 + 1e-2 * abs(_host(phase_v).imag))
+    gap = (s * s)[..., None, :] - (s * s)[..., :, None] + _constant_like(numpy.eye(k), s)   # E
+    k_matrix = (skew_u * s[..., None, :] + s[..., :, None] * skew_v) / gap
+    if skew_u.dtype.kind == "c":
+        k_matrix = k_matrix + _diagonal(skew_u)[..., None] * _eye_like(skew_u) / (2 * s[..., :, None])
+    if m > n:     # the part of gU outside U's columns: (I - U U^H) gU S^-1 Vh
+        g_over_s = g_u / s[..., None, :]
+        return ((u @ k_matrix + g_over_s - u @ (_h(u) @ g_over_s)) @ vh,)
+    if m < n:     # U S^-1 gVh (I - V Vh)
+        s_inv_g = g_vh / s[..., :, None]
+        return (u @ (k_matrix @ vh + s_inv_g - (s_inv_g @ _h(vh)) @ vh),)
+    return (u @ k_matrix @ vh,)
 
 
 SVDVALS = defop("svdvals", ("self",), save=("self",), math="S = singular values of A;  dA = U diag(g) Vh",
                 forward=_svd_values, vjp=_svdvals_vjp, formulas=("U diag(g) Vh",), complex_vjp="same")
 
-SVD_U = defop("svd_u", ("self",), save=("self", "result"), math="U of A = U diag(S) Vh;  dA = U ((X - X^H) S / E) Vh + ..., X = U^H g",
-              forward=_svd_vectors(0), vjp=lambda g, ctx: _svd_vectors_vjp(g, ctx, True), complex_vjp="same",
-              formulas=("U ((X - X^H) S / E) Vh + (I - U U^H) g S^-1 Vh, X = U^H g",))
-
-SVD_VH = defop("svd_vh", ("self",), save=("self", "result"), math="Vh of A = U diag(S) Vh;  dA = U (S (X - X^H) / E) Vh + ..., X = Vh g^H",
-               forward=_svd_vectors(2), vjp=lambda g, ctx: _svd_vectors_vjp(g, ctx, False), complex_vjp="same",
-               formulas=("U (S (X - X^H) / E) Vh + U S^-1 g (I - V Vh), X = Vh g^H",))
+SVD_VECTORS = defop("svd_vectors", ("self",), save=("self", "result"), complex_vjp="same",
+                    math="U, Vh of A = U diag(S) Vh;  dA = U ((Su S + S Sv) / E) Vh + ..., Su = U^H gU - gU^H U",
+                    forward=_svd_packed, vjp=_svd_vectors_vjp,
+                    formulas=("U ((Su S + S Sv) / E) Vh + (I - U U^H) gU S^-1 Vh + U S^-1 gVh (I - V Vh)",))
 
 
 def svdvals(A):
@@ -528,12 +543,13 @@ def svdvals(A):
 def svd(A, full_matrices=True):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh``; ``full_matrices=False`` gives the reduced form (U m x k, Vh
     k x n, k = min(m, n)), else U is m x m and Vh n x n, their vectors past the k-th getting no gradient
-    (any basis of the rest would do). Each pair of singular vectors only up to a common sign, so a loss that
-    depends on the signs has no meaningful gradient; equal singular values make the vectors' gradient
-    infinite (as in PyTorch)."""
+    (any basis of the rest would do). Each pair of singular vectors only up to a common sign (complex: a common
+    phase e^(i phi)), so a loss that depends on it has no meaningful gradient; equal singular values make the
+    vectors' gradient infinite (as in PyTorch)."""
     _matrices("svd", A)
-    full = {"full": bool(full_matrices)}
-    return SvdResult(apply(SVD_U, (A,), full), apply_unary(SVDVALS, A), apply(SVD_VH, (A,), full))
+    full = bool(full_matrices)
+    u, vh = _unpacked(apply(SVD_VECTORS, (A,), {"full": full}), A.shape[-2], A.shape[-1], full)
+    return SvdResult(u, apply_unary(SVDVALS, A), vh)
 
 
 # -- the QR decomposition ------------------------------------------------------------------------------
@@ -606,8 +622,8 @@ def qr(A, mode="reduced"):
 
 def lstsq(A, B, rcond=None, *, driver=None):
     """The least-squares solution of ``A X = B``: the ``X`` that minimises ||A X - B||, and among those the
-    smallest. For an ``A`` of full rank it is built from ``qr`` and ``solve`` (tall: R X = Q^T B; wide: A^T = Q R
-    and X = Q R^-T B); for a rank-deficient one from ``pinv`` (rank from the singular values above ``rcond``
+    smallest. For an ``A`` of full rank it is built from ``qr`` and ``solve`` (tall: R X = Q^H B; wide: A^H = Q R
+    and X = Q R^-H B); for a rank-deficient one from ``pinv`` (rank from the singular values above ``rcond``
     times the largest), so its gradient is theirs. The other fields as PyTorch's CPU drivers give them: 'gelsy'
     (the default) ``rank``; 'gelsd' and 'gelss' also ``residuals`` (||A X - B||^2 per column, for a tall A of
     full rank) and ``singular_values``; 'gels' ``residuals`` alone."""
@@ -668,9 +684,13 @@ def _tolerance(xp, values, shape, dtype, atol, rtol):
 def _tolerances(name, A, atol, rtol, hermitian):
     """Tolerances given as Tensors become arrays of A's dtype; ``hermitian`` needs square matrices."""
     if hermitian and A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"linalg.{name}(hermitian=True): A must be batches of square (symmetric) matrices, but "
+        raise RuntimeError(f"linalg.{name}(hermitian=True): A must be batches of square (Hermitian) matrices, but "
                            f"they are {A.shape[-2]} by {A.shape[-1]} matrices; leave hermitian=False for others")
     real = numpy.finfo(A.dtype).dtype   # (for a complex A, its real dtype)
+    for what, t in (("atol", atol), ("rtol", rtol)):
+        if (t.dtype.kind if isinstance(t, Tensor) else "c" if isinstance(t, complex) else "f") == "c":
+            raise RuntimeError(f"linalg.{name}: {what} must be a real number or a real tensor (a tolerance for the "
+                               f"singular values), got a complex one")
     return tuple(t.detach()._data.astype(real) if isinstance(t, Tensor) else t for t in (atol, rtol))
 
 
@@ -706,7 +726,7 @@ PINV = defop("pinv", ("self",), save=("self", "result"), math="P = A^+ (from the
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     """The Moore-Penrose pseudo-inverse of each matrix, from its SVD with the singular values below
     ``max(atol, rtol * largest)`` taken as 0 (default rtol: eps * max(m, n); numbers, or tensors with one value
-    per matrix; PyTorch's older ``rcond`` is ``rtol``); ``hermitian=True`` reads a symmetric A through its
+    per matrix; PyTorch's older ``rcond`` is ``rtol``); ``hermitian=True`` reads a Hermitian A through its
     eigenvalues. Its gradient (Golub and Pereyra's) holds where the rank does not change."""
     _matrices("pinv", A)
     if rcond is not None:

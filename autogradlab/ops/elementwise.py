@@ -1347,14 +1347,29 @@ def hypot(input, other):
 
 def logaddexp(input, other):
     """``log(exp(input) + exp(other))`` computed without overflow. Gradients: ``sigmoid(input - other)`` and
-    ``sigmoid(other - input)``. Complex numbers (PyTorch's formula, built from ops with complex gradients):
-    ``m + log1p(exp(n - m))``, m the one of larger real part, so its imaginary part is m's plus less than pi/2."""
+    ``sigmoid(other - input)``. Complex numbers: PyTorch's formula, built from ops with complex gradients (see
+    :func:`log_add_exp_complex`)."""
     if isinstance(input, Tensor) and isinstance(other, Tensor) and "c" in (input.dtype.kind, other.dtype.kind):
-        a, b = promote(input, other)
-        first = real(a) >= real(b)
-        larger, smaller = where(first, a, b), where(first, b, a)
-        return larger + log1p(exp(smaller - larger))
+        return log_add_exp_complex(*promote(input, other), where=where, log=log, log1p=log1p, exp=exp)
     return apply(LOGADDEXP, _floats_pair("logaddexp", input, other))
+
+
+def log_add_exp_complex(a, b, where, log, log1p, exp):
+    """``log(e^a + e^b)`` of complex a and b, PyTorch's way: with m the one of larger real part (a where they tie)
+    and n the other, ``m + log1p(e^(n - m))``, whose imaginary part is m's plus an angle within +-pi/2 (of
+    ``1 + e^(n - m)``, whose real part is > 0). Where both real parts are -inf: n; both +inf: ``log(e^a + e^b)``.
+    Written once for Tensors and arrays: ``where``, ``log``, ``log1p`` and ``exp`` are given."""
+    first = a.real >= b.real
+    larger, smaller = where(first, a, b), where(first, b, a)
+    tied_infinite = (larger.real == smaller.real) & ~(abs(larger.real) < numpy.inf)   # (inf or NaN)
+    tied_infinite = tied_infinite & (larger.real == larger.real)                       # (not NaN)
+    safe_larger, safe_smaller = where(tied_infinite, 0, larger), where(tied_infinite, 0, smaller)
+    usual = safe_larger + log1p(exp(safe_smaller - safe_larger))
+    if not bool(tied_infinite.any()):
+        return usual
+    at_plus_infinity = tied_infinite & (larger.real > 0)
+    direct = log(exp(where(at_plus_infinity, a, 0)) + exp(where(at_plus_infinity, b, 0)))
+    return where(tied_infinite, where(at_plus_infinity, direct, smaller), usual)
 
 
 def fmod(input, other):

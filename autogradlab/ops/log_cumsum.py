@@ -13,22 +13,15 @@ from .registry import apply_one, defop, expect_tensor
 from .shape import cat
 
 
-def _log_add_exp_complex(xp, x, y):
-    """log(e^x + e^y) of complex arrays, as PyTorch's: m + log1p(e^(n - m)), m the one of larger real part."""
-    first = x.real >= y.real
-    larger, smaller = xp.where(first, x, y), xp.where(first, y, x)
-    with numpy.errstate(invalid="ignore"):
-        return larger + xp.log1p(xp.exp(smaller - larger))
-
-
 def _logcumsumexp_forward(xp, a, dim):
     if a.ndim == 0:
         return a.copy()
-    if a.dtype.kind == "c":   # (PyTorch's order: y_i = logaddexp(y_(i-1), a_i), which fixes the imaginary parts)
-        out = a.copy()
-        for i in range(1, a.shape[dim]):
-            here, before = ((slice(None),) * dim + (i,), (slice(None),) * dim + (i - 1,))
-            out[here] = _log_add_exp_complex(xp, out[before], a[here])
+    if a.dtype.kind == "c":   # y_i = logaddexp(y_(i-1), a_i) in PyTorch's order, which decides the branch of the
+        out = a.copy()       # logarithm (the multiple of 2 pi i) each imaginary part lands on
+        with numpy.errstate(invalid="ignore", over="ignore"):
+            for i in range(1, a.shape[dim]):
+                here, before = ((slice(None),) * dim + (i,), (slice(None),) * dim + (i - 1,))
+                out[here] = E.log_add_exp_complex(out[before], a[here], xp.where, xp.log, xp.log1p, xp.exp)
         return out
     if xp is numpy:   # (NumPy's running logaddexp: one pass, each step as exact as logaddexp)
         with numpy.errstate(invalid="ignore"):
