@@ -177,7 +177,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     expect_tensor(A, "triangular_solve")
     matrix = A.mT if transpose else A   # (the transpose of an upper triangle is a lower one)
     solution = solve_triangular(matrix, b, upper=upper != bool(transpose), unitriangular=unitriangular)
-    return TriangularSolveResult(solution, A.clone())
+    return TriangularSolveResult(solution, A.expand(*solution.shape[:-2], *A.shape[-2:]).clone())
 
 
 def orgqr(input, tau):

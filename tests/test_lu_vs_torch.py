@@ -236,3 +236,53 @@ def test_the_older_names_as_torch():
             T.orgqr(T.tensor(a), T.ones(2))
     z = _complex(2, 3)
     np.testing.assert_array_equal(ag.tensor(z).H.numpy(), torch.tensor(z).H.resolve_conj().numpy())
+
+
+def test_the_ex_functions_never_raise_for_a_matrix_singular_to_rounding():
+    """arange(1, 10) as a 3x3 matrix is singular; LAPACK's elimination may meet an exact 0 or a tiny pivot, so
+    info may be 0 or not (torch: 0 here), but there is no error, and the other matrices of the batch are solved."""
+    batch = np.stack([np.arange(1.0, 10.0).reshape(3, 3), np.eye(3) * 2])
+    for name, expected in (("inv_ex", np.eye(3) / 2), ("solve_ex", np.eye(3))):
+        call = getattr(ag.linalg, name)
+        out, info = call(ag.tensor(batch)) if name == "inv_ex" else call(ag.tensor(batch), ag.tensor(batch))
+        assert info[1].item() == 0
+        np.testing.assert_allclose(out[1].numpy(), expected, rtol=1e-12)
+        assert info[0].item() == 0 or np.isnan(out[0].numpy()).all()
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (3, 0), (0, 3)], ids=str)
+def test_empty_matrices_as_torch(shape):
+    def shapes(outs):
+        return [tuple(t.shape) for t in outs]
+    for call in (lambda T, x: T.linalg.lu(x), lambda T, x: T.linalg.lu_factor_ex(x),
+                 lambda T, x: T.linalg.inv_ex(x), lambda T, x: T.linalg.cholesky_ex(x)):
+        if shape[-1] != shape[-2] and call.__code__.co_names[-1] in ("inv_ex", "cholesky_ex"):
+            continue
+        assert shapes(call(ag, ag.zeros(*shape, dtype=ag.float64))) == \
+            shapes(call(torch, torch.zeros(*shape, dtype=torch.float64)))
+
+
+def test_the_gradient_through_the_lu_of_a_singular_matrix_is_nan_as_torch():
+    for T in (ag, torch):
+        a = T.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=T.float64, requires_grad=True)
+        T.linalg.lu(a).L.sum().backward()
+        assert np.isnan(a.grad.numpy()).all()
+
+
+def test_lu_solve_checks_its_pivots_and_refuses_a_singular_factor():
+    LU, pivots = ag.linalg.lu_factor(ag.eye(2, dtype=ag.float64))
+    for bad, match in ((pivots.to(ag.int64), "int32"), (ag.zeros_like(pivots), "between 1 and 2"),
+                       (pivots[:1], "pivots.shape")):
+        with pytest.raises(RuntimeError, match=match):
+            ag.linalg.lu_solve(LU, bad, ag.ones(2, 1, dtype=ag.float64))
+    LU, pivots, info = ag.linalg.lu_factor_ex(ag.tensor([[1.0, 2.0], [2.0, 4.0]]))
+    with pytest.raises(ag.linalg.LinAlgError, match="0 on its diagonal"):   # (torch: infinities)
+        ag.linalg.lu_solve(LU, pivots, ag.ones(2, 1))
+
+
+def test_triangular_solve_broadcasts_its_copy_of_A_as_torch():
+    for T in (ag, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = T.triangular_solve(T.ones(2, 3, 2, dtype=T.float64), T.eye(3, dtype=T.float64))
+        assert tuple(out.cloned_coefficient.shape) == (2, 3, 3)

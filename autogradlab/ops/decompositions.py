@@ -553,7 +553,7 @@ def svd(A, full_matrices=True):
 
 
 # -- the QR decomposition ------------------------------------------------------------------------------
-# A = Q R, Q with orthonormal columns, R upper triangular (k = min(m, n) of each). One op per factor, as svd.
+# A = Q R, Q with orthonormal columns, R upper triangular (k = min(m, n) of each). One op per factor.
 
 def _qr_vjp(g, ctx, part):
     """PyTorch's formula (linalg_qr_backward) for gQ alone or gR alone. For m >= n: M = gR R^H - Q^H gQ,

@@ -9,13 +9,15 @@ formula; ``lu_solve`` is two triangular solves, so its gradient is theirs.
 """
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import numpy
 
 from ..backend import to_host, xp_of
 from ..tensor import Tensor
-from .decompositions import INV, LinAlgError, _call, _constant_like, _h, _matrices, _square, cholesky, inv, solve
+from .decompositions import (INV, LinAlgError, _call, _constant_like, _h, _linalg, _matrices, _square, cholesky, inv,
+                             solve)
 from .elementwise import where
 from .registry import apply, defop, expect_tensor
 from .shape import cat
@@ -35,7 +37,7 @@ def _eliminate(xp, a, search=True):
     whose pivot is 0, else 0."""
     m, n = a.shape[-2:]
     batch = a.shape[:-2]
-    lu = a.reshape((-1, m, n)).copy()
+    lu = a.reshape((math.prod(batch), m, n)).copy()
     count, k = lu.shape[0], min(m, n)
     pivots = xp.zeros((count, k), numpy.int32)
     info = xp.zeros((count,), numpy.int32)
@@ -62,8 +64,8 @@ def _eliminate(xp, a, search=True):
 def _order(xp, pivots, m):
     """The row order the pivots' swaps make: ``perm`` with ``A[perm] = L U`` (so ``P[perm[i], i] = 1``)."""
     batch, k = pivots.shape[:-1], pivots.shape[-1]
-    perm = xp.broadcast_to(xp.arange(m), batch + (m,)).reshape((-1, m)).copy()
-    swaps = pivots.reshape((-1, k)).astype(numpy.int64) - 1
+    perm = xp.broadcast_to(xp.arange(m), batch + (m,)).reshape((math.prod(batch), m)).copy()
+    swaps = pivots.reshape((math.prod(batch), k)).astype(numpy.int64) - 1
     every = xp.arange(perm.shape[0])
     for j in range(k):
         here, there = perm[:, j].copy(), perm[every, swaps[:, j]].copy()
@@ -113,7 +115,7 @@ def _lu_vjp(g, ctx):
         inner_l = inner_l - g_upper[..., :, k:] @ _h(u[..., :, k:])
     if m > n:   # (L2 = P^T A2 U^-1)
         inner_u = inner_u - _h(lower[..., k:, :]) @ g_lower[..., k:, :]
-    l1_inv_h, u1_inv_h = _h(_call(INV, l1)), _h(_call(INV, u1))
+    l1_inv_h, u1_inv_h = _h(_call(INV, l1)), _h(_inverse_or_nan(u1))
     ga = l1_inv_h @ (inner_l * square_below + inner_u * square_upper) @ u1_inv_h
     if m < n:
         ga = _join(ga, l1_inv_h @ g_upper[..., :, k:], -1)
@@ -121,6 +123,22 @@ def _lu_vjp(g, ctx):
         ga = _join(ga, g_lower[..., k:, :] @ u1_inv_h, -2)
     p = _permutation(xp_of(packed._data if isinstance(packed, Tensor) else packed), ctx.pivots, m, packed.dtype)
     return (_constant_like(p, packed) @ ga,)
+
+
+def _inverse_or_nan(u):
+    """U^-1 of triangular matrices (arrays or Tensors), NaN for one with a 0 on its diagonal: a singular A's
+    gradient through its LU is NaN, as PyTorch's."""
+    data = u._data if isinstance(u, Tensor) else u
+    xp = xp_of(data)
+    bad = (xp.diagonal(data, 0, -2, -1) == 0).any(-1)
+    if not bool(bad.any()):
+        return _call(INV, u)
+    flags = bad[..., None, None]
+    if isinstance(u, Tensor):
+        flags = _constant(flags, u)
+        eye = _constant(xp.eye(u.shape[-1], dtype=u.dtype), u)
+        return where(flags, float("nan"), _call(INV, where(flags, eye, u)))
+    return xp.where(flags, numpy.nan, _call(INV, xp.where(flags, xp.eye(u.shape[-1], dtype=u.dtype), u)))
 
 
 def _join(a, b, dim):
@@ -223,9 +241,24 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if B.dtype != LU.dtype:
         raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
                            f"{LU.dtype.name} and B of type {B.dtype.name} instead")
-    host = pivots._data if isinstance(pivots, Tensor) else numpy.asarray(pivots)
-    p = _constant(_permutation(xp_of(LU._data), host, n, LU.dtype), LU)
-    eye = _constant(xp_of(LU._data).eye(n, dtype=LU.dtype), LU)
+    expect_tensor(pivots, "lu_solve")
+    if pivots.dtype != numpy.int32:
+        raise RuntimeError(f"linalg.lu_solve: pivots should be a Tensor of scalar type int32 (got {pivots.dtype.name}):"
+                           f" pass the pivots lu_factor returned")
+    if tuple(pivots.shape) != tuple(LU.shape[:-1]):
+        raise RuntimeError(f"linalg.lu_solve: Expected LU.shape[:-1] = {tuple(LU.shape[:-1])} and pivots.shape to be "
+                           f"the same, but got pivots with shape {tuple(pivots.shape)} instead")
+    host = to_host(pivots._data)
+    if host.size and (host.min() < 1 or host.max() > n):
+        raise RuntimeError(f"linalg.lu_solve: pivots must be between 1 and {n} (rows counted from 1, as LAPACK): "
+                           f"pass the pivots lu_factor returned")
+    xp = xp_of(LU._data)
+    if LU.numel() and bool((xp.diagonal(LU._data, 0, -2, -1) == 0).any()):
+        raise LinAlgError("linalg.lu_solve: U has a 0 on its diagonal (the factored matrix is singular), so A X = B "
+                          "has no unique solution (PyTorch gives infinities or NaN here). Check info from "
+                          "lu_factor_ex before solving")
+    p = _constant(_permutation(xp, pivots._data, n, LU.dtype), LU)
+    eye = _constant(xp.eye(n, dtype=LU.dtype), LU)
     lower, upper = LU.tril(-1) + eye, LU.triu()
     if not left:   # X A = B  <=>  A^H X^H = B^H
         return lu_solve(LU, pivots, _h(B), adjoint=not adjoint).mH if B.dtype.kind == "c" else \
@@ -236,6 +269,40 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
 
 
 # -- the _ex functions: a failure in info, not an exception ---------------------------------------------------
+# Each first runs the usual routine on the whole batch (NumPy raises for a singular or indefinite matrix). Only
+# when that fails are the matrices tried one by one, and the ones that fail are set aside: their info comes
+# from our own elimination (the step of its first zero pivot, or, where rounding made that pivot tiny rather
+# than 0, of its smallest one), and their result is NaN. CuPy raises nothing: there every matrix is eliminated.
+
+def _info(A, routine, info_of):
+    """Per matrix, 0 where ``routine`` (an array function, e.g. inv) takes it, else ``info_of`` of it."""
+    xp = xp_of(A._data)
+    n = A.shape[-1]
+    batch = tuple(A.shape[:-2])
+    if xp is not numpy and type(A._data).__module__.split(".")[0] == "cupy":   # pragma: no cover - needs a GPU
+        return info_of(xp, A._data)
+    try:
+        routine(xp, A._data)
+        return xp.zeros(batch, numpy.int32)
+    except LinAlgError:
+        pass
+    flat = A._data.reshape((math.prod(batch), n, n))
+    info = numpy.zeros(flat.shape[0], numpy.int32)
+    for i in range(flat.shape[0]):
+        try:
+            routine(xp, flat[i])
+        except LinAlgError:
+            info[i] = max(int(to_host(info_of(xp, flat[i]))), 1)
+    return xp.asarray(info.reshape(batch))
+
+
+def _lu_info(xp, a):
+    """The step (from 1) of LU's first zero pivot, or of its smallest where none is exactly 0."""
+    packed, _, info = _eliminate(xp, a)
+    if int(to_host(info)) == 0:
+        return int(to_host(xp.argmin(abs(xp.diagonal(packed))))) + 1
+    return info
+
 
 def _guarded(A, info, compute, trailing=2):
     """``compute(A)``, with every matrix whose ``info`` is not 0 replaced by the identity first and its result by
@@ -251,10 +318,10 @@ def _guarded(A, info, compute, trailing=2):
 
 
 def inv_ex(A, *, check_errors=False):
-    """``(inverse, info)``: ``inv(A)`` where info is 0, NaN for a singular matrix, whose info is the step (from 1)
+    """``(inverse, info)``: ``inv(A)`` where info is 0; NaN for a singular matrix, whose info is the step (from 1)
     of LU's first zero pivot (``check_errors=True``: raise then)."""
     _square("inv_ex", A)
-    info = _eliminate(xp_of(A._data), A._data)[2]
+    info = _info(A, lambda xp, a: _linalg(xp, "inv", a), _lu_info)
     if check_errors:
         _failures("inv_ex", info, lambda j: f"The diagonal element {j} is zero, the inversion could not be "
                                             f"completed because the input matrix is singular")
@@ -264,7 +331,7 @@ def inv_ex(A, *, check_errors=False):
 def solve_ex(A, B, *, left=True, check_errors=False):
     """``(result, info)``: ``solve(A, B, left=left)`` where info is 0 (as :func:`inv_ex`'s), NaN elsewhere."""
     _square("solve_ex", A)
-    info = _eliminate(xp_of(A._data), A._data)[2]
+    info = _info(A, lambda xp, a: _linalg(xp, "inv", a), _lu_info)
     if check_errors:
         _failures("solve_ex", info, lambda j: f"The solver failed because the input matrix is singular (U[{j},{j}] "
                                               f"is zero)")
@@ -277,7 +344,7 @@ def _cholesky_info(xp, a, upper):
     """Per matrix, the order (from 1) of the first leading minor that is not positive-definite, else 0: the
     step of an unblocked Cholesky factorization whose a_jj - sum_k |l_jk|^2 is not > 0 (LAPACK's info)."""
     n = a.shape[-1]
-    lower = (_h(a) if upper else a).reshape((-1, n, n))
+    lower = (_h(a) if upper else a).reshape((math.prod(a.shape[:-2]), n, n))
     factor = xp.zeros_like(lower)
     info = xp.zeros((lower.shape[0],), numpy.int32)
     for j in range(n):
@@ -296,7 +363,8 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     """``(L, info)``: ``cholesky(A, upper=upper)`` where info is 0, NaN elsewhere; info is the order (from 1) of
     the first leading minor that is not positive-definite (``check_errors=True``: raise then)."""
     _square("cholesky_ex", A)
-    info = _cholesky_info(xp_of(A._data), A._data, bool(upper))
+    routine = (lambda xp, a: _linalg(xp, "cholesky", _h(a))) if upper else (lambda xp, a: _linalg(xp, "cholesky", a))
+    info = _info(A, routine, lambda xp, a: _cholesky_info(xp, a, bool(upper)))
     if check_errors:
         _failures("cholesky_ex", info, lambda j: f"The factorization could not be completed because the input is "
                                                  f"not positive-definite (the leading minor of order {j} is not "
