@@ -2,7 +2,8 @@
 
 Every transform is one DFT op (``ops/spectral.py``, whose VJP is the adjoint transform) with the other ops
 around it: a real input is made complex, ``n=`` pads with zeros or cuts, a real transform keeps half of the
-spectrum (``rfft``), and its inverse rebuilds the other half from the conjugate symmetry (``irfft``). Their
+spectrum (``rfft``), and its inverse rebuilds the other half from the conjugate symmetry (``irfft``); the
+Hermitian transforms are those of the conjugate, with the other scaling (``hfft``, ``ihfft``). Their
 gradients are the chain rule through those ops.
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ from .ops.spectral import fft_nd
 from .tensor import complex_of, default_float, tensor
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
-           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 _NORMS = ("backward", "ortho", "forward")
 
@@ -172,6 +173,44 @@ def irfft(input, n=None, dim=-1, norm=None):
 def irfft2(input, s=None, dim=(-2, -1), norm=None):
     """:func:`irfftn` over the last two dims."""
     return irfftn(input, s, dim, norm, _name="irfft2")
+
+
+_DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}   # (the scaling of the other direction)
+
+
+def hfftn(input, s=None, dim=None, norm=None, _name="hfftn"):
+    """The transform of a signal with Hermitian symmetry (x[-j] = conj(x[j])), given by its half as ``rfftn``
+    gives a spectrum: a real output, ``irfftn(conj(input))`` with the dual scaling (the default, 'backward',
+    scales nothing here)."""
+    input, norm = _checked(input, _name, norm)
+    return irfftn(conj(_as_complex(input)), s, dim, _DUAL[norm], _name=_name)
+
+
+def hfft(input, n=None, dim=-1, norm=None):
+    """:func:`hfftn` along ``dim``: ``n`` real values (default: ``2 * (input.shape[dim] - 1)``)."""
+    return hfftn(input, None if n is None else (n,), (dim,), norm, _name="hfft")
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None):
+    """:func:`hfftn` over the last two dims."""
+    return hfftn(input, s, dim, norm, _name="hfft2")
+
+
+def ihfftn(input, s=None, dim=None, norm=None, _name="ihfftn"):
+    """The inverse of :func:`hfftn`, of a real input: ``conj(rfftn(input))`` with the dual scaling (the default
+    divides by the number of points), the half spectrum."""
+    input, norm = _checked(input, _name, norm, real_only=True)
+    return conj(rfftn(input, s, dim, _DUAL[norm], _name=_name))
+
+
+def ihfft(input, n=None, dim=-1, norm=None):
+    """:func:`ihfftn` along ``dim``."""
+    return ihfftn(input, None if n is None else (n,), (dim,), norm, _name="ihfft")
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None):
+    """:func:`ihfftn` over the last two dims."""
+    return ihfftn(input, s, dim, norm, _name="ihfft2")
 
 
 def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):

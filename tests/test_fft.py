@@ -31,6 +31,10 @@ CASES = {
     "ifftn_s": lambda T, a, norm: T.fft.ifftn(a, s=(3, 5), norm=norm),
     "shifted": lambda T, a, norm: T.fft.fftshift(T.fft.fft(a, norm=norm), dim=-1),
     "round_trip": lambda T, a, norm: T.fft.ifft(T.fft.fft(a, norm=norm) * T.fft.fft(a), norm=norm),
+    "hfft": lambda T, a, norm: T.fft.hfft(a, norm=norm),
+    "hfft_n_odd": lambda T, a, norm: T.fft.hfft(a, n=9, dim=0, norm=norm),
+    "hfft2_s": lambda T, a, norm: T.fft.hfft2(a, s=(4, 6), norm=norm),
+    "hfftn": lambda T, a, norm: T.fft.hfftn(a, norm=norm),
 }
 REAL_CASES = {
     "rfft": lambda T, a, norm: T.fft.rfft(a, norm=norm),
@@ -44,6 +48,11 @@ REAL_CASES = {
     "irfftn_s": lambda T, a, norm: T.fft.irfftn(T.fft.fft2(a), s=(4, 6), norm=norm),
     "irfftn_s_minus_1": lambda T, a, norm: T.fft.irfftn(T.fft.fft2(a), s=(-1, 5), norm=norm),
     "ifftshift": lambda T, a, norm: T.fft.ifftshift(T.fft.rfft(a, norm=norm)),
+    "ihfft": lambda T, a, norm: T.fft.ihfft(a, norm=norm),
+    "ihfft_n": lambda T, a, norm: T.fft.ihfft(a, n=5, dim=0, norm=norm),
+    "ihfft2": lambda T, a, norm: T.fft.ihfft2(a, norm=norm),
+    "ihfftn_s": lambda T, a, norm: T.fft.ihfftn(a, s=(4, 7), norm=norm),
+    "hfft_of_ihfft": lambda T, a, norm: T.fft.hfft(T.fft.ihfft(a, norm=norm), n=8, norm=norm),
 }
 
 
@@ -135,6 +144,8 @@ def test_integer_input_is_transformed_in_the_default_float_as_torch():
     (lambda T: T.fft.irfftn(T.ones(4, 6), dim=(0, 0)), RuntimeError),
     (lambda T: T.fft.irfftn(T.ones(4, 6), s=(4,), dim=(0, 1)), RuntimeError),
     (lambda T: T.fft.fft(T.ones(4, dtype=T.float16)), RuntimeError),
+    (lambda T: T.fft.ihfft(T.ones(4) * 1j), RuntimeError),
+    (lambda T: T.fft.hfft(T.ones(4), norm="bad"), RuntimeError),
 ])
 def test_bad_arguments_raise_as_torch(call, error):
     with pytest.raises(error):
