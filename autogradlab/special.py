@@ -10,7 +10,7 @@ from .ops.polynomials import (chebyshev_polynomial_t, chebyshev_polynomial_u, ch
                               legendre_polynomial_p, shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u,
                               shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w)
 from .ops.reduce import log_softmax, logsumexp, softmax
-from .ops.special import entr, logit, sinc, xlog1py, xlogy
+from .ops.special import entr, logit, sinc, spherical_bessel_j0, xlog1py, xlogy
 from .ops.special_functions import (digamma, erfc, erfcx, erfinv, gammainc, gammaincc, i0, i0e, i1, i1e, lgamma,
                                     log_ndtr, mvlgamma, ndtr, ndtri, polygamma, zeta)
 
@@ -27,4 +27,5 @@ __all__ = ["expit", "logit", "xlogy", "xlog1py", "entr", "erf", "erfc", "erfcx",
            "modified_bessel_i0", "modified_bessel_i1", "chebyshev_polynomial_t", "chebyshev_polynomial_u",
            "chebyshev_polynomial_v", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
            "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
-           "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"]
+           "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
+           "spherical_bessel_j0"]

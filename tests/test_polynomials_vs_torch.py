@@ -91,3 +91,20 @@ def test_modified_bessel_names_are_i0_and_i1_as_torch():
     for ours, theirs in (("modified_bessel_i0", "modified_bessel_i0"), ("modified_bessel_i1", "modified_bessel_i1")):
         np.testing.assert_allclose(getattr(ag.special, ours)(ag.tensor(x)).numpy(),
                                    getattr(torch.special, theirs)(torch.tensor(x)).numpy(), rtol=1e-14)
+
+
+def test_spherical_bessel_j0_as_torch_with_its_derivative():
+    """j_0(x) = sin(x)/x: values against torch (1 at 0, 0 at +-inf), and its gradient (torch's has none) against
+    j_0'(x) = (x cos x - sin x) / x^2, exact near 0 too."""
+    x = np.array([0.0, 1e-9, 0.3, -2.0, 10.0, 1e3, np.inf, -np.inf, np.nan])
+    np.testing.assert_allclose(ag.special.spherical_bessel_j0(ag.tensor(x)).numpy(),
+                               torch.special.spherical_bessel_j0(torch.tensor(x)).numpy(), rtol=1e-14, atol=1e-300)
+    assert ag.special.spherical_bessel_j0(ag.tensor([1, 2])).dtype == ag.float32
+    points = np.array([1e-6, 0.5, -3.0, 20.0])
+    t = ag.tensor(np.append(points, np.inf), requires_grad=True)
+    ag.special.spherical_bessel_j0(t).sum().backward()
+    with np.errstate(all="ignore"):   # (the formula cancels near 0: its Taylor series -x/3 + x^3/30 there)
+        exact = np.where(abs(points) < 1e-3, -points / 3 + points ** 3 / 30,
+                         (points * np.cos(points) - np.sin(points)) / points ** 2)
+    np.testing.assert_allclose(t.grad.numpy(), np.append(exact, 0.0), rtol=1e-12, atol=1e-300)
+    assert gradgradcheck(ag.special.spherical_bessel_j0, (ag.tensor(points, requires_grad=True),))

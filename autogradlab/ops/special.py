@@ -201,6 +201,20 @@ def sinc(input):
     return apply(SINC, (input,))
 
 
+def spherical_bessel_j0(input):
+    """The spherical Bessel function j_0(x) = sin(x)/x, 1 at 0: ``sinc(x/pi)`` (so exact near 0 and differentiable
+    to any order); 0 at +-inf, as in PyTorch."""
+    expect_tensor(input, "spherical_bessel_j0")
+    if input.dtype.kind == "c":
+        raise NotImplementedError("spherical_bessel_j0 is not implemented for complex tensors (as in PyTorch): use "
+                                  "sinc(z / pi)")
+    x = input if input.dtype.kind == "f" else to_dtype(input, default_float())
+    infinite = isinf(x)
+    if not bool(infinite.any()):
+        return sinc(x / math.pi)
+    return where(infinite, 0.0, sinc(where(infinite, 0.0, x) / math.pi))   # (no NaN from sinc(inf) in either pass)
+
+
 def frac(input):
     """The fractional part ``x - trunc(x)`` (with x's sign: frac(-1.5) is -0.5); its gradient is 1."""
     expect_tensor(input, "frac")
