@@ -11,9 +11,10 @@ from .ops.polynomials import (chebyshev_polynomial_t, chebyshev_polynomial_u, ch
                               shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w)
 from .ops.reduce import log_softmax, logsumexp, softmax
 from .ops.special import entr, logit, sinc, spherical_bessel_j0, xlog1py, xlogy
-from .ops.special_functions import (bessel_j0, bessel_j1, digamma, erfc, erfcx, erfinv, gammainc, gammaincc, i0, i0e,
-                                    i1, i1e, lgamma, log_ndtr, modified_bessel_k0, modified_bessel_k1, mvlgamma, ndtr,
-                                    ndtri, polygamma, scaled_modified_bessel_k0, scaled_modified_bessel_k1, zeta)
+from .ops.special_functions import (bessel_j0, bessel_j1, bessel_y0, bessel_y1, digamma, erfc, erfcx, erfinv,
+                                    gammainc, gammaincc, i0, i0e, i1, i1e, lgamma, log_ndtr, modified_bessel_k0,
+                                    modified_bessel_k1, mvlgamma, ndtr, ndtri, polygamma, scaled_modified_bessel_k0,
+                                    scaled_modified_bessel_k1, zeta)
 
 expit = sigmoid
 gammaln = lgamma
@@ -29,5 +30,5 @@ __all__ = ["expit", "logit", "xlogy", "xlog1py", "entr", "erf", "erfc", "erfcx",
            "chebyshev_polynomial_v", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
            "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
            "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
-           "spherical_bessel_j0", "bessel_j0", "bessel_j1", "modified_bessel_k0", "modified_bessel_k1",
+           "spherical_bessel_j0", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1",
            "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"]

@@ -586,6 +586,8 @@ CASES["eigvals"] = [C(lambda m, a: m.view_as_real(m.linalg.eigvals(a)), well_con
 CASES["eig_vectors"] = [C(lambda m, a: m.linalg.eig(a)[1].abs(), well_conditioned(3, 3), id="real-matrix-abs")]
 CASES["bessel_j0"] = [C(lambda m, a: m.special.bessel_j0(a), normal(2, 3, scale=4.0), id="normal")]
 CASES["bessel_j1"] = [C(lambda m, a: m.special.bessel_j1(a), normal(2, 3, scale=4.0), id="normal")]
+CASES["bessel_y0"] = [C(lambda m, a: m.special.bessel_y0(a), positive(2, 3, lo=0.3, hi=30.0), id="positive")]
+CASES["bessel_y1"] = [C(lambda m, a: m.special.bessel_y1(a), positive(2, 3, lo=0.3, hi=30.0), id="positive")]
 CASES["modified_bessel_k0"] = [C(lambda m, a: m.special.modified_bessel_k0(a), positive(2, 3, lo=0.3, hi=5.0), id="positive")]
 CASES["modified_bessel_k1"] = [C(lambda m, a: m.special.modified_bessel_k1(a), positive(2, 3, lo=0.3, hi=5.0), id="positive")]
 CASES["scaled_modified_bessel_k0"] = [C(lambda m, a: m.special.scaled_modified_bessel_k0(a),

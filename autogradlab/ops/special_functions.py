@@ -30,7 +30,7 @@ from .elementwise import _floating_unary, as_tensor_like, exp, log, mul, promote
 from .registry import apply, defop, expect_tensor
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "zeta", "erfc", "erfcx", "erfinv", "ndtr", "ndtri",
-           "log_ndtr", "i0", "i0e", "i1", "i1e", "bessel_j0", "bessel_j1", "modified_bessel_k0", "modified_bessel_k1",
+           "log_ndtr", "i0", "i0e", "i1", "i1e", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1",
            "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "gammainc", "gammaincc", "standard_gamma_draw"]
 
 _INF, _NAN = math.inf, math.nan
@@ -431,9 +431,10 @@ def _by_chunks(xp, x, compute):
     return xp.concatenate([compute(x[i:i + _CHUNK]) for i in range(0, x.shape[0], _CHUNK)] or [x[:0]])
 
 
-def _hankel(x, order, xp):
-    """J_v(x) for x > 25 by Hankel's asymptotic series: sqrt(2/(pi x)) (P cos chi - Q sin chi), chi = x - (v/2 +
-    1/4) pi, P and Q the even and odd terms of sum_k (+-) a_k(v)/x^k, a_k = prod_(j<=k) (4v^2 - (2j - 1)^2)/(8j)."""
+def _hankel(x, order, xp, second=False):
+    """J_v(x) (``second``: Y_v(x)) for x > 25 by Hankel's asymptotic series: sqrt(2/(pi x)) (P cos chi - Q sin chi)
+    (Y: P sin chi + Q cos chi), chi = x - (v/2 + 1/4) pi, P and Q the even and odd terms of sum_k (+-) a_k(v)/x^k,
+    a_k = prod_(j<=k) (4v^2 - (2j - 1)^2)/(8j)."""
     p, q, term = xp.ones_like(x), xp.zeros_like(x), xp.ones_like(x)
     for k in range(1, 40):
         term = term * ((4 * order * order - (2 * k - 1) ** 2) / (8.0 * k)) / x
@@ -443,7 +444,9 @@ def _hankel(x, order, xp):
             p = p + term * (-1 if k % 4 == 2 else 1)
     # cos and sin of chi through those of x (no rounding of x - 3 pi/4 for a large x)
     c, s = xp.cos(x), xp.sin(x)
-    cos_chi, sin_chi = ((c + s, s - c) if order == 0 else (s - c, -(s + c)))
+    cos_chi, sin_chi = ((c + s, s - c) if order == 0 else (s - c, -(s + c)))   # (times sqrt 2)
+    if second:
+        return xp.sqrt(1.0 / (math.pi * x)) * (p * sin_chi + q * cos_chi)
     return xp.sqrt(1.0 / (math.pi * x)) * (p * cos_chi - q * sin_chi)
 
 
@@ -472,6 +475,49 @@ def _bessel_j(xp, a, order):
         if order == 1:
             out = xp.where(x < 0, -out, out)
     return out.astype(a.dtype)
+
+
+def _bessel_y(xp, a, order):
+    """Y_0 or Y_1 for x > 0: for x <= 2 the power series (Y_0 = (2/pi) ((ln(x/2) + gamma) J_0 + sum_k (-1)^(k+1)
+    H_k (x^2/4)^k / k!^2), Y_1 = -2/(pi x) + (2/pi) ln(x/2) J_1 - (1/pi) sum_k (-1)^k (psi(k+1) + psi(k+2))
+    (x/2)^(2k+1) / (k! (k+1)!)); up to 25 Gauss-Legendre quadrature (100 points) on Y_v(x) = (1/pi) integral
+    from 0 to pi of sin(x sin t - v t) dt - (1/pi) integral from 0 to inf of (e^(vt) + (-1)^v e^(-vt))
+    e^(-x sinh t) dt; beyond, Hankel's asymptotic series. -inf at 0, NaN below 0 and at inf, as PyTorch's."""
+    x = _float64(a).reshape(-1)
+    with numpy.errstate(all="ignore"):
+        z = xp.where((x > 0) & (x <= 2), x, 1.0)
+        quarter = 0.25 * z * z
+        j = _bessel_j(xp, z, order)
+        if order == 0:
+            term, harmonic, total = xp.ones_like(z), 0.0, xp.zeros_like(z)
+            for k in range(1, 30):
+                harmonic += 1.0 / k
+                term = term * quarter / (k * k)
+                total = total + (harmonic if k % 2 else -harmonic) * term
+            series = (2 / math.pi) * ((xp.log(0.5 * z) + _EULER_GAMMA) * j + total)
+        else:
+            term, total = 0.5 * z, (1 - 2 * _EULER_GAMMA) * 0.5 * z   # (psi(1) + psi(2) = 1 - 2 gamma)
+            digamma_k1, digamma_k2 = -_EULER_GAMMA, 1 - _EULER_GAMMA
+            for k in range(1, 30):
+                term = term * -quarter / (k * (k + 1))
+                digamma_k1, digamma_k2 = digamma_k1 + 1.0 / k, digamma_k2 + 1.0 / (k + 1)
+                total = total + (digamma_k1 + digamma_k2) * term
+            series = -2 / (math.pi * z) + (2 / math.pi) * xp.log(0.5 * z) * j - total / math.pi
+        nodes, weights = (xp.asarray(v) for v in numpy.polynomial.legendre.leggauss(100))
+
+        def middle(v):
+            angle = (nodes + 1) * (math.pi / 2)
+            oscillating = (xp.sin(v[:, None] * xp.sin(angle) - order * angle) * weights).sum(axis=1) / 2
+            reach = xp.arcsinh(50.0 / v)   # (where x sinh t = 50)
+            t = (nodes + 1) * (0.5 * reach[:, None])
+            decaying = ((xp.exp(order * t) + (-1) ** order * xp.exp(-order * t)) * xp.exp(-v[:, None] * xp.sinh(t))
+                        * weights).sum(axis=1) * (0.5 * reach)
+            return oscillating - decaying / math.pi
+        quadrature = _by_chunks(xp, xp.where((x > 2) & (x <= 25), x, 3.0), middle)
+        large = _hankel(xp.where(x > 25, x, 26.0), order, xp, second=True)
+        out = xp.where(x <= 2, series, xp.where(x <= 25, quadrature, large))
+        out = xp.where(x == 0, -xp.inf, xp.where((x < 0) | ~xp.isfinite(x), xp.nan, out))
+    return out.reshape(a.shape).astype(a.dtype)
 
 
 def _bessel_k_scaled(xp, a, order):
@@ -538,6 +584,15 @@ BESSEL_J1 = defop("bessel_j1", ("self",), save=("self",), math="J_1(a);  da = g*
                   vjp=_quiet(lambda g, ctx: (g * (bessel_j0(ctx.self) - where(ctx.self == 0, 0.5, _over_x(
                       bessel_j1(ctx.self), ctx.self))),)),
                   formulas=("J_0(a) - J_1(a)/a",))
+
+BESSEL_Y0 = defop("bessel_y0", ("self",), save=("self",), math="Y_0(a);  da = -g*Y_1(a)",
+                  forward=lambda xp, a: _bessel_y(xp, a, 0),
+                  vjp=_quiet(lambda g, ctx: (-g * bessel_y1(ctx.self),)), formulas=("-Y_1(a)",))
+
+BESSEL_Y1 = defop("bessel_y1", ("self",), save=("self",), math="Y_1(a);  da = g*(Y_0(a) - Y_1(a)/a)",
+                  forward=lambda xp, a: _bessel_y(xp, a, 1),
+                  vjp=_quiet(lambda g, ctx: (g * (bessel_y0(ctx.self) - bessel_y1(ctx.self) / ctx.self),)),
+                  formulas=("Y_0(a) - Y_1(a)/a",))
 
 BESSEL_K0 = defop("modified_bessel_k0", ("self",), save=("self",), math="K_0(a);  da = -g*K_1(a)",
                   forward=lambda xp, a: _bessel_k(xp, a, 0, False),
@@ -613,6 +668,10 @@ i1 = _unary(I1, "i1", "I_1(input), the modified Bessel function of the first kin
 i1e = _unary(I1E, "i1e", "e^-|x| I_1(x), which stays finite where I_1 overflows.")
 bessel_j0 = _unary(BESSEL_J0, "bessel_j0", "J_0(input), the Bessel function of the first kind of order 0.")
 bessel_j1 = _unary(BESSEL_J1, "bessel_j1", "J_1(input), the Bessel function of the first kind of order 1.")
+bessel_y0 = _unary(BESSEL_Y0, "bessel_y0", "Y_0(input), the Bessel function of the second kind of order 0 (x > 0; "
+                   "-inf at 0).")
+bessel_y1 = _unary(BESSEL_Y1, "bessel_y1", "Y_1(input), the Bessel function of the second kind of order 1 (x > 0; "
+                   "-inf at 0).")
 modified_bessel_k0 = _unary(BESSEL_K0, "modified_bessel_k0", "K_0(input), the modified Bessel function of the "
                             "second kind of order 0 (x > 0; inf at 0).")
 modified_bessel_k1 = _unary(BESSEL_K1, "modified_bessel_k1", "K_1(input), the modified Bessel function of the "
