@@ -83,6 +83,21 @@ def _resized(a, dim, n):
     return a
 
 
+def _at_least_one(dims, name):
+    """A real or Hermitian transform halves its last dim: it needs one (a complex one with none copies)."""
+    if not dims:
+        raise RuntimeError(f"{name} must transform at least one axis (dim is empty, or the input is 0-d)")
+
+
+def _one_length(n, name):
+    """``n=`` of a 1-D transform as ``s``: None, or a length >= 1 (-1, which ``s`` takes as "as it is", is not one)."""
+    if n is None:
+        return None
+    if n < 1:
+        raise RuntimeError(f"{name}: Invalid number of data points ({n}) specified: give n >= 1")
+    return (n,)
+
+
 def _complex_transform(input, s, dim, norm, inverse, name):
     input, norm = _checked(input, name, norm)
     dims, sizes = _dims(input, dim, s, name)
@@ -95,12 +110,12 @@ def _complex_transform(input, s, dim, norm, inverse, name):
 def fft(input, n=None, dim=-1, norm=None):
     """The discrete Fourier transform along ``dim``: ``X_k = sum_j x_j e^(-2 pi i jk/n)`` (``n=`` pads or cuts the
     input first; ``norm``: 'backward' (no scaling), 'ortho' (1/sqrt(n)) or 'forward' (1/n))."""
-    return _complex_transform(input, None if n is None else (n,), dim, norm, False, "fft")
+    return _complex_transform(input, _one_length(n, "fft"), dim, norm, False, "fft")
 
 
 def ifft(input, n=None, dim=-1, norm=None):
     """The inverse transform along ``dim``: ``x_j = (1/n) sum_k X_k e^(2 pi i jk/n)`` with the default norm."""
-    return _complex_transform(input, None if n is None else (n,), dim, norm, True, "ifft")
+    return _complex_transform(input, _one_length(n, "ifft"), dim, norm, True, "ifft")
 
 
 def fft2(input, s=None, dim=(-2, -1), norm=None):
@@ -128,13 +143,14 @@ def rfftn(input, s=None, dim=None, norm=None, _name="rfftn"):
     0 .. n//2 (the rest are their conjugates)."""
     input, norm = _checked(input, _name, norm, real_only=True)
     dims, sizes = _dims(input, dim, s, _name)
+    _at_least_one(dims, _name)
     full = _complex_transform(input, sizes, dims, norm, False, _name)
     return narrow(full, dims[-1], 0, sizes[-1] // 2 + 1)
 
 
 def rfft(input, n=None, dim=-1, norm=None):
     """The transform of a real input along ``dim``: frequencies 0 .. n//2 (``n // 2 + 1`` of them)."""
-    return rfftn(input, None if n is None else (n,), (dim,), norm, _name="rfft")
+    return rfftn(input, _one_length(n, "rfft"), (dim,), norm, _name="rfft")
 
 
 def rfft2(input, s=None, dim=(-2, -1), norm=None):
@@ -147,6 +163,7 @@ def irfftn(input, s=None, dim=None, norm=None, _name="irfftn"):
     as they are) its sizes over ``dim``. The missing half of the spectrum is the conjugate of the given one."""
     input, norm = _checked(input, _name, norm)
     dims, _ = _dims(input, dim, None if s is None else [1 if n == -1 else n for n in s], _name)   # (the checks)
+    _at_least_one(dims, _name)
     last = dims[-1]
     given = list(s) if s is not None else [-1] * len(dims)
     sizes = [input.shape[d] if n == -1 else n for d, n in zip(dims[:-1], given[:-1])]
@@ -167,7 +184,7 @@ def irfftn(input, s=None, dim=None, norm=None, _name="irfftn"):
 
 def irfft(input, n=None, dim=-1, norm=None):
     """The inverse of :func:`rfft`: ``n`` real values (default: ``2 * (input.shape[dim] - 1)``)."""
-    return irfftn(input, None if n is None else (n,), (dim,), norm, _name="irfft")
+    return irfftn(input, _one_length(n, "irfft"), (dim,), norm, _name="irfft")
 
 
 def irfft2(input, s=None, dim=(-2, -1), norm=None):
@@ -188,7 +205,7 @@ def hfftn(input, s=None, dim=None, norm=None, _name="hfftn"):
 
 def hfft(input, n=None, dim=-1, norm=None):
     """:func:`hfftn` along ``dim``: ``n`` real values (default: ``2 * (input.shape[dim] - 1)``)."""
-    return hfftn(input, None if n is None else (n,), (dim,), norm, _name="hfft")
+    return hfftn(input, _one_length(n, "hfft"), (dim,), norm, _name="hfft")
 
 
 def hfft2(input, s=None, dim=(-2, -1), norm=None):
@@ -205,7 +222,7 @@ def ihfftn(input, s=None, dim=None, norm=None, _name="ihfftn"):
 
 def ihfft(input, n=None, dim=-1, norm=None):
     """:func:`ihfftn` along ``dim``."""
-    return ihfftn(input, None if n is None else (n,), (dim,), norm, _name="ihfft")
+    return ihfftn(input, _one_length(n, "ihfft"), (dim,), norm, _name="ihfft")
 
 
 def ihfft2(input, s=None, dim=(-2, -1), norm=None):

@@ -79,3 +79,16 @@ def test_j1s_slope_at_zero_is_one_half():
     t = ag.tensor([0.0], dtype=ag.float64, requires_grad=True)
     ag.special.bessel_j1(t).sum().backward()
     assert t.grad.tolist() == [0.5]
+
+
+def test_far_and_tiny_arguments():
+    """e^x K(x) far out (the asymptotic series: no quadrature step that rounds to 0), and the smallest positive
+    float for Y (log(x) - log 2, where x/2 underflows)."""
+    far = np.array([1e18, 1e300])
+    for name in ("scaled_modified_bessel_k0", "scaled_modified_bessel_k1"):
+        exact = np.array([float(EXACT[name](mpmath.mpf(v))) for v in far])
+        np.testing.assert_allclose(getattr(ag.special, name)(ag.tensor(far)).numpy(), exact, rtol=1e-14)
+    tiny = ag.tensor([5e-324])
+    assert np.isclose(ag.special.bessel_y0(tiny).item(), torch.special.bessel_y0(torch.tensor([5e-324])).item(),
+                      rtol=1e-14)
+    assert ag.special.bessel_y1(tiny).item() == -np.inf

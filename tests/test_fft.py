@@ -146,6 +146,10 @@ def test_integer_input_is_transformed_in_the_default_float_as_torch():
     (lambda T: T.fft.fft(T.ones(4, dtype=T.float16)), RuntimeError),
     (lambda T: T.fft.ihfft(T.ones(4) * 1j), RuntimeError),
     (lambda T: T.fft.hfft(T.ones(4), norm="bad"), RuntimeError),
+    (lambda T: T.fft.hfft(T.ones(4), n=-1), RuntimeError),
+    (lambda T: T.fft.fft(T.ones(4), n=-1), RuntimeError),
+    (lambda T: T.fft.hfftn(T.ones(4), dim=()), RuntimeError),
+    (lambda T: T.fft.rfftn(T.ones(4), dim=()), RuntimeError),
 ])
 def test_bad_arguments_raise_as_torch(call, error):
     with pytest.raises(error):

@@ -596,6 +596,10 @@ CASES["scaled_modified_bessel_k0"] = [C(lambda m, a: m.special.scaled_modified_b
                                         positive(2, 3, lo=0.3, hi=9.0), id="positive", torch=False)]
 CASES["scaled_modified_bessel_k1"] = [C(lambda m, a: m.special.scaled_modified_bessel_k1(a),
                                         positive(2, 3, lo=0.3, hi=9.0), id="positive", torch=False)]
+CASES["spherical_bessel_j0"] = [C(lambda m, a: m.special.spherical_bessel_j0(a), normal(2, 3, scale=5.0), id="normal",
+                                  torch=False),
+                                C(lambda m, a: m.special.spherical_bessel_j0(a * 1e-4), normal(3), id="near-0",
+                                  torch=False)]
 CASES["lu_factor"] = [C(lambda m, a: m.linalg.lu_factor(a)[0], well_conditioned(2, 3, 3), id="square"),
                       C(lambda m, a: m.linalg.lu_factor(a)[0], normal(2, 4), id="wide"),
                       C(lambda m, a: m.linalg.lu_factor(a)[0], normal(4, 2), id="tall")]

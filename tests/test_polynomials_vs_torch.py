@@ -108,3 +108,26 @@ def test_spherical_bessel_j0_as_torch_with_its_derivative():
                          (points * np.cos(points) - np.sin(points)) / points ** 2)
     np.testing.assert_allclose(t.grad.numpy(), np.append(exact, 0.0), rtol=1e-12, atol=1e-300)
     assert gradgradcheck(ag.special.spherical_bessel_j0, (ag.tensor(points, requires_grad=True),))
+
+
+def test_degree_one_is_a_new_tensor_and_odd_degrees_as_torch():
+    x = ag.tensor([0.3, 0.5])
+    for name in ("chebyshev_polynomial_t", "hermite_polynomial_he", "legendre_polynomial_p"):
+        y = getattr(ag.special, name)(x, 1)
+        assert y is not x and y.tolist() == x.tolist()
+    for n in (True, ag.tensor([float("nan"), 2.0])):
+        ours = ag.special.legendre_polynomial_p(ag.tensor([0.5]), n)
+        theirs = torch.special.legendre_polynomial_p(torch.tensor([0.5]), torch.tensor([float("nan"), 2.0])
+                                                     if isinstance(n, ag.Tensor) else n)
+        assert ours.tolist() == theirs.tolist()
+    for T in (ag, torch):
+        with pytest.raises(NotImplementedError):
+            T.special.legendre_polynomial_p(T.tensor([0.5], dtype=T.float16), 2)
+
+
+def test_spherical_bessel_j0_far_out_is_sin_x_over_x():
+    x = np.array([933.0928, 965967.25, 949387717927.582, 901337038951742.0])
+    np.testing.assert_allclose(ag.special.spherical_bessel_j0(ag.tensor(x)).numpy(), np.sin(x) / x, rtol=1e-15)
+    np.testing.assert_allclose(ag.special.spherical_bessel_j0(ag.tensor(x[:2], dtype=ag.float32)).numpy(),
+                               torch.special.spherical_bessel_j0(torch.tensor(x[:2], dtype=torch.float32)).numpy(),
+                               rtol=1e-6)

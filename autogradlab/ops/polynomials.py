@@ -29,28 +29,32 @@ def _evaluate(name, input, n, first, step):
     if not isinstance(input, Tensor) and isinstance(n, Tensor):   # (PyTorch takes a number for x too, as a 0-d
         input = E.as_tensor_like(float(input), n if n.dtype.kind == "f" else n.to(default_float()))   # tensor)
     expect_tensor(input, name)
-    if input.dtype.kind == "c":
-        raise NotImplementedError(f"{name} is not implemented for complex tensors (as in PyTorch): pass real x")
+    if input.dtype.kind == "c" or input.dtype == numpy.float16:
+        raise NotImplementedError(f"{name} is not implemented for {input.dtype.name} (as in PyTorch): pass float32 "
+                                  f"or float64 x")
     if isinstance(n, Tensor):
         dtype = E.result_type(input, n)
         degrees = to_host(n._data)
-    elif isinstance(n, numbers.Real) and not isinstance(n, bool):
-        dtype, degrees = input.dtype, numpy.asarray(n)
+    elif isinstance(n, numbers.Real):
+        dtype, degrees = input.dtype, numpy.asarray(float(n))
     else:
         raise TypeError(f"{name}(): n must be a number or a tensor of degrees, got {type(n).__name__}")
     x = E.to_dtype(input, dtype if dtype.kind == "f" else default_float())
-    degrees = numpy.trunc(degrees).astype(numpy.int64)   # (2.5 is degree 2, as in PyTorch)
+    with numpy.errstate(invalid="ignore"):   # (a NaN or infinite degree: no polynomial, 0 as below)
+        degrees = numpy.where(numpy.isfinite(degrees), numpy.trunc(degrees), -1).astype(numpy.int64)
     top = int(degrees.max()) if degrees.size else -1
-    polynomials = [_constant(1, x.shape, x), first(x)][:max(top + 1, 0)]
-    for k in range(1, top):
-        polynomials.append(step(k, x, polynomials[k], polynomials[k - 1]))
-    if degrees.ndim == 0:   # (one degree for every element)
-        return polynomials[top] if top >= 0 else _constant(0, x.shape, x)
-    chosen = _constant(0, numpy.broadcast_shapes(tuple(x.shape), degrees.shape), x)
-    wanted = E.as_tensor_like(degrees, x)
-    for k, p in enumerate(polynomials):   # (each element takes the polynomial of its degree)
-        chosen = E.where(wanted == k, p, chosen)
-    return chosen
+    per_element = degrees.ndim > 0
+    shape = numpy.broadcast_shapes(tuple(x.shape), degrees.shape) if per_element else tuple(x.shape)
+    chosen = _constant(0, shape, x)   # (a negative degree: 0)
+    wanted = E.as_tensor_like(degrees, x) if per_element else None
+    before, p = None, None
+    for k in range(top + 1):   # p_k in turn, keeping the last two (and, per element, the one each asks for)
+        before, p = p, (_constant(1, tuple(x.shape), x) if k == 0
+                        else first(x) * 1 if k == 1   # (* 1: a new tensor, never x itself)
+                        else step(k - 1, x, p, before))
+        if per_element:
+            chosen = E.where(wanted == k, p, chosen)
+    return chosen if per_element or top < 0 else p
 
 
 def _constant(value, shape, like):

@@ -201,18 +201,34 @@ def sinc(input):
     return apply(SINC, (input,))
 
 
+def _spherical_j0_forward(xp, a):
+    with numpy.errstate(all="ignore"):
+        small = abs(a) < 1e-3   # (1 - x^2/6 + x^4/120 there: sin(x)/x would lose digits to the division)
+        value = xp.where(small, 1 - a * a / 6 + a ** 4 / 120, xp.sin(a) / xp.where(small, 1, a))
+        return xp.where(xp.isinf(a), 0, value).astype(a.dtype)
+
+
+def _spherical_j0_vjp(g, ctx):
+    x = ctx.self
+    small = abs(x) < 1e-3
+    safe = where(small | isinf(x), 1.0, x)
+    slope = where(small, x * (x * x / 30 - 1.0 / 3), (cos(safe) - ctx.result) / safe)   # (cos x - j_0(x)) / x
+    return (g * where(isinf(x), 0.0, slope),)
+
+
+SPHERICAL_J0 = defop("spherical_bessel_j0", ("self",), save=("self", "result"),
+                     math="j_0(a) = sin(a)/a, 1 at 0;  da = g*(cos(a) - j_0(a))/a (its Taylor series near 0)",
+                     forward=_spherical_j0_forward, vjp=_spherical_j0_vjp, formulas=("(cos(a) - j_0(a))/a",))
+
+
 def spherical_bessel_j0(input):
-    """The spherical Bessel function j_0(x) = sin(x)/x, 1 at 0: ``sinc(x/pi)`` (so exact near 0 and differentiable
-    to any order); 0 at +-inf, as in PyTorch."""
+    """The spherical Bessel function j_0(x) = sin(x)/x, 1 at 0 and 0 at +-inf (as PyTorch's); its Taylor series
+    near 0. Differentiable to any order: j_0' = (cos x - j_0(x))/x."""
     expect_tensor(input, "spherical_bessel_j0")
     if input.dtype.kind == "c":
         raise NotImplementedError("spherical_bessel_j0 is not implemented for complex tensors (as in PyTorch): use "
                                   "sinc(z / pi)")
-    x = input if input.dtype.kind == "f" else to_dtype(input, default_float())
-    infinite = isinf(x)
-    if not bool(infinite.any()):
-        return sinc(x / math.pi)
-    return where(infinite, 0.0, sinc(where(infinite, 0.0, x) / math.pi))   # (no NaN from sinc(inf) in either pass)
+    return apply(SPHERICAL_J0, (input if input.dtype.kind == "f" else to_dtype(input, default_float()),))
 
 
 def frac(input):

@@ -426,35 +426,58 @@ _EULER_GAMMA = 0.5772156649015329
 _CHUNK = 1 << 15   # (elements at a time through a quadrature: its (elements x points) table stays small)
 
 
-def _by_chunks(xp, x, compute):
-    """``compute`` of the 1-D ``x`` a chunk at a time."""
-    return xp.concatenate([compute(x[i:i + _CHUNK]) for i in range(0, x.shape[0], _CHUNK)] or [x[:0]])
+def _pieces(xp, x, pieces):
+    """A function of the 1-D float64 ``x`` defined piece by piece: ``pieces`` is a list of (mask, fn), each fn run
+    on the elements of its mask only (a chunk at a time), the rest NaN."""
+    out = xp.full(x.shape, xp.nan)
+    for mask, fn in pieces:
+        part = x[mask]
+        if part.shape[0]:
+            out[mask] = xp.concatenate([fn(part[i:i + _CHUNK]) for i in range(0, part.shape[0], _CHUNK)])
+    return out
 
 
-def _hankel(x, order, xp, second=False):
-    """J_v(x) (``second``: Y_v(x)) for x > 25 by Hankel's asymptotic series: sqrt(2/(pi x)) (P cos chi - Q sin chi)
-    (Y: P sin chi + Q cos chi), chi = x - (v/2 + 1/4) pi, P and Q the even and odd terms of sum_k (+-) a_k(v)/x^k,
-    a_k = prod_(j<=k) (4v^2 - (2j - 1)^2)/(8j)."""
-    p, q, term = xp.ones_like(x), xp.zeros_like(x), xp.ones_like(x)
+def _asymptotic(x, order, xp):
+    """Hankel's asymptotic series for x > 25 (their smallest term there is below e^-50): ``(P, Q, S)`` with P and
+    Q the even and odd terms of sum_k (+-) a_k(v)/x^k (for J and Y) and S = sum_k a_k(v)/x^k (for e^x K), where
+    a_k = prod over j <= k of (4v^2 - (2j - 1)^2)/(8j)."""
+    p, q, total, term = xp.ones_like(x), xp.zeros_like(x), xp.ones_like(x), xp.ones_like(x)
     for k in range(1, 40):
         term = term * ((4 * order * order - (2 * k - 1) ** 2) / (8.0 * k)) / x
+        total = total + term
         if k % 2:
             q = q + term * (1 if k % 4 == 1 else -1)
         else:
             p = p + term * (-1 if k % 4 == 2 else 1)
-    # cos and sin of chi through those of x (no rounding of x - 3 pi/4 for a large x)
+    return p, q, total
+
+
+def _hankel(x, order, xp, second=False):
+    """J_v(x) (``second``: Y_v(x)) for x > 25: sqrt(2/(pi x)) (P cos chi - Q sin chi) (Y: P sin chi + Q cos chi),
+    chi = x - (v/2 + 1/4) pi."""
+    p, q, _ = _asymptotic(x, order, xp)
+    # cos and sin of chi through those of x (no rounding of x - 3 pi/4 for a large x), times sqrt 2
     c, s = xp.cos(x), xp.sin(x)
-    cos_chi, sin_chi = ((c + s, s - c) if order == 0 else (s - c, -(s + c)))   # (times sqrt 2)
+    cos_chi, sin_chi = ((c + s, s - c) if order == 0 else (s - c, -(s + c)))
     if second:
         return xp.sqrt(1.0 / (math.pi * x)) * (p * sin_chi + q * cos_chi)
     return xp.sqrt(1.0 / (math.pi * x)) * (p * cos_chi - q * sin_chi)
 
 
+def _series_j(z, order, xp):
+    """J_v(z) = sum_k (-1)^k (z/2)^(2k+v) / (k! (k+v)!), for |z| <= 2 (no cancellation to speak of)."""
+    term = (0.5 * z) ** order
+    series = term
+    for k in range(1, 30):
+        term = term * -(0.25 * z * z) / (k * (k + order))
+        series = series + term
+    return series
+
+
 def _bessel_j(xp, a, order):
-    """J_0 or J_1: for |x| <= 2 the power series sum_k (-1)^k (x/2)^(2k+v) / (k! (k+v)!); up to 25 the
-    trapezoidal rule on J_v(x) = (1/2 pi) integral over a period of cos(v t - x sin t) dt (96 points: exact to
-    rounding, the integrand being periodic and analytic); beyond, Hankel's asymptotic series. J_0 is even, J_1
-    odd; NaN at +-inf, as PyTorch's."""
+    """J_0 or J_1: for |x| <= 2 the power series; up to 25 the trapezoidal rule on J_v(x) = (1/2 pi) integral over
+    a period of cos(v t - x sin t) dt (96 points: exact to rounding, the integrand being periodic and analytic);
+    beyond, Hankel's asymptotic series. J_0 is even, J_1 odd; NaN at +-inf and NaN, as PyTorch's."""
     x = _float64(a)
     flat = xp.abs(x).reshape(-1)
     angles = xp.arange(96) * (2 * math.pi / 96)
@@ -462,16 +485,9 @@ def _bessel_j(xp, a, order):
     def middle(ax):
         return xp.cos(order * angles - ax[:, None] * xp.sin(angles)).mean(axis=1)
     with numpy.errstate(all="ignore"):
-        z = xp.where(flat <= 2, flat, 0.0)
-        term = (0.5 * z) ** order
-        series = term
-        for k in range(1, 30):
-            term = term * -(0.25 * z * z) / (k * (k + order))
-            series = series + term
-        trapezoid = _by_chunks(xp, xp.where((flat > 2) & (flat <= 25), flat, 3.0), middle)
-        large = _hankel(xp.where(flat > 25, flat, 26.0), order, xp)
-        out = xp.where(flat <= 2, series, xp.where(flat <= 25, trapezoid, large)).reshape(x.shape)
-        out = xp.where(xp.isfinite(x), out, xp.nan)
+        out = _pieces(xp, flat, [(flat <= 2, lambda z: _series_j(z, order, xp)),
+                                 ((flat > 2) & (flat <= 25), middle),
+                                 ((flat > 25) & (flat < xp.inf), lambda z: _hankel(z, order, xp))]).reshape(x.shape)
         if order == 1:
             out = xp.where(x < 0, -out, out)
     return out.astype(a.dtype)
@@ -484,50 +500,51 @@ def _bessel_y(xp, a, order):
     from 0 to pi of sin(x sin t - v t) dt - (1/pi) integral from 0 to inf of (e^(vt) + (-1)^v e^(-vt))
     e^(-x sinh t) dt; beyond, Hankel's asymptotic series. -inf at 0, NaN below 0 and at inf, as PyTorch's."""
     x = _float64(a).reshape(-1)
-    with numpy.errstate(all="ignore"):
-        z = xp.where((x > 0) & (x <= 2), x, 1.0)
+
+    def series(z):
         quarter = 0.25 * z * z
-        j = _bessel_j(xp, z, order)
+        j = _series_j(z, order, xp)
+        log_half = xp.log(z) - math.log(2.0)   # (not log(z/2): z/2 underflows for the smallest z)
         if order == 0:
             term, harmonic, total = xp.ones_like(z), 0.0, xp.zeros_like(z)
             for k in range(1, 30):
                 harmonic += 1.0 / k
                 term = term * quarter / (k * k)
                 total = total + (harmonic if k % 2 else -harmonic) * term
-            series = (2 / math.pi) * ((xp.log(0.5 * z) + _EULER_GAMMA) * j + total)
-        else:
-            term, total = 0.5 * z, (1 - 2 * _EULER_GAMMA) * 0.5 * z   # (psi(1) + psi(2) = 1 - 2 gamma)
-            digamma_k1, digamma_k2 = -_EULER_GAMMA, 1 - _EULER_GAMMA
-            for k in range(1, 30):
-                term = term * -quarter / (k * (k + 1))
-                digamma_k1, digamma_k2 = digamma_k1 + 1.0 / k, digamma_k2 + 1.0 / (k + 1)
-                total = total + (digamma_k1 + digamma_k2) * term
-            series = -2 / (math.pi * z) + (2 / math.pi) * xp.log(0.5 * z) * j - total / math.pi
-        nodes, weights = (xp.asarray(v) for v in numpy.polynomial.legendre.leggauss(100))
+            return (2 / math.pi) * ((log_half + _EULER_GAMMA) * j + total)
+        term, total = 0.5 * z, (1 - 2 * _EULER_GAMMA) * 0.5 * z   # (psi(1) + psi(2) = 1 - 2 gamma)
+        digamma_k1, digamma_k2 = -_EULER_GAMMA, 1 - _EULER_GAMMA
+        for k in range(1, 30):
+            term = term * -quarter / (k * (k + 1))
+            digamma_k1, digamma_k2 = digamma_k1 + 1.0 / k, digamma_k2 + 1.0 / (k + 1)
+            total = total + (digamma_k1 + digamma_k2) * term
+        return -2 / math.pi / z + (2 / math.pi) * log_half * j - total / math.pi
+    nodes, weights = (xp.asarray(v) for v in numpy.polynomial.legendre.leggauss(100))
 
-        def middle(v):
-            angle = (nodes + 1) * (math.pi / 2)
-            oscillating = (xp.sin(v[:, None] * xp.sin(angle) - order * angle) * weights).sum(axis=1) / 2
-            reach = xp.arcsinh(50.0 / v)   # (where x sinh t = 50)
-            t = (nodes + 1) * (0.5 * reach[:, None])
-            decaying = ((xp.exp(order * t) + (-1) ** order * xp.exp(-order * t)) * xp.exp(-v[:, None] * xp.sinh(t))
-                        * weights).sum(axis=1) * (0.5 * reach)
-            return oscillating - decaying / math.pi
-        quadrature = _by_chunks(xp, xp.where((x > 2) & (x <= 25), x, 3.0), middle)
-        large = _hankel(xp.where(x > 25, x, 26.0), order, xp, second=True)
-        out = xp.where(x <= 2, series, xp.where(x <= 25, quadrature, large))
-        out = xp.where(x == 0, -xp.inf, xp.where((x < 0) | ~xp.isfinite(x), xp.nan, out))
+    def middle(v):
+        angle = (nodes + 1) * (math.pi / 2)
+        oscillating = (xp.sin(v[:, None] * xp.sin(angle) - order * angle) * weights).sum(axis=1) / 2
+        reach = xp.arcsinh(50.0 / v)   # (where x sinh t = 50)
+        t = (nodes + 1) * (0.5 * reach[:, None])
+        decaying = ((xp.exp(order * t) + (-1) ** order * xp.exp(-order * t)) * xp.exp(-v[:, None] * xp.sinh(t))
+                    * weights).sum(axis=1) * (0.5 * reach)
+        return oscillating - decaying / math.pi
+    with numpy.errstate(all="ignore"):
+        out = _pieces(xp, x, [((x > 0) & (x <= 2), series), ((x > 2) & (x <= 25), middle),
+                              ((x > 25) & (x < xp.inf), lambda z: _hankel(z, order, xp, second=True))])
+        out = xp.where(x == 0, -xp.inf, out)
     return out.reshape(a.shape).astype(a.dtype)
 
 
 def _bessel_k_scaled(xp, a, order):
     """e^x K_0(x) or e^x K_1(x) for x >= 0: for x <= 2 the power series (K_0 = -(ln(x/2) + gamma) I_0 + sum_k
     H_k (x^2/4)^k / k!^2, K_1 = 1/x + ln(x/2) I_1 - (x/4) sum_k (psi(k+1) + psi(k+2)) (x^2/4)^k / (k! (k+1)!));
-    beyond, the trapezoidal rule on e^x K_v(x) = integral from 0 to inf of e^(-2x sinh^2(t/2)) cosh(v t) dt
-    (even and analytic in t: exact to rounding with 400 points up to where the integrand is below e^-50)."""
+    up to 25 the trapezoidal rule on e^x K_v(x) = integral from 0 to inf of e^(-2x sinh^2(t/2)) cosh(v t) dt
+    (even and analytic in t: exact to rounding with 128 points up to where the integrand is below e^-50); beyond,
+    the asymptotic series sqrt(pi/(2x)) sum_k a_k(v)/x^k."""
     x = _float64(a).reshape(-1)
-    with numpy.errstate(all="ignore"):
-        z = xp.where(x <= 2, x, 1.0)
+
+    def series(z):
         quarter = 0.25 * z * z
         i0, i1 = _bessel_i(xp, z, 0, False), _bessel_i(xp, z, 1, False)
         term, harmonic, total = xp.ones_like(z), 0.0, xp.zeros_like(z)
@@ -543,20 +560,23 @@ def _bessel_k_scaled(xp, a, order):
                     term = term * quarter / (k * (k + 1))
                     digamma_k1, digamma_k2 = digamma_k1 + 1.0 / k, digamma_k2 + 1.0 / (k + 1)
                 total = total + (digamma_k1 + digamma_k2) * term
-        log_half = xp.log(0.5 * z)
-        series = (-(log_half + _EULER_GAMMA) * i0 + total if order == 0
-                  else 1.0 / z + log_half * i1 - 0.25 * z * total) * xp.exp(z)
+        log_half = xp.log(z) - math.log(2.0)
+        value = -(log_half + _EULER_GAMMA) * i0 + total if order == 0 else 1.0 / z + log_half * i1 - 0.25 * z * total
+        return value * xp.exp(z)
 
-        def quadrature(v):
-            reach = xp.arccosh(1.0 + 50.0 / v)   # (where 2v sinh^2(t/2) = 50)
-            h = reach / 400
-            t = h[:, None] * xp.arange(401)
-            f = xp.exp(-2.0 * v[:, None] * xp.sinh(0.5 * t) ** 2) * xp.cosh(order * t)
-            return h * (f.sum(axis=1) - 0.5 * f[:, 0])
-        far = _by_chunks(xp, xp.where(x > 2, x, 3.0), quadrature)
-        out = xp.where(x <= 2, series, far)
-        out = xp.where(x == 0, xp.inf, xp.where(x < 0, xp.nan, out))
-        out = xp.where(xp.isinf(x) & (x > 0), 0.0, xp.where(xp.isnan(x), xp.nan, out))
+    def quadrature(v):
+        reach = xp.arccosh(1.0 + 50.0 / v)   # (where 2v sinh^2(t/2) = 50)
+        h = reach / 128
+        t = h[:, None] * xp.arange(129)
+        f = xp.exp(-2.0 * v[:, None] * xp.sinh(0.5 * t) ** 2) * xp.cosh(order * t)
+        return h * (f.sum(axis=1) - 0.5 * f[:, 0])
+
+    def far(v):
+        return xp.sqrt(math.pi / (2 * v)) * _asymptotic(v, order, xp)[2]
+    with numpy.errstate(all="ignore"):
+        out = _pieces(xp, x, [((x > 0) & (x <= 2), series), ((x > 2) & (x <= 25), quadrature),
+                              ((x > 25) & (x < xp.inf), far)])
+        out = xp.where(x == 0, xp.inf, xp.where(x == xp.inf, 0.0, out))
     return out.reshape(a.shape)
 
 
