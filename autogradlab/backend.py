@@ -296,6 +296,12 @@ def erf(array):
     return per_element(array, math.erf, "erf")
 
 
+def raises_for_singular(array) -> bool:
+    """Whether the array module's ``linalg`` raises LinAlgError for a singular (or not positive-definite) matrix:
+    NumPy's does; CuPy's gives infinities or NaN instead."""
+    return not (_cupy is not None and isinstance(array, _cupy.ndarray))
+
+
 def eig(array):
     """``(eigenvalues, eigenvectors)`` of each square matrix by LAPACK's general solver (geev): complex (the
     matrix's complex dtype) even where every eigenvalue is real, each eigenvector of length 1. CuPy has no

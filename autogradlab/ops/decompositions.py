@@ -368,7 +368,7 @@ def _eigenvectors_vjp(g, ctx):
     formula); equal eigenvalues make it infinite, as there."""
     v = ctx.result
     w = _call(EIGVALSH, ctx.self, UPLO=ctx.UPLO)
-    gap = w[..., None, :] - w[..., :, None] + _constant_like(numpy.eye(v.shape[-1]), w)   # 1 on the diagonal
+    gap = w[..., None, :] - w[..., :, None] + _eye_like(w)   # 1 on the diagonal
     m = _h(v) @ g
     _phase_free("linalg.eigh", "eigenvectors", _diagonal(m))
     return (v @ ((0.5 * (m - _h(m))) / gap) @ _h(v),)
@@ -512,7 +512,7 @@ def _svd_vectors_vjp(g, ctx):
         phase_u, phase_v = _diagonal(skew_u), _diagonal(skew_v)
         _phase_free("linalg.svd", "singular vectors (each pair of U's column and Vh's row)",
                     phase_u + phase_v, tolerance=1e-2 + 1e-2 * abs(_host(phase_v).imag))
-    gap = (s * s)[..., None, :] - (s * s)[..., :, None] + _constant_like(numpy.eye(k), s)   # E
+    gap = (s * s)[..., None, :] - (s * s)[..., :, None] + _eye_like(s)   # E, with 1 on the diagonal
     k_matrix = (skew_u * s[..., None, :] + s[..., :, None] * skew_v) / gap
     if skew_u.dtype.kind == "c":
         k_matrix = k_matrix + _diagonal(skew_u)[..., None] * _eye_like(skew_u) / (2 * s[..., :, None])
@@ -757,7 +757,8 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
 
 
 def _eye_like(like):
-    """The identity matrix as a constant of ``like``'s kind, dtype and device (broadcasting over its batch)."""
+    """The identity matrix of ``like``'s last size, a constant of its kind, dtype and device (broadcasting over its
+    batch)."""
     return _constant_like(numpy.eye(like.shape[-1]), like)
 
 

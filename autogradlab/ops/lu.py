@@ -14,10 +14,10 @@ from collections import namedtuple
 
 import numpy
 
-from ..backend import to_host, xp_of
+from ..backend import raises_for_singular, to_host, xp_of
 from ..tensor import Tensor
-from .decompositions import (INV, LinAlgError, _call, _constant_like, _h, _linalg, _matrices, _square, cholesky, inv,
-                             solve)
+from .decompositions import (INV, LinAlgError, _call, _constant_like, _h, _host, _linalg, _matrices, _square, cholesky,
+                             inv, solve)
 from .elementwise import where
 from .registry import apply, defop, expect_tensor
 from .shape import cat
@@ -121,23 +121,21 @@ def _lu_vjp(g, ctx):
         ga = _join(ga, l1_inv_h @ g_upper[..., :, k:], -1)
     if m > n:
         ga = _join(ga, g_lower[..., k:, :] @ u1_inv_h, -2)
-    p = _permutation(xp_of(packed._data if isinstance(packed, Tensor) else packed), ctx.pivots, m, packed.dtype)
+    p = _permutation(xp_of(_host(packed)), ctx.pivots, m, packed.dtype)
     return (_constant_like(p, packed) @ ga,)
 
 
 def _inverse_or_nan(u):
     """U^-1 of triangular matrices (arrays or Tensors), NaN for one with a 0 on its diagonal: a singular A's
     gradient through its LU is NaN, as PyTorch's."""
-    data = u._data if isinstance(u, Tensor) else u
+    data = _host(u)
     xp = xp_of(data)
     bad = (xp.diagonal(data, 0, -2, -1) == 0).any(-1)
     if not bool(bad.any()):
         return _call(INV, u)
-    flags = bad[..., None, None]
     if isinstance(u, Tensor):
-        flags = _constant(flags, u)
-        eye = _constant(xp.eye(u.shape[-1], dtype=u.dtype), u)
-        return where(flags, float("nan"), _call(INV, where(flags, eye, u)))
+        return _guarded(u, bad, lambda m: _call(INV, m))
+    flags = bad[..., None, None]
     return xp.where(flags, numpy.nan, _call(INV, xp.where(flags, xp.eye(u.shape[-1], dtype=u.dtype), u)))
 
 
@@ -274,16 +272,17 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
 # from our own elimination (the step of its first zero pivot, or, where rounding made that pivot tiny rather
 # than 0, of its smallest one), and their result is NaN. CuPy raises nothing: there every matrix is eliminated.
 
-def _info(A, routine, info_of):
-    """Per matrix, 0 where ``routine`` (an array function, e.g. inv) takes it, else ``info_of`` of it."""
+def _info(A, routine, info_of, near=None):
+    """Per matrix, 0 where ``routine`` (an array function, e.g. inv) takes it, else ``info_of`` of it (our own
+    factorization's, for a batch); where that is 0 although the routine failed (rounding), ``near`` of it, or 1."""
     xp = xp_of(A._data)
     n = A.shape[-1]
     batch = tuple(A.shape[:-2])
-    if xp is not numpy and type(A._data).__module__.split(".")[0] == "cupy":   # pragma: no cover - needs a GPU
-        return info_of(xp, A._data)
     try:
         routine(xp, A._data)
-        return xp.zeros(batch, numpy.int32)
+        if raises_for_singular(A._data):
+            return xp.zeros(batch, numpy.int32)
+        return info_of(xp, A._data)   # (CuPy raises nothing: our own factorization says which matrices fail)
     except LinAlgError:
         pass
     flat = A._data.reshape((math.prod(batch), n, n))
@@ -292,16 +291,18 @@ def _info(A, routine, info_of):
         try:
             routine(xp, flat[i])
         except LinAlgError:
-            info[i] = max(int(to_host(info_of(xp, flat[i]))), 1)
+            info[i] = int(to_host(info_of(xp, flat[i]))) or (near(xp, flat[i]) if near else 1)
     return xp.asarray(info.reshape(batch))
 
 
 def _lu_info(xp, a):
-    """The step (from 1) of LU's first zero pivot, or of its smallest where none is exactly 0."""
-    packed, _, info = _eliminate(xp, a)
-    if int(to_host(info)) == 0:
-        return int(to_host(xp.argmin(abs(xp.diagonal(packed))))) + 1
-    return info
+    """The step (from 1) of LU's first zero pivot per matrix, else 0."""
+    return _eliminate(xp, a)[2]
+
+
+def _smallest_pivot(xp, a):
+    """The step (from 1) of a matrix's smallest LU pivot (where rounding left a tiny one rather than 0)."""
+    return int(to_host(xp.argmin(abs(xp.diagonal(_eliminate(xp, a)[0]))))) + 1
 
 
 def _guarded(A, info, compute, trailing=2):
@@ -321,7 +322,7 @@ def inv_ex(A, *, check_errors=False):
     """``(inverse, info)``: ``inv(A)`` where info is 0; NaN for a singular matrix, whose info is the step (from 1)
     of LU's first zero pivot (``check_errors=True``: raise then)."""
     _square("inv_ex", A)
-    info = _info(A, lambda xp, a: _linalg(xp, "inv", a), _lu_info)
+    info = _info(A, lambda xp, a: _linalg(xp, "inv", a), _lu_info, _smallest_pivot)
     if check_errors:
         _failures("inv_ex", info, lambda j: f"The diagonal element {j} is zero, the inversion could not be "
                                             f"completed because the input matrix is singular")
@@ -331,7 +332,7 @@ def inv_ex(A, *, check_errors=False):
 def solve_ex(A, B, *, left=True, check_errors=False):
     """``(result, info)``: ``solve(A, B, left=left)`` where info is 0 (as :func:`inv_ex`'s), NaN elsewhere."""
     _square("solve_ex", A)
-    info = _info(A, lambda xp, a: _linalg(xp, "inv", a), _lu_info)
+    info = _info(A, lambda xp, a: _linalg(xp, "inv", a), _lu_info, _smallest_pivot)
     if check_errors:
         _failures("solve_ex", info, lambda j: f"The solver failed because the input matrix is singular (U[{j},{j}] "
                                               f"is zero)")

@@ -65,8 +65,8 @@ def _constant(value, shape, like):
 
 def _chebyshev(name, first, shifted=False):
     def polynomial(input, n, *, out=None):
-        if out is not None:
-            raise TypeError(f"{name}(): out= is not supported here; use the returned tensor")
+        _no_out(name, out)
+
         def start(x):
             return first(2 * x - 1 if shifted else x)
         def step(k, x, p, q):   # p_(k+1) = 2 x p_k - p_(k-1)
