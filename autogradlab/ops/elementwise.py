@@ -1361,8 +1361,7 @@ def log_add_exp_complex(a, b, where, log, log1p, exp):
     Written once for Tensors and arrays: ``where``, ``log``, ``log1p`` and ``exp`` are given."""
     first = a.real >= b.real
     larger, smaller = where(first, a, b), where(first, b, a)
-    tied_infinite = (larger.real == smaller.real) & ~(abs(larger.real) < numpy.inf)   # (inf or NaN)
-    tied_infinite = tied_infinite & (larger.real == larger.real)                       # (not NaN)
+    tied_infinite = (larger.real == smaller.real) & (abs(larger.real) == numpy.inf)
     safe_larger, safe_smaller = where(tied_infinite, 0, larger), where(tied_infinite, 0, smaller)
     usual = safe_larger + log1p(exp(safe_smaller - safe_larger))
     if not bool(tied_infinite.any()):
