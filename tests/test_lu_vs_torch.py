@@ -71,6 +71,36 @@ def test_lu_factor_and_lu_as_torch(shape, make):
     np.testing.assert_allclose((P.to(L.dtype) @ L @ U).numpy(), data, atol=1e-12)
 
 
+@pytest.mark.parametrize("shape", [(150, 150), (2, 70, 140), (140, 70)], ids=str)
+@pytest.mark.parametrize("make", [_real, _complex], ids=["real", "complex"])
+def test_blocked_elimination_agrees_with_torch_and_with_one_step_at_a_time(shape, make, monkeypatch):
+    """Past one panel (``_PANEL`` columns) the rows below are updated by a matrix product: the pivots stay
+    LAPACK's, and the packed factor, its pivots and info those of one step at a time (to rounding), also for
+    pivot=False and for a matrix with a zero column in the second panel (a zero pivot there in every order)."""
+    from autogradlab.ops import lu as lu_module
+    k = min(shape[-2:])
+    assert k > lu_module._PANEL
+    data = make(*shape)
+    singular = data.copy()
+    singular[..., k - 5] = 0
+    for a in (data, singular):
+        LU, pivots, info = ag.linalg.lu_factor_ex(ag.tensor(a))
+        tLU, tpivots, tinfo = torch.linalg.lu_factor_ex(torch.tensor(a))
+        np.testing.assert_array_equal(pivots.numpy(), tpivots.numpy())
+        np.testing.assert_array_equal(info.numpy(), tinfo.numpy())
+        np.testing.assert_allclose(LU.numpy(), tLU.numpy(), rtol=1e-8, atol=1e-10)
+    assert (info.numpy() == k - 4).all()
+    dominant = data + k * np.eye(*shape[-2:])   # (no pivoting is stable only for such a matrix)
+    cases = [(data, True), (singular, True), (dominant, False), (dominant * (singular != 0), False)]
+    blocked = [lu_module._eliminate(np, a, search=s) for a, s in cases]
+    monkeypatch.setattr(lu_module, "_PANEL", 10 ** 6)
+    for (a, s), (lu, piv, info) in zip(cases, blocked):
+        one_lu, one_piv, one_info = lu_module._eliminate(np, a, search=s)
+        np.testing.assert_array_equal(piv, one_piv)
+        np.testing.assert_array_equal(info, one_info)
+        np.testing.assert_allclose(lu, one_lu, rtol=1e-9, atol=1e-10)
+
+
 def test_pivots_follow_lapack_for_complex_numbers():
     """LAPACK picks the pivot of largest |Re| + |Im|, not of largest |z|: here 2.9+2.9j (|z| 4.10) over 4.2."""
     data = np.array([[2.9 + 2.9j, 1], [4.2, 2]])

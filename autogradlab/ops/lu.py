@@ -30,11 +30,18 @@ SolveExResult = namedtuple("solve_ex", ["result", "info"])
 CholeskyExResult = namedtuple("cholesky_ex", ["L", "info"])
 
 
+_PANEL = 64   # the columns eliminated one by one before the rest of the matrix is updated by one matrix product
+
+
 def _eliminate(xp, a, search=True):
     """Gaussian elimination on each matrix of ``a`` (m x n, k = min(m, n) steps): ``(lu, pivots, info)``, with L's
     multipliers below lu's diagonal (its ones left out) and U on and above it; pivots[j] the row (from 1) that
     step j swapped with row j (``search=False``: no swaps, the rows as given); info the first step (from 1)
-    whose pivot is 0, else 0."""
+    whose pivot is 0, else 0.
+
+    Blocked, as LAPACK's getrf: the steps of a panel of ``_PANEL`` columns update that panel only; then U's
+    rows to its right are L11^-1 A12 (forward substitution) and the rows below lose L21 U12 in one product.
+    Each entry takes the same subtractions as one step at a time would, in another order."""
     m, n = a.shape[-2:]
     batch = a.shape[:-2]
     lu = a.reshape((math.prod(batch), m, n)).copy()
@@ -42,22 +49,30 @@ def _eliminate(xp, a, search=True):
     pivots = xp.zeros((count, k), numpy.int32)
     info = xp.zeros((count,), numpy.int32)
     every = xp.arange(count)
-    for j in range(k):
-        if search:
-            column = lu[:, j:, j]
-            size = abs(column.real) + abs(column.imag) if lu.dtype.kind == "c" else abs(column)
-            p = j + xp.argmax(size, axis=1)   # (the first of equal candidates, as LAPACK's)
-            row_j, row_p = lu[every, j, :].copy(), lu[every, p, :].copy()
-            lu[every, j, :], lu[every, p, :] = row_p, row_j
-        else:
-            p = xp.full((count,), j)
-        pivots[:, j] = p + 1
-        pivot = lu[:, j, j]
-        zero = pivot == 0
-        info = xp.where((info == 0) & zero, j + 1, info)
-        # the multipliers (a zero pivot leaves its column as it is: every entry below is 0 too, with search)
-        lu[:, j + 1:, j] = xp.where(zero[:, None], lu[:, j + 1:, j], lu[:, j + 1:, j] / xp.where(zero, 1, pivot)[:, None])
-        lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j:j + 1] * lu[:, j:j + 1, j + 1:]
+    for start in range(0, k, _PANEL):
+        end = min(start + _PANEL, k)
+        for j in range(start, end):
+            if search:
+                column = lu[:, j:, j]
+                size = abs(column.real) + abs(column.imag) if lu.dtype.kind == "c" else abs(column)
+                p = j + xp.argmax(size, axis=1)   # (the first of equal candidates, as LAPACK's)
+                row_j, row_p = lu[every, j, :].copy(), lu[every, p, :].copy()
+                lu[every, j, :], lu[every, p, :] = row_p, row_j
+            else:
+                p = xp.full((count,), j)
+            pivots[:, j] = p + 1
+            pivot = lu[:, j, j]
+            zero = pivot == 0
+            info = xp.where((info == 0) & zero, j + 1, info)
+            # the multipliers (a zero pivot leaves its column as it is: every entry below is 0 too, with search)
+            lu[:, j + 1:, j] = xp.where(zero[:, None], lu[:, j + 1:, j],
+                                        lu[:, j + 1:, j] / xp.where(zero, 1, pivot)[:, None])
+            lu[:, j + 1:, j + 1:end] -= lu[:, j + 1:, j:j + 1] * lu[:, j:j + 1, j + 1:end]
+        if end < n:
+            for j in range(start, end):   # U12 = L11^-1 A12
+                lu[:, j + 1:end, end:] -= lu[:, j + 1:end, j:j + 1] * lu[:, j:j + 1, end:]
+            if end < m:
+                lu[:, end:, end:] -= lu[:, end:, start:end] @ lu[:, start:end, end:]
     return lu.reshape(a.shape), pivots.reshape(batch + (k,)), info.reshape(batch)
 
 
