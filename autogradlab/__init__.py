@@ -49,7 +49,7 @@ from .ops.rearrange import (diag, diag_embed, diagonal, diff, index_select, mesh
 from .ops.rearrange import movedim as moveaxis
 from .ops.log_cumsum import logcumsumexp
 from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumprod, cumsum, log_softmax, logsumexp, max, mean,
-                         min, norm, prod, softmax, std, sum, var)
+                         min, prod, softmax, std, sum, var)
 from .ops.selection import where
 from .ops.selection import (argwhere, bincount, count_nonzero, index_add, masked_select, nonzero, scatter,
                              scatter_add, scatter_reduce, take_along_dim, unique)
@@ -178,6 +178,7 @@ from .nn.functional import (adaptive_avg_pool1d, avg_pool1d, bilinear, celu,  # 
                             max_pool2d, max_pool3d, pdist, pixel_shuffle, pixel_unshuffle, prelu, selu, threshold)
 from . import utils  # noqa: E402  (torch.utils.data's names: Dataset, DataLoader, random_split, ...)
 from . import linalg, special  # noqa: E402  (torch.linalg's and torch.special's names)
+norm = Tensor.norm = linalg._torch_norm   # (any p: linalg's vector and matrix norms, above the ops)
 from . import cuda  # noqa: E402  (torch.cuda's is_available, device_count, ...)
 from . import backends  # noqa: E402  (torch.backends' switches: cudnn.deterministic, ...)
 from .backends import (are_deterministic_algorithms_enabled,  # noqa: E402

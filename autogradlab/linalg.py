@@ -95,6 +95,29 @@ def norm(A, ord=None, dim=None, keepdim=False):
                        f"{A.ndim}D.")
 
 
+def _torch_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """``torch.norm`` and ``Tensor.norm`` (PyTorch's older function): a number ``p`` is :func:`vector_norm` over
+    ``dim`` (every element by default), ``"fro"`` the 2-norm over at most two dims, ``"nuc"`` the nuclear norm
+    of the matrices in ``dim`` (the last two... of a 2-D input by default); ``dtype`` casts ``input`` first."""
+    expect_tensor(input, "norm")
+    if dtype is not None:
+        if numpy.promote_types(input.dtype, dtype) != numpy.dtype(dtype):
+            raise RuntimeError(f"norm: the dtype of the input ({input.dtype.name}) should be convertible without "
+                               f"narrowing to the specified dtype ({numpy.dtype(dtype).name}), as in PyTorch: cast "
+                               f"the input yourself (input.to(...)) to compute in a narrower dtype")
+        input = input.to(dtype)
+    if p is None:
+        p = 2
+    if isinstance(p, str):
+        dims = None if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+        if p == "fro" and (dims is None or len(dims) <= 2):
+            return _R.norm(input, 2, dim, keepdim)
+        return matrix_norm(input, p, tuple(range(input.ndim)) if dims is None else dims, keepdim)
+    if p in (1, 2) and not isinstance(p, bool):
+        return _R.norm(input, p, dim, keepdim)
+    return vector_norm(input, p, dim, keepdim)
+
+
 def multi_dot(tensors):
     """``tensors[0] @ tensors[1] @ ...``, the first may be a vector (a row) and the last a vector (a column)."""
     tensors = list(tensors)

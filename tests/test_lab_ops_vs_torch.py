@@ -675,14 +675,24 @@ def test_einsum_second_derivatives_match_torch_and_finite_differences(equation, 
     assert gradgradcheck(lambda *t: ag.einsum(equation, *t), tuple(fresh))
 
 
-def test_einsum_of_a_diagonal_without_gradient_and_its_refusal_with_one():
-    a, ta = pair(_data((3, 3), 55, "float64"))
-    close(ag.einsum("ii", a), torch.einsum("ii", ta), rtol=1e-12, atol=1e-12)
-    close(ag.einsum("ii->i", a), torch.einsum("ii->i", ta), rtol=1e-12, atol=1e-12)
-    with pytest.raises(NotImplementedError, match="repeated within one operand"):
-        ag.einsum("ii->i", a.requires_grad_())
+@pytest.mark.parametrize("equation, shapes", [("ii->i", [(3, 3)]), ("ii", [(3, 3)]), ("...ii->...i", [(2, 3, 3)]),
+                                             ("iji->j", [(3, 2, 3)]), ("iiii->i", [(2, 2, 2, 2)]),
+                                             ("bii,bj->bij", [(2, 3, 3), (2, 4)])])
+def test_einsum_of_a_diagonal_and_its_gradient_as_torch(equation, shapes):
+    """A letter repeated within one operand is its diagonal, taken first with diagonal's gradient."""
+    pairs = [pair(_data(shape, 55 + k, "float64")) for k, shape in enumerate(shapes)]
+    ours = [a.requires_grad_() for a, _ in pairs]
+    theirs = [ta.requires_grad_() for _, ta in pairs]
+    y, ty = ag.einsum(equation, *ours), torch.einsum(equation, *theirs)
+    close(y, ty, rtol=1e-12, atol=1e-12)
+    w = np.linspace(0.5, 1.5, ty.numel()).reshape(tuple(ty.shape))
+    (y * ag.tensor(w)).sum().backward()
+    (ty * torch.tensor(w)).sum().backward()
+    for a, ta in zip(ours, theirs):
+        close(a.grad, ta.grad, rtol=1e-12, atol=1e-12)
     with ag.no_grad():
-        close(ag.einsum("ii->i", a), torch.einsum("ii->i", ta), rtol=1e-12, atol=1e-12)
+        close(ag.einsum(equation, *ours), ty, rtol=1e-12, atol=1e-12)
+    assert gradgradcheck(lambda *t: ag.einsum(equation, *t), tuple(ours))
 
 
 @pytest.mark.parametrize("equation, shapes", [
@@ -749,8 +759,17 @@ def test_einsum_refuses_what_torch_refuses():
                           ("i\u00e9", [a], [ta])]:
         both_raise(lambda: ag.einsum(eq, *ops), lambda: torch.einsum(eq, *tops))
     both_raise(lambda: ag.einsum("ij", np.ones((2, 3))), lambda: torch.einsum("ij", np.ones((2, 3))))
-    with pytest.raises(TypeError, match="sublist form"):
-        ag.einsum(a, [0, 1])
+    both_raise(lambda: ag.einsum(a, [0, 60]), lambda: torch.einsum(ta, [0, 60]))
+    both_raise(lambda: ag.einsum("ii", ag.ones(2, 3, requires_grad=True)), lambda: torch.einsum("ii", torch.ones(2, 3)))
+
+
+def test_einsum_sublist_form_as_torch():
+    (a, ta), (b, tb) = pair(_data((2, 3), 83, "float64")), pair(_data((3, 4), 84, "float64"))
+    close(ag.einsum(a, [0, 1], b, [1, 2], [0, 2]), torch.einsum(ta, [0, 1], tb, [1, 2], [0, 2]), rtol=1e-12, atol=1e-12)
+    close(ag.einsum(a, [0, 27], b, [27, 2]), torch.einsum(ta, [0, 27], tb, [27, 2]), rtol=1e-12, atol=1e-12)
+    cube, tcube = pair(_data((2, 3, 3), 85, "float64"))
+    close(ag.einsum(cube, [Ellipsis, 0, 0], [Ellipsis, 0]), torch.einsum(tcube, [Ellipsis, 0, 0], [Ellipsis, 0]),
+          rtol=1e-12, atol=1e-12)
 
 
 # -- scaled_dot_product_attention --------------------------------------------------------------------------------

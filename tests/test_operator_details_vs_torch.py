@@ -3,10 +3,12 @@
 ``view`` refuses a layout it cannot view without copying, and ``t == None`` is False."""
 from __future__ import annotations
 
-import numpy as np
+import math
 
+import numpy as np
 import pytest
 from conftest import import_torch
+from torch_compare import both_raise
 
 import autogradlab as ag
 
@@ -311,11 +313,32 @@ def test_norm_is_pytorchs_with_gradient_zero_where_the_norm_is_zero(case):
     assert run(ag) == run(torch)
 
 
-def test_norm_takes_p_2_fro_and_1_and_says_so_for_another_p():
-    x = ag.tensor([3.0, 4.0])
-    assert x.norm().item() == x.norm(2).item() == x.norm("fro").item() == 5.0 and x.norm(1).item() == 7.0
-    with pytest.raises(RuntimeError, match=r"p=3 is not supported here: use p=2"):
-        x.norm(p=3)
+@pytest.mark.parametrize("call", [
+    lambda T, x: x.norm(), lambda T, x: x.norm(2), lambda T, x: x.norm("fro"), lambda T, x: x.norm(1),
+    lambda T, x: x.norm(p=math.inf), lambda T, x: x.norm(-math.inf, 1), lambda T, x: x.norm(0.5), lambda T, x: x.norm(3, 0),
+    lambda T, x: T.norm(x, -1), lambda T, x: x.norm("nuc"), lambda T, x: x.norm("nuc", (1, 0), True),
+    lambda T, x: T.norm(x, "fro", (0, 1)), lambda T, x: x.norm(None, 1), lambda T, x: x.norm(1, dtype=T.float64),
+], ids=["default", "2", "fro", "1", "inf", "-inf dim", "0.5", "3 dim", "-1", "nuc", "nuc dims keepdim", "fro dims",
+        "None dim", "dtype"])
+def test_norm_takes_every_p_as_torch(call):
+    """torch.norm / Tensor.norm: a number p is linalg.vector_norm's, 'fro' the 2-norm, 'nuc' the nuclear norm."""
+    data = np.array([[3.0, -4.0, 0.5], [0.0, 2.0, -1.0]], dtype=np.float32)
+    results = []
+    for T in (ag, torch):
+        x = T.tensor(data, requires_grad=True)
+        y = call(T, x)
+        y.sum().backward()
+        results.append((np.asarray(y.tolist()), str(y.dtype).removeprefix("torch."), x.grad.numpy()))
+    (y, dtype, grad), (ty, tdtype, tgrad) = results
+    assert dtype == tdtype
+    np.testing.assert_allclose(y, ty, rtol=1e-6)
+    np.testing.assert_allclose(grad, tgrad, rtol=1e-5, atol=1e-7)
+
+
+def test_norm_refuses_a_narrowing_dtype_and_a_matrix_norm_of_a_vector_as_torch():
+    both_raise(lambda: ag.tensor([3.0, 4.0], dtype=ag.float64).norm(dtype=ag.float32),
+               lambda: torch.tensor([3.0, 4.0], dtype=torch.float64).norm(dtype=torch.float32))
+    both_raise(lambda: ag.tensor([3.0, 4.0]).norm("nuc"), lambda: torch.tensor([3.0, 4.0]).norm("nuc"))
 
 
 def test_floor_division_and_a_number_modulo_a_tensor_are_not_differentiable():

@@ -642,8 +642,3 @@ MORE_ERRORS = {
 @pytest.mark.parametrize("name", MORE_ERRORS)
 def test_more_errors_match_torch(name):
     both_raise(lambda: MORE_ERRORS[name](ag), lambda: MORE_ERRORS[name](torch))
-
-
-def test_cdist_other_p_is_refused_clearly():
-    with pytest.raises(NotImplementedError, match="p=2"):
-        ag.cdist(ag.ones(2, 3), ag.ones(4, 3), p=3.0)

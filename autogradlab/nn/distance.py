@@ -10,53 +10,19 @@ max |x_i|, p = -inf min |x_i|, p = 0 the number of nonzero x_i.
 """
 from __future__ import annotations
 
-import math
-
 import numpy
 
 from ..backend import asarray
 from ..grad_mode import is_grad_enabled, no_grad
 from ..ops import elementwise as E
 from ..ops import reduce as R
+from ..ops.reduce import vector_norm
 from ..ops.registry import broadcast_shape
 from ..tensor import Tensor
 from .module import Module
 
 __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "vector_norm", "dist", "pdist", "CosineSimilarity",
            "PairwiseDistance"]
-
-
-def vector_norm(x, p=2.0, dim=None, keepdim=False):
-    """||x||_p over ``dim`` (every dim by default): (sum_i |x_i|^p)^(1/p); max |x_i| for p = inf, min |x_i| for
-    p = -inf, the count of nonzero x_i for p = 0 (a zero gradient). Where the norm is 0, its gradient is 0, as in
-    PyTorch; elsewhere d/dx_i = sign(x_i) |x_i|^(p-1) / norm^(p-1)."""
-    if dim is not None:   # (a 0-d x takes dim 0 or -1 only, as in PyTorch: an IndexError otherwise)
-        R.reduction_dims(dim, x.ndim, "vector_norm")
-    if p == 2:
-        return R.norm(x, 2, dim, keepdim)
-    if p < 0 or p == math.inf:   # (a max, a min or a sum of |x|^p = inf: nothing to give over no element)
-        for d in (R.reduction_dims(dim, x.ndim, "vector_norm") if x.ndim else ()):
-            if x.shape[d] == 0:
-                raise RuntimeError(f"vector_norm: the {p} norm over dim {d}, which is empty (shape "
-                                   f"{tuple(x.shape)}), is undefined; use p > 0, or reduce over another dim")
-    size = E.abs(x)
-    if p == 1:
-        return R.sum(size, dim, keepdim)
-    if p == math.inf:
-        return R.amax(size, dim, keepdim)   # (ties share the gradient, as in PyTorch)
-    if p == -math.inf:
-        return R.amin(size, dim, keepdim)
-    # |x_i|^p only where x_i is not 0 (there its slope is 0 or infinite; PyTorch takes 0): 0 for p >= 0, inf for
-    # p < 0, which makes the norm 0. For p = 0 each |x_i|^0 is 1: the count, with a zero gradient (as PyTorch's)
-    nonzero = x != 0
-    total = R.sum(E.where(nonzero, E.where(nonzero, size, 1.0) ** p, 0.0 if p >= 0 else math.inf), dim, keepdim)
-    if p == 0:
-        return total
-    if p < 0:
-        with numpy.errstate(divide="ignore"):
-            return total ** (1.0 / p)
-    zero = total == 0   # (the root only where the sum is not 0: its slope there is infinite)
-    return E.where(zero, 0.0, E.where(zero, 1.0, total) ** (1.0 / p))
 
 
 def check_float(t, what, name, error=TypeError, complex_ok=False):

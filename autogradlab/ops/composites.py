@@ -64,23 +64,29 @@ def sub(input, other, *rest, alpha=1):
 
 
 def div(input, other, *, rounding_mode=None):
-    """``input / other``; ``rounding_mode="trunc"`` rounds the quotient toward 0, ``"floor"`` toward -inf
-    (``a // b``). Rounded quotients of integers stay integers; a rounded quotient has no gradient."""
+    """``input / other``; ``rounding_mode="trunc"`` rounds the quotient toward 0, ``"floor"`` toward -inf.
+    Rounded quotients of integers stay integers; of floats, their derivative is 0, as PyTorch's (``a // b``
+    itself is not differentiable)."""
     if rounding_mode is None:
         return E.div(input, other)
     for t in (input, other):
         if isinstance(t, Tensor):
             E.ordered(f"div(rounding_mode={rounding_mode!r})", t)
-    if rounding_mode == "floor":
-        return E.floor_divide(input, other)
-    if rounding_mode == "trunc":
-        if E._integers(input) and E._integers(other):   # |a| // |b| with the quotient's sign
-            size = [abs(x) if not isinstance(x, Tensor) else E.abs(x) for x in (input, other)]
-            signs = [(x > 0) - (x < 0) if not isinstance(x, Tensor) else E.sign(x) for x in (input, other)]
-            return E.floor_divide(*size) * signs[0] * signs[1]
-        return E.trunc(E.div(input, other))
-    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-                       f"{rounding_mode!r}")
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"{rounding_mode!r}")
+    if E._integers(input) and E._integers(other):
+        if rounding_mode == "floor":
+            return E.floor_divide(input, other)
+        if E._is_bool(input) and E._is_bool(other):
+            raise NotImplementedError("div(rounding_mode='trunc') of two bool operands is not implemented (as in "
+                                      "PyTorch): convert one, e.g. mask.to(autogradlab.int64)")
+        like = input if isinstance(input, Tensor) else other   # (a number in the tensor's dtype first, as PyTorch)
+        a, b = (E.as_tensor_like(x, like) for x in E.promote(input, other))
+        dtype = E.result_type(a, b)   # (a bool next to an integer: that integer's dtype)
+        a, b = E.to_dtype(a, dtype), E.to_dtype(b, dtype)
+        return E.floor_divide(E.abs(a), E.abs(b)) * E.sign(a) * E.sign(b)   # |a| // |b|, signed
+    return (E.div_floor if rounding_mode == "floor" else E.div_trunc)(input, other)
 
 
 def _as_integer_if(tensors, value):
@@ -402,27 +408,28 @@ def copysign(input, other):
     """|input| with the sign of ``other`` (its sign bit: -0.0 counts as negative); a float result. Its
     gradient is +-1 (0 where input is 0, as PyTorch)."""
     expect_tensor(input, "copysign")
-    magnitude = E.abs(_floating(input))
-    if isinstance(other, Tensor):   # (the result in both operands' float type: float32 and float64 give float64,
-        other = _floating(other)    # unless other is 0-d and input not, as PyTorch promotes)
-        if other.ndim or not magnitude.ndim:
-            magnitude = E.to_dtype(magnitude, numpy.promote_types(magnitude.dtype, other.dtype))
-    else:
-        other = E.as_tensor_like(float(other), magnitude)
-    return E.where(signbit(other), -magnitude, magnitude)
+    E.real_only("copysign", input, other)
+    magnitude, other = E.promote_float(input, other)   # (PyTorch's promotion; integers compute in floats)
+    if magnitude.dtype != other.dtype:   # (two floats the promotion leaves apart: the result in the wider)
+        magnitude = E.to_dtype(magnitude, numpy.promote_types(magnitude.dtype, other.dtype))
+    magnitude = E.abs(magnitude)
+    return E.where(signbit(E.as_tensor_like(other, magnitude)), -magnitude, magnitude)
 
 
 def ldexp(input, other):
     """input * 2^other (``other`` usually integer exponents); a float result (complex for a complex input)."""
     expect_tensor(input, "ldexp")
     # 2^e in two halves, so that 2^e itself never overflows where input * 2^e is still a number (0.1 * 2^128)
-    x = _floating(input, complex_ok=True)
+    x = input
+    if isinstance(other, Tensor) and other.dtype.kind == "f" and input.dtype.kind in "biu":
+        x = E.to_dtype(input, other.dtype)   # (an integer input takes a float exponent's dtype, as PyTorch promotes)
+    x = _floating(x, complex_ok=True)
     if isinstance(other, Tensor):
-        e = other
+        e = E.to_dtype(other, numpy.int64) if other.dtype == numpy.bool_ else other
     else:   # (a number: a real exponent, in the float dtype of x's parts)
         e = Tensor._make(asarray(numpy.asarray(float(other), numpy.finfo(x.dtype).dtype), x.device), False, None,
                          x.device)
-    half = E.floor(E.to_dtype(e, default_float()) / 2) if e.dtype.kind != "f" else E.floor(e / 2)
+    half = E.floor(E.to_dtype(e, numpy.finfo(x.dtype).dtype) / 2) if e.dtype.kind != "f" else E.floor(e / 2)
     return x * 2.0 ** half * 2.0 ** (e - half)
 
 

@@ -144,6 +144,17 @@ def promote(a, b):
     return a, b
 
 
+def promote_float(a, b):
+    """:func:`promote` for an op that computes in floats (``/``, ``atan2``, ``xlogy``...): where neither operand
+    holds floats, each goes to the default float dtype on its own first, so a number keeps its value
+    (``uint8 / -3`` divides by -3, not by the 253 that -3 becomes as a uint8, as in PyTorch)."""
+    def floating(x):
+        return isinstance(x, (float, complex)) or getattr(getattr(x, "dtype", None), "kind", "") in ("f", "c")
+    if not floating(a) and not floating(b):
+        a, b = ((_cast(x, default_float()) if hasattr(x, "dtype") else float(x)) for x in (a, b))
+    return promote(a, b)
+
+
 def _cast(operand, dtype):
     return to_dtype(operand, dtype) if isinstance(operand, Tensor) else operand.astype(dtype)
 
@@ -331,8 +342,24 @@ REMAINDER = defop("remainder", ("self", "other"), save=("self", "other"), save_i
 
 # floor(a / b) as PyTorch's div(a, b, rounding_mode="floor"): differentiable, with derivative 0 (what remainder's
 # recorded backward is made of; ``a // b`` itself is not differentiable, as PyTorch's floor_divide has none)
+def _div_floor_forward(xp, a, b):
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        return xp.floor_divide(a, b)
+
+
 DIV_FLOOR = defop("div_floor", ("self", "other"), math="floor(a / b);  da = 0, db = 0",
-                  forward=lambda xp, a, b: xp.floor_divide(a, b),
+                  forward=_div_floor_forward,
+                  vjp=lambda g, ctx: (zeros_gradient(g), zeros_gradient(g)), formulas=("0", "0"))
+
+
+def _div_trunc_forward(xp, a, b):
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        return xp.trunc(a / b)
+
+
+# trunc(a / b), PyTorch's div(a, b, rounding_mode="trunc") of floats: derivative 0, also where b = 0
+DIV_TRUNC = defop("div_trunc", ("self", "other"), math="trunc(a / b);  da = 0, db = 0",
+                  forward=_div_trunc_forward,
                   vjp=lambda g, ctx: (zeros_gradient(g), zeros_gradient(g)), formulas=("0", "0"))
 
 
@@ -476,12 +503,15 @@ ATAN = defop("atan", ("self",), save=("self",), math="arctan a;  da = g/(1 + a^2
 
 def _atan2_vjp(g, ctx):
     a, b = ctx.self, ctx.other
-    scaled = g / (a * a + b * b)   # (PyTorch's order: the incoming gradient over r^2, then times b or -a)
-    return (scaled * b if ctx.needs_input_grad[0] else None, -scaled * a if ctx.needs_input_grad[1] else None)
+    squared = a * a + b * b
+    with numpy.errstate(divide="ignore"):   # (PyTorch's 1/r^2, 0 where r is 0: the gradient at the origin is 0)
+        reciprocal = where(squared == 0, 0.0, 1 / squared)
+    return (g * b * reciprocal if ctx.needs_input_grad[0] else None,
+            g * -a * reciprocal if ctx.needs_input_grad[1] else None)
 
 
 ATAN2 = defop("atan2", ("self", "other"), save=("self", "other"),
-              math="the angle of the point (b, a);  da = g*b/(a^2 + b^2), db = -g*a/(a^2 + b^2)",
+              math="the angle of the point (b, a);  da = g*b/(a^2 + b^2), db = -g*a/(a^2 + b^2) (0 at a = b = 0)",
               forward=lambda xp, a, b: xp.arctan2(a, b),
               vjp=_atan2_vjp, formulas=("b/(a^2 + b^2)", "-a/(a^2 + b^2)"))
 
@@ -627,6 +657,14 @@ def ordered(name, a, error=NotImplementedError):
         raise error(f"{name} is not supported for complex tensors: complex numbers have no order. "
                     f"Compare a real number made of them instead: z.real, z.abs() or z.angle()")
     return a
+
+
+def real_only(name, *operands):
+    """Refuse complex operands for an op with no complex formula here (rather than drop their imaginary parts)."""
+    for x in operands:
+        if getattr(getattr(x, "dtype", None), "kind", "") == "c" or isinstance(x, complex):
+            raise NotImplementedError(f"{name}: this op does not take complex numbers in autogradlab (it would "
+                                      f"lose their imaginary parts): give it z.real, z.imag or z.abs()")
 
 
 def _no_bools(name, a):
@@ -959,6 +997,7 @@ def _integer_division(op):
 
 
 floor_divide, _remainder, div_floor = _integer_division(FLOOR_DIVIDE), _integer_division(REMAINDER), _binary(DIV_FLOOR)
+div_trunc = _binary(DIV_TRUNC)
 floor_divide.__doc__ = "``a // b``: the quotient rounded toward -inf (not differentiable: flat almost everywhere)."
 
 
@@ -1093,10 +1132,7 @@ def equal(a, b) -> bool:
 
 def div(a, b):
     """``a / b``: true division; integer or bool operands give PyTorch's default float (float32)."""
-    a, b = promote(a, b)
-    if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
-        a, b = _cast(a, default_float()), _cast(b, default_float())
-    return apply(DIV, (a, b))
+    return apply(DIV, promote_float(a, b))
 
 
 def atan2(input, other):
@@ -1105,10 +1141,8 @@ def atan2(input, other):
     if not isinstance(other, Tensor):
         raise TypeError(f"atan2(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}: "
                         f"wrap it with autogradlab.tensor(...)")
-    a, b = promote(input, other)
-    if a.dtype.kind != "f" and b.dtype.kind != "f":
-        a, b = _cast(a, default_float()), _cast(b, default_float())
-    return apply(ATAN2, (a, b))
+    real_only("atan2", input, other)
+    return apply(ATAN2, promote_float(input, other))
 
 
 def lerp(input, end, weight):
@@ -1329,13 +1363,13 @@ FMOD = defop("fmod", ("self", "other"), save=("self", "other"), save_if={"self":
 
 
 def _floats_pair(name, input, other):
-    """The two Tensors of hypot / logaddexp, promoted; both must hold floats, as in PyTorch."""
+    """The two Tensors of hypot / logaddexp, promoted; at least one must hold floats, as in PyTorch."""
     if not isinstance(other, Tensor):
         raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}: "
                         f"wrap it with autogradlab.tensor(...)")
-    if input.dtype.kind != "f" or other.dtype.kind != "f":
+    if input.dtype.kind != "f" and other.dtype.kind != "f":
         raise NotImplementedError(f"{name}() is not implemented for {input.dtype.name} and {other.dtype.name} "
-                                  f"tensors (as in PyTorch): convert them with .float()")
+                                  f"tensors (as in PyTorch): convert one with .float()")
     return promote(input, other)
 
 

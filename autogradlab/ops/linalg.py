@@ -12,6 +12,8 @@ from ..backend import broadcast_to as broadcast_view
 from ..grad_mode import state
 from ..tensor import Tensor
 from .elementwise import mul, promote
+from .rearrange import diagonal
+from .reduce import vector_norm
 from .registry import apply, apply_binary, broadcast_shape, defop, not_a_tensor
 from .shape import cat, permute, reshape
 
@@ -336,19 +338,60 @@ def einsum(equation, *operands):
     over rows; without ``->`` the output is the letters used once, sorted; ``...`` stands for broadcast dims.
     Each letter not in the output is summed over. More than two operands are contracted two at a time, left
     to right. The gradient of an operand is an einsum of g with the other operands back to its subscripts (a
-    letter it alone has is broadcast back); a letter repeated within one operand (a diagonal, ``"ii->i"``) takes
-    no gradient here."""
+    letter it alone has is broadcast back); a letter repeated within one operand (``"ii->i"``) is its diagonal,
+    taken first (with ``diagonal``'s gradient). The sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` names
+    the letters by numbers (0-25 a-z, 26-51 A-Z; ``...`` as ``Ellipsis``)."""
+    if isinstance(equation, Tensor):
+        equation, operands = _from_sublists((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    if not isinstance(equation, str) and isinstance(equation, Tensor):
-        raise TypeError("einsum(): the sublist form einsum(a, [0, 1], b, [1, 2]) is not available here: write the "
-                        "equation as a string, einsum('ij,jk', a, b)")
     for t in operands:
         if not isinstance(t, Tensor):
             raise not_a_tensor("einsum", t)
     if operands and operands[0].dtype == numpy.float16:   # (summed in float32 and rounded once, as PyTorch)
         return _contract(equation, *[t.to(numpy.float32) for t in operands]).to(numpy.float16)
     return _contract(equation, *operands)
+
+
+_SUBLIST_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _from_sublists(args):
+    """``(equation, operands)`` of the sublist form: operand, its subscripts, ..., then the output's, if given."""
+    def letters(sublist):
+        if not isinstance(sublist, (list, tuple)):
+            raise TypeError(f"einsum(): in the sublist form each operand is followed by a list of its subscripts "
+                            f"(ints in [0, 52) or Ellipsis), got {type(sublist).__name__}")
+        out = ""
+        for i in sublist:
+            if i is Ellipsis:
+                out += "..."
+            elif isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(_SUBLIST_LETTERS):
+                out += _SUBLIST_LETTERS[i]
+            else:
+                raise ValueError(f"einsum(): subscript in subscript list is not within the valid range [0, 52), "
+                                 f"got {i!r}")
+        return out
+    pairs = len(args) // 2 * 2
+    operands = tuple(args[0:pairs:2])
+    equation = ",".join(letters(s) for s in args[1:pairs:2])
+    if len(args) > pairs:
+        equation += "->" + letters(args[-1])
+    return equation, operands
+
+
+def _diagonals(k, subscripts, t):
+    """Operand ``k`` with each repeated letter (``"ii"``) replaced by its diagonal, a last dim of that letter."""
+    while len(set(subscripts)) < len(subscripts):
+        letter = next(ch for ch in subscripts if subscripts.count(ch) > 1)
+        i = subscripts.index(letter)
+        j = subscripts.index(letter, i + 1)
+        if t.shape[i] != t.shape[j]:
+            raise RuntimeError(f"einsum(): subscript {letter} is repeated for operand {k} but the sizes don't match, "
+                               f"{t.shape[i]} != {t.shape[j]}")
+        t = diagonal(t, 0, i, j)
+        subscripts = subscripts[:i] + subscripts[i + 1:j] + subscripts[j + 1:] + letter
+    return subscripts, t
 
 
 def _contract(equation, *operands):
@@ -360,15 +403,12 @@ def _contract(equation, *operands):
         if t.dtype != operands[0].dtype:
             raise RuntimeError(f"einsum(): operand {k} is {t.dtype.name} but operand 0 is {operands[0].dtype.name}: "
                                f"give them one dtype, e.g. x.to({operands[0].dtype.name})")
-    for s, t in zip(subs, operands):
-        letters = _letters(s)
-        if len(set(letters)) < len(letters) and state.grad_enabled and getattr(t, "requires_grad", False):
-            raise NotImplementedError(f"einsum(): a letter repeated within one operand ({s!r}: a diagonal) takes no "
-                                      f"gradient here; mask instead, e.g. (a * autogradlab.eye(n)).sum(-1) for "
-                                      f"'ii->i'")
     subs, out = _without_ellipsis(subs, out, operands)
-    # two at a time: keep the letters still needed (by a later operand or the output)
     subs, operands = list(subs), list(operands)
+    for k, t in enumerate(operands):
+        if isinstance(t, Tensor):
+            subs[k], operands[k] = _diagonals(k, subs[k], t)
+    # two at a time: keep the letters still needed (by a later operand or the output)
     while len(operands) > 2:
         (s0, s1), rest = subs[:2], subs[2:]
         needed = set(_letters(out)) | set(_letters("".join(rest)))
@@ -432,10 +472,11 @@ def kron(input, other):
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The ``p``-norm distance between each row of ``x1`` (..., P, M) and each row of ``x2`` (..., R, M):
-    ``out[..., i, j] = ||x1[..., i, :] - x2[..., j, :]||_p`` (p = 2 or 1; batch dims broadcast). Built from the
-    differences and ``norm``, so the gradient is ``g*(x1_i - x2_j)/d_ij`` for p = 2 (0 where d = 0, as
-    PyTorch's) and ``g*sign(x1_i - x2_j)`` for p = 1. (PyTorch computes p = 2 through a matrix product for
-    more than 25 rows, whose rounding differs slightly.)"""
+    ``out[..., i, j] = ||x1[..., i, :] - x2[..., j, :]||_p`` (any p >= 0, inf included; batch dims broadcast).
+    Built from the differences and ``norm``, so the gradient is ``g*(x1_i - x2_j)/d_ij`` for p = 2 (0 where d = 0,
+    as PyTorch's), ``g*sign(x1_i - x2_j)`` for p = 1, and :func:`~autogradlab.ops.reduce.vector_norm`'s for the
+    rest (tied largest differences share the gradient for p = inf). (PyTorch computes p = 2 through a matrix
+    product for more than 25 rows, whose rounding differs slightly.)"""
     for t in (x1, x2):
         if not isinstance(t, Tensor):
             raise not_a_tensor("cdist", t)
@@ -453,10 +494,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
                            f"with x2.to({x1.dtype.name})")
     if p < 0:
         raise RuntimeError(f"cdist only supports non-negative p values, got p={p}")
-    if p not in (1, 2):
-        raise NotImplementedError(f"cdist: p={p} is not supported here: use p=2 (euclidean) or p=1 (manhattan)")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)   # (..., P, R, M)
-    return diff.abs().sum(-1) if p == 1 else diff.norm(dim=-1)
+    return diff.abs().sum(-1) if p == 1 else diff.norm(dim=-1) if p == 2 else vector_norm(diff, p, -1)
 
 
 def tensordot(a, b, dims=2):

@@ -3,6 +3,7 @@ and the softmax family. The VJP of a reduction puts the reduced axes back and ex
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 import warnings
 from collections import namedtuple
@@ -198,6 +199,39 @@ def norm(a, p="fro", dim=None, keepdim=False):
         raise RuntimeError(f"norm: p={p!r} is not supported here: use p=2 (the default, also 'fro') or p=1")
     dims = reduction_dims(dim, a.ndim, "norm") if a.ndim else ()
     return apply_one(NORM, a, {"dims": dims, "keepdim": bool(keepdim)})
+
+
+def vector_norm(x, p=2.0, dim=None, keepdim=False):
+    """||x||_p over ``dim`` (every dim by default): (sum_i |x_i|^p)^(1/p); max |x_i| for p = inf, min |x_i| for
+    p = -inf, the count of nonzero x_i for p = 0 (a zero gradient). Where the norm is 0, its gradient is 0, as in
+    PyTorch; elsewhere d/dx_i = sign(x_i) |x_i|^(p-1) / norm^(p-1)."""
+    if dim is not None:   # (a 0-d x takes dim 0 or -1 only, as in PyTorch: an IndexError otherwise)
+        reduction_dims(dim, x.ndim, "vector_norm")
+    if p == 2:
+        return norm(x, 2, dim, keepdim)
+    if p < 0 or p == math.inf:   # (a max, a min or a sum of |x|^p = inf: nothing to give over no element)
+        for d in (reduction_dims(dim, x.ndim, "vector_norm") if x.ndim else ()):
+            if x.shape[d] == 0:
+                raise RuntimeError(f"vector_norm: the {p} norm over dim {d}, which is empty (shape "
+                                   f"{tuple(x.shape)}), is undefined; use p > 0, or reduce over another dim")
+    size = abs(x)
+    if p == 1:
+        return sum(size, dim, keepdim)
+    if p == math.inf:
+        return amax(size, dim, keepdim)   # (ties share the gradient, as in PyTorch)
+    if p == -math.inf:
+        return amin(size, dim, keepdim)
+    # |x_i|^p only where x_i is not 0 (there its slope is 0 or infinite; PyTorch takes 0): 0 for p >= 0, inf for
+    # p < 0, which makes the norm 0. For p = 0 each |x_i|^0 is 1: the count, with a zero gradient (as PyTorch's)
+    nonzero = x != 0
+    total = sum(where(nonzero, where(nonzero, size, 1.0) ** p, 0.0 if p >= 0 else math.inf), dim, keepdim)
+    if p == 0:
+        return total
+    if p < 0:
+        with numpy.errstate(divide="ignore"):
+            return total ** (1.0 / p)
+    zero = total == 0   # (the root only where the sum is not 0: its slope there is infinite)
+    return where(zero, 0.0, where(zero, 1.0, total) ** (1.0 / p))
 
 
 def _prod_forward(xp, a, dim, keepdim):
@@ -520,6 +554,8 @@ def _floats_only(a, name, kinds="f"):
 def _moment(op, a, dim, correction, keepdim, unbiased):
     expect_tensor(a, op.name)
     _floats_only(a, op.name, "fc")
+    if isinstance(dim, bool) and unbiased is None:   # (PyTorch's older form var(x, unbiased): x.std(False))
+        dim, unbiased = None, dim
     if unbiased is not None:
         correction = 1 if unbiased else 0
     dims = reduction_dims(dim, a.ndim, op.name) if a.ndim else ()  # dim 0 / -1 of a 0-d tensor: nothing to reduce

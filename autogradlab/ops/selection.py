@@ -340,7 +340,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         raise NotImplementedError("unique(): dim= is not supported here (only the unique elements of the whole "
                                   "tensor, dim=None)")
     data = input._data
-    values, inverse, counts = xp_of(data).unique(data.reshape(-1), return_inverse=True, return_counts=True)
+    values, inverse, counts = xp_of(data).unique(data.reshape(-1), return_inverse=True, return_counts=True,
+                                                 equal_nan=False)   # (each NaN its own, as PyTorch)
     out = [_result(values, input)]
     if return_inverse:
         out.append(_result(inverse.astype(numpy.int64).reshape(input.shape), input))

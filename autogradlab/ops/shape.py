@@ -341,6 +341,8 @@ def _canonical_index(index, device="cpu", copy=True):
             p, advanced = (on_device.copy() if copy and on_device is p else on_device), True
         elif hasattr(p, "shape") and hasattr(p, "dtype"):   # a CuPy array, a NumPy integer
             p, advanced = (p.copy() if copy else p), True
+        elif isinstance(p, bool):   # (a 0-d mask: t[True] adds a dim of 1, t[False] one of 0; no view to write through)
+            advanced = True
         out.append(p)
     return (tuple(out) if isinstance(index, tuple) or len(out) != 1 else out[0]), advanced
 
@@ -474,7 +476,7 @@ def split(a, split_size_or_sections, dim=0):
         step = split_size_or_sections
         if step <= 0:
             raise ValueError(f"split: split_size must be positive, got {step}")
-        sizes = [min(step, n - lo) for lo in range(0, n, step)]
+        sizes = [min(step, n - lo) for lo in range(0, n, step)] or [0]   # (an empty dim: one empty piece, as PyTorch)
     else:
         sizes = list(split_size_or_sections)
         if sum(sizes) != n:

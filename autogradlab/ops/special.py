@@ -10,7 +10,7 @@ import numpy
 
 from ..tensor import Tensor, default_float
 from .complex_numbers import complex as complex_from_parts
-from .elementwise import (as_tensor_like, cos, isinf, isnan, log, log1p, mul, ordered, promote, result_type, sign,
+from .elementwise import (cos, isinf, isnan, log, log1p, mul, ordered, promote_float, result_type, sign,
                           sin, sub, to_dtype, trunc, where)
 from .registry import apply, defop, expect_tensor
 
@@ -42,9 +42,7 @@ def _xlog_pair(op, name, input, other):
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError(f"{name}(): at least one argument must be a Tensor, got {type(input).__name__} and "
                         f"{type(other).__name__}")
-    like = input if isinstance(input, Tensor) else other
-    x, y = (as_tensor_like(v, like) for v in (input, other))
-    x, y = promote(x, y)
+    x, y = promote_float(input, other)
     if x.dtype != y.dtype:   # (two dimensioned floats of different widths: both in the wider one, log y too)
         wide = result_type(x, y)
         x, y = to_dtype(x, wide), to_dtype(y, wide)

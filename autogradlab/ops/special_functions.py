@@ -26,7 +26,7 @@ import numpy
 from ..backend import per_element, to_host, xp_of
 from ..graph import NO_DERIVATIVE, NO_SECOND_DERIVATIVE
 from ..tensor import Tensor, default_float
-from .elementwise import _floating_unary, as_tensor_like, exp, log, mul, promote, sign, to_dtype, where
+from .elementwise import _floating_unary, exp, log, mul, promote_float, sign, to_dtype, where
 from .registry import apply, defop, expect_tensor
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "zeta", "erfc", "erfcx", "erfinv", "ndtr", "ndtri",
@@ -654,7 +654,7 @@ def _float_pair(x, y, name):
     """Two Tensors in one float dtype by PyTorch's promotion: a dimensioned operand's dtype wins over a 0-d one's
     of the same category (``float32[3]`` with ``float64[]`` is float32), else the wider; integers and bools
     compute in the default float dtype."""
-    x, y = promote(x, y)
+    x, y = promote_float(x, y)
     if x.dtype != y.dtype:
         wide = numpy.promote_types(x.dtype, y.dtype)
         x, y = to_dtype(x, wide), to_dtype(y, wide)
@@ -776,8 +776,7 @@ def zeta(input, other):
             return apply(ZETA, (input, other))
         raise TypeError(f"zeta(): at least one argument must be a Tensor, got {type(input).__name__} and "
                         f"{type(other).__name__}")
-    like = input if isinstance(input, Tensor) else other
-    x, q = _float_pair(*(as_tensor_like(v, like) for v in (input, other)), "zeta")
+    x, q = _float_pair(input, other, "zeta")
     return _without_derivative(apply(ZETA, (x, q)), 0, "zeta(x, q): the derivative with respect to x is not "
                                "implemented, as in PyTorch. Pass x.detach() if you need the gradient for q only.")
 

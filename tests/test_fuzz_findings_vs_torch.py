@@ -1,0 +1,145 @@
+"""What a round of differential fuzzing against torch 2.13 found wrong, each fixed and checked side by side:
+a Python bool as an index, numbers kept as numbers by ops that compute in floats (``uint8 / -3``), mixed
+dtypes in ``hypot``/``logaddexp``/``copysign``/``ldexp``, the gradients of ``atan2`` at the origin and of the
+rounded quotients, ``std(False)``, ``split`` of an empty dim, NaN in ``unique``, ``cdist`` for any p."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+from conftest import import_torch
+from torch_compare import both_raise
+
+import autogradlab as ag
+
+torch = import_torch()
+NAN = float("nan")
+
+
+def _plain(t):
+    """A result as (dtype name, shape, values as float64) for comparison."""
+    return (str(t.dtype).removeprefix("torch."), tuple(t.shape),
+            np.asarray(t.detach().tolist(), dtype=np.float64).reshape(tuple(t.shape)))
+
+
+def _same(call, rtol=1e-6):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = call(ag), call(torch)
+    ours, theirs = (ours, theirs) if isinstance(ours, tuple) else ((ours,), (theirs,))
+    for o, t in zip(ours, theirs, strict=True):
+        (dtype, shape, values), (tdtype, tshape, tvalues) = _plain(o), _plain(t)
+        assert (dtype, shape) == (tdtype, tshape)
+        np.testing.assert_allclose(values, tvalues, rtol=rtol, equal_nan=True)
+
+
+def test_a_python_bool_index_writes_through_while_recording():
+    for index in (True, (True, 0), (0, True), (True, slice(None), 1), False):
+        def run(T):
+            x = T.zeros(2, 3, requires_grad=True)
+            y = x * 1
+            y[index] = 7.0
+            (y * y).sum().backward()
+            return y, x.grad, x[index]
+        _same(run)
+
+
+NUMBERS = {
+    "uint8 / -3": lambda T: T.tensor([7, 2], dtype=T.uint8) / -3,
+    "-3 / uint8": lambda T: -3 / T.tensor([7, 2], dtype=T.uint8),
+    "int8 / 300": lambda T: T.tensor([7, 2], dtype=T.int8) / 300,
+    "true_divide uint8 by -3": lambda T: T.true_divide(T.tensor([7, 2], dtype=T.uint8), -3),
+    "uint8 / an int64 0-d tensor": lambda T: T.tensor([7, 2], dtype=T.uint8) / T.tensor(-3),
+    "atan2 of uint8 and an int64 0-d tensor": lambda T: T.atan2(T.tensor([7, 2], dtype=T.uint8), T.tensor(-3)),
+    "xlogy of uint8 and -3": lambda T: T.xlogy(T.tensor([7, 0], dtype=T.uint8), -3),
+    "xlogy of 300 and int8": lambda T: T.xlogy(300, T.tensor([7, 2], dtype=T.int8)),
+    "xlog1py of uint8 and 300": lambda T: T.special.xlog1py(T.tensor([7, 2], dtype=T.uint8), 300),
+    "zeta of uint8 and 300": lambda T: T.special.zeta(T.tensor([7, 2], dtype=T.uint8), 300),
+    "bool / True": lambda T: T.tensor([True, False]) / True,
+    "hypot of uint8 and a float 0-d tensor": lambda T: T.hypot(T.tensor([7, 2], dtype=T.uint8), T.tensor(2.5)),
+    "logaddexp of float64 and int64": lambda T: T.logaddexp(T.tensor([0.0], dtype=T.float64), T.tensor([0])),
+    "hypot of int64 and float64": lambda T: T.hypot(T.tensor([3]), T.tensor([4.0], dtype=T.float64)),
+    "copysign of int64 and a float64 0-d tensor": lambda T: T.copysign(T.tensor([1, 2]), T.tensor(-1.0, dtype=T.float64)),
+    "copysign of int64 and float16": lambda T: T.copysign(T.tensor([1]), T.tensor([-1.0], dtype=T.float16)),
+    "copysign of float32 and float64": lambda T: T.copysign(T.tensor([1.5]), T.tensor([-1.0], dtype=T.float64)),
+    "copysign of a float32 0-d tensor and float64": lambda T: T.copysign(T.tensor(3.0), T.tensor([-0.0], dtype=T.float64)),
+    "copysign of int64 and -2": lambda T: T.copysign(T.tensor([3]), -2),
+    "copysign of bools": lambda T: T.copysign(T.tensor([True]), T.tensor([False])),
+    "ldexp of int64 and bool": lambda T: T.ldexp(T.tensor([3]), T.tensor([True])),
+    "ldexp of int64 and float64": lambda T: T.ldexp(T.tensor([3]), T.tensor([2.0], dtype=T.float64)),
+    "ldexp of float16": lambda T: T.ldexp(T.tensor([3.0, 1e-3, 3.0], dtype=T.float16), T.tensor([2, 20, -20])),
+    "std(False) of a 0-d tensor": lambda T: T.tensor(0.5).std(False),
+    "std(False)": lambda T: T.tensor([[1.0, 2.0, 4.0], [0.0, 3.0, 3.0]], dtype=T.float64).std(False),
+    "var(True)": lambda T: T.var(T.tensor([[1.0, 2.0, 4.0], [0.0, 3.0, 3.0]], dtype=T.float64), True),
+    "var_mean(False)": lambda T: T.var_mean(T.tensor([1.0, 2.0, 4.0], dtype=T.float64), False),
+    "unique with NaN": lambda T: T.unique(T.tensor([NAN, 2.0, NAN, 1.0, 2.0]), return_inverse=True, return_counts=True),
+}
+
+
+@pytest.mark.parametrize("name", NUMBERS)
+def test_values_and_dtypes_as_torch(name):
+    _same(NUMBERS[name])
+
+
+def test_split_of_an_empty_dim_is_one_empty_piece_as_torch():
+    for T in (ag, torch):
+        assert [tuple(p.shape) for p in T.zeros(0, 3).split(2)] == [(0, 3)]
+        assert [tuple(p.shape) for p in T.zeros(2, 0).split(1, 1)] == [(2, 0)]
+        assert [tuple(p.shape) for p in T.zeros(0, 3).split([0, 0])] == [(0, 3), (0, 3)]
+
+
+def _gradients(make, f):
+    out = []
+    for T in (ag, torch):
+        inputs = make(T)
+        y = f(T, *inputs)
+        y.sum().backward()
+        out.append([y] + [x.grad for x in inputs])
+    return out
+
+
+def test_atan2_gradient_is_0_at_the_origin_and_underflowing_radii_as_torch():
+    make = lambda T: (T.tensor([0.0, 0.0, 1e-200, 0.0, 1.0], dtype=T.float64, requires_grad=True),  # noqa: E731
+                      T.tensor([0.0, -0.0, 0.0, 1e-170, 2.0], dtype=T.float64, requires_grad=True))
+    ours, theirs = _gradients(make, lambda T, a, b: T.atan2(a, b))
+    for o, t in zip(ours, theirs):
+        np.testing.assert_array_equal(o.detach().numpy(), t.detach().numpy())
+        np.testing.assert_array_equal(np.signbit(o.detach().numpy()), np.signbit(t.detach().numpy()))
+
+
+@pytest.mark.parametrize("mode", ["trunc", "floor"])
+def test_rounded_quotients_of_floats_have_gradient_0_as_torch(mode):
+    make = lambda T: (T.tensor([1.5, -7.0, 3.0], dtype=T.float64, requires_grad=True),  # noqa: E731
+                      T.tensor([0.0, 2.0, -2.0], dtype=T.float64, requires_grad=True))
+    ours, theirs = _gradients(make, lambda T, a, b: T.div(a, b, rounding_mode=mode))
+    assert ours[0].requires_grad and theirs[0].requires_grad
+    for o, t in zip(ours, theirs):
+        np.testing.assert_array_equal(o.detach().numpy(), t.detach().numpy())
+    _same(lambda T: T.div(T.tensor([7, -7], dtype=T.uint8), -2, rounding_mode=mode))
+    _same(lambda T: T.div(T.tensor([7, -7]), 2.5, rounding_mode=mode))
+    _same(lambda T: T.div(-7.5, T.tensor([2.0]), rounding_mode=mode))
+    _same(lambda T: T.div(T.tensor([7, -7, 0]), T.tensor([-2, 2, 3]), rounding_mode=mode))
+    _same(lambda T: T.div(T.tensor([3]), T.tensor(True), rounding_mode=mode))
+    _same(lambda T: T.div(T.tensor([True]), T.tensor([3], dtype=T.int16), rounding_mode=mode))
+    if mode == "trunc":
+        both_raise(lambda: ag.div(ag.tensor([True]), ag.tensor([True]), rounding_mode=mode),
+                   lambda: torch.div(torch.tensor([True]), torch.tensor([True]), rounding_mode=mode))
+
+
+@pytest.mark.parametrize("p", [0, 0.5, 1, 1.5, 2, 3, math.inf])
+def test_cdist_takes_any_p_as_torch(p):
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((2, 4, 3)), rng.standard_normal((2, 5, 3))
+    b[0, 0] = a[0, 1]          # a distance of 0
+    b[1, 1, 0] = a[1, 2, 0]    # one difference of 0
+    weights = np.arange(40.0).reshape(2, 4, 5)
+    results = []
+    for T in (ag, torch):
+        x, y = T.tensor(a, requires_grad=True), T.tensor(b, requires_grad=True)
+        d = T.cdist(x, y, p)
+        (d * T.tensor(weights)).sum().backward()
+        results.append([d.detach().numpy()] + [np.zeros_like(v) if g is None else g.numpy()
+                                               for v, g in ((a, x.grad), (b, y.grad))])
+    for o, t in zip(*results):
+        np.testing.assert_allclose(o, t, rtol=1e-10, atol=1e-12)
+    both_raise(lambda: ag.cdist(ag.ones(2, 3), ag.ones(2, 3), -1), lambda: torch.cdist(torch.ones(2, 3), torch.ones(2, 3), -1))
