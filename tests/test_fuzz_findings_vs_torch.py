@@ -143,3 +143,44 @@ def test_cdist_takes_any_p_as_torch(p):
     for o, t in zip(*results):
         np.testing.assert_allclose(o, t, rtol=1e-10, atol=1e-12)
     both_raise(lambda: ag.cdist(ag.ones(2, 3), ag.ones(2, 3), -1), lambda: torch.cdist(torch.ones(2, 3), torch.ones(2, 3), -1))
+
+
+def test_cat_skips_a_1d_empty_tensor_as_torch():
+    """The loop ``preds = tensor([]); preds = cat((preds, batch))`` works, and the empty tensor gets an empty
+    gradient; its dtype still takes part in the promotion."""
+    def run(T):
+        a = T.tensor([], requires_grad=True)
+        b = T.ones(2, 3, dtype=T.float64, requires_grad=True)
+        y = T.cat([a, b])
+        y.sum().backward()
+        joined = T.tensor([])
+        for i in range(3):
+            joined = T.cat((joined, T.ones(4, 3) * i))
+        return (y, a.grad, b.grad, joined, T.cat([T.ones(2, 3), T.tensor([])], dim=1),
+                T.cat([T.tensor([]), T.ones(2, 3, dtype=T.int64)], dim=-1),
+                T.cat([T.tensor([]), T.tensor([], dtype=T.int64)]))
+    _same(run)
+    both_raise(lambda: ag.cat([ag.zeros(0, 3), ag.ones(2, 2)]), lambda: torch.cat([torch.zeros(0, 3), torch.ones(2, 2)]))
+
+
+@pytest.mark.parametrize("labels, classes", [([-1, 2], -1), ([-100, 0], 3), ([0, 5], 3), ([], -1)])
+def test_one_hot_refuses_labels_it_has_no_column_for_as_torch(labels, classes):
+    both_raise(lambda: ag.nn.functional.one_hot(ag.tensor(labels, dtype=ag.int64), classes),
+               lambda: torch.nn.functional.one_hot(torch.tensor(labels, dtype=torch.int64), classes))
+
+
+def test_one_hot_of_no_labels_with_a_class_count_as_torch():
+    _same(lambda T: T.nn.functional.one_hot(T.tensor([], dtype=T.int64), 3))
+
+
+def test_rrelu_takes_the_slope_at_0_and_checks_its_bounds_as_torch():
+    make = lambda T: (T.tensor([0.0, -1.0, 1.0, -0.0], dtype=T.float64, requires_grad=True),)  # noqa: E731
+    ours, theirs = _gradients(make, lambda T, x: T.nn.functional.rrelu(x, 0.1, 0.3, training=False))
+    for o, t in zip(ours, theirs):
+        np.testing.assert_array_equal(o.detach().numpy(), t.detach().numpy())
+    x = ag.zeros(50, dtype=ag.float64, requires_grad=True)
+    ag.nn.functional.rrelu(x, 0.1, 0.3, training=True).sum().backward()
+    assert ((x.grad.numpy() >= 0.1) & (x.grad.numpy() <= 0.3)).all()   # (each element's own slope, not 1)
+    both_raise(lambda: ag.nn.functional.rrelu(ag.tensor([-1.0]), 0.5, 0.1),
+               lambda: torch.nn.functional.rrelu(torch.tensor([-1.0]), 0.5, 0.1))
+    both_raise(lambda: ag.nn.RReLU(0.5, 0.1)(ag.tensor([-1.0])), lambda: torch.nn.RReLU(0.5, 0.1)(torch.tensor([-1.0])))

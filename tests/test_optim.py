@@ -255,7 +255,7 @@ def test_load_state_dict_refuses_what_does_not_fit_and_changes_nothing(edit, mat
     sd = opt.state_dict()
     sd["param_groups"][0]["lr"] = 0.7
     edit(sd)
-    before = {id(p): {k: v.copy() for k, v in s.items()} for p, s in opt.state.items()}
+    before = {id(p): {k: v.clone() for k, v in s.items()} for p, s in opt.state.items()}
     with pytest.raises(ValueError, match=match):
         opt.load_state_dict(sd)
     assert opt.param_groups[0]["lr"] == 0.1

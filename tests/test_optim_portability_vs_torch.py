@@ -103,7 +103,7 @@ def test_a_torch_optimizers_state_dict_loads_and_training_continues_as_torchs(ou
     ours.load_state_dict(theirs.state_dict())
     opt = ours_cls(ours.parameters(), **kwargs)
     opt.load_state_dict(topt.state_dict())
-    assert all(isinstance(v, int) for s in opt.state.values() for k, v in s.items() if k == "step")
+    assert all(isinstance(v, int) for s in opt._buffers.values() for k, v in s.items() if k == "step")   # (kept as a count)
     _train(ours, opt, 5, start=5)
     _train(theirs, topt, 5, start=5, lib=torch, functional=torch.nn.functional)
     tol = 1e-10 if dtype == "float64" else 1e-5
@@ -362,3 +362,45 @@ def test_lbfgs_with_several_parameters_resumes_from_its_state_dict_as_torch():
         runs.append(np.concatenate([a.detach().numpy(), b.detach().numpy()]))
     np.testing.assert_allclose(runs[0], runs[1], rtol=1e-10)
     np.testing.assert_allclose(runs[0], runs[2], rtol=1e-12)
+
+
+MORE = PAIRS + [(optim.NAdam, torch.optim.NAdam, dict(lr=0.01)), (optim.Adamax, torch.optim.Adamax, dict(lr=0.01)),
+                (optim.Adam, torch.optim.Adam, dict(lr=0.01, amsgrad=True))]
+
+
+@pytest.mark.parametrize("ours_cls, theirs_cls, kwargs", MORE, ids=IDS + ["NAdam", "Adamax", "Adam-amsgrad"])
+def test_optimizer_state_reads_as_torchs(ours_cls, theirs_cls, kwargs):
+    """``optimizer.state[p]`` holds Tensors (live: the steps update them in place, as torch's) and ``step`` as a
+    0-d float Tensor; a parameter with no state yet gives an empty dict and is then counted, as torch's
+    defaultdict; an assigned buffer is what the next step reads."""
+    rtol = 1e-7 if ours_cls is optim.NAdam else 1e-10   # (torch keeps NAdam's mu_product in float32)
+    ours, theirs = _models("float64")
+    opt, topt = ours_cls(ours.parameters(), **kwargs), theirs_cls(theirs.parameters(), **kwargs)
+    _train(ours, opt, 2)
+    _train(theirs, topt, 2, lib=torch, functional=torch.nn.functional)
+    params, tparams = list(ours.parameters()), list(theirs.parameters())
+    assert len(opt.state) == len(topt.state) == len(params)
+    for p, tp in zip(params, tparams):
+        state, tstate = opt.state[p], topt.state[tp]
+        assert sorted(state) == sorted(tstate)
+        for name in tstate:
+            assert isinstance(state[name], ag.Tensor)
+            assert state[name].dtype.name == str(tstate[name].dtype).removeprefix("torch.")
+            np.testing.assert_allclose(host(state[name].numpy()), tstate[name].numpy(), rtol=rtol, atol=1e-14)
+    first, tfirst = opt.state[params[0]], topt.state[tparams[0]]
+    name = next(n for n in tfirst if n not in ("step", "mu_product"))   # (a buffer, not a count)
+    held, theld = first[name], tfirst[name]
+    before = host(held.numpy()).copy()
+    _train(ours, opt, 1)
+    _train(theirs, topt, 1, lib=torch, functional=torch.nn.functional)
+    assert not np.array_equal(host(held.numpy()), before)   # (the same memory, moved by the step)
+    np.testing.assert_allclose(host(held.numpy()), theld.numpy(), rtol=rtol, atol=1e-14)
+    for T, o, p in ((ag, opt, params[0]), (torch, topt, tparams[0])):
+        o.state[p][name] = T.zeros_like(p)
+    _train(ours, opt, 1)
+    _train(theirs, topt, 1, lib=torch, functional=torch.nn.functional)
+    for p, tp in zip(params, tparams):
+        np.testing.assert_allclose(host(p.detach().numpy()), tp.detach().numpy(), rtol=rtol * 10, atol=1e-12)
+    stranger, tstranger = ag.zeros(2), torch.zeros(2)
+    assert dict(opt.state[stranger]) == dict(topt.state[tstranger]) == {}
+    assert len(opt.state) == len(topt.state) == len(params) + 1

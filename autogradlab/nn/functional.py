@@ -899,7 +899,15 @@ def one_hot(tensor, num_classes=-1):
     if tensor.dtype.kind not in "iu":
         raise TypeError(f"one_hot: expected integer class indices, got dtype {tensor.dtype.name}")
     labels = backend.to_host(tensor._data)
+    if labels.size and int(labels.min()) < 0:
+        raise RuntimeError(f"one_hot: Class values must be non-negative, got {int(labels.min())} (a label such as -1 "
+                           f"or -100 that marks 'ignore' has no column: drop those rows first)")
     if num_classes == -1:
-        num_classes = int(labels.max()) + 1 if labels.size else 0
+        if not labels.size:
+            raise RuntimeError("one_hot: Can not infer total number of classes from empty tensor: pass num_classes")
+        num_classes = int(labels.max()) + 1
+    if labels.size and int(labels.max()) >= num_classes:
+        raise RuntimeError(f"one_hot: Class values must be smaller than num_classes ({num_classes}), got "
+                           f"{int(labels.max())}")
     host = numpy.eye(num_classes, dtype="int64")[labels]
     return Tensor._make(backend.asarray(host, tensor.device), False, None, tensor.device)

@@ -233,18 +233,21 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 # -- activations ----------------------------------------------------------------------------------------------
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    """Randomized leaky ReLU (Xu et al., 2015): ``x`` for x >= 0, ``a x`` below, with a slope ``a`` drawn
+    """Randomized leaky ReLU (Xu et al., 2015): ``x`` for x > 0, ``a x`` at and below 0, with a slope ``a`` drawn
     uniformly from [lower, upper] for each element while training, and ``(lower + upper) / 2`` otherwise."""
     if input.dtype.kind != "f":
         raise RuntimeError(f"rrelu: expected a floating input, got {input.dtype.name}")
+    if lower > upper:
+        raise RuntimeError(f"rrelu: Lower bound should be less than or equal to the upper bound, got lower={lower} "
+                           f"and upper={upper}")
     if training:
         draws = creation.generator().uniform(lower, upper, tuple(input.shape))
         slope = Tensor._make(backend.asarray(draws.astype(input.dtype), input.device), False, None, input.device)
     else:
         slope = (lower + upper) / 2
     if inplace:
-        return in_place("rrelu_", lambda a: E.where(a >= 0, a, a * slope))(input)
-    return E.where(input >= 0, input, input * slope)
+        return in_place("rrelu_", lambda a: E.where(a > 0, a, a * slope))(input)
+    return E.where(input > 0, input, input * slope)   # (the slope at 0 too, as PyTorch's and leaky_relu's)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):

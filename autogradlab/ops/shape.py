@@ -428,7 +428,11 @@ def index_add_into(g, shape, index):
 def cat(tensors, dim=0):
     """Concatenate along an existing dim."""
     tensors = _check_sequence(tensors, "cat")
-    d = normalize_dims(dim, tensors[0].ndim, "cat")[0]
+    shaped = [t for t in tensors if t.shape != (0,)]
+    d = normalize_dims(dim, (shaped or tensors)[0].ndim, "cat")[0]
+    if shaped and len(shaped) < len(tensors):   # (PyTorch's legacy rule: a 1-D empty tensor, torch.tensor([]) that
+        empty = shaped[0].shape[:d] + (0,) + shaped[0].shape[d + 1:]   # a loop starts from, joins anything)
+        tensors = [t if t.shape != (0,) else reshape(t, empty) for t in tensors]
     for i, t in enumerate(tensors):
         if t.ndim != tensors[0].ndim:
             raise RuntimeError(f"cat: tensors must have the same number of dims: tensor 0 has shape "

@@ -37,7 +37,7 @@ class Adagrad(Optimizer):
                     raise ValueError("Adagrad makes its state when it is built, but it was given an uninitialized "
                                      "parameter (of a lazy layer): call the model once on a batch (net(X)) before "
                                      "building the optimizer, as in PyTorch")
-                self.state[p] = self._new_state(_as_pairs(p._data) if p._data.dtype.kind == "c" else p._data)
+                self._buffers[p] = self._new_state(_as_pairs(p._data) if p._data.dtype.kind == "c" else p._data)
 
     def _new_state(self, param):
         """step 0, and a ``sum`` full of the optimizer's (not the group's) ``initial_accumulator_value``."""
@@ -50,9 +50,9 @@ class Adagrad(Optimizer):
             for p, param, grad in self._params_with_grad(group):
                 xp = xp_of(param)
                 grad = self._direction(group, param, grad)
-                state = self.state.get(p)
+                state = self._buffers.get(p)
                 if not state:   # (a group added later, or a state dict loaded without this parameter's state)
-                    state = self.state[p] = self._new_state(param)
+                    state = self._buffers[p] = self._new_state(param)
                 state["step"] += 1
 
                 clr = lr / (1 + (state["step"] - 1) * lr_decay)

@@ -46,7 +46,7 @@ class Adam(Optimizer):
                 xp = xp_of(param)
                 if group["maximize"]:
                     grad = -grad
-                state = self.state.setdefault(p, {})
+                state = self._buffers.setdefault(p, {})
                 if not state:
                     state["step"] = 0
                     state["exp_avg"] = xp.zeros_like(param)

@@ -86,7 +86,7 @@ class NAdam(_AdamLike):
         for group in self._groups_for_step():
             lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
             for p, param, grad in self._params_with_grad(group):
-                state = self.state.setdefault(p, {})
+                state = self._buffers.setdefault(p, {})
                 if not state:   # (in PyTorch's order)
                     zeros = xp_of(param).zeros_like
                     state.update(step=0, mu_product=1.0, exp_avg=zeros(param), exp_avg_sq=zeros(param))

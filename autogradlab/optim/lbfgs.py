@@ -169,7 +169,7 @@ class LBFGS(Optimizer):
         group = self._groups_for_step()[0]
         lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
-        state = self.state.setdefault(self._params[0], {})
+        state = self._buffers.setdefault(self._params[0], {})
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)
 

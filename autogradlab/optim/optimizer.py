@@ -13,6 +13,7 @@ each option falling back to the optimizer's defaults::
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping, MutableMapping
 
 import numpy
 
@@ -40,7 +41,7 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = dict(defaults)
-        self.state = {}  # param -> dict of buffers (Tensors hash by identity)
+        self._buffers = {}  # param -> {name: array or number}, what step() reads and writes (by identity)
         self.param_groups = []
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or "
@@ -104,7 +105,7 @@ class Optimizer:
             packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
             groups.append(packed)
         state = {index[id(p)]: {name: _exported(name, value, p) for name, value in values.items()}
-                 for p, values in self.state.items() if id(p) in index}
+                 for p, values in self._buffers.items() if id(p) in index}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
@@ -150,7 +151,19 @@ class Optimizer:
             group.update((k, v) for k, v in saved.items() if k != "params")
             for key, default in self.defaults.items():
                 group.setdefault(key, default)
-        self.state = state
+        self._buffers = state
+
+    @property
+    def state(self):
+        """Each parameter's state as PyTorch shows it: ``optimizer.state[p]["exp_avg"]`` a Tensor over the array
+        the steps update (live: ``.norm()`` now and after the next step differ), ``step`` a 0-d float Tensor.
+        A parameter with no state yet gives an empty dict, as PyTorch's ``defaultdict``."""
+        return _StateView(self)
+
+    @state.setter
+    def state(self, value):
+        self._buffers = {p: {name: _imported(name, v, p, i, self._flat_state) for name, v in dict(values).items()}
+                         for i, (p, values) in enumerate(dict(value).items())}
 
     def __getstate__(self):
         """What copy and pickle take: not a scheduler's wrapper of ``step`` (it would step this optimizer)."""
@@ -248,7 +261,7 @@ class Optimizer:
 
     def _state_of(self, p, param, *buffers):
         """``p``'s state; at its first step ``step`` 0 and a zero array per name in ``buffers``."""
-        state = self.state.setdefault(p, {})
+        state = self._buffers.setdefault(p, {})
         if not state:
             state["step"] = 0
             for name in buffers:
@@ -266,6 +279,66 @@ class Optimizer:
             for key in sorted(k for k in group if k != "params"):
                 lines.append(f"    {key}: {group[key]}")
         return "\n".join(lines) + "\n)"
+
+
+class _StateView(Mapping):
+    """``optimizer.state``: parameter -> :class:`_ParamState`, read through to what the steps keep."""
+
+    def __init__(self, optimizer):
+        self._optimizer = optimizer
+
+    def __getitem__(self, p):
+        buffers = self._optimizer._buffers
+        if p not in buffers:
+            if not isinstance(p, Tensor):
+                raise KeyError(p)
+            buffers[p] = {}   # (PyTorch's state is a defaultdict(dict))
+        return _ParamState(buffers[p], p, self._optimizer._flat_state)
+
+    def __iter__(self):
+        return iter(self._optimizer._buffers)
+
+    def __len__(self):
+        return len(self._optimizer._buffers)
+
+    def __contains__(self, p):
+        return p in self._optimizer._buffers
+
+    def __repr__(self):
+        return repr(dict(self.items()))
+
+
+class _ParamState(MutableMapping):
+    """One parameter's state: arrays as Tensors over the same memory (a complex parameter's as complex numbers),
+    the step count and NAdam's momentum product as 0-d float Tensors; an assignment is checked and copied in."""
+
+    def __init__(self, raw, p, flat):
+        self._raw, self._p, self._flat = raw, p, flat
+
+    def __getitem__(self, name):
+        value = self._raw[name]
+        if name in _SCALAR_STATE and isinstance(value, (int, float)):
+            return _exported(name, value, self._p)
+        if hasattr(value, "dtype") and hasattr(value, "shape"):
+            if self._p.dtype.kind == "c" and value.dtype.kind == "f" and tuple(value.shape) == tuple(self._p.shape) + (2,):
+                value = from_pairs(value)
+            return Tensor._make(value, False, None, backend.device_of(value))
+        return value
+
+    def __setitem__(self, name, value):
+        self._raw[name] = _imported(name, value, self._p, 0, self._flat)
+
+    def __delitem__(self, name):
+        del self._raw[name]
+
+    def __iter__(self):
+        return iter(self._raw)
+
+    def __len__(self):
+        return len(self._raw)
+
+    def __repr__(self):
+        return repr(dict(self.items()))
 
 
 #: state kept as a number (PyTorch keeps a 0-d float tensor): the step count, NAdam's momentum product

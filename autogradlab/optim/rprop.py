@@ -40,7 +40,7 @@ class Rprop(Optimizer):
             for p, param, grad in self._params_with_grad(group):
                 xp = xp_of(param)
                 grad = -grad if group["maximize"] else grad.copy()
-                state = self.state.setdefault(p, {})
+                state = self._buffers.setdefault(p, {})
                 if not state:
                     state.update(step=0, prev=xp.zeros_like(param),
                                  step_size=xp.full_like(grad, group["lr"]))

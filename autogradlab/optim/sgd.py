@@ -39,7 +39,7 @@ class SGD(Optimizer):
                 if weight_decay != 0:
                     d_p = d_p + weight_decay * param
                 if momentum != 0:
-                    state = self.state.setdefault(p, {})
+                    state = self._buffers.setdefault(p, {})
                     buf = state.get("momentum_buffer")
                     if buf is None:
                         buf = state["momentum_buffer"] = d_p.copy()
