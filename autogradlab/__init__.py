@@ -57,6 +57,7 @@ from .ops.shape import (argsort, broadcast_to, cat, chunk, expand, flatten, flip
                         squeeze, stack, t, topk, transpose, tril, triu, unbind, unsqueeze)
 from .ops.special import logit, nan_to_num, sinc, xlogy
 from .ops.special_functions import digamma, erfc, erfinv, i0, lgamma, mvlgamma, polygamma
+from .ops.special_functions import gammainc as igamma, gammaincc as igammac
 from .ops.shape import broadcast_shapes, broadcast_tensors
 from .ops.searching import bucketize, histc, isin, searchsorted, signbit, tril_indices, triu_indices
 from .ops.special import deg2rad, frac, heaviside, rad2deg, sgn
@@ -255,7 +256,7 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "masked_scatter", "index_fill", "isneginf", "isposinf", "isreal", "logaddexp2", "logical_and", "logical_or",
            "logical_xor",
            "vdot", "vsplit", "divide", "subtract", "positive", "func", "distributions", "lgamma", "digamma",
-           "polygamma", "mvlgamma", "erfc", "erfinv", "i0", "pi", "e", "inf", "nan", "newaxis", "vmap",
+           "polygamma", "mvlgamma", "erfc", "erfinv", "i0", "igamma", "igammac", "pi", "e", "inf", "nan", "newaxis", "vmap",
            "adaptive_avg_pool1d", "adaptive_max_pool1d", "avg_pool1d", "bilinear", "celu", "conv1d", "conv2d", "conv3d",
            "conv_transpose1d", "conv_transpose2d", "hardshrink", "max_pool1d", "max_pool2d", "max_pool3d", "pdist",
            "pixel_shuffle", "pixel_unshuffle", "prelu", "selu", "threshold", "dropout", "layer_norm", "group_norm",

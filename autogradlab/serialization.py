@@ -72,15 +72,26 @@ def save(obj, f):
         numpy.savez(f, **payload)
 
 
+def _load_device(map_location):
+    """The device :func:`load` puts the tensors on (a save file records none: see its ``map_location``)."""
+    if callable(map_location) and not isinstance(map_location, (str, backend.device)):
+        return "cpu"
+    if isinstance(map_location, dict):
+        map_location = map_location.get("cpu", "cpu")
+    return backend.normalize_device(map_location)
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None):
     """Read what :func:`save` wrote: a Tensor, or an ordered ``{name: Tensor}`` dict.
 
-    ``map_location`` ("cpu", "cuda") puts the tensors on that device (default: cpu). PyTorch's
+    ``map_location`` ("cpu", "cuda", a device) puts the tensors on that device (default: cpu); PyTorch's other
+    forms are read as the files here know no saved device: a dict ``{"cuda:0": "cpu"}`` by what it maps "cpu" to
+    (cpu when it does not), a function (``lambda storage, loc: storage``) as cpu. PyTorch's
     ``pickle_module``, ``weights_only`` and ``mmap`` are accepted and change nothing: loading never unpickles
     (it is always "weights only"), and the file is read at once.
     A plain ``numpy.savez`` file loads as a dict of its arrays. Anything else raises ValueError.
     """
-    device = backend.normalize_device(map_location)
+    device = _load_device(map_location)
     where = f if isinstance(f, (str, os.PathLike)) else "the given file"
     try:
         npz = numpy.load(f, allow_pickle=False)

@@ -184,3 +184,73 @@ def test_rrelu_takes_the_slope_at_0_and_checks_its_bounds_as_torch():
     both_raise(lambda: ag.nn.functional.rrelu(ag.tensor([-1.0]), 0.5, 0.1),
                lambda: torch.nn.functional.rrelu(torch.tensor([-1.0]), 0.5, 0.1))
     both_raise(lambda: ag.nn.RReLU(0.5, 0.1)(ag.tensor([-1.0])), lambda: torch.nn.RReLU(0.5, 0.1)(torch.tensor([-1.0])))
+
+
+@pytest.mark.parametrize("call", [lambda T, x: x.cumsum(0), lambda T, x: x.softmax(0), lambda T, x: x.sigmoid(),
+                                  lambda T, x: T.ones(3000, dtype=T.float16).cumsum(0),
+                                  lambda T, x: T.tensor([1.0, 2.0], dtype=T.float16).softmax(0)],
+                         ids=["cumsum", "softmax", "sigmoid", "cumsum of 3000 ones", "softmax of two"])
+def test_float16_computes_in_float32_and_rounds_once_as_torch(call):
+    data = (np.random.default_rng(0).standard_normal(500) * 3).astype(np.float16)
+    ours, theirs = (call(T, T.tensor(data)) for T in (ag, torch))
+    assert ours.dtype == ag.float16
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_float16_log_softmax_is_within_a_rounding_of_torchs():
+    data = (np.random.default_rng(0).standard_normal(500) * 3).astype(np.float16)
+    ours, theirs = (T.tensor(data).log_softmax(0).numpy().astype(np.float64) for T in (ag, torch))
+    np.testing.assert_allclose(ours, theirs, rtol=2 ** -10)   # (one float16 rounding: the order of the last steps)
+
+
+@pytest.mark.parametrize("module", ["Softmax", "LogSoftmax"])
+def test_softmax_modules_without_a_dim_pick_it_and_warn_as_torch(module):
+    def run(T):
+        with pytest.warns(UserWarning, match="Implicit dimension choice"):
+            return getattr(T.nn, module)()(T.tensor([[1.0, 2.0], [3.0, 5.0]], dtype=T.float64))
+    _same(run, rtol=1e-15)
+
+
+@pytest.mark.parametrize("where", [lambda storage, loc: storage, {"cuda:0": "cpu"}, "cpu"], ids=["function", "dict", "str"])
+def test_load_takes_torchs_map_location_forms(where, tmp_path):
+    path = tmp_path / "model.pt"
+    ag.save({"w": ag.arange(3.0)}, path)
+    loaded = ag.load(path, map_location=where)
+    assert loaded["w"].device == "cpu" and loaded["w"].tolist() == [0.0, 1.0, 2.0]
+
+
+def test_an_empty_list_index_takes_and_writes_nothing_as_torch():
+    def run(T):
+        x = T.zeros(2, 3, requires_grad=True)
+        y = x * 1
+        y[[]] = 5.0
+        y.sum().backward()
+        return x[[]], x[:, []], y, x.grad
+    _same(run)
+
+
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+def test_scatter_with_reduce_as_torch(reduce):
+    def run(T):
+        x = T.ones(3, 4, dtype=T.float64)
+        index = T.tensor([[0, 1, 2, 0]])
+        src = T.arange(1.0, 13.0, dtype=T.float64).reshape(3, 4)
+        return (T.scatter(x, 0, index, src, reduce=reduce), x.scatter(0, index, 2.5, reduce=reduce),
+                x.clone().scatter_(0, index, src, reduce=reduce))
+    _same(run)   # (with warnings silenced: torch warns once a process)
+    with pytest.warns(UserWarning, match="deprecated"):
+        ag.scatter(ag.ones(2), 0, ag.tensor([0]), ag.ones(1), reduce=reduce)
+    both_raise(lambda: ag.scatter(ag.ones(2), 0, ag.tensor([0]), ag.ones(1), reduce="max"),
+               lambda: torch.scatter(torch.ones(2), 0, torch.tensor([0]), torch.ones(1), reduce="max"))
+
+
+def test_gather_takes_sparse_grad_max_and_min_take_other_and_igamma_is_there_as_torch():
+    def run(T):
+        x = T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64, requires_grad=True)
+        a = T.tensor([2.5, 1.0], dtype=T.float64)
+        y = T.gather(x, 1, T.tensor([[0, 0], [1, 0]]), sparse_grad=False) + T.igamma(a, x[:, :1].T).T
+        y.sum().backward()
+        other = T.tensor([[3.0, 1.0], [0.0, 5.0]], dtype=T.float64)
+        return (y, x.grad, T.max(x, other=other), x.min(other=other), T.igammac(a, x[0]), a.igamma(x[1]),
+                a.clone().igammac_(x[1].detach()))
+    _same(run, rtol=1e-12)

@@ -50,6 +50,8 @@ SCHEDULES = {
     "ExponentialLR": lambda m, o: m.ExponentialLR(o, gamma=0.93),
     "LambdaLR": lambda m, o: m.LambdaLR(o, lambda epoch: 1.0 / (1 + epoch)),
     "LambdaLR-per-group": lambda m, o: m.LambdaLR(o, [lambda e: 0.9 ** e, lambda e: 1 + e % 3]),
+    "MultiplicativeLR": lambda m, o: m.MultiplicativeLR(o, lambda epoch: 0.9 if epoch < 5 else 0.97),
+    "MultiplicativeLR-per-group": lambda m, o: m.MultiplicativeLR(o, [lambda e: 0.95, lambda e: 1 + (e % 3 == 0)]),
     "LinearLR": lambda m, o: m.LinearLR(o, start_factor=0.25, total_iters=8),
     "LinearLR-decay": lambda m, o: m.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=20),
     "CosineAnnealingLR": lambda m, o: m.CosineAnnealingLR(o, T_max=10),
@@ -194,6 +196,8 @@ def test_resuming_with_last_epoch_matches_torch():
     lambda m, o: m.StepLR(o, 2, last_epoch=3),
     lambda m, o: m.StepLR(o.param_groups, 2),
     lambda m, o: m.LambdaLR(o, 0.5),
+    lambda m, o: m.MultiplicativeLR(o, [lambda e: 1.0]),
+    lambda m, o: m.MultiplicativeLR(o, 0.5),
     lambda m, o: m.LambdaLR(o, [lambda e: 1.0, lambda e: 1 / e]),    # fails at epoch 0
 ])
 def test_errors_as_in_torch(call):

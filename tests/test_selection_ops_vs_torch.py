@@ -405,11 +405,6 @@ def test_errors_match_torch(name):
         call(ag, x, i)
 
 
-def test_scatter_reduce_is_refused_clearly():
-    with pytest.raises(NotImplementedError, match="scatter_add"):
-        ag.scatter(ag.zeros(3), 0, ag.tensor(_ints([0])), ag.ones(1), reduce="add")
-
-
 def test_unique_with_dim_is_refused_clearly():
     with pytest.raises(NotImplementedError, match="dim"):
         ag.unique(ag.zeros(3), dim=0)

@@ -449,7 +449,7 @@ class Identity(Module):
 class Softmax(Module):
     """e^x_i / sum_j e^x_j along ``dim``."""
 
-    def __init__(self, dim):
+    def __init__(self, dim=None):   # (None: F.softmax picks the dim, with its warning, as PyTorch)
         super().__init__()
         self.dim = dim
 

@@ -584,6 +584,16 @@ TANH_BACKWARD = defop("tanh_backward", ("grad", "output"), save=("grad", "output
                       formulas=("1 - y^2", "-2*g*y"))
 
 
+def half_in_float32(forward):
+    """``forward`` computing a float16 input in float32 and rounding once at the end, as PyTorch's CPU kernels
+    do (a float16 running sum stops growing at 2048; exp and its quotients lose digits on the way)."""
+    def wide(xp, a, *args, **kwargs):
+        if a.dtype == numpy.float16:
+            return forward(xp, a.astype(numpy.float32), *args, **kwargs).astype(numpy.float16)
+        return forward(xp, a, *args, **kwargs)
+    return wide
+
+
 def _sigmoid_forward(xp, a):
     # 1/(1+e^-a) for a >= 0 and e^a/(1+e^a) for a < 0: never overflows (complex numbers: the formula itself)
     if a.dtype.kind == "c":
@@ -603,7 +613,7 @@ def _sigmoid_vjp(g, ctx):
 
 
 SIGMOID = defop("sigmoid", ("self",), save=("result",), math="s = 1/(1+e^-a);  da = g*(1-s)*s",
-                forward=_sigmoid_forward, vjp=_sigmoid_vjp, complex_vjp="holomorphic", formulas=("s*(1-s)",))
+                forward=half_in_float32(_sigmoid_forward), vjp=_sigmoid_vjp, complex_vjp="holomorphic", formulas=("s*(1-s)",))
 
 
 def _sigmoid_backward_vjp(gg, ctx):

@@ -371,7 +371,7 @@ METHODS = {
     "frac": P.frac, "deg2rad": P.deg2rad, "rad2deg": P.rad2deg, "sgn": P.sgn, "heaviside": P.heaviside,
     "aminmax": Q.aminmax, "ravel": A.ravel, "unflatten": A.unflatten, "select": A.select, "msort": A.msort,
     "histc": H.histc, "signbit": H.signbit,
-    "lgamma": G.lgamma, "digamma": G.digamma, "polygamma": lambda a, n: G.polygamma(n, a), "mvlgamma": G.mvlgamma,
+    "igamma": G.gammainc, "igammac": G.gammaincc, "lgamma": G.lgamma, "digamma": G.digamma, "polygamma": lambda a, n: G.polygamma(n, a), "mvlgamma": G.mvlgamma,
     "erfc": G.erfc, "erfinv": G.erfinv, "i0": G.i0,
     # short compositions and PyTorch's other spellings (ops.composites)
     "add": O.add, "sub": O.sub, "div": O.div, "addcmul": O.addcmul, "addcdiv": O.addcdiv, "addmv": O.addmv,
@@ -465,7 +465,7 @@ IN_PLACE = {
     "divide_": O.div, "div_": O.div, "true_divide_": E.div, "index_fill_": O.index_fill,
     "index_copy_": O.index_copy, "masked_scatter_": O.masked_scatter,
     "addmv_": O.addmv, "addr_": O.addr, "baddbmm_": O.baddbmm, "addbmm_": O.addbmm,
-    "lgamma_": G.lgamma, "digamma_": G.digamma, "polygamma_": lambda a, n: G.polygamma(n, a),
+    "igamma_": G.gammainc, "igammac_": G.gammaincc, "lgamma_": G.lgamma, "digamma_": G.digamma, "polygamma_": lambda a, n: G.polygamma(n, a),
     "mvlgamma_": G.mvlgamma, "erfc_": G.erfc, "erfinv_": G.erfinv, "i0_": G.i0,
     "bitwise_and_": E.bitwise_and, "bitwise_or_": E.bitwise_or, "bitwise_xor_": E.bitwise_xor,
     "__iand__": E.bitwise_and, "__ior__": E.bitwise_or, "__ixor__": E.bitwise_xor, "bitwise_not_": E.bitwise_not,

@@ -12,7 +12,7 @@ import numpy
 
 from ..backend import arg_extreme, broadcast_to, xp_of
 from ..tensor import Tensor, default_float
-from .elementwise import abs, eq, exp, masked, maximum, minimum, ordered, to_dtype, where
+from .elementwise import abs, eq, exp, half_in_float32, masked, maximum, minimum, ordered, to_dtype, where
 from .registry import apply, apply_one, apply_unary, defop, expect_tensor, on_arrays
 
 
@@ -146,7 +146,7 @@ def _softmax_forward(xp, a, dim):
 
 SOFTMAX = defop("softmax", ("self",), save=("result",),
                 math="y = e^a / sum e^a;  da = y*(g - sum(g*y))",
-                forward=_softmax_forward,
+                forward=half_in_float32(_softmax_forward),
                 vjp=lambda g, ctx: (ctx.result * (g - sum(g * ctx.result, ctx.dim, keepdim=True)),),
                 formulas=("y*(I - y^T)",))
 
@@ -161,7 +161,7 @@ def _log_softmax_forward(xp, a, dim):
 
 LOG_SOFTMAX = defop("log_softmax", ("self",), save=("result",),
                     math="y = a - logsumexp(a);  da = g - e^y*sum(g)",
-                    forward=_log_softmax_forward,
+                    forward=half_in_float32(_log_softmax_forward),
                     vjp=lambda g, ctx: (g - exp(ctx.result) * sum(g, ctx.dim, keepdim=True),),
                     formulas=("I - softmax(a)",))
 
@@ -289,8 +289,9 @@ def _cumsum_vjp(g, ctx):
 
 
 CUMSUM = defop("cumsum", ("self",), math="y_i = sum_{j <= i} a_j along dim;  da_i = sum_{j >= i} g_j",
-               forward=lambda xp, a, dim: xp.cumsum(a.reshape(1) if a.ndim == 0 else a, axis=dim,
-                                                    dtype="int64" if a.dtype.kind == "u" else None).reshape(a.shape),
+               forward=half_in_float32(lambda xp, a, dim: xp.cumsum(
+                   a.reshape(1) if a.ndim == 0 else a, axis=dim, dtype="int64" if a.dtype.kind == "u" else None
+               ).reshape(a.shape)),
                vjp=_cumsum_vjp, formulas=("[j >= i]",))
 
 
@@ -456,11 +457,15 @@ def _check_not_empty(name, a, dims, whole=False):
                              f"there is nothing to take the {name[-3:]} of along it. Reduce over another dim.")
 
 
-def max(a, dim=None, keepdim=False):
+def max(a, dim=None, keepdim=False, *, other=None):
     """``max(a)``: the largest element (ties share the gradient equally, as ``amax``; a NaN is the
     largest, and the NaNs share it).
     ``max(a, dim)``: ``(values, indices)`` along ``dim``; the index is the first of tied maxima and
     all of the gradient goes to it (as in PyTorch)."""
+    if other is not None:   # (PyTorch's max(input, other=...): elementwise, as maximum)
+        if dim is not None:
+            raise TypeError("max(): give either dim or other, not both")
+        return maximum(a, other)
     if isinstance(dim, Tensor):
         return maximum(a, dim)
     expect_tensor(a, "max")
@@ -471,9 +476,13 @@ def max(a, dim=None, keepdim=False):
     return _extreme_with_indices(a, dim, keepdim, MAX_DIM, "argmax", MaxResult)
 
 
-def min(a, dim=None, keepdim=False):
+def min(a, dim=None, keepdim=False, *, other=None):
     """``min(a)``: the smallest element. ``min(a, dim)``: ``(values, indices)`` along ``dim``
     (the first of tied minima gets all of the gradient)."""
+    if other is not None:   # (PyTorch's min(input, other=...): elementwise, as minimum)
+        if dim is not None:
+            raise TypeError("min(): give either dim or other, not both")
+        return minimum(a, other)
     if isinstance(dim, Tensor):
         return minimum(a, dim)
     expect_tensor(a, "min")

@@ -6,6 +6,7 @@ the index tensors on their device; the data is only ever reached through the ops
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy
 
@@ -73,11 +74,20 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     ``out[index[i][j]][j] = src[i][j]``); ``src`` a tensor or a number. Where an index repeats, one of the
     writes wins (PyTorch leaves which one unspecified). Gradients: ``dinput = g`` with zeros where written,
     ``dsrc = gather(g, dim, index)``."""
-    if reduce is not None:
-        raise NotImplementedError(f"scatter(): reduce={reduce!r} is not supported here: use scatter_add (for "
-                                  f"'add'), or scatter without reduce")
     if src is None:   # (PyTorch's scatter(input, dim, index, value=...) spelling)
         src = value
+    if reduce is not None:   # (PyTorch's older form: scatter_reduce's 'sum' and 'prod', with the input's values)
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError(f"scatter(): reduce argument must be either add or multiply, got {reduce!r} (for "
+                               f"'mean', 'amax' or 'amin' use scatter_reduce)")
+        if isinstance(src, Tensor):
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
+                          "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
+                          "options.", UserWarning, stacklevel=2)
+        elif isinstance(src, numbers.Number):
+            src = Tensor._make(xp_of(input._data).full(tuple(index.shape), src, dtype=input.dtype), False, None,
+                               input.device)
+        return scatter_reduce(input, dim, index, src, "sum" if reduce == "add" else "prod")
     if not isinstance(src, (Tensor, numbers.Number)):
         raise TypeError(f"scatter(): src must be a Tensor or a number, got {type(src).__name__}")
     src = fits(src, input.dtype, "scatter")

@@ -334,8 +334,8 @@ def _canonical_index(index, device="cpu", copy=True):
             p, advanced = p._data.astype(bool), True
         elif isinstance(p, Tensor):
             p, advanced = (p._data.copy() if copy else p._data), True
-        elif isinstance(p, list):
-            p, advanced = asarray(p, device), True   # (a new array)
+        elif isinstance(p, list):   # (a new array; an empty list indexes nothing, as int64)
+            p, advanced = (asarray(p, device) if p else asarray(numpy.zeros(0, numpy.int64), device)), True
         elif isinstance(p, numpy.ndarray):
             on_device = asarray(p, device)             # (p itself on the CPU: then copied)
             p, advanced = (on_device.copy() if copy and on_device is p else on_device), True
@@ -357,11 +357,12 @@ def getitem(a, index, copy=True):
         raise IndexError(f"index {index!r} is invalid for a tensor of shape {tuple(a.shape)}: {exc}") from None
 
 
-def gather(a, dim, index):
+def gather(a, dim, index, *, sparse_grad=False):
     """Along ``dim``, the element ``index`` names; elsewhere the same position (for dim=1:
     ``out[i][j] = a[i][index[i][j]]``). ``index`` has a's number of dims, and no dim larger than a's but
     ``dim``. Built as ``a[...]`` with integer arrays, so its gradient adds ``g`` back at the indices (twice
-    where an index repeats), to any order."""
+    where an index repeats), to any order. ``sparse_grad=True`` (PyTorch: a sparse gradient) gives the same
+    gradient, dense: there are no sparse tensors here."""
     expect_tensor(a, "gather")
     if not isinstance(index, Tensor):
         raise TypeError(f"gather(): index must be a Tensor of integers, got {type(index).__name__}: wrap it with "

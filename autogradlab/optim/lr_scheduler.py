@@ -29,7 +29,7 @@ from collections import Counter
 
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR", "LinearLR", "CosineAnnealingLR",
+__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ExponentialLR", "LinearLR", "CosineAnnealingLR",
            "ReduceLROnPlateau", "SequentialLR", "OneCycleLR", "CyclicLR", "ConstantLR", "PolynomialLR",
            "CosineAnnealingWarmRestarts", "ChainedScheduler"]
 
@@ -185,6 +185,16 @@ class LambdaLR(LRScheduler):
         for f, saved in zip(self.lr_lambdas, state_dict.get("lr_lambdas", ())):
             if saved is not None:
                 f.__dict__.update(saved)
+
+
+class MultiplicativeLR(LambdaLR):
+    """lr <- lr * lr_lambda(epoch) at each step after the first (one function for every group or one per group):
+    the factors multiply, where ``LambdaLR``'s replace."""
+
+    def get_lr(self):
+        if self.last_epoch > 0:
+            return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._current(), strict=True)]
+        return self._current()
 
 
 class StepLR(LRScheduler):
