@@ -226,6 +226,8 @@ def asarray(data, device: str, dtype=None):
     with xp.cuda.Device(int(device.split(":")[1])):
         if type(data) is float and data == 0 and math.copysign(1.0, data) < 0:
             return -xp.zeros((), dtype=dtype)   # (CuPy fills a number's array: a zero by a memset, which drops the sign)
+        if dtype is not None and isinstance(data, (list, tuple, int)):   # (numbers read as NumPy reads them, then
+            data = numpy.asarray(data)                                    # cast: -7 as uint8 wraps, as on the CPU)
         return xp.asarray(data, dtype=dtype)
 
 
