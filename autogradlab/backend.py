@@ -365,6 +365,15 @@ def arg_extreme(array, pick, axis=None, keepdims=False):
     return xp_of(array).where(nan.any(axis=axis, keepdims=keepdims), nan.argmax(axis=axis, keepdims=keepdims), index)
 
 
+def diagonal_view(array, offset, dim1, dim2):
+    """The diagonal of ``array`` as a view that can be written where ``array`` can (NumPy hands out a read-only
+    one; CuPy's is writable and has no such flag)."""
+    view = xp_of(array).diagonal(array, offset, dim1, dim2)
+    if not getattr(view.flags, "writeable", True) and writable(array):
+        view.flags.writeable = True
+    return view
+
+
 def writable(array) -> bool:
     """Whether an in-place write into ``array`` is safe: not read-only (NumPy's flag: broadcast views,
     read-only memory) and no axis that repeats one element (a stride of 0, as ``expand`` makes: CuPy's

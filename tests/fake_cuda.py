@@ -165,6 +165,12 @@ class _FakeCupy(_StrictModule):
                              f"(fake_cuda, as CuPy)")
         return super().asarray(data, dtype)
 
+    def diagonal(self, a, offset=0, axis1=0, axis2=1):   # (CuPy's is a writable view; NumPy's is read-only)
+        view = numpy.diagonal(unwrap(a), offset, axis1, axis2)
+        if unwrap(a).flags.writeable:
+            view.flags.writeable = True
+        return FakeCudaArray(view)
+
     def may_share_memory(self, a, b, max_work=None):   # (CuPy's: by the bounds of the two arrays)
         return bool(numpy.may_share_memory(unwrap(a), unwrap(b)))
 

@@ -255,3 +255,39 @@ def test_gather_takes_sparse_grad_max_and_min_take_other_and_igamma_is_there_as_
         return (y, x.grad, T.max(x, other=other), x.min(other=other), T.igammac(a, x[0]), a.igamma(x[1]),
                 a.clone().igammac_(x[1].detach()))
     _same(run, rtol=1e-12)
+
+
+def _diagonal_program(T, index):
+    x = T.tensor(np.arange(1.0, 25.0).reshape(2, 3, 4), dtype=T.float64, requires_grad=True)
+    y = x * 1
+    if index == 0:      # a ridge term added in place: A.diagonal().add_(lam)
+        y.diagonal(0, 1, 2).add_(0.5)
+    elif index == 1:    # an offset diagonal over other dims, scaled in place
+        y.diagonal(-1, 2, 0).mul_(3.0)
+    elif index == 2:    # a view of the diagonal, written; then the base written and the view read again
+        d = y.diagonal(1, 1, 2)
+        d[:, 0] = 7.0
+        y.add_(1.0)
+        y = y * d.sum()
+    elif index == 3:    # the diagonal of a transposed view
+        y.transpose(1, 2).diagonal(0, 1, 2).zero_()
+    (y * y).sum().backward()
+    plain = T.zeros(3, 3)
+    plain.diagonal().fill_(2.0)
+    T.diag(plain).fill_(5.0)   # (diag of a matrix is a copy in both)
+    return y, x.grad, plain
+
+
+@pytest.mark.parametrize("index", range(4), ids=["add_", "offset mul_", "view of a view", "transposed"])
+def test_writes_through_diagonal_reach_the_tensor_as_torch(index):
+    _same(lambda T: _diagonal_program(T, index), rtol=1e-12)
+
+
+def test_diagonal_is_a_view_that_follows_its_base_as_torch():
+    def run(T):
+        a = T.zeros(3, 3)
+        d = a.diagonal()
+        a.fill_(4.0)
+        return d.clone(), d._base is a if T is torch else d._view[0] is a
+    ours, theirs = run(ag), run(torch)
+    assert ours[0].tolist() == theirs[0].tolist() == [4.0, 4.0, 4.0] and ours[1] and theirs[1]

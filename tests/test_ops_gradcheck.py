@@ -531,6 +531,9 @@ def _inplace_on_view(m, x, y):
     return t * t
 
 
+CASES["diagonal"] = [C(lambda m, a: m.diagonal(a), normal(3, 3), id="main"),
+                    C(lambda m, a: a.diagonal(-1, 2, 0) * 2, normal(3, 2, 4), id="offset-dims"),
+                    C(lambda m, a: m.diagonal(a, 5), normal(2, 3), id="empty")]
 CASES["copy_slices"] = [C(_inplace_on_view, normal(3, 2), normal(2, 1), id="view-mul_")]
 # (smooth=False: the old value's gradient is a constant 0 with no history, so no second-order check)
 CASES["fill"] = [C(_fill, normal(2, 3), normal(2, 3), id="fill_", smooth=False),

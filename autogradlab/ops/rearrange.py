@@ -1,6 +1,6 @@
 """Ops that copy, pick or move elements, built from the shape ops (each gradient comes from theirs):
 ``repeat``/``tile``, ``repeat_interleave``, ``roll``, ``narrow``, ``movedim``/``swapaxes``,
-``index_select``, ``diagonal``, ``diag``, ``diag_embed``, ``meshgrid``, ``diff``, ``rot90``, ``take`` and
+``index_select``, ``diagonal`` (a view, its own op), ``diag``, ``diag_embed``, ``meshgrid``, ``diff``, ``rot90``, ``take`` and
 ``unfold``. Index arrays that depend only on sizes are made on the tensor's device; the data is only ever
 reached through the ops."""
 from __future__ import annotations
@@ -11,11 +11,12 @@ import warnings
 
 import numpy
 
-from ..backend import asarray, to_host, xp_of
+from ..backend import asarray, diagonal_view, to_host, xp_of
 from ..tensor import Tensor
 from .elementwise import clone, ne, sub
 from .reduce import normalize_dims, single_dim
-from .registry import expect_tensor
+from .inplace import COPY_SLICES, _copy_slices_forward
+from .registry import apply, apply_one, defop, expect_tensor
 from .shape import _size_args, cat, expand, flip, getitem, permute, put, reshape, sort, transpose
 
 
@@ -249,19 +250,30 @@ def _repeat_interleave_method(a, repeats, dim=None, *, output_size=None):
     return repeat_interleave(a, repeats, dim, output_size=output_size)
 
 
+def _diagonal_vjp(g, ctx):
+    """da = zeros with g on the diagonal: the region the view reads, replaced by g (copy_slices)."""
+    steps = ((DIAGONAL, {"offset": ctx.offset, "dim1": ctx.dim1, "dim2": ctx.dim2}),)
+    xp = xp_of(g._data if isinstance(g, Tensor) else g)
+    zeros = xp.zeros(ctx._input_shapes[0], dtype=g.dtype)
+    if isinstance(g, Tensor):
+        return (apply(COPY_SLICES, (Tensor._make(zeros, False, None, g.device), g), {"steps": steps}),)
+    return (_copy_slices_forward(xp, zeros, g, steps),)
+
+
+DIAGONAL = defop("diagonal", ("self",), view=True, complex_vjp="same",
+                 forward=lambda xp, a, offset, dim1, dim2: diagonal_view(a, offset, dim1, dim2), vjp=_diagonal_vjp,
+                 math="a[..., i, i + offset] over dim1, dim2, as a last dim (a view);  da = g on that diagonal, 0 "
+                      "elsewhere", formulas=("1 on the diagonal",))
+
+
 def diagonal(a, offset=0, dim1=0, dim2=1):
-    """The entries a[..., i, i + offset] of the matrices spanned by ``dim1`` and ``dim2``, as a new last dim
-    (a copy, not a view as in PyTorch: writing into it leaves ``a`` as it was)."""
+    """The entries a[..., i, i + offset] of the matrices spanned by ``dim1`` and ``dim2``, as a new last dim: a
+    view, as in PyTorch, so ``A.diagonal().add_(1e-3)`` writes into ``A``."""
     expect_tensor(a, "diagonal")
     d1, d2 = single_dim(dim1, a.ndim, "diagonal"), single_dim(dim2, a.ndim, "diagonal")
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    rows, cols = a.shape[d1], a.shape[d2]
-    first_row, first_col = max(-offset, 0), max(offset, 0)
-    count = max(min(rows - first_row, cols - first_col), 0)
-    moved = movedim(a, (d1, d2), (-2, -1))
-    i = numpy.arange(count)
-    return getitem(moved, (Ellipsis, _index(i + first_row, a.device), _index(i + first_col, a.device)), copy=False)
+    return apply_one(DIAGONAL, a, {"offset": operator.index(offset), "dim1": d1, "dim2": d2})
 
 
 def diag(a, diagonal=0):
@@ -269,7 +281,7 @@ def diag(a, diagonal=0):
     below) and zeros elsewhere; a 2-D ``a``: that diagonal, as a 1-D tensor."""
     expect_tensor(a, "diag")
     if a.ndim == 2:
-        return _diagonal(a, diagonal)
+        return clone(_diagonal(a, diagonal))   # (a copy, as PyTorch's: diag is no view)
     if a.ndim != 1:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")
     n = a.shape[0]

@@ -44,8 +44,8 @@ COMPOSITES = (
      "`da = zeros with g added at the index` (repeats add up)"),
     ("`narrow`", "getitem", "`length` entries along dim from `start` (a view)", "`da = zeros with g in place`"),
     ("`movedim`, `swapaxes`", "permute, transpose", "dims moved / two dims swapped (views)", "`da = g` moved back"),
-    ("`diagonal`, `diag`", "index, index_put", "`a[..., i, i + offset]` as a new last dim (a copy); `diag` of a "
-     "vector: a matrix with it on a diagonal", "`da` = `g` put back on the diagonal / `g`'s diagonal"),
+    ("`diag`", "diagonal, index_put", "of a matrix: its diagonal (a view); of a vector: a matrix with it on a "
+     "diagonal", "`da` = `g`'s diagonal / `g` put back on the diagonal"),
     ("`meshgrid`", "reshape, expand", "coordinate grids (`ij` or `xy`)", "`da` = each grid summed over the other dims"),
     ("`diff`", "cat, getitem, sub", "`a[1:] - a[:-1]` along dim, n times", "`da` = the differences' adjoint"),
     ("`lerp`", "sub, mul, add", "`a + w*(b - a)`", "`da = g*(1 - w), db = g*w, dw = g*(b - a)`"),
