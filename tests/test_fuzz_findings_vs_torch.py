@@ -291,3 +291,19 @@ def test_diagonal_is_a_view_that_follows_its_base_as_torch():
         return d.clone(), d._base is a if T is torch else d._view[0] is a
     ours, theirs = run(ag), run(torch)
     assert ours[0].tolist() == theirs[0].tolist() == [4.0, 4.0, 4.0] and ours[1] and theirs[1]
+
+
+@pytest.mark.parametrize("var_shape", [(4, 1, 5), (4, 3, 1), (1, 3, 5), (4, 3), (1, 1, 5), (3, 5)], ids=str)
+def test_gaussian_nll_loss_takes_a_var_with_one_dim_of_1_as_torch(var_shape):
+    rng = np.random.default_rng(0)
+    a, b, v = rng.standard_normal((4, 3, 5)), rng.standard_normal((4, 3, 5)), rng.random(var_shape) + 0.1
+
+    def run(T):
+        x, var = T.tensor(a, requires_grad=True), T.tensor(v, requires_grad=True)
+        loss = T.nn.functional.gaussian_nll_loss(x, T.tensor(b), var)
+        loss.backward()
+        return loss, x.grad, var.grad
+    if var_shape in ((1, 1, 5), (3, 5)):
+        both_raise(lambda: run(ag), lambda: run(torch))
+    else:
+        _same(run, rtol=1e-12)

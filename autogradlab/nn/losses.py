@@ -542,9 +542,11 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         if tuple(var.shape) != tuple(input.shape):
             if tuple(input.shape[:-1]) == tuple(var.shape):
                 var = var.unsqueeze(-1)
-            elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+            elif not (var.ndim == input.ndim and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1):
+                # (PyTorch's rule: one dim where they differ, of size 1 in var, e.g. (4, 1, 32, 32) for (4, 3, 32, 32))
                 raise ValueError(f"{name}: var is of incorrect size {tuple(var.shape)} for input of shape "
-                                 f"{tuple(input.shape)}: give input's shape, one dim fewer, or a last dim of 1")
+                                 f"{tuple(input.shape)}: give input's shape, one dim fewer, or input's shape "
+                                 f"with one dim of 1")
         if bool((var.detach() < 0).any()):
             raise ValueError(f"{name}: var has negative entry/entries")
         var = var + (E.clamp(var.detach(), min=eps) - var.detach())   # (the value clamped, the gradient not)

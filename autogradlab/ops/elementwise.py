@@ -613,7 +613,8 @@ def _sigmoid_vjp(g, ctx):
 
 
 SIGMOID = defop("sigmoid", ("self",), save=("result",), math="s = 1/(1+e^-a);  da = g*(1-s)*s",
-                forward=half_in_float32(_sigmoid_forward), vjp=_sigmoid_vjp, complex_vjp="holomorphic", formulas=("s*(1-s)",))
+                forward=half_in_float32(_sigmoid_forward), vjp=_sigmoid_vjp, complex_vjp="holomorphic",
+                formulas=("s*(1-s)",))
 
 
 def _sigmoid_backward_vjp(gg, ctx):

@@ -44,7 +44,7 @@ COMPOSITES = (
      "`da = zeros with g added at the index` (repeats add up)"),
     ("`narrow`", "getitem", "`length` entries along dim from `start` (a view)", "`da = zeros with g in place`"),
     ("`movedim`, `swapaxes`", "permute, transpose", "dims moved / two dims swapped (views)", "`da = g` moved back"),
-    ("`diag`", "diagonal, index_put", "of a matrix: its diagonal (a view); of a vector: a matrix with it on a "
+    ("`diag`", "diagonal, clone, index_put", "of a matrix: a copy of its diagonal; of a vector: a matrix with it on a "
      "diagonal", "`da` = `g`'s diagonal / `g` put back on the diagonal"),
     ("`meshgrid`", "reshape, expand", "coordinate grids (`ij` or `xy`)", "`da` = each grid summed over the other dims"),
     ("`diff`", "cat, getitem, sub", "`a[1:] - a[:-1]` along dim, n times", "`da` = the differences' adjoint"),
