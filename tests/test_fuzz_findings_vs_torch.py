@@ -307,3 +307,13 @@ def test_gaussian_nll_loss_takes_a_var_with_one_dim_of_1_as_torch(var_shape):
         both_raise(lambda: run(ag), lambda: run(torch))
     else:
         _same(run, rtol=1e-12)
+
+
+@pytest.mark.parametrize("shapes", [((3,), (1,)), ((2, 3), (3,)), ((3, 1), (1, 3))], ids=str)
+def test_soft_margin_loss_broadcasts_the_target_to_the_input_only_as_torch(shapes):
+    def run(T):
+        return T.nn.functional.soft_margin_loss(T.ones(shapes[0], dtype=T.float64), -T.ones(shapes[1], dtype=T.float64))
+    if shapes == ((3, 1), (1, 3)):
+        both_raise(lambda: run(ag), lambda: run(torch))
+    else:
+        _same(run, rtol=1e-12)

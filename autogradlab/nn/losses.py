@@ -561,7 +561,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     name = "soft_margin_loss"
     reduction = legacy_reduction(size_average, reduce, reduction, name)
     check_float(input, "input", name)
-    broadcast_shape(name, input.shape, target.shape)
+    if tuple(broadcast_shape(name, input.shape, target.shape)) != tuple(input.shape):
+        raise RuntimeError(f"{name}: target of shape {tuple(target.shape)} must broadcast to input's shape "
+                           f"{tuple(input.shape)} (as PyTorch's): reshape the target")
     return _reduce(E.log1p(E.exp(-target * input)), reduction, name)
 
 
