@@ -317,3 +317,15 @@ def test_soft_margin_loss_broadcasts_the_target_to_the_input_only_as_torch(shape
         both_raise(lambda: run(ag), lambda: run(torch))
     else:
         _same(run, rtol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_multi_margin_loss_of_one_sample_takes_a_target_of_shape_1_as_torch(reduction):
+    def run(T):
+        x = T.tensor([0.1, 0.5, -0.3], dtype=T.float64, requires_grad=True)
+        loss = T.nn.functional.multi_margin_loss(x, T.tensor([1]), reduction=reduction)
+        loss.sum().backward()
+        return loss, x.grad
+    _same(run, rtol=1e-12)
+    both_raise(lambda: ag.nn.functional.multi_margin_loss(ag.ones(3), ag.tensor([1, 0])),
+               lambda: torch.nn.functional.multi_margin_loss(torch.ones(3), torch.tensor([1, 0])))

@@ -586,15 +586,16 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                       reduction="mean"):
     """The multi-class hinge: for a sample of class y, sum over the other classes j of
     max(0, margin - x[y] + x[j])^p / C (p is 1 or 2), each term times ``weight[y]`` if given. ``input`` (N, C)
-    with class indices ``target`` (N,), or one sample (C,) with a 0-d target."""
+    with class indices ``target`` (N,), or one sample (C,) with a 0-d (or a (1,)) target."""
     name = "multi_margin_loss"
     reduction = legacy_reduction(size_average, reduce, reduction, name)
     if p not in (1, 2):
         raise ValueError(f"{name}: only p == 1 and p == 2 supported, got p={p}")
     check_float(input, "input", name)
-    if input.ndim not in (1, 2) or target.ndim != input.ndim - 1:
-        raise RuntimeError(f"{name}: expected input of shape (N, C) with target (N,), or (C,) with a 0-d target; "
-                           f"got input {tuple(input.shape)} and target {tuple(target.shape)}")
+    one_of_one = input.ndim == 1 and tuple(target.shape) == (1,)   # (one sample: a 0-d target, or PyTorch's (1,))
+    if input.ndim not in (1, 2) or (target.ndim != input.ndim - 1 and not one_of_one):
+        raise RuntimeError(f"{name}: expected input of shape (N, C) with target (N,), or (C,) with a 0-d or (1,) "
+                           f"target; got input {tuple(input.shape)} and target {tuple(target.shape)}")
     x, y = (input, target) if input.ndim == 2 else (input.unsqueeze(0), target.reshape(1))
     n_classes = x.shape[1]
     if y.dtype.kind not in "iu":
@@ -611,7 +612,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         terms = terms * weight[y].unsqueeze(1)
     own = arange(n_classes, device=x.device).unsqueeze(0) == y.unsqueeze(1)
     loss = R.sum(E.where(own, 0.0, terms), 1) / n_classes
-    return _reduce(loss if input.ndim == 2 else loss.reshape(()), reduction, name)
+    return _reduce(loss if input.ndim == 2 or one_of_one else loss.reshape(()), reduction, name)
 
 
 # -- CTC: the probability of a label sequence summed over every alignment with the input -------------------------
