@@ -329,3 +329,12 @@ def test_multi_margin_loss_of_one_sample_takes_a_target_of_shape_1_as_torch(redu
     _same(run, rtol=1e-12)
     both_raise(lambda: ag.nn.functional.multi_margin_loss(ag.ones(3), ag.tensor([1, 0])),
                lambda: torch.nn.functional.multi_margin_loss(torch.ones(3), torch.tensor([1, 0])))
+
+
+@pytest.mark.parametrize("size", [(2, 2, 0), (2, 0, 2), 0, (0, 2, 2)], ids=str)
+def test_adaptive_max_pool3d_to_an_empty_size_as_torch(size):
+    """(PyTorch's backward through it fails; ours gives zeros)"""
+    _same(lambda T: T.nn.functional.adaptive_max_pool3d(T.zeros(3, 5, 7, 6), size, return_indices=True))
+    x = ag.zeros(3, 5, 7, 6, requires_grad=True)
+    ag.nn.functional.adaptive_max_pool3d(x, size).sum().backward()
+    assert x.grad.shape == (3, 5, 7, 6) and not x.grad.numpy().any()

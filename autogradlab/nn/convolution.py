@@ -829,6 +829,12 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
         return tuple(S.squeeze(t, 0) for t in out) if return_indices else S.squeeze(out, 0)
     od, oh, ow = _three_sizes(output_size, input, "adaptive_max_pool3d")
     n, c, depth, h, w = input.shape
+    if 0 in (od, oh, ow):   # (no windows: an empty result, still of the graph, as PyTorch's)
+        out = S.reshape(S.reshape(input, (-1,))[:0], (n, c, od, oh, ow))
+        if not return_indices:
+            return out
+        return out, Tensor._make(backend.xp_of(input._data).zeros(tuple(out.shape), dtype=numpy.int64), False, None,
+                                 input.device)
     planes, at = adaptive_max_pool2d(S.reshape(input, (n, c * depth, h, w)), (oh, ow), True)
     planes = S.reshape(planes, (n, c, depth, oh, ow))
     out, which = adaptive_max_pool1d(_depth_last(planes), od, True)
