@@ -249,7 +249,7 @@ class Tensor:
     # -- conversion --------------------------------------------------------------
     def item(self):
         if self._data.size != 1:
-            raise ValueError(f"item(): only a one-element tensor can be converted to a Python scalar, "
+            raise RuntimeError(f"item(): only a one-element tensor can be converted to a Python scalar, "
                              f"this one has shape {tuple(self.shape)} ({self.numel()} elements)")
         return backend.to_host(self._data).reshape(()).item()
 
@@ -279,6 +279,9 @@ class Tensor:
 
     def _real_item(self, what):
         """``item()``, a complex number only with imaginary part 0 (then its real part), as PyTorch converts."""
+        if self._data.size != 1:   # (float(t), int(t): PyTorch's ValueError, where t.item() raises RuntimeError)
+            raise ValueError(f"only one element tensors can be converted to Python scalars, this one has shape "
+                             f"{tuple(self.shape)} ({self.numel()} elements)")
         value = self.item()
         if isinstance(value, complex):
             if value.imag:

@@ -338,3 +338,10 @@ def test_adaptive_max_pool3d_to_an_empty_size_as_torch(size):
     x = ag.zeros(3, 5, 7, 6, requires_grad=True)
     ag.nn.functional.adaptive_max_pool3d(x, size).sum().backward()
     assert x.grad.shape == (3, 5, 7, 6) and not x.grad.numpy().any()
+
+
+def test_conversions_and_empty_joins_raise_torchs_classes():
+    for call in (lambda T: T.tensor([1.0, 2.0]).item(), lambda T: T.tensor([]).item(), lambda T: float(T.tensor([1.0, 2.0])),
+                 lambda T: int(T.tensor([1, 2])), lambda T: bool(T.tensor([1.0, 2.0])), lambda T: T.cat([]),
+                 lambda T: T.stack([]), lambda T: T.stack(T.ones(2))):
+        both_raise(lambda: call(ag), lambda: call(torch))

@@ -139,7 +139,8 @@ def test_stack_with_mismatched_shapes_names_both():
 
 
 @pytest.mark.parametrize("call, error, pattern", [
-    (lambda: ag.cat([]), TypeError, "cat() expects a non-empty list or tuple of tensors"),
+    (lambda: ag.cat([]), ValueError, "cat() expects a non-empty list or tuple of tensors"),
+    (lambda: ag.stack([]), RuntimeError, "stack() expects a non-empty list or tuple of tensors"),
     (lambda: ag.stack(ag.randn(2)), TypeError, "stack() expects a non-empty list or tuple of tensors"),
     (lambda: ag.cat([ag.randn(2), [1.0]]), TypeError, "cat(): expected a Tensor at position 1, got list"),
     (lambda: ag.randn(5).split([2, 2]), RuntimeError, "split: sizes [2, 2] add up to 4, but dim 0 has size 5"),

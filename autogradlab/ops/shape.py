@@ -513,8 +513,10 @@ def unbind(a, dim=0):
 
 
 def _check_sequence(tensors, name):
-    if isinstance(tensors, Tensor) or not tensors:
-        raise TypeError(f"{name}() expects a non-empty list or tuple of tensors")
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}() expects a non-empty list or tuple of tensors, got a Tensor: wrap it, [t]")
+    if not tensors:   # (PyTorch's classes: cat's ValueError, stack's RuntimeError)
+        raise (ValueError if name == "cat" else RuntimeError)(f"{name}() expects a non-empty list or tuple of tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}(): expected a Tensor at position {i}, got {type(t).__name__}")
