@@ -282,7 +282,7 @@ def test_numpy_and_integer_state_is_copied_and_cast_to_the_parameter_dtype_as_to
     sd["state"] = {i: {"momentum_buffer": b} for i, b in enumerate(buffers)}
     opt.load_state_dict(sd)
     for p, b in zip(ours.parameters(), buffers):
-        got = opt.state[p]["momentum_buffer"]
-        assert got.dtype == np.float32 and not shares_memory(got, b)
-        assert backend.device_of(got) == p.device   # moved to the parameter's device, as torch moves it
+        got = opt.state[p]["momentum_buffer"]   # (a Tensor over the buffer the steps update)
+        assert got.dtype == np.float32 and not shares_memory(got._data, b)
+        assert got.device == p.device == backend.device_of(got._data)   # moved to the parameter's device, as torch
     _train(ours, opt, 1)                                      # and stepping on works
