@@ -95,11 +95,16 @@ def norm(A, ord=None, dim=None, keepdim=False):
                        f"{A.ndim}D.")
 
 
-def _torch_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+def _torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """``torch.norm`` and ``Tensor.norm`` (PyTorch's older function): a number ``p`` is :func:`vector_norm` over
     ``dim`` (every element by default), ``"fro"`` the 2-norm over at most two dims, ``"nuc"`` the nuclear norm
     of the matrices in ``dim`` (the last two... of a 2-D input by default); ``dtype`` casts ``input`` first."""
     expect_tensor(input, "norm")
+    if out is not None:
+        raise TypeError("norm(): out= is not supported here; use the returned tensor")
+    if input.dtype.kind not in "fc":
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {input.dtype.name} "
+                           f"instead: convert it first, e.g. x.float()")
     if dtype is not None:
         if numpy.promote_types(input.dtype, dtype) != numpy.dtype(dtype):
             raise RuntimeError(f"norm: the dtype of the input ({input.dtype.name}) should be convertible without "

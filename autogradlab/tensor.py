@@ -293,6 +293,9 @@ class Tensor:
         return float(self._real_item("a float"))
 
     def __complex__(self):
+        if self._data.size != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars, this one has shape "
+                             f"{tuple(self.shape)} ({self.numel()} elements)")
         return complex(self.item())
 
     def __int__(self):

@@ -345,3 +345,31 @@ def test_conversions_and_empty_joins_raise_torchs_classes():
                  lambda T: int(T.tensor([1, 2])), lambda T: bool(T.tensor([1.0, 2.0])), lambda T: T.cat([]),
                  lambda T: T.stack([]), lambda T: T.stack(T.ones(2))):
         both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_optimizer_state_can_be_cleared_deleted_and_assigned_as_torchs():
+    def run(T):
+        p = T.tensor([1.0, -2.0, 3.0], dtype=T.float64, requires_grad=True)
+        opt = T.optim.Adam([p], lr=0.1)
+        seen = []
+        for change in (lambda: opt.state.clear(), lambda: opt.state.__delitem__(p),
+                       lambda: opt.state.__setitem__(p, {}), lambda: opt.state.pop(p)):
+            opt.zero_grad()
+            (p ** 2).sum().backward()
+            opt.step()
+            change()
+            seen.append(len(opt.state))
+        opt.step()
+        return p.detach().clone(), T.tensor(seen + [float(opt.state[p]["step"])])
+    _same(run, rtol=1e-12)
+
+
+def test_review_findings_match_torch():
+    x = np.random.default_rng(0).standard_normal((2, 3))
+    _same(lambda T: (T.einsum(T.tensor(x), [0, 26]), T.einsum(T.tensor(x), [27, 1]),
+                     T.einsum(T.tensor(x), [np.int64(0), 1])))   # (0-25 are A-Z, 26-51 a-z: the implicit order)
+    _same(lambda T: (T.cdist(T.zeros(2, 0), T.zeros(1, 0), p=math.inf), T.cdist(T.zeros(2, 0), T.zeros(1, 0), p=3)))
+    for call in (lambda T: T.hypot(T.tensor([3.0]), T.tensor([4j])), lambda T: complex(T.ones(2)),
+                 lambda T: T.norm(T.tensor([[1, 2], [3, -4]]), p=math.inf), lambda T: T.tensor([1, -4]).norm(3),
+                 lambda T: T.norm(T.tensor([1.0, 2.0]), 3, 0, False, T.float64)):
+        both_raise(lambda: call(ag), lambda: call(torch))

@@ -1378,6 +1378,7 @@ def _floats_pair(name, input, other):
     if not isinstance(other, Tensor):
         raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}: "
                         f"wrap it with autogradlab.tensor(...)")
+    real_only(name, input, other)
     if input.dtype.kind != "f" and other.dtype.kind != "f":
         raise NotImplementedError(f"{name}() is not implemented for {input.dtype.name} and {other.dtype.name} "
                                   f"tensors (as in PyTorch): convert one with .float()")

@@ -4,6 +4,7 @@ and ``bmm`` are matmul for exactly the shapes their names say; ``einsum``; ``cro
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 
 import numpy
@@ -340,7 +341,7 @@ def einsum(equation, *operands):
     to right. The gradient of an operand is an einsum of g with the other operands back to its subscripts (a
     letter it alone has is broadcast back); a letter repeated within one operand (``"ii->i"``) is its diagonal,
     taken first (with ``diagonal``'s gradient). The sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` names
-    the letters by numbers (0-25 a-z, 26-51 A-Z; ``...`` as ``Ellipsis``)."""
+    the letters by numbers (0-25 A-Z, 26-51 a-z, as PyTorch; ``...`` as ``Ellipsis``)."""
     if isinstance(equation, Tensor):
         equation, operands = _from_sublists((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
@@ -353,7 +354,7 @@ def einsum(equation, *operands):
     return _contract(equation, *operands)
 
 
-_SUBLIST_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_SUBLIST_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"   # (PyTorch's: 0-25 A-Z, 26-51 a-z)
 
 
 def _from_sublists(args):
@@ -366,8 +367,8 @@ def _from_sublists(args):
         for i in sublist:
             if i is Ellipsis:
                 out += "..."
-            elif isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(_SUBLIST_LETTERS):
-                out += _SUBLIST_LETTERS[i]
+            elif hasattr(i, "__index__") and not isinstance(i, bool) and 0 <= operator.index(i) < len(_SUBLIST_LETTERS):
+                out += _SUBLIST_LETTERS[operator.index(i)]
             else:
                 raise ValueError(f"einsum(): subscript in subscript list is not within the valid range [0, 52), "
                                  f"got {i!r}")
@@ -495,7 +496,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if p < 0:
         raise RuntimeError(f"cdist only supports non-negative p values, got p={p}")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)   # (..., P, R, M)
-    return diff.abs().sum(-1) if p == 1 else diff.norm(dim=-1) if p == 2 else vector_norm(diff, p, -1)
+    if p == 1 or x1.shape[-1] == 0:   # (no features: every distance 0, for every p)
+        return diff.abs().sum(-1)
+    return diff.norm(dim=-1) if p == 2 else vector_norm(diff, p, -1)
 
 
 def tensordot(a, b, dims=2):

@@ -13,7 +13,7 @@ each option falling back to the optimizer's defaults::
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping, MutableMapping
+from collections.abc import MutableMapping
 
 import numpy
 
@@ -169,6 +169,12 @@ class Optimizer:
         """What copy and pickle take: not a scheduler's wrapper of ``step`` (it would step this optimizer)."""
         return {key: value for key, value in self.__dict__.items() if key not in ("step", "_opt_called")}
 
+    def __setstate__(self, saved):
+        if "state" in saved and "_buffers" not in saved:   # (pickled before the state was a view of _buffers)
+            saved = dict(saved)
+            saved["_buffers"] = saved.pop("state")
+        self.__dict__.update(saved)
+
     def zero_grad(self, set_to_none=True):
         """Clear the gradients: ``grad = None`` (default), or fill them with 0 in place."""
         zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
@@ -281,8 +287,9 @@ class Optimizer:
         return "\n".join(lines) + "\n)"
 
 
-class _StateView(Mapping):
-    """``optimizer.state``: parameter -> :class:`_ParamState`, read through to what the steps keep."""
+class _StateView(MutableMapping):
+    """``optimizer.state``: parameter -> :class:`_ParamState`, read through to what the steps keep; ``clear()``,
+    ``del state[p]``, ``state[p] = {...}`` and ``pop`` change what the next step finds, as PyTorch's dict."""
 
     def __init__(self, optimizer):
         self._optimizer = optimizer
@@ -294,6 +301,13 @@ class _StateView(Mapping):
                 raise KeyError(p)
             buffers[p] = {}   # (PyTorch's state is a defaultdict(dict))
         return _ParamState(buffers[p], p, self._optimizer._flat_state)
+
+    def __setitem__(self, p, values):
+        optimizer = self._optimizer
+        optimizer._buffers[p] = {name: _imported(name, v, p, 0, optimizer._flat_state) for name, v in dict(values).items()}
+
+    def __delitem__(self, p):
+        del self._optimizer._buffers[p]
 
     def __iter__(self):
         return iter(self._optimizer._buffers)
