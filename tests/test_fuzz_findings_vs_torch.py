@@ -373,3 +373,12 @@ def test_review_findings_match_torch():
                  lambda T: T.norm(T.tensor([[1, 2], [3, -4]]), p=math.inf), lambda T: T.tensor([1, -4]).norm(3),
                  lambda T: T.norm(T.tensor([1.0, 2.0]), 3, 0, False, T.float64)):
         both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_an_optimizer_with_two_groups_and_a_partial_load_print_as_torchs():
+    def run(T):
+        a, b = T.zeros(1, requires_grad=True), T.zeros(1, requires_grad=True)
+        model = T.nn.Linear(2, 2)
+        loaded = model.load_state_dict({"weight": T.zeros(2, 2)}, strict=False)
+        return str(T.optim.SGD([{"params": [a]}, {"params": [b], "lr": 0.5}], lr=0.1)), repr(loaded)
+    assert run(ag) == run(torch)

@@ -30,7 +30,7 @@ from .parameter import Parameter
 
 __all__ = ["Module"]
 
-class IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What ``load_state_dict`` returns; printed as PyTorch prints it when every key matched."""
 
     __slots__ = ()
@@ -437,7 +437,7 @@ class Module:
                     continue
                 p._data[...] = backend.asarray(host, p.device, p.dtype)
                 p._vc[0] += 1
-        return IncompatibleKeys(missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
 
     # -- display ----------------------------------------------------------------------------------
     def extra_repr(self):

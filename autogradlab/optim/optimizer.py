@@ -281,6 +281,8 @@ class Optimizer:
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]
         for i, group in enumerate(self.param_groups):
+            if i:
+                lines.append("")   # (a blank line between groups, as PyTorch prints them)
             lines.append(f"Parameter Group {i}")
             for key in sorted(k for k in group if k != "params"):
                 lines.append(f"    {key}: {group[key]}")
