@@ -12,19 +12,29 @@ from .creation import eye as _eye
 from .nn.distance import vector_norm as _vector_norm   # (where F.normalize and the distances use it)
 from .ops import linalg as _products
 from .ops import reduce as _R
+from .ops.decompositions import slogdet as _slogdet
 from .ops.decompositions import (LinAlgError, cholesky, det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_exp,
-                                 matrix_power, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals)
+                                 matrix_power, matrix_rank, pinv, qr, solve, svd, svdvals)
 from .ops.elementwise import where
 from .ops.lu import cholesky_ex, inv_ex, lu, lu_factor, lu_factor_ex, lu_solve, solve_ex
 from .ops.rearrange import diagonal as _diagonal
 from .ops.registry import expect_tensor
 from .ops.shape import stack as _stack
+from .return_types import return_type
 from .tensor import Tensor
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "lstsq", "cholesky", "eig", "eigvals", "eigh", "eigvalsh", "svd", "svdvals",
            "qr", "vector_norm", "matrix_norm", "norm", "matrix_power", "multi_dot", "cross", "vecdot", "pinv", "matrix_rank",
            "cond", "matrix_exp", "solve_triangular", "householder_product", "matmul", "diagonal", "vander", "tensorinv",
            "tensorsolve", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "inv_ex", "solve_ex", "cholesky_ex"]
+
+_LinalgSlogdet = return_type("linalg_slogdet", ["sign", "logabsdet"])
+
+
+def slogdet(A):
+    """``(sign, logabsdet)`` of each matrix: ``det(A) = sign * exp(logabsdet)`` (see ``autogradlab.slogdet``)."""
+    return _LinalgSlogdet(*_slogdet(A))
+
 
 def cross(input, other, *, dim=-1):
     """The cross product of 3-vectors along ``dim`` (the last by default, as ``torch.linalg.cross``; the older

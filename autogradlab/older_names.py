@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections import namedtuple
 
 from .creation import eye, zeros
 from .linalg import householder_product, multi_dot, solve_triangular, svd as _svd, qr as _qr, svdvals, vector_norm
@@ -23,13 +22,14 @@ from .ops.rearrange import diagonal
 from .ops.reduce import sum as _sum
 from .ops.registry import expect_tensor
 from .tensor import Tensor
+from .return_types import return_type
 
 __all__ = ["matrix_trace", "svd", "qr", "ger", "chain_matmul", "adjoint", "cholesky_solve", "cholesky_inverse",
            "renorm", "lu", "lu_solve", "triangular_solve", "orgqr"]
 
-OldSvdResult = namedtuple("svd", ["U", "S", "V"])
-OldQrResult = namedtuple("qr", ["Q", "R"])
-TriangularSolveResult = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+OldSvdResult = return_type("svd", ["U", "S", "V"])
+OldQrResult = return_type("qr", ["Q", "R"])
+TriangularSolveResult = return_type("triangular_solve", ["solution", "cloned_coefficient"])
 
 
 def matrix_trace(input):

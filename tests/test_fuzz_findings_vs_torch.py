@@ -382,3 +382,13 @@ def test_an_optimizer_with_two_groups_and_a_partial_load_print_as_torchs():
         loaded = model.load_state_dict({"weight": T.zeros(2, 2)}, strict=False)
         return str(T.optim.SGD([{"params": [a]}, {"params": [b], "lr": 0.5}], lr=0.1)), repr(loaded)
     assert run(ag) == run(torch)
+
+
+@pytest.mark.parametrize("call", [lambda T, x: x.max(1), lambda T, x: x.sort(1, descending=True), lambda T, x: x.topk(1),
+                                  lambda T, x: T.linalg.slogdet(x), lambda T, x: x.aminmax()],
+                         ids=["max", "sort", "topk", "slogdet", "aminmax"])
+def test_named_tuple_results_print_as_torchs_return_types(call):
+    data = np.array([[1.0, 2.0], [4.0, 3.0]])
+    ours, theirs = repr(call(ag, ag.tensor(data))), repr(call(torch, torch.tensor(data)))
+    assert ours == theirs.replace("torch.return_types.", "autogradlab.return_types.").replace("torch.", "")
+    assert type(call(ag, ag.tensor(data))).__name__ == type(call(torch, torch.tensor(data))).__name__

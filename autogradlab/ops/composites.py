@@ -13,12 +13,12 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-from collections import namedtuple
 
 import numpy
 
 from ..backend import asarray, to_host
 from ..tensor import Tensor, default_float
+from ..return_types import return_type
 from . import elementwise as E
 from .joining import tensor_split
 from .linalg import bmm, dot, mv, outer
@@ -35,8 +35,8 @@ __all__ = ["masked_scatter", "add", "sub", "div", "addcmul", "addcdiv", "addmv",
            "fill_diagonal_", "split_with_sizes", "copysign", "ldexp", "diagflat", "vander", "combinations",
            "trapezoid", "cumulative_trapezoid", "trapz"]
 
-CummaxResult = namedtuple("cummax", ["values", "indices"])
-CumminResult = namedtuple("cummin", ["values", "indices"])
+CummaxResult = return_type("cummax", ["values", "indices"])
+CumminResult = return_type("cummin", ["values", "indices"])
 
 
 def _scaled(t, factor):

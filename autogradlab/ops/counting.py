@@ -4,12 +4,12 @@ coordinates). ``mode``'s values take the gradient at the index returned, as ``ma
 integers, not differentiable."""
 from __future__ import annotations
 
-from collections import namedtuple
 
 import numpy
 
 from ..backend import asarray, to_host
 from ..tensor import Tensor
+from ..return_types import return_type
 from .elementwise import ordered
 from .reduce import single_dim
 from .registry import expect_tensor
@@ -17,7 +17,7 @@ from .shape import gather
 
 __all__ = ["mode", "unique_consecutive", "unravel_index"]
 
-ModeResult = namedtuple("mode", ["values", "indices"])
+ModeResult = return_type("mode", ["values", "indices"])
 
 
 def _host_mode(row):

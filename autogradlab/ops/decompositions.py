@@ -10,7 +10,6 @@ vector, and a loss that depends on those phases has no gradient (the backward sa
 """
 from __future__ import annotations
 
-from collections import namedtuple
 
 import math
 import numbers
@@ -21,15 +20,16 @@ from ..backend import eig as _eig
 from ..backend import xp_of
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
+from ..return_types import return_type
 from .registry import apply, apply_unary, defop, expect_tensor, on_arrays
 from .shape import TRIU, cat
 
-SlogdetResult = namedtuple("slogdet", ["sign", "logabsdet"])
-EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
-EigResult = namedtuple("eig", ["eigenvalues", "eigenvectors"])
-SvdResult = namedtuple("svd", ["U", "S", "Vh"])
-QrResult = namedtuple("qr", ["Q", "R"])
-LstsqResult = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
+SlogdetResult = return_type("slogdet", ["sign", "logabsdet"])
+EighResult = return_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
+EigResult = return_type("linalg_eig", ["eigenvalues", "eigenvectors"])
+SvdResult = return_type("linalg_svd", ["U", "S", "Vh"])
+QrResult = return_type("linalg_qr", ["Q", "R"])
+LstsqResult = return_type("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
 class LinAlgError(RuntimeError):

@@ -7,18 +7,18 @@ function of its input (a gradient of 0 almost everywhere), so their results requ
 from __future__ import annotations
 
 import numbers
-from collections import namedtuple
 
 import numpy
 
 from ..backend import xp_of
 from ..tensor import Tensor
+from ..return_types import return_type
 from .elementwise import _binary, as_tensor_like, promote, to_dtype
 from .registry import apply_one, defop, expect_tensor
 
 __all__ = ["gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "frexp", "nextafter"]
 
-FrexpResult = namedtuple("frexp", ["mantissa", "exponent"])
+FrexpResult = return_type("frexp", ["mantissa", "exponent"])
 
 
 def _shift_forward(left):

@@ -10,24 +10,24 @@ formula; ``lu_solve`` is two triangular solves, so its gradient is theirs.
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 
 import numpy
 
 from ..backend import raises_for_singular, to_host, xp_of
 from ..tensor import Tensor
+from ..return_types import return_type
 from .decompositions import (INV, LinAlgError, _call, _constant_like, _h, _host, _linalg, _matrices, _square, cholesky,
                              inv, solve)
 from .elementwise import where
 from .registry import apply, defop, expect_tensor
 from .shape import cat
 
-LuFactorResult = namedtuple("lu_factor", ["LU", "pivots"])
-LuFactorExResult = namedtuple("lu_factor_ex", ["LU", "pivots", "info"])
-LuResult = namedtuple("lu", ["P", "L", "U"])
-InvExResult = namedtuple("inv_ex", ["inverse", "info"])
-SolveExResult = namedtuple("solve_ex", ["result", "info"])
-CholeskyExResult = namedtuple("cholesky_ex", ["L", "info"])
+LuFactorResult = return_type("linalg_lu_factor", ["LU", "pivots"])
+LuFactorExResult = return_type("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+LuResult = return_type("linalg_lu", ["P", "L", "U"])
+InvExResult = return_type("linalg_inv_ex", ["inverse", "info"])
+SolveExResult = return_type("linalg_solve_ex", ["result", "info"])
+CholeskyExResult = return_type("linalg_cholesky_ex", ["L", "info"])
 
 
 _PANEL = 64   # the columns eliminated one by one before the rest of the matrix is updated by one matrix product

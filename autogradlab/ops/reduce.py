@@ -6,12 +6,12 @@ import builtins
 import math
 import operator
 import warnings
-from collections import namedtuple
 
 import numpy
 
 from ..backend import arg_extreme, broadcast_to, xp_of
 from ..tensor import Tensor, default_float
+from ..return_types import return_type
 from .elementwise import abs, eq, exp, half_in_float32, masked, maximum, minimum, ordered, to_dtype, where
 from .registry import apply, apply_one, apply_unary, defop, expect_tensor, on_arrays
 
@@ -392,8 +392,8 @@ MAX = defop("max", ("self",), save=("self", "result"), math="max_i a_i;  da = g*
 MIN = defop("min", ("self",), save=("self", "result"), math="min_i a_i;  da = g*[a = min]/(number of ties)",
             forward=lambda xp, a: a.min(), vjp=_whole_extreme_vjp, formulas=("[a = min]",), arrays=False)
 
-MaxResult = namedtuple("max", ["values", "indices"])
-MinResult = namedtuple("min", ["values", "indices"])
+MaxResult = return_type("max", ["values", "indices"])
+MinResult = return_type("min", ["values", "indices"])
 
 
 def _at_indices_forward(xp, a, indices, dim, keepdim):

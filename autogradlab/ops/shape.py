@@ -5,7 +5,6 @@ import math
 import numbers
 import operator
 import warnings
-from collections import namedtuple
 
 import numpy
 
@@ -14,6 +13,7 @@ from ..backend import xp_of
 from ..backend import broadcast_to as broadcast_view
 from ..graph import sum_to
 from ..tensor import Tensor
+from ..return_types import return_type
 from .elementwise import result_type, to_dtype
 from .reduce import expand_back, normalize_dims, single_dim
 from .registry import apply, apply_one, defop, expect_tensor
@@ -587,8 +587,8 @@ def flip_method(a, *dims, **kwargs):
 
 # -- sorting: the order is found on the arrays, the values taken with gather (so their gradient goes back) ----
 
-SortResult = namedtuple("sort", ["values", "indices"])
-TopkResult = namedtuple("topk", ["values", "indices"])
+SortResult = return_type("sort", ["values", "indices"])
+TopkResult = return_type("topk", ["values", "indices"])
 
 
 def _order(a, d, descending):

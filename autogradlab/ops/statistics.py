@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections import namedtuple
 
 import numpy
 
 from ..backend import asarray, to_host, xp_of
 from ..tensor import Tensor, default_float
+from ..return_types import return_type
 from .complex_numbers import complex as complex_from_parts
 from .elementwise import clamp, isnan, lerp, logical_not, ordered, sqrt, to_dtype, where
 from .linalg import matmul
@@ -30,10 +30,10 @@ from .shape import gather, reshape, sort
 __all__ = ["aminmax", "median", "nanmedian", "kthvalue", "quantile", "nanquantile", "nansum", "nanmean", "std_mean", "var_mean",
            "cov", "corrcoef"]
 
-MedianResult = namedtuple("median", ["values", "indices"])
-NanmedianResult = namedtuple("nanmedian", ["values", "indices"])
-KthvalueResult = namedtuple("kthvalue", ["values", "indices"])
-AminmaxResult = namedtuple("aminmax", ["min", "max"])
+MedianResult = return_type("median", ["values", "indices"])
+NanmedianResult = return_type("nanmedian", ["values", "indices"])
+KthvalueResult = return_type("kthvalue", ["values", "indices"])
+AminmaxResult = return_type("aminmax", ["min", "max"])
 
 
 # -- order statistics: which sorted position to take ----------------------------------------------------
