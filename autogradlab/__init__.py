@@ -180,7 +180,14 @@ from .nn.functional import (adaptive_avg_pool1d, avg_pool1d, bilinear, celu,  # 
 from . import utils  # noqa: E402  (torch.utils.data's names: Dataset, DataLoader, random_split, ...)
 from . import linalg, special  # noqa: E402  (torch.linalg's and torch.special's names)
 norm = linalg._torch_norm   # (any p: linalg's vector and matrix norms, above the ops)
-Tensor.norm = lambda self, p="fro", dim=None, keepdim=False, dtype=None: norm(self, p, dim, keepdim, dtype=dtype)
+
+
+def _norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """``Tensor.norm``: :func:`norm` without its ``out`` (PyTorch's method has none)."""
+    return norm(self, p, dim, keepdim, dtype=dtype)
+
+
+Tensor.norm = _norm_method
 from . import cuda  # noqa: E402  (torch.cuda's is_available, device_count, ...)
 from . import backends  # noqa: E402  (torch.backends' switches: cudnn.deterministic, ...)
 from .backends import (are_deterministic_algorithms_enabled,  # noqa: E402

@@ -112,9 +112,7 @@ def _torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     expect_tensor(input, "norm")
     if out is not None:
         raise TypeError("norm(): out= is not supported here; use the returned tensor")
-    if input.dtype.kind not in "fc":
-        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {input.dtype.name} "
-                           f"instead: convert it first, e.g. x.float()")
+    _R._floats_only(input, "norm", "fc")
     if dtype is not None:
         if numpy.promote_types(input.dtype, dtype) != numpy.dtype(dtype):
             raise RuntimeError(f"norm: the dtype of the input ({input.dtype.name}) should be convertible without "

@@ -143,7 +143,7 @@ class Optimizer:
                 raise ValueError(f"loaded state dict's state for parameter {i} is not a dict of name -> value: "
                                  f"{values!r}")
             p = by_index[i]
-            state[p] = {name: _imported(name, value, p, i, self._flat_state) for name, value in values.items()}
+            state[p] = _imported_state(values, p, i, self._flat_state)
         for saved, group in zip(saved_groups, self.param_groups):   # the saved options, ours where none saved
             own = group["params"]
             group.clear()
@@ -162,7 +162,7 @@ class Optimizer:
 
     @state.setter
     def state(self, value):
-        self._buffers = {p: {name: _imported(name, v, p, i, self._flat_state) for name, v in dict(values).items()}
+        self._buffers = {p: _imported_state(values, p, i, self._flat_state)
                          for i, (p, values) in enumerate(dict(value).items())}
 
     def __getstate__(self):
@@ -305,8 +305,7 @@ class _StateView(MutableMapping):
         return _ParamState(buffers[p], p, self._optimizer._flat_state)
 
     def __setitem__(self, p, values):
-        optimizer = self._optimizer
-        optimizer._buffers[p] = {name: _imported(name, v, p, 0, optimizer._flat_state) for name, v in dict(values).items()}
+        self._optimizer._buffers[p] = _imported_state(values, p, 0, self._optimizer._flat_state)
 
     def __delitem__(self, p):
         del self._optimizer._buffers[p]
@@ -332,14 +331,7 @@ class _ParamState(MutableMapping):
         self._raw, self._p, self._flat = raw, p, flat
 
     def __getitem__(self, name):
-        value = self._raw[name]
-        if name in _SCALAR_STATE and isinstance(value, (int, float)):
-            return _exported(name, value, self._p)
-        if hasattr(value, "dtype") and hasattr(value, "shape"):
-            if self._p.dtype.kind == "c" and value.dtype.kind == "f" and tuple(value.shape) == tuple(self._p.shape) + (2,):
-                value = from_pairs(value)
-            return Tensor._make(value, False, None, backend.device_of(value))
-        return value
+        return _exported(name, self._raw[name], self._p, copy=False)
 
     def __setitem__(self, name, value):
         self._raw[name] = _imported(name, value, self._p, 0, self._flat)
@@ -361,18 +353,24 @@ class _ParamState(MutableMapping):
 _SCALAR_STATE = {"step": int, "mu_product": float}
 
 
-def _exported(name, value, p):
-    """A state value as ``state_dict`` gives it: arrays as Tensor copies, the step count as PyTorch's float32
-    (float64 when that is the default dtype). A complex parameter's state, kept as (x, y) pairs while stepping,
-    comes out complex and of the parameter's shape, as PyTorch's."""
+def _exported(name, value, p, copy=True):
+    """A state value as ``state_dict`` gives it: arrays as Tensor copies (``copy=False``: over the same memory, as
+    ``optimizer.state`` shows them), the step count as PyTorch's float32 (float64 when that is the default dtype).
+    A complex parameter's state, kept as (x, y) pairs while stepping, comes out complex and of the parameter's
+    shape, as PyTorch's."""
     if name in _SCALAR_STATE and isinstance(value, (int, float)):
         scalar = numpy.float64 if default_float() == numpy.float64 else numpy.float32
         return Tensor._make(numpy.array(value, dtype=scalar), False, None, "cpu")
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         if p.dtype.kind == "c" and value.dtype.kind == "f" and tuple(value.shape) == tuple(p.shape) + (2,):
             value = from_pairs(value)   # (the pairs read as complex numbers again)
-        return Tensor._make(value.copy(), False, None, backend.device_of(value))
+        return Tensor._make(value.copy() if copy else value, False, None, backend.device_of(value))
     return value
+
+
+def _imported_state(values, p, index, flat):
+    """One parameter's state ``{name: value}`` as the steps keep it (see :func:`_imported`)."""
+    return {name: _imported(name, value, p, index, flat) for name, value in dict(values).items()}
 
 
 def _imported(name, value, p, index, flat=False):
