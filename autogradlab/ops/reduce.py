@@ -284,8 +284,8 @@ def _cumsum_vjp(g, ctx):
     # a_i is in every partial sum from i on: da_i = sum_{j >= i} g_j, a cumulative sum taken from the end
     if not ctx._input_shapes[0]:   # (a 0-d tensor: its own sum)
         return (g,)
-    backwards = (slice(None),) * ctx.dim + (slice(None, None, -1),)
-    return (cumsum(g[backwards], ctx.dim)[backwards],)
+    from .shape import flip   # (shape imports this module)
+    return (flip(cumsum(flip(g, (ctx.dim,)), ctx.dim), (ctx.dim,)),)
 
 
 CUMSUM = defop("cumsum", ("self",), math="y_i = sum_{j <= i} a_j along dim;  da_i = sum_{j >= i} g_j",

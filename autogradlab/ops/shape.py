@@ -343,6 +343,9 @@ def _canonical_index(index, device="cpu", copy=True):
             p, advanced = (p.copy() if copy else p), True
         elif isinstance(p, bool):   # (a 0-d mask: t[True] adds a dim of 1, t[False] one of 0; no view to write through)
             advanced = True
+        elif isinstance(p, slice) and p.step is not None and operator.index(p.step) <= 0:
+            raise ValueError(f"step must be greater than zero (as in PyTorch), got the slice {p}"
+                             + ("; to reverse the order along a dim, use t.flip(dim)" if p.step else ""))
         out.append(p)
     return (tuple(out) if isinstance(index, tuple) or len(out) != 1 else out[0]), advanced
 
