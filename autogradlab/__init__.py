@@ -15,9 +15,9 @@ import numpy as _np
 
 from . import ops as _ops  # noqa: F401  (registers the ops and attaches the Tensor methods)
 from .backend import get_default_device, set_default_device
-from .creation import (Generator, arange, as_tensor, eye, from_numpy, full, full_like, get_rng_state, initial_seed,
-                       linspace, manual_seed, ones, ones_like, rand, randint, randn, randperm, seed, set_rng_state,
-                       zeros, zeros_like)
+from .creation import (Generator, arange, as_tensor, asarray, eye, from_numpy, frombuffer, full, full_like,
+                       get_rng_state, initial_seed, linspace, manual_seed, ones, ones_like, rand, randint, randn,
+                       randperm, seed, set_rng_state, zeros, zeros_like)
 from .creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
                        LongTensor, ShortTensor)
 from .engine import backward
@@ -220,7 +220,7 @@ for _name in _torch_level.IN_PLACE_NAMES:   # torch.exp_(x) is x.exp_()
 # the public API (PyTorch names), spelled out for readers and for `from autogradlab import *`
 __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor", "DoubleTensor", "HalfTensor",
            "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "arange", "as_tensor",
-           "eye", "from_numpy", "full",
+           "asarray", "frombuffer", "eye", "from_numpy", "full",
            "full_like", "linspace", "manual_seed", "initial_seed", "seed", "get_rng_state",
            "set_rng_state", "ones", "ones_like", "rand", "randint", "randn", "randperm",
            "zeros", "zeros_like", "backward", "Tape", "explain", "steps", "trace", "enable_grad",

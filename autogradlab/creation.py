@@ -14,8 +14,8 @@ from . import backend
 from .tensor import COMPLEX_DTYPES, Tensor, _check_float, default_complex, default_float, size_arguments, tensor
 
 __all__ = ["zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "rand", "randn", "randint",
-           "arange", "linspace", "eye", "manual_seed", "randperm", "from_numpy", "as_tensor", "Generator",
-           "initial_seed", "seed", "get_rng_state", "set_rng_state"]
+           "arange", "linspace", "eye", "manual_seed", "randperm", "from_numpy", "as_tensor", "asarray",
+           "frombuffer", "Generator", "initial_seed", "seed", "get_rng_state", "set_rng_state"]
 
 class Generator:
     """A stream of random numbers of its own, PyTorch's ``torch.Generator``: pass it as ``generator=`` to
@@ -366,6 +366,68 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
             and backend.normalize_device(device) == "cpu"):
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> Tensor:
+    """``obj`` as a tensor, sharing its memory where it can (PyTorch's ``torch.asarray``): a Tensor, a NumPy
+    array or NumPy number keep their dtype and memory unless ``dtype``/``device`` need a conversion or
+    ``copy=True``; a bytes-like buffer is read as ``frombuffer`` reads it; numbers and lists are copied, as by
+    :func:`tensor`. ``copy=False`` refuses (ValueError) where a copy would be needed. ``requires_grad``: a
+    Tensor keeps its own (and its history) unless told; ``False`` detaches, ``True`` makes a leaf that requires
+    grad where there is no history."""
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        return frombuffer(obj, dtype=default_float() if dtype is None else dtype, requires_grad=bool(requires_grad))
+    if not isinstance(obj, (Tensor, numpy.ndarray, numpy.generic)):
+        if copy is False:
+            raise ValueError(f"asarray(copy=False): a {type(obj).__name__} has no tensor memory to share; "
+                             f"pass copy=None (or True) to copy it into a new tensor")
+        return tensor(obj, dtype=dtype, device=device, requires_grad=bool(requires_grad))
+    if isinstance(obj, Tensor):
+        if requires_grad is None and obj.requires_grad:
+            warnings.warn("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of "
+                          "False. Pass requires_grad=False explicitly to get the old behavior and silence this "
+                          "warning.", UserWarning, stacklevel=2)
+        out = obj
+    else:   # (a NumPy array or number, shared as from_numpy shares it)
+        out = from_numpy(numpy.asarray(obj))
+    wanted_dtype = out.dtype if dtype is None else numpy.dtype(dtype)
+    wanted_device = out.device if device is None else backend.normalize_device(device)
+    if copy is False and (wanted_dtype, wanted_device) != (out.dtype, out.device):
+        raise ValueError(f"asarray(copy=False): a tensor of {out.dtype.name} on {out.device} cannot be shared as "
+                         f"{wanted_dtype.name} on {wanted_device}; drop copy=False to convert it (a copy)")
+    if (wanted_dtype, wanted_device) != (out.dtype, out.device):
+        out = out.to(wanted_device, wanted_dtype)   # (differentiable, as PyTorch's)
+    elif copy:
+        out = out.clone()
+    if requires_grad is False and out.requires_grad:
+        out = out.detach()
+    elif requires_grad and not out.requires_grad:
+        out = out.detach().requires_grad_()
+    return out
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False) -> Tensor:
+    """A 1-D CPU tensor over the bytes of ``buffer`` (bytes, bytearray, memoryview, array.array...), read as
+    ``count`` elements of ``dtype`` from byte ``offset`` (-1: all that are left). It shares the buffer's memory."""
+    dtype = numpy.dtype(dtype)
+    size = memoryview(buffer).nbytes
+    if offset < 0 or offset >= size:
+        raise ValueError(f"frombuffer(): offset ({offset} bytes) must be non-negative and less than the buffer "
+                         f"length ({size} bytes)")
+    if count == -1 and (size - offset) % dtype.itemsize:
+        raise ValueError(f"buffer length ({size - offset} bytes) after offset ({offset} bytes) must be a multiple "
+                         f"of element size ({dtype.itemsize}); give dtype= of an element that size, or count=")
+    if count != -1 and (count <= 0 or offset + count * dtype.itemsize > size):
+        raise ValueError(f"frombuffer(): count ({count}) must be positive and, from offset {offset}, fit in the "
+                         f"buffer's {size} bytes as {dtype.name} elements of {dtype.itemsize} bytes")
+    with warnings.catch_warnings():   # (from_numpy's warning for a read-only buffer, said here once)
+        warnings.simplefilter("ignore")
+        out = from_numpy(numpy.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
+    if not out._data.flags.writeable:
+        warnings.warn("frombuffer(): the buffer is not writable, and the tensor shares its memory, so an in-place "
+                      "op on the tensor will raise; pass a bytearray for a tensor you can change", UserWarning,
+                      stacklevel=2)
+    return out.requires_grad_() if requires_grad else out
 
 
 # -- PyTorch's legacy tensor types ------------------------------------------------------------------------

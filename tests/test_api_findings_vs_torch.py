@@ -55,3 +55,111 @@ def test_cumsum_gradient_sums_from_the_end_without_a_negative_step_as_torch(dim)
         (gg,) = T.autograd.grad((g * g).sum(), x)
         return y, g, gg
     _same(run)
+
+
+# -- names lab code meets: asarray, frombuffer, the old init and clipping names, StackDataset -------------
+
+ASARRAY = {
+    "a list of ints and floats": lambda T: T.asarray([1, 2.5]),
+    "an int": lambda T: T.asarray(3),
+    "a bool": lambda T: T.asarray(True),
+    "a NumPy float64 number": lambda T: T.asarray(np.float64(2.0)),
+    "a NumPy int array": lambda T: T.asarray(np.arange(3)),
+    "a list to float64": lambda T: T.asarray([1, 2], dtype=T.float64),
+    "a list of 0-d tensors": lambda T: T.asarray([T.tensor(1.0), T.tensor(2.0)]),
+    "a NumPy array to float32": lambda T: T.asarray(np.arange(3.0), dtype=T.float32),
+    "a bytearray as uint8": lambda T: T.asarray(bytearray(b"\x01\x02\x03"), dtype=T.uint8),
+    "a bytearray as int16": lambda T: T.frombuffer(bytearray(b"\x01\x02\x03\x04"), dtype=T.int16, offset=2),
+}
+
+
+@pytest.mark.parametrize("name", list(ASARRAY))
+def test_asarray_and_frombuffer_make_torchs_tensors(name):
+    _same(ASARRAY[name])
+
+
+def test_asarray_shares_memory_and_history_as_torch():
+    for T in (ag, torch):
+        n = np.arange(3.0)
+        shared = T.asarray(n)
+        n[0] = 5.0
+        assert shared.tolist() == [5.0, 1.0, 2.0] and shared.dtype == T.float64
+        x = T.ones(3, requires_grad=True)
+        y = x * 2
+        with pytest.warns(UserWarning, match="unspecified requires_grad"):
+            assert T.asarray(y) is y
+        detached = T.asarray(y, requires_grad=False)
+        assert detached.grad_fn is None and not detached.requires_grad
+        detached[0] = 7.0   # (the same memory as y)
+        assert y[0].item() == 7.0
+        leaf = T.asarray(T.ones(2), requires_grad=True)
+        assert leaf.is_leaf and leaf.requires_grad
+        copied = T.asarray(x, copy=True, requires_grad=True)
+        assert copied.grad_fn is not None and not copied.is_leaf
+        (copied * 3).sum().backward()
+        assert x.grad.tolist() == [3.0, 3.0, 3.0]
+        buffer = bytearray(b"\x01\x02")
+        T.frombuffer(buffer, dtype=T.uint8)[1] = 9   # (writes reach the buffer)
+        assert buffer == bytearray(b"\x01\x09")
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.asarray(np.arange(3.0), dtype=T.float32, copy=False),
+    lambda T: T.asarray([1.0, 2.0], copy=False),
+    lambda T: T.asarray([1, 2], requires_grad=True),
+    lambda T: T.asarray(bytearray(b"\x01\x02")),
+    lambda T: T.frombuffer(bytearray(b"\x01\x02"), dtype=T.uint8, offset=2),
+    lambda T: T.frombuffer(bytearray(b"\x01\x02"), dtype=T.uint8, count=3),
+], ids=["copy-false-cast", "copy-false-list", "ints-requiring-grad", "odd-buffer", "offset-past-end", "count-too-big"])
+def test_asarray_and_frombuffer_refuse_as_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+@pytest.mark.parametrize("name", ["uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
+                                  "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"])
+def test_the_old_init_names_warn_and_do_what_the_new_ones_do_as_torch(name):
+    args = {"constant": (0.5,), "sparse": (0.5,)}.get(name, ())
+    shape = (4, 2, 3) if name == "dirac" else (4, 3)
+    for T in (ag, torch):
+        T.manual_seed(0)
+        new = getattr(T.nn.init, name + "_")(T.empty(shape), *args)
+        T.manual_seed(0)
+        with pytest.warns(FutureWarning, match=f"nn.init.{name}` is now deprecated"):
+            old = getattr(T.nn.init, name)(T.empty(shape), *args)
+        assert old.tolist() == new.tolist()
+
+
+def test_clip_grad_norm_old_name_and_clip_grads_with_norm_as_torch():
+    w = np.random.default_rng(0).normal(size=(3, 4))
+
+    def run(T):
+        p, q = T.tensor(w, requires_grad=True), T.tensor(w[0], requires_grad=True)
+        (p.pow(3).sum() + (q * 5).sum()).backward()
+        with pytest.warns(FutureWarning, match="clip_grad_norm_"):
+            total = T.nn.utils.clip_grad_norm([p, q], 2.0)
+        r = T.tensor(w, requires_grad=True)
+        (r * 4).sum().backward()
+        T.nn.utils.clip_grads_with_norm_([r], 1.0, T.nn.utils.get_total_norm([r.grad]))
+        return total, p.grad, q.grad, r.grad
+    _same(run)
+
+
+def test_stack_dataset_pairs_datasets_by_index_as_torch():
+    x, y = np.arange(12.0).reshape(6, 2), np.arange(6)
+    for T in (ag, torch):
+        D = T.utils.data
+        tuples = D.StackDataset(D.TensorDataset(T.tensor(x)), T.tensor(y))
+        named = D.StackDataset(features=T.tensor(x), label=T.tensor(y))
+        assert len(tuples) == len(named) == 6
+        (features,), label = tuples[4]
+        assert features.tolist() == x[4].tolist() and label.item() == 4
+        assert sorted(named[2]) == ["features", "label"]
+        batches = list(D.DataLoader(named, batch_size=4))
+        assert [b["label"].tolist() for b in batches] == [[0, 1, 2, 3], [4, 5]]
+        assert batches[0]["features"].shape == (4, 2)
+        assert [len(b) for b in named.__getitems__([0, 5])] == [2, 2]
+        assert D.get_worker_info() is None   # (in the main process)
+    for call in (lambda T: T.utils.data.StackDataset(T.ones(2), label=T.ones(2)),
+                 lambda T: T.utils.data.StackDataset(),
+                 lambda T: T.utils.data.StackDataset(T.ones(2), T.ones(3))):
+        both_raise(lambda: call(ag), lambda: call(torch))

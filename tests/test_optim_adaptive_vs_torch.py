@@ -1,5 +1,5 @@
-"""optim: RMSprop / Adagrad / Adadelta / Adamax / NAdam / RAdam / Rprop match torch.optim step for step, option by option; their signatures,
-argument checks, param groups, schedulers, state dicts (both ways) and zero gradients as torch's."""
+"""optim: RMSprop / Adagrad / Adadelta / Adamax / NAdam / RAdam / Rprop / ASGD match torch.optim step for step,
+option by option; their signatures, argument checks, param groups, schedulers, state dicts (both ways) and zero gradients as torch's."""
 import inspect
 import math
 
@@ -16,7 +16,8 @@ torch = import_torch()
 
 CLASSES = [(optim.RMSprop, torch.optim.RMSprop), (optim.Adagrad, torch.optim.Adagrad),
            (optim.Adadelta, torch.optim.Adadelta), (optim.Adamax, torch.optim.Adamax),
-           (optim.NAdam, torch.optim.NAdam), (optim.RAdam, torch.optim.RAdam), (optim.Rprop, torch.optim.Rprop)]
+           (optim.NAdam, torch.optim.NAdam), (optim.RAdam, torch.optim.RAdam), (optim.Rprop, torch.optim.Rprop),
+           (optim.ASGD, torch.optim.ASGD)]
 PAIR = {ours: theirs for ours, theirs in CLASSES}
 
 #: every option that changes the math, alone and together
@@ -55,6 +56,10 @@ CONFIGS = [
     (optim.Rprop, dict()),
     (optim.Rprop, dict(lr=0.05, etas=(0.3, 1.5))),
     (optim.Rprop, dict(lr=0.05, step_sizes=(1e-3, 0.06), maximize=True)),
+    (optim.ASGD, dict()),
+    (optim.ASGD, dict(lr=0.05, lambd=0.1, alpha=0.5)),
+    (optim.ASGD, dict(lr=0.05, t0=5)),   # (averaging from step 5 on)
+    (optim.ASGD, dict(lr=0.05, lambd=0.01, t0=0, weight_decay=0.1, maximize=True)),
 ]
 
 
@@ -194,6 +199,7 @@ INVALID = [
     (optim.RAdam, dict(weight_decay=-0.1)), (optim.RAdam, dict(lr=None)),
     (optim.Rprop, dict(lr=-0.1)), (optim.Rprop, dict(etas=(1.0, 1.2))), (optim.Rprop, dict(etas=(0.5, 0.9))),
     (optim.Rprop, dict(etas=(0.0, 1.2))),
+    (optim.ASGD, dict(lr=-0.1)), (optim.ASGD, dict(weight_decay=-1e-3)),
 ]
 
 
@@ -212,6 +218,7 @@ ACCEPTED = [   # the edges torch lets through (some make no sense, e.g. alpha > 
     (optim.RMSprop, dict(lr=0, eps=0, momentum=0, weight_decay=0, alpha=0)), (optim.RMSprop, dict(alpha=1.5)),
     (optim.Adagrad, dict(lr=0, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=0)),
     (optim.Adadelta, dict(lr=0, rho=0, eps=0, weight_decay=0)), (optim.Adadelta, dict(rho=1.0)),
+    (optim.ASGD, dict(lr=0, lambd=-1.0, alpha=-2.0, t0=-5, weight_decay=0)),
 ]
 
 

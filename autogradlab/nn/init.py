@@ -230,3 +230,22 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         values[rng.permutation(rows)[:zeros], c] = 0
     return _fill(tensor, values)
 
+
+
+def _old_name(initializer):
+    """PyTorch's name without the trailing underscore, from before the in-place names: the same initializer,
+    with PyTorch's FutureWarning that the name is deprecated."""
+    new, old = initializer.__name__, initializer.__name__[:-1]
+
+    def deprecated(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new}`.", FutureWarning, stacklevel=2)
+        return initializer(*args, **kwargs)
+    deprecated.__name__ = deprecated.__qualname__ = old
+    deprecated.__doc__ = f"The deprecated name of :func:`{new}` (it warns, and does the same)."
+    return deprecated
+
+
+uniform, normal, constant, eye, dirac = (_old_name(f) for f in (uniform_, normal_, constant_, eye_, dirac_))
+xavier_uniform, xavier_normal = _old_name(xavier_uniform_), _old_name(xavier_normal_)
+kaiming_uniform, kaiming_normal = _old_name(kaiming_uniform_), _old_name(kaiming_normal_)
+orthogonal, sparse = _old_name(orthogonal_), _old_name(sparse_)

@@ -8,7 +8,8 @@
 
 ``SGD`` (momentum, Nesterov), ``Adam`` and ``AdamW`` and their variants ``Adamax``, ``NAdam`` and ``RAdam``,
 the adaptive ``RMSprop``, ``Adagrad`` and ``Adadelta``, which scale each coordinate's step by a running
-average (or sum) of its squared gradients, and the quasi-Newton ``LBFGS`` (``step(closure)``).
+average (or sum) of its squared gradients, ``ASGD`` (SGD that also averages its iterates), and the
+quasi-Newton ``LBFGS`` (``step(closure)``).
 ``optim.lr_scheduler`` holds the learning-rate schedules (``StepLR``, ``CosineAnnealingLR``, ...).
 """
 from . import lr_scheduler
@@ -16,6 +17,7 @@ from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adam_variants import Adamax, NAdam, RAdam
+from .asgd import ASGD
 from .lbfgs import LBFGS
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
@@ -23,4 +25,4 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Rprop", "Adagrad", "Adadelta",
-           "LBFGS", "lr_scheduler"]
+           "ASGD", "LBFGS", "lr_scheduler"]

@@ -350,7 +350,7 @@ class _ParamState(MutableMapping):
 
 
 #: state kept as a number (PyTorch keeps a 0-d float tensor): the step count, NAdam's momentum product
-_SCALAR_STATE = {"step": int, "mu_product": float}
+_SCALAR_STATE = {"step": int, "mu_product": float, "eta": float, "mu": float}
 
 
 def _exported(name, value, p, copy=True):

@@ -41,9 +41,9 @@ from ..tensor import Tensor, tensor
 from .samplers import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                        WeightedRandomSampler, _stream)
 
-__all__ = ["Dataset", "IterableDataset", "ChainDataset", "TensorDataset", "ConcatDataset", "Subset", "random_split", "default_collate",
-           "default_convert", "DataLoader", "DatasetArgumentError", "Sampler", "SequentialSampler",
-           "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler"]
+__all__ = ["Dataset", "IterableDataset", "ChainDataset", "TensorDataset", "ConcatDataset", "Subset", "StackDataset",
+           "random_split", "get_worker_info", "default_collate", "default_convert", "DataLoader", "DatasetArgumentError",
+           "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler"]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -185,6 +185,54 @@ class Subset(Dataset[T_co]):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class StackDataset(Dataset):
+    """Datasets of equal length side by side: item i is ``(a[i], b[i], ...)`` for ``StackDataset(a, b, ...)``,
+    or ``{"x": a[i], "y": b[i]}`` for ``StackDataset(x=a, y=b)`` (one form or the other, not both)."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("StackDataset takes its datasets either by position (items are tuples) or by name "
+                             "(items are dicts), not both")
+        if not (args or kwargs):
+            raise ValueError("StackDataset needs at least one dataset, e.g. StackDataset(images, labels)")
+        self.datasets = args or kwargs
+        lengths = [len(d) for d in (args or kwargs.values())]
+        if len(set(lengths)) != 1:
+            raise ValueError(f"Size mismatch between datasets: their lengths are {lengths}; stacked datasets "
+                             f"need one sample each per index")
+        self._length = lengths[0]
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {name: d[index] for name, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices):
+        """Items ``indices`` at once, each dataset asked through its own ``__getitems__`` where it has one."""
+        parts = self.datasets.values() if isinstance(self.datasets, dict) else self.datasets
+        columns = []
+        for d in parts:
+            many = getattr(d, "__getitems__", None)
+            column = list(many(indices)) if callable(many) else [d[i] for i in indices]
+            if len(column) != len(indices):
+                raise ValueError(f"Nested dataset's output size mismatch: expected {len(indices)} samples, "
+                                 f"got {len(column)}")
+            columns.append(column)
+        if isinstance(self.datasets, dict):
+            return [dict(zip(self.datasets, row)) for row in zip(*columns)]
+        return [tuple(row) for row in zip(*columns)]
+
+    def __len__(self) -> int:
+        return self._length
+
+
+def get_worker_info():
+    """The worker process's id, count, seed and dataset copy, in a DataLoader worker; ``None`` in the main
+    process. Samples always load in the main process here (whatever ``num_workers``), so this is always
+    ``None``, and an ``IterableDataset`` that splits its work by worker yields all of it, once."""
+    return None
 
 
 # -- random_split ------------------------------------------------------------------------------------
@@ -487,7 +535,8 @@ class DataLoader(Generic[T_co]):
             rows = _stacked_rows(self.dataset, indices)
             if rows is not None:
                 return rows
-        return self.collate_fn([self.dataset[i] for i in indices])
+        many = getattr(self.dataset, "__getitems__", None)   # (PyTorch's hook: a dataset that reads a batch at once)
+        return self.collate_fn(many(indices) if many else [self.dataset[i] for i in indices])
 
 
 def _check_workers(num_workers, timeout, multiprocessing_context, prefetch_factor, persistent_workers):

@@ -9,6 +9,7 @@ padding sequences of different lengths into one tensor.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy
 
@@ -22,7 +23,7 @@ from . import rnn  # noqa: F401  (torch.nn.utils.rnn's pad_sequence, unpad_seque
 from . import parametrizations, parametrize  # noqa: F401  (torch.nn.utils.parametrize, .parametrizations)
 from .weight_norms import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector", "vector_to_parameters",
+__all__ = ["clip_grad_norm_", "clip_grads_with_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "parameters_to_vector", "vector_to_parameters",
            "rnn", "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm"]
 
 
@@ -76,13 +77,29 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     clipping. (``foreach`` is taken and ignored, as a speed option.)"""
     grads = _grads(parameters)
     total = get_total_norm(grads, norm_type, error_if_nonfinite)
+    clip_grads_with_norm_(parameters, max_norm, total)
+    return total
+
+
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scale the gradients of ``parameters`` in place by min(1, max_norm/(total_norm + 1e-6)), for a
+    ``total_norm`` found already (by :func:`get_total_norm`): the second half of :func:`clip_grad_norm_`."""
+    grads = _grads(parameters)
     if not grads:
-        return total
+        return
+    if not isinstance(total_norm, Tensor):
+        total_norm = Tensor._make(numpy.asarray(float(total_norm)), False, None, grads[0].device)
     with no_grad(), numpy.errstate(invalid="ignore"):   # (a non-finite total: NaN where inf was, as in PyTorch)
-        scale = E.clamp(float(max_norm) / (total + 1e-6), max=1.0)
+        scale = E.clamp(float(max_norm) / (total_norm + 1e-6), max=1.0)
         for g in grads:
             g.mul_(scale.to(g.dtype))
-    return total
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The old name of :func:`clip_grad_norm_` (PyTorch warns that it is deprecated, and so does this)."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+                  FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):
