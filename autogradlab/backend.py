@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
+import warnings
 
 import numpy
 
@@ -18,6 +19,13 @@ __all__ = ["device", "use_cpu_array_module", "on_cpu_array_module", "normalize_d
            "partial_overlap", "shares_memory"]
 
 _cupy = None  # the cupy module, once loaded
+
+# PyTorch computes log(0) = -inf, 0/0 = nan, exp(1000) = inf and a float32 cast of 1e40 = inf silently; NumPy
+# warns for each. The warnings NumPy raises from inside autogradlab's own code (ops, VJPs, this module) are
+# silenced, so a student's output shows what torch's would; NumPy called from other code warns as before.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autogradlab(\.|$)",
+                        message=r"(divide by zero|invalid value|overflow|underflow) encountered"
+                                r"|Mean of empty slice|Degrees of freedom <= 0")
 
 # The array module behind "cpu" tensors: NumPy, unless a test installs a stand-in (see
 # use_cpu_array_module; the test suite's strict backend, tests/strict_backend.py, is one).

@@ -163,3 +163,77 @@ def test_stack_dataset_pairs_datasets_by_index_as_torch():
                  lambda T: T.utils.data.StackDataset(),
                  lambda T: T.utils.data.StackDataset(T.ones(2), T.ones(3))):
         both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_inf_and_nan_come_silently_as_in_torch_and_numpy_elsewhere_still_warns():
+    """Run with warnings as errors (``python -W error``): autogradlab's ops make inf and nan without NumPy's
+    RuntimeWarnings, as torch does; NumPy called from the program itself still warns."""
+    import subprocess
+    import sys
+    program = """
+import numpy as np
+import autogradlab as A
+x = A.tensor([0.0, 1.0, -1.0], requires_grad=True)
+y = A.log(x) + x.sqrt() + 1 / x + A.tensor([1e40, 1.0], dtype=A.float32).sum() + A.tensor([]).mean()
+y.sum().backward()
+print(A.tensor([1.0]) // 0, A.tensor([1.0]) % 0, A.logspace(0, 40, 3), x.grad)
+try:
+    np.log(np.zeros(1))
+except RuntimeWarning:
+    print("numpy warns")
+"""
+    done = subprocess.run([sys.executable, "-W", "error", "-c", program], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("numpy warns")
+    assert "inf" in done.stdout and "nan" in done.stdout
+
+
+# -- autograd.functional: grad switched on inside, and torch's checks of v, strict and the strategy ----------
+
+def _functional(T, name):
+    AF, t = T.autograd.functional, T.tensor([1.0, 2.0], dtype=T.float64)
+
+    def cube(x):
+        return (x ** 3).sum()
+    return {
+        "jacobian": lambda: AF.jacobian(lambda x: x ** 2, t),
+        "vjp": lambda: AF.vjp(lambda x: x ** 2, t, T.ones(2, dtype=T.float64))[1],
+        "jvp": lambda: AF.jvp(lambda x: x ** 2, t, T.ones(2, dtype=T.float64))[1],
+        "hessian": lambda: AF.hessian(cube, t),
+        "hvp": lambda: AF.hvp(cube, t, T.ones(2, dtype=T.float64))[1],
+        "vhp": lambda: AF.vhp(cube, t, T.ones(2, dtype=T.float64))[1],
+        "forward-mode": lambda: AF.jacobian(lambda x: x ** 2, t, strategy="forward-mode", vectorize=True),
+        "v for one of two outputs": lambda: AF.vjp(lambda x: (x * 2, x * 3), t, T.ones(2)),
+        "v for one of two inputs": lambda: AF.jvp(lambda x, y: x * y, (t, t), T.ones(2)),
+        "no v for two input elements": lambda: AF.hvp(cube, t),
+        "v of the wrong size": lambda: AF.hvp(cube, t, v=T.tensor(1.0)),
+        "strict, an output cut off": lambda: AF.jacobian(lambda x: x.detach() * 2, t, strict=True),
+        "strict, a linear function's hessian": lambda: AF.hessian(lambda x: (x * 2).sum(), t, strict=True),
+        "strict hvp of a linear function": lambda: AF.hvp(lambda x: (x * 2).sum(), t, T.ones(2), strict=True),
+        "strict and vectorize": lambda: AF.jacobian(lambda x: x ** 2, t, vectorize=True, strict=True),
+        "forward-mode without vectorize": lambda: AF.jacobian(lambda x: x ** 2, t, strategy="forward-mode"),
+        "an unknown strategy": lambda: AF.jacobian(lambda x: x ** 2, t, strategy="sideways"),
+        "a list of inputs": lambda: AF.jacobian(lambda x, y: x * y, [t, t]),
+        "a number returned": lambda: AF.jacobian(lambda x: 3.0, t),
+    }[name]
+
+
+@pytest.mark.parametrize("name", ["jacobian", "vjp", "jvp", "hessian", "hvp", "vhp", "forward-mode"])
+def test_functional_derivatives_record_even_under_no_grad_as_torch(name):
+    def run(T):
+        with T.no_grad():
+            return _functional(T, name)()
+    _same(run)
+    with ag.no_grad():
+        _functional(ag, name)()
+        assert not ag.is_grad_enabled()   # (the mode around the call is as it was)
+
+
+@pytest.mark.parametrize("name", ["v for one of two outputs", "v for one of two inputs", "no v for two input elements",
+                                  "v of the wrong size", "strict, an output cut off",
+                                  "strict, a linear function's hessian", "strict hvp of a linear function",
+                                  "strict and vectorize", "forward-mode without vectorize", "an unknown strategy",
+                                  "a list of inputs", "a number returned"])
+def test_functional_refuses_what_torch_refuses(name):
+    both_raise(_functional(ag, name), _functional(torch, name))

@@ -2,26 +2,58 @@
 ``hessian``, ``hvp`` (the ``torch.autograd.functional`` API)."""
 from __future__ import annotations
 
+import functools
+
 from ..creation import zeros_like
 from ..engine import grad
+from ..grad_mode import enable_grad
 from ..ops.shape import stack
 from ..tensor import Tensor
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
-def _tuple(x):
-    return (tuple(x), True) if isinstance(x, (tuple, list)) else ((x,), False)
+def _recording(function):
+    """Run ``function`` with recording on, as PyTorch's do: under ``no_grad`` they still differentiate."""
+    @functools.wraps(function)
+    def with_grad(*args, **kwargs):
+        with enable_grad():
+            return function(*args, **kwargs)
+    return with_grad
+
+
+def _tuple(x, what="inputs", fn="the function"):
+    """``(values as a tuple, whether given as a tuple)``; each value must be a Tensor (a list is not a tuple
+    here, as in PyTorch)."""
+    values, is_tuple = (x, True) if isinstance(x, tuple) else ((x,), False)
+    for i, t in enumerate(values):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"The {what} given to {fn} must be either a Tensor or a tuple of Tensors but the "
+                            f"value at index {i} has type {type(t).__name__}"
+                            + (": write a tuple, (x, y)" if isinstance(t, list) else ""))
+    return values, is_tuple
+
+
+def _outputs(values, fn):
+    return _tuple(values, "outputs of the user-provided function", fn)
+
+
+def _check_v(v, other, what, fn):
+    """PyTorch's checks of ``v`` against the tensors it pairs with (``what``: "outputs" or "inputs")."""
+    vs, _ = _tuple(v, "v", fn)
+    if len(vs) != len(other):
+        raise RuntimeError(f"{fn}: v is a tuple of invalid length: should be {len(other)} (one per {what[:-1]}) "
+                           f"but got {len(vs)}")
+    for i, (vi, o) in enumerate(zip(vs, other)):
+        if tuple(vi.shape) != tuple(o.shape):
+            raise RuntimeError(f"{fn}: Entry {i} in v has invalid size: should be {tuple(o.shape)} (the shape of "
+                               f"{what[:-1]} {i}) but got {tuple(vi.shape)}")
+    return vs
 
 
 def _prepare(inputs, create_graph):
     """Fresh differentiable inputs: a detached leaf per input (kept in the graph with create_graph)."""
-    out = []
-    for i, t in enumerate(inputs):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"inputs[{i}] must be a Tensor, got {type(t).__name__}")
-        out.append(t * 1 if (create_graph and t.requires_grad) else t.detach().requires_grad_(True))
-    return tuple(out)
+    return tuple(t * 1 if (create_graph and t.requires_grad) else t.detach().requires_grad_(True) for t in inputs)
 
 
 def _grads(outputs, inputs, grad_outputs, create_graph, strict, what):
@@ -48,40 +80,39 @@ def _unpack(values, is_tuple):
     return values if is_tuple else values[0]
 
 
+@_recording
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T J)``; ``v`` may be omitted for a one-element output."""
-    inputs, in_tuple = _tuple(inputs)
+    inputs, in_tuple = _tuple(inputs, fn="vjp")
     xs = _prepare(inputs, create_graph)
-    outs, out_tuple = _tuple(func(*xs))
+    outs, out_tuple = _outputs(func(*xs), "vjp")
     if v is None:
-        for o in outs:
-            if o.numel() != 1:
-                raise RuntimeError(f"vjp: v can only be omitted for one-element outputs; the output has "
-                                   f"shape {tuple(o.shape)}")
-        vs = tuple(zeros_like(o) + 1 for o in outs)
+        if len(outs) != 1 or outs[0].numel() != 1:
+            raise RuntimeError(f"vjp: The vector v can only be None if the user-provided function returns a "
+                               f"single Tensor with a single element; it returned {len(outs)} of shapes "
+                               f"{[tuple(o.shape) for o in outs]}")
+        vs = (zeros_like(outs[0]) + 1,)
     else:
-        vs, _ = _tuple(v)
-    for i, (o, vi) in enumerate(zip(outs, vs)):
-        if tuple(vi.shape) != tuple(o.shape):
-            raise RuntimeError(f"vjp: v[{i}] has shape {tuple(vi.shape)} but the output has shape "
-                               f"{tuple(o.shape)}")
+        vs = _check_v(v, outs, "outputs", "vjp")
     gs = _grads(outs, xs, vs, create_graph, strict, "vjp")
     outs = tuple(o if create_graph else o.detach() for o in outs)
     return _unpack(outs, out_tuple), _unpack(gs, in_tuple)
 
 
+def _single_input_v(xs, fn):
+    if len(xs) != 1 or xs[0].numel() != 1:
+        raise RuntimeError(f"{fn}: The vector v can only be None if the input to the user-provided function is "
+                           f"a single Tensor with a single element; give v, one tensor per input")
+    return (zeros_like(xs[0]) + 1,)
+
+
+@_recording
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), J v)`` by the double-vjp trick: J v = d/du (u^T J)^T v."""
-    inputs, in_tuple = _tuple(inputs)
+    inputs, in_tuple = _tuple(inputs, fn="jvp")
     xs = _prepare(inputs, True)
-    outs, out_tuple = _tuple(func(*xs))
-    if v is None:
-        for x in xs:
-            if x.numel() != 1:
-                raise RuntimeError("jvp: v can only be omitted for one-element inputs")
-        vs = tuple(zeros_like(x) + 1 for x in xs)
-    else:
-        vs, _ = _tuple(v)
+    vs = _single_input_v(xs, "jvp") if v is None else _check_v(v, xs, "inputs", "jvp")
+    outs, out_tuple = _outputs(func(*xs), "jvp")
     us = tuple(zeros_like(o).requires_grad_(True) for o in outs)
     gu = _grads(outs, xs, us, True, strict, "jvp")
     # inputs the outputs do not depend on contribute nothing to J v: leave their terms out
@@ -93,18 +124,33 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     return _unpack(outs, out_tuple), _unpack(jv, out_tuple)
 
 
+def _check_strategy(strategy, vectorize, create_graph, strict, fn):
+    """PyTorch's checks of jacobian's options. Both strategies give the same numbers here (row by row, in
+    reverse mode), so ``vectorize`` and ``strategy`` change no result."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(f'{fn}: Expected strategy to be either "forward-mode" or "reverse-mode", got '
+                             f'{strategy!r}')
+    if strict and vectorize:
+        raise RuntimeError(f"{fn}: `strict=True` and `vectorize=True` are not supported together. Please either "
+                           f"set `strict=False` or `vectorize=False`.")
+    if strategy == "forward-mode" and (create_graph or not vectorize):
+        raise NotImplementedError(f"{fn}: strategy='forward-mode' needs vectorize=True and create_graph=False "
+                                  f"(as in PyTorch); the default 'reverse-mode' has neither limit")
+
+
+@_recording
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian: for output o and input x, a tensor of shape ``o.shape + x.shape``."""
-    inputs, in_tuple = _tuple(inputs)
+    _check_strategy(strategy, vectorize, create_graph, strict, "jacobian")
+    inputs, in_tuple = _tuple(inputs, fn="jacobian")
     xs = _prepare(inputs, create_graph)
-    outs, out_tuple = _tuple(func(*xs))
+    outs, out_tuple = _outputs(func(*xs), "jacobian")
     table = []
     for o in outs:
         rows = [[] for _ in xs]
         flat = o.reshape(-1)
         for k in range(flat.numel()):
-            gs = _grads((flat[k],), xs, (None,), create_graph, strict, "jacobian") if o.requires_grad \
-                else tuple(zeros_like(x) for x in xs)
+            gs = _grads((flat[k],), xs, (None,), create_graph, strict, "jacobian")
             for j, g in enumerate(gs):
                 rows[j].append(g)
         table.append(tuple(stack(r).reshape(tuple(o.shape) + tuple(x.shape)) if r
@@ -115,9 +161,11 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     return tuple(_unpack(t, in_tuple) for t in table)
 
 
-def hessian(func, inputs, create_graph=False, strict=False, vectorize=False):
+@_recording
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a scalar function: the Jacobian of its gradient."""
-    inputs, in_tuple = _tuple(inputs)
+    _check_strategy(outer_jacobian_strategy, vectorize, create_graph, strict, "hessian")
+    inputs, in_tuple = _tuple(inputs, fn="hessian")
 
     def gradient(*xs):
         out = func(*xs)
@@ -134,20 +182,21 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     return vhp(func, inputs, v, create_graph, strict)
 
 
+@_recording
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T H)``: grad of (grad f . v)."""
-    inputs, in_tuple = _tuple(inputs)
+    inputs, in_tuple = _tuple(inputs, fn="vhp")
     xs = _prepare(inputs, True)
+    vs = _single_input_v(xs, "vhp") if v is None else _check_v(v, xs, "inputs", "vhp")
     out = func(*xs)
     if not isinstance(out, Tensor) or out.numel() != 1:
         raise RuntimeError("vhp/hvp: the function must return a single one-element Tensor")
-    vs, _ = _tuple(v) if v is not None else (tuple(zeros_like(x) + 1 for x in xs), None)
     gs = _grads((out,), xs, (None,), True, strict, "hvp")
     dot = None
     for g, vi in zip(gs, vs):
         term = (g * vi).sum()
         dot = term if dot is None else dot + term
-    if not dot.requires_grad:
+    if not dot.requires_grad and not strict:
         hv = tuple(zeros_like(x) for x in xs)
     else:
         hv = _grads((dot,), xs, (None,), create_graph, strict, "hvp")
