@@ -5,6 +5,7 @@ the device), so ``manual_seed(0)`` gives the same values on CPU and GPU.
 """
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 
@@ -216,6 +217,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' must be a tuple of ints, not {type(size).__name__}: write "
                         f"full(({size!r},), {fill_value!r})")
+    fill_value = _number(fill_value, "fill_value", "full")   # (a NumPy number or 0-d tensor: its Python value)
     if dtype is not None and numpy.dtype(dtype).kind != "c" and isinstance(fill_value, (complex, numpy.complexfloating)):
         if fill_value.imag != 0:
             raise RuntimeError(f"full(): value {fill_value} cannot be converted to type {numpy.dtype(dtype).name} "
@@ -316,19 +318,108 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     return _finish(_stream(generator).permutation(n), dtype, device, requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+def _number(value, what, fn):
+    """A Python number from a number, a NumPy number or a 0-d tensor (PyTorch takes all three)."""
+    if isinstance(value, Tensor) and value.ndim == 0:
+        return value.item()
+    if isinstance(value, numpy.generic):
+        return value.item()
+    if not isinstance(value, (int, float, complex)):
+        raise TypeError(f"{fn}(): argument '{what}' must be a number (or a 0-d tensor), not "
+                        f"{type(value).__name__}" + (f" of shape {tuple(value.shape)}: take an element, "
+                                                     f"t[0]" if isinstance(value, Tensor) else ""))
+    return value
+
+
+def _two_product(a, b):
+    """``a * b`` as the rounded product and its exact rounding error (Dekker's split)."""
+    p = a * b
+    a_hi = 134217729.0 * a - (134217729.0 * a - a)
+    b_hi = 134217729.0 * b - (134217729.0 * b - b)
+    a_lo, b_lo = a - a_hi, b - b_hi
+    return p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+
+
+def _fused(a, b, c):
+    """``a * b + c`` rounded once, as a fused multiply-add (float64 arrays): PyTorch's CPU kernels use one."""
+    p, e = _two_product(a, b)
+    total = p + c
+    back = total - p
+    return total + (((p - (total - back)) + (c - back)) + e)
+
+
+def _even_steps(start, end, steps, work, fused=True):
+    """``steps`` values from ``start`` to ``end`` as PyTorch's CPU kernel makes them, so that they print as
+    torch's do: the first half counted up from ``start``, the second half down from ``end`` (so both ends are
+    exact), each ``start + step * i`` (or ``end - step * j``) computed in ``work`` (float32 or float64) as a
+    fused multiply-add (``fused=False``: a product, then a sum). Returned as float64."""
+    if steps == 1:
+        return numpy.full(1, start, dtype=numpy.float64)
+    i = numpy.arange(steps, dtype=numpy.float64)
+    step = numpy.float64(work((work(end) - work(start)) / work(steps - 1)))
+    lo, hi = numpy.float64(work(start)), numpy.float64(work(end))
+    if work is numpy.float32 or not fused:   # (a float32 product is exact in float64: one rounding, as fused)
+        up, down = lo + step * i, hi - step * (steps - 1 - i)
+    else:
+        up, down = _fused(numpy.full(steps, step), i, lo), _fused(numpy.full(steps, -step), steps - 1 - i, hi)
+    return numpy.where(i < steps // 2, up, down).astype(work).astype(numpy.float64)
+
+
+def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """``start, start + step, ...`` up to (not including) ``end``; ``arange(n)`` is ``0, ..., n - 1``. int64
+    when the three are integers (Python's, NumPy's or 0-d integer tensors), else the default float dtype; an
+    integer ``dtype`` takes the three as integers. Each value is ``start + i * step``, as in PyTorch."""
+    start, end, step = (None if v is None else _number(v, name, "arange")
+                        for v, name in ((start, "start"), (end, "end"), (step, "step")))
     if end is None:
         start, end = 0, start
-    host = numpy.arange(start, end, step)
     if dtype is None:
         dtype = numpy.dtype("int64") if all(isinstance(v, int) for v in (start, end, step)) else default_float()
+    dtype = numpy.dtype(dtype)
+    if dtype.kind in "bc":
+        raise NotImplementedError(f'"arange_cpu" not implemented for {dtype.name}: make the range as int64 or a '
+                                  f'float dtype, then convert it, e.g. arange(n).to(...)')
+    if any(isinstance(v, complex) or not math.isfinite(v) for v in (start, end, step)):
+        raise RuntimeError(f"unsupported range: {start} -> {end} (step {step}); arange needs finite real ends "
+                           f"and step")
+    if step == 0:
+        raise RuntimeError(f"step must be nonzero (arange({start}, {end}, {step}))")
+    if dtype.kind in "iu":
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:   # (PyTorch's class for a step that truncates to 0)
+            raise ValueError(f"step must be nonzero: an integer dtype takes the step as an integer, and "
+                             f"{step!r} truncates to 0; pass a step of at least 1")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError(f"upper bound and larger bound inconsistent with step sign: arange({start}, {end}, "
+                           f"{step}) goes {'up' if step > 0 else 'down'} from {start}, away from {end}; "
+                           f"flip the sign of step")
+    if dtype.kind in "iu":
+        host = numpy.arange(start, end, step, dtype=numpy.int64)
+    else:
+        host = start + numpy.arange(math.ceil((end - start) / step), dtype=numpy.float64) * step
     return _finish(host, dtype, device, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
-    complex_ends = any(isinstance(v, (complex, numpy.complexfloating)) for v in (start, end))
-    return _finish(numpy.linspace(start, end, steps), default_complex() if complex_ends and dtype is None
-                   else _float(dtype), device, requires_grad)
+    """``steps`` evenly spaced values from ``start`` to ``end``, both included (the default float dtype;
+    complex for complex ends), with PyTorch's values to the last bit on the CPU."""
+    start, end = _number(start, "start", "linspace"), _number(end, "end", "linspace")
+    steps = _whole(steps, "steps", "linspace")
+    if steps < 0:
+        raise RuntimeError(f"linspace(): number of steps must be non-negative, got steps={steps}")
+    complex_ends = isinstance(start, complex) or isinstance(end, complex)
+    dtype = (default_complex() if complex_ends else default_float()) if dtype is None else numpy.dtype(dtype)
+    if dtype.kind == "b":
+        raise NotImplementedError('"linspace_cpu" not implemented for bool: make it as a float dtype and compare')
+    if complex_ends or dtype.kind == "c":
+        host = numpy.linspace(start, end, steps)
+    elif not steps:
+        host = numpy.zeros(0)
+    elif dtype.kind in "iu":   # (the ends taken as integers, each value truncated)
+        host = numpy.trunc(_even_steps(float(int(start)), float(int(end)), steps, numpy.float64, fused=False))
+    else:   # (float16 computed in float32)
+        host = _even_steps(float(start), float(end), steps, numpy.float64 if dtype.itemsize == 8 else numpy.float32)
+    return _finish(host, dtype, device, requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):

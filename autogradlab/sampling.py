@@ -15,7 +15,7 @@ import numbers
 import numpy
 
 from . import backend
-from .creation import _check_fits, _finish, _float, _sizes, _stream, _whole
+from .creation import _check_fits, _even_steps, _finish, _float, _sizes, _stream, _whole
 from .ops.inplace import _fill
 from .tensor import Tensor, default_float
 
@@ -92,8 +92,16 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     steps = _whole(steps, "steps", "logspace")
     if steps < 0:
         raise RuntimeError(f"logspace(): number of steps must be non-negative, got steps={steps}")
-    return _finish(numpy.logspace(float(start), float(end), steps, base=float(base)), _float(dtype), device,
-                   requires_grad)
+    dtype = _float(dtype)
+    if not steps:
+        return _finish(numpy.zeros(0), dtype, device, requires_grad)
+    if dtype.kind in "iu" and steps > 1:   # (PyTorch: the ends as integers, the exponents between them as floats)
+        exponents = _even_steps(float(int(start)), float(int(end)), steps, numpy.float64, fused=False)
+    else:
+        exponents = _even_steps(float(start), float(end), steps, numpy.float64)
+    with numpy.errstate(all="ignore"):   # (a negative base to a fractional power: nan, as in PyTorch)
+        values = numpy.power(float(base), exponents)
+    return _finish(numpy.trunc(values) if dtype.kind in "iu" else values, dtype, device, requires_grad)
 
 
 # -- draws with tensor parameters ------------------------------------------------------------------

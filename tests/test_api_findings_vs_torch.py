@@ -237,3 +237,65 @@ def test_functional_derivatives_record_even_under_no_grad_as_torch(name):
                                   "a list of inputs", "a number returned"])
 def test_functional_refuses_what_torch_refuses(name):
     both_raise(_functional(ag, name), _functional(torch, name))
+
+
+# -- arange, linspace, logspace and full: torch's dtypes, values and checks ---------------------------------
+
+ENDS = [(-1, 1, 11), (-1, 1, 21), (0, 1, 7), (2.25, -1, 1000), (-3.5, 10, 101), (0.1, 0.7, 3), (5, 5, 4), (-1, 1, 2),
+        (1, -1, 1), (0, 1, 0), (-2.07, 4.13, 100)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linspace_makes_torchs_values_to_the_last_bit_so_it_prints_as_torch(dtype):
+    for start, end, steps in ENDS:
+        ours = ag.linspace(start, end, steps, dtype=getattr(ag, dtype))
+        theirs = torch.linspace(start, end, steps, dtype=getattr(torch, dtype))
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+        assert repr(ours).replace("dtype=float64", "") == repr(theirs).replace("dtype=torch.float64", "")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("base", [10.0, 2.0, 3.5])
+def test_logspace_as_torch(dtype, base):
+    for start, end, steps in [(0, 2.5, 3), (-2.5, 3.9, 5), (0, 1, 11), (-1, 1, 5), (1.7, -1, 1), (2, 0, 4)]:
+        _same(lambda T: T.logspace(start, end, steps, base=base, dtype=getattr(T, dtype)), rtol=1e-6)
+
+
+ARANGE = {
+    "a 0-d int tensor": lambda T: T.arange(T.tensor([[1.0, 2.0], [3.0, 4.0]]).gt(0).sum()),
+    "a NumPy int": lambda T: T.arange(np.int64(3)),
+    "a 0-d tensor step": lambda T: T.arange(0, 4, T.tensor(2)),
+    "end=": lambda T: T.arange(end=4),
+    "int64 with float ends and step": lambda T: T.arange(0.5, 3.7, 1.5, dtype=T.int64),
+    "int64 with a step of 1.5": lambda T: T.arange(0, 5, 1.5, dtype=T.int64),
+    "downwards": lambda T: T.arange(3, -2, -1.5),
+    "full of a 0-d int tensor": lambda T: T.full((2,), T.tensor(3)),
+    "full of a 0-d bool tensor": lambda T: T.full((2,), T.tensor(True)),
+    "full of a NumPy int": lambda T: T.full((2,), np.int32(1)),
+}
+
+
+@pytest.mark.parametrize("name", list(ARANGE))
+def test_arange_and_full_read_numbers_as_torch(name):
+    _same(ARANGE[name], rtol=0)
+
+
+def test_arange_counts_each_float_from_the_start_as_torch():
+    """``start + i * step`` (NumPy adds a rounded difference instead): -1.2 + 4 * 0.3 is 0, as in torch, so
+    the range prints without scientific notation. (torch's vectorized kernel may differ in the last bit.)"""
+    for T in (ag, torch):
+        assert T.arange(-1.2, 1.2, 0.3)[4].item() == 0.0
+        assert T.arange(1, 2, 0.1, dtype=T.float64)[2].item() == 1.2
+    _same(lambda T: T.arange(-1.2, 1.2, 0.3, dtype=T.float64), rtol=1e-12)
+    _same(lambda T: T.arange(0.1, 70.1, 0.7, dtype=T.float32), rtol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.arange(0, -1), lambda T: T.arange(1, 0, 0.1), lambda T: T.arange(0, 5, 0),
+    lambda T: T.arange(0, 3, 0.7, dtype=T.int64), lambda T: T.arange(float("inf")), lambda T: T.arange(float("nan")),
+    lambda T: T.arange(3, dtype=T.bool), lambda T: T.arange(T.tensor([3, 4])), lambda T: T.linspace(0, 1, 3, dtype=T.bool),
+    lambda T: T.full((2,), None), lambda T: T.full((2,), [1, 2]), lambda T: T.linspace(0, 1, -1),
+], ids=["end-below-start", "down-with-a-positive-step", "step-0", "int-step-0", "inf", "nan", "bool", "1-d-end",
+        "bool-linspace", "fill-none", "fill-list", "negative-steps"])
+def test_arange_linspace_and_full_refuse_as_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
