@@ -12,7 +12,8 @@ import warnings
 import numpy
 
 from . import backend
-from .tensor import COMPLEX_DTYPES, Tensor, _check_float, default_complex, default_float, size_arguments, tensor
+from .tensor import (COMPLEX_DTYPES, Tensor, _check_float, default_complex, default_float, integer_values,
+                     size_arguments, tensor)
 
 __all__ = ["zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "rand", "randn", "randint",
            "arange", "linspace", "eye", "manual_seed", "randperm", "from_numpy", "as_tensor", "asarray",
@@ -227,6 +228,8 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
         dtype = numpy.dtype("int64") if isinstance(fill_value, (int, bool)) and not isinstance(fill_value, bool) \
             else numpy.dtype("bool") if isinstance(fill_value, bool) \
             else default_complex() if isinstance(fill_value, (complex, numpy.complexfloating)) else default_float()
+    if numpy.dtype(dtype).kind in "iu" and not isinstance(fill_value, bool):
+        fill_value = integer_values(fill_value, numpy.dtype(dtype), "full()")
     return _finish(numpy.full(_sizes((size,)), fill_value), dtype, device, requires_grad)
 
 
@@ -258,15 +261,31 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     return _like(t, fill_value, dtype, device, requires_grad, "full_like")
 
 
+def _random_float(draw, size, dtype, kernel):
+    """``draw(shape)`` for a float dtype; for a complex one, a draw for each part (``randn``: each part with
+    variance 1/2, so the complex numbers have variance 1, as PyTorch's). Integer and bool dtypes are refused."""
+    dtype = _float(dtype)
+    if dtype.kind in "iub":
+        raise NotImplementedError(f'"{kernel}" not implemented for {dtype.name}: draw floats and convert them, '
+                                  f'or use randint for integers')
+    if dtype.kind == "c":
+        scale = 0.5 ** 0.5 if kernel == "normal_kernel_cpu" else 1.0
+        return (draw(size) + 1j * draw(size)) * scale, dtype
+    return draw(size), dtype
+
+
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **keyword):
-    """Uniform on [0, 1)."""
-    return _finish(_stream(generator).random(_sizes(size, "rand", keyword)), _float(dtype), device, requires_grad)
+    """Uniform on [0, 1) (for a complex dtype, each part)."""
+    host, dtype = _random_float(_stream(generator).random, _sizes(size, "rand", keyword), dtype,
+                                "check_uniform_bounds")
+    return _finish(host, dtype, device, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **keyword):
-    """Standard normal."""
-    return _finish(_stream(generator).standard_normal(_sizes(size, "randn", keyword)), _float(dtype), device,
-                   requires_grad)
+    """Standard normal (for a complex dtype, variance 1: each part with variance 1/2)."""
+    host, dtype = _random_float(_stream(generator).standard_normal, _sizes(size, "randn", keyword), dtype,
+                                "normal_kernel_cpu")
+    return _finish(host, dtype, device, requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):

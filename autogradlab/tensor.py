@@ -501,6 +501,52 @@ def _check_supported(dtype):
                         f"complex64/complex128")
 
 
+def _shape_of(data):
+    """The shape nested lists make, or the reason they make none: "mixed" (a list holding both lists and
+    numbers) or "ragged" (lists of different lengths at one depth)."""
+    if not isinstance(data, (list, tuple)):
+        return ()
+    shapes = {_shape_of(x) for x in data}
+    if "mixed" in shapes or len({len(s) for s in shapes if not isinstance(s, str)}) > 1:
+        return "mixed"
+    if "ragged" in shapes or len(shapes) > 1:
+        return "ragged"
+    return (len(data),) + (shapes.pop() if shapes else ())
+
+
+def _not_a_grid(data):
+    """The error for nested lists NumPy found "inhomogeneous": PyTorch's TypeError for a list of lists and
+    numbers, ValueError for rows of different lengths."""
+    shape = _shape_of(data)
+    return (TypeError if shape == "mixed" else ValueError)(
+        "tensor(): the nested lists are not a grid: "
+        + ("a list holds both numbers and lists" if shape == "mixed" else "rows at one depth have different "
+           "lengths") + "; every row at one depth needs the same length (pad the short ones, or keep them as "
+                        "separate tensors)")
+
+
+def integer_values(values, dtype, name="tensor()"):
+    """Python numbers (one, or an array made of them) as PyTorch writes them into an integer ``dtype``: each
+    must fit, except that an unsigned type also takes the negative numbers its signed twin holds, wrapped
+    (-1 into uint8 is 255; not -1.0); else RuntimeError, where NumPy would wrap 300 to 44 without a word."""
+    info = numpy.iinfo(dtype)
+    array = numpy.asarray(values)
+    if array.dtype.kind not in "iuf" or not array.size:
+        return values
+    low = 0 if info.min == 0 and array.dtype.kind == "f" else -(1 << (info.bits - 1))   # (floats: no wrapping)
+    with numpy.errstate(invalid="ignore"):
+        lo, hi = array.min(), array.max()
+    if not (low <= lo and hi <= info.max):   # (NaN fails both)
+        bad = lo if not low <= lo else hi
+        raise RuntimeError(f"{name}: value cannot be converted to type {dtype.name} without overflow: {bad} is "
+                           f"outside [{low if info.min == 0 else info.min}, {info.max}]; use a wider dtype "
+                           f"(e.g. int64), or wrap the values yourself (x % 256)")
+    if info.min == 0 and lo < 0:
+        wrapped = numpy.trunc(array).astype(numpy.int64) % (1 << info.bits)
+        return wrapped.item() if wrapped.ndim == 0 else wrapped
+    return values
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False, name=None) -> Tensor:
     """Make a leaf tensor from a number, a nested list or an array (the data is copied)."""
     if isinstance(data, Tensor):
@@ -508,6 +554,16 @@ def tensor(data, dtype=None, device=None, requires_grad=False, name=None) -> Ten
     elif isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _leaves(data)):
         data = _numbers_of(data)
     device = backend.normalize_device(device)
+    try:
+        return _leaf(data, dtype, device, requires_grad, name)
+    except ValueError as exc:
+        if "inhomogeneous" in str(exc) and isinstance(data, (list, tuple)):
+            raise _not_a_grid(data) from None
+        raise
+
+
+def _leaf(data, dtype, device, requires_grad, name):
+    """:func:`tensor`'s work: the dtype (given, or PyTorch's default for the data), then a copy on ``device``."""
     if dtype is None:
         dtype = _infer_dtype(data)
     if dtype is None and hasattr(data, "dtype"):   # an array's own dtype, checked before it is copied
@@ -519,6 +575,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, name=None) -> Ten
                 isinstance(x, (complex, numpy.complexfloating)) for x in _leaves(data)):
             raise TypeError(f"tensor(): a complex number can't be held in a {dtype.name} tensor (must be real "
                             f"number, not complex): leave dtype out, or pass dtype=complex64 / complex128")
+        if dtype.kind in "iu" and not hasattr(data, "dtype"):   # (Python numbers: checked; arrays cast as they are)
+            data = integer_values(data, dtype)
     arr = backend.asarray(data, device, dtype)
     _check_supported(arr.dtype)
     arr = arr.copy()

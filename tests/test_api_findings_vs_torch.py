@@ -299,3 +299,60 @@ def test_arange_counts_each_float_from_the_start_as_torch():
         "bool-linspace", "fill-none", "fill-list", "negative-steps"])
 def test_arange_linspace_and_full_refuse_as_torch(call):
     both_raise(lambda: call(ag), lambda: call(torch))
+
+
+# -- integers: in-place ops across integer kinds, numbers that do not fit, random draws, ragged lists -------
+
+@pytest.mark.parametrize("op", ["add_", "sub_", "mul_", "floor_divide_", "remainder_", "pow_", "__iadd__"])
+def test_in_place_ops_on_uint8_take_signed_integers_and_wrap_as_torch(op):
+    def run(T):
+        x = T.tensor([200, 7, 9], dtype=T.uint8)
+        return getattr(x, op)(T.tensor([100, 2, 3]))
+    _same(run, rtol=0)
+    both_raise(lambda: ag.zeros(3, dtype=ag.int8).add_(ag.ones(3)), lambda: torch.zeros(3, dtype=torch.int8).add_(
+        torch.ones(3)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.tensor([300], dtype=T.uint8), lambda T: T.tensor([128], dtype=T.int8),
+    lambda T: T.tensor([1e10], dtype=T.int32), lambda T: T.tensor([2 ** 31], dtype=T.int32),
+    lambda T: T.tensor(-1.7, dtype=T.uint8), lambda T: T.tensor([float("nan")], dtype=T.int64),
+    lambda T: T.full((1,), 128, dtype=T.int8), lambda T: T.tensor([1, 2], dtype=T.int8).new_tensor([1000]),
+    lambda T: T.zeros(2, dtype=T.uint8).__setitem__(0, 300), lambda T: T.zeros(2, dtype=T.int8).fill_(-129),
+], ids=["300-uint8", "128-int8", "1e10-int32", "2**31-int32", "-1.7-uint8", "nan-int64", "full-128-int8",
+        "new_tensor-1000-int8", "setitem-300-uint8", "fill-minus-129-int8"])
+def test_numbers_that_do_not_fit_an_integer_dtype_are_refused_as_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_negative_integers_wrap_into_unsigned_tensors_as_torch():
+    def run(T):
+        x = T.zeros(3, dtype=T.uint8)
+        x[0] = -1
+        x[1:].fill_(-2)
+        return T.tensor([-1, 3], dtype=T.uint8), T.full((2,), -128, dtype=T.uint8), x
+    _same(run, rtol=0)
+
+
+@pytest.mark.parametrize("call", [lambda T: T.rand(2, dtype=T.int64), lambda T: T.randn(2, dtype=T.int32),
+                                  lambda T: T.rand(3, dtype=T.bool)], ids=["rand-int64", "randn-int32", "rand-bool"])
+def test_random_floats_refuse_integer_dtypes_as_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_complex_random_draws_fill_both_parts_as_torch():
+    ag.manual_seed(0)
+    z = ag.randn(20000, dtype=ag.complex64)
+    u = ag.rand(20000, dtype=ag.complex128)
+    assert z.dtype == ag.complex64 and u.dtype == ag.complex128
+    assert abs(z.abs().pow(2).mean().item() - 1) < 0.05          # (variance 1, as torch's: each part 1/2)
+    assert abs(z.real.var().item() - 0.5) < 0.03 and abs(z.imag.var().item() - 0.5) < 0.03
+    assert 0 <= u.imag.min().item() and u.imag.max().item() < 1 and abs(u.imag.mean().item() - 0.5) < 0.02
+    tz = torch.randn(20000, dtype=torch.complex64)
+    assert abs(tz.abs().pow(2).mean().item() - 1) < 0.05
+
+
+@pytest.mark.parametrize("data", [[[1, 2], 3], [1, [2]], [[1, 2], [3]], [[[1]], [2]], [[1], [[2]]], [[1], []]],
+                         ids=str)
+def test_lists_that_are_not_a_grid_raise_torchs_class(data):
+    both_raise(lambda: ag.tensor(data), lambda: torch.tensor(data))

@@ -15,7 +15,8 @@ import numpy
 from ..backend import asarray, erf as _erf_array, to_host, xp_of
 from ..grad_mode import no_grad, state
 from ..graph import _SHARED_CONSTANTS, OpNode, forget_constants, share_constant
-from ..tensor import _CATEGORY, Tensor, _promoted, complex_of, default_complex, default_float   # (PyTorch's)
+from ..tensor import (_CATEGORY, Tensor, _promoted, complex_of, default_complex, default_float,   # (PyTorch's)
+                      integer_values)
 from .registry import (apply, apply_binary, apply_one, apply_unary, defop, holomorphic, not_a_tensor, on_arrays,
                        set_conjugate)
 
@@ -648,6 +649,8 @@ def fits(value, dtype, name):
     drop the imaginary parts with a warning."""
     if dtype.kind == "c":
         return value
+    if dtype.kind in "iu" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return integer_values(value, dtype, name)
     if isinstance(value, _COMPLEX_NUMBERS):
         if value.imag != 0:
             raise RuntimeError(f"{name}: value {value} cannot be converted to type {dtype.name} without overflow "

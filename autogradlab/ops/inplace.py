@@ -12,7 +12,7 @@ import weakref
 
 from ..backend import partial_overlap, shares_memory, writable, xp_of
 from ..grad_mode import no_grad, state
-from ..tensor import Tensor
+from ..tensor import _CATEGORY, Tensor
 from . import elementwise as E
 from .registry import RESHAPED, apply, defop, refresh_view, view_steps
 
@@ -111,7 +111,8 @@ def inplace(self: Tensor, opname: str, fn, *args):
         raise RuntimeError(f"{opname}: the result has shape {tuple(result.shape)}, but an in-place op must keep "
                            f"the shape {tuple(self.shape)} of the tensor it writes into (the other operand may "
                            f"only broadcast to it); use the out-of-place op instead")
-    if result.dtype != self.dtype and not (result.dtype.kind == self.dtype.kind):
+    if result.dtype != self.dtype and _CATEGORY[result.dtype.kind] > _CATEGORY[self.dtype.kind]:   # (PyTorch's rule:
+        # a result of a higher category, float into an integer tensor, cannot be written; uint8 += int64 can)
         raise RuntimeError(f"{opname}: result type {result.dtype.name} can't be cast to the desired "
                            f"output type {self.dtype.name}; use the out-of-place op, or convert the "
                            f"tensor first (x.to(float32))")
