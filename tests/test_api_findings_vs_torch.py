@@ -356,3 +356,109 @@ def test_complex_random_draws_fill_both_parts_as_torch():
                          ids=str)
 def test_lists_that_are_not_a_grid_raise_torchs_class(data):
     both_raise(lambda: ag.tensor(data), lambda: torch.tensor(data))
+
+
+# -- nn.Module: state_dict as torch's (views, every name, its options), containers' operators, names ---------
+
+def _tied(T):
+    enc, dec = T.nn.Embedding(5, 3), T.nn.Linear(3, 5, bias=False)
+    dec.weight = enc.weight
+    return T.nn.Sequential(enc, dec)
+
+
+def test_state_dict_shares_memory_and_lists_every_name_as_torch():
+    for T in (ag, torch):
+        m = T.nn.Linear(2, 2)
+        m.state_dict()["weight"].fill_(0.0)   # (the entries are the weights' memory, detached)
+        assert m.weight.abs().sum().item() == 0
+        assert not m.state_dict()["weight"].requires_grad
+        assert type(m.state_dict(keep_vars=True)["weight"]).__name__ == "Parameter"
+        assert list(m.state_dict(prefix="net.")) == ["net.weight", "net.bias"]
+        assert hasattr(m.state_dict(), "_metadata")
+        shared = T.nn.ModuleList([T.nn.Linear(1, 1)] * 2)
+        assert list(shared.state_dict()) == ["0.weight", "0.bias", "1.weight", "1.bias"]
+        assert list(_tied(T).state_dict()) == ["0.weight", "1.weight"]
+        result = shared.load_state_dict({k: T.ones(v.shape) for k, v in shared.state_dict().items()})
+        assert (result.missing_keys, result.unexpected_keys) == ([], [])
+        assert len(list(shared.named_parameters(remove_duplicate=False))) == 4
+        assert len(list(shared.named_parameters())) == 2
+        assert len(list(shared.named_modules(remove_duplicate=False))) == 3
+        m.load_state_dict(m.state_dict())   # (its own entries: nothing to copy)
+
+
+def test_load_state_dict_assign_and_extra_state_as_torch():
+    for T in (ag, torch):
+        m = T.nn.Linear(1, 1)
+        given = T.full((1, 1), 3.0)
+        m.load_state_dict({"weight": given, "bias": T.ones(1)}, assign=True)
+        assert type(m.weight).__name__ == "Parameter" and m.weight.requires_grad and m.weight.item() == 3.0
+
+        class Counter(T.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.k, self.lin = 3, T.nn.Linear(1, 1)
+
+            def get_extra_state(self):
+                return self.k
+
+            def set_extra_state(self, state):
+                self.k = state
+        saved = Counter().state_dict()
+        assert list(saved) == ["_extra_state", "lin.weight", "lin.bias"]
+        other = Counter()
+        other.k = 0
+        other.load_state_dict(saved)
+        assert other.k == 3
+        missing = other.load_state_dict({k: v for k, v in saved.items() if k != "_extra_state"}, strict=False)
+        assert missing.missing_keys == ["_extra_state"]
+
+
+def test_a_plain_attribute_may_come_before_module_init_as_torch():
+    for T in (ag, torch):
+        class Early(T.nn.Module):
+            def __init__(self, h):
+                self.h = h
+                super().__init__()
+
+        class TooEarly(T.nn.Module):
+            def __init__(self):
+                self.layer = T.nn.ReLU()
+                super().__init__()
+        assert Early(4).h == 4
+        with pytest.raises(AttributeError):
+            TooEarly()
+
+
+def test_container_operators_and_names_as_torch():
+    for T in (ag, torch):
+        nn = T.nn
+        s = nn.Sequential(nn.ReLU()) + nn.Sequential(nn.Tanh())
+        assert [type(m).__name__ for m in s] == ["ReLU", "Tanh"]
+        assert len(s * 2) == len(2 * s) == 4 and (s * 2)[2] is s[0]
+        s += nn.Sequential(nn.Sigmoid())
+        s *= 2
+        assert len(s) == 6 and [type(m).__name__ for m in s][3:] == ["ReLU", "Tanh", "Sigmoid"]
+        for bad, error in [(lambda: s * 0, ValueError), (lambda: s * 1.5, TypeError), (lambda: s + nn.ReLU(), ValueError)]:
+            with pytest.raises(error):
+                bad()
+        p = nn.ParameterList([nn.Parameter(T.ones(1))])
+        p += [nn.Parameter(T.zeros(1))]
+        assert len(p) == 2
+        holder = nn.Module()
+        holder.register_module("act", nn.ReLU())
+        holder.add_module("slot", None)
+        assert list(holder._modules) == ["act", "slot"] and "(slot): None" in repr(holder)
+        listed = nn.ModuleList([nn.ReLU()])
+        listed.insert(5, nn.Tanh())   # (past the end: appended, as list.insert does)
+        assert [type(m).__name__ for m in listed] == ["ReLU", "Tanh"]
+        assert nn.Linear(1, 1).type(T.float64).weight.dtype == T.float64
+
+
+def test_default_collate_keeps_strings_of_tuple_samples_a_tuple_as_torch():
+    import collections
+    Pair = collections.namedtuple("Pair", "x label")
+    for T in (ag, torch):
+        collate = T.utils.data.default_collate
+        assert collate([(1, "a"), (2, "b")])[1] == ("a", "b")
+        assert collate([Pair(1, "a"), Pair(2, "b")]).label == ("a", "b")
+        assert collate([{"s": "a"}, {"s": "b"}]) == {"s": ["a", "b"]}

@@ -1237,7 +1237,7 @@ class _Numbered:
 
     def insert(self, index, module):
         n = len(self._modules)
-        if not -n <= index <= n:
+        if isinstance(self, Sequential) and not -n <= index <= n:   # (a ModuleList inserts as a list does)
             raise IndexError(f"Index out of range: {index} (this {type(self).__name__} has {n} modules)")
         if not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
@@ -1410,9 +1410,14 @@ class ParameterList(_ParameterContainer):
         return self
 
     def extend(self, values):
+        if isinstance(values, Tensor) or not hasattr(values, "__iter__"):
+            raise TypeError(f"ParameterList.extend should be called with an iterable, but got "
+                            f"{type(values).__name__} (a tensor is one value: append it)")
         for value in values:
             self.append(value)
         return self
+
+    __iadd__ = extend
 
     def __getitem__(self, index):
         items = list(self._parameters.values())
@@ -1501,6 +1506,38 @@ class Sequential(_Numbered, Module):
     def append(self, module):
         self.add_module(str(len(self)), module)
         return self
+
+    def __add__(self, other):
+        """A new Sequential of this one's modules, then ``other``'s (the same module objects)."""
+        return Sequential(*self, *_sequential(other, "+"))
+
+    def __iadd__(self, other):
+        return self.extend(_sequential(other, "+="))
+
+    def __mul__(self, times):
+        """A new Sequential of this one's modules ``times`` times over (the same module objects, so their
+        parameters are shared: ``copy.deepcopy`` each for layers of their own)."""
+        return Sequential(*(list(self) * _factor(self, times)))
+
+    __rmul__ = __mul__
+
+    def __imul__(self, times):
+        return self.extend(list(self) * (_factor(self, times) - 1))
+
+
+def _sequential(other, op):
+    if not isinstance(other, Sequential):
+        raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given "
+                         f"(Sequential {op} Sequential)")
+    return list(other)
+
+
+def _factor(seq, times):
+    if not isinstance(times, int) or isinstance(times, bool):
+        raise TypeError(f"unsupported operand type(s) for *: {type(seq)} and {type(times)}")
+    if times <= 0:
+        raise ValueError(f"Non-positive multiplication factor {times} for {type(seq)}")
+    return times
 
 
 _ACTIVATIONS = {"relu": ReLU, "tanh": Tanh, "sigmoid": Sigmoid}

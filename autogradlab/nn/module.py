@@ -60,9 +60,11 @@ class Module:
 
     # -- registration --------------------------------------------------------------------
     def __setattr__(self, name, value):
-        if "_parameters" not in self.__dict__:
-            raise AttributeError(f"cannot assign {name!r} before Module.__init__() call: "
-                                 f"call super().__init__() first in {type(self).__name__}.__init__")
+        if "_parameters" not in self.__dict__:   # (a plain attribute may come first, as in PyTorch)
+            if isinstance(value, (Parameter, Module)) or getattr(value, "persistent", None) is not None:
+                raise AttributeError(f"cannot assign {name!r} before Module.__init__() call: "
+                                     f"call super().__init__() first in {type(self).__name__}.__init__")
+            return object.__setattr__(self, name, value)
         params, modules, buffers = self.__dict__["_parameters"], self.__dict__["_modules"], self.__dict__["_buffers"]
         if isinstance(value, Parameter):
             if isinstance(getattr(type(self), name, None), property):   # (a parametrized name, say)
@@ -168,9 +170,19 @@ class Module:
         self._check_name(name, "module", "_modules")
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        if module is None:   # (an empty slot, shown as (name): None, as PyTorch keeps it)
+            for table in (self._parameters, self._buffers):
+                table.pop(name, None)
+            self.__dict__.pop(name, None)
+            self._modules[name] = None
+            return
         self.__setattr__(name, module)
 
     # -- the forward pass ------------------------------------------------------------------
+    def register_module(self, name, module):
+        """The same as :meth:`add_module` (PyTorch's other name for it)."""
+        self.add_module(name, module)
+
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f"Module [{type(self).__name__}] is missing the required \"forward\" function")
 
@@ -232,16 +244,18 @@ class Module:
         return getattr(module, table)[name]
 
     # -- walking the tree ------------------------------------------------------------------
-    def named_modules(self, memo=None, prefix=""):
-        """``(name, module)`` for this module and all descendants, depth first; each module once."""
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """``(name, module)`` for this module and all descendants, depth first; each module once (or, with
+        ``remove_duplicate=False``, once under each name it is registered by)."""
         memo = set() if memo is None else memo
-        if id(self) in memo:
-            return
-        memo.add(id(self))
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
         yield prefix, self
         for name, child in self._modules.items():
             if child is not None:
-                yield from child.named_modules(memo, f"{prefix}.{name}" if prefix else name)
+                yield from child.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
 
     def modules(self):
         for _, m in self.named_modules():
@@ -259,29 +273,32 @@ class Module:
         for _, m in self.named_children():
             yield m
 
-    def _named_members(self, table, prefix, recurse):
+    def _named_members(self, table, prefix, recurse, remove_duplicate=True):
         """``(dotted.name, tensor)`` from each module's ``table`` (``_parameters`` or ``_buffers``), depth first
-        in registration order; a tensor shared by two modules appears once."""
+        in registration order; a tensor shared by two modules appears once (unless ``remove_duplicate=False``)."""
         seen = set()
-        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse \
+            else [(prefix, self)]
         for mod_prefix, module in modules:
             for name, t in getattr(module, table).items():
-                if t is None or id(t) in seen:
+                if t is None or (remove_duplicate and id(t) in seen):
                     continue
                 seen.add(id(t))
                 yield (f"{mod_prefix}.{name}" if mod_prefix else name), t
 
-    def named_parameters(self, prefix="", recurse=True):
-        """``(dotted.name, parameter)`` in registration order; a shared parameter appears once."""
-        return self._named_members("_parameters", prefix, recurse)
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """``(dotted.name, parameter)`` in registration order; a shared parameter appears once (unless
+        ``remove_duplicate=False``)."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse=True):
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_buffers(self, prefix="", recurse=True):
-        """``(dotted.name, buffer)`` in registration order (see :meth:`register_buffer`); each tensor once."""
-        return self._named_members("_buffers", prefix, recurse)
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """``(dotted.name, buffer)`` in registration order (see :meth:`register_buffer`); each tensor once
+        (unless ``remove_duplicate=False``)."""
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse=True):
         for _, b in self.named_buffers(recurse=recurse):
@@ -359,6 +376,10 @@ class Module:
                     m._buffers[name] = moved
         return self
 
+    def type(self, dst_type):
+        """Cast the floating and complex parameters and buffers to ``dst_type`` (as :meth:`to` does)."""
+        return self._to(dst_type)
+
     def cpu(self):
         return self._to("cpu")
 
@@ -375,23 +396,67 @@ class Module:
         return self._to("float16", floating_only=True)
 
     # -- saving and loading --------------------------------------------------------------------
-    def state_dict(self):
-        """An ordered ``{name: tensor}`` of detached copies of every parameter and persistent buffer: each
-        module's parameters, then its buffers, then its children's, as PyTorch orders them."""
-        return OrderedDict((name, Tensor._make(t._data.copy(), False, None, t.device)) for name, t in self._state())
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """An ordered ``{name: tensor}`` of every parameter and persistent buffer, as PyTorch's: each module's
+        parameters, then its buffers, then its ``_extra_state`` (if it defines ``get_extra_state``), then its
+        children's, under each name a module or tensor is registered by (a shared layer appears under both
+        names). The tensors are detached but share memory with the model (``keep_vars=True``: the parameters
+        themselves): a training step changes them too, so keep a snapshot with ``copy.deepcopy``."""
+        if args:   # (PyTorch's deprecated positional form: destination, prefix, keep_vars)
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict"
+                          " for details.", FutureWarning, stacklevel=2)
+            destination, prefix, keep_vars = (list(args) + [destination, prefix, keep_vars][len(args):])[:3]
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = {"version": getattr(self, "_version", 1)}
+        for name, t in self._own_state():
+            destination[prefix + name] = t if keep_vars or _placeholder(t) else t.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + "_extra_state"] = self.get_extra_state()
+        for name, child in self._modules.items():
+            if child is not None:
+                child.state_dict(destination=destination, prefix=f"{prefix}{name}.", keep_vars=keep_vars)
+        return destination
+
+    def _own_state(self):
+        """``(name, tensor)`` of this module's own parameters and persistent buffers, in state_dict's order."""
+        for name, t in self._parameters.items():
+            if t is not None:
+                yield name, t
+        for name, t in self._buffers.items():
+            if t is not None and name not in self._non_persistent:
+                yield name, t
 
     def _state(self):
-        """``(dotted.name, tensor)`` of what ``state_dict`` saves, in its order; a shared tensor once."""
-        seen = set()
-        for prefix, module in self.named_modules():
-            persistent = [(n, b) for n, b in module._buffers.items() if n not in module._non_persistent]
-            for name, t in list(module._parameters.items()) + persistent:
-                if t is not None and id(t) not in seen:
-                    seen.add(id(t))
-                    yield (f"{prefix}.{name}" if prefix else name), t
+        """``(dotted.name, tensor)`` of what ``state_dict`` saves, in its order (a shared tensor under each name)."""
+        for prefix, module in self.named_modules(remove_duplicate=False):
+            for name, t in module._own_state():
+                yield (f"{prefix}.{name}" if prefix else name), t
 
-    def load_state_dict(self, state_dict, strict=True):
-        """Copy values from ``state_dict`` into the parameters, in place.
+    def _extra_states(self):
+        """``(dotted.name of _extra_state, module)`` for each module that defines ``get_extra_state``."""
+        for prefix, module in self.named_modules(remove_duplicate=False):
+            if type(module).get_extra_state is not Module.get_extra_state:
+                yield (f"{prefix}._extra_state" if prefix else "_extra_state"), module
+
+    def get_extra_state(self):
+        """State that is not a tensor, for ``state_dict`` to save under ``_extra_state``: override it (with
+        :meth:`set_extra_state`) in a module that has some."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called: "
+                           "override get_extra_state (and set_extra_state) in your module")
+
+    def set_extra_state(self, state):
+        """Restore what :meth:`get_extra_state` returned (override both together)."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called: "
+                           "override set_extra_state (and get_extra_state) in your module")
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy values from ``state_dict`` into the parameters and buffers, in place (``assign=True``: put the
+        given tensors in their places instead, as Parameters where parameters were), and hand each module's
+        ``_extra_state`` to its ``set_extra_state``.
 
         Everything is checked before anything is copied: mis-shaped entries, and with
         ``strict=True`` missing or unexpected names, raise a RuntimeError that names them all
@@ -400,8 +465,9 @@ class Module:
         if not hasattr(state_dict, "items"):
             raise TypeError(f"load_state_dict expects a dict of name -> tensor, got {type(state_dict).__name__}")
         params = OrderedDict(self._state())
-        missing = [k for k in params if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in params]
+        extras = OrderedDict(self._extra_states())
+        missing = [k for k in list(params) + list(extras) if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in params and k not in extras]
         problems = []
         if strict and unexpected:
             problems.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
@@ -411,6 +477,11 @@ class Module:
             if name not in state_dict:
                 continue
             value = state_dict[name]
+            if _placeholder(value):   # (a lazy layer's entry before its first call: only a placeholder takes it)
+                if not _placeholder(p):
+                    problems.append(f"{name} in the state_dict is uninitialized (a lazy layer not yet called), "
+                                    f"but here it has shape {tuple(p.shape)}: call the saved model once first")
+                continue
             shape = tuple(value.shape) if hasattr(value, "shape") else None
             if shape is None:
                 problems.append(f"While copying the parameter named \"{name}\", expected a tensor (or array) in "
@@ -421,23 +492,49 @@ class Module:
             elif shape != tuple(p.shape):
                 problems.append(f"size mismatch for {name}: copying a param with shape {shape} from "
                                 f"checkpoint, the shape in current model is {tuple(p.shape)}.")
-            elif not backend.writable(p._data):
+            elif assign and not isinstance(value, Tensor):
+                problems.append(f"{name}: assign=True puts the given tensor in the model, but this is a "
+                                f"{type(value).__name__}; wrap it with autogradlab.tensor(...).")
+            elif not assign and not backend.writable(p._data):
                 problems.append(f"{name} is read-only (an expand()ed or broadcast tensor): register a "
                                 f"tensor of its own, e.g. .clone(), to load values into it.")
         if problems:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                                + "\n\t".join(problems) + "\nThe model was not changed.")
+        if assign:
+            self._assign(state_dict)
         for name, p in params.items():
-            if name in state_dict:
+            if name in state_dict and not assign and not _placeholder(state_dict[name]):
                 value = state_dict[name]
                 host = backend.to_host(value._data if isinstance(value, Tensor) else value)
                 if _placeholder(p):   # (a placeholder's own state_dict entry is empty: it stays one)
                     if host.size:
                         p.materialize(Tensor._make(backend.asarray(host.copy(), p.device), False, None, p.device))
                     continue
+                if backend.shares_memory(p._data, value._data if isinstance(value, Tensor) else host):
+                    continue   # (its own state_dict: the values are there already)
                 p._data[...] = backend.asarray(host, p.device, p.dtype)
                 p._vc[0] += 1
+        for name, module in extras.items():
+            if name in state_dict:
+                module.set_extra_state(state_dict[name])
         return _IncompatibleKeys(missing, unexpected)
+
+    def _assign(self, state_dict):
+        """``load_state_dict(assign=True)``: each given tensor takes its entry's place (a parameter's place as a
+        Parameter that requires grad as the one it replaces did)."""
+        for prefix, module in list(self.named_modules(remove_duplicate=False)):
+            for name, old in list(module._own_state()):
+                key = f"{prefix}.{name}" if prefix else name
+                if key not in state_dict or _placeholder(old) or _placeholder(state_dict[key]):
+                    continue
+                value = state_dict[key]
+                if name in module._parameters:
+                    value = value if isinstance(value, Parameter) else Parameter(value.detach(), old.requires_grad)
+                    value.requires_grad_(old.requires_grad)
+                    module._parameters[name] = value
+                else:
+                    module._buffers[name] = value
 
     # -- display ----------------------------------------------------------------------------------
     def extra_repr(self):

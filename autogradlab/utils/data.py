@@ -301,7 +301,8 @@ def default_collate(batch):
 
     * Tensor: ``stack`` along a new dimension 0 (shape (B, ...));
     * NumPy array: the same, as a tensor; a NumPy scalar: a tensor of its dtype;
-    * Python float: float64 tensor; int: int64 tensor (bool: bool tensor); str / bytes: the list as is;
+    * Python float: float64 tensor; int: int64 tensor (bool: bool tensor); str / bytes: the batch as is (a
+      tuple of them for a position of tuple samples, as PyTorch's);
     * dict: a dict (the same mapping type) collating each key's values;
     * namedtuple: the same namedtuple of collated fields; tuple: a *list* of collated positions (as
       PyTorch, whose DataLoader gives ``[xb, yb]`` for ``(x, y)`` samples); list: a list of them.
@@ -333,12 +334,12 @@ def default_collate(batch):
         except TypeError:          # a mapping type that cannot be built from a dict
             return collated
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):   # a namedtuple
-        return type(elem)(*(default_collate(list(field)) for field in zip(*batch)))
+        return type(elem)(*(default_collate(field) for field in zip(*batch)))   # (strings stay a tuple)
     if isinstance(elem, collections.abc.Sequence):
         if any(len(sample) != len(elem) for sample in batch):
             raise RuntimeError(f"default_collate: the samples are sequences of different lengths "
                                f"{sorted({len(s) for s in batch})}; each needs the same number of parts")
-        collated = [default_collate(list(position)) for position in zip(*batch)]
+        collated = [default_collate(position) for position in zip(*batch)]   # (strings: a tuple, as PyTorch's)
         return collated if isinstance(elem, tuple) else _same_sequence_type(elem, collated)
     raise TypeError(f"default_collate: cannot batch samples of type {type(elem).__name__}; a sample must be "
                     f"tensors, NumPy arrays, numbers, strings, or dicts / tuples / lists of them "
