@@ -460,17 +460,3 @@ def test_detaching_a_view_in_place_raises(M):
     with pytest.raises(RuntimeError, match="detach"):
         base[:2].detach_()
     assert base.detach_() is base and base.grad_fn is None
-
-
-@pytest.mark.parametrize("index", ["slice(None, None, -1)", "(slice(None), slice(None, None, -1))"])
-def test_assigning_through_a_reversed_view_while_recording_writes_in_that_order(index):
-    x = ag.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
-    t = x * 1
-    v = ag.tensor(np.arange(10.0, 16.0).reshape(2, 3), requires_grad=True)
-    t[eval(index)] = v
-    expected = np.arange(6.0).reshape(2, 3)
-    expected[eval(index)] = np.arange(10.0, 16.0).reshape(2, 3)
-    assert t.tolist() == expected.tolist()
-    (t * ag.tensor(np.arange(6.0).reshape(2, 3))).sum().backward()
-    weights = np.arange(6.0).reshape(2, 3)
-    assert v.grad.tolist() == weights[eval(index)].tolist() and x.grad.tolist() == np.zeros((2, 3)).tolist()

@@ -7,6 +7,7 @@ op's parameters. A VJP returns one gradient per input, in the output's
 """
 from __future__ import annotations
 
+import functools
 import numbers
 import warnings
 
@@ -588,6 +589,7 @@ TANH_BACKWARD = defop("tanh_backward", ("grad", "output"), save=("grad", "output
 def half_in_float32(forward):
     """``forward`` computing a float16 input in float32 and rounding once at the end, as PyTorch's CPU kernels
     do (a float16 running sum stops growing at 2048; exp and its quotients lose digits on the way)."""
+    @functools.wraps(forward)   # (its signature names the op's parameters)
     def wide(xp, a, *args, **kwargs):
         if a.dtype == numpy.float16:
             return forward(xp, a.astype(numpy.float32), *args, **kwargs).astype(numpy.float16)

@@ -280,19 +280,23 @@ def prod(a, dim=None, keepdim=False, *, dtype=None):
     return apply_one(PROD, a, {"dim": None if a.ndim == 0 else d, "keepdim": bool(keepdim)})
 
 
+def _running_sums(xp, a, dim, reverse):
+    """Cumulative sums along ``dim``, from the start (``reverse``: from the end); unsigned integers as int64."""
+    a1 = a.reshape(1) if a.ndim == 0 else a
+    dtype = "int64" if a.dtype.kind == "u" else None
+    if reverse:
+        return xp.flip(xp.cumsum(xp.flip(a1, axis=dim), axis=dim, dtype=dtype), axis=dim).reshape(a.shape)
+    return xp.cumsum(a1, axis=dim, dtype=dtype).reshape(a.shape)
+
+
 def _cumsum_vjp(g, ctx):
-    # a_i is in every partial sum from i on: da_i = sum_{j >= i} g_j, a cumulative sum taken from the end
-    if not ctx._input_shapes[0]:   # (a 0-d tensor: its own sum)
-        return (g,)
-    from .shape import flip   # (shape imports this module)
-    return (flip(cumsum(flip(g, (ctx.dim,)), ctx.dim), (ctx.dim,)),)
+    # a_i is in every partial sum from i on: da_i = sum_{j >= i} g_j, the running sum taken from the other end
+    return (apply_one(CUMSUM, g, {"dim": ctx.dim, "reverse": not ctx.reverse}),)
 
 
-CUMSUM = defop("cumsum", ("self",), math="y_i = sum_{j <= i} a_j along dim;  da_i = sum_{j >= i} g_j",
-               forward=half_in_float32(lambda xp, a, dim: xp.cumsum(
-                   a.reshape(1) if a.ndim == 0 else a, axis=dim, dtype="int64" if a.dtype.kind == "u" else None
-               ).reshape(a.shape)),
-               vjp=_cumsum_vjp, formulas=("[j >= i]",))
+CUMSUM = defop("cumsum", ("self",),
+               math="y_i = sum_{j <= i} a_j along dim (reverse: j >= i);  da_i = sum_{j >= i} g_j (reverse: j <= i)",
+               forward=half_in_float32(_running_sums), vjp=_cumsum_vjp, formulas=("[j >= i]",))
 
 
 def cumsum(a, dim, *, dtype=None):
@@ -302,7 +306,7 @@ def cumsum(a, dim, *, dtype=None):
     if dtype is not None:   # (and the result in it: integers would sum as int64)
         return to_dtype(cumsum(to_dtype(a, dtype), dim), dtype)
     d = single_dim(dim, a.ndim, "cumsum")
-    return apply_one(CUMSUM, a, {"dim": d})
+    return apply_one(CUMSUM, a, {"dim": d, "reverse": False})
 
 
 def cumprod(input, dim, *, dtype=None):
