@@ -18,7 +18,7 @@ from .graph_walk import node_of
 from .ops.elementwise import to_dtype
 from .ops.registry import refresh_view
 from .ops.shape import stack
-from .tensor import COMPLEX_DTYPES, FLOAT_DTYPES, Tensor
+from .tensor import Tensor
 
 __all__ = ["backward_arguments", "grad_arguments", "grad_variant", "check_runnable", "grad_results",
            "unused_input_error"]
@@ -249,10 +249,7 @@ def _make_seeds(roots, grad_tensors, create_graph, argname, rootname):
             raise RuntimeError(f"Mismatch in shape: {argname}[{i}] has a shape of {_shape(g)} and "
                                f"{rootname}[{i}] has a shape of {_shape(root)}. The gradient must have "
                                f"exactly the output's shape (it is not broadcast).")
-        if g.dtype not in FLOAT_DTYPES and g.dtype not in COMPLEX_DTYPES:
-            raise RuntimeError(f"{argname}[{i}] has dtype {g.dtype.name}, but a gradient must be floating "
-                               f"point (the output has dtype {root.dtype.name})")
-        if (g.dtype.kind == "c") != (root.dtype.kind == "c"):
+        if (g.dtype.kind == "c") != (root.dtype.kind == "c"):   # (an integer or bool seed is cast, as PyTorch's)
             raise RuntimeError(f"For complex Tensors, both grad_output and output are required to have the same "
                                f"dtype. Mismatch in dtype: {argname}[{i}] has a dtype of {g.dtype.name} and "
                                f"{rootname}[{i}] has a dtype of {root.dtype.name}.")
@@ -265,7 +262,7 @@ def _make_seeds(roots, grad_tensors, create_graph, argname, rootname):
         if g is None:
             out.append(None)
             continue
-        if g.dtype != root.dtype:  # PyTorch casts a float seed to the output's dtype (recorded under create_graph)
+        if g.dtype != root.dtype:  # PyTorch casts a seed to the output's dtype (recorded under create_graph)
             g = to_dtype(g if create_graph else g.detach(), root.dtype)
         out.append(g if create_graph else g.detach())
     return out

@@ -8,6 +8,7 @@ switches the mode for the rest of the thread.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
@@ -59,12 +60,46 @@ class _GradModeContext:
         return False
 
     def __call__(self, fn):
+        if inspect.isgeneratorfunction(fn):
+            return self._wrap_generator(fn)
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with self.__class__(*self._args()):
                 return fn(*args, **kwargs)
 
         return wrapper
+
+    def _wrap_generator(self, fn):
+        """A generator function decorated: each step of the generator (to its next ``yield``) runs in the mode,
+        and the caller's code between steps in its own, as in PyTorch."""
+        def mode():
+            return self.__class__(*self._args())
+
+        @functools.wraps(fn)
+        def generator(*args, **kwargs):
+            with mode():
+                steps = fn(*args, **kwargs)
+            try:
+                with mode():
+                    item = next(steps)
+                while True:
+                    try:
+                        sent = yield item
+                    except GeneratorExit:
+                        with mode():
+                            steps.close()
+                        raise
+                    except BaseException as exc:   # (thrown in by the caller: passed on inside the mode)
+                        with mode():
+                            item = steps.throw(exc)
+                    else:
+                        with mode():
+                            item = steps.send(sent)
+            except StopIteration as done:
+                return done.value
+
+        return generator
 
     def _args(self):
         return ()

@@ -462,3 +462,54 @@ def test_default_collate_keeps_strings_of_tuple_samples_a_tuple_as_torch():
         assert collate([(1, "a"), (2, "b")])[1] == ("a", "b")
         assert collate([Pair(1, "a"), Pair(2, "b")]).label == ("a", "b")
         assert collate([{"s": "a"}, {"s": "b"}]) == {"s": ["a", "b"]}
+
+
+# -- autograd: decorated generators, a Function's gradient for an input that needs none ----------------------
+
+def test_a_grad_mode_decorator_on_a_generator_covers_each_of_its_steps_as_torch():
+    for T in (ag, torch):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+
+        @T.no_grad()
+        def evaluate():
+            factor = yield (x * 2).requires_grad
+            yield (x * factor).requires_grad, T.is_grad_enabled()
+            return "done"
+        steps = evaluate()
+        assert next(steps) is False
+        assert T.is_grad_enabled()   # (the caller's mode between the steps)
+        assert steps.send(3) == (False, False)
+        with pytest.raises(StopIteration) as finished:
+            next(steps)
+        assert finished.value.value == "done"
+
+        @T.enable_grad()
+        def recording():
+            yield (x * 2).requires_grad
+        with T.no_grad():
+            assert list(recording()) == [True]
+
+
+def test_a_functions_gradient_for_an_input_that_needs_none_is_dropped_unchecked_as_torch():
+    def run(T):
+        class Scale(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a * b
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2, g.sum()   # (the wrong shape for b, which needs no gradient)
+        a, b = T.tensor([1.0, 2.0], requires_grad=True), T.tensor([1.0, 2.0])
+        Scale.apply(a, b).sum().backward()
+        return a.grad
+    _same(run)
+
+
+def test_an_integer_or_bool_seed_is_cast_as_torch():
+    def run(T):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        (x * x).backward(T.tensor([1, 2]))
+        (g,) = T.autograd.grad(x * x, x, T.tensor([True, False]))
+        return x.grad, g
+    _same(run)
