@@ -189,6 +189,7 @@ def _whole(value, what, name):
 
 
 def _finish(host, dtype, device, requires_grad, name=None):
+    host = numpy.asarray(host)   # (NumPy's draws of a 0-d parameter come back as Python numbers)
     if host.dtype.kind == "c" and numpy.dtype(dtype).kind != "c":   # (PyTorch: "value cannot be converted")
         raise TypeError(f"complex values can't be held in a {numpy.dtype(dtype).name} tensor (their imaginary "
                         f"parts would be lost): leave dtype out, or pass dtype=complex64 / complex128")

@@ -513,3 +513,96 @@ def test_an_integer_or_bool_seed_is_cast_as_torch():
         (g,) = T.autograd.grad(x * x, x, T.tensor([True, False]))
         return x.grad, g
     _same(run)
+
+
+# -- distributions: 0-d parameters, float category indices, a PyTorch-style subclass, closed supports ------
+
+ZERO_D = {
+    "Poisson": lambda T: T.distributions.Poisson(T.tensor(3.0)),
+    "Binomial": lambda T: T.distributions.Binomial(10, T.tensor(0.3)),
+    "RelaxedBernoulli": lambda T: T.distributions.RelaxedBernoulli(T.tensor(0.5), T.tensor(0.3)),
+    "RelaxedOneHotCategorical": lambda T: T.distributions.RelaxedOneHotCategorical(T.tensor(0.5),
+                                                                                  T.tensor([0.2, 0.8])),
+    "Gamma": lambda T: T.distributions.Gamma(T.tensor(2.0), T.tensor(3.0)),
+}
+
+
+@pytest.mark.parametrize("name", list(ZERO_D))
+def test_samples_of_a_distribution_with_0d_parameters_have_torchs_shapes(name):
+    for T in (ag, torch):
+        d = ZERO_D[name](T)
+        assert tuple(d.sample().shape) == tuple(ZERO_D[name](torch).sample().shape)
+        assert tuple(d.sample((2, 3)).shape) == (2, 3) + tuple(ZERO_D[name](torch).batch_shape) + tuple(
+            ZERO_D[name](torch).event_shape)
+
+
+def test_categorical_takes_whole_float_indices_as_torch():
+    def run(T):
+        c = T.distributions.Categorical(logits=T.tensor([0.0, 1.0, 2.0], dtype=T.float64))
+        return c.log_prob(T.tensor([2.0, 0.0], dtype=T.float64)), c.log_prob(T.tensor([2, 0])), c.perplexity()
+    _same(run)
+    for value in ([1.5], [3.0]):
+        both_raise(lambda: ag.distributions.Categorical(ag.tensor([0.2, 0.8])).log_prob(ag.tensor(value)),
+                   lambda: torch.distributions.Categorical(torch.tensor([0.2, 0.8])).log_prob(torch.tensor(value)))
+
+
+def _my_exponential(T):
+    D, C = T.distributions, T.distributions.constraints
+
+    class MyExponential(D.Distribution):
+        arg_constraints = {"rate": C.positive}
+        support = C.positive
+
+        def __init__(self, rate, validate_args=None):
+            self.rate = rate
+            super().__init__(rate.shape, validate_args=validate_args)
+
+        def log_prob(self, value):
+            if self._validate_args:
+                self._validate_sample(value)
+            return T.log(self.rate) - self.rate * value
+    return MyExponential
+
+
+def test_a_distribution_subclass_written_for_torch_works_as_in_torch():
+    for T in (ag, torch):
+        MyExponential = _my_exponential(T)
+        d = MyExponential(T.tensor([1.0, 2.0]))
+        assert tuple(d._extended_shape((4,))) == (4, 2)
+        assert repr(d).replace("torch.Size([2])", "(2,)") == "MyExponential(rate: (2,))"
+        np.testing.assert_allclose(d.log_prob(T.tensor([1.0, 1.0])).tolist(), [-1.0, np.log(2) - 2], rtol=1e-6)
+        assert MyExponential(T.tensor([-1.0]), validate_args=False).rate.item() == -1.0
+    for call in (lambda T: _my_exponential(T)(T.tensor([-1.0, 2.0])),
+                 lambda T: _my_exponential(T)(T.tensor([1.0, 2.0])).log_prob(T.tensor([-1.0, 1.0])),
+                 lambda T: _my_exponential(T)(T.tensor([1.0, 2.0])).log_prob(T.tensor([1.0, 1.0, 1.0])),
+                 lambda T: _my_exponential(T)(T.tensor([1.0, 2.0])).log_prob([1.0, 1.0])):
+        both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_set_default_validate_args_and_sample_n_as_torch():
+    for T in (ag, torch):
+        D = T.distributions
+        try:
+            D.Distribution.set_default_validate_args(False)
+            assert D.Normal(0.0, -1.0).scale.item() == -1.0   # (not checked)
+        finally:
+            D.Distribution.set_default_validate_args(True)
+        with pytest.raises(ValueError):
+            D.Normal(0.0, -1.0)
+        with pytest.warns(FutureWarning):
+            assert tuple(D.Normal(0.0, 1.0).sample_n(3).shape) == (3,)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.distributions.Kumaraswamy(2.0, 3.0).cdf(T.tensor(3.0)),
+    lambda T: T.distributions.Pareto(1.0, 2.0).cdf(T.tensor(0.5)),
+    lambda T: T.distributions.InverseGamma(2.0, 3.0).cdf(T.tensor(-0.5)),
+    lambda T: T.distributions.ContinuousBernoulli(0.3).cdf(T.tensor(1.5)),
+    lambda T: T.distributions.Uniform(0.0, 1.0).log_prob(T.tensor(1.5)),
+], ids=["kumaraswamy", "pareto", "inverse-gamma", "continuous-bernoulli", "uniform-beyond-high"])
+def test_values_outside_the_support_are_refused_as_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_uniforms_support_is_closed_as_torch():
+    _same(lambda T: T.distributions.Uniform(0.0, 1.0).log_prob(T.tensor([0.0, 1.0, 0.5])))

@@ -14,7 +14,8 @@ from ..ops import elementwise as E
 from ..ops.special_functions import erfinv
 from . import constraints
 from .exponential_family import ExponentialFamily
-from .distribution import Distribution, Independent, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two
+from .distribution import (Distribution, Independent, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two,
+                           _validating)
 from .kl import kl_divergence, register_kl
 from .low_rank import LowRankMultivariateNormal
 from .more_transforms import StickBreakingTransform
@@ -77,7 +78,7 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = _two(low, high)
-        if validate_args is not False:
+        if _validating(validate_args):
             _check("low", self.low, self.low.detach() < self.high.detach(),
                    f"LessThan(upper_bound={self.high.detach()})", self)
         super().__init__(self.low.shape, validate_args=validate_args)
@@ -118,7 +119,8 @@ class Uniform(Distribution):
     def log_prob(self, value):
         value = _as_tensor(value, self.low)
         inside = (self.low.detach() <= value.detach()) & (value.detach() < self.high.detach())
-        self._check_value(value, inside, f"Interval(lower_bound={self.low.detach()}, upper_bound={self.high.detach()})")
+        self._check_value(value, inside | (value.detach() == self.high.detach()),   # (the support is closed; the
+                          repr(self.support))                                       # density at high is 0)
         return E.where(inside, -E.log(self.high - self.low), float("-inf"))
 
     def entropy(self):
@@ -147,7 +149,7 @@ class Exponential(ExponentialFamily):
 
     def __init__(self, rate, validate_args=None):
         self.rate = _as_tensor(rate)
-        if validate_args is not False:
+        if _validating(validate_args):
             _check("rate", self.rate, self.rate.detach() > 0, "GreaterThan(lower_bound=0.0)", self)
         super().__init__(self.rate.shape, validate_args=validate_args)
 
@@ -259,7 +261,7 @@ class MultivariateNormal(_CentredAtLoc):
                 if precision_matrix is not None else "scale_tril")
         if matrix.ndim < 2:
             raise ValueError(f"{what} must be at least two-dimensional, with optional leading batch dimensions")
-        if validate_args is not False:
+        if _validating(validate_args):
             _check("loc", loc, ~E.isnan(loc.detach()), "IndependentConstraint(Real(), 1)", self)
             constraint = constraints.lower_cholesky if scale_tril is not None else constraints.positive_definite
             _check(what, matrix, constraint.check(matrix.detach()), repr(constraint), self)

@@ -16,7 +16,7 @@ from ..ops.special_functions import lgamma
 from ..tensor import Tensor
 from . import constraints
 from .discrete import Binomial, _OverCategorical
-from .distribution import _as_tensor, _BinaryTrials, _check, _probs_or_logits
+from .distribution import _as_tensor, _BinaryTrials, _check, _probs_or_logits, _validating
 
 __all__ = ["Multinomial", "NegativeBinomial"]
 
@@ -95,7 +95,7 @@ class NegativeBinomial(_BinaryTrials):
         shape = numpy.broadcast_shapes(tuple(self.total_count.shape), tuple(given.shape))
         self.total_count, given = self.total_count.expand(*shape), given.expand(*shape)
         probs, logits = (given, None) if probs is not None else (None, given)
-        if validate_args is not False:
+        if _validating(validate_args):
             _check("total_count", self.total_count, self.total_count.detach() >= 0, "GreaterThanEq(lower_bound=0.0)",
                    self)
         self._set_probs(probs, logits, lambda p: (p >= 0) & (p < 1), "HalfOpenInterval(lower_bound=0.0, "

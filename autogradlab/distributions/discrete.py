@@ -21,7 +21,8 @@ from ..sampling import multinomial
 from ..tensor import Tensor
 from . import constraints
 from .exponential_family import ExponentialFamily
-from .distribution import Distribution, _as_tensor, _BinaryTrials, _check, _probs_or_logits, clamp_probs
+from .distribution import (Distribution, _as_tensor, _BinaryTrials, _check, _probs_or_logits, clamp_probs,
+                           _validating)
 from .kl import register_kl
 
 __all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Geometric",
@@ -97,12 +98,12 @@ class Categorical(Distribution):
         if given.ndim < 1:
             raise ValueError("`probs` or `logits` parameter must be at least one-dimensional.")
         if probs is not None:
-            if validate_args is not False:   # (non-negative, and not all 0: a simplex once normalised)
+            if _validating(validate_args):   # (non-negative, and not all 0: a simplex once normalised)
                 ok = (probs.detach() >= 0) & (probs.detach().sum(-1, keepdim=True) > 0)
                 _check("probs", probs, ok, "Simplex()", self)
             probs = probs / probs.sum(-1, keepdim=True)
         else:
-            if validate_args is not False:
+            if _validating(validate_args):
                 _check("logits", logits, ~E.isnan(logits.detach()), "IndependentConstraint(Real(), 1)", self)
             logits = logits - R.logsumexp(logits, -1, keepdim=True)
         self._probs, self._logits = probs, logits
@@ -157,12 +158,15 @@ class Categorical(Distribution):
             return draws.T.reshape(tuple(sample_shape) + self.batch_shape)
 
     def log_prob(self, value):
-        if not isinstance(value, Tensor) or value.dtype.kind not in "iu":
-            raise ValueError("Categorical.log_prob takes category indices: an integer Tensor")
-        self._check_value(value, (value.detach() >= 0) & (value.detach() < self._num_events),
+        if not isinstance(value, Tensor) or value.dtype.kind not in "iuf":
+            raise ValueError("Categorical.log_prob takes category indices: a Tensor of integers (whole floats "
+                             "count, as in PyTorch)")
+        v = value.detach()
+        whole = v == v.floor() if v.dtype.kind == "f" else True
+        self._check_value(value, (v >= 0) & (v < self._num_events) & whole,
                           f"IntegerInterval(lower_bound=0, upper_bound={self._num_events - 1})")
         logits = self.logits
-        value = value.unsqueeze(-1)
+        value = value.long().unsqueeze(-1)
         value, logits = S.broadcast_tensors(value, logits)
         return logits.gather(-1, value[..., :1]).squeeze(-1)
 
@@ -304,7 +308,7 @@ class Binomial(_BinaryTrials):
         self.total_count = _as_tensor(total_count, given)
         self.total_count, given = S.broadcast_tensors(self.total_count, given)
         probs, logits = (given, None) if probs is not None else (None, given)
-        if validate_args is not False:
+        if _validating(validate_args):
             n = self.total_count.detach()
             _check("total_count", self.total_count, (n >= 0) & (E.floor(n) == n), "IntegerGreaterThan(lower_bound=0)",
                    self)
@@ -346,7 +350,7 @@ class Binomial(_BinaryTrials):
             shape = self._shape(sample_shape)
             n = numpy.broadcast_to(backend.to_host(self.total_count.detach()._data), shape).astype(numpy.int64)
             p = numpy.broadcast_to(backend.to_host(self.probs.detach()._data), shape).astype(numpy.float64)
-            host = generator().binomial(n, p).astype(self.probs.dtype)
+            host = numpy.asarray(generator().binomial(n, p)).astype(self.probs.dtype)
             device = self.probs.device
             return Tensor._make(backend.asarray(host, device), False, None, device)
 

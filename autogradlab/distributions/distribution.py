@@ -4,6 +4,7 @@ parameters and values as PyTorch makes them), the location-scale base of ``Norma
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy
 
@@ -38,15 +39,72 @@ def _check(name, value, ok, constraint, owner):
 
 
 class Distribution:
-    """What every distribution has: ``batch_shape``, ``sample(sample_shape)`` (no gradient), ``log_prob``."""
+    """What every distribution has: ``batch_shape``, ``sample(sample_shape)`` (no gradient), ``log_prob``.
+
+    A subclass written as for PyTorch works here too: set ``arg_constraints`` and ``support``, store the
+    parameters, call ``super().__init__(batch_shape, event_shape, validate_args)`` (which checks each parameter
+    against its constraint), and use ``self._validate_sample(value)`` and ``self._extended_shape(sample_shape)``."""
 
     has_rsample = False
     has_enumerate_support = False
     _shared_by_batch = ()   # (tensors that ``expand`` keeps as they are: see there)
+    _validate_default = True   # (what validate_args=None means: set_default_validate_args)
 
     def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
         self.batch_shape, self.event_shape = tuple(batch_shape), tuple(event_shape)
-        self._validate = validate_args is not False
+        self._validate = _validating(validate_args)
+        if self._validate and not type(self).__module__.startswith(__package__ + "."):
+            self._check_arg_constraints()   # (the classes here check their parameters before calling this)
+
+    @staticmethod
+    def set_default_validate_args(value):
+        """Whether distributions made without ``validate_args`` check their parameters and values (True)."""
+        if value not in (True, False):
+            raise ValueError(f"set_default_validate_args takes True or False, got {value!r}")
+        Distribution._validate_default = value
+
+    def _check_arg_constraints(self):
+        """PyTorch's check of a subclass's parameters: each one stored that ``arg_constraints`` names must
+        satisfy its constraint (a dependent constraint, one that needs the other parameters, is skipped)."""
+        for name, constraint in dict(self.arg_constraints).items():
+            if constraints.is_dependent(constraint) or name not in self.__dict__:
+                continue
+            value = _as_tensor(self.__dict__[name])
+            _check(name, value, constraint.check(value), repr(constraint), self)
+
+    def _extended_shape(self, sample_shape=()):
+        """The shape of a sample: ``sample_shape + batch_shape + event_shape``."""
+        return self._shape(sample_shape)
+
+    def _validate_sample(self, value):
+        """PyTorch's check of ``log_prob``'s argument: a Tensor, whose shape broadcasts with the batch and event
+        shapes, inside the support (a ValueError naming what is wrong)."""
+        if not isinstance(value, Tensor):
+            raise ValueError(f"The value argument to log_prob must be a Tensor, got {type(value).__name__}")
+        event = len(self.event_shape)
+        if tuple(value.shape[len(value.shape) - event:]) != self.event_shape:
+            raise ValueError(f"The right-most size of value must match event_shape: {tuple(value.shape)} vs "
+                             f"{self.event_shape}.")
+        actual = tuple(value.shape[:len(value.shape) - event])
+        for i, j in zip(reversed(actual), reversed(self.batch_shape)):
+            if i != 1 and j != 1 and i != j:
+                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {tuple(value.shape)} "
+                                 f"vs {self.batch_shape + self.event_shape}.")
+        self._check_value(value, self.support.check(value), repr(self.support))
+
+    def perplexity(self):
+        """exp(entropy): the number of equally likely outcomes with the same entropy."""
+        return E.exp(self.entropy())
+
+    def sample_n(self, n):
+        """``sample((n,))``, under PyTorch's old name (it warns that the name is deprecated)."""
+        warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", FutureWarning, stacklevel=2)
+        return self.sample((n,))
+
+    def _params(self):
+        """The parameters ``repr`` shows: those of ``arg_constraints`` that are stored (classes here list theirs)."""
+        return {name: self.__dict__[name] for name in dict(self.arg_constraints)
+                if isinstance(self.__dict__.get(name), Tensor)}
 
     def expand(self, batch_shape, _instance=None):
         """This distribution repeated over a larger ``batch_shape`` (broadcast as ``Tensor.expand``: size-1 and new
@@ -159,6 +217,11 @@ class Distribution:
         return f"{type(self).__name__}({shown})"
 
 
+def _validating(validate_args):
+    """Whether to check parameters and values: as told, or (``None``) as ``set_default_validate_args`` says."""
+    return Distribution._validate_default if validate_args is None else bool(validate_args)
+
+
 class _CentredAtLoc(Distribution):
     """A distribution whose mean and mode are its ``loc``."""
 
@@ -180,7 +243,7 @@ class _LocationScale(_CentredAtLoc):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = _two(loc, scale)
-        if validate_args is not False:
+        if _validating(validate_args):
             _check("loc", self.loc, ~E.isnan(self.loc.detach()), "Real()", self)
             _check("scale", self.scale, self.scale.detach() > 0, "GreaterThan(lower_bound=0.0)", self)
         super().__init__(self.loc.shape, validate_args=validate_args)
@@ -208,9 +271,9 @@ class _BinaryTrials(Distribution):
 
     def _set_probs(self, probs, logits, ok, constraint, validate_args):
         self._probs, self._logits = probs, logits
-        if probs is not None and validate_args is not False:
+        if probs is not None and _validating(validate_args):
             _check("probs", probs, ok(probs.detach()), constraint, self)
-        if logits is not None and validate_args is not False:
+        if logits is not None and _validating(validate_args):
             _check("logits", logits, ~E.isnan(logits.detach()), "Real()", self)
 
     @property

@@ -21,7 +21,7 @@ from ..sampling import poisson
 from ..tensor import Tensor
 from . import constraints
 from .exponential_family import ExponentialFamily
-from .distribution import _as_tensor, _check, _two
+from .distribution import _as_tensor, _check, _two, _validating
 from .kl import kl_divergence, register_kl
 
 __all__ = ["Gamma", "Chi2", "Beta", "Dirichlet", "Poisson"]
@@ -64,7 +64,7 @@ class Gamma(ExponentialFamily):
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = _two(concentration, rate)
-        if validate_args is not False:
+        if _validating(validate_args):
             _positive("concentration", self.concentration, self)
             _positive("rate", self.rate, self)
         super().__init__(self.concentration.shape, validate_args=validate_args)
@@ -147,7 +147,7 @@ class Dirichlet(ExponentialFamily):
         if not isinstance(concentration, Tensor) or concentration.ndim < 1:
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = concentration
-        if validate_args is not False:
+        if _validating(validate_args):
             _check("concentration", concentration, concentration.detach() > 0, "IndependentConstraint("
                    "GreaterThan(lower_bound=0.0), 1)", self)
         super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args=validate_args)
@@ -280,7 +280,7 @@ class Poisson(ExponentialFamily):
 
     def __init__(self, rate, validate_args=None):
         self.rate = _as_tensor(rate)
-        if validate_args is not False:
+        if _validating(validate_args):
             _check("rate", self.rate, self.rate.detach() >= 0, "GreaterThanEq(lower_bound=0.0)", self)
         super().__init__(self.rate.shape, validate_args=validate_args)
 

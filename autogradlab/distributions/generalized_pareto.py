@@ -18,7 +18,7 @@ from ..ops import elementwise as E
 from ..ops import shape as S
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution, _as_tensor, _check
+from .distribution import Distribution, _as_tensor, _check, _validating
 
 __all__ = ["GeneralizedPareto"]
 
@@ -35,7 +35,7 @@ class GeneralizedPareto(Distribution):
         like = next((p for p in (loc, scale, concentration) if isinstance(p, Tensor)), None)
         loc, scale, concentration = (_as_tensor(p, like) for p in (loc, scale, concentration))
         self.loc, self.scale, self.concentration = S.broadcast_tensors(loc, scale, concentration)
-        if validate_args is not False:
+        if _validating(validate_args):
             _check("loc", self.loc, ~E.isnan(self.loc.detach()), "Real()", self)
             _check("scale", self.scale, self.scale.detach() > 0, "GreaterThan(lower_bound=0.0)", self)
             _check("concentration", self.concentration, ~E.isnan(self.concentration.detach()), "Real()", self)

@@ -27,7 +27,7 @@ from ..ops import elementwise as E
 from ..ops import reduce as R
 from ..ops.special_functions import lgamma, mvlgamma
 from . import constraints
-from .distribution import Distribution, _as_tensor, _check
+from .distribution import Distribution, _as_tensor, _check, _validating
 from .gamma_family import Beta
 from .basic_transforms import Transform
 
@@ -125,7 +125,7 @@ class LKJCholesky(Distribution):
             raise ValueError(f"Expected dim to be an integer greater than or equal to 2. Found dim={dim}.")
         self.dim = dim
         self.concentration = _as_tensor(concentration)
-        if validate_args is not False:
+        if _validating(validate_args):
             _check("concentration", self.concentration, self.concentration.detach() > 0,
                    "GreaterThan(lower_bound=0.0)", self)
         super().__init__(self.concentration.shape, (dim, dim), validate_args=validate_args)

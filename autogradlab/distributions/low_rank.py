@@ -14,7 +14,7 @@ from ..creation import eye, randn
 from ..ops import elementwise as E
 from ..ops import shape as S
 from . import constraints
-from .distribution import _as_tensor, _CentredAtLoc
+from .distribution import _as_tensor, _CentredAtLoc, _validating
 
 __all__ = ["LowRankMultivariateNormal"]
 
@@ -40,7 +40,7 @@ class LowRankMultivariateNormal(_CentredAtLoc):
             raise ValueError(f"cov_factor must be a batch of matrices with shape {n} x m")
         if cov_diag.shape[-1:] != (n,):
             raise ValueError(f"cov_diag must be a batch of vectors with shape {(n,)}")
-        if validate_args is not False and not bool((cov_diag.detach() > 0).all()):
+        if _validating(validate_args) and not bool((cov_diag.detach() > 0).all()):
             raise ValueError(f"Expected parameter cov_diag (Tensor of shape {tuple(cov_diag.shape)}) of distribution "
                              f"{type(self).__name__} to satisfy the constraint IndependentConstraint(GreaterThan("
                              f"lower_bound=0.0), 1), but found invalid values:\n{cov_diag}")

@@ -18,7 +18,7 @@ from ..grad_mode import no_grad
 from ..ops.special_functions import digamma, erfinv, i0e, i1e, lgamma
 from ..tensor import Tensor
 from . import constraints
-from .distribution import Distribution, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two
+from .distribution import (Distribution, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two, _validating)
 from .gamma_family import Chi2
 
 __all__ = ["Cauchy", "Gumbel", "HalfNormal", "HalfCauchy", "LogNormal", "StudentT", "VonMises"]
@@ -128,7 +128,7 @@ class _Half(Distribution):
 
     def __init__(self, scale, validate_args=None):
         self.scale = _as_tensor(scale)
-        if validate_args is not False:
+        if _validating(validate_args):
             _check("scale", self.scale, self.scale.detach() > 0, "GreaterThan(lower_bound=0.0)", self)
         super().__init__(self.scale.shape, validate_args=validate_args)
 
@@ -267,7 +267,7 @@ class StudentT(Distribution):
         like = next((v for v in (df, loc, scale) if hasattr(v, "dtype")), None)
         df, loc, scale = (_as_tensor(v, like) for v in (df, loc, scale))
         self.df, self.loc, self.scale = S.broadcast_tensors(df, loc, scale)
-        if validate_args is not False:
+        if _validating(validate_args):
             _check("df", self.df, self.df.detach() > 0, "GreaterThan(lower_bound=0.0)", self)
             _check("loc", self.loc, ~E.isnan(self.loc.detach()), "Real()", self)
             _check("scale", self.scale, self.scale.detach() > 0, "GreaterThan(lower_bound=0.0)", self)
@@ -324,7 +324,7 @@ class VonMises(_CentredAtLoc):
 
     def __init__(self, loc, concentration, validate_args=None):
         self.loc, self.concentration = _two(loc, concentration)
-        if validate_args is not False:
+        if _validating(validate_args):
             _check("loc", self.loc, ~E.isnan(self.loc.detach()), "Real()", self)
             _check("concentration", self.concentration, self.concentration.detach() > 0,
                    "GreaterThan(lower_bound=0.0)", self)

@@ -134,7 +134,7 @@ class ReshapeTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         batch = tuple(x.shape[:x.ndim - len(self.in_shape)])
-        return zeros(*batch, dtype=x.dtype, device=x.device)
+        return zeros(tuple(batch), dtype=x.dtype, device=x.device)
 
     def forward_shape(self, shape):
         cut = len(shape) - len(self.in_shape)

@@ -18,7 +18,8 @@ from ..ops.special_functions import digamma, lgamma
 from . import constraints
 from ..nn import functional as F
 from .exponential_family import ExponentialFamily
-from .distribution import _BinaryTrials, Distribution, _as_tensor, _check, _probs_or_logits, _two, clamp_probs
+from .distribution import (_BinaryTrials, Distribution, _as_tensor, _check, _probs_or_logits, _two, clamp_probs,
+                           _validating)
 from .gamma_family import Gamma
 
 __all__ = ["Weibull", "Pareto", "InverseGamma", "FisherSnedecor", "Kumaraswamy", "ContinuousBernoulli"]
@@ -43,7 +44,7 @@ class _TwoPositive(Distribution):
         a, b = _two(first, second)
         for name, value in zip(self.names, (a, b)):
             setattr(self, name, value)
-            if validate_args is not False:
+            if _validating(validate_args):
                 _positive(name, value, self)
         super().__init__(a.shape, validate_args=validate_args)
 
@@ -125,7 +126,9 @@ class Pareto(_TwoPositive):
         return E.log(self.alpha) + self.alpha * E.log(self.scale) - (self.alpha + 1) * E.log(value)
 
     def cdf(self, value):
-        return 1 - (self.scale / _as_tensor(value, self.scale)) ** self.alpha
+        value = _as_tensor(value, self.scale)
+        self._check_value(value, value.detach() >= self.scale.detach(), f"GreaterThanEq(lower_bound={self.scale})")
+        return 1 - (self.scale / value) ** self.alpha
 
     def icdf(self, value):
         return self.scale * E.exp(-E.log1p(-_as_tensor(value, self.scale)) / self.alpha)
@@ -170,7 +173,9 @@ class InverseGamma(_TwoPositive):
 
     def cdf(self, value):
         """P(1/X <= x) = P(X >= 1/x) = 1 - Gamma's CDF at 1/x."""
-        return 1 - Gamma(self.concentration, self.rate, validate_args=False).cdf(1 / _as_tensor(value, self.rate))
+        value = _as_tensor(value, self.rate)
+        self._check_value(value, value.detach() > 0, "GreaterThan(lower_bound=0.0)")
+        return 1 - Gamma(self.concentration, self.rate, validate_args=False).cdf(1 / value)
 
     @property
     def mean(self):
@@ -260,7 +265,10 @@ class Kumaraswamy(_TwoPositive):
         return E.log(a) + E.log(b) + (a - 1) * E.log(value) + (b - 1) * E.log1p(-value ** a)
 
     def cdf(self, value):
-        return 1 - (1 - _as_tensor(value, self.concentration1) ** self.concentration1) ** self.concentration0
+        value = _as_tensor(value, self.concentration1)
+        self._check_value(value, (value.detach() >= 0) & (value.detach() <= 1),
+                          "Interval(lower_bound=0.0, upper_bound=1.0)")
+        return 1 - (1 - value ** self.concentration1) ** self.concentration0
 
     def icdf(self, value):
         return (1 - (1 - _as_tensor(value, self.concentration1)) ** (1 / self.concentration0)) ** (
@@ -318,7 +326,7 @@ class ContinuousBernoulli(_BinaryTrials, ExponentialFamily):
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
         probs, logits = _probs_or_logits(probs, logits, "ContinuousBernoulli")
         if probs is not None:
-            if validate_args is not False and not bool(((probs.detach() >= 0) & (probs.detach() <= 1)).all()):
+            if _validating(validate_args) and not bool(((probs.detach() >= 0) & (probs.detach() <= 1)).all()):
                 raise ValueError("The parameter probs has invalid values")
             probs = clamp_probs(probs)
         self._set_probs(probs, logits, lambda p: p == p, "Interval(lower_bound=0.0, upper_bound=1.0)", False)
@@ -373,6 +381,8 @@ class ContinuousBernoulli(_BinaryTrials, ExponentialFamily):
 
     def cdf(self, value):
         value = _as_tensor(value, self.probs)
+        self._check_value(value, (value.detach() >= 0) & (value.detach() <= 1),
+                          "Interval(lower_bound=0.0, upper_bound=1.0)")
         c = self._cut()
         closed = (c ** value * (1.0 - c) ** (1.0 - value) + c - 1.0) / (2.0 * c - 1.0)
         inside = E.where(self._stable(), closed, value)

@@ -67,7 +67,7 @@ class LogitRelaxedBernoulli(Distribution):
     def rsample(self, sample_shape=()):
         shape = self._shape(sample_shape)
         probs = clamp_probs(S.expand(self.probs, shape))
-        u = clamp_probs(rand(*shape, dtype=probs.dtype, device=probs.device))
+        u = clamp_probs(rand(tuple(shape), dtype=probs.dtype, device=probs.device))
         return (E.log(u) - E.log1p(-u) + E.log(probs) - E.log1p(-probs)) / self.temperature
 
     def log_prob(self, value):
@@ -122,7 +122,7 @@ class ExpRelaxedCategorical(_OverCategorical):
     def rsample(self, sample_shape=()):
         shape = self._shape(sample_shape)
         logits = S.expand(self.logits, shape)
-        u = clamp_probs(rand(*shape, dtype=logits.dtype, device=logits.device))
+        u = clamp_probs(rand(tuple(shape), dtype=logits.dtype, device=logits.device))
         scores = (logits - E.log(-E.log(u))) / self.temperature   # (-log(-log u): Gumbel(0, 1) noise)
         return scores - R.logsumexp(scores, -1, keepdim=True)
 

@@ -23,7 +23,7 @@ from ..older_names import cholesky_solve
 from ..tensor import Tensor, tensor
 from . import constraints
 from .exponential_family import ExponentialFamily
-from .distribution import _as_tensor, _check
+from .distribution import _as_tensor, _check, _validating
 from .gamma_family import Chi2
 
 __all__ = ["Wishart"]
@@ -65,7 +65,7 @@ class Wishart(ExponentialFamily):
             raise TypeError(f"Wishart: df must be a Tensor or a number, got {type(df).__name__}")
         if bool((df.detach() <= p - 1).any()):
             raise ValueError(f"Value of df={df} expected to be greater than ndim - 1 = {p - 1}.")
-        if validate_args is not False:
+        if _validating(validate_args):
             constraint = constraints.lower_cholesky if what == "scale_tril" else constraints.positive_definite
             _check(what, matrix, constraint.check(matrix.detach()), repr(constraint), self)
         if bool((df.detach() < p).any()):
