@@ -147,7 +147,10 @@ class set_grad_enabled(_GradModeContext):
     """``set_grad_enabled(mode)``: as a function it sets the mode now; as a context it restores on exit."""
 
     def __init__(self, mode: bool):
-        self._target = bool(mode)
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
+                            f"{type(mode).__name__}: write True or False")
+        self._target = mode
         self._prev = _switch(self._target)
 
     def __enter__(self):

@@ -167,10 +167,15 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if not isinstance(value, (bool, numpy.bool_)):
+            raise RuntimeError(f"requires_grad must be a bool, got {type(value).__name__} {value!r}")
+        if self.grad_fn is not None:   # (PyTorch: even True, on a tensor that already requires grad)
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
         """Switch gradient tracking on a leaf (in place); returns ``self``."""
+        _check_bool(requires_grad, "requires_grad_", "requires_grad")
         if self.grad_fn is not None and not requires_grad:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -495,6 +500,12 @@ def _promoted(dtypes) -> numpy.dtype:
     return numpy.promote_types(result, numpy.int16) if {d.kind for d in ours} == {"i", "u"} else result
 
 
+def _check_bool(value, fn, name):
+    """PyTorch's TypeError for a flag given as something other than a bool (``requires_grad=1``)."""
+    if not isinstance(value, (bool, numpy.bool_)):
+        raise TypeError(f"{fn}(): argument '{name}' must be bool, not {type(value).__name__}: write True or False")
+
+
 def _check_supported(dtype):
     if dtype.kind not in "fiubc" or dtype.kind == "c" and dtype not in COMPLEX_DTYPES:
         raise TypeError(f"tensor(): unsupported dtype {dtype.name}; use float32, float64, int64, bool or "
@@ -554,6 +565,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, name=None) -> Ten
     elif isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _leaves(data)):
         data = _numbers_of(data)
     device = backend.normalize_device(device)
+    _check_bool(requires_grad, "tensor", "requires_grad")
     try:
         return _leaf(data, dtype, device, requires_grad, name)
     except ValueError as exc:

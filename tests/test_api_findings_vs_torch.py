@@ -606,3 +606,24 @@ def test_values_outside_the_support_are_refused_as_torch(call):
 
 def test_uniforms_support_is_closed_as_torch():
     _same(lambda T: T.distributions.Uniform(0.0, 1.0).log_prob(T.tensor([0.0, 1.0, 0.5])))
+
+
+def _setter(tensor, value):
+    tensor.requires_grad = value
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.ones(2).requires_grad_(0), lambda T: T.tensor([1.0], requires_grad=1),
+    lambda T: _setter(T.ones(2, requires_grad=True), 1), lambda T: _setter(T.ones(2, requires_grad=True) * 2, True),
+    lambda T: _setter(T.ones(2, requires_grad=True) * 2, False), lambda T: T.set_grad_enabled(0),
+    lambda T: T.set_grad_enabled("no"),
+], ids=["requires_grad_-int", "tensor-requires_grad-int", "setter-int", "setter-non-leaf-true", "setter-non-leaf-false",
+        "set_grad_enabled-int", "set_grad_enabled-str"])
+def test_flags_must_be_bools_and_a_non_leafs_flag_stays_as_torch(call):
+    try:
+        both_raise(lambda: call(ag), lambda: call(torch))
+    finally:
+        ag.set_grad_enabled(True)
+        torch.set_grad_enabled(True)
+    y = ag.ones(2, requires_grad=True) * 2
+    assert y.requires_grad_(True) is y   # (the method on a non-leaf that requires grad: allowed, as in torch)
