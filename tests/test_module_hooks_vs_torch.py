@@ -145,14 +145,35 @@ def test_a_failed_insert_leaves_the_container_as_it_was_and_insert_returns_as_to
             seq.insert(5, T.nn.ReLU())
 
 
+def test_backward_hooks_of_modules_with_several_inputs_and_outputs_as_torchs():
+    def run(T):
+        class Pair(T.nn.Module):
+            def forward(self, a, b, scale):
+                return a * b * scale, a + b, a.sum()
+        seen = []
+        m = Pair()
+        m.register_full_backward_pre_hook(lambda mod, go: seen.append(("pre", len(go))))
+        m.register_full_backward_hook(lambda mod, gi, go: seen.append(
+            (len(gi), gi[2], [None if g is None else g.clone() for g in gi[:2]],
+             [None if g is None else g.clone() for g in go])) or (gi[0] * 10, gi[1], None))
+        a = T.tensor(X[0], requires_grad=True)
+        b = T.tensor(X[1], requires_grad=True)
+        product, total, _ = m(a, b, 2.0)
+        (product * total).sum().backward()
+        pre, (n, none, grad_input, grad_output) = seen
+        assert pre == ("pre", 3) and n == 3 and none is None and grad_output[2] is None
+        return [a.grad, b.grad, *grad_input, *grad_output[:2]]
+    close_all(*run_both(run))
+
+
 def test_backward_hook_refusals_name_the_fix():
-    class Pair(ag.nn.Module):
-        def forward(self, a, b):
-            return a * b
-    m = Pair()
+    class Odd(ag.nn.Module):
+        def forward(self, a):
+            return {"out": a * 2}
+    m = Odd()
     m.register_full_backward_hook(lambda *a: None)
-    with pytest.raises(NotImplementedError, match="at most one tensor that requires grad.*register_hook"):
-        m(ag.ones(2, requires_grad=True), ag.ones(2, requires_grad=True))
+    with pytest.raises(NotImplementedError, match="a tensor, or a tuple or list of them"):
+        m(ag.ones(2, requires_grad=True))
     lin = ag.nn.Linear(3, 2)
     lin.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))
     x = ag.ones(1, 3, requires_grad=True)

@@ -9,14 +9,16 @@ layer (activations for a plot, Grad-CAM's gradients, a feature extractor) ports 
   input is known (one entry per positional argument, None where it is not a tensor that requires grad); may
   return a new ``grad_input``.
 
-A backward hook works through two tensor hooks: one on the output, one on an alias of the input made at the
-call (the alias is what ``forward`` and the forward hooks see, as in PyTorch). So it needs a ``forward`` that
-returns one tensor and takes at most one tensor that requires grad; other modules get an error that says so.
+A backward hook works through two identity nodes, as PyTorch's do: one over the tensors the call takes that
+require grad (their aliases are what ``forward`` and the forward hooks see), one over the tensors it returns
+(one tensor, or a tuple or list of them). Each node's backward gets all its tensors' gradients at once: the
+outputs' node runs the pre-hooks and keeps ``grad_output``, the inputs' node runs the full hooks.
 """
 from __future__ import annotations
 
 import warnings
 
+from ..function import Function
 from ..grad_mode import state
 from ..graph import _add_hook
 from ..tensor import Tensor
@@ -80,63 +82,85 @@ def call(module, args, kwargs):
     return output
 
 
+class _Identity(Function):
+    """The tensors given, as aliases, in one node: its backward hands all their gradients to ``on_grads`` at
+    once (None where none arrived) and passes on what that returns."""
+
+    @staticmethod
+    def forward(ctx, on_grads, *tensors):
+        ctx.on_grads = on_grads
+        ctx.set_materialize_grads(False)
+        return tuple(t.view_as(t) for t in tensors)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None,) + tuple(ctx.on_grads(grads))
+
+
 class _BackwardCall:
-    """One call's backward hooks: the gradient of its output (run through the backward pre-hooks) is kept
-    until the gradient of its input arrives, then both go to the full backward hooks."""
+    """One call's backward hooks: the gradients of its outputs (run through the backward pre-hooks) are kept
+    until the gradients of its inputs arrive, then both go to the full backward hooks."""
 
     def __init__(self, module, args):
         self.module, self.n_args, self.grad_output = module, len(args), None
-        wanted = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
-        if len(wanted) > 1:
-            raise NotImplementedError(
-                f"{type(module).__name__}: a full backward hook here needs a forward that takes at most one "
-                f"tensor that requires grad (this call has {len(wanted)}, at positions {wanted}); register "
-                f"tensor hooks (t.register_hook) on the inputs instead")
-        self.index = wanted[0] if wanted else None
-        if self.index is not None:   # (an alias of the input: its gradient is the module's grad_input)
+        self.wanted = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
+        if self.wanted:   # (aliases of the inputs: their gradients are the module's grad_input)
             args = list(args)
-            alias = args[self.index].view_as(args[self.index])
-            alias.register_hook(self.on_input)
-            args[self.index] = alias
+            aliases = _Identity.apply(self.on_inputs, *(args[i] for i in self.wanted))
+            for i, alias in zip(self.wanted, aliases):
+                args[i] = alias
         self.args = tuple(args)
 
     def watch_output(self, output):
-        """Hook the output's gradient; returns the output (a fresh alias when forward returned its input as
-        it was, so the two hooks see the gradient in order: the output's first)."""
-        if not isinstance(output, Tensor):
+        """The output, its tensors that require grad passed through one identity node (a tensor, or a tuple or
+        list of them, other values kept as they are)."""
+        single = isinstance(output, Tensor)
+        if not single and not isinstance(output, (tuple, list)):
             raise NotImplementedError(f"{type(self.module).__name__}: a full backward hook here needs a forward "
-                                      f"that returns one tensor, not a {type(output).__name__}")
-        if self.index is not None and output is self.args[self.index]:
-            output = output.view_as(output)
-        if output.requires_grad:
-            output.register_hook(self.on_output)
-        return output
+                                      f"that returns a tensor, or a tuple or list of them, not a "
+                                      f"{type(output).__name__}")
+        items = [output] if single else list(output)
+        self.outputs = [i for i, o in enumerate(items) if isinstance(o, Tensor)]
+        watched = [i for i in self.outputs if items[i].requires_grad]
+        if watched:
+            self.watched = watched
+            for i, alias in zip(watched, _Identity.apply(self.on_outputs, *(items[i] for i in watched))):
+                items[i] = alias
+        if single:
+            return items[0]
+        return type(output)(items) if isinstance(output, list) else tuple(items)
 
-    def on_output(self, grad):
+    def on_outputs(self, grads):
+        """The outputs' gradients: through the backward pre-hooks, kept as ``grad_output`` (one entry per
+        tensor output, None for one without a gradient)."""
         hooks = self.module._hooks
+        by_position = dict(zip(self.watched, grads))
+        grad_output = tuple(by_position.get(i) for i in self.outputs)
         for hook in list(hooks["backward_pre"].values()):
-            result = hook(self.module, (grad,))
+            result = hook(self.module, grad_output)
             if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 1):
-                    raise RuntimeError(f"a backward pre-hook returned {result!r}, but the module has one output: "
-                                       f"return a tuple (grad_output,) or None")
-                grad = result[0]
-        self.grad_output = (grad,)
-        if self.index is None:    # (no input requires grad: the hooks run now, with grad_input all None)
-            if hooks["backward"]:
-                warnings.warn(f"{type(self.module).__name__}: the full backward hook runs when the gradient of the "
-                              f"module's output is known, with grad_input all None, because no input requires "
-                              f"grad (as in PyTorch, which warns too)", UserWarning, stacklevel=2)
-            grad_input = (None,) * self.n_args
+                result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+                if len(result) != len(grad_output):
+                    raise RuntimeError(f"a backward pre-hook returned {len(result)} gradients, but the module has "
+                                       f"{len(grad_output)} tensor outputs: return one per output (or None)")
+                grad_output = result
+        self.grad_output = grad_output
+        if not self.wanted and hooks["backward"]:   # (no input requires grad: the hooks run now, grad_input None)
+            warnings.warn(f"{type(self.module).__name__}: the full backward hook runs when the gradient of the "
+                          f"module's output is known, with grad_input all None, because no input requires "
+                          f"grad (as in PyTorch, which warns too)", UserWarning, stacklevel=2)
             for hook in list(hooks["backward"].values()):
-                result = hook(self.module, grad_input, self.grad_output)
+                result = hook(self.module, (None,) * self.n_args, grad_output)
                 if result is not None and any(g is not None for g in result):
                     raise RuntimeError("a full backward hook can't return a gradient for an input that does not "
                                        "require grad: return None")
-        return grad
+        return tuple(grad_output[self.outputs.index(i)] for i in self.watched)
 
-    def on_input(self, grad):
-        grad_input = tuple(grad if i == self.index else None for i in range(self.n_args))
+    def on_inputs(self, grads):
+        """The inputs' gradients, as ``grad_input`` (one entry per positional argument, None where it is not a
+        tensor that requires grad), through the full backward hooks; what they return goes on."""
+        by_position = dict(zip(self.wanted, grads))
+        grad_input = tuple(by_position.get(i) for i in range(self.n_args))
         for hook in list(self.module._hooks["backward"].values()):
             result = hook(self.module, grad_input, self.grad_output)
             if result is not None:
@@ -146,4 +170,4 @@ class _BackwardCall:
                                        f"forward takes {self.n_args} positional arguments: return one per "
                                        f"argument (None where there is none)")
                 grad_input = result
-        return grad_input[self.index]
+        return tuple(grad_input[i] for i in self.wanted)
