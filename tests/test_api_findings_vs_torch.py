@@ -627,3 +627,15 @@ def test_flags_must_be_bools_and_a_non_leafs_flag_stays_as_torch(call):
         torch.set_grad_enabled(True)
     y = ag.ones(2, requires_grad=True) * 2
     assert y.requires_grad_(True) is y   # (the method on a non-leaf that requires grad: allowed, as in torch)
+
+
+def test_a_deep_copied_model_starts_without_gradients_and_random_split_takes_a_tensor_as_torch():
+    import copy
+    for T in (ag, torch):
+        m = T.nn.Linear(1, 1)
+        m(T.ones(1, 1)).sum().backward()
+        twin = copy.deepcopy(T.nn.Sequential(m, m))
+        assert twin[0].weight.grad is None and twin[0].weight is twin[1].weight
+        assert type(twin[0].weight).__name__ == "Parameter" and twin[0].weight.requires_grad
+        assert twin[0].weight.item() == m.weight.item() and m.weight.grad is not None
+        assert [len(s) for s in T.utils.data.random_split(range(7), T.tensor([3, 4]))] == [3, 4]

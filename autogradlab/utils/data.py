@@ -264,7 +264,7 @@ def random_split(dataset, lengths, generator=None) -> list[Subset]:
     permutation comes from ``generator`` (None: the library generator, reproducible under
     ``autogradlab.manual_seed``).
     """
-    lengths = list(lengths)
+    lengths = [v.item() if isinstance(v, Tensor) else v for v in lengths]   # (a tensor of lengths, as torch takes)
     n = len(dataset)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         lengths = _lengths_from_fractions(n, lengths)
