@@ -1,30 +1,13 @@
 """A second round of differential checks against torch 2.13: where lab code written here would not run, or
 would run differently, under torch. Each finding is fixed and checked side by side with torch."""
-import warnings
-
 import numpy as np
 import pytest
 from conftest import import_torch
-from torch_compare import both_raise
+from torch_compare import both_raise, same_results
 
 import autogradlab as ag
 
 torch = import_torch()
-
-
-def _values(t):
-    return str(t.dtype).removeprefix("torch."), tuple(t.shape), np.asarray(t.detach().tolist(), dtype=np.float64)
-
-
-def _same(call, rtol=1e-7):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ours, theirs = call(ag), call(torch)
-    ours, theirs = (ours, theirs) if isinstance(ours, tuple) else ((ours,), (theirs,))
-    for o, t in zip(ours, theirs, strict=True):
-        (dtype, shape, values), (tdtype, tshape, tvalues) = _values(o), _values(t)
-        assert (dtype, shape) == (tdtype, tshape)
-        np.testing.assert_allclose(values, tvalues, rtol=rtol, equal_nan=True)
 
 
 @pytest.mark.parametrize("index", [slice(None, None, -1), slice(4, 0, -2), slice(None, None, 0),
@@ -54,7 +37,7 @@ def test_cumsum_gradient_sums_from_the_end_without_a_negative_step_as_torch(dim)
         (g,) = T.autograd.grad((y * y).sum(), x, create_graph=True)
         (gg,) = T.autograd.grad((g * g).sum(), x)
         return y, g, gg
-    _same(run)
+    same_results(run)
 
 
 # -- names lab code meets: asarray, frombuffer, the old init and clipping names, StackDataset -------------
@@ -75,7 +58,7 @@ ASARRAY = {
 
 @pytest.mark.parametrize("name", list(ASARRAY))
 def test_asarray_and_frombuffer_make_torchs_tensors(name):
-    _same(ASARRAY[name])
+    same_results(ASARRAY[name])
 
 
 def test_asarray_shares_memory_and_history_as_torch():
@@ -141,7 +124,7 @@ def test_clip_grad_norm_old_name_and_clip_grads_with_norm_as_torch():
         (r * 4).sum().backward()
         T.nn.utils.clip_grads_with_norm_([r], 1.0, T.nn.utils.get_total_norm([r.grad]))
         return total, p.grad, q.grad, r.grad
-    _same(run)
+    same_results(run)
 
 
 def test_stack_dataset_pairs_datasets_by_index_as_torch():
@@ -224,7 +207,7 @@ def test_functional_derivatives_record_even_under_no_grad_as_torch(name):
     def run(T):
         with T.no_grad():
             return _functional(T, name)()
-    _same(run)
+    same_results(run)
     with ag.no_grad():
         _functional(ag, name)()
         assert not ag.is_grad_enabled()   # (the mode around the call is as it was)
@@ -258,7 +241,7 @@ def test_linspace_makes_torchs_values_to_the_last_bit_so_it_prints_as_torch(dtyp
 @pytest.mark.parametrize("base", [10.0, 2.0, 3.5])
 def test_logspace_as_torch(dtype, base):
     for start, end, steps in [(0, 2.5, 3), (-2.5, 3.9, 5), (0, 1, 11), (-1, 1, 5), (1.7, -1, 1), (2, 0, 4)]:
-        _same(lambda T: T.logspace(start, end, steps, base=base, dtype=getattr(T, dtype)), rtol=1e-6)
+        same_results(lambda T: T.logspace(start, end, steps, base=base, dtype=getattr(T, dtype)), rtol=1e-6)
 
 
 ARANGE = {
@@ -277,7 +260,7 @@ ARANGE = {
 
 @pytest.mark.parametrize("name", list(ARANGE))
 def test_arange_and_full_read_numbers_as_torch(name):
-    _same(ARANGE[name], rtol=0)
+    same_results(ARANGE[name], rtol=0)
 
 
 def test_arange_counts_each_float_from_the_start_as_torch():
@@ -286,8 +269,8 @@ def test_arange_counts_each_float_from_the_start_as_torch():
     for T in (ag, torch):
         assert T.arange(-1.2, 1.2, 0.3)[4].item() == 0.0
         assert T.arange(1, 2, 0.1, dtype=T.float64)[2].item() == 1.2
-    _same(lambda T: T.arange(-1.2, 1.2, 0.3, dtype=T.float64), rtol=1e-12)
-    _same(lambda T: T.arange(0.1, 70.1, 0.7, dtype=T.float32), rtol=1e-6)
+    same_results(lambda T: T.arange(-1.2, 1.2, 0.3, dtype=T.float64), rtol=1e-12)
+    same_results(lambda T: T.arange(0.1, 70.1, 0.7, dtype=T.float32), rtol=1e-6)
 
 
 @pytest.mark.parametrize("call", [
@@ -308,7 +291,7 @@ def test_in_place_ops_on_uint8_take_signed_integers_and_wrap_as_torch(op):
     def run(T):
         x = T.tensor([200, 7, 9], dtype=T.uint8)
         return getattr(x, op)(T.tensor([100, 2, 3]))
-    _same(run, rtol=0)
+    same_results(run, rtol=0)
     both_raise(lambda: ag.zeros(3, dtype=ag.int8).add_(ag.ones(3)), lambda: torch.zeros(3, dtype=torch.int8).add_(
         torch.ones(3)))
 
@@ -331,7 +314,7 @@ def test_negative_integers_wrap_into_unsigned_tensors_as_torch():
         x[0] = -1
         x[1:].fill_(-2)
         return T.tensor([-1, 3], dtype=T.uint8), T.full((2,), -128, dtype=T.uint8), x
-    _same(run, rtol=0)
+    same_results(run, rtol=0)
 
 
 @pytest.mark.parametrize("call", [lambda T: T.rand(2, dtype=T.int64), lambda T: T.randn(2, dtype=T.int32),
@@ -503,7 +486,7 @@ def test_a_functions_gradient_for_an_input_that_needs_none_is_dropped_unchecked_
         a, b = T.tensor([1.0, 2.0], requires_grad=True), T.tensor([1.0, 2.0])
         Scale.apply(a, b).sum().backward()
         return a.grad
-    _same(run)
+    same_results(run)
 
 
 def test_an_integer_or_bool_seed_is_cast_as_torch():
@@ -512,7 +495,7 @@ def test_an_integer_or_bool_seed_is_cast_as_torch():
         (x * x).backward(T.tensor([1, 2]))
         (g,) = T.autograd.grad(x * x, x, T.tensor([True, False]))
         return x.grad, g
-    _same(run)
+    same_results(run)
 
 
 # -- distributions: 0-d parameters, float category indices, a PyTorch-style subclass, closed supports ------
@@ -540,7 +523,7 @@ def test_categorical_takes_whole_float_indices_as_torch():
     def run(T):
         c = T.distributions.Categorical(logits=T.tensor([0.0, 1.0, 2.0], dtype=T.float64))
         return c.log_prob(T.tensor([2.0, 0.0], dtype=T.float64)), c.log_prob(T.tensor([2, 0])), c.perplexity()
-    _same(run)
+    same_results(run)
     for value in ([1.5], [3.0]):
         both_raise(lambda: ag.distributions.Categorical(ag.tensor([0.2, 0.8])).log_prob(ag.tensor(value)),
                    lambda: torch.distributions.Categorical(torch.tensor([0.2, 0.8])).log_prob(torch.tensor(value)))
@@ -605,7 +588,7 @@ def test_values_outside_the_support_are_refused_as_torch(call):
 
 
 def test_uniforms_support_is_closed_as_torch():
-    _same(lambda T: T.distributions.Uniform(0.0, 1.0).log_prob(T.tensor([0.0, 1.0, 0.5])))
+    same_results(lambda T: T.distributions.Uniform(0.0, 1.0).log_prob(T.tensor([0.0, 1.0, 0.5])))
 
 
 def _setter(tensor, value):

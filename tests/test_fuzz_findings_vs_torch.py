@@ -3,34 +3,16 @@ a Python bool as an index, numbers kept as numbers by ops that compute in floats
 dtypes in ``hypot``/``logaddexp``/``copysign``/``ldexp``, the gradients of ``atan2`` at the origin and of the
 rounded quotients, ``std(False)``, ``split`` of an empty dim, NaN in ``unique``, ``cdist`` for any p."""
 import math
-import warnings
 
 import numpy as np
 import pytest
 from conftest import import_torch
-from torch_compare import both_raise
+from torch_compare import both_raise, same_results
 
 import autogradlab as ag
 
 torch = import_torch()
 NAN = float("nan")
-
-
-def _plain(t):
-    """A result as (dtype name, shape, values as float64) for comparison."""
-    return (str(t.dtype).removeprefix("torch."), tuple(t.shape),
-            np.asarray(t.detach().tolist(), dtype=np.float64).reshape(tuple(t.shape)))
-
-
-def _same(call, rtol=1e-6):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ours, theirs = call(ag), call(torch)
-    ours, theirs = (ours, theirs) if isinstance(ours, tuple) else ((ours,), (theirs,))
-    for o, t in zip(ours, theirs, strict=True):
-        (dtype, shape, values), (tdtype, tshape, tvalues) = _plain(o), _plain(t)
-        assert (dtype, shape) == (tdtype, tshape)
-        np.testing.assert_allclose(values, tvalues, rtol=rtol, equal_nan=True)
 
 
 def test_a_python_bool_index_writes_through_while_recording():
@@ -41,7 +23,7 @@ def test_a_python_bool_index_writes_through_while_recording():
             y[index] = 7.0
             (y * y).sum().backward()
             return y, x.grad, x[index]
-        _same(run)
+        same_results(run)
 
 
 NUMBERS = {
@@ -79,7 +61,7 @@ NUMBERS = {
 
 @pytest.mark.parametrize("name", NUMBERS)
 def test_values_and_dtypes_as_torch(name):
-    _same(NUMBERS[name])
+    same_results(NUMBERS[name])
 
 
 def test_split_of_an_empty_dim_is_one_empty_piece_as_torch():
@@ -116,12 +98,12 @@ def test_rounded_quotients_of_floats_have_gradient_0_as_torch(mode):
     assert ours[0].requires_grad and theirs[0].requires_grad
     for o, t in zip(ours, theirs):
         np.testing.assert_array_equal(o.detach().numpy(), t.detach().numpy())
-    _same(lambda T: T.div(T.tensor([7, 249], dtype=T.uint8), -2, rounding_mode=mode))
-    _same(lambda T: T.div(T.tensor([7, -7]), 2.5, rounding_mode=mode))
-    _same(lambda T: T.div(-7.5, T.tensor([2.0]), rounding_mode=mode))
-    _same(lambda T: T.div(T.tensor([7, -7, 0]), T.tensor([-2, 2, 3]), rounding_mode=mode))
-    _same(lambda T: T.div(T.tensor([3]), T.tensor(True), rounding_mode=mode))
-    _same(lambda T: T.div(T.tensor([True]), T.tensor([3], dtype=T.int16), rounding_mode=mode))
+    same_results(lambda T: T.div(T.tensor([7, 249], dtype=T.uint8), -2, rounding_mode=mode))
+    same_results(lambda T: T.div(T.tensor([7, -7]), 2.5, rounding_mode=mode))
+    same_results(lambda T: T.div(-7.5, T.tensor([2.0]), rounding_mode=mode))
+    same_results(lambda T: T.div(T.tensor([7, -7, 0]), T.tensor([-2, 2, 3]), rounding_mode=mode))
+    same_results(lambda T: T.div(T.tensor([3]), T.tensor(True), rounding_mode=mode))
+    same_results(lambda T: T.div(T.tensor([True]), T.tensor([3], dtype=T.int16), rounding_mode=mode))
     if mode == "trunc":
         both_raise(lambda: ag.div(ag.tensor([True]), ag.tensor([True]), rounding_mode=mode),
                    lambda: torch.div(torch.tensor([True]), torch.tensor([True]), rounding_mode=mode))
@@ -160,7 +142,7 @@ def test_cat_skips_a_1d_empty_tensor_as_torch():
         return (y, a.grad, b.grad, joined, T.cat([T.ones(2, 3), T.tensor([])], dim=1),
                 T.cat([T.tensor([]), T.ones(2, 3, dtype=T.int64)], dim=-1),
                 T.cat([T.tensor([]), T.tensor([], dtype=T.int64)]))
-    _same(run)
+    same_results(run)
     both_raise(lambda: ag.cat([ag.zeros(0, 3), ag.ones(2, 2)]), lambda: torch.cat([torch.zeros(0, 3), torch.ones(2, 2)]))
 
 
@@ -171,7 +153,7 @@ def test_one_hot_refuses_labels_it_has_no_column_for_as_torch(labels, classes):
 
 
 def test_one_hot_of_no_labels_with_a_class_count_as_torch():
-    _same(lambda T: T.nn.functional.one_hot(T.tensor([], dtype=T.int64), 3))
+    same_results(lambda T: T.nn.functional.one_hot(T.tensor([], dtype=T.int64), 3))
 
 
 def test_rrelu_takes_the_slope_at_0_and_checks_its_bounds_as_torch():
@@ -209,7 +191,7 @@ def test_softmax_modules_without_a_dim_pick_it_and_warn_as_torch(module):
     def run(T):
         with pytest.warns(UserWarning, match="Implicit dimension choice"):
             return getattr(T.nn, module)()(T.tensor([[1.0, 2.0], [3.0, 5.0]], dtype=T.float64))
-    _same(run, rtol=1e-15)
+    same_results(run, rtol=1e-15)
 
 
 @pytest.mark.parametrize("where", [lambda storage, loc: storage, {"cuda:0": "cpu"}, "cpu"], ids=["function", "dict", "str"])
@@ -227,7 +209,7 @@ def test_an_empty_list_index_takes_and_writes_nothing_as_torch():
         y[[]] = 5.0
         y.sum().backward()
         return x[[]], x[:, []], y, x.grad
-    _same(run)
+    same_results(run)
 
 
 @pytest.mark.parametrize("reduce", ["add", "multiply"])
@@ -238,7 +220,7 @@ def test_scatter_with_reduce_as_torch(reduce):
         src = T.arange(1.0, 13.0, dtype=T.float64).reshape(3, 4)
         return (T.scatter(x, 0, index, src, reduce=reduce), x.scatter(0, index, 2.5, reduce=reduce),
                 x.clone().scatter_(0, index, src, reduce=reduce))
-    _same(run)   # (with warnings silenced: torch warns once a process)
+    same_results(run)   # (with warnings silenced: torch warns once a process)
     with pytest.warns(UserWarning, match="deprecated"):
         ag.scatter(ag.ones(2), 0, ag.tensor([0]), ag.ones(1), reduce=reduce)
     both_raise(lambda: ag.scatter(ag.ones(2), 0, ag.tensor([0]), ag.ones(1), reduce="max"),
@@ -254,7 +236,7 @@ def test_gather_takes_sparse_grad_max_and_min_take_other_and_igamma_is_there_as_
         other = T.tensor([[3.0, 1.0], [0.0, 5.0]], dtype=T.float64)
         return (y, x.grad, T.max(x, other=other), x.min(other=other), T.igammac(a, x[0]), a.igamma(x[1]),
                 a.clone().igammac_(x[1].detach()))
-    _same(run, rtol=1e-12)
+    same_results(run, rtol=1e-12)
 
 
 def _diagonal_program(T, index):
@@ -280,7 +262,7 @@ def _diagonal_program(T, index):
 
 @pytest.mark.parametrize("index", range(4), ids=["add_", "offset mul_", "view of a view", "transposed"])
 def test_writes_through_diagonal_reach_the_tensor_as_torch(index):
-    _same(lambda T: _diagonal_program(T, index), rtol=1e-12)
+    same_results(lambda T: _diagonal_program(T, index), rtol=1e-12)
 
 
 def test_diagonal_is_a_view_that_follows_its_base_as_torch():
@@ -306,7 +288,7 @@ def test_gaussian_nll_loss_takes_a_var_with_one_dim_of_1_as_torch(var_shape):
     if var_shape in ((1, 1, 5), (3, 5)):
         both_raise(lambda: run(ag), lambda: run(torch))
     else:
-        _same(run, rtol=1e-12)
+        same_results(run, rtol=1e-12)
 
 
 @pytest.mark.parametrize("shapes", [((3,), (1,)), ((2, 3), (3,)), ((3, 1), (1, 3))], ids=str)
@@ -316,7 +298,7 @@ def test_soft_margin_loss_broadcasts_the_target_to_the_input_only_as_torch(shape
     if shapes == ((3, 1), (1, 3)):
         both_raise(lambda: run(ag), lambda: run(torch))
     else:
-        _same(run, rtol=1e-12)
+        same_results(run, rtol=1e-12)
 
 
 @pytest.mark.parametrize("reduction", ["mean", "none"])
@@ -326,7 +308,7 @@ def test_multi_margin_loss_of_one_sample_takes_a_target_of_shape_1_as_torch(redu
         loss = T.nn.functional.multi_margin_loss(x, T.tensor([1]), reduction=reduction)
         loss.sum().backward()
         return loss, x.grad
-    _same(run, rtol=1e-12)
+    same_results(run, rtol=1e-12)
     both_raise(lambda: ag.nn.functional.multi_margin_loss(ag.ones(3), ag.tensor([1, 0])),
                lambda: torch.nn.functional.multi_margin_loss(torch.ones(3), torch.tensor([1, 0])))
 
@@ -334,7 +316,7 @@ def test_multi_margin_loss_of_one_sample_takes_a_target_of_shape_1_as_torch(redu
 @pytest.mark.parametrize("size", [(2, 2, 0), (2, 0, 2), 0, (0, 2, 2)], ids=str)
 def test_adaptive_max_pool3d_to_an_empty_size_as_torch(size):
     """(PyTorch's backward through it fails; ours gives zeros)"""
-    _same(lambda T: T.nn.functional.adaptive_max_pool3d(T.zeros(3, 5, 7, 6), size, return_indices=True))
+    same_results(lambda T: T.nn.functional.adaptive_max_pool3d(T.zeros(3, 5, 7, 6), size, return_indices=True))
     x = ag.zeros(3, 5, 7, 6, requires_grad=True)
     ag.nn.functional.adaptive_max_pool3d(x, size).sum().backward()
     assert x.grad.shape == (3, 5, 7, 6) and not x.grad.numpy().any()
@@ -361,14 +343,14 @@ def test_optimizer_state_can_be_cleared_deleted_and_assigned_as_torchs():
             seen.append(len(opt.state))
         opt.step()
         return p.detach().clone(), T.tensor(seen + [float(opt.state[p]["step"])])
-    _same(run, rtol=1e-12)
+    same_results(run, rtol=1e-12)
 
 
 def test_review_findings_match_torch():
     x = np.random.default_rng(0).standard_normal((2, 3))
-    _same(lambda T: (T.einsum(T.tensor(x), [0, 26]), T.einsum(T.tensor(x), [27, 1]),
+    same_results(lambda T: (T.einsum(T.tensor(x), [0, 26]), T.einsum(T.tensor(x), [27, 1]),
                      T.einsum(T.tensor(x), [np.int64(0), 1])))   # (0-25 are A-Z, 26-51 a-z: the implicit order)
-    _same(lambda T: (T.cdist(T.zeros(2, 0), T.zeros(1, 0), p=math.inf), T.cdist(T.zeros(2, 0), T.zeros(1, 0), p=3)))
+    same_results(lambda T: (T.cdist(T.zeros(2, 0), T.zeros(1, 0), p=math.inf), T.cdist(T.zeros(2, 0), T.zeros(1, 0), p=3)))
     for call in (lambda T: T.hypot(T.tensor([3.0]), T.tensor([4j])), lambda T: complex(T.ones(2)),
                  lambda T: T.norm(T.tensor([[1, 2], [3, -4]]), p=math.inf), lambda T: T.tensor([1, -4]).norm(3),
                  lambda T: T.norm(T.tensor([1.0, 2.0]), 3, 0, False, T.float64)):

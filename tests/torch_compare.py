@@ -40,6 +40,20 @@ def close(ours, theirs, rtol=2e-5, atol=2e-6):
                                rtol=rtol, atol=atol)
 
 
+def same_results(call, rtol=1e-6):
+    """``call(T)`` with autogradlab and with torch (warnings aside) gives a tensor, or a tuple of them, of the same
+    dtypes, shapes and values (to ``rtol``; NaN where NaN)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = call(ag), call(import_torch())
+    ours, theirs = (ours, theirs) if isinstance(ours, tuple) else ((ours,), (theirs,))
+    for o, t in zip(ours, theirs, strict=True):
+        assert (o.dtype.name, tuple(o.shape)) == (str(t.dtype).removeprefix("torch."), tuple(t.shape))
+        np.testing.assert_allclose(np.asarray(o.detach().tolist(), dtype=np.float64),
+                                   np.asarray(t.detach().tolist(), dtype=np.float64), rtol=rtol, equal_nan=True)
+
+
 def both_raise(ours, theirs):
     """``theirs()`` raises; ``ours()`` must raise the same exception class."""
     with pytest.raises(Exception) as caught:   # noqa: PT011  (whatever torch raises, ours must raise the same)
