@@ -622,3 +622,27 @@ def test_a_deep_copied_model_starts_without_gradients_and_random_split_takes_a_t
         assert type(twin[0].weight).__name__ == "Parameter" and twin[0].weight.requires_grad
         assert twin[0].weight.item() == m.weight.item() and m.weight.grad is not None
         assert [len(s) for s in T.utils.data.random_split(range(7), T.tensor([3, 4]))] == [3, 4]
+
+
+LIST_INDICES = [[[0, 1], [1, 0]], [[1]], [[0], [2]], [0, [1, 2]], [slice(None), 1], [[True, False]], [[]], [[], []],
+                [0, None], [0, ...]]
+
+
+@pytest.mark.parametrize("index", LIST_INDICES, ids=str)
+def test_a_short_list_holding_lists_slices_or_none_indexes_one_dim_each_as_torch(index):
+    def run(T):
+        t = T.arange(6.0, requires_grad=True).reshape(2, 3) * 1
+        with pytest.warns(UserWarning, match="non-tuple sequence for multidimensional indexing"):
+            picked = t[index]
+        return picked
+    same_results(run)
+
+
+def test_the_list_index_warning_points_at_the_callers_line():
+    import warnings
+    t = ag.arange(6.0).reshape(2, 3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t[[[0, 1], [1, 0]]]
+        t[ag.tensor([1, 0], dtype=ag.uint8)]
+    assert [w.filename for w in caught] == [__file__, __file__]

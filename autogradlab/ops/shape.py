@@ -319,18 +319,29 @@ def unsqueeze(a, dim):
     return reshape(a, a.shape[:d] + (1,) + a.shape[d:])
 
 
+def _sequence_as_tuple(index):
+    """PyTorch's (and old NumPy's) rule for a list index: fewer than 32 entries, one of them a tensor, a list or
+    tuple, a slice, ``...`` or None, makes it a tuple of indices, one per dim (with PyTorch's warning)."""
+    return len(index) < 32 and any(isinstance(i, (Tensor, list, tuple, slice)) or i is Ellipsis or i is None
+                                   for i in index)
+
+
 def _canonical_index(index, device="cpu", copy=True):
     """Turn Tensor / list parts of an index into arrays on ``device``; report whether it is 'advanced'.
     Array parts are copied (unless ``copy=False``, for an index made here already): a node keeps the index
     as it was when recorded, whatever is written into the index tensor afterwards (PyTorch raises then)."""
-    if isinstance(index, list) and any(isinstance(i, Tensor) for i in index):
-        index = tuple(index)   # (PyTorch's rule: a list holding tensors is a tuple of indices, x[[t0, t2]] = x[t0, t2])
+    if isinstance(index, list) and _sequence_as_tuple(index):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+                      "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+                      "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
+                      "a different result", UserWarning, stacklevel=3)
+        index = tuple(index)   # (x[[t0, t2]] is x[t0, t2], and x[[[0, 1], [1, 0]]] is x[[0, 1], [1, 0]])
     parts = index if isinstance(index, tuple) else (index,)
     out, advanced = [], False
     for p in parts:
         if isinstance(p, Tensor) and p.dtype == numpy.uint8:   # (a mask, as PyTorch reads it, with its warning)
             warnings.warn("indexing with dtype uint8 is now deprecated, please use a dtype bool instead "
-                          "(index.bool())", UserWarning, stacklevel=4)
+                          "(index.bool())", UserWarning, stacklevel=3)
             p, advanced = p._data.astype(bool), True
         elif isinstance(p, Tensor):
             p, advanced = (p._data.copy() if copy else p._data), True
