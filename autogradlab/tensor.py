@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import math
 import operator
+import sys
 import warnings
 
 import numpy
@@ -561,6 +562,10 @@ def integer_values(values, dtype, name="tensor()"):
 def tensor(data, dtype=None, device=None, requires_grad=False, name=None) -> Tensor:
     """Make a leaf tensor from a number, a nested list or an array (the data is copied)."""
     if isinstance(data, Tensor):
+        if not sys._getframe(1).f_globals.get("__name__", "").startswith("autogradlab"):   # (the user's call)
+            warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                          "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                          "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
         data = data._data
     elif isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _leaves(data)):
         data = _numbers_of(data)

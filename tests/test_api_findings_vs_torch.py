@@ -646,3 +646,16 @@ def test_the_list_index_warning_points_at_the_callers_line():
         t[[[0, 1], [1, 0]]]
         t[ag.tensor([1, 0], dtype=ag.uint8)]
     assert [w.filename for w in caught] == [__file__, __file__]
+
+
+def test_tensor_of_a_tensor_warns_as_torch_but_not_from_inside_the_library():
+    for T in (ag, torch):
+        with pytest.warns(UserWarning, match="To copy construct from a tensor"):
+            copied = T.tensor(T.tensor([1.0, 2.0]))
+        assert copied.tolist() == [1.0, 2.0]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ag.nn.Parameter(ag.ones(2))
+        ag.asarray(ag.ones(2), requires_grad=False)
+        ag.utils.data.default_collate([ag.ones(2), ag.ones(2)])
