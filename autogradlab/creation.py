@@ -371,11 +371,19 @@ def _fused(a, b, c):
 def _even_steps(start, end, steps, work, fused=True):
     """``steps`` values from ``start`` to ``end`` as PyTorch's CPU kernel makes them, so that they print as
     torch's do: the first half counted up from ``start``, the second half down from ``end`` (so both ends are
-    exact), each ``start + step * i`` (or ``end - step * j``) computed in ``work`` (float32 or float64) as a
-    fused multiply-add (``fused=False``: a product, then a sum). Returned as float64."""
+    exact), each ``start + step * i`` (or ``end - step * j``) computed in ``work`` (float16, float32 or
+    float64) as a fused multiply-add (``fused=False``, and float16: a product, rounded, then a sum). Returned as
+    float64."""
     if steps == 1:
         return numpy.full(1, start, dtype=numpy.float64)
     i = numpy.arange(steps, dtype=numpy.float64)
+    if work is numpy.float16:   # (every step rounded to float16, as PyTorch's Half arithmetic)
+        h = numpy.float16
+        with numpy.errstate(all="ignore"):
+            step, lo, hi, ih, jh = h((h(end) - h(start)) / h(steps - 1)), h(start), h(end), i.astype(h), (
+                steps - 1 - i).astype(h)
+            up, down = lo + step * ih, hi - step * jh
+        return numpy.where(i < steps // 2, up, down).astype(numpy.float64)
     step = numpy.float64(work((work(end) - work(start)) / work(steps - 1)))
     lo, hi = numpy.float64(work(start)), numpy.float64(work(end))
     if work is numpy.float32 or not fused:   # (a float32 product is exact in float64: one rounding, as fused)
@@ -422,7 +430,7 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end``, both included (the default float dtype;
-    complex for complex ends), with PyTorch's values to the last bit on the CPU."""
+    complex for complex ends), with the values PyTorch's CPU kernel gives for floats (to the last bit)."""
     start, end = _number(start, "start", "linspace"), _number(end, "end", "linspace")
     steps = _whole(steps, "steps", "linspace")
     if steps < 0:
@@ -435,10 +443,12 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
         host = numpy.linspace(start, end, steps)
     elif not steps:
         host = numpy.zeros(0)
-    elif dtype.kind in "iu":   # (the ends taken as integers, each value truncated)
-        host = numpy.trunc(_even_steps(float(int(start)), float(int(end)), steps, numpy.float64, fused=False))
-    else:   # (float16 computed in float32)
-        host = _even_steps(float(start), float(end), steps, numpy.float64 if dtype.itemsize == 8 else numpy.float32)
+    elif dtype.kind in "iu":   # (the ends taken as integers, which must fit; each value truncated)
+        ends = integer_values([int(start), int(end)], dtype, "linspace()")
+        host = numpy.trunc(_even_steps(float(ends[0]), float(ends[1]), steps, numpy.float64, fused=False))
+    else:
+        host = _even_steps(float(start), float(end), steps, {2: numpy.float16, 4: numpy.float32}.get(dtype.itemsize,
+                                                                                                     numpy.float64))
     return _finish(host, dtype, device, requires_grad)
 
 
@@ -486,14 +496,14 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None) -> T
     :func:`tensor`. ``copy=False`` refuses (ValueError) where a copy would be needed. ``requires_grad``: a
     Tensor keeps its own (and its history) unless told; ``False`` detaches, ``True`` makes a leaf that requires
     grad where there is no history."""
-    if isinstance(obj, (bytes, bytearray, memoryview)):
-        return frombuffer(obj, dtype=default_float() if dtype is None else dtype, requires_grad=bool(requires_grad))
-    if not isinstance(obj, (Tensor, numpy.ndarray, numpy.generic)):
+    if isinstance(obj, (bytes, bytearray, memoryview)):   # (read as dtype: then as an array of it)
+        out = frombuffer(obj, dtype=default_float() if dtype is None else dtype)
+    elif not isinstance(obj, (Tensor, numpy.ndarray, numpy.generic)):
         if copy is False:
             raise ValueError(f"asarray(copy=False): a {type(obj).__name__} has no tensor memory to share; "
                              f"pass copy=None (or True) to copy it into a new tensor")
         return tensor(obj, dtype=dtype, device=device, requires_grad=bool(requires_grad))
-    if isinstance(obj, Tensor):
+    elif isinstance(obj, Tensor):
         if requires_grad is None and obj.requires_grad:
             warnings.warn("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of "
                           "False. Pass requires_grad=False explicitly to get the old behavior and silence this "

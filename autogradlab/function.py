@@ -116,12 +116,12 @@ def _call_backward(g, ctx):
                                f"{i + 1}, but the corresponding forward input was not a Tensor")
         if not is_t:
             continue
-        if not ctx._needs_input_grad[i]:   # (an input that needs no gradient: whatever came back is dropped
-            gr = None                      # unchecked, as PyTorch's engine drops it)
+        if gr is not None and not isinstance(gr, Tensor):
+            raise TypeError(f"function {ctx.name()} returned a {type(gr).__name__} as the gradient at index "
+                            f"{i}: return a Tensor (wrap arrays with autogradlab.tensor) or None")
+        if not ctx._needs_input_grad[i]:   # (an input that needs no gradient: its tensor is dropped unchecked,
+            gr = None                      # as PyTorch's engine drops it)
         if gr is not None:
-            if not isinstance(gr, Tensor):
-                raise TypeError(f"function {ctx.name()} returned a {type(gr).__name__} as the gradient at index "
-                                f"{i}: return a Tensor (wrap arrays with autogradlab.tensor) or None")
             shape = tuple(ctx._input_shapes[k])
             if not _sums_to(tuple(gr.shape), shape):
                 raise RuntimeError(f"function {ctx.name()} returned an invalid gradient at index {i} - got "

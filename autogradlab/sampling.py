@@ -96,9 +96,9 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     if not steps:
         return _finish(numpy.zeros(0), dtype, device, requires_grad)
     if dtype.kind in "iu" and steps > 1:   # (PyTorch: the ends as integers, the exponents between them as floats)
-        exponents = _even_steps(float(int(start)), float(int(end)), steps, numpy.float64, fused=False)
-    else:
-        exponents = _even_steps(float(start), float(end), steps, numpy.float64)
+        start, end = int(start), int(end)
+    exponents = _even_steps(float(start), float(end), steps, numpy.float64, fused=False)   # (float64: torch's
+    # values to the last bit; float32 within a rounding: torch computes its exponents in float32)
     with numpy.errstate(all="ignore"):   # (a negative base to a fractional power: nan, as in PyTorch)
         values = numpy.power(float(base), exponents)
     return _finish(numpy.trunc(values) if dtype.kind in "iu" else values, dtype, device, requires_grad)

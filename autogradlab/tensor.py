@@ -429,7 +429,7 @@ def _infer_dtype(data):
         if kind == "O" and all(type(x) in (int, float, bool) for x in _leaves(data)):
             kind = "f" if any(type(x) is float for x in _leaves(data)) else "i"   # (an int beyond int64)
     else:
-        kind = numpy.asarray(flat).dtype.kind
+        kind = "i" if type(flat) is int else numpy.asarray(flat).dtype.kind   # (an int beyond int64: see below)
     if isinstance(data, (list, tuple)) and kind in "fiubc":
         return _promoted(_leaf_dtypes(data))
     if kind == "f":
@@ -537,26 +537,47 @@ def _not_a_grid(data):
                         "separate tensors)")
 
 
+_INTEGER_BOUNDS = {}   # dtype -> (lowest int, lowest float, highest, bits): see integer_values
+
+
+def _integer_bounds(dtype):
+    if dtype not in _INTEGER_BOUNDS:
+        info = numpy.iinfo(dtype)
+        unsigned = info.min == 0
+        _INTEGER_BOUNDS[dtype] = (-info.max if unsigned else info.min, 0 if unsigned else info.min, info.max, info.bits)
+    return _INTEGER_BOUNDS[dtype]
+
+
 def integer_values(values, dtype, name="tensor()"):
     """Python numbers (one, or an array made of them) as PyTorch writes them into an integer ``dtype``: each
-    must fit, except that an unsigned type also takes the negative numbers its signed twin holds, wrapped
-    (-1 into uint8 is 255; not -1.0); else RuntimeError, where NumPy would wrap 300 to 44 without a word."""
-    info = numpy.iinfo(dtype)
+    must fit, except that an unsigned type also takes negative integers down to -max, wrapped (-1 into uint8 is
+    255; not -1.0); else RuntimeError, where NumPy would wrap 300 to 44 without a word. An integer beyond int64
+    is PyTorch's ValueError."""
+    low_int, low_float, high, bits = _integer_bounds(dtype)
+    if type(values) is int or type(values) is float:   # (one number: the common case, kept quick)
+        if type(values) is int and not -(1 << 63) <= values < (1 << 63):
+            raise ValueError(f"Overflow when unpacking long long: {values} does not fit in 64 bits")
+        if not (low_int if type(values) is int else low_float) <= values <= high:   # (NaN fails too)
+            raise _overflow(name, dtype, values, low_float, high)
+        return values % (1 << bits) if values < 0 and low_float == 0 else values
     array = numpy.asarray(values)
+    if array.dtype.kind == "O" or (array.dtype.kind == "u" and array.size and array.max() >= 1 << 63):
+        raise ValueError(f"Overflow when unpacking long long: an integer in {name} does not fit in 64 bits")
     if array.dtype.kind not in "iuf" or not array.size:
         return values
-    low = 0 if info.min == 0 and array.dtype.kind == "f" else -(1 << (info.bits - 1))   # (floats: no wrapping)
     with numpy.errstate(invalid="ignore"):
         lo, hi = array.min(), array.max()
-    if not (low <= lo and hi <= info.max):   # (NaN fails both)
-        bad = lo if not low <= lo else hi
-        raise RuntimeError(f"{name}: value cannot be converted to type {dtype.name} without overflow: {bad} is "
-                           f"outside [{low if info.min == 0 else info.min}, {info.max}]; use a wider dtype "
-                           f"(e.g. int64), or wrap the values yourself (x % 256)")
-    if info.min == 0 and lo < 0:
-        wrapped = numpy.trunc(array).astype(numpy.int64) % (1 << info.bits)
-        return wrapped.item() if wrapped.ndim == 0 else wrapped
+    low = low_float if array.dtype.kind == "f" else low_int
+    if not (low <= lo and hi <= high):   # (NaN fails both)
+        raise _overflow(name, dtype, lo if not low <= lo else hi, low_float, high)
+    if low_float == 0 and lo < 0:
+        return array.astype(numpy.int64) % (1 << bits)
     return values
+
+
+def _overflow(name, dtype, bad, low, high):
+    return RuntimeError(f"{name}: value cannot be converted to type {dtype.name} without overflow: {bad} is outside "
+                        f"[{low}, {high}]; use a wider dtype (e.g. int64), or wrap the values yourself (x % 256)")
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, name=None) -> Tensor:

@@ -228,13 +228,13 @@ ENDS = [(-1, 1, 11), (-1, 1, 21), (0, 1, 7), (2.25, -1, 1000), (-3.5, 10, 101), 
         (1, -1, 1), (0, 1, 0), (-2.07, 4.13, 100)]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_linspace_makes_torchs_values_to_the_last_bit_so_it_prints_as_torch(dtype):
     for start, end, steps in ENDS:
         ours = ag.linspace(start, end, steps, dtype=getattr(ag, dtype))
         theirs = torch.linspace(start, end, steps, dtype=getattr(torch, dtype))
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
-        assert repr(ours).replace("dtype=float64", "") == repr(theirs).replace("dtype=torch.float64", "")
+        assert repr(ours).replace(f"dtype={dtype}", "") == repr(theirs).replace(f"dtype=torch.{dtype}", "")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
@@ -659,3 +659,124 @@ def test_tensor_of_a_tensor_warns_as_torch_but_not_from_inside_the_library():
         ag.nn.Parameter(ag.ones(2))
         ag.asarray(ag.ones(2), requires_grad=False)
         ag.utils.data.default_collate([ag.ones(2), ag.ones(2)])
+
+
+# -- what a review of this round's changes found ------------------------------------------------------------
+
+def test_clip_grad_norm_clips_through_a_parameters_generator_as_torch():
+    def run(T):
+        T.manual_seed(0)
+        m = T.nn.Linear(3, 2, dtype=T.float64)
+        with T.no_grad():
+            m.weight.copy_(T.tensor(np.arange(6.0).reshape(2, 3)))
+        (m(T.ones(4, 3, dtype=T.float64)) * 100).sum().backward()
+        total = T.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+        return total, T.nn.utils.get_total_norm([p.grad for p in m.parameters()]), m.weight.grad
+    same_results(run)
+
+
+def test_logspace_float64_is_torchs_to_the_last_bit():
+    for start, end, steps in [(0.1, 3.3, 5), (-2.5, 3.9, 11), (-1, 1, 7)]:
+        np.testing.assert_array_equal(ag.logspace(start, end, steps, dtype=ag.float64).numpy(),
+                                      torch.logspace(start, end, steps, dtype=torch.float64).numpy())
+
+
+def test_a_custom_optimizer_may_keep_state_named_mu_or_eta():
+    class Momentum(ag.optim.Optimizer):
+        def __init__(self, params):
+            super().__init__(params, {"lr": 0.1})
+
+        def step(self):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    state = self.state[p]
+                    if "mu" not in state:
+                        state["mu"], state["eta"] = ag.zeros_like(p), ag.ones_like(p)
+                    state["mu"].mul_(0.9).add_(p.grad)
+                    p.data.sub_(0.1 * state["mu"] * state["eta"])
+    w = ag.ones(3, requires_grad=True)
+    opt = Momentum([w])
+    (w * w).sum().backward()
+    opt.step()
+    opt.step()   # (the same gradient, 2: mu is 2, then 3.8)
+    assert w.tolist() == pytest.approx([0.42] * 3) and opt.state[w]["mu"].tolist() == pytest.approx([3.8] * 3)
+    opt.load_state_dict(opt.state_dict())
+    assert opt.state[w]["eta"].tolist() == [1.0, 1.0, 1.0]
+
+
+def test_a_distribution_without_arg_constraints_warns_as_torch():
+    for T in (ag, torch):
+        class Bare(T.distributions.Distribution):
+            def __init__(self, p):
+                self.p = p
+                super().__init__()
+        with pytest.warns(UserWarning, match="does not define `arg_constraints`"):
+            assert Bare(T.tensor(0.5)).p.item() == 0.5
+
+
+def test_deep_copies_of_lazy_layers_and_namedtuple_outputs_under_hooks():
+    import collections
+    import copy
+    lazy = copy.deepcopy(ag.nn.LazyLinear(3))
+    assert tuple(lazy(ag.ones(2, 4)).shape) == (2, 3)
+    Out = collections.namedtuple("Out", "y z")
+    for T in (ag, torch):
+        class Two(T.nn.Module):
+            def forward(self, a):
+                return Out(a * 2, a * 3)
+        m = Two()
+        m.register_full_backward_hook(lambda *args: None)
+        result = m(T.ones(2, requires_grad=True))
+        assert type(result) is Out and result.y.tolist() == [2.0, 2.0]
+
+
+def test_in_place_abs_of_a_complex_tensor_is_refused_as_torch():
+    z = ag.tensor([1 + 1j])
+    both_raise(lambda: z.abs_(), lambda: torch.tensor([1 + 1j]).abs_())
+    assert z.tolist() == [1 + 1j]
+
+
+def test_load_state_dict_from_another_view_of_the_same_memory_copies_it_right():
+    lin = ag.nn.Linear(2, 2)
+    before = lin.weight.detach().clone()
+    ag.nn.Sequential(lin).load_state_dict({"0.weight": lin.weight.detach().t(), "0.bias": lin.bias.detach()})
+    assert lin.weight.tolist() == before.t().tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.tensor([-200, -255], dtype=T.uint8), lambda T: T.full((1,), -200, dtype=T.uint8),
+    lambda T: T.zeros(1, dtype=T.uint8).fill_(-255)], ids=["tensor", "full", "fill_"])
+def test_unsigned_tensors_take_negative_integers_down_to_minus_max_as_torch(call):
+    same_results(call, rtol=0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.tensor(2 ** 63), lambda T: T.tensor([2 ** 63], dtype=T.int64), lambda T: T.tensor(-2 ** 63 - 1),
+    lambda T: T.zeros(1, dtype=T.int64).__setitem__(0, 2 ** 63), lambda T: T.tensor([-256], dtype=T.uint8),
+    lambda T: T.linspace(0.001, 1000, 5, dtype=T.uint8)],
+    ids=["2**63", "list-2**63", "-2**63-1", "setitem-2**63", "-256-uint8", "linspace-uint8"])
+def test_integers_beyond_64_bits_or_the_dtype_raise_torchs_class(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_asarray_of_a_buffer_copies_when_told():
+    for T in (ag, torch):
+        buffer = bytearray(b"\x01\x02")
+        copied, shared = T.asarray(buffer, dtype=T.uint8, copy=True), T.asarray(buffer, dtype=T.uint8)
+        buffer[0] = 9
+        assert copied.tolist() == [1, 2] and shared.tolist() == [9, 2]
+
+
+def test_a_functions_non_tensor_gradient_is_refused_even_for_an_input_that_needs_none():
+    class Scale(ag.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * b
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, 3.0
+    a = ag.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError, match="returned a float as the gradient at index 1"):
+        Scale.apply(a, ag.tensor([1.0, 2.0])).sum().backward()
+    assert a.grad is None

@@ -66,7 +66,14 @@ class Distribution:
     def _check_arg_constraints(self):
         """PyTorch's check of a subclass's parameters: each one stored that ``arg_constraints`` names must
         satisfy its constraint (a dependent constraint, one that needs the other parameters, is skipped)."""
-        for name, constraint in dict(self.arg_constraints).items():
+        try:
+            declared = dict(self.arg_constraints)
+        except NotImplementedError:   # (PyTorch warns and checks nothing)
+            warnings.warn(f"{type(self)} does not define `arg_constraints`. Please set `arg_constraints = {{}}` or "
+                          f"initialize the distribution with `validate_args=False` to turn off validation.",
+                          UserWarning, stacklevel=3)
+            return
+        for name, constraint in declared.items():
             if constraints.is_dependent(constraint) or name not in self.__dict__:
                 continue
             value = _as_tensor(self.__dict__[name])
@@ -103,8 +110,11 @@ class Distribution:
 
     def _params(self):
         """The parameters ``repr`` shows: those of ``arg_constraints`` that are stored (classes here list theirs)."""
-        return {name: self.__dict__[name] for name in dict(self.arg_constraints)
-                if isinstance(self.__dict__.get(name), Tensor)}
+        try:
+            names = dict(self.arg_constraints)
+        except NotImplementedError:
+            names = {}
+        return {name: self.__dict__[name] for name in names if isinstance(self.__dict__.get(name), Tensor)}
 
     def expand(self, batch_shape, _instance=None):
         """This distribution repeated over a larger ``batch_shape`` (broadcast as ``Tensor.expand``: size-1 and new

@@ -82,9 +82,9 @@ def call(module, args, kwargs):
     return output
 
 
-class _Identity(Function):
-    """The tensors given, as aliases, in one node: its backward hands all their gradients to ``on_grads`` at
-    once (None where none arrived) and passes on what that returns."""
+class BackwardHookFunction(Function):
+    """The tensors given, as aliases, in one node (PyTorch's name for it): its backward hands all their gradients
+    to ``on_grads`` at once (None where none arrived) and passes on what that returns."""
 
     @staticmethod
     def forward(ctx, on_grads, *tensors):
@@ -106,7 +106,7 @@ class _BackwardCall:
         self.wanted = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
         if self.wanted:   # (aliases of the inputs: their gradients are the module's grad_input)
             args = list(args)
-            aliases = _Identity.apply(self.on_inputs, *(args[i] for i in self.wanted))
+            aliases = BackwardHookFunction.apply(self.on_inputs, *(args[i] for i in self.wanted))
             for i, alias in zip(self.wanted, aliases):
                 args[i] = alias
         self.args = tuple(args)
@@ -124,11 +124,13 @@ class _BackwardCall:
         watched = [i for i in self.outputs if items[i].requires_grad]
         if watched:
             self.watched = watched
-            for i, alias in zip(watched, _Identity.apply(self.on_outputs, *(items[i] for i in watched))):
+            for i, alias in zip(watched, BackwardHookFunction.apply(self.on_outputs, *(items[i] for i in watched))):
                 items[i] = alias
         if single:
             return items[0]
-        return type(output)(items) if isinstance(output, list) else tuple(items)
+        if hasattr(output, "_fields"):   # (a namedtuple stays one)
+            return type(output)(*items)
+        return type(output)(items)
 
     def on_outputs(self, grads):
         """The outputs' gradients: through the backward pre-hooks, kept as ``grad_output`` (one entry per

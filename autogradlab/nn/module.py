@@ -511,8 +511,10 @@ class Module:
                     if host.size:
                         p.materialize(Tensor._make(backend.asarray(host.copy(), p.device), False, None, p.device))
                     continue
-                if backend.shares_memory(p._data, value._data if isinstance(value, Tensor) else host):
-                    continue   # (its own state_dict: the values are there already)
+                if isinstance(value, Tensor) and value._data is p._data:
+                    continue   # (its own state_dict entry: the values are there already)
+                if backend.shares_memory(p._data, host):   # (another view of the same memory: read it first)
+                    host = host.copy()
                 p._data[...] = backend.asarray(host, p.device, p.dtype)
                 p._vc[0] += 1
         for name, module in extras.items():

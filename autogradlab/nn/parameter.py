@@ -30,13 +30,15 @@ class Parameter(Tensor):
         pass  # everything happened in __new__ (Tensor.__init__ would copy the data)
 
     def __deepcopy__(self, memo):
-        """A Parameter over a copy of the data, without ``.grad`` (as PyTorch's: a copied model starts clean)."""
+        """A copy (of the same class, over new memory) without ``.grad``, as PyTorch's: a copied model starts
+        clean."""
         if id(self) in memo:
             return memo[id(self)]
-        new = type(self)(Tensor._make(self._data.copy(), False, None, self.device), self._requires_grad)
-        new.name = self.name
-        memo[id(self)] = new
-        return new
+        grad, self._grad = self._grad, None
+        try:
+            return Tensor.__deepcopy__(self, memo)
+        finally:
+            self._grad = grad
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()

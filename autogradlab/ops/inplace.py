@@ -116,6 +116,9 @@ def inplace(self: Tensor, opname: str, fn, *args):
         raise RuntimeError(f"{opname}: result type {result.dtype.name} can't be cast to the desired "
                            f"output type {self.dtype.name}; use the out-of-place op, or convert the "
                            f"tensor first (x.to(float32))")
+    if self.dtype.kind == "c" and result.dtype.kind != "c":   # (z.abs_(): PyTorch refuses a real result too)
+        raise RuntimeError(f"In-place {opname.rstrip('_')} is not supported for complex tensors: its result is real "
+                           f"({result.dtype.name}); use the out-of-place op, z.{opname.rstrip('_')}()")
     if not writable(self._data):
         raise read_only_error(opname, self.shape)
     self._data[...] = result._data

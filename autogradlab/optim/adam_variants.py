@@ -72,6 +72,8 @@ class NAdam(_AdamLike):
     momentum_decay) / 2) and their running product P_t; each step, with v-hat = v / (1 - beta2^t),
     p <- p - lr * [(1 - mu_t)/(1 - P_t) * g + mu_{t+1}/(1 - P_t mu_{t+1}) * m] / (sqrt(v-hat) + eps)."""
 
+    _scalar_state = {"step": int, "mu_product": float}
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):

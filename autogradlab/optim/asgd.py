@@ -28,6 +28,8 @@ class ASGD(Optimizer):
     (``opt.state[p]["ax"]``): copy it into the model to evaluate the average.
     """
 
+    _scalar_state = {"step": int, "eta": float, "mu": float}
+
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False):
         self._check_at_least_zero(lr=lr, weight_decay=weight_decay)

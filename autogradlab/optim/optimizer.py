@@ -93,6 +93,8 @@ class Optimizer:
 
     #: True for an optimizer whose state is vectors over all its parameters (LBFGS), not arrays shaped as each
     _flat_state = False
+    #: the state kept as a number (PyTorch keeps a 0-d float tensor): the step count, and a subclass's own
+    _scalar_state = {"step": int}
 
     def state_dict(self):
         """``{"state": {index: {name: value}}, "param_groups": [{option: value, "params": [index, ...]}]}``,
@@ -104,7 +106,7 @@ class Optimizer:
             packed = {k: v for k, v in group.items() if k != "params"}
             packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
             groups.append(packed)
-        state = {index[id(p)]: {name: _exported(name, value, p) for name, value in values.items()}
+        state = {index[id(p)]: {name: _exported(name, value, p, self) for name, value in values.items()}
                  for p, values in self._buffers.items() if id(p) in index}
         return {"state": state, "param_groups": groups}
 
@@ -143,7 +145,7 @@ class Optimizer:
                 raise ValueError(f"loaded state dict's state for parameter {i} is not a dict of name -> value: "
                                  f"{values!r}")
             p = by_index[i]
-            state[p] = _imported_state(values, p, i, self._flat_state)
+            state[p] = _imported_state(values, p, i, self)
         for saved, group in zip(saved_groups, self.param_groups):   # the saved options, ours where none saved
             own = group["params"]
             group.clear()
@@ -162,7 +164,7 @@ class Optimizer:
 
     @state.setter
     def state(self, value):
-        self._buffers = {p: _imported_state(values, p, i, self._flat_state)
+        self._buffers = {p: _imported_state(values, p, i, self)
                          for i, (p, values) in enumerate(dict(value).items())}
 
     def __getstate__(self):
@@ -302,10 +304,10 @@ class _StateView(MutableMapping):
             if not isinstance(p, Tensor):
                 raise KeyError(p)
             buffers[p] = {}   # (PyTorch's state is a defaultdict(dict))
-        return _ParamState(buffers[p], p, self._optimizer._flat_state)
+        return _ParamState(buffers[p], p, self._optimizer)
 
     def __setitem__(self, p, values):
-        self._optimizer._buffers[p] = _imported_state(values, p, 0, self._optimizer._flat_state)
+        self._optimizer._buffers[p] = _imported_state(values, p, 0, self._optimizer)
 
     def __delitem__(self, p):
         del self._optimizer._buffers[p]
@@ -327,14 +329,14 @@ class _ParamState(MutableMapping):
     """One parameter's state: arrays as Tensors over the same memory (a complex parameter's as complex numbers),
     the step count and NAdam's momentum product as 0-d float Tensors; an assignment is checked and copied in."""
 
-    def __init__(self, raw, p, flat):
-        self._raw, self._p, self._flat = raw, p, flat
+    def __init__(self, raw, p, optimizer):
+        self._raw, self._p, self._optimizer = raw, p, optimizer
 
     def __getitem__(self, name):
-        return _exported(name, self._raw[name], self._p, copy=False)
+        return _exported(name, self._raw[name], self._p, self._optimizer, copy=False)
 
     def __setitem__(self, name, value):
-        self._raw[name] = _imported(name, value, self._p, 0, self._flat)
+        self._raw[name] = _imported(name, value, self._p, 0, self._optimizer)
 
     def __delitem__(self, name):
         del self._raw[name]
@@ -350,15 +352,12 @@ class _ParamState(MutableMapping):
 
 
 #: state kept as a number (PyTorch keeps a 0-d float tensor): the step count, NAdam's momentum product
-_SCALAR_STATE = {"step": int, "mu_product": float, "eta": float, "mu": float}
-
-
-def _exported(name, value, p, copy=True):
+def _exported(name, value, p, optimizer, copy=True):
     """A state value as ``state_dict`` gives it: arrays as Tensor copies (``copy=False``: over the same memory, as
     ``optimizer.state`` shows them), the step count as PyTorch's float32 (float64 when that is the default dtype).
     A complex parameter's state, kept as (x, y) pairs while stepping, comes out complex and of the parameter's
     shape, as PyTorch's."""
-    if name in _SCALAR_STATE and isinstance(value, (int, float)):
+    if name in optimizer._scalar_state and isinstance(value, (int, float)):
         scalar = numpy.float64 if default_float() == numpy.float64 else numpy.float32
         return Tensor._make(numpy.array(value, dtype=scalar), False, None, "cpu")
     if hasattr(value, "dtype") and hasattr(value, "shape"):
@@ -368,24 +367,25 @@ def _exported(name, value, p, copy=True):
     return value
 
 
-def _imported_state(values, p, index, flat):
+def _imported_state(values, p, index, optimizer):
     """One parameter's state ``{name: value}`` as the steps keep it (see :func:`_imported`)."""
-    return {name: _imported(name, value, p, index, flat) for name, value in dict(values).items()}
+    return {name: _imported(name, value, p, index, optimizer) for name, value in dict(values).items()}
 
 
-def _imported(name, value, p, index, flat=False):
+def _imported(name, value, p, index, optimizer):
     """A state value back as ``step`` keeps it: the count as an int, arrays (Tensors, NumPy arrays, or PyTorch's
     tensors from a torch optimizer's state dict) copied and cast to ``p``'s dtype and device, after checking they
-    have ``p``'s shape (unless the state is ``flat``: LBFGS keeps vectors over all its parameters with the first)."""
+    have ``p``'s shape (unless the optimizer's state is flat: LBFGS keeps vectors over all its parameters with the
+    first)."""
     if type(value).__module__.split(".")[0] == "torch" and hasattr(value, "detach"):   # (without importing torch)
         value = value.detach().cpu().numpy()
     if isinstance(value, numpy.ndarray):
         value = Tensor._make(value, False, None, "cpu")
     if not isinstance(value, Tensor):
         return value
-    if name in _SCALAR_STATE:
-        return _SCALAR_STATE[name](value.item())
-    if flat:
+    if name in optimizer._scalar_state:
+        return optimizer._scalar_state[name](value.item())
+    if optimizer._flat_state:
         return backend.asarray(backend.to_host(value._data), p.device).copy()
     if tuple(value.shape) != tuple(p.shape):
         raise ValueError(f"loaded state dict has {name!r} of shape {tuple(value.shape)} for parameter {index}, "

@@ -75,8 +75,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     """Scale the gradients of ``parameters`` in place so that their total ``norm_type``-norm (as one vector) is
     at most ``max_norm``: each ``.grad`` times min(1, max_norm/(total + 1e-6)). Returns the total norm before
     clipping. (``foreach`` is taken and ignored, as a speed option.)"""
-    grads = _grads(parameters)
-    total = get_total_norm(grads, norm_type, error_if_nonfinite)
+    parameters = [parameters] if isinstance(parameters, Tensor) else list(parameters)   # (read twice: a generator
+    total = get_total_norm(_grads(parameters), norm_type, error_if_nonfinite)          # such as parameters() once)
     clip_grads_with_norm_(parameters, max_norm, total)
     return total
 
