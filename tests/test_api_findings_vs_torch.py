@@ -475,18 +475,23 @@ def test_a_grad_mode_decorator_on_a_generator_covers_each_of_its_steps_as_torch(
             assert list(recording()) == [True]
 
 
+def _scale(T, gradient_of_b):
+    """A Function ``a * b`` whose backward returns ``2 g`` for a and ``gradient_of_b(g)`` for b."""
+    class Scale(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * b
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, gradient_of_b(g)
+    return Scale
+
+
 def test_a_functions_gradient_for_an_input_that_needs_none_is_dropped_unchecked_as_torch():
     def run(T):
-        class Scale(T.autograd.Function):
-            @staticmethod
-            def forward(ctx, a, b):
-                return a * b
-
-            @staticmethod
-            def backward(ctx, g):
-                return g * 2, g.sum()   # (the wrong shape for b, which needs no gradient)
         a, b = T.tensor([1.0, 2.0], requires_grad=True), T.tensor([1.0, 2.0])
-        Scale.apply(a, b).sum().backward()
+        _scale(T, lambda g: g.sum()).apply(a, b).sum().backward()   # (the wrong shape for b, which needs none)
         return a.grad
     same_results(run)
 
@@ -770,15 +775,7 @@ def test_asarray_of_a_buffer_copies_when_told():
 
 
 def test_a_functions_non_tensor_gradient_is_refused_even_for_an_input_that_needs_none():
-    class Scale(ag.autograd.Function):
-        @staticmethod
-        def forward(ctx, a, b):
-            return a * b
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 2, 3.0
     a = ag.tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(TypeError, match="returned a float as the gradient at index 1"):
-        Scale.apply(a, ag.tensor([1.0, 2.0])).sum().backward()
+        _scale(ag, lambda g: 3.0).apply(a, ag.tensor([1.0, 2.0])).sum().backward()
     assert a.grad is None
