@@ -59,7 +59,7 @@ from .ops.special import logit, nan_to_num, sinc, xlogy
 from .ops.special_functions import digamma, erfc, erfinv, i0, lgamma, mvlgamma, polygamma
 from .ops.special_functions import gammainc as igamma, gammaincc as igammac
 from .ops.shape import broadcast_shapes, broadcast_tensors
-from .ops.searching import bucketize, histc, isin, searchsorted, signbit, tril_indices, triu_indices
+from .ops.searching import bucketize, histc, histogram, isin, searchsorted, signbit, tril_indices, triu_indices
 from .ops.special import deg2rad, frac, heaviside, rad2deg, sgn
 from .ops.statistics import aminmax
 from .ops.rearrange import msort, ravel, select, unflatten
@@ -254,7 +254,7 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "is_inference_mode_enabled", "device",
            "cuda", "backends", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "concat", "concatenate", "Size", "numel", "clamp_min",
-           "clamp_max", "set_printoptions", "bucketize", "histc", "isin",
+           "clamp_max", "set_printoptions", "bucketize", "histc", "histogram", "isin",
            "searchsorted", "signbit", "tril_indices", "triu_indices", "deg2rad", "frac", "heaviside", "rad2deg",
            "sgn", "aminmax", "msort", "ravel", "select", "unflatten", "cosine_similarity", "dist",
            "pairwise_distance", "arccos", "arcsin", "arctan", "absolute", "acosh", "asinh", "atanh", "arccosh",

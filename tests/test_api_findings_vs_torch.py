@@ -779,3 +779,40 @@ def test_a_functions_non_tensor_gradient_is_refused_even_for_an_input_that_needs
     with pytest.raises(TypeError, match="returned a float as the gradient at index 1"):
         _scale(ag, lambda g: 3.0).apply(a, ag.tensor([1.0, 2.0])).sum().backward()
     assert a.grad is None
+
+
+# -- histogram and unique(dim=) -----------------------------------------------------------------------------
+
+HISTOGRAMS = {
+    "4 bins": lambda T, x: T.histogram(x, bins=4),
+    "edges": lambda T, x: T.histogram(x, bins=T.tensor([0.0, 1.0, 2.5, 5.0], dtype=x.dtype)),
+    "range, weights, density": lambda T, x: T.histogram(x, 3, range=(0.0, 3.0), weight=T.ones_like(x) * 2,
+                                                        density=True),
+    "method": lambda T, x: x.histogram(2),
+    "no data": lambda T, x: T.histogram(x[:0], 3),
+    "one value": lambda T, x: T.histogram(x[:1].expand(4), 3),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", list(HISTOGRAMS))
+def test_histogram_as_torch(name, dtype):
+    data = [1.0, 2.0, 1.0, 4.0, 2.5, 3.0, 0.3, 3.9]
+    same_results(lambda T: tuple(HISTOGRAMS[name](T, T.tensor(data, dtype=getattr(T, dtype)))))
+    result = ag.histogram(ag.tensor(data), 4)
+    assert repr(result).startswith("autogradlab.return_types.histogram(\nhist=")
+
+
+@pytest.mark.parametrize("call", [lambda T: T.histogram(T.tensor([1, 2]), 2),
+                                  lambda T: T.histogram(T.tensor([1.0, 2.0]), 0),
+                                  lambda T: T.histogram(T.tensor([1.0, 2.0]), 3, range=(3.0, 1.0))],
+                         ids=["integers", "no-bins", "range-backwards"])
+def test_histogram_refuses_as_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_unique_along_a_dim_as_torch(dim):
+    rows = [[1, 2, 1], [3, 4, 3], [1, 2, 1], [0, 9, 0]]
+    same_results(lambda T: T.unique(T.tensor(rows), dim=dim, return_inverse=True, return_counts=True), rtol=0)
+    same_results(lambda T: T.unique(T.tensor(rows, dtype=T.float64), dim=dim), rtol=0)

@@ -370,7 +370,7 @@ METHODS = {
     "inner": L.inner, "xlogy": P.xlogy, "nan_to_num": P.nan_to_num, "logit": P.logit, "sinc": P.sinc,
     "frac": P.frac, "deg2rad": P.deg2rad, "rad2deg": P.rad2deg, "sgn": P.sgn, "heaviside": P.heaviside,
     "aminmax": Q.aminmax, "ravel": A.ravel, "unflatten": A.unflatten, "select": A.select, "msort": A.msort,
-    "histc": H.histc, "signbit": H.signbit,
+    "histc": H.histc, "histogram": H.histogram, "signbit": H.signbit,
     "igamma": G.gammainc, "igammac": G.gammaincc,
     "lgamma": G.lgamma, "digamma": G.digamma, "polygamma": lambda a, n: G.polygamma(n, a), "mvlgamma": G.mvlgamma,
     "erfc": G.erfc, "erfinv": G.erfinv, "i0": G.i0,

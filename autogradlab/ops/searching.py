@@ -10,6 +10,8 @@ import numpy
 
 from .. import backend
 from ..backend import to_host, xp_of
+from ..creation import _even_steps
+from ..return_types import return_type
 from ..tensor import Tensor
 from .elementwise import ordered
 from .registry import expect_tensor
@@ -114,6 +116,49 @@ def histc(input, bins=100, min=0, max=0):
     position = ((kept - first) / span * values.dtype.type(bins)).astype(numpy.int64)
     counts = numpy.bincount(numpy.minimum(position, int(bins) - 1), minlength=int(bins))
     return _result(backend.asarray(counts.astype(input.dtype), input.device), input.device)
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    """``(hist, bin_edges)``: how many of ``input``'s elements (or how much ``weight``) fall in each bin. ``bins``
+    is a count of equal bins over ``range`` (default: the data's smallest to largest; half a unit either side
+    when they are equal, [0, 1] with no data) or a 1-D tensor of the edges. A bin holds its left edge; the last
+    also its right one. ``density=True`` divides by the total and the bin widths (an area of 1)."""
+    expect_tensor(input, "histogram")
+    if input.dtype.kind != "f":
+        raise NotImplementedError(f'"histogramdd" not implemented for {input.dtype.name}: it counts floats; '
+                                  f'convert with input.float()')
+    values = to_host(input._data).reshape(-1).astype(numpy.float64)
+    if isinstance(bins, Tensor):
+        edges = to_host(bins._data).astype(input.dtype)
+        if bins.ndim != 1 or edges.size < 2 or (numpy.diff(edges) < 0).any():
+            raise RuntimeError(f"torch.histogram(): bins must be a 1-D tensor of at least two edges in increasing "
+                               f"order, got shape {tuple(bins.shape)}")
+    else:
+        if isinstance(bins, bool) or not isinstance(bins, numbers.Integral):
+            raise TypeError(f"histogram(): argument 'bins' must be int or a Tensor of edges, not "
+                            f"{type(bins).__name__}")
+        if bins <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        low, high = (float(range[0]), float(range[1])) if range is not None else (
+            (float(values.min()), float(values.max())) if values.size else (0.0, 1.0))
+        if low > high:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {low} max {high} for "
+                               f"dimension 0")
+        if low == high:   # (all the data one value: a bin of width 1 around it)
+            low, high = low - 0.5, high + 0.5
+        edges = _even_steps(low, high, int(bins) + 1, {2: numpy.float16, 4: numpy.float32}.get(
+            input.dtype.itemsize, numpy.float64)).astype(input.dtype)
+    weights = None
+    if weight is not None:
+        if not isinstance(weight, Tensor) or tuple(weight.shape) != tuple(input.shape):
+            raise RuntimeError(f"histogram(): weight must be a tensor of the input's shape {tuple(input.shape)}")
+        weights = to_host(weight._data).reshape(-1).astype(numpy.float64)
+    hist, _ = numpy.histogram(values, bins=edges.astype(numpy.float64), weights=weights, density=bool(density))
+    return HISTOGRAM(*(Tensor._make(backend.asarray(a.astype(input.dtype), input.device), False, None, input.device)
+                       for a in (hist, edges)))
+
+
+HISTOGRAM = return_type("histogram", ("hist", "bin_edges"))
 
 
 def signbit(input):

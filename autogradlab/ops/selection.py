@@ -12,7 +12,7 @@ import numpy
 
 from ..backend import scatter_add as scatter_add_at
 from ..backend import scatter_extreme, scatter_multiply
-from ..backend import to_host, xp_of
+from ..backend import asarray, to_host, xp_of
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import inplace as I
@@ -309,6 +309,18 @@ def masked_select(input, mask):
 
 # -- index-valued results: computed on the arrays, never requiring grad ----------------------------------------
 
+def _unique_slices(input, d, return_inverse, return_counts):
+    """``unique(dim=d)``: the distinct slices along ``d``, sorted lexicographically; the inverse says which one
+    each slice of ``input`` is (one entry per slice), the counts how often each occurs."""
+    values, inverse, counts = numpy.unique(to_host(input._data), axis=d, return_inverse=True, return_counts=True)
+    out = [_result(asarray(numpy.ascontiguousarray(values), input.device), input)]
+    if return_inverse:
+        out.append(_result(asarray(inverse.reshape(-1).astype(numpy.int64), input.device), input))
+    if return_counts:
+        out.append(_result(asarray(counts.astype(numpy.int64), input.device), input))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def _result(array, like):
     return Tensor._make(array, False, None, like.device)
 
@@ -343,12 +355,11 @@ def argwhere(input):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct elements of ``input``, sorted (also with ``sorted=False``, as PyTorch's CPU unique);
     optionally where each element of ``input`` is among them (``inverse``, input's shape) and how often each
-    occurs (``counts``), both int64."""
+    occurs (``counts``), both int64. With ``dim``, the distinct slices along that dim instead."""
     expect_tensor(input, "unique")
     ordered("unique", input)
     if dim is not None:
-        raise NotImplementedError("unique(): dim= is not supported here (only the unique elements of the whole "
-                                  "tensor, dim=None)")
+        return _unique_slices(input, single_dim(dim, input.ndim, "unique"), return_inverse, return_counts)
     data = input._data
     values, inverse, counts = xp_of(data).unique(data.reshape(-1), return_inverse=True, return_counts=True,
                                                  equal_nan=False)   # (each NaN its own, as PyTorch)
