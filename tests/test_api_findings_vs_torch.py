@@ -816,3 +816,15 @@ def test_unique_along_a_dim_as_torch(dim):
     rows = [[1, 2, 1], [3, 4, 3], [1, 2, 1], [0, 9, 0]]
     same_results(lambda T: T.unique(T.tensor(rows), dim=dim, return_inverse=True, return_counts=True), rtol=0)
     same_results(lambda T: T.unique(T.tensor(rows, dtype=T.float64), dim=dim), rtol=0)
+
+
+@pytest.mark.parametrize("make", [lambda T: T.distributions.Normal(0.0, 1.0), lambda T: T.distributions.Laplace(0.0, 1.0),
+                                  lambda T: T.distributions.MultivariateNormal(T.zeros(2), T.eye(2))],
+                         ids=["normal", "laplace", "multivariate-normal"])
+def test_log_prob_of_nan_is_refused_as_torch_unless_validation_is_off(make):
+    def call(T):
+        d = make(T)
+        return d.log_prob(T.full(d.event_shape, float("nan")))
+    both_raise(lambda: call(ag), lambda: call(torch))
+    quiet = ag.distributions.Normal(0.0, 1.0, validate_args=False)
+    assert np.isnan(quiet.log_prob(ag.tensor(float("nan"))).item())

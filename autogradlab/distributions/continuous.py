@@ -54,6 +54,7 @@ class Normal(_LocationScale, ExponentialFamily):
 
     def log_prob(self, value):
         value = _as_tensor(value, self.loc)
+        self._check_value(value, ~E.isnan(value.detach()), "Real()")
         return -((value - self.loc) ** 2) / (2 * self.variance) - E.log(self.scale) - math.log(math.sqrt(2 * math.pi))
 
     def entropy(self):
@@ -213,6 +214,7 @@ class Laplace(_LocationScale):
 
     def log_prob(self, value):
         value = _as_tensor(value, self.loc)
+        self._check_value(value, ~E.isnan(value.detach()), "Real()")
         return -E.log(2 * self.scale) - E.abs(value - self.loc) / self.scale
 
     def entropy(self):
@@ -307,6 +309,7 @@ class MultivariateNormal(_CentredAtLoc):
 
     def log_prob(self, value):
         value = _as_tensor(value, self.loc)
+        self._check_value(value, ~E.isnan(value.detach()), "IndependentConstraint(Real(), 1)")
         d = self.event_shape[0]
         m = _mahalanobis(self._unbroadcasted_scale_tril, value - self.loc)
         return -0.5 * (d * math.log(2 * math.pi) + m) - self._half_log_det()
