@@ -405,9 +405,9 @@ def test_errors_match_torch(name):
         call(ag, x, i)
 
 
-def test_unique_with_dim_is_refused_clearly():
-    with pytest.raises(NotImplementedError, match="dim"):
-        ag.unique(ag.zeros(3), dim=0)
+def test_unique_along_dim_0_of_a_vector_is_the_plain_unique_as_torch():
+    for T in (ag, torch):
+        assert T.unique(T.tensor([3, 1, 3, 2]), dim=0).tolist() == [1, 2, 3]
 
 
 # -- masked_select and the index-valued ops -------------------------------------------------------------------
