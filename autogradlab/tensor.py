@@ -544,7 +544,8 @@ def _integer_bounds(dtype):
     if dtype not in _INTEGER_BOUNDS:
         info = numpy.iinfo(dtype)
         unsigned = info.min == 0
-        _INTEGER_BOUNDS[dtype] = (-info.max if unsigned else info.min, 0 if unsigned else info.min, info.max, info.bits)
+        _INTEGER_BOUNDS[dtype] = (-info.max if unsigned else info.min, 0 if unsigned else info.min, info.max,
+                                  info.bits)
     return _INTEGER_BOUNDS[dtype]
 
 

@@ -46,6 +46,16 @@ def _placeholder(t):
     return hasattr(t, "materialize")
 
 
+def _dotted(prefix, name):
+    """``prefix.name``, or ``name`` at the top (an empty prefix)."""
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _has_extra_state(module):
+    """Whether ``module``'s class defines ``get_extra_state`` (state_dict then saves it as ``_extra_state``)."""
+    return type(module).get_extra_state is not Module.get_extra_state
+
+
 class Module:
     """Base class for every layer and model: holds parameters and child modules, in order."""
 
@@ -255,7 +265,7 @@ class Module:
         yield prefix, self
         for name, child in self._modules.items():
             if child is not None:
-                yield from child.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
+                yield from child.named_modules(memo, _dotted(prefix, name), remove_duplicate)
 
     def modules(self):
         for _, m in self.named_modules():
@@ -284,7 +294,7 @@ class Module:
                 if t is None or (remove_duplicate and id(t) in seen):
                     continue
                 seen.add(id(t))
-                yield (f"{mod_prefix}.{name}" if mod_prefix else name), t
+                yield _dotted(mod_prefix, name), t
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         """``(dotted.name, parameter)`` in registration order; a shared parameter appears once (unless
@@ -414,7 +424,7 @@ class Module:
             destination._metadata[prefix[:-1]] = {"version": getattr(self, "_version", 1)}
         for name, t in self._own_state():
             destination[prefix + name] = t if keep_vars or _placeholder(t) else t.detach()
-        if type(self).get_extra_state is not Module.get_extra_state:
+        if _has_extra_state(self):
             destination[prefix + "_extra_state"] = self.get_extra_state()
         for name, child in self._modules.items():
             if child is not None:
@@ -434,13 +444,13 @@ class Module:
         """``(dotted.name, tensor)`` of what ``state_dict`` saves, in its order (a shared tensor under each name)."""
         for prefix, module in self.named_modules(remove_duplicate=False):
             for name, t in module._own_state():
-                yield (f"{prefix}.{name}" if prefix else name), t
+                yield _dotted(prefix, name), t
 
     def _extra_states(self):
         """``(dotted.name of _extra_state, module)`` for each module that defines ``get_extra_state``."""
         for prefix, module in self.named_modules(remove_duplicate=False):
-            if type(module).get_extra_state is not Module.get_extra_state:
-                yield (f"{prefix}._extra_state" if prefix else "_extra_state"), module
+            if _has_extra_state(module):
+                yield _dotted(prefix, "_extra_state"), module
 
     def get_extra_state(self):
         """State that is not a tensor, for ``state_dict`` to save under ``_extra_state``: override it (with
@@ -527,7 +537,7 @@ class Module:
         Parameter that requires grad as the one it replaces did)."""
         for prefix, module in list(self.named_modules(remove_duplicate=False)):
             for name, old in list(module._own_state()):
-                key = f"{prefix}.{name}" if prefix else name
+                key = _dotted(prefix, name)
                 if key not in state_dict or _placeholder(old) or _placeholder(state_dict[key]):
                     continue
                 value = state_dict[key]

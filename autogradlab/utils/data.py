@@ -42,8 +42,9 @@ from .samplers import (BatchSampler, RandomSampler, Sampler, SequentialSampler, 
                        WeightedRandomSampler, _stream)
 
 __all__ = ["Dataset", "IterableDataset", "ChainDataset", "TensorDataset", "ConcatDataset", "Subset", "StackDataset",
-           "random_split", "get_worker_info", "default_collate", "default_convert", "DataLoader", "DatasetArgumentError",
-           "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler"]
+           "random_split", "get_worker_info", "default_collate", "default_convert", "DataLoader",
+           "DatasetArgumentError", "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+           "WeightedRandomSampler", "BatchSampler"]
 
 T_co = TypeVar("T_co", covariant=True)
 

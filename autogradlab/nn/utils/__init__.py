@@ -23,8 +23,8 @@ from . import rnn  # noqa: F401  (torch.nn.utils.rnn's pad_sequence, unpad_seque
 from . import parametrizations, parametrize  # noqa: F401  (torch.nn.utils.parametrize, .parametrizations)
 from .weight_norms import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm
 
-__all__ = ["clip_grad_norm_", "clip_grads_with_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "parameters_to_vector", "vector_to_parameters",
-           "rnn", "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm"]
+__all__ = ["clip_grad_norm_", "clip_grads_with_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
+           "parameters_to_vector", "vector_to_parameters", "rnn", "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm"]
 
 
 def _grads(parameters):
