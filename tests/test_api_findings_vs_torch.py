@@ -828,3 +828,24 @@ def test_log_prob_of_nan_is_refused_as_torch_unless_validation_is_off(make):
     both_raise(lambda: call(ag), lambda: call(torch))
     quiet = ag.distributions.Normal(0.0, 1.0, validate_args=False)
     assert np.isnan(quiet.log_prob(ag.tensor(float("nan"))).item())
+
+
+INF = float("inf")
+
+
+@pytest.mark.parametrize("given", [{"logits": [INF, 0.0]}, {"logits": [-INF, -INF]}, {"probs": [0.0, 0.0]},
+                                   {"probs": [INF, 1.0]}, {"probs": [[0.2, 0.3], [0.0, 0.0]]}],
+                         ids=["infinite-logit", "all-minus-infinity", "all-zero", "infinite-prob", "one-zero-row"])
+def test_categorical_checks_its_parameter_once_normalised_as_torch(given):
+    """An infinite logit or an all-zero row normalises to NaN: refused, as torch refuses it (not NaN probs)."""
+    def make(T):
+        return T.distributions.Categorical(**{k: T.tensor(v) for k, v in given.items()})
+    both_raise(lambda: make(ag), lambda: make(torch))
+    name, value = next(iter(given.items()))
+    quiet = ag.distributions.Categorical(**{name: ag.tensor(value)}, validate_args=False)
+    assert np.isnan(quiet.probs.numpy()).any()
+
+
+def test_categorical_takes_minus_infinity_and_zero_as_torch():
+    same_results(lambda T: T.distributions.Categorical(logits=T.tensor([-INF, 0.0, 1.0])).probs)
+    same_results(lambda T: T.distributions.Categorical(probs=T.tensor([0.0, 3.0, 1.0])).probs)

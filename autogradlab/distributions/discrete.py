@@ -97,15 +97,17 @@ class Categorical(Distribution):
         given = probs if probs is not None else logits
         if given.ndim < 1:
             raise ValueError("`probs` or `logits` parameter must be at least one-dimensional.")
+        # (as in PyTorch, the parameter is checked once normalised: all-zero probs or an infinite logit give NaN)
         if probs is not None:
-            if _validating(validate_args):   # (non-negative, and not all 0: a simplex once normalised)
-                ok = (probs.detach() >= 0) & (probs.detach().sum(-1, keepdim=True) > 0)
-                _check("probs", probs, ok, "Simplex()", self)
             probs = probs / probs.sum(-1, keepdim=True)
+            if _validating(validate_args):
+                p = probs.detach()
+                ok = (p >= 0).all(-1) & ((p.sum(-1) - 1).abs() < 1e-6)
+                _check("probs", probs, ok, "Simplex()", self)
         else:
+            logits = logits - R.logsumexp(logits, -1, keepdim=True)
             if _validating(validate_args):
                 _check("logits", logits, ~E.isnan(logits.detach()), "IndependentConstraint(Real(), 1)", self)
-            logits = logits - R.logsumexp(logits, -1, keepdim=True)
         self._probs, self._logits = probs, logits
         self._num_events = given.shape[-1]
         super().__init__(given.shape[:-1], validate_args=validate_args)
