@@ -66,7 +66,8 @@ from .ops.rearrange import msort, ravel, select, unflatten
 from .nn.distance import cosine_similarity, dist, pairwise_distance
 from .sampling import (bernoulli, empty, empty_like, logspace, multinomial, normal, poisson, rand_like, randint_like,
                        randn_like)
-from .dtypes import can_cast, finfo, get_default_dtype, iinfo, is_floating_point, promote_types, set_default_dtype
+from .dtypes import (can_cast, finfo, get_default_dtype, iinfo, is_floating_point, layout, promote_types,
+                     set_default_dtype, strided)
 from .grad_mode import inference_mode, is_inference_mode_enabled
 from .backend import device
 from .printing import set_printoptions
@@ -250,7 +251,7 @@ __all__ = ["get_default_device", "set_default_device", "Generator", "FloatTensor
            "quantile", "std_mean", "var_mean", "special", "logit", "nan_to_num", "sinc", "xlogy",
            "broadcast_shapes", "broadcast_tensors", "bernoulli", "empty", "empty_like", "logspace", "multinomial",
            "normal", "poisson", "rand_like", "randint_like", "randn_like", "can_cast", "finfo", "get_default_dtype",
-           "set_default_dtype", "iinfo", "is_floating_point", "promote_types", "inference_mode",
+           "set_default_dtype", "iinfo", "is_floating_point", "promote_types", "layout", "strided", "inference_mode",
            "is_inference_mode_enabled", "device",
            "cuda", "backends", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "concat", "concatenate", "Size", "numel", "clamp_min",

@@ -9,7 +9,25 @@ import numpy
 from . import tensor as _tensor
 from .tensor import _CATEGORY, FLOAT_DTYPES, Tensor, _promoted, default_float
 
-__all__ = ["get_default_dtype", "set_default_dtype", "is_floating_point", "finfo", "iinfo", "promote_types", "can_cast"]
+__all__ = ["get_default_dtype", "set_default_dtype", "is_floating_point", "finfo", "iinfo", "promote_types", "can_cast",
+           "layout", "strided"]
+
+
+class layout:
+    """How a tensor's elements lie in memory. Here every tensor is dense, as a NumPy array: its layout is
+    ``strided``, PyTorch's default (``t.layout == autogradlab.strided``; ``t.is_sparse`` is False)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"autogradlab.{self.name}"
+
+    def __reduce__(self):
+        return self.name   # (a pickled layout is the module's one object)
+
+
+strided = layout("strided")
 
 
 def get_default_dtype() -> numpy.dtype:

@@ -849,3 +849,14 @@ def test_categorical_checks_its_parameter_once_normalised_as_torch(given):
 def test_categorical_takes_minus_infinity_and_zero_as_torch():
     same_results(lambda T: T.distributions.Categorical(logits=T.tensor([-INF, 0.0, 1.0])).probs)
     same_results(lambda T: T.distributions.Categorical(probs=T.tensor([0.0, 3.0, 1.0])).probs)
+
+
+def test_layout_and_the_is_sparse_family_answer_as_torch_for_dense_tensors():
+    """Optimizers and helpers written for torch ask ``grad.is_sparse`` or ``t.layout == torch.strided``."""
+    for T in (ag, torch):
+        t = T.zeros(2, 3)
+        assert t.layout == T.strided and t[:, 1].layout is T.strided and isinstance(T.strided, T.layout)
+        assert not (t.is_sparse or t.is_sparse_csr or t.is_quantized or t.is_meta or t.is_mkldnn or t.is_nested)
+    assert repr(ag.strided) == repr(torch.strided).replace("torch", "autogradlab")
+    import pickle
+    assert pickle.loads(pickle.dumps(ag.zeros(2).layout)) is ag.strided

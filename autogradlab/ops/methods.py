@@ -9,6 +9,7 @@ import warnings
 import numpy
 
 from .. import backend, creation as C, sampling as M
+from ..dtypes import strided
 from ..grad_mode import state
 from ..tensor import Size, Tensor, tensor
 from . import decompositions as D, elementwise as E, inplace as I, linalg as L, rearrange as A, reduce as R
@@ -536,6 +537,9 @@ def attach():
     Tensor.T = property(_T)
     Tensor.is_cuda = property(lambda a: a.device != "cpu")
     Tensor.is_cpu = property(lambda a: a.device == "cpu")
+    Tensor.layout = property(lambda a: strided)   # (every tensor here is dense, none sparse, quantized or nested)
+    for name in ("is_sparse", "is_sparse_csr", "is_quantized", "is_meta", "is_mkldnn", "is_nested"):
+        setattr(Tensor, name, property(lambda a: False))
     Tensor.itemsize = property(lambda a: a.dtype.itemsize)
     Tensor.nbytes = property(lambda a: a.numel() * a.dtype.itemsize)
     Tensor.mT = property(_mT)
