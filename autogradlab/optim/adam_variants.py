@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from ..backend import xp_of
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _scalar
 
 __all__ = ["Adamax", "NAdam", "RAdam"]
 
@@ -97,7 +97,7 @@ class NAdam(_AdamLike):
                 grad = self._decayed(group, param, grad)
                 mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * group["momentum_decay"]))
                 mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * group["momentum_decay"]))
-                state["mu_product"] *= mu
+                state["mu_product"] = _scalar(state["mu_product"] * _scalar(mu))   # (in default-dtype floats, as torch)
                 product = state["mu_product"]
                 m, v = state["exp_avg"], state["exp_avg_sq"]
                 m += (1 - beta1) * (grad - m)

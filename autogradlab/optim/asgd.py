@@ -2,18 +2,10 @@
 and, from step ``t0`` on, a running average of the iterates (PyTorch's formulas)."""
 from __future__ import annotations
 
-import numpy
-
 from ..backend import xp_of
-from ..tensor import default_float
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _scalar
 
 __all__ = ["ASGD"]
-
-
-def _scalar(value):
-    """A number rounded as PyTorch keeps ``eta`` and ``mu``: in a tensor of the default float dtype."""
-    return float(numpy.dtype(default_float()).type(value))
 
 
 class ASGD(Optimizer):

@@ -106,8 +106,12 @@ class Optimizer:
             packed = {k: v for k, v in group.items() if k != "params"}
             packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
             groups.append(packed)
-        state = {index[id(p)]: {name: _exported(name, value, p, self) for name, value in values.items()}
-                 for p, values in self._buffers.items() if id(p) in index}
+        state = {}
+        for p, values in self._buffers.items():
+            if not isinstance(p, Tensor):   # (an optimizer of one's own may keep state under other keys)
+                state[p] = values
+            elif id(p) in index:
+                state[index[id(p)]] = {name: _exported(name, value, p, self) for name, value in values.items()}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
@@ -138,6 +142,9 @@ class Optimizer:
         by_index = dict(zip(order, params))
         state = {}
         for i, values in state_dict["state"].items():
+            if i not in by_index and _own_steps(self) and not isinstance(i, int):
+                state[i] = values   # (an optimizer of one's own: its state under a key of its own, as it is)
+                continue
             if i not in by_index:
                 raise ValueError(f"loaded state dict has state for parameter {i!r}, but its groups number the "
                                  f"parameters {sorted(by_index)}")
@@ -304,10 +311,15 @@ class _StateView(MutableMapping):
             if not isinstance(p, Tensor):
                 raise KeyError(p)
             buffers[p] = {}   # (PyTorch's state is a defaultdict(dict))
+        if not isinstance(buffers[p], dict):   # (an optimizer of one's own may keep anything under any key)
+            return buffers[p]
         return _ParamState(buffers[p], p, self._optimizer)
 
     def __setitem__(self, p, values):
-        self._optimizer._buffers[p] = _imported_state(values, p, 0, self._optimizer)
+        if _own_steps(self._optimizer):   # (as PyTorch's dict: the object itself, whatever it is)
+            self._optimizer._buffers[p] = values
+        else:
+            self._optimizer._buffers[p] = _imported_state(values, p, 0, self._optimizer)
 
     def __delitem__(self, p):
         del self._optimizer._buffers[p]
@@ -327,16 +339,22 @@ class _StateView(MutableMapping):
 
 class _ParamState(MutableMapping):
     """One parameter's state: arrays as Tensors over the same memory (a complex parameter's as complex numbers),
-    the step count and NAdam's momentum product as 0-d float Tensors; an assignment is checked and copied in."""
+    the step count and NAdam's momentum product as 0-d float Tensors; an assignment is checked and copied in.
+    An optimizer of one's own (a subclass whose ``step`` is written outside this package, as for PyTorch) gets
+    back exactly what it stored, as from PyTorch's plain dict: its int step count, its tensor (not a copy)."""
 
     def __init__(self, raw, p, optimizer):
         self._raw, self._p, self._optimizer = raw, p, optimizer
 
     def __getitem__(self, name):
-        return _exported(name, self._raw[name], self._p, self._optimizer, copy=False)
+        value = self._raw[name]
+        if isinstance(value, Tensor) or _own_steps(self._optimizer) and not hasattr(value, "shape"):
+            return value
+        return _exported(name, value, self._p, self._optimizer, copy=False)
 
     def __setitem__(self, name, value):
-        self._raw[name] = _imported(name, value, self._p, 0, self._optimizer)
+        own = _own_steps(self._optimizer)
+        self._raw[name] = value if own else _imported(name, value, self._p, 0, self._optimizer)
 
     def __delitem__(self, name):
         del self._raw[name]
@@ -351,12 +369,19 @@ class _ParamState(MutableMapping):
         return repr(dict(self.items()))
 
 
-#: state kept as a number (PyTorch keeps a 0-d float tensor): the step count, NAdam's momentum product
+def _own_steps(optimizer):
+    """Whether ``optimizer`` steps with code of its own (a subclass written as for PyTorch), which reads and
+    writes ``self.state`` as a plain dict, rather than with one of this package's steps over raw arrays."""
+    return not getattr(type(optimizer).step, "__module__", "").startswith(__package__)
+
+
 def _exported(name, value, p, optimizer, copy=True):
     """A state value as ``state_dict`` gives it: arrays as Tensor copies (``copy=False``: over the same memory, as
     ``optimizer.state`` shows them), the step count as PyTorch's float32 (float64 when that is the default dtype).
     A complex parameter's state, kept as (x, y) pairs while stepping, comes out complex and of the parameter's
     shape, as PyTorch's."""
+    if isinstance(value, Tensor) or _own_steps(optimizer) and not hasattr(value, "shape"):
+        return value   # (what an optimizer of one's own stored: as it is, as PyTorch's state_dict gives it)
     if name in optimizer._scalar_state and isinstance(value, (int, float)):
         scalar = numpy.float64 if default_float() == numpy.float64 else numpy.float32
         return Tensor._make(numpy.array(value, dtype=scalar), False, None, "cpu")
@@ -383,6 +408,10 @@ def _imported(name, value, p, index, optimizer):
         value = Tensor._make(value, False, None, "cpu")
     if not isinstance(value, Tensor):
         return value
+    if _own_steps(optimizer):   # (PyTorch's rule: float tensors take p's dtype, and all p's device; any shape)
+        if name == "step":
+            return value.clone()
+        return value.to(dtype=p.dtype if value.is_floating_point() else None, device=p.device, copy=True)
     if name in optimizer._scalar_state:
         return optimizer._scalar_state[name](value.item())
     if optimizer._flat_state:
@@ -394,6 +423,12 @@ def _imported(name, value, p, index, optimizer):
     if p.dtype.kind == "c":   # (stepped as (x, y) pairs: see Optimizer._params_with_grad)
         return _as_pairs(data.astype(p.dtype))
     return data.astype(p.dtype) if p.dtype.kind == "f" else data.copy()
+
+
+def _scalar(value):
+    """A number rounded as PyTorch keeps a state number (ASGD's ``eta`` and ``mu``, NAdam's ``mu_product``):
+    in a 0-d tensor of the default float dtype."""
+    return float(numpy.dtype(default_float()).type(value))
 
 
 def _is_number(value):

@@ -39,7 +39,7 @@ class Rprop(Optimizer):
             (eta_minus, eta_plus), (step_min, step_max) = group["etas"], group["step_sizes"]
             for p, param, grad in self._params_with_grad(group):
                 xp = xp_of(param)
-                grad = -grad if group["maximize"] else grad.copy()
+                grad = xp.array(-grad if group["maximize"] else grad)   # (a copy; an array also when 0-d)
                 state = self._buffers.setdefault(p, {})
                 if not state:
                     state.update(step=0, prev=xp.zeros_like(param),

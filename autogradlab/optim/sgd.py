@@ -1,6 +1,7 @@
 """Stochastic gradient descent, with momentum, Nesterov and weight decay (PyTorch's formulas)."""
 from __future__ import annotations
 
+from ..backend import xp_of
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -42,7 +43,8 @@ class SGD(Optimizer):
                     state = self._buffers.setdefault(p, {})
                     buf = state.get("momentum_buffer")
                     if buf is None:
-                        buf = state["momentum_buffer"] = d_p.copy()
+                        # (xp.array: a copy, and an array even for a 0-d parameter, where -grad is a number)
+                        buf = state["momentum_buffer"] = xp_of(param).array(d_p)
                     else:
                         buf *= momentum
                         buf += (1 - dampening) * d_p

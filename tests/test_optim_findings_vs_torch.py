@@ -1,0 +1,147 @@
+"""What a round of differential fuzzing of optimizers, schedulers and ``save``/``load`` against torch 2.13 found
+wrong, each fixed and checked side by side: SGD's momentum and Rprop on a 0-d parameter, NAdam's rounded
+momentum product, Adam's NaN hyperparameters, and the state of an optimizer written as for torch (a plain dict:
+what it stores comes back as it is)."""
+import math
+
+import numpy as np
+import pytest
+from conftest import import_torch
+from torch_compare import both_raise
+
+import autogradlab as ag
+
+torch = import_torch()
+
+
+def _trained(T, make, steps=6, shape=(), dtype=None):
+    """A parameter of ``shape`` after ``steps`` steps of ``make(T, [p])`` on a fixed sequence of gradients."""
+    dtype = T.float64 if dtype is None else dtype
+    p = T.tensor(np.linspace(0.5, 1.5, int(np.prod(shape))).reshape(shape), dtype=dtype, requires_grad=True)
+    opt = make(T, [p])
+    for i in range(steps):
+        p.grad = T.tensor(np.cos(np.arange(p.numel()) + i).reshape(shape), dtype=dtype)
+        opt.step()
+    return p.detach().numpy()
+
+
+ZERO_D_CONFIGS = {
+    "sgd-momentum-weight-decay": lambda T, ps: T.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.1),
+    "sgd-momentum-maximize": lambda T, ps: T.optim.SGD(ps, lr=0.1, momentum=0.9, maximize=True),
+    "sgd-nesterov-dampening-0": lambda T, ps: T.optim.SGD(ps, lr=0.1, momentum=0.5, nesterov=True, weight_decay=0.2),
+    "rprop-maximize": lambda T, ps: T.optim.Rprop(ps, lr=0.1, maximize=True),
+    "rprop": lambda T, ps: T.optim.Rprop(ps, lr=0.1),
+}
+
+
+@pytest.mark.parametrize("make", ZERO_D_CONFIGS.values(), ids=ZERO_D_CONFIGS.keys())
+@pytest.mark.parametrize("shape", [(), (3,)], ids=["0-d", "vector"])
+def test_a_zero_d_parameter_steps_as_torch(make, shape):
+    """A scalar parameter (a temperature, a logit scale): ``-grad`` of a 0-d array is a number, and the momentum
+    buffer made from it was never updated in place (SGD), or could not be written (Rprop)."""
+    np.testing.assert_allclose(_trained(ag, make, shape=shape), _trained(torch, make, shape=shape), rtol=1e-12)
+
+
+def test_nadam_rounds_its_momentum_product_as_torch():
+    """torch keeps ``mu_product`` in a 0-d tensor of the default dtype (float32): the steps use it rounded."""
+    for decay in (0.0, 4e-3):
+        def make(T, ps):
+            return T.optim.NAdam(ps, lr=0.1, momentum_decay=decay)
+        np.testing.assert_allclose(_trained(ag, make, steps=12, shape=(4,)),
+                                   _trained(torch, make, steps=12, shape=(4,)), rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+@pytest.mark.parametrize("option", ["lr", "eps", "weight_decay"])
+def test_adam_refuses_nan_hyperparameters_as_torch(name, option):
+    def make(T):
+        return getattr(T.optim, name)([T.zeros(2, requires_grad=True)], **{option: float("nan")})
+    both_raise(lambda: make(ag), lambda: make(torch))
+
+
+def _own_adam(T):
+    """A textbook Adam written against torch's ``Optimizer`` API, as a lab or a paper's code writes it: an int
+    step count, tensors kept and updated in place, a factored row statistic of its own shape and dtype, and a
+    global counter under a key that is not a parameter."""
+    class OwnAdam(T.optim.Optimizer):
+        def __init__(self, params, lr=0.1, betas=(0.9, 0.999), eps=1e-8):
+            super().__init__(params, dict(lr=lr, betas=betas, eps=eps))
+
+        @T.no_grad()
+        def step(self, closure=None):
+            self.state["calls"] = self.state["calls"] + 1 if "calls" in self.state else 1
+            for group in self.param_groups:
+                b1, b2 = group["betas"]
+                for p in group["params"]:
+                    state = self.state[p]
+                    if not state:
+                        state["step"] = 0
+                        state["m"], state["v"] = T.zeros_like(p), T.zeros_like(p)
+                        state["rows"] = T.zeros(p.shape[0], dtype=T.float32)
+                    state["step"] += 1
+                    state["m"].mul_(b1).add_(p.grad, alpha=1 - b1)
+                    state["v"].mul_(b2).addcmul_(p.grad, p.grad, value=1 - b2)
+                    state["rows"] += p.grad.abs().sum(1).float()
+                    denom = (state["v"].sqrt() / math.sqrt(1 - b2 ** state["step"])).add_(group["eps"])
+                    p.addcdiv_(state["m"], denom, value=-group["lr"] / (1 - b1 ** state["step"]))
+    return OwnAdam
+
+
+def _run_own(T):
+    p = T.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    opt = _own_adam(T)([p])
+    for i in range(5):
+        p.grad = T.tensor(np.cos(np.arange(6.0) * (i + 1)).reshape(2, 3))
+        opt.step()
+    return p, opt
+
+
+def test_an_optimizer_of_ones_own_steps_as_torch_in_float64():
+    """Its int step count stays an int (bias corrections in float64), not a float32 tensor."""
+    (ours, opt), (theirs, _) = _run_own(ag), _run_own(torch)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-14)
+    assert opt.state[ours]["step"] == 5 and type(opt.state[ours]["step"]) is int
+    assert opt.state["calls"] == 5
+
+
+def test_an_optimizer_of_ones_own_gets_back_what_it_stored():
+    """The same tensor (updates through one's own reference land), any shape and dtype, any key."""
+    p = ag.zeros(2, 3, requires_grad=True)
+    opt = _own_adam(ag)([p])
+    buf, rows = ag.zeros_like(p), ag.zeros(2, dtype=ag.float32)
+    opt.state[p]["buf"], opt.state[p]["rows"] = buf, rows
+    buf.add_(1)
+    assert opt.state[p]["buf"] is buf and float(opt.state[p]["buf"].sum()) == 6.0
+    assert opt.state[p]["rows"].dtype == ag.float32 and tuple(opt.state[p]["rows"].shape) == (2,)
+    opt.state["global"] = {"seen": 3}
+    assert opt.state["global"] == {"seen": 3}
+
+
+def _own_round_trip(T):
+    p, opt = _run_own(T)
+    saved = opt.state_dict()
+    again = _own_adam(T)([p])
+    again.load_state_dict(saved)
+    state = again.state[p]
+    return saved, state, again.state["calls"]
+
+
+def test_an_optimizer_of_ones_own_state_dict_round_trips_as_torch():
+    """Keys that are not parameters kept; float tensors take the parameter's dtype on load, ``step`` as it is."""
+    (saved, state, calls), (saved_t, state_t, calls_t) = _own_round_trip(ag), _own_round_trip(torch)
+    assert list(saved["state"]) == list(saved_t["state"]) == ["calls", 0]
+    assert calls == calls_t == 5 and state["step"] == state_t["step"] == 5
+    for name in ("m", "v", "rows"):
+        assert state[name].dtype.name == str(state_t[name].dtype).removeprefix("torch.")
+        np.testing.assert_allclose(state[name].numpy(), state_t[name].numpy(), rtol=1e-6)
+
+
+def test_a_built_in_optimizers_state_is_still_checked_and_exported_as_torch():
+    """Our own optimizers keep their checks: a wrong shape is refused, ``step`` shows as a float tensor."""
+    p = ag.zeros(2, 3, requires_grad=True)
+    opt = ag.optim.Adam([p])
+    p.grad = ag.ones(2, 3)
+    opt.step()
+    assert isinstance(opt.state[p]["step"], ag.Tensor) and opt.state[p]["step"].item() == 1.0
+    with pytest.raises(ValueError, match="shape"):
+        opt.state[p]["exp_avg"] = ag.zeros(2)
