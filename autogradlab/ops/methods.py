@@ -155,7 +155,7 @@ def _takes_all(t, basic) -> bool:
     """Whether ``t[basic]`` (a basic index) is all of ``t``, element for element (``t[:]``, ``t[...]``,
     ``t[0:n]``)."""
     try:
-        part = t._data[basic]
+        part = _target(t._data, basic)   # (a view, also of one element: NumPy's t[()] is a number)
     except (IndexError, TypeError):
         return False   # (getitem below raises its own, clearer error)
     return backend.same_elements(part, t._data)
@@ -175,6 +175,10 @@ def _setitem(self, index, value):
     history goes on through copy_slices, as in PyTorch); with integer/bool array indices (no view) an
     in-place ``index_put``, as PyTorch's ``index_put_``."""
     basic, advanced = S._canonical_index(index, self.device)
+    if advanced:
+        basic, rest = S.torch_order(basic, self.ndim)
+        if rest is not None:   # (PyTorch's order: t[1, :, idx] = v writes t[1][:, idx])
+            return _setitem(S.getitem(self, basic, copy=False), rest, value)
     value = E.fits(value, self.dtype, "__setitem__")
     given_0d = isinstance(value, Tensor) and value.ndim == 0
     if isinstance(value, Tensor) and value.shape != self._data[basic].shape:
@@ -319,7 +323,7 @@ METHODS = {
     "__rxor__": _reflected(E.bitwise_xor), "logical_not": E.logical_not, "bitwise_not": E.bitwise_not,
     "__getitem__": S.getitem, "__setitem__": _setitem,
     # in-place
-    "__iadd__": I.add_, "__isub__": I.sub_, "__imul__": I.mul_, "__itruediv__": I.div_,
+    "__iadd__": I.add_, "__isub__": I.sub_, "__imul__": I.mul_, "__itruediv__": I.div_, "__ipow__": I.pow_,
     "__ifloordiv__": I.floor_divide_, "__imod__": I.remainder_, "floor_divide_": I.floor_divide_,
     "remainder_": I.remainder_,
     "add_": I.add_, "sub_": I.sub_, "mul_": I.mul_, "pow_": I.pow_,

@@ -339,6 +339,9 @@ def _canonical_index(index, device="cpu", copy=True):
     parts = index if isinstance(index, tuple) else (index,)
     out, advanced = [], False
     for p in parts:
+        if isinstance(p, numpy.integer) or (isinstance(p, (Tensor, numpy.ndarray)) and p.ndim == 0
+                                            and p.dtype.kind in "iu" and p.dtype != numpy.uint8):
+            p = int(p.item())   # (a NumPy integer or a 0-d integer tensor is an integer, as in PyTorch: a view)
         if isinstance(p, Tensor) and p.dtype == numpy.uint8:   # (a mask, as PyTorch reads it, with its warning)
             warnings.warn("indexing with dtype uint8 is now deprecated, please use a dtype bool instead "
                           "(index.bool())", UserWarning, stacklevel=3)
@@ -361,10 +364,45 @@ def _canonical_index(index, device="cpu", copy=True):
     return (tuple(out) if isinstance(index, tuple) or len(out) != 1 else out[0]), advanced
 
 
+def torch_order(index, ndim):
+    """An array index (made by ``_canonical_index``) read in PyTorch's order, where NumPy's differs: the
+    integers first (each removes its dim, as ``select``), then the arrays on what is left (NumPy counts such
+    an integer as one more array, so that ``x[1, :, t]`` would put t's dim first); and a ``...`` that spans
+    no dim does not part the arrays around it. Returns ``(index, None)``, or ``(first, rest)`` for
+    ``(x[first])[rest]``."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(p is Ellipsis for p in parts):
+        spanned = sum(0 if p is None or p is Ellipsis else p.ndim if getattr(p, "dtype", None) == bool else 1
+                      for p in parts)
+        if spanned == ndim:
+            parts = tuple(p for p in parts if p is not Ellipsis)
+            index = parts
+    if not any(type(p) is int for p in parts) or any(isinstance(p, bool) for p in parts):
+        return index, None
+    first, rest = [], []
+    for p in parts:
+        if type(p) is int:
+            first.append(p)
+        elif p is None or isinstance(p, slice):
+            first.append(p)
+            rest.append(slice(None))
+        elif p is Ellipsis:
+            first.append(p)
+            rest.append(p)
+        else:   # an array: a mask spans its number of dims, integers one
+            first.extend([slice(None)] * (p.ndim if p.dtype == bool else 1))
+            rest.append(p)
+    return tuple(first), tuple(rest)
+
+
 def getitem(a, index, copy=True):
     """``a[index]``: basic slicing, and integer/bool array indexing (repeated indices accumulate in backward).
     (``copy=False``: ``index`` is one this module made, whose arrays need no copy.)"""
     index, advanced = _canonical_index(index, a.device, copy)
+    if advanced:
+        index, rest = torch_order(index, a.ndim)
+        if rest is not None:
+            return getitem(getitem(a, index, copy=False), rest, copy=False)
     try:   # (a bad index fails in the op's forward, before anything is recorded)
         return apply_one(INDEX if advanced else GETITEM, a, {"index": index, "advanced": advanced})
     except IndexError as exc:
