@@ -374,3 +374,50 @@ def test_named_tuple_results_print_as_torchs_return_types(call):
     ours, theirs = repr(call(ag, ag.tensor(data, device="cpu"))), repr(call(torch, torch.tensor(data)))
     assert ours == theirs.replace("torch.return_types.", "autogradlab.return_types.").replace("torch.", "")
     assert type(call(ag, ag.tensor(data, device="cpu"))).__name__ == type(call(torch, torch.tensor(data))).__name__
+
+
+INF = float("inf")
+
+
+def test_add_matrix_products_leave_out_a_zero_alpha_or_beta_term_as_torch():
+    """alpha = 0 leaves the product out of ``addmm``, ``addmv`` and ``addbmm`` (its inf does not make NaN), as
+    beta = 0 leaves the input out (also a complex one, whose imaginary part used to leak through)."""
+    def run(T):
+        x = T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64, requires_grad=True)
+        out = T.addmm(x, T.full((2, 3), INF, dtype=T.float64), T.ones(3, 2, dtype=T.float64), alpha=0, beta=3)
+        out.sum().backward()
+        return (out, x.grad,
+                T.addmv(T.ones(2), T.full((2, 3), INF), T.ones(3), alpha=0, beta=2),
+                T.addbmm(T.ones(2, 2), T.full((4, 2, 3), INF), T.ones(4, 3, 2), alpha=0),
+                T.baddbmm(T.ones(4, 2, 2), T.full((4, 2, 3), INF), T.ones(4, 3, 2), alpha=0),
+                T.view_as_real(T.addmv(T.tensor([1 + 2j, 3 + 0j]), T.eye(2, dtype=T.complex64),
+                                       T.tensor([1j, 1 + 0j]), beta=0)))
+    same_results(run, rtol=0)
+
+
+def test_integer_and_bool_add_matrix_products_take_their_scalars_as_torch():
+    def run(T):
+        c, a, b = T.arange(4).reshape(2, 2), T.ones(2, 3, dtype=T.int64), T.ones(3, 2, dtype=T.int64)
+        flags = T.tensor([[True, False]]), T.tensor([True]), T.tensor([True, False])
+        return (T.addmm(c, a, b, beta=0.5), T.addmm(c, a, b, alpha=0.5), T.addr(*flags, beta=2),
+                T.addr(*flags, beta=0), T.addr(*flags, alpha=0))
+    same_results(run, rtol=0)
+
+
+def test_index_copy_with_a_repeated_index_writes_the_last_slice_as_torch():
+    def run(T):
+        x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x.index_copy(0, T.tensor([0, 2, 0]), T.tensor([2.0, 3.0, 4.0]))
+        (y * T.tensor([1.0, 2.0, 3.0])).sum().backward()
+        rows = T.arange(12.0).reshape(3, 4).index_copy(0, T.tensor([1, 1]), T.arange(100.0, 108.0).reshape(2, 4))
+        cols = T.arange(12.0).reshape(3, 4)
+        cols.index_copy_(1, T.tensor([3, 0, 3]), T.ones(3, 3) * T.tensor([7.0, 8.0, 9.0]))
+        return y, x.grad, rows, cols
+    same_results(run, rtol=0)
+
+
+def test_diff_of_order_0_and_nansum_into_an_integer_dtype_as_torch():
+    same_results(lambda T: T.diff(T.tensor([1.0, 2.0, 4.0]), n=0, prepend=T.tensor([0.0]), append=T.tensor([9.0])))
+    same_results(lambda T: (T.nansum(T.tensor([1.7, -2.6, 3.5]), dtype=T.int32),
+                            T.nansum(T.tensor([1, 2]), dtype=T.int16),
+                            T.nansum(T.tensor([[1.5, NAN], [2.0, 1.0]]), dim=1, dtype=T.float64)))

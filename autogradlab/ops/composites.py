@@ -21,8 +21,8 @@ from ..tensor import Tensor, default_float
 from ..return_types import return_type
 from . import elementwise as E
 from .joining import tensor_split
-from .linalg import bmm, dot, mv, outer
-from .rearrange import diag, narrow
+from .linalg import bmm, dot, left_out, mv, outer
+from .rearrange import diag, index_select, narrow
 from .reduce import cumsum, single_dim
 from .searching import signbit
 from .registry import expect_tensor
@@ -110,7 +110,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def _beta_alpha(input, product, beta, alpha, name):
     """``beta * input + alpha * product``, input broadcast to the product's shape (never the other way); with
     beta = 0 the input's values are not read (a NaN there does not spread) and its gradient is 0, as in
-    PyTorch. Integer tensors take the scalars as integers."""
+    PyTorch; so with alpha = 0 for the product of ``addmv`` and ``addbmm`` (PyTorch's ``addr`` and ``baddbmm``
+    do read it). Integer tensors take the scalars as integers; bool ones take them as bools."""
     expect_tensor(input, name)
     try:
         fits = numpy.broadcast_shapes(tuple(input.shape), tuple(product.shape)) == tuple(product.shape)
@@ -120,9 +121,9 @@ def _beta_alpha(input, product, beta, alpha, name):
         raise RuntimeError(f"{name}: input of shape {tuple(input.shape)} does not broadcast to the product's shape "
                            f"{tuple(product.shape)}")
     beta, alpha = (_as_integer_if((input, product), v) for v in (beta, alpha))
-    product = _scaled(product, alpha)
+    product = left_out(product) if alpha == 0 and name in ("addmv", "addbmm") else _scaled(product, alpha)
     if beta == 0:
-        return E.add(product, E.where(isreal(input), 0 if E._integers(input) else 0.0, input))
+        return E.add(product, left_out(input))
     return E.add(_scaled(input, beta), product)
 
 
@@ -132,7 +133,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
-    """``beta * input + alpha * outer(vec1, vec2)``."""
+    """``beta * input + alpha * outer(vec1, vec2)`` (for bools, PyTorch's ``(beta and input) or (alpha and
+    vec1_i and vec2_j)``)."""
+    if all(isinstance(t, Tensor) and t.dtype == numpy.bool_ for t in (input, vec1, vec2)):
+        both = E.bitwise_and(reshape(vec1, (-1, 1)), reshape(vec2, (1, -1)))
+        return _beta_alpha(E.bitwise_and(input, bool(beta)), E.bitwise_and(both, bool(alpha)), 1, 1, "addr")
     return _beta_alpha(input, outer(vec1, vec2), beta, alpha, "addr")
 
 
@@ -317,14 +322,21 @@ def index_fill(input, dim, index, value):
 
 def index_copy(input, dim, index, source):
     """``input`` with its slices along ``dim`` at ``index`` replaced by ``source``'s, in order (``index[i]``
-    takes ``source``'s slice i). With a repeated index PyTorch leaves the result undefined; here the slices
-    add up."""
+    takes ``source``'s slice i). Where an index repeats, the last of its slices is written (as PyTorch's CPU
+    loop writes them one by one; PyTorch calls the result undefined), and only it gets a gradient."""
     mask, d = _index_mask(input, dim, index, "index_copy")
     if not isinstance(source, Tensor) or source.dtype != input.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{input.dtype.name} and (source) {getattr(source, 'dtype', type(source).__name__)}")
     cleared = E.where(mask, _in_dtype(0, input), input)
-    return index_add(cleared, d, index.reshape(-1) if index.ndim == 0 else index, source)
+    index = index.reshape(-1) if index.ndim == 0 else index
+    picks = to_host(index._data) % (input.shape[d] if input.ndim else 1)
+    last = numpy.unique(picks[::-1], return_index=True)[1]   # (each index's last place, counted from the end)
+    if len(last) < len(picks) and source.ndim:
+        kept = numpy.sort(len(picks) - 1 - last)
+        index, source = index[kept], index_select(source, d, Tensor._make(asarray(kept, source.device), False,
+                                                                          None, source.device))
+    return index_add(cleared, d, index, source)
 
 
 def masked_scatter(input, mask, source):

@@ -9,10 +9,10 @@ import warnings
 
 import numpy
 
-from ..backend import broadcast_to as broadcast_view
+from ..backend import broadcast_to as broadcast_view, xp_of
 from ..grad_mode import state
 from ..tensor import Tensor
-from .elementwise import mul, promote
+from .elementwise import mul, promote, where
 from .rearrange import diagonal
 from .reduce import vector_norm
 from .registry import apply, apply_binary, broadcast_shape, defop, not_a_tensor
@@ -165,10 +165,18 @@ def mm(a, b):
     return matmul(a, b)
 
 
+def left_out(t):
+    """0 in ``t``'s shape and dtype, with a zero gradient for ``t``: a term that PyTorch leaves out (beta = 0,
+    alpha = 0 in ``addmm``), so that its inf or NaN does not reach the result (``0 * inf`` would be NaN)."""
+    everywhere = Tensor._make(xp_of(t._data).ones(t.shape, dtype=bool), False, None, t.device)
+    return where(everywhere, 0 if t.dtype.kind in "iub" else 0.0, t)
+
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta*input + alpha*(mat1 @ mat2) for matrices (n, k) and (k, m), ``input`` broadcast to (n, m); with
     beta = 0 ``input`` is left out (its NaN or inf does not reach the result), as in PyTorch, and gets no gradient
-    (PyTorch: zeros). A shape mismatch raises ``ValueError``, as every shape mismatch here."""
+    (PyTorch: zeros); with alpha = 0 the product is. A shape mismatch raises ``ValueError``, as every shape
+    mismatch here."""
     for name, m in (("mat1", mat1), ("mat2", mat2)):
         if not isinstance(m, Tensor):
             raise not_a_tensor("addmm", m)
@@ -177,8 +185,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if isinstance(input, Tensor) and input.dtype != mat1.dtype:
         raise RuntimeError(f"addmm: input is {input.dtype.name} but the matrices are {mat1.dtype.name}; all three "
                            f"must have the same dtype (convert with .to(...))")
+    if all(m.dtype.kind in "iu" for m in (mat1, mat2)):   # (integers take the scalars as integers: 0.5 is 0)
+        beta, alpha = int(beta), int(alpha)
     product = mm(mat1, mat2)
-    product = product if alpha == 1 else product * alpha
+    product = left_out(product) if alpha == 0 else product if alpha == 1 else product * alpha
     out_shape = product.shape
     if not isinstance(input, Tensor):
         raise not_a_tensor("addmm", input)

@@ -338,6 +338,8 @@ def diff(a, n=1, dim=-1, prepend=None, append=None):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = single_dim(dim, a.ndim, "diff")
+    if n == 0:
+        return clone(a)   # (n = 0: a copy of a alone, prepend and append left out, as in PyTorch)
     parts = [a]
     for name, extra in (("prepend", prepend), ("append", append)):
         if extra is None:
@@ -356,7 +358,7 @@ def diff(a, n=1, dim=-1, prepend=None, append=None):
         later = getitem(out, _along(d, out.ndim, slice(1, m)))
         earlier = getitem(out, _along(d, out.ndim, slice(0, m - 1)))
         out = ne(later, earlier) if out.dtype == numpy.bool_ else sub(later, earlier)
-    return clone(out) if out is a else out   # (n = 0: a copy, as in PyTorch)
+    return out
 
 
 def rot90(input, k=1, dims=(0, 1)):

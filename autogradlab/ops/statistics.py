@@ -246,7 +246,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         input = to_dtype(input, dtype)
     if input.dtype.kind == "f":
         input = where(isnan(input), 0.0, input)
-    return sum(input, dim, keepdim)
+    return sum(input, dim, keepdim, dtype=dtype)   # (dtype: kept for integers too, as PyTorch)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
