@@ -652,16 +652,39 @@ def test_more_activations_match_torch_in_low_precision_and_at_nan(torch, name, k
     np.testing.assert_allclose(g.numpy().astype(float), tg.numpy().astype(float), rtol=tol, atol=atol)
 
 
+INPLACE = {"relu": (), "leaky_relu": (0.2,), "elu": (0.7,), "silu": (), "hardtanh": (-0.5, 1.0), "relu6": (),
+           "hardsigmoid": (), "hardswish": (), "mish": (), "selu": (), "celu": (0.5,), "threshold": (0.1, 20.0)}
+
+
+@pytest.mark.parametrize("name", INPLACE)
+def test_activations_with_inplace_write_their_input_as_torch(torch, name):
+    """``F.relu(y, inplace=True)`` writes y (its later readers see the result, and the gradient follows), as
+    torch's; a leaf that requires grad is refused."""
+    def run(T):
+        x = T.tensor([-1.0, 0.05, 0.5, 2.0, 4.0], dtype=T.float64, requires_grad=True)
+        y = x * 1
+        out = getattr(T.nn.functional, name)(y, *INPLACE[name], inplace=True)
+        (y * T.arange(1.0, 6.0, dtype=T.float64)).sum().backward()
+        return out is y, y.detach().numpy(), x.grad.numpy()
+    (same, y, g), (same_t, y_t, g_t) = run(ag), run(torch)
+    assert same and same_t
+    np.testing.assert_allclose(y, y_t, rtol=1e-12)
+    np.testing.assert_allclose(g, g_t, rtol=1e-7)   # (torch's hardsigmoid slope is 1/6 in float32)
+    leaf = ag.tensor([-1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf"):
+        getattr(F, name)(leaf, *INPLACE[name], inplace=True)
+    assert leaf.tolist() == [-1.0, 2.0]
+
+
 @pytest.mark.parametrize("name", ["relu", "leaky_relu", "elu", "silu"])
-def test_activations_take_inplace_and_compute_out_of_place(torch, name):
-    x = ag.tensor([-1.0, 0.5, 2.0], requires_grad=True)
-    y = getattr(F, name)(x * 1, inplace=True)
-    assert np.allclose(y.detach().numpy(), getattr(torch.nn.functional, name)(torch.tensor([-1.0, 0.5, 2.0])).numpy())
+def test_activation_layers_with_inplace_show_and_write_as_torch(torch, name):
     module = {"relu": nn.ReLU, "leaky_relu": nn.LeakyReLU, "elu": nn.ELU, "silu": nn.SiLU}[name](inplace=True)
     theirs = {"relu": torch.nn.ReLU, "leaky_relu": torch.nn.LeakyReLU, "elu": torch.nn.ELU,
               "silu": torch.nn.SiLU}[name](inplace=True)
     assert repr(module) == repr(theirs)
-    assert np.allclose(module(x).detach().numpy(), y.detach().numpy())
+    x, tx = ag.tensor([-1.0, 0.5, 2.0]), torch.tensor([-1.0, 0.5, 2.0])
+    assert module(x) is x and theirs(tx) is tx
+    np.testing.assert_allclose(x.numpy(), tx.numpy(), rtol=1e-6)
 
 
 PIECEWISE = [("hardtanh", {}), ("hardtanh", {"min_val": -2.0, "max_val": 0.5}), ("relu6", {}), ("hardsigmoid", {}),

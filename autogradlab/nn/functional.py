@@ -17,6 +17,7 @@ from ..grad_mode import no_grad
 from ..ops import elementwise as E
 from ..ops import reduce as R
 from ..ops import shape as S
+from ..ops.inplace import in_place
 from ..ops.registry import apply, defop
 from ..tensor import Tensor
 from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
@@ -68,7 +69,8 @@ def linear(input, weight, bias=None):
 
 def relu(input, inplace=False):
     """max(x, 0)."""
-    _inplace_is_out_of_place(inplace)
+    if _in_place(inplace):
+        return in_place("relu_", relu)(input)
     return E.relu(input)
 
 
@@ -105,16 +107,18 @@ LEAKY_RELU_BACKWARD = defop(
     formulas=("1 or negative_slope", "0"))
 
 
-def _inplace_is_out_of_place(inplace):
-    # inplace=True (PyTorch's memory saving) is taken, and computed out of place: the same values and gradients,
-    # but the input keeps its values (README: toolkit differences)
+def _in_place(inplace):
+    """Whether ``inplace=True`` asks for PyTorch's memory saving: then the activation is written into its input,
+    as ``x.relu_()`` (with an in-place op's checks: not on a leaf that requires grad)."""
     if not isinstance(inplace, bool):
         raise TypeError(f"inplace must be True or False, got {inplace!r}")
+    return inplace
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x where x > 0, else negative_slope*x; d/dx = 1, or negative_slope (also at 0, as in PyTorch)."""
-    _inplace_is_out_of_place(inplace)
+    if _in_place(inplace):
+        return in_place("leaky_relu_", leaky_relu)(input, negative_slope=negative_slope)
     _check_float(input, "input", "leaky_relu")
     return apply(LEAKY_RELU, (input,), {"negative_slope": negative_slope})
 
@@ -127,7 +131,8 @@ def _half_in_float32(fn, input, *args):
 
 def elu(input, alpha=1.0, inplace=False):
     """x where x > 0, else alpha*(e^x - 1); d/dx = 1, or alpha*e^x (also at 0, as in PyTorch)."""
-    _inplace_is_out_of_place(inplace)
+    if _in_place(inplace):
+        return in_place("elu_", elu)(input, alpha=alpha)
     _check_float(input, "input", "elu")
     if input.dtype == numpy.float16:
         return _half_in_float32(elu, input, alpha)
@@ -139,7 +144,8 @@ def elu(input, alpha=1.0, inplace=False):
 
 def silu(input, inplace=False):
     """x*sigmoid(x) (also called swish); d/dx = s*(1 + x*(1 - s))."""
-    _inplace_is_out_of_place(inplace)
+    if _in_place(inplace):
+        return in_place("silu_", silu)(input)
     _check_float(input, "input", "silu")
     if input.dtype == numpy.float16:
         return _half_in_float32(silu, input)
@@ -189,7 +195,8 @@ HARDTANH_BACKWARD = defop(
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """x clipped to [min_val, max_val]; d/dx = 1 strictly inside, 0 at the bounds and outside (PyTorch's).
     (A NaN stays NaN and passes its gradient on, as in PyTorch.)"""
-    _inplace_is_out_of_place(inplace)
+    if _in_place(inplace):
+        return in_place("hardtanh_", hardtanh)(input, min_val=min_val, max_val=max_val)
     if min_val > max_val:
         raise ValueError(f"min_val cannot be greater than max_val (got min_val={min_val}, max_val={max_val})")
     if input.dtype == numpy.bool_:
@@ -206,7 +213,8 @@ def relu6(input, inplace=False):
 
 def hardsigmoid(input, inplace=False):
     """0 for x <= -3, 1 for x >= 3, x/6 + 1/2 between; d/dx = 1/6 strictly between, else 0."""
-    _inplace_is_out_of_place(inplace)
+    if _in_place(inplace):
+        return in_place("hardsigmoid_", hardsigmoid)(input)
     _check_float(input, "input", "hardsigmoid")
     if input.dtype == numpy.float16:
         return _half_in_float32(hardsigmoid, input)
@@ -220,7 +228,8 @@ def hardsigmoid(input, inplace=False):
 def hardswish(input, inplace=False):
     """x * relu6(x + 3) / 6: 0 for x <= -3, x for x >= 3, x(x + 3)/6 between; d/dx = (2x + 3)/6 strictly
     between, else 0 or 1 (PyTorch's slopes at -3 and 3)."""
-    _inplace_is_out_of_place(inplace)
+    if _in_place(inplace):
+        return in_place("hardswish_", hardswish)(input)
     _check_float(input, "input", "hardswish")
     # (a NaN takes the last branch: NaN, passing its gradient on, as in PyTorch; the middle branch sees x only
     # where it is taken, so the others send it no NaN back)
@@ -246,7 +255,8 @@ def logsigmoid(input):
 
 def mish(input, inplace=False):
     """x * tanh(softplus(x)) (Misra, 2019)."""
-    _inplace_is_out_of_place(inplace)
+    if _in_place(inplace):
+        return in_place("mish_", mish)(input)
     _check_float(input, "input", "mish")
     if input.dtype == numpy.float16:
         return _half_in_float32(mish, input)
@@ -259,13 +269,15 @@ _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804
 def selu(input, inplace=False):
     """scale * elu(x, alpha) with PyTorch's (Klambauer et al.'s) alpha = 1.6733 and scale = 1.0507, which keep
     a layer's activations at mean 0 and variance 1."""
-    _inplace_is_out_of_place(inplace)
+    if _in_place(inplace):
+        return in_place("selu_", selu)(input)
     return elu(input, _SELU_ALPHA) * _SELU_SCALE
 
 
 def celu(input, alpha=1.0, inplace=False):
     """x where x > 0, else alpha*(e^(x/alpha) - 1): elu whose slope at 0 is 1 from both sides."""
-    _inplace_is_out_of_place(inplace)
+    if _in_place(inplace):
+        return in_place("celu_", celu)(input, alpha=alpha)
     _check_float(input, "input", "celu")
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
@@ -354,7 +366,8 @@ def softshrink(input, lambd=0.5):
 def threshold(input, threshold, value, inplace=False):
     """x where x > threshold, else value; d/dx = 1 where x > threshold, else 0 (at the threshold too).
     (A NaN stays NaN and passes its gradient on; an integer input takes both numbers truncated, as in PyTorch.)"""
-    _inplace_is_out_of_place(inplace)
+    if _in_place(inplace):   # (``threshold`` here is the number: the function is _threshold_function)
+        return in_place("threshold_", _threshold_function)(input, threshold=threshold, value=value)
     if input.dtype == numpy.bool_:
         raise NotImplementedError("threshold is not implemented for bool tensors (as in PyTorch); convert the "
                                   "input first, e.g. x.float()")
@@ -362,6 +375,9 @@ def threshold(input, threshold, value, inplace=False):
     if input.dtype == numpy.float16:   # (compared in float32, as PyTorch does: 0.3 is not rounded to float16)
         return _half_in_float32(_threshold, input, float(threshold), value)
     return _threshold(input, _scalar_of(threshold, input.dtype, "threshold", "threshold"), value)
+
+
+_threshold_function = threshold
 
 
 def _threshold(input, threshold, value):

@@ -160,7 +160,7 @@ class Embedding(Module):
 
 
 class _Activation(Module):
-    """An activation with PyTorch's ``inplace`` flag (taken, and computed out of place: see ``F.leaky_relu``)."""
+    """An activation with PyTorch's ``inplace`` flag (True: the result is written into the input)."""
 
     def __init__(self, inplace=False):
         super().__init__()
