@@ -221,7 +221,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     where = flat.transpose(2, 3, 0, 1).reshape(1, 1, -1)                         # the order of unfold's rows
     index = backend.asarray(numpy.ascontiguousarray(numpy.broadcast_to(where, (n, c, where.shape[-1]))),
                             input.device)
-    values = S.reshape(input, (n, c, -1))
+    values = S.reshape(input, (n, c, kernel[0] * kernel[1] * input.shape[-1]))   # (no -1: N may be 0)
     image = selection.scatter_add(creation.zeros(n, c, hp * wp, dtype=input.dtype, device=input.device), 2,
                                   Tensor._make(index, False, None, input.device), values)
     image = S.reshape(image, (n, c, hp, wp))
@@ -453,7 +453,7 @@ def _pool_sizes(input, kernel_size, stride, padding, dilation, ceil_mode, name):
     if input.dtype == numpy.bool_:
         raise NotImplementedError(f'"{name}" not implemented for \'Bool\': convert the input, e.g. x.float()')
     k = _pair(kernel_size, "kernel_size", 1)
-    s = k if stride is None or stride == [] else _pair(stride, "stride", 1)
+    s = k if stride is None or stride in ([], ()) else _pair(stride, "stride", 1)
     p, d = _pair(padding, "padding", 0), _pair(dilation, "dilation", 1)
     for pi, ki, di in zip(p, k, d):
         if pi > ki // 2:   # (PyTorch: half the kernel's size, whatever the dilation)
@@ -536,7 +536,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     goes to the element it came from, PyTorch's choice among ties and NaNs."""
     x = _as_2d(input, "max_pool1d")
     k = _single(kernel_size, "kernel_size", 1)
-    s = k if stride is None or stride == [] else _single(stride, "stride", 1)
+    s = k if stride is None or stride in ([], ()) else _single(stride, "stride", 1)
     p, d = _single(padding, "padding", 0), _single(dilation, "dilation", 1)
     if p > k // 2:
         raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p} and "
@@ -553,7 +553,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """The mean of each window of the last dim (:func:`avg_pool2d` over a height of 1)."""
     x = _as_2d(input, "avg_pool1d")
     k = _single(kernel_size, "kernel_size", 1)
-    s = k if stride is None or stride == [] else _single(stride, "stride", 1)
+    s = k if stride is None or stride in ([], ()) else _single(stride, "stride", 1)
     p = _single(padding, "padding", 0)
     if p > k // 2:
         raise RuntimeError(f"avg_pool1d: pad should be at most half of effective kernel size, but got pad={p} and "
@@ -677,7 +677,8 @@ def _volume_indices(which, at, shape, plane):
     """Where each 3-d maximum came from, ``d * H * W + (its place in slice d's plane)``: ``which`` the depth
     pool's indices (the slice), ``at`` the plane pool's indices in every slice; ``shape`` the planes'."""
     which = _depth_back(which, shape)
-    return which * plane + S.gather(S.reshape(at, tuple(shape)), 2, which)
+    found = S.gather(S.reshape(at, tuple(shape)), 2, E.clamp(which, 0))
+    return E.where(which < 0, -1, which * plane + found)   # (-1: a window of padding alone, as the 1-d pool's)
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -689,7 +690,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         out = max_pool3d(S.unsqueeze(input, 0), kernel_size, stride, padding, dilation, ceil_mode, return_indices)
         return tuple(S.squeeze(t, 0) for t in out) if return_indices else S.squeeze(out, 0)
     k = _ntuple(kernel_size, "kernel_size", 1, 3)
-    s = k if stride is None or stride == [] else _ntuple(stride, "stride", 1, 3)
+    s = k if stride is None or stride in ([], ()) else _ntuple(stride, "stride", 1, 3)
     p, d = _ntuple(padding, "padding", 0, 3), _ntuple(dilation, "dilation", 1, 3)
     n, c, depth, h, w = input.shape
     planes, at = max_pool2d(S.reshape(input, (n, c * depth, h, w)), k[1:], s[1:], p[1:], d[1:], ceil_mode, True)
@@ -710,7 +711,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         return S.squeeze(avg_pool3d(S.unsqueeze(input, 0), kernel_size, stride, padding, ceil_mode,
                                     count_include_pad, divisor_override), 0)
     k = _ntuple(kernel_size, "kernel_size", 1, 3)
-    s = k if stride is None or stride == [] else _ntuple(stride, "stride", 1, 3)
+    s = k if stride is None or stride in ([], ()) else _ntuple(stride, "stride", 1, 3)
     p = _ntuple(padding, "padding", 0, 3)
     n, c, depth, h, w = input.shape
     if divisor_override is not None:   # (each window's sum, by both stages summing, then the one divisor)

@@ -684,7 +684,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                                f"but got {what} of shape {list(t.shape)} and input of shape {list(input.shape)}")
     _check_parameter_dtypes(input, "group_norm", weight=weight, bias=bias)
     x, weight, bias = (_in_compute_dtype(t, input) for t in (input, weight, bias))
-    groups = S.reshape(x, (n, num_groups, -1))
+    groups = S.reshape(x, (n, num_groups, c // num_groups * math.prod(input.shape[2:])))   # (no -1: N may be 0)
     normed = S.reshape(_normalize(groups, R.mean(groups, -1, keepdim=True), R.var(groups, -1, 0, keepdim=True),
                                   eps), tuple(input.shape))
     per_channel = (1, c) + (1,) * (input.ndim - 2)

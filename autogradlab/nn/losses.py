@@ -121,7 +121,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     z = E.abs(d)
     near = z < delta
     dq = E.where(near, d, 0.0)   # (the square only where it is taken: an infinite d's gradient is delta, not NaN)
-    loss = E.where(near, 0.5 * dq * dq, (z - 0.5 * delta) * delta)
+    loss = E.where(near, 0.5 * dq * dq, (z - 0.5 * delta) * delta).to(input.dtype)   # (input's dtype, as PyTorch)
     return _reduce(loss, reduction, "huber_loss") if weight is None else _weighted(loss, weight, reduction, False)
 
 
@@ -338,7 +338,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     else:
         log_weight = (pos_weight - 1) * target + 1
         loss = (1 - target) * input + log_weight * (E.log1p(E.exp(-E.abs(input))) + E.maximum(-input, 0.0))
-    return _reduce(loss if weight is None else loss * weight, reduction, "binary_cross_entropy_with_logits")
+    loss = (loss if weight is None else loss * weight).to(target.dtype)   # (PyTorch's: in the target's dtype)
+    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
 
 
 def _broadcasts_to(t, input, what, name):
@@ -564,7 +565,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     if tuple(broadcast_shape(name, input.shape, target.shape)) != tuple(input.shape):
         raise RuntimeError(f"{name}: target of shape {tuple(target.shape)} must broadcast to input's shape "
                            f"{tuple(input.shape)} (as PyTorch's): reshape the target")
-    return _reduce(E.log1p(E.exp(-target * input)), reduction, name)
+    return _reduce(E.log1p(E.exp(-target * input)).to(input.dtype), reduction, name)   # (input's dtype, as PyTorch)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -598,6 +599,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"target; got input {tuple(input.shape)} and target {tuple(target.shape)}")
     x, y = (input, target) if input.ndim == 2 else (input.unsqueeze(0), target.reshape(1))
     n_classes = x.shape[1]
+    _class_weight(weight, x, name)
     if y.dtype.kind not in "iu":
         raise RuntimeError(f"{name}: target must hold class indices (int64), got {y.dtype.name}")
     if y.numel() and (int(y.max().item()) >= n_classes or int(y.min().item()) < 0):
