@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 from conftest import import_torch
-from torch_compare import both_raise
+from torch_compare import both_raise, same_results
 
 import autogradlab as ag
 
@@ -145,3 +145,74 @@ def test_a_built_in_optimizers_state_is_still_checked_and_exported_as_torch():
     assert isinstance(opt.state[p]["step"], ag.Tensor) and opt.state[p]["step"].item() == 1.0
     with pytest.raises(ValueError, match="shape"):
         opt.state[p]["exp_avg"] = ag.zeros(2)
+
+
+def _through_a_file(T, obj):
+    import io
+    buffer = io.BytesIO()
+    T.save(obj, buffer)
+    buffer.seek(0)
+    return T.load(buffer)
+
+
+def test_save_and_load_keep_requires_grad_and_parameters_as_torch():
+    """A loaded weight that required grad still does (else an optimizer given it would silently never train
+    it); a Parameter comes back a Parameter; a non-leaf comes back a leaf that requires grad."""
+    for T in (ag, torch):
+        w, p = T.tensor([1.0, 2.0], requires_grad=True), T.nn.Parameter(T.ones(2))
+        loaded = _through_a_file(T, {"w": w, "p": p, "y": w * 2, "plain": T.ones(1)})
+        assert [loaded[k].requires_grad for k in ("w", "p", "y", "plain")] == [True, True, True, False]
+        assert type(loaded["p"]).__name__ == "Parameter" and loaded["y"].is_leaf
+        single = _through_a_file(T, w)
+        assert single.requires_grad and single.is_leaf
+
+
+def test_save_and_load_keep_shared_tensors_shared_as_torch():
+    """The same tensor twice, or two over the same memory (a tied weight's state dict entries): written once,
+    loaded sharing memory, so that a write into one shows in the other, as in torch."""
+    def run(T):
+        t = T.zeros(3)
+        twice = _through_a_file(T, {"a": t, "b": t})
+        twice["a"].add_(1)
+        listed = _through_a_file(T, [t, t, T.zeros(3)])
+        listed[0].add_(2)
+        first, second = T.nn.Linear(2, 2), T.nn.Linear(2, 2)
+        second.weight = first.weight
+        tied = _through_a_file(T, T.nn.Sequential(first, second).state_dict())
+        tied["0.weight"].add_(1)
+        return twice["b"], listed[1], listed[2], (tied["0.weight"] == tied["1.weight"]).all()
+    same_results(run, rtol=0)
+
+
+def test_several_saves_into_one_stream_load_back_one_by_one():
+    """torch's first load reads the first save (this used to give the last); here each load reads the next."""
+    import io
+    buffer = io.BytesIO()
+    for obj in (ag.ones(1), ag.zeros(2), {"x": ag.full((3,), 7.0)}):
+        ag.save(obj, buffer)
+    buffer.seek(0)
+    assert ag.load(buffer).tolist() == [1.0]
+    assert ag.load(buffer).tolist() == [0.0, 0.0]
+    assert ag.load(buffer)["x"].tolist() == [7.0, 7.0, 7.0]
+    tbuffer = io.BytesIO()
+    torch.save(torch.ones(1), tbuffer)
+    torch.save(torch.zeros(2), tbuffer)
+    tbuffer.seek(0)
+    assert torch.load(tbuffer).tolist() == [1.0]
+
+
+@pytest.mark.parametrize("call", [lambda T, tmp: T.load(str(tmp / "missing.pt")),
+                                  lambda T, tmp: T.load(__import__("io").BytesIO()),
+                                  lambda T, tmp: T.save(T.ones(1), str(tmp / "no-such-dir" / "x.pt"))],
+                         ids=["missing-file", "empty-stream", "missing-directory"])
+def test_save_and_load_raise_torchs_exception_classes(call, tmp_path):
+    both_raise(lambda: call(ag, tmp_path), lambda: call(torch, tmp_path))
+
+
+def test_load_names_a_torch_file_for_what_it_is():
+    import io
+    buffer = io.BytesIO()
+    torch.save({"a": torch.ones(2)}, buffer)
+    buffer.seek(0)
+    with pytest.raises(ValueError, match="torch.save"):
+        ag.load(buffer)
