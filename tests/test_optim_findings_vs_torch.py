@@ -216,3 +216,39 @@ def test_load_names_a_torch_file_for_what_it_is():
     buffer.seek(0)
     with pytest.raises(ValueError, match="torch.save"):
         ag.load(buffer)
+
+
+SCHEDULES = {
+    "step": lambda S, o: S.StepLR(o, 2, 0.5), "multistep": lambda S, o: S.MultiStepLR(o, [2, 5], 0.1),
+    "exponential": lambda S, o: S.ExponentialLR(o, 0.9), "cosine": lambda S, o: S.CosineAnnealingLR(o, 10),
+    "linear": lambda S, o: S.LinearLR(o, 0.2, total_iters=4), "lambda": lambda S, o: S.LambdaLR(o, lambda e: 1 / (e + 1)),
+    "polynomial": lambda S, o: S.PolynomialLR(o, 6, 2.0),
+}
+
+
+@pytest.mark.parametrize("make", SCHEDULES.values(), ids=SCHEDULES.keys())
+def test_a_scheduler_stepped_to_an_epoch_follows_torch_with_its_warning(make):
+    """``scheduler.step(epoch)``, deprecated in torch but still taken: the closed form where there is one."""
+    def lrs(T):
+        opt = T.optim.SGD([T.zeros(1, requires_grad=True)], lr=0.1)
+        scheduler = make(T.optim.lr_scheduler, opt)
+        seen = []
+        for epoch in (1, 2, 5, 3, 7):
+            opt.step()
+            with pytest.warns(UserWarning, match="epoch parameter"):
+                scheduler.step(epoch)
+            seen.append(opt.param_groups[0]["lr"])
+        scheduler.step()
+        return seen + scheduler.get_last_lr() + [scheduler.last_epoch]
+    np.testing.assert_allclose(lrs(ag), lrs(torch), rtol=1e-12)
+
+
+def test_reduce_on_plateau_takes_an_epoch_as_torch():
+    def run(T):
+        opt = T.optim.SGD([T.zeros(1, requires_grad=True)], lr=0.1)
+        scheduler = T.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=0)
+        with pytest.warns(UserWarning, match="epoch parameter"):
+            scheduler.step(1.0, 4)
+        scheduler.step(2.0)
+        return [scheduler.last_epoch, opt.param_groups[0]["lr"]]
+    assert run(ag) == pytest.approx(run(torch))

@@ -34,6 +34,13 @@ __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR
            "CosineAnnealingWarmRestarts", "ChainedScheduler"]
 
 
+#: PyTorch's warning for the deprecated ``step(epoch)``
+_EPOCH_DEPRECATED = ("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
+                     "possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if "
+                     "epoch is different from None, the closed form is used instead of the new chainable form, "
+                     "where available.")
+
+
 class LRScheduler:
     """Base class: ``get_lr()`` gives the groups' learning rates at ``last_epoch``; ``step()`` moves one epoch on
     and writes them. Building a scheduler takes the first step (epoch 0), which keeps each group's ``lr`` as its
@@ -88,8 +95,9 @@ class LRScheduler:
         """The learning rates the last ``step()`` set, one per param group."""
         return list(self._last_lr)
 
-    def step(self):
-        """Move to the next epoch and set each group's ``lr`` for it."""
+    def step(self, epoch=None):
+        """Move to the next epoch and set each group's ``lr`` for it. (``epoch``, deprecated in PyTorch and taken
+        with its warning: jump to that epoch, computing the rate in closed form where the schedule has one.)"""
         if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
             warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`: call them in the "
                           "opposite order (optimizer.step() in the epoch, then lr_scheduler.step()), or the first "
@@ -98,13 +106,17 @@ class LRScheduler:
         if len(groups) != len(self.base_lrs):
             raise ValueError(f"the optimizer has {len(groups)} param groups, but the scheduler was built for "
                              f"{len(self.base_lrs)}: build the scheduler after add_param_group")
+        if epoch is not None:
+            warnings.warn(_EPOCH_DEPRECATED, UserWarning, stacklevel=2)
         self._step_count += 1
-        self.last_epoch += 1
+        last = self.last_epoch
+        self.last_epoch = last + 1 if epoch is None else epoch
         try:
-            values = self.get_lr()
+            closed_form = epoch is not None and hasattr(self, "_get_closed_form_lr")
+            values = self._get_closed_form_lr() if closed_form else self.get_lr()
         except BaseException:   # (a schedule that fails, e.g. a LambdaLR's function: the epoch is not taken)
             self._step_count -= 1
-            self.last_epoch -= 1
+            self.last_epoch = last
             raise
         for group, lr in zip(groups, values, strict=True):
             group["lr"] = lr
@@ -384,10 +396,13 @@ class ReduceLROnPlateau(LRScheduler):
         self.best = self.mode_worse
         self.cooldown_counter = self.num_bad_epochs = 0
 
-    def step(self, metrics):
-        """Take this epoch's metric (a loss for mode="min"); reduce the lr if it has stopped improving."""
+    def step(self, metrics, epoch=None):
+        """Take this epoch's metric (a loss for mode="min"); reduce the lr if it has stopped improving.
+        (``epoch``: deprecated in PyTorch, taken with its warning as the number of this epoch.)"""
         current = float(metrics)
-        self.last_epoch += 1
+        if epoch is not None:
+            warnings.warn(_EPOCH_DEPRECATED, UserWarning, stacklevel=2)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         if self._is_better(current):
             self.best, self.num_bad_epochs = current, 0
         else:
