@@ -221,7 +221,8 @@ def test_load_names_a_torch_file_for_what_it_is():
 SCHEDULES = {
     "step": lambda S, o: S.StepLR(o, 2, 0.5), "multistep": lambda S, o: S.MultiStepLR(o, [2, 5], 0.1),
     "exponential": lambda S, o: S.ExponentialLR(o, 0.9), "cosine": lambda S, o: S.CosineAnnealingLR(o, 10),
-    "linear": lambda S, o: S.LinearLR(o, 0.2, total_iters=4), "lambda": lambda S, o: S.LambdaLR(o, lambda e: 1 / (e + 1)),
+    "linear": lambda S, o: S.LinearLR(o, 0.2, total_iters=4),
+    "lambda": lambda S, o: S.LambdaLR(o, lambda e: 1 / (e + 1)),
     "polynomial": lambda S, o: S.PolynomialLR(o, 6, 2.0),
 }
 
