@@ -42,16 +42,36 @@ def cross(input, other, *, dim=-1):
     return _products.cross(input, other, dim)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False):
+def _in_dtype(x, dtype, name):
+    """``x`` cast to ``dtype`` first, as PyTorch's norms take ``dtype=``: a float or complex input, a dtype of its
+    kind (real for real, complex for complex) and no narrower (float64 to float32 would lose digits)."""
+    if dtype is None:
+        return x
+    expect_tensor(x, name)
+    dtype = numpy.dtype(dtype)
+    if x.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{x.dtype.name}: convert it first, e.g. x.double()")
+    if (dtype.kind == "c") != (x.dtype.kind == "c") or dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.{name}: dtype should be {'complex' if x.dtype.kind == 'c' else 'real'} for "
+                           f"{'complex' if x.dtype.kind == 'c' else 'real'} inputs, but got {dtype.name}")
+    if dtype.itemsize < x.dtype.itemsize:
+        raise RuntimeError(f"linalg.{name}: the dtype of the input ({x.dtype.name}) should be convertible without "
+                           f"narrowing to the specified dtype ({dtype.name})")
+    return x.to(dtype)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """||x||_ord over ``dim`` (every element by default): (sum |x_i|^ord)^(1/ord); max |x_i| for inf, min for
     -inf, the count of nonzero x_i for 0."""
-    return _vector_norm(x, ord, dim, keepdim)
+    return _vector_norm(_in_dtype(x, dtype, "vector_norm"), ord, dim, keepdim)
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False):
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """A norm of each matrix (the two ``dim``): 'fro' (the root of the sum of squares), 1 / -1 (the largest /
     smallest column sum of |a_ij|), inf / -inf (the same over rows), 'nuc' (the sum of the singular values),
     2 / -2 (the largest / smallest singular value)."""
+    A = _in_dtype(A, dtype, "matrix_norm")
     expect_tensor(A, "matrix_norm")
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions, got shape "
@@ -80,10 +100,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False):
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 
-def norm(A, ord=None, dim=None, keepdim=False):
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """``vector_norm`` or ``matrix_norm``, as PyTorch picks: with ``dim`` one dim a vector norm, two a matrix
     norm; without it, a 1-D ``A`` a vector norm, a 2-D ``A`` a matrix norm, and with ``ord=None`` the
     2-norm of every element."""
+    A = _in_dtype(A, dtype, "norm")
     expect_tensor(A, "norm")
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)

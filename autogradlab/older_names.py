@@ -88,6 +88,9 @@ def chain_matmul(*matrices):
 def adjoint(input):
     """The conjugate transpose of the last two dims; for real tensors their transpose (a view)."""
     expect_tensor(input, "adjoint")
+    if input.ndim == 0:   # (a number: its conjugate, as PyTorch's 0-d adjoint, with its warning)
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return input.conj()
     if input.ndim < 2:
         raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
                            f"{input.ndim}-D tensor.")

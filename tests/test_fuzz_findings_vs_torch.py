@@ -421,3 +421,47 @@ def test_diff_of_order_0_and_nansum_into_an_integer_dtype_as_torch():
     same_results(lambda T: (T.nansum(T.tensor([1.7, -2.6, 3.5]), dtype=T.int32),
                             T.nansum(T.tensor([1, 2]), dtype=T.int16),
                             T.nansum(T.tensor([[1.5, NAN], [2.0, 1.0]]), dim=1, dtype=T.float64)))
+
+
+def test_a_0_d_tensors_matrix_transposes_are_itself_with_torchs_warning():
+    def run(T):
+        z, x = T.tensor(1.0 + 2.0j), T.tensor(2.0)
+        return (T.view_as_real(z.mT), T.view_as_real(z.mH.resolve_conj()),
+                T.view_as_real(T.adjoint(z).resolve_conj()), x.mT, x.mH)
+    same_results(run, rtol=0)
+    with pytest.warns(UserWarning, match="deprecated on 0-D"):
+        ag.tensor(1.0).mT
+    with pytest.warns(UserWarning, match="deprecated on 0-D"):
+        ag.adjoint(ag.tensor(1.0))
+
+
+NORMS_WITH_DTYPE = {
+    "vector-float64": lambda T: T.linalg.vector_norm(T.tensor([3.0, 4.0]), dtype=T.float64),
+    "norm-matrix": lambda T: T.linalg.norm(T.tensor([[3.0, 4.0], [1.0, 1.0]]), dtype=T.float64),
+    "matrix-nuc": lambda T: T.linalg.matrix_norm(T.tensor([[3.0, 4.0], [1.0, 1.0]]), "nuc", dtype=T.float64),
+    "complex-widened": lambda T: T.linalg.vector_norm(T.tensor([3.0 + 0j, 4.0]), dtype=T.complex128),
+}
+NORMS_REFUSED = {
+    "narrowing": lambda T: T.linalg.vector_norm(T.tensor([3.0, 4.0], dtype=T.float64), dtype=T.float32),
+    "real-to-complex": lambda T: T.linalg.vector_norm(T.tensor([3.0, 4.0]), dtype=T.complex64),
+    "complex-to-real": lambda T: T.linalg.vector_norm(T.tensor([3.0 + 0j, 4.0]), dtype=T.float32),
+    "integers": lambda T: T.linalg.vector_norm(T.tensor([3, 4]), dtype=T.float32),
+}
+
+
+@pytest.mark.parametrize("call", NORMS_WITH_DTYPE.values(), ids=NORMS_WITH_DTYPE.keys())
+def test_norms_take_a_dtype_as_torch(call):
+    same_results(call)
+
+
+@pytest.mark.parametrize("call", NORMS_REFUSED.values(), ids=NORMS_REFUSED.keys())
+def test_norms_refuse_the_dtypes_torch_refuses(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_unflatten_with_minus_one_on_an_empty_tensor_and_split_refusals_as_torch():
+    same_results(lambda T: T.zeros(0, 3).unflatten(1, (-1, 1)))
+    both_raise(lambda: ag.split(ag.arange(3.0), [1, -1, 3]), lambda: torch.split(torch.arange(3.0), [1, -1, 3]))
+    both_raise(lambda: ag.split(ag.tensor(1.0), 1), lambda: torch.split(torch.tensor(1.0), 1))
+    both_raise(lambda: ag.where(ag.tensor([1, 0]), ag.ones(2), ag.zeros(2)),
+               lambda: torch.where(torch.tensor([1, 0]), torch.ones(2), torch.zeros(2)))

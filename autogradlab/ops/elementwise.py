@@ -1280,7 +1280,8 @@ def where(condition, a, b):
         condition = Tensor._make(asarray(condition, like.device, bool), False, None, like.device)
     condition = as_tensor_like(condition, like)
     if condition.dtype.kind != "b":
-        raise TypeError(f"where: condition must be a bool tensor, got dtype {condition.dtype.name}")
+        raise RuntimeError(f"where: condition must be a bool tensor, got dtype {condition.dtype.name}: compare "
+                           f"to get one, e.g. where(t != 0, a, b)")   # (PyTorch's class)
     return apply(WHERE, (condition, a, b))
 
 

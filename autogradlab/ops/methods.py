@@ -33,7 +33,12 @@ def _T(a):
     return a if ndim < 2 else apply_one(S.PERMUTE, a, {"dims": tuple(range(ndim - 1, -1, -1))})
 
 
-def _mT(a):
+def _mT(a, name="mT"):
+    if a.ndim == 0:   # (a number is its own transpose: PyTorch's 0-d .mT, with its warning)
+        warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. This function is the identity in these cases."
+                      if name == "mT" else f"Tensor.{name} is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=3)
+        return a
     if a.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices, got a "
                            f"{a.ndim}-D tensor of shape {tuple(a.shape)}")
@@ -547,7 +552,7 @@ def attach():
     Tensor.itemsize = property(lambda a: a.dtype.itemsize)
     Tensor.nbytes = property(lambda a: a.numel() * a.dtype.itemsize)
     Tensor.mT = property(_mT)
-    Tensor.mH = property(lambda a: E.conj(_mT(a)))   # the conjugate transpose (for real numbers, mT)
+    Tensor.mH = property(lambda a: E.conj(_mT(a, "mH")))   # the conjugate transpose (for real numbers, mT)
     Tensor.H = property(lambda a: E.conj(_T(a)) if a.ndim == 2 else _T(a))
     Tensor.real = property(E.real)
     Tensor.imag = property(E.imag)

@@ -469,7 +469,8 @@ def unflatten(input, dim, sizes):
     if sizes.count(-1) > 1 or (-1 not in sizes and known != n) or (-1 in sizes and (known == 0 or n % known)):
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
                            f"({n}) in the input tensor")
-    return reshape(input, tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
+    sizes = tuple(n // known if size == -1 else size for size in sizes)   # (the -1 from this dim alone: the
+    return reshape(input, tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))   # tensor may be empty)
 
 
 def select(input, dim, index):

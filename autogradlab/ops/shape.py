@@ -527,6 +527,9 @@ def stack(tensors, dim=0):
 
 def split(a, split_size_or_sections, dim=0):
     """Pieces of ``a`` along ``dim``: equal pieces of a size, or a list of sizes (views via slicing)."""
+    if a.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor (this one is 0-d): reshape it first, "
+                           "e.g. t.reshape(1)")
     d = normalize_dims(dim, a.ndim, "split")[0]
     n = a.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -536,6 +539,9 @@ def split(a, split_size_or_sections, dim=0):
         sizes = [min(step, n - lo) for lo in range(0, n, step)] or [0]   # (an empty dim: one empty piece, as PyTorch)
     else:
         sizes = list(split_size_or_sections)
+        if any(size < 0 for size in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
         if sum(sizes) != n:
             raise RuntimeError(f"split: sizes {sizes} add up to {sum(sizes)}, but dim {d} has size {n} "
                                f"(shape {tuple(a.shape)})")
