@@ -87,7 +87,9 @@ def _add_hook(hooks: dict, fn) -> RemovableHandle:
 
 class saved_tensors_hooks:
     """Context manager: ops recorded inside pass each saved tensor through ``pack``
-    when saving and through ``unpack`` when the backward reads it back."""
+    when saving and through ``unpack`` when the backward reads it back. What the hooks keep is theirs
+    to keep right: as in PyTorch, no in-place change since is checked (a packed clone gives the old
+    value, the tensor itself the new one)."""
 
     def __init__(self, pack_hook, unpack_hook):
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
@@ -133,10 +135,11 @@ class Packed:
         return f"<Packed {self.packed!r}>"
 
 
-class Recomputed(int):
-    """What ``utils.checkpoint``'s pack hook returns for a tensor made inside the checkpointed function: the
-    number of the value its re-run in the backward makes again, so an in-place change to the tensor since
-    does not matter and is not checked (as in PyTorch)."""
+class Checked(int):
+    """What ``utils.checkpoint``'s pack hook returns for an input of the checkpointed function: the number of
+    the value its re-run in the backward reads, from the input as it is then; so an in-place change to the
+    input since is checked, as for a tensor saved without hooks. (What any other pack hook returns is the
+    hook's to keep right: PyTorch checks no version then, and neither does this.)"""
 
 
 def save_tensor(tensor, node=None):
@@ -149,7 +152,7 @@ def save_tensor(tensor, node=None):
     if hooks:
         pack, unpack = hooks[-1]
         packed = pack(tensor)
-        if type(packed) is Recomputed:
+        if type(packed) is not Checked:
             vc, version = _NEVER_CHANGED, 0
         return (Packed(packed, unpack, tuple(tensor.shape)), None, vc, version)
     return (tensor if node is None else RESULT, tensor._data, vc, version)

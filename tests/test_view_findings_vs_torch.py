@@ -109,3 +109,20 @@ def test_writing_into_a_0_d_view_with_an_empty_index_records_as_torch():
         (x * x).sum().backward()
         return x, z.grad
     same_results(run, rtol=0)
+
+
+def test_saved_tensors_hooks_own_what_they_keep_no_version_check_as_torch():
+    """A pack hook's value is the hook's to keep right: a clone packed, then the tensor changed, gives the old
+    value's gradient; the tensor itself packed gives the new value's; torch checks no version either way."""
+    def run(T):
+        grads = []
+        for pack in (lambda t: t.clone(), lambda t: t):
+            x = T.ones(3, requires_grad=True)
+            with T.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                y = (x * x).sum()
+            with T.no_grad():
+                x.add_(1)
+            y.backward()
+            grads.append(x.grad)
+        return tuple(grads)
+    same_results(run, rtol=0)

@@ -20,7 +20,7 @@ from contextlib import nullcontext
 
 from .. import creation
 from ..grad_mode import enable_grad, no_grad, state
-from ..graph import Recomputed, saved_tensors_hooks
+from ..graph import Checked, saved_tensors_hooks
 from ..tensor import Tensor
 
 __all__ = ["checkpoint", "checkpoint_sequential"]
@@ -42,10 +42,10 @@ class _Rerun:
 
     def pack(self, tensor):
         """First run: keep only the saved tensor's number; one the function made (not an input, nor a view
-        of one) is made again in the backward, so its in-place changes since are not checked."""
+        of one) is made again in the backward, so its in-place changes since are not checked; an input's are."""
         self.count += 1
         made_inside = not any(tensor._vc is vc for vc in self.inputs)
-        return Recomputed(self.count - 1) if made_inside else self.count - 1
+        return self.count - 1 if made_inside else Checked(self.count - 1)
 
     def unpack(self, number):
         """Backward: the tensor with that number, from a second run of the function."""
