@@ -44,7 +44,8 @@ class _Entries:
 
     def __init__(self):
         self.arrays, self.grad, self.parameter, self.shares = [], [], [], {}
-        self._index, self._tensors, self._memory = {}, [], {}   # (id -> entry; the tensors; memory -> entry)
+        self._index, self._tensors, self._memory = {}, [], {}   # (id -> entry; the tensors; (shape, dtype) ->
+        # the entries of that shape and dtype, with their memory)
 
     def add(self, value, name, again=False):
         if isinstance(value, Tensor) and id(value) in self._index and not again:
@@ -58,12 +59,12 @@ class _Entries:
                 self.grad.append(i)
             if isinstance(value, Parameter):
                 self.parameter.append(i)
-            key = (array.__array_interface__["data"][0], array.shape) if array.size else None
-            earlier = self._memory.get(key)
-            if earlier is not None and backend.same_elements(self.arrays[earlier], array):
+            alike = self._memory.setdefault((array.shape, array.dtype.str), []) if array.size else []
+            earlier = next((j for j, data in alike if backend.same_elements(data, value._data)), None)
+            if earlier is not None:   # (compared on the device: a host copy would share nothing)
                 self.shares[i], array = earlier, array[:0].reshape(0)
-            elif key is not None:
-                self._memory[key] = i
+            else:
+                alike.append((i, value._data))
         self.arrays.append(array)
         return i
 
