@@ -253,3 +253,74 @@ def test_reduce_on_plateau_takes_an_epoch_as_torch():
         scheduler.step(2.0)
         return [scheduler.last_epoch, opt.param_groups[0]["lr"]]
     assert run(ag) == pytest.approx(run(torch))
+
+
+def _hook_log(T):
+    """What the optimizer hooks see and change, in order, for one optimizer of torch's and one of its own."""
+    log = []
+    p = T.zeros(2, requires_grad=True)
+    opt = T.optim.SGD([p], lr=0.1)
+    first = opt.register_step_pre_hook(lambda o, args, kwargs: log.append(("pre", len(args), sorted(kwargs))))
+    opt.register_step_pre_hook(lambda o, args, kwargs: (args, {"closure": lambda: log.append("closure") or 1.0}))
+    opt.register_step_post_hook(lambda o, args, kwargs: log.append(("post", sorted(kwargs))))
+    p.grad = T.ones(2)
+    log.append(("loss", opt.step()))
+    first.remove()
+    opt.step()
+    opt.register_state_dict_pre_hook(lambda o: log.append("sd-pre"))
+    opt.register_state_dict_post_hook(lambda o, sd: log.append(("sd-post", sorted(sd))))
+    opt.register_state_dict_post_hook(lambda o, sd: log.append("sd-first"), prepend=True)
+    saved = opt.state_dict()
+    opt.register_load_state_dict_pre_hook(lambda o, sd: {**sd, "param_groups": [{**sd["param_groups"][0],
+                                                                                 "lr": 0.5}]})
+    opt.register_load_state_dict_post_hook(lambda o: log.append(("loaded", o.param_groups[0]["lr"])))
+    opt.load_state_dict(saved)
+    return log, p.detach().numpy()
+
+
+def test_optimizer_hooks_run_as_torchs():
+    """Step pre hooks may change the arguments, post hooks see them; state dict hooks (prepend too) and load
+    hooks run where torch's do; a removed hook stops."""
+    (ours, p), (theirs, p_t) = _hook_log(ag), _hook_log(torch)
+    assert ours == theirs
+    np.testing.assert_allclose(p, p_t, rtol=1e-6)
+
+
+def test_a_subclass_step_calling_super_runs_the_step_hooks_once():
+    """(torch runs them twice when the parent class's step was patched by an earlier instance of it.)"""
+    class Twice(ag.optim.SGD):
+        def step(self, closure=None):
+            return super().step(closure)
+    p = ag.zeros(2, requires_grad=True)
+    p.grad = ag.ones(2)
+    calls = []
+    opt = Twice([p], lr=0.1)
+    opt.register_step_pre_hook(lambda o, args, kwargs: calls.append("pre"))
+    opt.register_step_post_hook(lambda o, args, kwargs: calls.append("post"))
+    opt.step()
+    assert calls == ["pre", "post"] and p.tolist() == pytest.approx([-0.1, -0.1])
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "NAdam", "RAdam", "Rprop", "Adamax"])
+def test_a_subclass_of_a_built_in_optimizer_round_trips_its_state_as_torch(name):
+    """A subclass whose step calls super().step() steps over the built-in state: loading its state dict must
+    give that state back as the built-in step keeps it (it used to be taken as an optimizer of one's own)."""
+    def run(T):
+        kind = getattr(T.optim, name)
+
+        class Mine(kind):
+            def step(self, closure=None):
+                return super().step(closure)
+        p = T.tensor([1.0, -2.0], dtype=T.float64, requires_grad=True)
+        opt = Mine([p], lr=0.1, **({"momentum": 0.9} if name == "SGD" else {}))
+        for i in range(4):
+            p.grad = T.tensor([0.5, -1.0 + i], dtype=T.float64)
+            opt.step()
+            if i == 0:
+                opt.load_state_dict(opt.state_dict())
+        return p.detach().numpy(), float(opt.state[p]["step"]) if "step" in opt.state[p] else 0.0
+    (ours, step), (theirs, step_t) = run(ag), run(torch)
+    # (1e-8: once loaded into float64 parameters, torch keeps NAdam's momentum product in float64, this in the
+    # default dtype's precision)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-8)
+    assert step == step_t

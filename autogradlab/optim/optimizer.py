@@ -12,7 +12,9 @@ each option falling back to the optimizer's defaults::
 """
 from __future__ import annotations
 
+import functools
 import numbers
+from collections import OrderedDict
 from collections.abc import MutableMapping
 
 import numpy
@@ -20,6 +22,7 @@ import numpy
 from .. import backend
 from ..ops.complex_numbers import as_pairs, from_pairs
 from ..grad_mode import enable_grad
+from ..graph import RemovableHandle, _add_hook
 from ..tensor import Tensor, default_float, zero_grads
 
 __all__ = ["Optimizer"]
@@ -36,8 +39,82 @@ _HYPERPARAMETERS = {
 }
 
 
+#: the hooks an optimizer takes, as PyTorch's ``register_<kind>_hook`` names them
+_HOOK_KINDS = ("step_pre", "step_post", "state_dict_pre", "state_dict_post", "load_state_dict_pre",
+               "load_state_dict_post")
+
+
+def _with_step_hooks(step):
+    """``step`` running the optimizer's step hooks around it, as PyTorch's: each pre hook
+    ``hook(optimizer, args, kwargs)`` (``args`` starting with the optimizer, as PyTorch's) may return new
+    ``(args, kwargs)``; each post hook is told the same. A subclass's ``step`` calling ``super().step()``
+    runs them once."""
+    @functools.wraps(step)
+    def hooked(*args, **kwargs):
+        self = args[0]
+        if self.__dict__.get("_stepping"):
+            return step(*args, **kwargs)
+        for hook in list(self._hooks("step_pre").values()):
+            changed = hook(self, args, kwargs)
+            if changed is not None:
+                if not (isinstance(changed, tuple) and len(changed) == 2):
+                    raise RuntimeError(f"optimizer step pre hook must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {changed!r}")
+                args, kwargs = changed
+        self.__dict__["_stepping"] = True
+        try:
+            loss = step(*args, **kwargs)
+        finally:
+            self.__dict__["_stepping"] = False
+        for hook in list(self._hooks("step_post").values()):
+            hook(self, args, kwargs)
+        return loss
+    return hooked
+
+
 class Optimizer:
     """Base class: subclasses set defaults and implement ``step``."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:   # (every optimizer's step, ours or one's own, runs the step hooks)
+            cls.step = _with_step_hooks(cls.__dict__["step"])
+
+    def _hooks(self, kind) -> OrderedDict:
+        """The hooks of ``kind`` (see ``_HOOK_KINDS``), in the order they run."""
+        return self.__dict__.setdefault(f"_optimizer_{kind}_hooks", OrderedDict())
+
+    def _register(self, kind, hook, prepend=False) -> RemovableHandle:
+        hooks = self._hooks(kind)
+        handle = _add_hook(hooks, hook)
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_step_pre_hook(self, hook) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` before each ``step``; it may return new ``(args, kwargs)``."""
+        return self._register("step_pre", hook)
+
+    def register_step_post_hook(self, hook) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` after each ``step``."""
+        return self._register("step_post", hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False) -> RemovableHandle:
+        """``hook(optimizer)`` before ``state_dict()`` builds its dict."""
+        return self._register("state_dict_pre", hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` after; it may return a dict to give instead."""
+        return self._register("state_dict_post", hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` before ``load_state_dict`` reads it; it may return a dict to read
+        instead."""
+        return self._register("load_state_dict_pre", hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False) -> RemovableHandle:
+        """``hook(optimizer)`` after ``load_state_dict``."""
+        return self._register("load_state_dict_post", hook, prepend)
 
     def __init__(self, params, defaults):
         self.defaults = dict(defaults)
@@ -99,8 +176,11 @@ class Optimizer:
     def state_dict(self):
         """``{"state": {index: {name: value}}, "param_groups": [{option: value, "params": [index, ...]}]}``,
         PyTorch's layout: parameters are numbered in group order, and state arrays come as Tensors (copies;
-        ``step`` as a float32 0-d Tensor, as PyTorch keeps it). Save it with the model's for a checkpoint:
+        ``step`` as a float32 0-d Tensor, as PyTorch keeps it); an optimizer of one's own (see ``_own_steps``)
+        gives its state as it stored it, as PyTorch's does. Save it with the model's for a checkpoint:
         ``autogradlab.save({"model": model.state_dict(), "optimizer": opt.state_dict()}, path)``."""
+        for hook in list(self._hooks("state_dict_pre").values()):
+            hook(self)
         index, groups = {}, []
         for group in self.param_groups:
             packed = {k: v for k, v in group.items() if k != "params"}
@@ -112,13 +192,20 @@ class Optimizer:
                 state[p] = values
             elif id(p) in index:
                 state[index[id(p)]] = {name: _exported(name, value, p, self) for name, value in values.items()}
-        return {"state": state, "param_groups": groups}
+        packed = {"state": state, "param_groups": groups}
+        for hook in list(self._hooks("state_dict_post").values()):
+            changed = hook(self, packed)
+            packed = packed if changed is None else changed
+        return packed
 
     def load_state_dict(self, state_dict):
         """Restore what :meth:`state_dict` returned: the options of each group (lr, betas, ...) and each
         parameter's state, copied and cast to the parameter's dtype and device. Everything is checked first
         (the number of groups and of parameters in each, each state's index and shapes): a state dict that
         does not fit raises ValueError naming the problem and leaves the optimizer unchanged."""
+        for hook in list(self._hooks("load_state_dict_pre").values()):
+            changed = hook(self, state_dict)
+            state_dict = state_dict if changed is None else changed
         if not hasattr(state_dict, "get") or "state" not in state_dict or "param_groups" not in state_dict:
             raise ValueError("load_state_dict expects what optimizer.state_dict() returns, a dict with 'state' and "
                              f"'param_groups', got {type(state_dict).__name__}"
@@ -161,6 +248,8 @@ class Optimizer:
             for key, default in self.defaults.items():
                 group.setdefault(key, default)
         self._buffers = state
+        for hook in list(self._hooks("load_state_dict_post").values()):
+            hook(self)
 
     @property
     def state(self):
@@ -176,7 +265,7 @@ class Optimizer:
 
     def __getstate__(self):
         """What copy and pickle take: not a scheduler's wrapper of ``step`` (it would step this optimizer)."""
-        return {key: value for key, value in self.__dict__.items() if key not in ("step", "_opt_called")}
+        return {key: value for key, value in self.__dict__.items() if key not in ("step", "_opt_called", "_stepping")}
 
     def __setstate__(self, saved):
         if "state" in saved and "_buffers" not in saved:   # (pickled before the state was a view of _buffers)
@@ -370,9 +459,18 @@ class _ParamState(MutableMapping):
 
 
 def _own_steps(optimizer):
-    """Whether ``optimizer`` steps with code of its own (a subclass written as for PyTorch), which reads and
-    writes ``self.state`` as a plain dict, rather than with one of this package's steps over raw arrays."""
-    return not getattr(type(optimizer).step, "__module__", "").startswith(__package__)
+    """Whether ``optimizer`` steps with code of its own (a subclass of ``Optimizer`` written as for PyTorch),
+    which reads and writes ``self.state`` as a plain dict, rather than with one of this package's steps over
+    raw arrays (also a subclass of ``SGD``, ``Adam``, ... whose ``step`` calls ``super().step()``)."""
+    kind = type(optimizer)
+    own = _OWN_STEPS.get(kind)
+    if own is None:
+        own = _OWN_STEPS[kind] = not any("step" in k.__dict__ and k.__module__.startswith(__package__ + ".")
+                                         for k in kind.__mro__ if k is not Optimizer)
+    return own
+
+
+_OWN_STEPS: dict = {}   # optimizer class -> _own_steps's answer (a class's steps do not change)
 
 
 def _exported(name, value, p, optimizer, copy=True):
