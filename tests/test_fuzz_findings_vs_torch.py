@@ -465,3 +465,10 @@ def test_unflatten_with_minus_one_on_an_empty_tensor_and_split_refusals_as_torch
     both_raise(lambda: ag.split(ag.tensor(1.0), 1), lambda: torch.split(torch.tensor(1.0), 1))
     both_raise(lambda: ag.where(ag.tensor([1, 0]), ag.ones(2), ag.zeros(2)),
                lambda: torch.where(torch.tensor([1, 0]), torch.ones(2), torch.zeros(2)))
+
+
+@pytest.mark.parametrize("rows", [3, 1])
+def test_index_copy_checks_the_number_of_source_slices_as_torch(rows):
+    def call(T):
+        return T.zeros(3, 2).index_copy(0, T.tensor([0, 0]), T.arange(2.0 * rows).reshape(rows, 2))
+    both_raise(lambda: call(ag), lambda: call(torch))

@@ -126,3 +126,14 @@ def test_saved_tensors_hooks_own_what_they_keep_no_version_check_as_torch():
             grads.append(x.grad)
         return tuple(grads)
     same_results(run, rtol=0)
+
+
+def test_a_python_bool_spans_no_dim_beside_an_ellipsis_as_torch():
+    same_results(lambda T: T.arange(24.0).reshape(2, 3, 4)[T.tensor([0, 1]), ..., True, 0], rtol=0)
+    same_results(lambda T: T.arange(4.0).reshape(2, 2)[:, ..., True], rtol=0)
+
+
+def test_a_bad_index_read_in_two_steps_is_named_as_given():
+    with pytest.raises(IndexError, match=r"index \(1, slice\(None, None, None\), tensor\(\[0, 9\]\)\) is invalid for "
+                                         r"a tensor of shape \(2, 3, 4\): index 9 is out of bounds with size 4"):
+        ag.zeros(2, 3, 4)[1, :, ag.tensor([0, 9])]

@@ -330,6 +330,9 @@ def index_copy(input, dim, index, source):
                            f"{input.dtype.name} and (source) {getattr(source, 'dtype', type(source).__name__)}")
     cleared = E.where(mask, _in_dtype(0, input), input)
     index = index.reshape(-1) if index.ndim == 0 else index
+    if index.numel() != (source.shape[d] if source.ndim else 1):
+        raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be equal to source.size(dim) "
+                           f"({source.shape[d] if source.ndim else 1}), for dim: {d}")
     picks = to_host(index._data) % (input.shape[d] if input.ndim else 1)
     last = numpy.unique(picks[::-1], return_index=True)[1]   # (each index's last place, counted from the end)
     if len(last) < len(picks) and source.ndim:

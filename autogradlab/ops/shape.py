@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import re
 import warnings
 
 import numpy
@@ -339,21 +340,23 @@ def _canonical_index(index, device="cpu", copy=True):
     parts = index if isinstance(index, tuple) else (index,)
     out, advanced = [], False
     for p in parts:
-        if isinstance(p, numpy.integer) or (isinstance(p, (Tensor, numpy.ndarray)) and p.ndim == 0
-                                            and p.dtype.kind in "iu" and p.dtype != numpy.uint8):
-            p = int(p.item())   # (a NumPy integer or a 0-d integer tensor is an integer, as in PyTorch: a view)
-        if isinstance(p, Tensor) and p.dtype == numpy.uint8:   # (a mask, as PyTorch reads it, with its warning)
-            warnings.warn("indexing with dtype uint8 is now deprecated, please use a dtype bool instead "
-                          "(index.bool())", UserWarning, stacklevel=3)
-            p, advanced = p._data.astype(bool), True
-        elif isinstance(p, Tensor):
-            p, advanced = (p._data.copy() if copy else p._data), True
+        if isinstance(p, Tensor):
+            if p.dtype == numpy.uint8:   # (a mask, as PyTorch reads it, with its warning)
+                warnings.warn("indexing with dtype uint8 is now deprecated, please use a dtype bool instead "
+                              "(index.bool())", UserWarning, stacklevel=3)
+                p, advanced = p._data.astype(bool), True
+            elif p.ndim == 0 and p.dtype.kind in "iu":
+                p = int(p.item())   # (a 0-d integer tensor is an integer, as in PyTorch: a view, not a copy)
+            else:
+                p, advanced = (p._data.copy() if copy else p._data), True
         elif isinstance(p, list):   # (a new array; an empty list indexes nothing, as int64)
             p, advanced = (asarray(p, device) if p else asarray(numpy.zeros(0, numpy.int64), device)), True
-        elif isinstance(p, numpy.ndarray):
+        elif isinstance(p, numpy.ndarray) and not (p.ndim == 0 and p.dtype.kind in "iu" and p.dtype != numpy.uint8):
             on_device = asarray(p, device)             # (p itself on the CPU: then copied)
             p, advanced = (on_device.copy() if copy and on_device is p else on_device), True
-        elif hasattr(p, "shape") and hasattr(p, "dtype"):   # a CuPy array, a NumPy integer
+        elif isinstance(p, (numpy.integer, numpy.ndarray)):   # (a NumPy integer, 0-d or not: an integer, a view)
+            p = int(p)
+        elif hasattr(p, "shape") and hasattr(p, "dtype"):   # a CuPy array
             p, advanced = (p.copy() if copy else p), True
         elif isinstance(p, bool):   # (a 0-d mask: t[True] adds a dim of 1, t[False] one of 0; no view to write through)
             advanced = True
@@ -370,15 +373,17 @@ def torch_order(index, ndim):
     an integer as one more array, so that ``x[1, :, t]`` would put t's dim first); and a ``...`` that spans
     no dim does not part the arrays around it. Returns ``(index, None)``, or ``(first, rest)`` for
     ``(x[first])[rest]``."""
-    parts = index if isinstance(index, tuple) else (index,)
-    if any(p is Ellipsis for p in parts):
-        spanned = sum(0 if p is None or p is Ellipsis else p.ndim if getattr(p, "dtype", None) == bool else 1
-                      for p in parts)
+    if not isinstance(index, tuple):
+        return index, None
+    parts = index
+    if any(p is Ellipsis for p in parts):   # (None, ... and a Python bool span no dim of the tensor)
+        spanned = sum(0 if p is None or p is Ellipsis or isinstance(p, bool) else
+                      p.ndim if getattr(p, "dtype", None) == bool else 1 for p in parts)
         if spanned == ndim:
             parts = tuple(p for p in parts if p is not Ellipsis)
             index = parts
     if not any(type(p) is int for p in parts) or any(isinstance(p, bool) for p in parts):
-        return index, None
+        return index, None   # (with a Python bool too, NumPy's order stays: a rare mix)
     first, rest = [], []
     for p in parts:
         if type(p) is int:
@@ -398,11 +403,17 @@ def torch_order(index, ndim):
 def getitem(a, index, copy=True):
     """``a[index]``: basic slicing, and integer/bool array indexing (repeated indices accumulate in backward).
     (``copy=False``: ``index`` is one this module made, whose arrays need no copy.)"""
+    given = index
     index, advanced = _canonical_index(index, a.device, copy)
     if advanced:
         index, rest = torch_order(index, a.ndim)
         if rest is not None:
-            return getitem(getitem(a, index, copy=False), rest, copy=False)
+            try:
+                return getitem(getitem(a, index, copy=False), rest, copy=False)
+            except IndexError as exc:   # (named by the index given, not the two it was read as)
+                why = re.sub(r" for axis \d+", "", str(exc).rsplit(": ", 1)[-1])   # (the axis of the second step)
+                raise IndexError(f"index {given!r} is invalid for a tensor of shape {tuple(a.shape)}: {why}") \
+                    from None
     try:   # (a bad index fails in the op's forward, before anything is recorded)
         return apply_one(INDEX if advanced else GETITEM, a, {"index": index, "advanced": advanced})
     except IndexError as exc:
