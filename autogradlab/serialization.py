@@ -224,17 +224,22 @@ _END_OF_ZIP = b"PK\x05\x06"   # (a zip's last record: its central directory's si
 def _one_archive(f):
     """From a binary file, the archive that starts where it is (a stream may hold several saves, one after the
     other, as PyTorch's may): its bytes, the file left just past it, so that the next ``load`` reads the next."""
-    start = f.tell() if hasattr(f, "tell") else 0
+    if isinstance(f, io.TextIOBase):
+        raise TypeError("load: the file was opened in text mode; open it in binary mode, open(path, 'rb')")
+    try:
+        start = f.tell()
+    except (AttributeError, OSError):   # (a pipe: read on from where it is, as there is no going back)
+        start = None
     data = f.read()
     if not data:
         raise EOFError
     at = data.find(_END_OF_ZIP)
     while at != -1 and at + 22 <= len(data):
         size, offset, comment = struct.unpack("<IIH", data[at + 12:at + 22])
-        if offset + size in (at, start + at):   # (a real end record: its directory ends where it starts; the
+        if offset + size in (at, (start or 0) + at):   # (a real end record: its directory ends where it starts; the
             # offsets count from the archive's start, or, when written into a stream after another, the stream's)
             end = at + 22 + comment
-            if hasattr(f, "seek"):
+            if start is not None:
                 f.seek(start + end)
             return io.BytesIO(data[:end])
         at = data.find(_END_OF_ZIP, at + 1)

@@ -472,3 +472,8 @@ def test_index_copy_checks_the_number_of_source_slices_as_torch(rows):
     def call(T):
         return T.zeros(3, 2).index_copy(0, T.tensor([0, 0]), T.arange(2.0 * rows).reshape(rows, 2))
     both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_bool_addr_refuses_a_fractional_scalar_as_torch():
+    flags = lambda T: (T.tensor([[True, False]]), T.tensor([True]), T.tensor([True, False]))  # noqa: E731
+    both_raise(lambda: ag.addr(*flags(ag), beta=1.5), lambda: torch.addr(*flags(torch), beta=1.5))

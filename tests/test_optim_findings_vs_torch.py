@@ -324,3 +324,29 @@ def test_a_subclass_of_a_built_in_optimizer_round_trips_its_state_as_torch(name)
     # default dtype's precision)
     np.testing.assert_allclose(ours, theirs, rtol=1e-8)
     assert step == step_t
+
+
+def test_load_reads_a_pipe_and_names_a_text_mode_file(tmp_path):
+    import os
+    path = tmp_path / "x.pt"
+    ag.save({"a": ag.ones(2)}, str(path))
+    with open(path) as text, pytest.raises(TypeError, match="binary mode"):
+        ag.load(text)
+    read, write = os.pipe()
+    os.write(write, path.read_bytes())
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        assert ag.load(pipe)["a"].tolist() == [1.0, 1.0]
+
+
+def test_multiplicative_lr_multiplies_at_a_step_to_epoch_0_as_torch():
+    def run(T):
+        opt = T.optim.SGD([T.zeros(1, requires_grad=True)], lr=1.0)
+        scheduler = T.optim.lr_scheduler.MultiplicativeLR(opt, lambda epoch: 0.5)
+        opt.step()
+        with pytest.warns(UserWarning):
+            scheduler.step(0)
+        first = opt.param_groups[0]["lr"]
+        scheduler.step()
+        return [first, opt.param_groups[0]["lr"]]
+    assert run(ag) == run(torch)

@@ -255,8 +255,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     return rrelu(input, lower, upper, training, True)
 
 
-# the in-place activations write into ``input`` (``F.relu(x, inplace=True)`` computes out of place; these are
-# what their names say, as ``x.relu_()``)
+# the in-place activations write into ``input``, as ``x.relu_()`` and ``F.relu(x, inplace=True)`` do
 
 def relu_(input):
     """:func:`~.functional.relu` written into ``input``."""

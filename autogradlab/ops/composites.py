@@ -136,6 +136,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)`` (for bools, PyTorch's ``(beta and input) or (alpha and
     vec1_i and vec2_j)``)."""
     if all(isinstance(t, Tensor) and t.dtype == numpy.bool_ for t in (input, vec1, vec2)):
+        for what, value in (("beta", beta), ("alpha", alpha)):
+            _check_alpha(input, input, value, what)   # (1.5 is no bool: PyTorch's error for integral tensors)
         both = E.bitwise_and(reshape(vec1, (-1, 1)), reshape(vec2, (1, -1)))
         return _beta_alpha(E.bitwise_and(input, bool(beta)), E.bitwise_and(both, bool(alpha)), 1, 1, "addr")
     return _beta_alpha(input, outer(vec1, vec2), beta, alpha, "addr")

@@ -166,8 +166,9 @@ def mm(a, b):
 
 
 def left_out(t):
-    """0 in ``t``'s shape and dtype, with a zero gradient for ``t``: a term that PyTorch leaves out (beta = 0,
-    alpha = 0 in ``addmm``), so that its inf or NaN does not reach the result (``0 * inf`` would be NaN)."""
+    """0 in ``t``'s shape and dtype (a bool ``t``: int64), with a zero gradient for ``t``: a term that PyTorch
+    leaves out (beta = 0, alpha = 0 in ``addmm``), so that its inf or NaN does not reach the result (``0 * inf``
+    would be NaN)."""
     everywhere = Tensor._make(xp_of(t._data).ones(t.shape, dtype=bool), False, None, t.device)
     return where(everywhere, 0 if t.dtype.kind in "iub" else 0.0, t)
 

@@ -204,7 +204,7 @@ class MultiplicativeLR(LambdaLR):
     the factors multiply, where ``LambdaLR``'s replace."""
 
     def get_lr(self):
-        if self.last_epoch > 0:
+        if not self._is_initial:   # (every step but the one building takes, also a step(0), as PyTorch's)
             return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._current(), strict=True)]
         return self._current()
 
