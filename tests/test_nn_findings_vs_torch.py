@@ -63,3 +63,33 @@ def test_an_empty_stride_means_the_kernel_size_as_torch():
                                                         return_indices=True, stride=()),
                             T.nn.functional.max_pool2d(T.arange(16.0).reshape(1, 1, 4, 4), 2, stride=()),
                             T.nn.functional.avg_pool1d(T.arange(16.0).reshape(1, 1, 16), 2, stride=())), rtol=0)
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+def test_a_recurrent_layer_with_a_parametrized_weight_runs_as_torch(kind):
+    """weight_norm on a recurrent weight (the AWD-LSTM setup): the layer reads the computed weight."""
+    torch.manual_seed(0)
+    saved = {k: v.detach().numpy().copy() for k, v in getattr(torch.nn, kind)(3, 4, num_layers=2).state_dict().items()}
+
+    def run(T):
+        layer = getattr(T.nn, kind)(3, 4, num_layers=2)
+        layer.load_state_dict({k: T.tensor(v) for k, v in saved.items()})
+        layer = T.nn.utils.parametrizations.weight_norm(layer, name="weight_hh_l1")
+        x = T.tensor(np.linspace(-1, 1, 30).reshape(5, 2, 3), dtype=T.float32, requires_grad=True)
+        out = layer(x)[0]
+        (out * out).sum().backward()
+        return (out, x.grad) + tuple(p.grad for p in layer.parameters())
+    same_results(run, rtol=1e-4)
+
+
+def test_embedding_bag_max_sends_a_tied_features_gradient_to_the_first_row_as_torch():
+    def run(T):
+        weight = T.tensor([[1.0, 2.0], [1.0, 3.0], [0.0, 3.0]], requires_grad=True)
+        out = T.nn.functional.embedding_bag(T.tensor([0, 1, 2, 2, 0]), weight, T.tensor([0, 3, 3]), mode="max")
+        (out * T.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).sum().backward()
+        padded = T.tensor([[1.0, 2.0], [1.0, 3.0], [0.0, 3.0]], requires_grad=True)
+        skipped = T.nn.functional.embedding_bag(T.tensor([0, 1, 2, 1]), padded, T.tensor([0, 2]), mode="max",
+                                                padding_idx=1)
+        skipped.sum().backward()
+        return out, weight.grad, skipped, padded.grad
+    same_results(run, rtol=0)

@@ -7,7 +7,7 @@ from one ``offsets`` entry to the next (fastText-style bags of words).
 
 Indices equal to ``padding_idx`` are left out of their bag (and of a mean's count); an empty bag gives zeros.
 Gradients: 'sum' and 'mean' add the (scaled) row gradient into each row used; 'max' sends each feature's
-gradient to the row that gave the maximum. ``scale_grad_by_freq`` and ``sparse`` are not supported (as for
+gradient to the (first) row that gave the maximum. ``scale_grad_by_freq`` and ``sparse`` are not supported (as for
 ``Embedding``: a dense gradient, the numbers ``sparse=True`` gives)."""
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ import numpy
 
 from .. import backend, creation
 from ..grad_mode import no_grad
-from ..ops.selection import index_add, scatter_reduce
+from ..ops import elementwise as E
+from ..ops.selection import index_add
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -86,13 +87,32 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     target = Tensor._make(backend.asarray(bag_of.astype(numpy.int64), device), False, None, device)
     zeros = creation.zeros(bags, weight.shape[1], dtype=weight.dtype, device=device)
     if mode == "max":
-        spread = target.unsqueeze(-1).expand(*rows.shape)
-        return scatter_reduce(zeros, 0, spread, rows, "amax", include_self=False)
+        return _bag_max(rows, bag_of, bags, zeros)
     total = index_add(zeros, 0, target, rows)
     if mode == "sum":
         return total
     counts = numpy.maximum(numpy.bincount(bag_of, minlength=bags), 1).astype(numpy.dtype(weight.dtype))
     return total / Tensor._make(backend.asarray(counts[:, None], device), False, None, device)
+
+
+def _bag_max(rows, bag_of, bags, zeros):
+    """Each bag's largest value of each feature, taken from the first row that has it (PyTorch's: at a tie the
+    gradient goes to that row alone); 0 for an empty bag."""
+    values = backend.to_host(rows.detach()._data)
+    m, d = values.shape
+    best = numpy.full((bags, d), -numpy.inf, dtype=values.dtype)
+    numpy.maximum.at(best, bag_of, values)
+    of_row = best[bag_of]
+    is_best = (values == of_row) | (numpy.isnan(values) & numpy.isnan(of_row))
+    first = numpy.full((bags, d), m)
+    numpy.minimum.at(first, bag_of, numpy.where(is_best, numpy.arange(m)[:, None], m))
+    filled = first < m
+    if not filled.any():
+        return zeros
+    device = rows.device
+    picked = rows[Tensor._make(backend.asarray(numpy.minimum(first, m - 1), device), False, None, device),
+                  Tensor._make(backend.asarray(numpy.arange(d), device), False, None, device)]
+    return E.where(Tensor._make(backend.asarray(filled, device), False, None, device), picked, zeros)
 
 
 class EmbeddingBag(Module):

@@ -244,9 +244,9 @@ class RNNBase(Module):
         """Nothing to do here (PyTorch packs the weights for cuDNN); kept so that lab code runs unchanged."""
 
     def _weights(self, layer, suffix):
-        get = self._parameters.get
-        return (get(f"weight_ih_l{layer}{suffix}"), get(f"bias_ih_l{layer}{suffix}"),
-                get(f"weight_hh_l{layer}{suffix}"), get(f"bias_hh_l{layer}{suffix}"))
+        # (by attribute, not from _parameters: a parametrized weight, weight_norm's, is computed on each read)
+        return tuple(getattr(self, f"{kind}_l{layer}{suffix}", None)
+                     for kind in ("weight_ih", "bias_ih", "weight_hh", "bias_hh"))
 
     def forward(self, input, hx=None):
         """``(output, h_n)`` (LSTM: ``(output, (h_n, c_n))``): output (L, N, D*hidden_size) holds the last layer's
