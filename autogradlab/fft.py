@@ -8,6 +8,8 @@ gradients are the chain rule through those ops.
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy
 
 from .creation import zeros
@@ -233,17 +235,27 @@ def ihfft2(input, s=None, dim=(-2, -1), norm=None):
 def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     """The frequency of each entry of an ``n``-point transform with sample spacing ``d``: 0, 1, ..., then the
     negative ones, over ``d * n``."""
+    n = _count(n, "fftfreq")
     k = numpy.concatenate([numpy.arange(0, (n + 1) // 2), numpy.arange(-(n // 2), 0)])
     return _frequencies(k / (d * n), dtype, device, requires_grad)
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     """The frequencies of :func:`rfft`'s ``n // 2 + 1`` entries: 0, 1, ..., n // 2, over ``d * n``."""
+    n = _count(n, "rfftfreq")
     return _frequencies(numpy.arange(0, n // 2 + 1) / (d * n), dtype, device, requires_grad)
 
 
 def _frequencies(values, dtype, device, requires_grad):
+    if dtype is not None and numpy.dtype(dtype).kind not in "fc":
+        raise RuntimeError(f"fftfreq requires a floating point or complex dtype, got {numpy.dtype(dtype).name}")
     return tensor(values, dtype=dtype or default_float(), device=device, requires_grad=requires_grad)
+
+
+def _count(n, name):
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool) or n < 0:
+        raise RuntimeError(f"{name}: n must be a non-negative int (the transform's length), got {n!r}")
+    return int(n)
 
 
 def fftshift(input, dim=None):

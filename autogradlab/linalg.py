@@ -179,6 +179,11 @@ def vander(x, *, N=None):
     expect_tensor(x, "vander")
     if x.ndim == 0:
         raise RuntimeError("linalg.vander: x must have at least one dimension (a vector, or a batch of them)")
+    if x.dtype == numpy.bool_ or x.dtype == numpy.float16:
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got "
+                           f"{x.dtype.name}")
+    if x.dtype.kind in "iu":
+        x = x.to(numpy.int64)   # (integers in int64, as PyTorch's)
     n = x.shape[-1] if N is None else N
     if not isinstance(n, int) or n <= 1:
         raise RuntimeError(f"N must be greater than 1., got N={n!r}")

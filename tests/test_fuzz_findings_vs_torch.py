@@ -477,3 +477,42 @@ def test_index_copy_checks_the_number_of_source_slices_as_torch(rows):
 def test_bool_addr_refuses_a_fractional_scalar_as_torch():
     flags = lambda T: (T.tensor([[True, False]]), T.tensor([True]), T.tensor([True, False]))  # noqa: E731
     both_raise(lambda: ag.addr(*flags(ag), beta=1.5), lambda: torch.addr(*flags(torch), beta=1.5))
+
+
+def test_matrix_power_0_and_qr_r_keep_a_gradient_path():
+    """``matrix_power(A, 0)`` is the identity recorded with gradient 0 (torch's output requires grad too);
+    ``qr(mode='r')``'s R has the reduced mode's gradient, where it used to be a constant (torch's backward
+    refuses it)."""
+    def power_0(T):
+        a = _leaf(T)
+        power = T.linalg.matrix_power(a, 0)
+        power.sum().backward()
+        return power, a.grad
+    same_results(power_0, rtol=0)
+    a = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+    ours = ag.tensor(a, requires_grad=True)
+    ag.linalg.qr(ours, mode="r")[1].sum().backward()
+    theirs = torch.tensor(a, requires_grad=True)
+    torch.linalg.qr(theirs, mode="reduced")[1].sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-10)
+
+
+def _leaf(T):
+    return T.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+
+
+@pytest.mark.parametrize("call", [lambda T: T.linalg.vander(T.tensor([1, 2, 3], dtype=T.int32)),
+                                  lambda T: T.vander(T.tensor([True, False])),
+                                  lambda T: T.vander(T.tensor([1, 2], dtype=T.uint8)),
+                                  lambda T: T.fft.fftfreq(5, 0.5), lambda T: T.fft.rfftfreq(0)],
+                         ids=["linalg-int32", "bool", "uint8", "fftfreq", "rfftfreq-0"])
+def test_vander_and_frequencies_dtypes_as_torch(call):
+    same_results(call, rtol=0)
+
+
+@pytest.mark.parametrize("call", [lambda T: T.linalg.vander(T.tensor([True, False])),
+                                  lambda T: T.linalg.vander(T.tensor([1.0, 2.0], dtype=T.float16)),
+                                  lambda T: T.fft.fftfreq(4, dtype=T.int64), lambda T: T.fft.fftfreq(-1)],
+                         ids=["linalg-bool", "linalg-half", "integer-frequencies", "negative-n"])
+def test_vander_and_frequencies_refusals_as_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))

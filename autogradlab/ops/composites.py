@@ -465,6 +465,8 @@ def vander(x, N=None, increasing=False):
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError(f"N must be non-negative, got N={N}")
+    if x.dtype.kind in "biu":
+        x = x.to(numpy.int64)   # (bools and integers in int64, as PyTorch's)
     powers = [E.pow(x, k) for k in range(n)]
     if not powers:
         return reshape(x[:0], (x.shape[0], 0)) * 1

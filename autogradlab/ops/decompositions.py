@@ -21,6 +21,7 @@ from ..backend import xp_of
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from ..return_types import return_type
+from .linalg import left_out
 from .registry import apply, apply_unary, defop, expect_tensor, on_arrays
 from .shape import TRIU, cat
 
@@ -243,7 +244,8 @@ def matrix_power(A, n):
     n = int(n)
     if n == 0:
         from ..creation import eye
-        return eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
+        # (the identity, recorded as depending on A with gradient 0, as PyTorch's: backward through it works)
+        return eye(A.shape[-1], dtype=A.dtype, device=A.device) + left_out(A)
     base, n = (inv(A), -n) if n < 0 else (A, n)
     result = None
     while n:
@@ -600,7 +602,7 @@ def qr(A, mode="reduced"):
     """``(Q, R)`` with ``A = Q R``: Q's k = min(m, n) columns orthonormal, R upper triangular (k x n), as
     LAPACK signs them (PyTorch's too). ``mode='complete'`` gives the m x m Q (not differentiable for a tall A,
     as in PyTorch); ``mode='r'``
-    gives R alone (Q empty), without a gradient, as in PyTorch."""
+    gives R alone (Q empty), with the gradient of the reduced mode's R (PyTorch's backward refuses it)."""
     _matrices("qr", A)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
@@ -612,9 +614,9 @@ def qr(A, mode="reduced"):
                                       "differentiable (as in PyTorch): use mode='reduced', or detach A")
         q, r = xp_of(A._data).linalg.qr(A._data, mode="complete")
         return QrResult(Tensor._make(q, False, None, A.device), Tensor._make(r, False, None, A.device))
-    if mode == "r":
-        r = Tensor._make(xp_of(A._data).linalg.qr(A._data)[1], False, None, A.device)
-        return QrResult(Tensor._make(xp_of(A._data).zeros((0,), A.dtype), False, None, A.device), r)
+    if mode == "r":   # (R with its gradient, where PyTorch's backward raises: R is the reduced mode's)
+        return QrResult(Tensor._make(xp_of(A._data).zeros((0,), A.dtype), False, None, A.device),
+                        apply_unary(QR_R, A))
     return QrResult(apply_unary(QR_Q, A), apply_unary(QR_R, A))
 
 
