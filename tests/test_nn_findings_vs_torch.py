@@ -93,3 +93,27 @@ def test_embedding_bag_max_sends_a_tied_features_gradient_to_the_first_row_as_to
         skipped.sum().backward()
         return out, weight.grad, skipped, padded.grad
     same_results(run, rtol=0)
+
+
+BICUBIC = [((3, 4), {"size": (6, 7)}), ((5, 5), {"size": (2, 3)}), ((1, 3), {"scale_factor": 2.0}),
+           ((4, 1), {"scale_factor": (0.5, 1.7)}), ((5, 5), {"size": (5, 5)}),
+           ((3, 4), {"scale_factor": 1.3, "recompute_scale_factor": True})]
+
+
+@pytest.mark.parametrize("shape, resize", BICUBIC, ids=[f"{s}-{r}" for s, r in BICUBIC])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_bicubic_interpolation_matches_torch_values_and_gradients(shape, resize, align_corners, dtype):
+    x = np.random.default_rng(sum(shape)).normal(size=(2, 3) + shape)
+
+    def run(T):
+        image = T.tensor(x, dtype=getattr(T, dtype), requires_grad=True)
+        out = T.nn.functional.interpolate(image, mode="bicubic", align_corners=align_corners, **resize)
+        (out * T.arange(float(out.numel()), dtype=out.dtype).reshape(out.shape).cos()).sum().backward()
+        return out, image.grad
+    same_results(run, rtol=1e-9 if dtype == "float64" else 2e-4)
+
+
+def test_bicubic_upsample_in_half_precision_as_torch():
+    x = np.random.default_rng(1).normal(size=(1, 2, 3, 4))
+    same_results(lambda T: T.nn.Upsample(scale_factor=2, mode="bicubic")(T.tensor(x, dtype=T.float16)), rtol=1e-3)

@@ -1,5 +1,5 @@
-"""Resampling: ``interpolate`` (nearest, nearest-exact, linear, bilinear, trilinear, area), ``pixel_shuffle`` and
-``pixel_unshuffle``, and the modules ``Upsample``, ``UpsamplingNearest2d``, ``UpsamplingBilinear2d``,
+"""Resampling: ``interpolate`` (nearest, nearest-exact, linear, bilinear, bicubic, trilinear, area),
+``pixel_shuffle`` and ``pixel_unshuffle``, and the modules ``Upsample``, ``UpsamplingNearest2d``, ``UpsamplingBilinear2d``,
 ``PixelShuffle``, ``PixelUnshuffle``, with PyTorch's names, sizes, values and errors.
 
 The one idea: resampling is separable. Along each spatial dim, output position j reads from a source
@@ -11,7 +11,8 @@ data is an engine op, so the gradients (each output's gradient added back to the
 weight) come from the engine; a third dim gives trilinear (and nearest and area for volumes). ``pixel_shuffle``
 moves channels into space with one reshape and one permute.
 
-Not here (NotImplementedError): bicubic, lanczos, ``antialias=True``. Unlike PyTorch
+Bicubic blends four neighbours, ``x[i - 1], ..., x[i + 2]`` (clamped at the borders), with Keys' cubic
+convolution weights (a = -0.75, PyTorch's). Not here (NotImplementedError): lanczos, ``antialias=True``. Unlike PyTorch
 2.13: where a scale_factor leaves a 1-d or 3-d nearest length unchanged or doubles it, PyTorch's backward sends the
 gradient elsewhere than its forward read from; here it is the forward's. ``pixel_unshuffle`` of an empty
 batch gets its proper shape (PyTorch returns the input's).
@@ -46,6 +47,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     nearest: x[floor(j * scale)]; nearest-exact: x[floor((j + 0.5) * scale)];
     linear/bilinear/trilinear: src = (j + 0.5) * scale - 0.5 (clamped at 0), or j * (in - 1) / (out - 1) with
     ``align_corners=True``; out = (1 - t) * x[floor(src)] + t * x[floor(src) + 1], t = src - floor(src).
+    bicubic: the same src (not clamped), four neighbours with Keys' weights (see ``_cubic_source``).
     area: the mean over each output's window (``adaptive_avg_pool``).
     """
     if not isinstance(input, Tensor):
@@ -82,6 +84,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                                     shortcuts=mode == "nearest" and input.ndim == 4))
         elif n_out == n_in:   # (the same size: PyTorch copies, whatever the scale_factor)
             out = _take(out, dim, numpy.arange(n_in))
+        elif mode == "bicubic":
+            out = _blend(out, dim, *_cubic_source(n_in, n_out, scale, align_corners, out.dtype))
         else:
             out = _blend(out, dim, *_linear_source(n_in, n_out, scale, align_corners, out.dtype))
     return out.to(numpy.float16) if half else out
@@ -138,9 +142,10 @@ def _check_mode(input, mode, align_corners, antialias):
     """A mode that fits the input's rank and is implemented here; else PyTorch's error for it, or
     NotImplementedError for what PyTorch has and autogradlab does not."""
     rank = input.ndim
-    if (rank in (3, 4, 5) and mode in ("nearest", "nearest-exact", "area")) or _LINEAR_MODES.get(rank) == mode:
-        if antialias:   # (only bilinear gets here with antialias: the check before lets nothing else through)
-            raise NotImplementedError("interpolate: antialias=True (bilinear with an anti-aliasing filter) is not "
+    if (rank in (3, 4, 5) and mode in ("nearest", "nearest-exact", "area")) or _LINEAR_MODES.get(rank) == mode \
+            or (rank == 4 and mode == "bicubic"):
+        if antialias:   # (only bilinear and bicubic get here with antialias: the check before lets nothing else)
+            raise NotImplementedError("interpolate: antialias=True (an anti-aliasing filter for shrinking) is not "
                                       "implemented in autogradlab; use antialias=False, or shrink in steps of at "
                                       "most 2x")
         return
@@ -151,8 +156,8 @@ def _check_mode(input, mode, align_corners, antialias):
     if rank in _IN_TORCH.get(mode, ()):
         raise NotImplementedError(f"interpolate: mode={mode!r} for a {rank}-D input is not implemented in "
                                   f"autogradlab (PyTorch has it); here: 'nearest', 'nearest-exact' and 'area' for "
-                                  f"3-D, 4-D and 5-D inputs, 'linear' for 3-D, 'bilinear' for 4-D, 'trilinear' for "
-                                  f"5-D")
+                                  f"3-D, 4-D and 5-D inputs, 'linear' for 3-D, 'bilinear' and 'bicubic' for 4-D, "
+                                  f"'trilinear' for 5-D")
     if rank in (3, 4, 5) and mode in ("linear", "bilinear", "trilinear"):
         wanted = {"linear": 3, "bilinear": 4, "trilinear": 5}[mode]
         raise NotImplementedError(f"Got {rank}D input, but {mode} mode needs {wanted}D input: 'linear' is for "
@@ -160,7 +165,7 @@ def _check_mode(input, mode, align_corners, antialias):
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {rank}D) for the "
                               f"modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
                               f"nearest-exact (got {mode}); autogradlab has nearest, nearest-exact and area (3-D, "
-                              f"4-D and 5-D), linear (3-D), bilinear (4-D) and trilinear (5-D)")
+                              f"4-D and 5-D), linear (3-D), bilinear and bicubic (4-D) and trilinear (5-D)")
 
 
 def _check_sizes(input, sizes):
@@ -216,17 +221,52 @@ def _linear_source(n_in, n_out, scale, align_corners, dtype):
     return i0, i1, (acc(1) - t), t
 
 
+_CUBIC_A = -0.75   # (Keys' cubic convolution parameter, PyTorch's)
+
+
+def _cubic_source(n_in, n_out, scale, align_corners, dtype):
+    """The four neighbours i - 1 .. i + 2 (clamped to the input) each output position blends, i = floor(src),
+    and Keys' weights for t = src - i: w(d) = (a + 2)|d|^3 - (a + 3)|d|^2 + 1 for |d| <= 1,
+    a|d|^3 - 5a|d|^2 + 8a|d| - 4a for 1 < |d| < 2, at d = t + 1, t, 1 - t, 2 - t (src not clamped, as PyTorch's)."""
+    acc = numpy.float64 if dtype == numpy.float64 else numpy.float32
+    j = numpy.arange(n_out).astype(acc)
+    if align_corners:
+        src = (acc(n_in - 1) / acc(n_out - 1) if n_out > 1 else acc(0)) * j
+    else:
+        src = (numpy.float64(_inverse_scale(n_in, n_out, scale, acc)) * (j.astype(numpy.float64) + 0.5)
+               - 0.5).astype(acc)
+    i = numpy.floor(src).astype(numpy.int64)
+    t = (src - i.astype(acc)).astype(acc)
+    a = acc(_CUBIC_A)
+
+    def near(d):   # |d| <= 1
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d):   # 1 < |d| < 2
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+    one = acc(1)
+    weights = (far(t + one), near(t), near(one - t), far(acc(2) - t))
+    return tuple(numpy.clip(i + k, 0, n_in - 1) for k in (-1, 0, 1, 2)) + weights
+
+
 def _take(x, dim, index):
     """``x`` indexed along ``dim`` (negative) by an integer array: x[..., index, :, ...]."""
     return S.getitem(x, (Ellipsis, index) + (slice(None),) * (-1 - dim), copy=False)
 
 
-def _blend(x, dim, i0, i1, w0, w1):
-    """w0 * x[i0] + w1 * x[i1] along ``dim``; the weights are constants shaped to broadcast along it."""
+def _blend(x, dim, *indices_then_weights):
+    """w0 * x[i0] + w1 * x[i1] (+ ...) along ``dim``, given as ``i0, i1, ..., w0, w1, ...``; the weights are
+    constants shaped to broadcast along it."""
     def weight(w):
         w = w.reshape((-1,) + (1,) * (-1 - dim))
         return Tensor._make(backend.asarray(w, x.device, w.dtype), False, None, x.device)
-    return _take(x, dim, i0) * weight(w0) + _take(x, dim, i1) * weight(w1)   # (weights in x's dtype)
+    half = len(indices_then_weights) // 2
+    terms = [_take(x, dim, i) * weight(w)   # (weights in x's dtype)
+             for i, w in zip(indices_then_weights[:half], indices_then_weights[half:])]
+    out = terms[0]
+    for term in terms[1:]:
+        out = out + term
+    return out
 
 
 # -- pixel shuffle: channels to space and back ----------------------------------------------------------------
