@@ -1,6 +1,6 @@
 """Resampling: ``interpolate`` (nearest, nearest-exact, linear, bilinear, bicubic, trilinear, area),
-``pixel_shuffle`` and ``pixel_unshuffle``, and the modules ``Upsample``, ``UpsamplingNearest2d``, ``UpsamplingBilinear2d``,
-``PixelShuffle``, ``PixelUnshuffle``, with PyTorch's names, sizes, values and errors.
+``pixel_shuffle`` and ``pixel_unshuffle``, and the modules ``Upsample``, ``UpsamplingNearest2d``,
+``UpsamplingBilinear2d``, ``PixelShuffle``, ``PixelUnshuffle``, with PyTorch's names, sizes, values and errors.
 
 The one idea: resampling is separable. Along each spatial dim, output position j reads from a source
 coordinate ``src(j)`` of the input, which depends only on the sizes. Nearest takes ``x[..., i(j), ...]`` with
