@@ -231,7 +231,19 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
             else default_complex() if isinstance(fill_value, (complex, numpy.complexfloating)) else default_float()
     if numpy.dtype(dtype).kind in "iu" and not isinstance(fill_value, bool):
         fill_value = integer_values(fill_value, numpy.dtype(dtype), "full()")
+    elif numpy.dtype(dtype).kind in "fc":
+        _fits_float(fill_value, numpy.dtype(dtype), "full()")
     return _finish(numpy.full(_sizes((size,)), fill_value), dtype, device, requires_grad)
+
+
+def _fits_float(value, dtype, name):
+    """Refuse a finite number beyond ``dtype``'s range (1e40 in float32 would be inf), as PyTorch refuses it."""
+    top = float(numpy.finfo(dtype).max)
+    for part in ((value.real, value.imag) if isinstance(value, (complex, numpy.complexfloating)) else (value,)):
+        if isinstance(part, (int, float, numpy.number)) and not isinstance(part, bool) and math.isfinite(part) \
+                and abs(part) > top:
+            raise RuntimeError(f"{name}: value {value} cannot be converted to type {dtype.name} without overflow "
+                               f"(its largest is {top:g}): use a wider dtype, or inf")
 
 
 def _like(t, fill, dtype, device, requires_grad, name):

@@ -117,3 +117,20 @@ def test_bicubic_interpolation_matches_torch_values_and_gradients(shape, resize,
 def test_bicubic_upsample_in_half_precision_as_torch():
     x = np.random.default_rng(1).normal(size=(1, 2, 3, 4))
     same_results(lambda T: T.nn.Upsample(scale_factor=2, mode="bicubic")(T.tensor(x, dtype=T.float16)), rtol=1e-3)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.functional.pad(T.zeros(2, dtype=T.uint8), (1, 1), value=-1),
+    lambda T: T.nn.functional.pad(T.zeros(2, dtype=T.float16), (1, 1), value=1e40),
+    lambda T: T.full((2,), 1e40), lambda T: T.full((2,), 65519.0, dtype=T.float16),
+    lambda T: T.full((1,), 1e40 + 1j, dtype=T.complex64)],
+    ids=["pad-uint8-negative", "pad-half-overflow", "full-float32-overflow", "full-half-overflow", "full-complex"])
+def test_a_fill_value_beyond_the_dtype_is_refused_as_torch(call):
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_fill_values_within_the_dtype_as_torch():
+    same_results(lambda T: (T.nn.functional.pad(T.zeros(2, dtype=T.int64), (1, 1), value=2.5),
+                            T.nn.functional.pad(T.zeros(2, dtype=T.int8), (1, 1), value=127),
+                            T.nn.functional.pad(T.zeros(2), (1, 1), value=float("inf")),
+                            T.full((2,), 65504.0, dtype=T.float16), T.full((2,), -1, dtype=T.uint8)), rtol=0)

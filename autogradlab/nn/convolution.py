@@ -10,6 +10,7 @@ add up), which is the convolution's backward. Clear rather than fast: each windo
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy
@@ -49,6 +50,10 @@ def pad(input, pad, mode="constant", value=None):
                            f"padding length {len(pad)} and input of dimension {input.ndim}")
     if mode != "constant":
         return _pad_by_index(input, pad, mode, value)
+    if input.dtype.kind in "iu" and isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and math.isfinite(value) and not numpy.iinfo(input.dtype).min <= int(value) <= numpy.iinfo(input.dtype).max:
+        raise RuntimeError(f"pad: value {value} cannot be converted to type {input.dtype.name} without overflow "
+                           f"(as PyTorch's fill_: no wrapping around)")
     for k in range(len(pad) // 2):
         size = input.shape[input.ndim - 1 - k]
         if size + min(pad[2 * k], 0) + min(pad[2 * k + 1], 0) < 0:
