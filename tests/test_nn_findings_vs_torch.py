@@ -134,3 +134,10 @@ def test_fill_values_within_the_dtype_as_torch():
                             T.nn.functional.pad(T.zeros(2, dtype=T.int8), (1, 1), value=127),
                             T.nn.functional.pad(T.zeros(2), (1, 1), value=float("inf")),
                             T.full((2,), 65504.0, dtype=T.float16), T.full((2,), -1, dtype=T.uint8)), rtol=0)
+
+
+def test_embedding_bag_refuses_per_sample_weights_of_another_dtype_as_torch():
+    def call(T):
+        return T.nn.functional.embedding_bag(T.tensor([0, 1]), T.ones(3, 2, dtype=T.float64), T.tensor([0]),
+                                             mode="sum", per_sample_weights=T.ones(2))
+    both_raise(lambda: call(ag), lambda: call(torch))

@@ -64,6 +64,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
                                   f"GitHub.")
+    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError(f"embedding_bag: per_sample_weights ({per_sample_weights.dtype.name}) must have the "
+                           f"weight's dtype ({weight.dtype.name}): convert it, per_sample_weights.to(weight.dtype)")
     if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
         raise ValueError(f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, then "
                          f"it must have the same shape as the input ({tuple(input.shape)})")
