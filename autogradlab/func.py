@@ -65,7 +65,9 @@ def _unflatten(leaves, spec):
         return next(leaves)
     kind, keys, children = spec
     values = [_unflatten(leaves, c) for c in children]
-    return dict(zip(keys, values)) if kind == "dict" else kind(values)
+    if kind == "dict":
+        return dict(zip(keys, values))
+    return kind(*values) if hasattr(kind, "_fields") else kind(values)   # (a namedtuple: (values, indices))
 
 
 def _fresh(x, name, index):
@@ -340,22 +342,35 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                              f"{type(results[0]).__name__}")
 
         def stacked(parts, d):
+            if d is None:   # (an output not mapped: every call's is the same, as PyTorch's out_dims=None)
+                return parts[0]
             out = stack(parts, 0)
             return movedim(out if n else out.narrow(0, 0, 0), 0, d)
-        if isinstance(results[0], dict):   # (e.g. the gradients of a functional call's parameters)
-            outs = out_dims if isinstance(out_dims, dict) else dict.fromkeys(results[0], out_dims)
-            if set(outs) != set(results[0]):
-                raise ValueError(f"vmap: out_dims has keys {sorted(outs)} but the function returned "
-                                 f"{sorted(results[0])}")
-            return {key: stacked([r[key] for r in results], outs[key]) for key in results[0]}
-        if _tree(results[0]):
-            outs = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(results[0])
-            if len(outs) != len(results[0]):
-                raise ValueError(f"vmap: out_dims has {len(outs)} entries but the function returned "
-                                 f"{len(results[0])} outputs")
-            return type(results[0])(stacked([r[j] for r in results], d) for j, d in enumerate(outs))
-        return stacked(results, out_dims)
+        flat = [_flatten(r) for r in results]   # (any pytree: a dict of gradients, a (value, grads) pair, ...)
+        if any(spec != flat[0][1] for _, spec in flat[1:]):
+            raise ValueError("vmap: the function returned outputs of different structures for different samples")
+        dims = _out_dims(out_dims, results[0])
+        leaves = [stacked([leaves[j] for leaves, _ in flat], d) for j, d in enumerate(dims)]
+        return _unflatten(iter(leaves), flat[0][1])
     return wrapper
+
+
+def _out_dims(out_dims, tree):
+    """One out_dim per tensor of the output ``tree``: an int (or None) for all of a subtree, or a dict / tuple
+    / list shaped as it."""
+    if out_dims is None or isinstance(out_dims, int):
+        return [out_dims] * len(_flatten(tree)[0])
+    if isinstance(tree, dict):
+        if not isinstance(out_dims, dict) or set(out_dims) != set(tree):
+            raise ValueError(f"vmap: out_dims has keys {sorted(out_dims) if isinstance(out_dims, dict) else out_dims}"
+                             f" but the function returned {sorted(tree)}")
+        return [d for key in tree for d in _out_dims(out_dims[key], tree[key])]
+    if isinstance(tree, (tuple, list)) and isinstance(out_dims, (tuple, list)):
+        if len(out_dims) != len(tree):
+            raise ValueError(f"vmap: out_dims has {len(out_dims)} entries but the function returned {len(tree)} "
+                             f"outputs")
+        return [d for sub, part in zip(out_dims, tree) for d in _out_dims(sub, part)]
+    raise ValueError(f"vmap: out_dims={out_dims!r} does not fit the output's structure ({type(tree).__name__})")
 
 
 def _stand_in(t, dim):

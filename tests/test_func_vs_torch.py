@@ -252,3 +252,39 @@ def test_jvp_matches_torch_and_nests_and_refuses_what_torch_refuses():
                lambda: torch.func.jvp(torch.sin, torch.tensor(X), (torch.tensor(X),)))
     both_raise(lambda: ag.func.jvp(ag.sin, (ag.tensor(X),), (ag.tensor(Y[:3]),)),
                lambda: torch.func.jvp(torch.sin, (torch.tensor(X),), (torch.tensor(Y[:3]),)))
+
+
+# -- found by a differential fuzz of the functional APIs against torch -------------------------------------------
+
+def test_jvp_of_xlogy_and_xlog1py_in_x_as_torch():
+    """The tangent in x is t * log(y) (it was 0: the VJP zeroed where its incoming gradient was 0, and the jvp
+    reads the VJP's derivative there)."""
+    def run(T):
+        x = T.tensor([0.0, 1.0, 2.0], dtype=T.float64)
+        y = T.tensor([2.0, 0.5, 3.0], dtype=T.float64)
+        ones = (T.ones(3, dtype=T.float64),)
+        return (T.func.jvp(lambda a: T.xlogy(a, y), (x,), ones)[1],
+                T.func.jvp(lambda a: T.special.xlog1py(a, y), (x,), ones)[1],
+                T.autograd.functional.jvp(lambda a: T.xlogy(a, y), (x,), ones)[1])
+    ours, theirs = run(ag), run(torch)
+    for o, t in zip(ours, theirs):
+        np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-12)
+
+
+def test_vmap_returns_namedtuples_and_nested_pytrees_as_torch():
+    """``vmap(lambda row: row.max(0))``, ``vmap(grad_and_value(loss))`` over a dict of parameters, and out_dims
+    shaped as the output (None: not mapped)."""
+    def run(T):
+        x = T.tensor([[1.0, 5.0, 2.0], [4.0, 0.0, 3.0]])
+        best = T.func.vmap(lambda row: row.max(0))(x)
+        params = {"w": T.tensor([1.0, 2.0]), "b": T.tensor(0.5)}
+
+        def loss(p, xi):
+            return ((p["w"] * xi).sum() + p["b"]) ** 2
+        grads, values = T.func.vmap(T.func.grad_and_value(loss), in_dims=(None, 0))(
+            params, T.tensor([[1.0, 1.0], [2.0, 0.0]]))
+        doubled, parts = T.func.vmap(lambda a: (a * 2, {"s": a.sum(), "c": T.ones(2)}),
+                                     out_dims=(0, {"s": 0, "c": None}))(x)
+        return (type(best).__name__, best.values.tolist(), best.indices.tolist(), grads["w"].tolist(),
+                grads["b"].tolist(), values.tolist(), doubled.tolist(), parts["s"].tolist(), parts["c"].tolist())
+    assert run(ag) == run(torch)

@@ -27,9 +27,11 @@ def _xlogy_vjp(g, ctx):
     x, y = ctx.self, ctx.other
     need_x, need_y = ctx.needs_input_grad
     with numpy.errstate(divide="ignore", invalid="ignore"):
-        if need_x:   # xlogy(g, y), as PyTorch has it, but 0 where x = 0 and y <= 0 (there log y is -inf or NaN)
-            g_log_y = where((g == 0) & ~isnan(y), 0.0, g * log(y))
-            dx = where((x == 0) & (y <= 0), 0.0, g_log_y)
+        if need_x:   # xlogy(g, y), as PyTorch has it, but 0 where x = 0 and y <= 0 (there log y is -inf or NaN);
+            # (written g * L, L = log y but 0 where g = 0 and log y is infinite: 0 * log 0 is 0, and where log y is
+            # finite the derivative in g stays log y, which a jvp through this VJP reads)
+            log_y = log(y)
+            dx = where((x == 0) & (y <= 0), 0.0, g * where((g == 0) & isinf(log_y), 0.0, log_y))
         return (dx if need_x else None, g * x / y if need_y else None)
 
 
@@ -67,8 +69,8 @@ def _xlog1py_vjp(g, ctx):
     need_x, need_y = ctx.needs_input_grad
     with numpy.errstate(divide="ignore", invalid="ignore"):
         if need_x:   # as xlogy's, with log1p(y): 0 where x = 0 and y <= -1
-            g_log1p_y = where((g == 0) & ~isnan(y), 0.0, g * log1p(y))
-            dx = where((x == 0) & (y <= -1), 0.0, g_log1p_y)
+            log1p_y = log1p(y)
+            dx = where((x == 0) & (y <= -1), 0.0, g * where((g == 0) & isinf(log1p_y), 0.0, log1p_y))
         return (dx if need_x else None, g * x / (y + 1.0) if need_y else None)
 
 
