@@ -59,6 +59,25 @@ def _flatten(tree):
     return [tree], None
 
 
+def _same_structure(given, expected, what, of):
+    """Refuse a pytree whose structure (containers, dict keys and their order) differs from the one it pairs
+    with: its tensors would be matched by position to the wrong ones (PyTorch's RuntimeError)."""
+    if given != expected:
+        raise RuntimeError(f"Expected pytree structure of {what} to be the same as pytree structure of {of}: "
+                           f"got {_shown(given)}, expected {_shown(expected)}")
+
+
+def _shown(spec):
+    """A pytree structure as PyTorch shows it, ``*`` for each tensor: ``{'a': *, 'b': (*, *)}``."""
+    if spec is None:
+        return "*"
+    kind, keys, children = spec
+    if kind == "dict":
+        return "{" + ", ".join(f"{k!r}: {_shown(c)}" for k, c in zip(keys, children)) + "}"
+    inner = ", ".join(_shown(c) for c in children)
+    return f"[{inner}]" if kind is list else f"({inner}{',' if len(children) == 1 else ''})"
+
+
 def _unflatten(leaves, spec):
     """The pytree ``spec`` describes, with ``leaves`` (an iterator) in place of its tensors."""
     if spec is None:
@@ -193,6 +212,7 @@ def vjp(func, *primals, has_aux=False):
 
     def vjp_fn(cotangents):
         given, given_spec = _flatten(cotangents)
+        _same_structure(given_spec, out_spec, "cotangents", "outputs to the function")
         if len(given) != len(outs) or any(not isinstance(v, Tensor) or v.shape != o.shape
                                           for v, o in zip(given, outs)):
             raise RuntimeError(f"vjp_fn: expected cotangents of the output's shapes "
@@ -220,7 +240,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         if not isinstance(value, tuple):
             raise RuntimeError(f"jvp(f, primals, tangents): Expected {what} to be a tuple, got "
                                f"{type(value).__name__}: write jvp(f, (x,), (t,))")
-    given, _ = _flatten(tangents)
+    given, given_spec = _flatten(tangents)
+    _same_structure(given_spec, _flatten(primals)[1], "tangents", "primals")
     picks = tuple(range(len(primals)))
     _depth[0] += 1
     try:

@@ -288,3 +288,19 @@ def test_vmap_returns_namedtuples_and_nested_pytrees_as_torch():
         return (type(best).__name__, best.values.tolist(), best.indices.tolist(), grads["w"].tolist(),
                 grads["b"].tolist(), values.tolist(), doubled.tolist(), parts["s"].tolist(), parts["c"].tolist())
     assert run(ag) == run(torch)
+
+
+@pytest.mark.parametrize("cotangent", [lambda T: {"b": T.ones(2), "a": T.zeros(2)}, lambda T: {"a": T.ones(2)}],
+                         ids=["keys-in-another-order", "a-key-missing"])
+def test_a_cotangent_of_another_structure_is_refused_as_torch(cotangent):
+    """Paired by position, {'b': .., 'a': ..} would silently give a's cotangent to b."""
+    def call(T):
+        _, vjp_fn = T.func.vjp(lambda x: {"a": x * 2, "b": x * 3}, T.ones(2))
+        return vjp_fn(cotangent(T))
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_tangents_of_another_structure_are_refused_as_torch():
+    def call(T):
+        return T.func.jvp(lambda a: a * 2, (T.ones(2),), ([T.ones(2)],))
+    both_raise(lambda: call(ag), lambda: call(torch))
