@@ -20,7 +20,7 @@ import numbers
 import numpy
 
 from . import backend
-from .creation import zeros, zeros_like
+from .creation import get_rng_state, set_rng_state, zeros, zeros_like
 from .engine import grad as _autograd_grad
 from .graph_walk import reach
 from .grad_mode import enable_grad
@@ -318,7 +318,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     (an int: that dim of every tensor in the argument, which may be a dict, list or tuple of tensors; None: the
     argument given whole to every call), ``out_dims`` per output (a tuple or dict matching the outputs). Runs one
     call per slice (see the module's note), and one on zero slices for a batch of size 0, which gives an empty
-    result of the right shape; gradients flow through the slicing and stacking."""
+    result of the right shape; gradients flow through the slicing and stacking. ``randomness``: "error" (a
+    random draw inside raises, as PyTorch's default), "different" or "same" (each sample draws the same)."""
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+                           f"{randomness}")
+
     def wrapper(*args, **kwargs):
         if isinstance(in_dims, list):
             raise ValueError("vmap: in_dims must be an int, None or a tuple (one entry per argument), not a list")
@@ -357,7 +362,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             for a, d, s in zip(args, dims, slices):
                 if s is not None:
                     s[1][:] = [[_stand_in(t, d)] for t in _flatten(a)[0]]
-        results = [call(k) for k in range(max(n, 1))]
+        results = _calls(call, max(n, 1), randomness)
         if not all(isinstance(t, Tensor) for t in _flatten(results[0])[0]):
             raise ValueError(f"vmap: the function must return tensors (or dicts, lists, tuples of them), got "
                              f"{type(results[0]).__name__}")
@@ -374,6 +379,23 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         leaves = [stacked([leaves[j] for leaves, _ in flat], d) for j, d in enumerate(dims)]
         return _unflatten(iter(leaves), flat[0][1])
     return wrapper
+
+
+def _calls(call, n, randomness):
+    """``call(k)`` for each sample k, with PyTorch's ``randomness``: "different" draws anew in each call,
+    "same" replays the random stream, so every sample draws the same numbers, "error" refuses a draw."""
+    start = get_rng_state()
+    results = []
+    for k in range(n):
+        if randomness == "same":
+            set_rng_state(start)
+        results.append(call(k))
+        if randomness == "error" and k == 0 and not bool((get_rng_state() == start).all()):
+            set_rng_state(start)
+            raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use "
+                               "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+                               "operation out of vmap")
+    return results
 
 
 def _out_dims(out_dims, tree):

@@ -304,3 +304,17 @@ def test_tangents_of_another_structure_are_refused_as_torch():
     def call(T):
         return T.func.jvp(lambda a: a * 2, (T.ones(2),), ([T.ones(2)],))
     both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_vmap_randomness_as_torch():
+    """"same": every sample draws the same numbers; "different": its own; "error" (the default) refuses a draw."""
+    for T in (ag, torch):
+        x = T.zeros(3, 2)
+        same = T.func.vmap(lambda a: a + T.rand(2), randomness="same")(x)
+        different = T.func.vmap(lambda a: a + T.rand(2), randomness="different")(x)
+        assert bool((same[0] == same[1]).all()) and bool((same[0] == same[2]).all())
+        assert not bool((different[0] == different[1]).all())
+    both_raise(lambda: ag.func.vmap(lambda a: a + ag.rand(2))(ag.zeros(3, 2)),
+               lambda: torch.func.vmap(lambda a: a + torch.rand(2))(torch.zeros(3, 2)))
+    both_raise(lambda: ag.func.vmap(lambda a: a, randomness="sometimes"),
+               lambda: torch.func.vmap(lambda a: a, randomness="sometimes")(torch.zeros(1)))
