@@ -134,6 +134,6 @@ def test_a_python_bool_spans_no_dim_beside_an_ellipsis_as_torch():
 
 
 def test_a_bad_index_read_in_two_steps_is_named_as_given():
-    with pytest.raises(IndexError, match=r"index \(1, slice\(None, None, None\), tensor\(\[0, 9\]\)\) is invalid for "
-                                         r"a tensor of shape \(2, 3, 4\): index 9 is out of bounds with size 4"):
+    with pytest.raises(IndexError, match=r"index \(1, slice\(None, None, None\), tensor\(\[0, 9\].*\)\) is invalid "
+                                         r"for a tensor of shape \(2, 3, 4\): index 9 is out of bounds with size 4"):
         ag.zeros(2, 3, 4)[1, :, ag.tensor([0, 9])]
