@@ -516,3 +516,22 @@ def test_vander_and_frequencies_dtypes_as_torch(call):
                          ids=["linalg-bool", "linalg-half", "integer-frequencies", "negative-n"])
 def test_vander_and_frequencies_refusals_as_torch(call):
     both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_ldexp_with_an_infinite_exponent_as_torch():
+    def run(T):
+        x = T.tensor([1.5, -2.0, 0.0, 3.0], dtype=T.float64, requires_grad=True)
+        y = T.ldexp(x, T.tensor([INF, -INF, INF, 2.0], dtype=T.float64))
+        y.sum().backward()
+        return y, x.grad
+    same_results(run, rtol=0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.logaddexp2(T.tensor([True]), T.tensor([1.0], dtype=T.float16)),
+    lambda T: T.logaddexp2(T.tensor([1], dtype=T.int8), T.tensor(1.0, dtype=T.float64)),
+    lambda T: T.logaddexp2(T.tensor([0.5], dtype=T.float16), T.tensor([0.6]))],
+    ids=["bool-half", "int8-0d-double", "half-float"])
+def test_logaddexp2_of_mixed_dtypes_as_torch(call):
+    """Promoted first, then scaled by ln 2: the dtype is torch's, and float16 with float32 is float32-accurate."""
+    same_results(call, rtol=1e-6)

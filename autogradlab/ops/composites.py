@@ -238,7 +238,12 @@ def logaddexp2(input, other):
         if isinstance(t, Tensor) and t.dtype.kind == "c":
             raise NotImplementedError(f"logaddexp2() is not implemented for {t.dtype.name} (as in PyTorch): use "
                                       f"logaddexp(a * ln 2, b * ln 2) / ln 2, which takes complex numbers")
-    return E.logaddexp(_scaled(input, math.log(2.0)), _scaled(other, math.log(2.0))) / math.log(2.0)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"logaddexp2(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    a, b = E._floats_pair("logaddexp2", input, other)
+    common = E.result_type(a, b)   # (cast first, then scaled: float16 with float32 computes in float32)
+    a, b = E.to_dtype(a, common), E.to_dtype(b, common)
+    return E.logaddexp(a * math.log(2.0), b * math.log(2.0)) / math.log(2.0)
 
 
 def fliplr(input):
@@ -447,7 +452,11 @@ def ldexp(input, other):
         e = Tensor._make(asarray(numpy.asarray(float(other), numpy.finfo(x.dtype).dtype), x.device), False, None,
                          x.device)
     half = E.floor(E.to_dtype(e, numpy.finfo(x.dtype).dtype) / 2) if e.dtype.kind != "f" else E.floor(e / 2)
-    return x * 2.0 ** half * 2.0 ** (e - half)
+    rest = e - half
+    if e.dtype.kind == "f":   # (an infinite exponent in the first half alone: inf - inf would be NaN)
+        infinite = E.isinf(e)
+        half, rest = E.where(infinite, e, half), E.where(infinite, 0.0, rest)
+    return x * 2.0 ** half * 2.0 ** rest
 
 
 def diagflat(input, offset=0):
