@@ -535,3 +535,18 @@ def test_ldexp_with_an_infinite_exponent_as_torch():
 def test_logaddexp2_of_mixed_dtypes_as_torch(call):
     """Promoted first, then scaled by ln 2: the dtype is torch's, and float16 with float32 is float32-accurate."""
     same_results(call, rtol=1e-6)
+
+
+def test_alpha_scales_in_the_result_dtype_as_torch():
+    """``sub(int16, uint8, alpha=-1)`` wrapped around in uint8 (-255), ``add(float32, float16 60000, alpha=2)``
+    overflowed in float16: torch scales after promoting."""
+    def run(T):
+        a = T.tensor([1.0], requires_grad=True)
+        b = T.tensor([2.0], dtype=T.float64, requires_grad=True)
+        y = T.add(a, b, alpha=3)
+        y.sum().backward()
+        return (T.sub(T.tensor([0], dtype=T.int16), T.tensor([1], dtype=T.uint8), alpha=-1),
+                T.add(T.tensor([0.0]), T.tensor([60000.0], dtype=T.float16), alpha=2),
+                T.add(T.tensor([1.5], dtype=T.float16), T.tensor(2.0, dtype=T.float64), alpha=3),
+                T.add(T.tensor([1, 2]), T.tensor(True), alpha=2), y, a.grad, b.grad)
+    same_results(run, rtol=0)

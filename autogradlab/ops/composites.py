@@ -49,18 +49,28 @@ def _check_alpha(input, other, alpha, what="alpha"):
                            f"(got {what}={alpha}): convert the tensors to floats first")
 
 
+def _scaled_in_result_dtype(input, other, alpha):
+    """``alpha * other`` in the dtype ``input + other`` has, as PyTorch scales it (an int16 minus a uint8 times
+    -1 must not wrap around in uint8; a float16 times 2 beside float32 must not overflow in float16)."""
+    if alpha != 1 and isinstance(input, Tensor) and isinstance(other, Tensor):
+        common = E.result_type(input, other)
+        if other.dtype != common:
+            other = E.to_dtype(other, common)
+    return _scaled(other, alpha)
+
+
 def add(input, other, *rest, alpha=1):
     """``input + alpha * other`` (PyTorch's ``add`` with its ``alpha``; ``a + b`` is the operator)."""
     other, alpha = E.legacy_alpha("add", other, rest, alpha)
     _check_alpha(input, other, alpha)
-    return E.add(input, _scaled(other, alpha))
+    return E.add(input, _scaled_in_result_dtype(input, other, alpha))
 
 
 def sub(input, other, *rest, alpha=1):
     """``input - alpha * other``."""
     other, alpha = E.legacy_alpha("sub", other, rest, alpha)
     _check_alpha(input, other, alpha)
-    return E.sub(input, _scaled(other, alpha))
+    return E.sub(input, _scaled_in_result_dtype(input, other, alpha))
 
 
 def div(input, other, *, rounding_mode=None):
