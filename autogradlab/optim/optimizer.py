@@ -39,11 +39,6 @@ _HYPERPARAMETERS = {
 }
 
 
-#: the hooks an optimizer takes, as PyTorch's ``register_<kind>_hook`` names them
-_HOOK_KINDS = ("step_pre", "step_post", "state_dict_pre", "state_dict_post", "load_state_dict_pre",
-               "load_state_dict_post")
-
-
 def _with_step_hooks(step):
     """``step`` running the optimizer's step hooks around it, as PyTorch's: each pre hook
     ``hook(optimizer, args, kwargs)`` (``args`` starting with the optimizer, as PyTorch's) may return new
@@ -81,7 +76,8 @@ class Optimizer:
             cls.step = _with_step_hooks(cls.__dict__["step"])
 
     def _hooks(self, kind) -> OrderedDict:
-        """The hooks of ``kind`` (see ``_HOOK_KINDS``), in the order they run."""
+        """The hooks of ``kind``, in the order they run: "step_pre", "step_post", "state_dict_pre",
+        "state_dict_post", "load_state_dict_pre" or "load_state_dict_post" (PyTorch's ``register_<kind>_hook``)."""
         return self.__dict__.setdefault(f"_optimizer_{kind}_hooks", OrderedDict())
 
     def _register(self, kind, hook, prepend=False) -> RemovableHandle:
