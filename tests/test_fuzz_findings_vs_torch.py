@@ -550,3 +550,16 @@ def test_alpha_scales_in_the_result_dtype_as_torch():
                 T.add(T.tensor([1.5], dtype=T.float16), T.tensor(2.0, dtype=T.float64), alpha=3),
                 T.add(T.tensor([1, 2]), T.tensor(True), alpha=2), y, a.grad, b.grad)
     same_results(run, rtol=0)
+
+
+def test_the_divisor_gradient_does_not_overflow_as_torch():
+    """d(a/b)/db taken as ``-g * (a/b) / b``: ``a / (b*b)`` gave 0 once ``b*b`` overflowed (float32 past 1.8e19)."""
+    def run(T):
+        a = T.tensor([1e20, 1e-30, 3.0, -2.0], requires_grad=True)
+        b = T.tensor([1e20, 1e-30, 4e19, 1e-25], requires_grad=True)
+        (a / b).sum().backward()
+        a64 = T.tensor([1e100], dtype=T.float64, requires_grad=True)
+        b64 = T.tensor([1e160], dtype=T.float64, requires_grad=True)
+        (a64 / b64).sum().backward()
+        return a.grad, b.grad, b64.grad
+    same_results(run, rtol=1e-6)

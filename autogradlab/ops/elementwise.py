@@ -311,12 +311,13 @@ MUL = defop("mul", ("self", "other"), save=("self", "other"), save_if={"self": 1
             formulas=("b", "a"))
 
 def _div_vjp(g, ctx):
-    return (g / ctx.other if ctx.needs_input_grad[0] else None,
-            -g * ctx.self / (ctx.other * ctx.other) if ctx.needs_input_grad[1] else None)
+    b = ctx.other   # db as (a/b)/b, not a/(b*b): b*b overflows for |b| > 1e154 (PyTorch's order too)
+    return (g / b if ctx.needs_input_grad[0] else None,
+            -g * (ctx.self / b / b) if ctx.needs_input_grad[1] else None)
 
 
 DIV = defop("div", ("self", "other"), save=("self", "other"), save_if={"self": 1},
-            math="a / b;  da = g/b, db = -g*a/b^2",
+            math="a / b;  da = g/b, db = -g*(a/b)/b",
             forward=lambda xp, a, b: a / b,
             vjp=_div_vjp, complex_vjp="holomorphic",
             formulas=("1/b", "-a/b^2"))
