@@ -563,3 +563,23 @@ def test_the_divisor_gradient_does_not_overflow_as_torch():
         (a64 / b64).sum().backward()
         return a.grad, b.grad, b64.grad
     same_results(run, rtol=1e-6)
+
+
+def test_addcmul_and_addcdiv_promote_all_three_first_as_torch():
+    """Two float16 factors beside a float32 input multiply (and divide) in float32, as torch: in float16
+    ``300 * 300`` was inf; uint8 factors beside a float32 or int16 input no longer wrap around in uint8;
+    float32 factors beside a float64 input multiply in float64."""
+    def run(T):
+        half = lambda v: T.tensor([v], dtype=T.float16, requires_grad=True)
+        a, b, c = half(300.0), half(300.0), half(1e-3)
+        x = T.zeros(1)
+        y = T.addcmul(x, a, b, value=0.5) + T.addcdiv(x, a, c, value=0.01)
+        y.sum().backward()
+        z = T.zeros(1)
+        z.addcmul_(T.tensor([300.0], dtype=T.float16), T.tensor([300.0], dtype=T.float16), value=0.5)
+        uint8 = T.tensor([255, 16, 200], dtype=T.uint8)
+        return (y, a.grad, b.grad, c.grad, z,
+                T.addcmul(T.tensor([1.0], dtype=T.float64), T.tensor([0.1]), T.tensor([0.1])),
+                T.addcmul(T.zeros(3), uint8, uint8), T.addcmul(T.zeros(3, dtype=T.int16), uint8, uint8),
+                T.addcdiv(T.zeros(1, dtype=T.float64), T.tensor([1.0]), T.tensor([3.0])))
+    same_results(run, rtol=1e-12)

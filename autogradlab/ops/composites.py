@@ -104,9 +104,20 @@ def _as_integer_if(tensors, value):
     return int(value) if all(E._integers(t) for t in tensors) else value
 
 
+def _in_common_dtype(input, tensor1, tensor2):
+    """``tensor1`` and ``tensor2`` cast to the dtype of all three, as PyTorch computes ``addcmul``/``addcdiv``
+    (two float16 factors beside a float32 input multiply in float32, not in float16 where 300 * 300 is inf)."""
+    if isinstance(input, Tensor) and isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor):
+        common = E.result_type(input, tensor1, tensor2)
+        return tuple(t if t.dtype == common else E.to_dtype(t, common) for t in (tensor1, tensor2))
+    return tensor1, tensor2
+
+
 def addcmul(input, tensor1, tensor2, *, value=1):
     """``input + value * (tensor1 * tensor2)`` (elementwise, broadcast)."""
-    return E.add(input, _scaled(tensor1 * tensor2, _as_integer_if((input, tensor1, tensor2), value)))
+    value = _as_integer_if((input, tensor1, tensor2), value)
+    tensor1, tensor2 = _in_common_dtype(input, tensor1, tensor2)
+    return E.add(input, _scaled(tensor1 * tensor2, value))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
@@ -114,6 +125,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     if E._integers(tensor1) and E._integers(tensor2):
         raise RuntimeError("Integer division with addcdiv is no longer supported: convert tensor1 or tensor2 to "
                            "floats (as PyTorch asks)")
+    tensor1, tensor2 = _in_common_dtype(input, tensor1, tensor2)
     return E.add(input, _scaled(tensor1 / tensor2, value))
 
 
