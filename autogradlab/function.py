@@ -79,6 +79,11 @@ class FunctionCtx(Node):
     def needs_input_grad(self):
         return self._needs_input_grad
 
+    def check_runnable(self):
+        """A freed ctx may run again: as in PyTorch, only reading ``saved_tensors`` after the free is refused."""
+        if not self._freed:
+            Node.check_runnable(self)
+
     def mark_non_differentiable(self, *tensors):
         """Say an output has no gradient (an index, a mask): it is returned with ``requires_grad=False``."""
         self._non_differentiable = tensors
@@ -335,7 +340,8 @@ class Function:
             raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of outputs, got "
                             f"{type(out).__name__}")
         _check_dirty_returned(ctx, (out,))
-        if any(out is t for t in ctx.__dict__.get("_non_differentiable", ())):
+        # an integer or bool output is never differentiable (PyTorch's rule), nor one marked so
+        if out.dtype.kind not in "fc" or any(out is t for t in ctx.__dict__.get("_non_differentiable", ())):
             return out if not any(out is t for t in tensors) else Tensor._make(out._data, False, None, out.device)
         if not requires:
             return out

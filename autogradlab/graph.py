@@ -124,12 +124,15 @@ _NEVER_CHANGED = (0,)   # a PARAM's version counter: nothing changes it in place
 
 class Packed:
     """A tensor kept through ``saved_tensors_hooks``: what ``pack(tensor)`` returned, given back to
-    ``unpack`` when the backward reads it, and the tensor's shape (for error messages)."""
+    ``unpack`` when the backward reads it, the tensor's shape (for error messages), and its place in the
+    graph (``edge``: its ``grad_fn``, a leaf's AccumulateGrad, RESULT for the node's own output, or None when
+    it needs no gradient), which the unpacked tensor is given back, as PyTorch does: a pack hook that
+    detaches (to copy or move the values) must not cut the higher-order gradients off."""
 
-    __slots__ = ("packed", "unpack", "shape")
+    __slots__ = ("packed", "unpack", "shape", "edge")
 
-    def __init__(self, packed, unpack, shape):
-        self.packed, self.unpack, self.shape = packed, unpack, shape
+    def __init__(self, packed, unpack, shape, edge=None):
+        self.packed, self.unpack, self.shape, self.edge = packed, unpack, shape, edge
 
     def __repr__(self):
         return f"<Packed {self.packed!r}>"
@@ -154,7 +157,9 @@ def save_tensor(tensor, node=None):
         packed = pack(tensor)
         if type(packed) is not Checked:
             vc, version = _NEVER_CHANGED, 0
-        return (Packed(packed, unpack, tuple(tensor.shape)), None, vc, version)
+        edge = None if not tensor._requires_grad else RESULT if node is not None else (
+            tensor._grad_fn or tensor._grad_accumulator())
+        return (Packed(packed, unpack, tuple(tensor.shape), edge), None, vc, version)
     return (tensor if node is None else RESULT, tensor._data, vc, version)
 
 
@@ -182,7 +187,7 @@ def saved_tensor_of(saved, node):
     if source is PARAM:
         return data
     if type(source) is Packed:
-        return source.unpack(source.packed)
+        return _unpacked(source, node)
     if source._data is not data:   # (its data was replaced since: unsqueeze_, t_, ... or a `.data =`)
         change = (f"changed its shape in place (unsqueeze_, t_, ...; shape {list(data.shape)} then, "
                   f"{list(source.shape)} now)" if data.shape != source._data.shape else "had its .data replaced")
@@ -190,6 +195,23 @@ def saved_tensor_of(saved, node):
                            f"records its own graph (create_graph=True) cannot use it; use the out-of-place op "
                            f"(unsqueeze, t, ...) or assign .data after the backward")
     return source
+
+
+def _unpacked(source, node):
+    """The unpack hook's tensor, with the saved tensor's place in the graph when the hook's tensor lacks it."""
+    t = source.unpack(source.packed)
+    edge = source.edge
+    if edge is None or not isinstance(t, Tensor):
+        return t
+    if edge is RESULT:
+        edge = node
+    if t._grad_fn is edge or (t._grad_fn is None and t._acc_ref is not None and t._acc_ref() is edge):
+        return t   # (the hook gave the tensor back with its history)
+    if type(edge) is AccumulateGrad:   # a leaf: a tensor whose gradient goes to the leaf's .grad
+        leaf = Tensor._make(t._data, True, None, t.device)
+        leaf._acc_ref = weakref.ref(edge)
+        return leaf
+    return Tensor._make(t._data, True, edge, t.device)
 
 
 def check_saved_version(saved, node, name):

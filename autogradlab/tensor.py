@@ -27,6 +27,7 @@ import warnings
 import numpy
 
 from . import backend, printing
+from .grad_mode import is_grad_enabled
 
 __all__ = ["Tensor", "tensor"]
 
@@ -260,9 +261,10 @@ class Tensor:
         return backend.to_host(self._data).reshape(()).item()
 
     def numpy(self, *, force=False):
-        """The data as a host NumPy array (a copy for CUDA tensors); ``force=True`` also for a tensor that
-        requires grad (as ``detach().cpu().numpy()``)."""
-        if self._requires_grad and not force:
+        """The data as a host NumPy array (a copy for CUDA tensors). A tensor that requires grad is refused
+        while grad mode is on, as in PyTorch (under ``no_grad``, as in a custom Function's forward, it is read);
+        ``force=True`` reads it always (as ``detach().cpu().numpy()``)."""
+        if self._requires_grad and not force and is_grad_enabled():
             raise RuntimeError("Can't call numpy() on a Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return backend.to_host(self._data)
 
@@ -271,7 +273,7 @@ class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         """NumPy's conversion (``numpy.asarray(t)``, ``plt.imshow(t)``): the values on the host, as
-        ``numpy()`` gives them (a tensor that requires grad is refused, as in PyTorch: detach it)."""
+        ``numpy()`` gives them (a tensor that requires grad is refused while grad mode is on, as in PyTorch)."""
         if copy is False and self.device != "cpu":
             raise ValueError("a tensor on a GPU can't be read as a NumPy array without a copy: use t.cpu().numpy()")
         host = self.numpy()

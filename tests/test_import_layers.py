@@ -81,8 +81,9 @@ def test_no_import_cycles_below_the_viz():
 
 def test_core_modules_import_nothing_above_them():
     graph = import_graph()
-    assert graph["autogradlab.tensor"] <= {"autogradlab.backend", "autogradlab.printing"}
+    assert graph["autogradlab.tensor"] <= {"autogradlab.backend", "autogradlab.printing", "autogradlab.grad_mode"}
     assert graph["autogradlab.printing"] == set()   # (how values print: NumPy only)
+    assert graph["autogradlab.grad_mode"] == set()   # (the grad-mode flags: the standard library only)
     events = [m for m in graph if m == "autogradlab.events" or m.startswith("autogradlab.events.")]
     assert len(events) > 1 and not any(d.startswith("autogradlab.viz") for m in events for d in graph[m])
     for core in ("tensor", "graph", "engine", "events", "ops.registry", "backend"):

@@ -56,7 +56,11 @@ def _prepare(inputs, create_graph):
     return tuple(t * 1 if (create_graph and t.requires_grad) else t.detach().requires_grad_(True) for t in inputs)
 
 
-def _grads(outputs, inputs, grad_outputs, create_graph, strict, what):
+def _grads(outputs, inputs, grad_outputs, create_graph, strict, what, asked=None):
+    """The gradients of ``outputs`` with respect to ``inputs`` (zeros where unused). ``strict`` refuses an input
+    the outputs do not depend on and, when the caller asked for a graph (``asked``: its ``create_graph``), a
+    gradient that does not depend on the inputs (a linear function's), as PyTorch does."""
+    asked = create_graph if asked is None else asked
     needs = [o for o in outputs if o.requires_grad]
     if not needs:
         if strict:
@@ -72,6 +76,10 @@ def _grads(outputs, inputs, grad_outputs, create_graph, strict, what):
             if strict:
                 raise RuntimeError(f"{what}: output is independent of input {i} (strict=True)")
             g = zeros_like(t)
+        elif strict and asked and not g.requires_grad:
+            second = "hessian" if what in ("hessian", "hvp") else "jacobian"
+            raise RuntimeError(f"{what}: the {second} of the function is independent of input {i} (strict=True "
+                               f"with create_graph=True needs every derivative to depend on the inputs)")
         result.append(g if create_graph else g.detach())
     return tuple(result)
 
@@ -114,11 +122,16 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     vs = _single_input_v(xs, "jvp") if v is None else _check_v(v, xs, "inputs", "jvp")
     outs, out_tuple = _outputs(func(*xs), "jvp")
     us = tuple(zeros_like(o).requires_grad_(True) for o in outs)
-    gu = _grads(outs, xs, us, True, strict, "jvp")
+    gu = _grads(outs, xs, us, True, strict, "jvp", create_graph)
     # inputs the outputs do not depend on contribute nothing to J v: leave their terms out
     pairs = [(g, v) for g, v in zip(gu, vs) if g.requires_grad]
     jv = grad([g for g, _ in pairs], us, [v for _, v in pairs], create_graph=create_graph, allow_unused=True,
               retain_graph=True) if pairs else (None,) * len(us)
+    for i, g in enumerate(jv):
+        if strict and (g is None or (create_graph and not g.requires_grad)):
+            raise RuntimeError(f"jvp: output {i} is independent of the inputs along v" if g is None else
+                               f"jvp: the jacobian of the function is independent of the inputs at output {i} "
+                               f"(strict=True with create_graph=True needs every derivative to depend on them)")
     jv = tuple(zeros_like(o) if g is None else (g if create_graph else g.detach()) for o, g in zip(outs, jv))
     outs = tuple(o if create_graph else o.detach() for o in outs)
     return _unpack(outs, out_tuple), _unpack(jv, out_tuple)
@@ -171,7 +184,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         out = func(*xs)
         if not isinstance(out, Tensor) or out.numel() != 1:
             raise RuntimeError("hessian: the function must return a single one-element Tensor")
-        return _grads((out,), xs, (None,), True, strict, "hessian")
+        return _grads((out,), xs, (None,), True, strict, "hessian", create_graph)
 
     h = jacobian(gradient, inputs if in_tuple else inputs[0], create_graph=create_graph, strict=strict)
     return h if in_tuple else h[0]
@@ -191,7 +204,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     out = func(*xs)
     if not isinstance(out, Tensor) or out.numel() != 1:
         raise RuntimeError("vhp/hvp: the function must return a single one-element Tensor")
-    gs = _grads((out,), xs, (None,), True, strict, "hvp")
+    gs = _grads((out,), xs, (None,), True, strict, "hvp", False)
     dot = None
     for g, vi in zip(gs, vs):
         term = (g * vi).sum()
