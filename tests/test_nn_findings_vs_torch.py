@@ -141,3 +141,30 @@ def test_embedding_bag_refuses_per_sample_weights_of_another_dtype_as_torch():
         return T.nn.functional.embedding_bag(T.tensor([0, 1]), T.ones(3, 2, dtype=T.float64), T.tensor([0]),
                                              mode="sum", per_sample_weights=T.ones(2))
     both_raise(lambda: call(ag), lambda: call(torch))
+
+
+LOGISTIC = {
+    "bce-with-logits": lambda T, x, t: T.nn.functional.binary_cross_entropy_with_logits(x, t, reduction="none"),
+    "bce-with-logits-pos-weight": lambda T, x, t: T.nn.functional.binary_cross_entropy_with_logits(
+        x, t, reduction="none", pos_weight=T.full((8,), 2.0, dtype=x.dtype)),
+    "BCEWithLogitsLoss": lambda T, x, t: T.nn.BCEWithLogitsLoss(reduction="sum")(x, t),
+    "multilabel-soft-margin": lambda T, x, t: T.nn.functional.multilabel_soft_margin_loss(
+        x.reshape(2, 4), t.reshape(2, 4), reduction="none"),
+    "Bernoulli-log-prob": lambda T, x, t: T.distributions.Bernoulli(logits=x).log_prob((t > 0.5).to(x.dtype)),
+    "Bernoulli-entropy": lambda T, x, t: T.distributions.Bernoulli(logits=x).entropy(),
+}
+
+
+@pytest.mark.parametrize("loss", list(LOGISTIC))
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_logistic_losses_second_derivative_at_zero_logits_as_torch(loss, dtype):
+    """Written with max(x, 0) and |x|, these had a zero (or halved) second derivative at a logit of exactly 0,
+    where Newton's method from zero weights starts: now smooth, and the gradient is torch's s(x) - y to the
+    last bit also where s(x) is tiny (x = -40)."""
+    def run(T):
+        x = T.tensor([0.0, 0.0, 0.0, 3.0, -2.5, -40.0, 40.0, 1.0], dtype=getattr(T, dtype), requires_grad=True)
+        t = T.tensor([0.0, 1.0, 0.3, 0.5, 0.0, 0.0, 1.0, 1.0], dtype=getattr(T, dtype))
+        g, = T.autograd.grad(LOGISTIC[loss](T, x, t).sum(), x, create_graph=True)
+        h, = T.autograd.grad(g.sum(), x)
+        return g, h[:5]   # (beyond |x| = 37 the Hessian is s(x)(1 - s(x)) ~ 4e-18, which torch rounds to 0)
+    same_results(run, rtol=1e-5 if dtype == "float32" else 1e-12)

@@ -42,8 +42,8 @@ class Bernoulli(_BinaryTrials, ExponentialFamily):
         return (self.logits,)
 
     def _log_normalizer(self, x):
-        """A = log(1 + e^x) = max(x, 0) + log(1 + e^-|x|)."""
-        return E.clamp(x, min=0.0) + E.log1p(E.exp(-E.abs(x)))
+        """A = log(1 + e^x) = -logsigmoid(-x) (stable, and smooth at 0 to every order)."""
+        return -F.logsigmoid(-x)
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         probs, logits = _probs_or_logits(probs, logits, "Bernoulli")

@@ -27,7 +27,7 @@ from .convolution import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg
                           max_unpool1d, max_unpool2d, max_unpool3d, pad)
 from .convolution import fold, unfold
 from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, huber_loss, l1_loss,
-                     mse_loss, nll_loss, smooth_l1_loss)
+                     logsigmoid, mse_loss, nll_loss, smooth_l1_loss)
 from .distance import check_float as _check_float
 from .distance import cosine_similarity, normalize, pairwise_distance, pdist
 from .losses import cosine_embedding_loss, hinge_embedding_loss, kl_div, margin_ranking_loss, triplet_margin_loss
@@ -240,17 +240,6 @@ def hardswish(input, inplace=False):
 def softsign(input):
     """x / (1 + |x|); d/dx = 1 / (1 + |x|)^2."""
     return input / (E.abs(input) + 1)
-
-
-def logsigmoid(input):
-    """log(1 / (1 + e^-x)), computed stably: x - log(1 + e^x) for x < 0, -log(1 + e^-x) else; d/dx =
-    sigmoid(-x). (Each branch sees x only on its own side: the other stays finite, so its gradient is 0.)"""
-    _check_float(input, "input", "logsigmoid")
-    if input.dtype == numpy.float16:
-        return _half_in_float32(logsigmoid, input)
-    left = input < 0
-    neg, pos = E.where(left, input, 0.0), E.where(left, 0.0, input)
-    return E.where(left, neg - E.log1p(E.exp(neg)), -E.log1p(E.exp(-pos)))
 
 
 def mish(input, inplace=False):

@@ -317,11 +317,25 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 # -- binary classification -----------------------------------------------------------------------------------
 
+def logsigmoid(input):
+    """log(1 / (1 + e^-x)), computed stably: x - log(1 + e^x) for x < 0, -log(1 + e^-x) else; d/dx =
+    sigmoid(-x). (Each branch sees x only on its own side: the other stays finite, so its gradient is 0, and
+    every derivative is smooth at 0.) The logistic losses below are written with it, as PyTorch's are."""
+    check_float(input, "input", "logsigmoid")
+    if input.dtype == numpy.float16:   # (in float32, rounded once, as PyTorch computes half activations)
+        return logsigmoid(input.to(numpy.float32)).to(numpy.float16)
+    left = input < 0
+    neg, pos = E.where(left, input, 0.0), E.where(left, 0.0, input)
+    return E.where(left, neg - E.log1p(E.exp(neg)), -E.log1p(E.exp(-pos)))
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
     """-[p*y log s(x) + (1 - y) log(1 - s(x))] with s = sigmoid and p = ``pos_weight`` (default 1: one per class,
-    weighing the positive examples), written in the stable form (1 - y)*x + (1 + (p - 1)*y)*(log(1 + e^-|x|) +
-    max(-x, 0)), which never overflows; its gradient (p = 1) is s(x) - y. Times ``weight`` if given."""
+    weighing the positive examples), written as w*log(1 + e^x) - p*y*x with w = 1 + (p - 1)*y and log(1 + e^x) =
+    -logsigmoid(-x): it never overflows, its gradient is PyTorch's w*s(x) - p*y (s(x) - y for p = 1, to the last
+    bit where s(x) is tiny), and its derivatives of every order are smooth at x = 0 (a Hessian for Newton's
+    method from zero weights). Times ``weight`` if given."""
     reduction = legacy_reduction(size_average, reduce, reduction, "binary_cross_entropy_with_logits")
     check_float(input, "input (the logits)", "binary_cross_entropy_with_logits")
     check_float(target, "target (0/1 labels or probabilities)", "binary_cross_entropy_with_logits")
@@ -332,12 +346,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         if t is not None:
             check_float(t, what, "binary_cross_entropy_with_logits")
             _broadcasts_to(t, input, what, "binary_cross_entropy_with_logits")
+    softplus = -logsigmoid(-input)
     if pos_weight is None:
-        # maximum() splits the gradient at a tie, so x = 0 gets d/dx = 1/2 - y, like sigmoid(0) - y
-        loss = E.maximum(input, 0.0) - input * target + E.log(1 + E.exp(-E.abs(input)))
+        loss = softplus - target * input
     else:
         log_weight = (pos_weight - 1) * target + 1
-        loss = (1 - target) * input + log_weight * (E.log1p(E.exp(-E.abs(input))) + E.maximum(-input, 0.0))
+        loss = log_weight * softplus - pos_weight * target * input
     loss = (loss if weight is None else loss * weight).to(target.dtype)   # (PyTorch's: in the target's dtype)
     return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
 
@@ -571,12 +585,12 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-[y log s(x) + (1 - y) log(1 - s(x))] per class (s = sigmoid: each class a yes/no of its own), times
     ``weight`` per class if given, averaged over the C classes of each sample; then the reduction over samples.
-    Computed in binary_cross_entropy_with_logits' stable form."""
+    Computed as PyTorch does, -[y logsigmoid(x) + (1 - y) logsigmoid(-x)]."""
     name = "multilabel_soft_margin_loss"
     reduction = legacy_reduction(size_average, reduce, reduction, name)
     check_float(input, "input", name)
     broadcast_shape(name, input.shape, target.shape)
-    loss = E.maximum(input, 0.0) - input * target + E.log1p(E.exp(-E.abs(input)))
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
     per_sample = R.sum(loss, input.ndim - 1) / input.shape[-1] if input.ndim else loss
