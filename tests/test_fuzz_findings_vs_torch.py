@@ -583,3 +583,18 @@ def test_addcmul_and_addcdiv_promote_all_three_first_as_torch():
                 T.addcmul(T.zeros(3), uint8, uint8), T.addcmul(T.zeros(3, dtype=T.int16), uint8, uint8),
                 T.addcdiv(T.zeros(1, dtype=T.float64), T.tensor([1.0]), T.tensor([3.0])))
     same_results(run, rtol=1e-12)
+
+
+def test_copysign_gives_other_a_zero_gradient_as_torch():
+    """``other`` lends only its sign bit: torch's gradient for it is zeros (it stays in the graph, so
+    ``autograd.grad`` of it is no error); input's is result / input (NaN at a NaN, 0 at 0), to second order."""
+    def run(T):
+        a = T.tensor([1.0, -2.0, 0.0, -0.0, 3.0, NAN], dtype=T.float64, requires_grad=True)
+        b = T.tensor([-1.0, 3.0, -2.0, 1.0, -0.0, 2.0], dtype=T.float64, requires_grad=True)
+        ga, gb = T.autograd.grad((T.copysign(a, b) * T.arange(6.0)).sum(), [a, b], create_graph=True)
+        h, = T.autograd.grad((ga * ga).sum(), a)
+        c = T.tensor([2.0, 3.0], requires_grad=True)
+        d = T.tensor([-1.0], dtype=T.float16, requires_grad=True)
+        T.copysign(c, d).sum().backward()
+        return ga, gb, h, c.grad, d.grad
+    same_results(run, rtol=0)

@@ -25,7 +25,7 @@ from .linalg import bmm, dot, left_out, mv, outer
 from .rearrange import diag, index_select, narrow
 from .reduce import cumsum, single_dim
 from .searching import signbit
-from .registry import expect_tensor
+from .registry import apply, expect_tensor
 from .selection import index_add
 from .shape import flip, gather, reshape, split, stack
 
@@ -450,14 +450,14 @@ def _floating(t, complex_ok=False):
 
 def copysign(input, other):
     """|input| with the sign of ``other`` (its sign bit: -0.0 counts as negative); a float result. Its
-    gradient is +-1 (0 where input is 0, as PyTorch)."""
+    gradient is +-1 (0 where input is 0, as PyTorch); ``other``'s is 0."""
     expect_tensor(input, "copysign")
     E.real_only("copysign", input, other)
     magnitude, other = E.promote_float(input, other)   # (PyTorch's promotion; integers compute in floats)
-    if magnitude.dtype != other.dtype:   # (two floats the promotion leaves apart: the result in the wider)
-        magnitude = E.to_dtype(magnitude, numpy.promote_types(magnitude.dtype, other.dtype))
-    magnitude = E.abs(magnitude)
-    return E.where(signbit(E.as_tensor_like(other, magnitude)), -magnitude, magnitude)
+    other = E.as_tensor_like(other, magnitude)
+    dtype = numpy.promote_types(magnitude.dtype, other.dtype)   # (two floats promotion left apart: the wider)
+    magnitude, other = (t if t.dtype == dtype else E.to_dtype(t, dtype) for t in (magnitude, other))
+    return apply(E.COPYSIGN, (magnitude, other))
 
 
 def ldexp(input, other):

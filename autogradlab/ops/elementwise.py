@@ -830,6 +830,18 @@ SIGN = defop("sign", ("self",), math="sign(a);  da = 0",
              vjp=lambda g, ctx: (zeros_gradient(g),), formulas=("0",))
 
 
+def _copysign_vjp(g, ctx):
+    a, need_a, need_b = ctx.self, *ctx.needs_input_grad
+    return (g * where(a == 0, 0.0, ctx.result / a) if need_a else None, zeros_gradient(g) if need_b else None)
+
+
+# b only lends its sign bit: its gradient is 0 (PyTorch's zeros, not None: b stays in the graph)
+COPYSIGN = defop("copysign", ("self", "other"), save=("self", "result"), save_if={"self": 0, "result": 0},
+                 math="|a| with b's sign;  da = g*out/a (+-1; 0 at a = 0), db = 0",
+                 forward=lambda xp, a, b: xp.copysign(a, b),
+                 vjp=_copysign_vjp, formulas=("out/a", "0"))
+
+
 def _rounding(name, forward):
     """floor, ceil, round, trunc: flat between whole numbers, so their gradient is 0 (as PyTorch's, whose
     result requires grad: unlike a // b they stay in the graph); an integer tensor comes back as a copy."""
