@@ -401,8 +401,11 @@ def zero_grads(tensors, set_to_none=True):
             continue
         if set_to_none:
             t._grad = None
-        else:
-            t._grad.detach_()
+        else:   # (as PyTorch: a .grad with history is detached; one without, a view of a flat buffer say, is
+            if t._grad._grad_fn is not None:   # only marked as needing no gradient, then written through)
+                t._grad.detach_()
+            else:
+                t._grad._requires_grad = False
             t._grad._data[...] = 0
             t._grad._vc[0] += 1   # an in-place change, as zero_() is: a new version
 

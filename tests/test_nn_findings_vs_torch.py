@@ -168,3 +168,71 @@ def test_logistic_losses_second_derivative_at_zero_logits_as_torch(loss, dtype):
         h, = T.autograd.grad(g.sum(), x)
         return g, h[:5]   # (beyond |x| = 37 the Hessian is s(x)(1 - s(x)) ~ 4e-18, which torch rounds to 0)
     same_results(run, rtol=1e-5 if dtype == "float32" else 1e-12)
+
+
+@pytest.mark.parametrize("kind", ["parameter", "buffer", "method"])
+def test_a_class_attribute_cannot_hide_a_parameter_or_buffer_as_torch(kind):
+    """``scale = 1.0`` on the class, then ``self.scale = nn.Parameter(...)``: torch refuses (KeyError), where the
+    class attribute used to win every read, so the registered parameter was never used or trained."""
+    def build(T):
+        class Model(T.nn.Module):
+            scale = 1.0
+
+            def __init__(self):
+                super().__init__()
+                value = T.tensor([3.0])
+                if kind == "parameter":
+                    self.scale = T.nn.Parameter(value)
+                elif kind == "buffer":
+                    self.scale = T.nn.Buffer(value)
+                else:
+                    self.eval = T.nn.Parameter(value)
+        return Model()
+    both_raise(lambda: build(ag), lambda: build(torch))
+    for T in (ag, torch):   # (re-assigning a registered one, or a name only the instance has, is fine)
+        m = T.nn.Linear(2, 2)
+        m.weight = T.nn.Parameter(T.zeros(2, 2))
+        m.extra = T.nn.Parameter(T.ones(1))
+        m.extra = T.nn.Parameter(T.ones(2))
+        assert [n for n, _ in m.named_parameters()] == ["weight", "bias", "extra"]
+
+
+def test_zero_grad_without_set_to_none_zeroes_a_view_gradient_as_torch():
+    """A ``.grad`` that is a view of a flat buffer (``p.grad = flat[i:j]``) is zeroed through the view."""
+    def run(T):
+        p, q = T.nn.Parameter(T.ones(3)), T.nn.Parameter(T.ones(2))
+        flat = T.ones(8)
+        p.grad, q.grad = flat[:3], flat[5:7]
+        m = T.nn.Module()
+        m.p = p
+        m.zero_grad(set_to_none=False)
+        T.optim.SGD([q]).zero_grad(set_to_none=False)
+        return flat, p.grad
+    same_results(run, rtol=0)
+
+
+def test_batchnorm_loads_a_state_dict_without_num_batches_tracked_as_torch():
+    """A state_dict rebuilt without ``_metadata`` (a dict comprehension) or saved before version 2 lacks
+    ``num_batches_tracked``: torch keeps the layer's own count; with ``_metadata`` of version 2 it is missing."""
+    def run(T):
+        model = T.nn.Sequential(T.nn.Linear(2, 3), T.nn.BatchNorm1d(3))
+        model[1].num_batches_tracked.fill_(5)
+        rebuilt = {k: v for k, v in model.state_dict().items() if not k.endswith("num_batches_tracked")}
+        result = model.load_state_dict(rebuilt)
+        loose = model.load_state_dict({}, strict=False)
+        kept = model.state_dict()
+        del kept["1.num_batches_tracked"]
+        return (list(result.missing_keys), list(loose.missing_keys), model[1].num_batches_tracked.item(),
+                dict(kept._metadata), kept)
+    ours, theirs = run(ag), run(torch)
+    assert ours[:4] == theirs[:4]
+    assert ours[3] == {"": {"version": 1}, "0": {"version": 1}, "1": {"version": 2}}
+    load = lambda T, state: T.nn.Sequential(T.nn.Linear(2, 3), T.nn.BatchNorm1d(3)).load_state_dict(state)
+    both_raise(lambda: load(ag, ours[4]), lambda: load(torch, theirs[4]))
+
+
+@pytest.mark.parametrize("batch", [[np.float64(1.5), 2.0], [np.float32(1.5), 2.0], [np.int64(3), 2],
+                                   [np.float32(1.5), 2], [np.int32(2), True]],
+                         ids=["f64-float", "f32-float", "i64-int", "f32-int", "i32-bool"])
+def test_default_collate_of_numpy_scalars_and_python_numbers_as_torch(batch):
+    same_results(lambda T: T.utils.data.default_collate(batch), rtol=0)

@@ -507,6 +507,8 @@ class _BatchNorm(_Normalization):
     normalised by its own mean and variance, and ``running_mean``/``running_var`` follow them (momentum, or a
     plain average of every batch when momentum is None); in ``eval()`` the running statistics are used."""
 
+    _version = 2   # (PyTorch's: version 2 added ``num_batches_tracked``)
+
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None, *, bias=True):
         super().__init__()
@@ -520,6 +522,13 @@ class _BatchNorm(_Normalization):
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
+
+    def _state_defaults(self, version):
+        """A state_dict of a version before 2 (or one rebuilt without ``_metadata``) may lack
+        ``num_batches_tracked``: it keeps its value (0 in a fresh layer), as in PyTorch."""
+        if (version is None or version < 2) and self.num_batches_tracked is not None:
+            return {"num_batches_tracked": self.num_batches_tracked}
+        return {}
 
     def reset_running_stats(self):
         if self.track_running_stats:

@@ -77,8 +77,8 @@ class Module:
             return object.__setattr__(self, name, value)
         params, modules, buffers = self.__dict__["_parameters"], self.__dict__["_modules"], self.__dict__["_buffers"]
         if isinstance(value, Parameter):
-            if isinstance(getattr(type(self), name, None), property):   # (a parametrized name, say)
-                raise KeyError(f"attribute '{name}' already exists")
+            if name not in params and hasattr(type(self), name):   # (a class attribute, method or property would
+                raise KeyError(f"attribute '{name}' already exists")   # hide it: self.name would not be it)
             self.__dict__.pop(name, None)
             modules.pop(name, None)
             buffers.pop(name, None)
@@ -96,6 +96,8 @@ class Module:
             self.__dict__["_non_persistent"].discard(name)
             modules[name] = value
         elif getattr(value, "persistent", None) is not None and isinstance(value, Tensor):   # an nn.Buffer
+            if name not in buffers and hasattr(type(self), name):
+                raise KeyError(f"attribute '{name}' already exists")
             self.__dict__.pop(name, None)
             params.pop(name, None)
             modules.pop(name, None)
@@ -474,6 +476,7 @@ class Module:
         """
         if not hasattr(state_dict, "items"):
             raise TypeError(f"load_state_dict expects a dict of name -> tensor, got {type(state_dict).__name__}")
+        state_dict = self._with_state_defaults(state_dict)
         params = OrderedDict(self._state())
         extras = OrderedDict(self._extra_states())
         missing = [k for k in list(params) + list(extras) if k not in state_dict]
@@ -531,6 +534,23 @@ class Module:
             if name in state_dict:
                 module.set_extra_state(state_dict[name])
         return _IncompatibleKeys(missing, unexpected)
+
+    def _state_defaults(self, version):
+        """Entries that a state_dict saved by an older ``version`` of this module (its ``_metadata``; None when
+        it has none) may lack, with the values they take: none here (BatchNorm's ``num_batches_tracked``)."""
+        return {}
+
+    def _with_state_defaults(self, state_dict):
+        """``state_dict``, or a copy with the entries older versions lacked filled in (the caller's is kept)."""
+        metadata = getattr(state_dict, "_metadata", None) or {}
+        filled = None
+        for prefix, module in self.named_modules():
+            for name, value in module._state_defaults(metadata.get(prefix, {}).get("version")).items():
+                key = _dotted(prefix, name)
+                if key not in state_dict:
+                    filled = filled if filled is not None else OrderedDict(state_dict)
+                    filled[key] = value
+        return state_dict if filled is None else filled
 
     def _assign(self, state_dict):
         """``load_state_dict(assign=True)``: each given tensor takes its entry's place (a parameter's place as a

@@ -319,7 +319,7 @@ def default_collate(batch):
         _check_same_shape(batch)
         return creation.as_tensor(numpy.stack(batch))
     if isinstance(elem, (numpy.bool_, numpy.number)):
-        if all(item.dtype == elem.dtype for item in batch):
+        if all(getattr(item, "dtype", None) == elem.dtype for item in batch):   # (a Python number: no dtype)
             return creation.as_tensor(numpy.asarray(batch))
         return stack([creation.as_tensor(item) for item in batch], 0)   # (mixed dtypes promote as PyTorch's)
     if isinstance(elem, float):
