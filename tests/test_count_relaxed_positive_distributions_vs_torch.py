@@ -248,6 +248,14 @@ def test_a_negative_temperature_is_refused_where_torch_takes_it():
     TD.RelaxedBernoulli(torch.tensor(-1.0), probs=torch.tensor([0.5]))   # (torch checks only probs and logits)
 
 
+def test_validate_args_false_leaves_the_temperature_unchecked_as_torch():
+    for T in (D, TD):
+        for relaxed in (T.RelaxedBernoulli, T.RelaxedOneHotCategorical):
+            tensor = ag.tensor if T is D else torch.tensor
+            d = relaxed(tensor(0.0), probs=tensor([0.5, 0.5]), validate_args=False)
+            assert float(d.temperature) == 0.0
+
+
 @pytest.mark.parametrize("a, b", [(2.0, 3.0), (1.5, 1.2), (4.0, 2.0)])
 def test_kumaraswamy_mode_is_the_densitys_maximum_where_torchs_is_nan(a, b):
     law = D.Kumaraswamy(ag.tensor(a, dtype=ag.float64), ag.tensor(b, dtype=ag.float64))

@@ -9,13 +9,14 @@ import math
 import numpy
 
 from .. import linalg
-from ..creation import rand, randn
+from ..creation import eye, rand, randn
 from ..ops import elementwise as E
 from ..ops.special_functions import erfinv
+from ..older_names import cholesky_solve
 from . import constraints
 from .exponential_family import ExponentialFamily
 from .distribution import (Distribution, Independent, _as_tensor, _CentredAtLoc, _check, _LocationScale, _two,
-                           _validating)
+                           _precision_to_scale_tril, _validating)
 from .kl import kl_divergence, register_kl
 from .low_rank import LowRankMultivariateNormal
 from .more_transforms import StickBreakingTransform
@@ -275,7 +276,7 @@ class MultivariateNormal(_CentredAtLoc):
         elif covariance_matrix is not None:
             self._unbroadcasted_scale_tril = linalg.cholesky(matrix)
         else:
-            self._unbroadcasted_scale_tril = linalg.cholesky(linalg.inv(matrix))
+            self._unbroadcasted_scale_tril = _precision_to_scale_tril(matrix)
         self._given = (what, matrix)
         super().__init__(batch, (d,), validate_args=validate_args)
 
@@ -289,12 +290,18 @@ class MultivariateNormal(_CentredAtLoc):
 
     @property
     def covariance_matrix(self):
+        """Sigma: as given, else L L^T."""
         L = self._unbroadcasted_scale_tril
-        return (L @ L.mT).expand(*self.batch_shape, *L.shape[-2:])
+        given = self._given[1] if self._given[0] == "covariance_matrix" else L @ L.mT
+        return given.expand(*self.batch_shape, *L.shape[-2:])
 
     @property
     def precision_matrix(self):
-        return linalg.inv(self.covariance_matrix)
+        """Sigma^-1: as given, else solved from L (L^-T L^-1, no inverse of L L^T)."""
+        L = self._unbroadcasted_scale_tril
+        identity = eye(L.shape[-1], dtype=L.dtype, device=L.device)
+        given = self._given[1] if self._given[0] == "precision_matrix" else cholesky_solve(identity, L)
+        return given.expand(*self.batch_shape, *L.shape[-2:])
 
     @property
     def variance(self):

@@ -29,6 +29,8 @@ class Multinomial(_OverCategorical):
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         if isinstance(total_count, bool) or not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported: total_count must be an int")
+        if total_count < 0 and _validating(validate_args):
+            raise ValueError(f"Multinomial: total_count must be a count of trials (an int >= 0), got {total_count}")
         self.total_count = total_count
         super().__init__(probs, logits, validate_args)
 
@@ -61,7 +63,8 @@ class Multinomial(_OverCategorical):
     def log_prob(self, value):
         value = _as_tensor(value, self.probs)
         v = value.detach()
-        self._check_value(value, ((v >= 0) & (E.floor(v) == v)).all(-1) & (v.sum(-1) <= self.total_count),
+        # (PyTorch's constraints.multinomial: counts >= 0 within the total; whole numbers are not required)
+        self._check_value(value, (v >= 0).all(-1) & (v.sum(-1) <= self.total_count),
                           f"Multinomial(upper_bound={self.total_count})")
         logits = self.logits
         # (a count of 0 in a category of probability 0 contributes 0, not 0 * -inf)
@@ -131,7 +134,7 @@ class NegativeBinomial(_BinaryTrials):
     def log_prob(self, value):
         value = _as_tensor(value, self.total_count)
         v = value.detach()
-        self._check_value(value, (v >= 0) & (E.floor(v) == v), "IntegerGreaterThan(lower_bound=0)")
+        self._check_value(value, (v >= 0) & (E.floor(v) == v) & ~E.isinf(v), "IntegerGreaterThan(lower_bound=0)")
         r, logits = self.total_count, self.logits
         unnormalized = r * F.logsigmoid(-logits) + value * F.logsigmoid(logits)
         normalization = lgamma(r + value) - lgamma(1.0 + value) - lgamma(r)

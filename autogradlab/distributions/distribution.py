@@ -8,6 +8,8 @@ import warnings
 
 import numpy
 
+from .. import linalg
+from ..creation import eye
 from ..grad_mode import no_grad
 from ..ops import elementwise as E
 from ..ops import shape as S
@@ -365,3 +367,13 @@ class Independent(Distribution):
 
     def entropy(self):
         return self._sum(self.base_dist.entropy())
+
+
+def _precision_to_scale_tril(precision):
+    """The lower Cholesky factor L of Sigma = P^-1, without inverting P (so an ill-conditioned P keeps its
+    digits): with J the flip of both dims, J P J = C C^T, so P = U U^T with U = J C J upper triangular, and
+    Sigma = U^-T U^-1, whose factor L = U^-T is solved from the lower triangular U^T."""
+    c = linalg.cholesky(S.flip(precision, (-2, -1)))
+    u_transposed = S.flip(c, (-2, -1)).mT
+    identity = eye(precision.shape[-1], dtype=precision.dtype, device=precision.device)
+    return linalg.solve_triangular(u_transposed, identity, upper=False)

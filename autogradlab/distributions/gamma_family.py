@@ -182,7 +182,12 @@ class Dirichlet(ExponentialFamily):
         shape = self._shape(sample_shape)
         alpha = S.expand(self.concentration, shape)
         draws = standard_gamma_draw(alpha, _gamma_draws(alpha, shape))
-        return draws / draws.sum(-1, keepdim=True)
+        x = draws / draws.sum(-1, keepdim=True)
+        # as PyTorch, each share within [tiny, the largest number below 1]: with small concentrations one draw
+        # can swamp the rest, and a share of exactly 1 (or 0) has log_prob inf; the gradient passes unclamped
+        info = numpy.finfo(x.dtype)
+        kept = E.clamp(x.detach(), min=float(info.tiny), max=float(numpy.nextafter(x.dtype.type(1), 0)))
+        return x + (kept - x.detach())
 
     def _on_simplex(self, value):
         inside = (value.detach() >= 0).all(-1)

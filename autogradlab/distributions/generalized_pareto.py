@@ -24,6 +24,12 @@ __all__ = ["GeneralizedPareto"]
 
 
 
+def _finite(term):
+    """A series' correction term, 0 where it is not finite: there (z or log(1 - p) infinite, at the ends of the
+    support) c is 0 and the leading term alone is the answer; 0 * inf would make it NaN."""
+    return E.where(E.isfinite(term), term, 0.0)
+
+
 class GeneralizedPareto(Distribution):
     """P(X > x) = (1 + c (x - loc) / scale)^(-1/c) for ``loc``, ``scale`` > 0 and ``concentration`` c (any real)."""
 
@@ -51,8 +57,8 @@ class GeneralizedPareto(Distribution):
         c = 0 limit alone for |c| <= 1e-8, whose gradient in c is 0: a fit started at c = 0 never moves c). The
         exact formulas see a harmless 1 in those places, so nothing is 0/0."""
         c = self.concentration
-        near = E.abs(c.detach() * u.detach()) <= float(numpy.finfo(c.dtype).eps) ** (1 / 3)
-        return near, E.where(near, 1.0, c), E.where(near, c, 0.0)
+        near = (c.detach() == 0) | (E.abs(c.detach() * u.detach()) <= float(numpy.finfo(c.dtype).eps) ** (1 / 3))
+        return near, E.where(near, 1.0, c), E.where(near, c, 0.0)   # (c = 0 is near also at u = +-inf: 0 inf)
 
     @property
     def support(self):
@@ -73,14 +79,14 @@ class GeneralizedPareto(Distribution):
         power, cz = 1 / c + 1, c * z
         far_end = (power == 0) & (cz <= -1)   # (c = -1, the Uniform, at its upper end: 0 log 0 is 0)
         exact = power * E.log1p(E.where(far_end, 0.0, cz))
-        series = z + c0 * (z - z * z / 2) + c0 * c0 * (z * z * z / 3 - z * z / 2)
+        series = z + c0 * _finite(z - z * z / 2) + c0 * c0 * _finite(z * z * z / 3 - z * z / 2)
         return -E.log(self.scale) - E.where(near, series, exact)
 
     def log_survival_function(self, value):
         """log P(X > x) = -log(1 + c z) / c; for small c z, -z + c z^2 / 2 - c^2 z^3 / 3."""
         z = self._z(value)
         near, c, c0 = self._split(z)
-        return E.where(near, -z + c0 * z * z / 2 - c0 * c0 * z * z * z / 3, -E.log1p(c * z) / c)
+        return E.where(near, -z + c0 * _finite(z * z / 2) - c0 * c0 * _finite(z * z * z / 3), -E.log1p(c * z) / c)
 
     def log_cdf(self, value):
         return E.log1p(-E.exp(self.log_survival_function(value)))
@@ -93,7 +99,7 @@ class GeneralizedPareto(Distribution):
         L = log(1 - u)."""
         L = E.log1p(-_as_tensor(value, self.loc))
         near, c, c0 = self._split(L)
-        series = -L + c0 * L * L / 2 - c0 * c0 * L * L * L / 6
+        series = -L + c0 * _finite(L * L / 2) - c0 * c0 * _finite(L * L * L / 6)
         return self.loc + self.scale * E.where(near, series, E.expm1(-c * L) / c)
 
     def rsample(self, sample_shape=()):

@@ -339,6 +339,7 @@ class VonMises(_CentredAtLoc):
 
     def log_prob(self, value):
         value = _as_tensor(value, self.loc)
+        self._check_value(value, ~E.isnan(value.detach()), "Real()")
         k = self.concentration
         return k * (E.cos(value - self.loc) - 1) - math.log(2 * math.pi) - E.log(i0e(k))
 

@@ -23,16 +23,18 @@ from ..ops import reduce as R
 from ..ops import shape as S
 from . import constraints
 from .discrete import Bernoulli, _OverCategorical
-from .distribution import Distribution, _as_tensor, _check, clamp_probs
+from .distribution import Distribution, _as_tensor, _check, _validating, clamp_probs
 from .transformed import TransformedDistribution
 from .basic_transforms import ExpTransform, SigmoidTransform
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli", "ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
 
-def _temperature(temperature, like, owner):
+def _temperature(temperature, like, owner, validate_args):
+    """The temperature as a tensor; checked > 0 unless ``validate_args=False`` (PyTorch never checks it)."""
     t = _as_tensor(temperature, like)
-    _check("temperature", t, t.detach() > 0, "GreaterThan(lower_bound=0.0)", owner)
+    if _validating(validate_args):
+        _check("temperature", t, t.detach() > 0, "GreaterThan(lower_bound=0.0)", owner)
     return t
 
 
@@ -49,7 +51,7 @@ class LogitRelaxedBernoulli(Distribution):
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self._bernoulli = Bernoulli(probs, logits, validate_args=validate_args)
         given = self._bernoulli._probs if self._bernoulli._probs is not None else self._bernoulli._logits
-        self.temperature = _temperature(temperature, given, self)
+        self.temperature = _temperature(temperature, given, self, validate_args)
         shape = numpy.broadcast_shapes(tuple(self.temperature.shape), tuple(given.shape))
         super().__init__(shape, validate_args=validate_args)
 
@@ -117,7 +119,7 @@ class ExpRelaxedCategorical(_OverCategorical):
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         super().__init__(probs, logits, validate_args)
         given = self._categorical._probs if self._categorical._probs is not None else self._categorical._logits
-        self.temperature = _temperature(temperature, given, self)
+        self.temperature = _temperature(temperature, given, self, validate_args)
 
     def rsample(self, sample_shape=()):
         shape = self._shape(sample_shape)

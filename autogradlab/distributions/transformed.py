@@ -97,6 +97,8 @@ class TransformedDistribution(Distribution):
     def cdf(self, value):
         for transform in reversed(self.transforms):
             value = transform.inv(value)
+        if self._validate:   # (as PyTorch: the value taken back must lie in the base's support)
+            self.base_dist._validate_sample(value)
         return self._monotonize(self.base_dist.cdf(value))
 
     def icdf(self, value):

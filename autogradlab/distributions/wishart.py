@@ -23,7 +23,7 @@ from ..older_names import cholesky_solve
 from ..tensor import Tensor, tensor
 from . import constraints
 from .exponential_family import ExponentialFamily
-from .distribution import _as_tensor, _check, _validating
+from .distribution import _as_tensor, _check, _precision_to_scale_tril, _validating
 from .gamma_family import Chi2
 
 __all__ = ["Wishart"]
@@ -77,7 +77,7 @@ class Wishart(ExponentialFamily):
         elif what == "covariance_matrix":
             self._unbroadcasted_scale_tril = linalg.cholesky(matrix)
         else:
-            self._unbroadcasted_scale_tril = linalg.cholesky(linalg.inv(matrix))
+            self._unbroadcasted_scale_tril = _precision_to_scale_tril(matrix)
         self._given = (what, matrix)
         super().__init__(batch, (p, p), validate_args=validate_args)
 
@@ -90,14 +90,18 @@ class Wishart(ExponentialFamily):
 
     @property
     def covariance_matrix(self):
+        """Sigma: as given, else L L^T."""
         L = self._unbroadcasted_scale_tril
-        return (L @ L.mT).expand(*self.batch_shape, *self.event_shape)
+        given = self._given[1] if self._given[0] == "covariance_matrix" else L @ L.mT
+        return given.expand(*self.batch_shape, *self.event_shape)
 
     @property
     def precision_matrix(self):
+        """Sigma^-1: as given, else solved from L."""
         L = self._unbroadcasted_scale_tril
         identity = eye(L.shape[-1], dtype=L.dtype, device=L.device)
-        return cholesky_solve(identity, L).expand(*self.batch_shape, *self.event_shape)
+        given = self._given[1] if self._given[0] == "precision_matrix" else cholesky_solve(identity, L)
+        return given.expand(*self.batch_shape, *self.event_shape)
 
     def _df_as_matrix(self):
         return self.df.reshape(*self.batch_shape, 1, 1)
