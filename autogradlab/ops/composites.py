@@ -532,6 +532,9 @@ def _trapezoid_parts(y, x, dx, dim, name):
     if x is None:
         return mean * (1.0 if dx is None else dx), dim
     if x.ndim == 1:   # (points along dim alone: shaped to broadcast there)
+        if x.shape[0] != n:   # (one gap would broadcast over them all: PyTorch refuses it)
+            raise RuntimeError(f"{name}(): there must be one `x` value for each sample point: x has "
+                               f"{x.shape[0]}, y has {n} along dim {dim}")
         gaps = x[1:] - x[:-1]
         gaps = reshape(gaps, (-1,) + (1,) * (y.ndim - 1 - dim))
     else:

@@ -53,7 +53,11 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
     side = _side(right, side, "searchsorted")
     data, shape = _values_of(values, sorted_sequence, "searchsorted")
     seq = sorted_sequence._data
+    if seq.ndim == 0:
+        raise RuntimeError("searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension: "
+                           "give the sorted sequence as a 1-D tensor")
     if sorter is not None:
+        _check_sorter(sorter, sorted_sequence)
         seq = xp_of(seq).take_along_axis(seq, sorter._data, axis=-1)
     xp, dtype = xp_of(seq), numpy.int32 if out_int32 else numpy.int64
     if seq.ndim <= 1:
@@ -65,6 +69,20 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
     rows, row_values = seq.reshape(-1, seq.shape[-1]), data.reshape(-1, shape[-1])
     found = xp.stack([xp.searchsorted(r, v, side=side) for r, v in zip(rows, row_values)])
     return _result(found.reshape(shape).astype(dtype), sorted_sequence.device)
+
+
+def _check_sorter(sorter, sequence):
+    """PyTorch's checks of ``searchsorted``'s ``sorter``: int64 indices, one per element, each in range."""
+    if not isinstance(sorter, Tensor) or sorter.dtype != numpy.int64:
+        raise RuntimeError(f"searchsorted(): sorter must be a tensor of long dtype (the indices that sort the "
+                           f"sequence, as argsort gives them), got {getattr(sorter, 'dtype', type(sorter).__name__)}")
+    if tuple(sorter.shape) != tuple(sequence.shape):
+        raise RuntimeError(f"searchsorted(): boundary and sorter must have the same size, but got boundary tensor "
+                           f"{list(sequence.shape)} and sorter tensor {list(sorter.shape)}")
+    indices = to_host(sorter._data)
+    if indices.size and (indices.min() < 0 or indices.max() >= sequence.shape[-1]):
+        raise RuntimeError(f"searchsorted(): sorter index out of range: its values must lie in [0, "
+                           f"{sequence.shape[-1] - 1}]")
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):
@@ -112,8 +130,10 @@ def histc(input, bins=100, min=0, max=0):
         raise RuntimeError(f"histc(): range of [{low}, {high}] is not finite")
     values = to_host(input._data).reshape(-1)             # (binned in the input's dtype, as PyTorch bins them)
     kept = values[(values >= low) & (values <= high)]
-    span, first = values.dtype.type(high - low), values.dtype.type(low)
-    position = ((kept - first) / span * values.dtype.type(bins)).astype(numpy.int64)
+    first, last = values.dtype.type(low), values.dtype.type(high)
+    # (x - min) * bins / (max - min), in that order, as PyTorch computes it: an element on a bin's edge lands
+    # where PyTorch puts it (dividing first put 0.3 of [0, 0.9] in 3 bins into the second)
+    position = ((kept - first) * values.dtype.type(bins) / (last - first)).astype(numpy.int64)
     counts = numpy.bincount(numpy.minimum(position, int(bins) - 1), minlength=int(bins))
     return _result(backend.asarray(counts.astype(input.dtype), input.device), input.device)
 

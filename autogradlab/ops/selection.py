@@ -312,7 +312,8 @@ def masked_select(input, mask):
 def _unique_slices(input, d, return_inverse, return_counts):
     """``unique(dim=d)``: the distinct slices along ``d``, sorted lexicographically; the inverse says which one
     each slice of ``input`` is (one entry per slice), the counts how often each occurs."""
-    values, inverse, counts = numpy.unique(to_host(input._data), axis=d, return_inverse=True, return_counts=True)
+    values, inverse, counts = numpy.unique(to_host(input._data), axis=d, return_inverse=True, return_counts=True,
+                                           equal_nan=False)   # (each NaN distinct, as PyTorch and dim=None keep it)
     out = [_result(asarray(numpy.ascontiguousarray(values), input.device), input)]
     if return_inverse:
         out.append(_result(asarray(inverse.reshape(-1).astype(numpy.int64), input.device), input))

@@ -197,10 +197,13 @@ def _quantile(name, a, q, dim, keepdim, interpolation, skip_nan):
     n = data.shape[-1]
     nans = _nans(xp, data, data.ndim - 1)                      # (..., 1)
     qs = qs.reshape((1,) * (data.ndim - 1) + (-1,)) if qs.ndim else qs.reshape((1,) * data.ndim)
-    if skip_nan:   # positions among the values that are not NaN; a slice of NaNs only takes its last (NaN)
-        ranks = qs * (n - nans - 1).astype(data.dtype)
-        ranks = xp.where(ranks < 0, data.dtype.type(n - 1), ranks)
+    if skip_nan:   # positions among the values that are not NaN; a slice of NaNs only takes its first (NaN)
+        scale = (n - nans - 1).astype(data.dtype)
+        ranks = qs * scale
+        scale = xp.where(ranks < 0, data.dtype.type(0), scale)
+        ranks = xp.where(ranks < 0, data.dtype.type(0), ranks)
     else:          # a slice holding NaN takes its last element, a NaN
+        scale = xp.where(nans > 0, data.dtype.type(0), data.dtype.type(n - 1))
         ranks = xp.where(nans > 0, data.dtype.type(n - 1), qs * data.dtype.type(n - 1))
     if interpolation in ("lower", "higher", "nearest"):
         ranks = {"lower": xp.floor, "higher": xp.ceil, "nearest": xp.round}[interpolation](ranks)
@@ -214,7 +217,14 @@ def _quantile(name, a, q, dim, keepdim, interpolation, skip_nan):
     out = at(below)
     if interpolation in ("linear", "midpoint"):
         weight = xp.full(ranks.shape, 0.5, dtype=data.dtype) if interpolation == "midpoint" else ranks - below
-        out = lerp(out, at(xp.ceil(ranks)), Tensor._make(weight, False, None, a.device))
+        weight = Tensor._make(weight, False, None, a.device)
+        if interpolation == "linear" and isinstance(q, Tensor) and q.requires_grad:
+            # the weight q*scale - below has d/dq = scale (PyTorch's gradient for q); its value stays exact
+            # (where a NaN fixed the rank, the weight is a constant, so no NaN gradient reaches q)
+            q_grid = reshape(q, qs.shape)
+            moving = weight + (q_grid - q_grid.detach()) * Tensor._make(scale, False, None, a.device)
+            weight = where(Tensor._make(scale != 0, False, None, a.device), moving, weight)
+        out = lerp(out, at(xp.ceil(ranks)), weight)
     # out: (..., Q), the reduced dim gone; keepdim puts it back as size 1; the q dim goes first (a number q or a
     # 0-d one: none)
     if keepdim:
