@@ -407,8 +407,9 @@ def _even_steps(start, end, steps, work, fused=True):
 
 def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """``start, start + step, ...`` up to (not including) ``end``; ``arange(n)`` is ``0, ..., n - 1``. int64
-    when the three are integers (Python's, NumPy's or 0-d integer tensors), else the default float dtype; an
-    integer ``dtype`` takes the three as integers. Each value is ``start + i * step``, as in PyTorch."""
+    when the three are integers (Python's, NumPy's or 0-d integer tensors), else the default float dtype.
+    ``dtype=int64`` takes the three as integers; a narrower integer dtype counts the values from the three as
+    given, then truncates start and step (PyTorch's two rules). Each value is ``start + i * step``."""
     start, end, step = (None if v is None else _number(v, name, "arange")
                         for v, name in ((start, "start"), (end, "end"), (step, "step")))
     if end is None:
@@ -424,7 +425,8 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
                            f"and step")
     if step == 0:
         raise RuntimeError(f"step must be nonzero (arange({start}, {end}, {step}))")
-    if dtype.kind in "iu":
+    narrow = dtype.kind in "iu" and dtype != numpy.int64   # (PyTorch's other integer dtypes: see below)
+    if dtype == numpy.int64:
         start, end, step = int(start), int(end), int(step)
         if step == 0:   # (PyTorch's class for a step that truncates to 0)
             raise ValueError(f"step must be nonzero: an integer dtype takes the step as an integer, and "
@@ -433,8 +435,11 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
         raise RuntimeError(f"upper bound and larger bound inconsistent with step sign: arange({start}, {end}, "
                            f"{step}) goes {'up' if step > 0 else 'down'} from {start}, away from {end}; "
                            f"flip the sign of step")
-    if dtype.kind in "iu":
+    if dtype == numpy.int64:
         host = numpy.arange(start, end, step, dtype=numpy.int64)
+    elif narrow:   # (as PyTorch: the length from the values as given, then start and step truncated: int32's
+        size = math.ceil((end - start) / step)   # arange(0, 5.5) has 6 values, int64's 5)
+        host = int(start) + numpy.arange(size, dtype=numpy.int64) * int(step)
     else:
         host = start + numpy.arange(math.ceil((end - start) / step), dtype=numpy.float64) * step
     return _finish(host, dtype, device, requires_grad)

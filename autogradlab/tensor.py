@@ -567,7 +567,9 @@ def integer_values(values, dtype, name="tensor()"):
             raise _overflow(name, dtype, values, low_float, high)
         return values % (1 << bits) if values < 0 and low_float == 0 else values
     array = numpy.asarray(values)
-    if array.dtype.kind == "O" or (array.dtype.kind == "u" and array.size and array.max() >= 1 << 63):
+    if array.dtype.kind == "O" or (array.dtype.kind == "u" and array.size and array.max() >= 1 << 63) or (
+            array.dtype.kind == "f" and isinstance(values, (list, tuple))
+            and any(type(x) is int and not -(1 << 63) <= x < (1 << 63) for x in _leaves(values))):
         raise ValueError(f"Overflow when unpacking long long: an integer in {name} does not fit in 64 bits")
     if array.dtype.kind not in "iuf" or not array.size:
         return values

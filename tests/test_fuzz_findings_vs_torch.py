@@ -598,3 +598,70 @@ def test_copysign_gives_other_a_zero_gradient_as_torch():
         T.copysign(c, d).sum().backward()
         return ga, gb, h, c.grad, d.grad
     same_results(run, rtol=0)
+
+
+def test_truncated_integer_division_at_the_most_negative_integer_as_torch():
+    """|a| // |b| signed overflowed at INT_MIN (|-128| is -128 in int8): -128 / 2 truncated gave +64."""
+    rng = np.random.default_rng(0)
+    for dtype in ("int8", "int16", "int32", "int64", "uint8"):
+        info = np.iinfo(dtype)
+        a = np.concatenate([rng.integers(info.min, info.max, 200, dtype=dtype, endpoint=True),
+                            np.array([info.min, info.min, info.max, 0], dtype=dtype)])
+        b = np.concatenate([rng.integers(info.min, info.max, 200, dtype=dtype, endpoint=True),
+                            np.array([2, 3, 7, 5], dtype=dtype)])
+        b[b == 0] = 1
+        same_results(lambda T: T.div(T.tensor(a), T.tensor(b), rounding_mode="trunc"), rtol=0)
+    same_results(lambda T: T.div(T.tensor([-2 ** 63]), 2, rounding_mode="trunc"), rtol=0)
+
+
+ALPHAS = {
+    "an int sum with alpha=2.0": lambda T: T.add(T.tensor([1, 2]), T.tensor([3, 4]), alpha=2.0),
+    "an int sum with a number and alpha=2.0": lambda T: T.add(T.tensor([1, 2]), 3, alpha=2.0),
+    "a float sum with alpha=1j": lambda T: T.add(T.tensor([1.0, 2]), T.tensor([3.0, 4]), alpha=1j),
+    "an int sum with alpha=True": lambda T: T.add(T.tensor([1, 2]), T.tensor([3, 4]), alpha=True),
+    "a float sum with alpha=True": lambda T: T.add(T.tensor([1.0, 2]), T.tensor([3, 4]), alpha=True),
+    "int minus bool with alpha=2": lambda T: T.sub(T.tensor([1, 2]), T.tensor([True, False]), alpha=2),
+    "float minus True with alpha=2": lambda T: T.sub(T.tensor([1.0, 2]), True, alpha=2),
+    "add_ of ints with alpha=2.0": lambda T: T.tensor([1, 2]).add_(T.tensor([3, 4]), alpha=2.0),
+    "addr of ints with alpha=2.0": lambda T: T.addr(T.tensor([[1, 2], [3, 4]]), T.tensor([1, 2]), T.tensor([1, 2]),
+                                                  alpha=2.0),
+    "addr of floats with alpha=True": lambda T: T.addr(T.ones(2, 2), T.ones(2), T.ones(2), alpha=True),
+    "bool ** a bool tensor": lambda T: T.tensor([True, False]) ** T.tensor([True, True]),
+    "True ** a bool tensor": lambda T: True ** T.tensor([True, False]),
+    "an int beyond int64 among floats": lambda T: T.tensor([2 ** 63, 1.0], dtype=T.int64),
+    "an int beyond int64 among floats, as_tensor": lambda T: T.as_tensor([-2 ** 63 - 1, 1.0], dtype=T.int64),
+}
+
+
+@pytest.mark.parametrize("call", list(ALPHAS))
+def test_scalar_factors_bool_powers_and_big_integers_refused_as_torch(call):
+    """PyTorch checks alpha against the result's dtype (a float one, even 2.0, not for integers; a bool one only
+    for bools; a complex one only for complex), refuses bool subtraction before scaling, has no bool exponent
+    tensor, and refuses an int beyond int64 even where a float beside it made NumPy's array float."""
+    both_raise(lambda: ALPHAS[call](ag), lambda: ALPHAS[call](torch))
+
+
+def test_what_those_checks_let_through_as_torch():
+    def run(T):
+        b = T.tensor([True, False])
+        return (T.add(b, b, alpha=2), T.add(b, b, alpha=0), T.add(T.tensor([1, 2]), 3.0, alpha=2.0),
+                T.view_as_real(T.add(T.tensor([1.0, 2]), 1j, alpha=1j)),
+                T.addr(T.tensor([[1, 2], [3, 4]]), T.tensor([1, 2]), T.tensor([1, 2]), alpha=2),
+                T.tensor([1.0, 2]).sub_(T.tensor([3.0, 4]), alpha=0.5), b ** True, b ** False, T.pow(b, True),
+                b.clone().pow_(False), b ** 2, T.tensor([2 ** 62, 1.5], dtype=T.int64))
+    same_results(run, rtol=0)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8"])
+def test_arange_with_float_ends_and_an_integer_dtype_as_torch(dtype):
+    """int64 truncates the three first; the narrower integer dtypes count from the floats, then truncate start
+    and step (int32's arange(0, 5.5) has 6 values, int64's 5; a step of -0.1 repeats the start 50 times)."""
+    for args in ((0, 5.5), (0, 10, 2.5), (0.5, 4.2, 1.0), (-1.5, 3, 1), (0, 5.5, 1.5), (5,), (0, 7, 2),
+                 (3, -4, -2), (1.5, 1.5), (0, -2.5, -0.5), (2.0, -3.0, -0.1), (1.9, 5.1, 0.9)):
+        call = lambda T: T.arange(*args, dtype=getattr(T, dtype))
+        try:
+            expected = call(torch)
+        except Exception:   # noqa: BLE001  (torch refuses: so must we)
+            both_raise(lambda: call(ag), lambda: call(torch))
+            continue
+        assert call(ag).tolist() == expected.tolist(), args

@@ -38,8 +38,6 @@ def _known_difference(expr, number, dtype):
     """Differences that predate number constants (the same with constant Tensors), kept visible."""
     if "-" in expr and (dtype == "bool" or isinstance(number, bool)):
         return "torch refuses - with a bool operand; NumPy computes it"
-    if "**" in expr and dtype == "bool" and isinstance(number, bool):
-        return "bool ** bool: torch gives int8, NumPy bool"
     return None
 
 

@@ -44,14 +44,25 @@ def _scaled(t, factor):
 
 
 def _check_alpha(input, other, alpha, what="alpha"):
-    if E._integers(input) and E._integers(other) and isinstance(alpha, float) and not alpha.is_integer():
+    """PyTorch's checks of a scalar factor (``alpha``, ``beta``) against the result's dtype: a bool factor only for
+    a bool result, a float one (even 2.0) not for an integer result, a complex one only for a complex result."""
+    def complex_operand(x):
+        return isinstance(x, complex) or getattr(getattr(x, "dtype", None), "kind", "") == "c"
+    if isinstance(alpha, bool) and not (E._is_bool(input) and E._is_bool(other)):
+        raise RuntimeError(f"Boolean {what} only supported for Boolean results (got {what}={alpha}): use 1 or 0")
+    if E._integers(input) and E._integers(other) and isinstance(alpha, float):
         raise RuntimeError(f"For integral input tensors, argument {what} must not be a floating point number "
-                           f"(got {what}={alpha}): convert the tensors to floats first")
+                           f"(got {what}={alpha}): give an int, or convert the tensors to floats first")
+    if isinstance(alpha, complex) and not (complex_operand(input) or complex_operand(other)):
+        raise RuntimeError(f"For non-complex input tensors, argument {what} must not be a complex number (got "
+                           f"{what}={alpha}): convert the tensors to a complex dtype first")
 
 
 def _scaled_in_result_dtype(input, other, alpha):
     """``alpha * other`` in the dtype ``input + other`` has, as PyTorch scales it (an int16 minus a uint8 times
     -1 must not wrap around in uint8; a float16 times 2 beside float32 must not overflow in float16)."""
+    if E._is_bool(input) and E._is_bool(other):   # (a bool result: the factor as a bool, so True + True is True)
+        alpha = bool(alpha)
     if alpha != 1 and isinstance(input, Tensor) and isinstance(other, Tensor):
         common = E.result_type(input, other)
         if other.dtype != common:
@@ -69,6 +80,7 @@ def add(input, other, *rest, alpha=1):
 def sub(input, other, *rest, alpha=1):
     """``input - alpha * other``."""
     other, alpha = E.legacy_alpha("sub", other, rest, alpha)
+    E.refuse_bool_subtraction(input, other)   # (before other is scaled: a bool times 2 is no bool any more)
     _check_alpha(input, other, alpha)
     return E.sub(input, _scaled_in_result_dtype(input, other, alpha))
 
@@ -95,7 +107,9 @@ def div(input, other, *, rounding_mode=None):
         a, b = (E.as_tensor_like(x, like) for x in E.promote(input, other))
         dtype = E.result_type(a, b)   # (a bool next to an integer: that integer's dtype)
         a, b = E.to_dtype(a, dtype), E.to_dtype(b, dtype)
-        return E.floor_divide(E.abs(a), E.abs(b)) * E.sign(a) * E.sign(b)   # |a| // |b|, signed
+        # (a - fmod(a, b)) // b: a multiple of b, divided exactly; fmod takes a's sign, so a - fmod(a, b) lies
+        # between 0 and a and never overflows (|a| // |b| did: |-128| is -128 in int8)
+        return E.floor_divide(a - E.fmod(a, b), b)
     return (E.div_floor if rounding_mode == "floor" else E.div_trunc)(input, other)
 
 
@@ -157,9 +171,9 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)`` (for bools, PyTorch's ``(beta and input) or (alpha and
     vec1_i and vec2_j)``)."""
+    for what, value in (("beta", beta), ("alpha", alpha)):   # (PyTorch checks addr's factors; addmm's it casts)
+        _check_alpha(input, input, value, what)
     if all(isinstance(t, Tensor) and t.dtype == numpy.bool_ for t in (input, vec1, vec2)):
-        for what, value in (("beta", beta), ("alpha", alpha)):
-            _check_alpha(input, input, value, what)   # (1.5 is no bool: PyTorch's error for integral tensors)
         both = E.bitwise_and(reshape(vec1, (-1, 1)), reshape(vec2, (1, -1)))
         return _beta_alpha(E.bitwise_and(input, bool(beta)), E.bitwise_and(both, bool(alpha)), 1, 1, "addr")
     return _beta_alpha(input, outer(vec1, vec2), beta, alpha, "addr")

@@ -1053,11 +1053,15 @@ def neg(a):
     return _neg(a)
 
 
-def sub(a, b):
-    """``a - b``. Not with a bool tensor or True/False (PyTorch refuses it too): invert a mask with ``~``."""
+def refuse_bool_subtraction(a, b):
     if _is_bool(a) or _is_bool(b):
         raise RuntimeError("subtraction (the - operator) with a bool tensor or True/False is not supported: to "
                            "invert a mask use ~mask or mask.logical_not(); to compare two masks use mask1 ^ mask2")
+
+
+def sub(a, b):
+    """``a - b``. Not with a bool tensor or True/False (PyTorch refuses it too): invert a mask with ``~``."""
+    refuse_bool_subtraction(a, b)
     return _sub(a, b)
 _neg, relu, abs, _sign = map(_unary, (NEG, RELU, ABS, SIGN))
 
@@ -1206,6 +1210,11 @@ def pow(a, exponent):
             and not isinstance(exponent, (bool, numpy.bool_)) and exponent < 0):
         raise RuntimeError(f"Integers to negative integer powers are not allowed. (pow: the base is {a.dtype.name}, "
                            f"the exponent {exponent}; use a float base, e.g. x.float() ** {exponent})")
+    if _is_bool(a) and _is_bool(exponent):   # (PyTorch's: a bool tensor to True is itself, to False all True)
+        if isinstance(exponent, Tensor) or not isinstance(a, Tensor):
+            raise NotImplementedError('"pow" is not implemented for a bool exponent tensor (as in PyTorch): '
+                                      'convert one operand, e.g. x.to(autogradlab.int64)')
+        return bitwise_or(a, not exponent)
     a, exponent = promote(a, exponent)
     return apply(POW, (a, exponent))
 
