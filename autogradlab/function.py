@@ -79,11 +79,6 @@ class FunctionCtx(Node):
     def needs_input_grad(self):
         return self._needs_input_grad
 
-    def check_runnable(self):
-        """A freed ctx may run again: as in PyTorch, only reading ``saved_tensors`` after the free is refused."""
-        if not self._freed:
-            Node.check_runnable(self)
-
     def mark_non_differentiable(self, *tensors):
         """Say an output has no gradient (an index, a mask): it is returned with ``requires_grad=False``."""
         self._non_differentiable = tensors
