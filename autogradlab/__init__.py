@@ -53,8 +53,10 @@ from .ops.reduce import (all, amax, amin, any, argmax, argmin, cumprod, cumsum, 
 from .ops.selection import where
 from .ops.selection import (argwhere, bincount, count_nonzero, index_add, masked_select, nonzero, scatter,
                              scatter_add, scatter_reduce, take_along_dim, unique)
-from .ops.shape import (argsort, broadcast_to, cat, chunk, expand, flatten, flip, gather, permute, reshape, sort, split,
-                        squeeze, stack, t, topk, transpose, tril, triu, unbind, unsqueeze)
+from .ops.shape import (argsort, cat, chunk, flatten, flip, gather, permute, reshape, sort, split, stack, t, topk,
+                        transpose, tril, triu, unbind, unsqueeze)
+from .ops.shape import (broadcast_to_new as broadcast_to, expand_new as expand,   # (always a new view, as
+                        squeeze_new as squeeze)                                    # PyTorch's: see new_view)
 from .ops.special import logit, nan_to_num, sinc, xlogy
 from .ops.special_functions import digamma, erfc, erfinv, i0, lgamma, mvlgamma, polygamma
 from .ops.special_functions import gammainc as igamma, gammaincc as igammac

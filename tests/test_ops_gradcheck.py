@@ -259,6 +259,8 @@ CASES: dict[str, list[Case]] = {
     "atan": [C(lambda m, a: a.atan(), normal(2, 3), id="method")],
     "atan2": [C(lambda m, a, b: m.atan2(a, b), normal(2, 3), nonzero(3), id="bcast"),
               C(lambda m, a, b: a.arctan2(b), nonzero(3), normal(3), id="method")],
+    "copysign": [C(lambda m, a, b: m.copysign(a, b), nonzero(2, 3), nonzero(3), id="bcast"),
+                 C(lambda m, a, b: a.copysign(b), nonzero(3), normal(3), id="method")],
     "sinh": [C(lambda m, a: a.sinh(), normal(2, 3), id="method")],
     "cosh": [C(lambda m, a: m.cosh(a), normal(3), id="fn")],
     "asinh": [C(lambda m, a: a.asinh(), normal(2, 3, scale=3.0), id="method"),

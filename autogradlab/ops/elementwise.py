@@ -162,33 +162,34 @@ def _cast(operand, dtype):
 
 
 def _binary(op):
-    def fn(a, b):
-        if type(a) is Tensor:  # the common cases need no coercion
-            data = a._data
-            if type(b) is Tensor and data.dtype is b._data.dtype:
-                return apply_binary(op, a, b)
-            if type(b) is float and data.dtype.kind == "f":  # x * 0.5: 0.5 takes x's dtype
-                shared = _CONSTANTS.get(b)   # (constant(b, a), its first lines inline)
+    def fn(input, other):
+        if type(input) is Tensor:  # the common cases need no coercion
+            data = input._data
+            if type(other) is Tensor and data.dtype is other._data.dtype:
+                return apply_binary(op, input, other)
+            if type(other) is float and data.dtype.kind == "f":  # x * 0.5: 0.5 takes x's dtype
+                shared = _CONSTANTS.get(other)   # (constant(other, input), its first lines inline)
                 if shared is not None and shared.dtype is data.dtype and type(data) is numpy.ndarray:
-                    return apply_binary(op, a, shared)
-                return apply(op, (a, constant(b, a)))
-            if type(b) is numpy.ndarray and b.dtype is data.dtype and type(data) is numpy.ndarray:
-                shared = _SHARED_CONSTANTS.get(id(b))   # a number's shared array, read back by a VJP
-                if shared is not None and shared[1] is b:   # under create_graph (any other array: promote)
-                    return apply_binary(op, a, b)
-        if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-            return on_arrays(op, (a, b))  # inside a VJP on arrays
-        return apply(op, promote(a, b))
+                    return apply_binary(op, input, shared)
+                return apply(op, (input, constant(other, input)))
+            if type(other) is numpy.ndarray and other.dtype is data.dtype and type(data) is numpy.ndarray:
+                shared = _SHARED_CONSTANTS.get(id(other))   # a number's shared array, read back by a VJP
+                if shared is not None and shared[1] is other:   # under create_graph (any other array: promote)
+                    return apply_binary(op, input, other)
+        if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+            return on_arrays(op, (input, other))  # inside a VJP on arrays
+        return apply(op, promote(input, other))
     fn.__name__ = op.name
     fn.__doc__ = op.__doc__
     return fn
 
 
 def _unary(op):
-    def fn(a):
-        if type(a) is Tensor:
-            return apply_unary(op, a)
-        return on_arrays(op, (a,)) if type(a) is numpy.ndarray else apply(op, (a,))   # (an array: inside a VJP)
+    def fn(input):
+        if type(input) is Tensor:
+            return apply_unary(op, input)
+        # (an array: inside a VJP)
+        return on_arrays(op, (input,)) if type(input) is numpy.ndarray else apply(op, (input,))
     fn.__name__ = op.name
     fn.__doc__ = op.__doc__
     return fn
@@ -197,17 +198,17 @@ def _unary(op):
 def _floating_unary(op):
     """A unary op whose result is a float whatever the input (exp, log, sqrt, sin, cos, tanh, sigmoid):
     as in PyTorch, an int or bool tensor is computed in the default float dtype (float32)."""
-    def fn(a):
-        if type(a) is Tensor and a._data.dtype.kind == "f":
-            return apply_unary(op, a)
-        if type(a) is numpy.ndarray:   # inside a VJP that runs on arrays
-            return on_arrays(op, (a,))
-        if isinstance(a, Tensor) and a.dtype.kind in "biu":
-            a = to_dtype(a, default_float())
-        elif isinstance(a, Tensor) and a.dtype.kind == "c" and op.complex_op is None:
+    def fn(input):
+        if type(input) is Tensor and input._data.dtype.kind == "f":
+            return apply_unary(op, input)
+        if type(input) is numpy.ndarray:   # inside a VJP that runs on arrays
+            return on_arrays(op, (input,))
+        if isinstance(input, Tensor) and input.dtype.kind in "biu":
+            input = to_dtype(input, default_float())
+        elif isinstance(input, Tensor) and input.dtype.kind == "c" and op.complex_op is None:
             raise NotImplementedError(f"{op.name} is not supported for complex tensors in autogradlab (the complex "
                                       f"functions that are: exp, log, sqrt, sin, cos, tan, tanh, sigmoid and kin)")
-        return apply(op, (a,))
+        return apply(op, (input,))
     fn.__name__ = op.name
     fn.__doc__ = op.__doc__
     return fn
@@ -966,23 +967,23 @@ def _masks(name, *operands):
                             f"e.g. (x > 0) & (y > 0)")
 
 
-def bitwise_not(a):
+def bitwise_not(input):
     """``~a``: a mask inverted (the bits of an integer tensor)."""
-    _masks("~ (bitwise_not)", a)
-    return apply(_LOGIC["bitwise_not"], (a,))
+    _masks("~ (bitwise_not)", input)
+    return apply(_LOGIC["bitwise_not"], (input,))
 
 
-def logical_not(a):
+def logical_not(input):
     """``a == 0`` as a bool tensor (``not`` of each element)."""
-    return apply(_LOGIC["logical_not"], (a,))
+    return apply(_LOGIC["logical_not"], (input,))
 
 
 def _mask_op(name, symbol):
     op = _binary(_LOGIC[name])
 
-    def fn(a, b):
-        _masks(f"{symbol} ({name})", a, b)
-        return op(a, b)
+    def fn(input, other):
+        _masks(f"{symbol} ({name})", input, other)
+        return op(input, other)
     fn.__name__, fn.__doc__ = name, f"``a {symbol} b`` of two masks (bits of integer tensors)."
     return fn
 
@@ -1012,15 +1013,15 @@ def _integers(x):
 def _integer_division(op):
     div = _binary(op)
 
-    def fn(a, b):
-        if _is_bool(a) and _is_bool(b):
+    def fn(input, other):
+        if _is_bool(input) and _is_bool(other):
             raise RuntimeError(f"{op.name} of two bool operands is not supported (as in PyTorch): convert one, "
                                f"e.g. mask.to(autogradlab.int64)")
-        if (_integers(a) and _integers(b) and not (isinstance(a, Tensor) and a.numel() == 0)
-                and not numpy.all(to_host(b._data if isinstance(b, Tensor) else b) != 0)):
+        if (_integers(input) and _integers(other) and not (isinstance(input, Tensor) and input.numel() == 0)
+                and not numpy.all(to_host(other._data if isinstance(other, Tensor) else other) != 0)):
             # (NumPy would give 0 and a warning; PyTorch raises)
             raise RuntimeError(f"ZeroDivisionError: {op.name} of integers by 0 (a // 0 and a % 0 are undefined)")
-        return div(a, b)
+        return div(input, other)
     fn.__name__ = op.name
     return fn
 
@@ -1030,27 +1031,27 @@ div_trunc = _binary(DIV_TRUNC)
 floor_divide.__doc__ = "``a // b``: the quotient rounded toward -inf (not differentiable: flat almost everywhere)."
 
 
-def remainder(a, b):
+def remainder(input, other):
     """``a % b``: ``a - b * floor(a / b)``, with the sign of ``b`` (a zero keeps ``a``'s sign, as in PyTorch).
     A number ``% t`` is not differentiable, as in PyTorch, which has no derivative for it."""
-    for t in (a, b):
+    for t in (input, other):
         if isinstance(t, Tensor):
             ordered("remainder", t)
-    if not isinstance(a, Tensor):
+    if not isinstance(input, Tensor):
         with no_grad():
-            return _remainder(a, b)
-    return _remainder(a, b)
+            return _remainder(input, other)
+    return _remainder(input, other)
 
 bitwise_and, bitwise_or, bitwise_xor = (_mask_op(n, s) for n, s in (("bitwise_and", "&"), ("bitwise_or", "|"),
                                                                     ("bitwise_xor", "^")))
 
 
-def neg(a):
+def neg(input):
     """``-a`` (not of a bool tensor: PyTorch refuses it too; invert a mask with ``~``)."""
-    if _is_bool(a):
+    if _is_bool(input):
         raise RuntimeError("negation (the - operator) of a bool tensor is not supported: to invert a mask use "
                            "~mask or mask.logical_not()")
-    return _neg(a)
+    return _neg(input)
 
 
 def refuse_bool_subtraction(a, b):
@@ -1066,12 +1067,12 @@ def sub(a, b):
 _neg, relu, abs, _sign = map(_unary, (NEG, RELU, ABS, SIGN))
 
 
-def sign(a):
+def sign(input):
     """-1, 0 or 1 by the sign of each element (of a bool tensor: itself, as in PyTorch)."""
-    if a.dtype.kind == "c":
+    if input.dtype.kind == "c":
         raise NotImplementedError("Unlike NumPy, sign is not meant for complex numbers (as in PyTorch): use sgn, "
                                   "z/|z| (0 at 0)")
-    return a.clone() if isinstance(a, Tensor) and a.dtype.kind == "b" else _sign(a)
+    return input.clone() if isinstance(input, Tensor) and input.dtype.kind == "b" else _sign(input)
 exp, log, sqrt, sin, cos, tanh, sigmoid, reciprocal, log1p, expm1 = map(
     _floating_unary, (EXP, LOG, SQRT, SIN, COS, TANH, SIGMOID, RECIPROCAL, LOG1P, EXPM1))
 log2, log10, exp2, rsqrt, tan, asin, acos, atan, sinh, cosh, erf = map(
@@ -1086,9 +1087,9 @@ def _no_rounding_of_bools(name, a):
 
 
 def _whole(op):
-    def fn(a):
-        _no_rounding_of_bools(op.name, a)
-        return apply_unary(op, a) if type(a) is Tensor else apply(op, (a,))
+    def fn(input):
+        _no_rounding_of_bools(op.name, input)
+        return apply_unary(op, input) if type(input) is Tensor else apply(op, (input,))
     fn.__name__, fn.__doc__ = op.name, f"{op.name}(a), elementwise (its gradient is 0; an integer tensor: a copy)."
     return fn
 
@@ -1096,27 +1097,27 @@ def _whole(op):
 floor, ceil, trunc = map(_whole, (FLOOR, CEIL, TRUNC))
 
 
-def round(a, *, decimals=0):
+def round(input, *, decimals=0):
     """Each element to the nearest whole number (ties to even, as PyTorch), or to ``decimals`` places (to tens,
     hundreds, ... for a negative ``decimals``). Its gradient is 0."""
     if not isinstance(decimals, int) or isinstance(decimals, bool):
         raise TypeError(f"round(): decimals must be an int, got {type(decimals).__name__} {decimals!r:.40}")
-    _no_rounding_of_bools("round", a)
-    if decimals and isinstance(a, Tensor) and a.dtype.kind != "f":
+    _no_rounding_of_bools("round", input)
+    if decimals and isinstance(input, Tensor) and input.dtype.kind != "f":
         raise NotImplementedError(f"round(decimals={decimals}) of an integer tensor is not supported (as in "
                                   f"PyTorch): round(a) gives it back, or convert it first: a.to(autogradlab.float32)")
-    return apply(ROUND, (a,), {"decimals": decimals})
+    return apply(ROUND, (input,), {"decimals": decimals})
 
 
 lt, le, gt, ge, eq, ne = (_binary(_COMPARE[n]) for n in ("lt", "le", "gt", "ge", "eq", "ne"))
 isnan, isinf, isfinite = map(_unary, (ISNAN, ISINF, ISFINITE))
 
 
-def square(a):
+def square(input):
     """``a * a``, recorded as PyTorch records it: ``a ** 2`` (a bool tensor gives int64)."""
-    if not isinstance(a, Tensor):
-        raise not_a_tensor("square", a)
-    return pow(a, 2)
+    if not isinstance(input, Tensor):
+        raise not_a_tensor("square", input)
+    return pow(input, 2)
 
 
 def _closeness_args(name, a, b, rtol, atol):
@@ -1140,32 +1141,33 @@ def _closeness_args(name, a, b, rtol, atol):
     return tolerances
 
 
-def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise ``|a - b| <= atol + rtol*|b|`` as a bool tensor (``a`` and ``b`` broadcast, of one dtype).
     Equal infinities are close; NaNs are close to each other only with ``equal_nan=True``."""
-    rtol, atol = _closeness_args("isclose", a, b, rtol, atol)
-    return apply(ISCLOSE, (a, b), {"rtol": rtol, "atol": atol, "equal_nan": bool(equal_nan)})
+    rtol, atol = _closeness_args("isclose", input, other, rtol, atol)
+    return apply(ISCLOSE, (input, other), {"rtol": rtol, "atol": atol, "equal_nan": bool(equal_nan)})
 
 
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     """Whether every element of ``a`` is close to ``b``'s (see :func:`isclose`), as a Python bool."""
-    _closeness_args("allclose", a, b, rtol, atol)   # (its errors name allclose)
-    return bool(isclose(a, b, rtol, atol, equal_nan)._data.all())
+    _closeness_args("allclose", input, other, rtol, atol)   # (its errors name allclose)
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
-def equal(a, b) -> bool:
+def equal(input, other) -> bool:
     """Whether ``a`` and ``b`` have the same shape and equal elements (a NaN equals nothing), as a Python bool."""
-    for t in (a, b):
+    for t in (input, other):
         if not isinstance(t, Tensor):
             raise not_a_tensor("equal", t)
-    if a.device != b.device:
-        raise RuntimeError(f"equal(): a is on {a.device} and b on {b.device}: move one first, e.g. b.to(a.device)")
-    return a.shape == b.shape and bool((a._data == b._data).all())
+    if input.device != other.device:
+        raise RuntimeError(f"equal(): input is on {input.device} and other on {other.device}: move one first, "
+                           f"e.g. other.to(input.device)")
+    return input.shape == other.shape and bool((input._data == other._data).all())
 
 
-def div(a, b):
+def div(input, other):
     """``a / b``: true division; integer or bool operands give PyTorch's default float (float32)."""
-    return apply(DIV, promote_float(a, b))
+    return apply(DIV, promote_float(input, other))
 
 
 def atan2(input, other):

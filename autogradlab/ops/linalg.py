@@ -96,55 +96,57 @@ def _same_dtype(name, a, b):
                            f"a.to(autogradlab.int64)")
 
 
-def matmul(a, b):
+def matmul(input, other):
     """Matrix product with NumPy's rules for 1-D and batched operands."""
-    if type(a) is Tensor and type(b) is Tensor:   # two matrices that fit (the common case): nothing to check
-        x, y = a._data, b._data
+    if type(input) is Tensor and type(other) is Tensor:   # two matrices that fit (the common case): nothing to check
+        x, y = input._data, other._data
         if x.ndim == 2 and y.ndim == 2 and x.dtype is y.dtype and x.shape[1] == y.shape[0] and x.dtype.kind != "b":
-            return apply_binary(MATMUL, a, b)
-    _same_dtype("matmul", a, b)
-    a, b = promote(a, b)
-    if a.ndim == 0 or b.ndim == 0:
+            return apply_binary(MATMUL, input, other)
+    _same_dtype("matmul", input, other)
+    input, other = promote(input, other)
+    if input.ndim == 0 or other.ndim == 0:
         raise RuntimeError(f"matmul: both arguments need at least 1 dimension, got shapes "
-                           f"{tuple(a.shape)} and {tuple(b.shape)} (use * for scalars)")
-    k_a = a.shape[-1]
-    k_b = b.shape[0] if b.ndim == 1 else b.shape[-2]
+                           f"{tuple(input.shape)} and {tuple(other.shape)} (use * for scalars)")
+    k_a = input.shape[-1]
+    k_b = other.shape[0] if other.ndim == 1 else other.shape[-2]
     if k_a != k_b:
-        raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied: "
+        raise ValueError(f"matmul: shapes {tuple(input.shape)} and {tuple(other.shape)} cannot be multiplied: "
                          f"the last dim of the first ({k_a}) must equal the "
-                         f"{'only' if b.ndim == 1 else 'second-to-last'} dim of the second ({k_b})")
-    batch_a, batch_b = a.shape[:-2], b.shape[:-2]
+                         f"{'only' if other.ndim == 1 else 'second-to-last'} dim of the second ({k_b})")
+    batch_a, batch_b = input.shape[:-2], other.shape[:-2]
     try:
         if batch_a and batch_b:   # (NumPy's check costs microseconds: only where batch dims meet)
             numpy.broadcast_shapes(batch_a, batch_b)
     except ValueError:
-        raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied: their "
+        raise ValueError(f"matmul: shapes {tuple(input.shape)} and {tuple(other.shape)} cannot be multiplied: their "
                          f"batch dims {tuple(batch_a)} and {tuple(batch_b)} cannot be broadcast together "
                          f"(sizes must be equal or 1, compared from the right)") from None
-    if a.ndim >= 3 and b.ndim <= 2 and b._requires_grad and state.grad_enabled and a.numel():
+    if input.ndim >= 3 and other.ndim <= 2 and other._requires_grad and state.grad_enabled and input.numel():
         # as PyTorch: fold the batch dims into rows and do one matrix product; dB needs A, and what is
         # kept is the folded A (a copy when A's batch dims cannot merge without one, e.g. expanded)
-        out = apply(MATMUL, (a.reshape(-1, k_a), b)).reshape(a.shape[:-1] + b.shape[1:])
+        out = apply(MATMUL, (input.reshape(-1, k_a), other)).reshape(input.shape[:-1] + other.shape[1:])
         out._vc, out._view = [0], None   # not a view: the product is new memory (PyTorch's _unsafe_view)
         return out
-    return apply_binary(MATMUL, a, b) if type(a) is Tensor and type(b) is Tensor else apply(MATMUL, (a, b))
+    if type(input) is Tensor and type(other) is Tensor:
+        return apply_binary(MATMUL, input, other)
+    return apply(MATMUL, (input, other))
 
 
-def dot(a, b):
+def dot(input, tensor):
     """Inner product of two 1-D tensors of the same length."""
-    _same_dtype("dot", a, b)
-    a, b = promote(a, b)
-    if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
+    _same_dtype("dot", input, tensor)
+    input, tensor = promote(input, tensor)
+    if input.ndim != 1 or tensor.ndim != 1 or input.shape != tensor.shape:
         raise RuntimeError(f"dot: expected two 1-D tensors of the same length, got shapes "
-                           f"{tuple(a.shape)} and {tuple(b.shape)}")
-    return apply(DOT, (a, b))
+                           f"{tuple(input.shape)} and {tuple(tensor.shape)}")
+    return apply(DOT, (input, tensor))
 
 
-def outer(a, b):
+def outer(input, vec2):
     """``a[:, None] * b[None, :]`` (composite)."""
-    if a.ndim != 1 or b.ndim != 1:
-        raise RuntimeError(f"outer: expected two 1-D tensors, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
-    return a.unsqueeze(1) * b.unsqueeze(0)
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"outer: expected two 1-D tensors, got shapes {tuple(input.shape)} and {tuple(vec2.shape)}")
+    return input.unsqueeze(1) * vec2.unsqueeze(0)
 
 
 def _product_of(name, a, b, a_ndim, b_ndim, what):
@@ -159,10 +161,10 @@ def _product_of(name, a, b, a_ndim, b_ndim, what):
     _same_dtype(name, a, b)
 
 
-def mm(a, b):
+def mm(input, mat2):
     """Matrix times matrix: ``(n, k) @ (k, m)``, strictly 2-D (:func:`matmul` also takes other shapes)."""
-    _product_of("mm", a, b, 2, 2, {"first": "a matrix", "second": "a matrix"})
-    return matmul(a, b)
+    _product_of("mm", input, mat2, 2, 2, {"first": "a matrix", "second": "a matrix"})
+    return matmul(input, mat2)
 
 
 def left_out(t):
@@ -206,20 +208,20 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return scaled + product
 
 
-def mv(a, v):
+def mv(input, vec):
     """Matrix times vector: ``(n, k) @ (k,)`` gives ``(n,)``."""
-    _product_of("mv", a, v, 2, 1, {"first": "a matrix", "second": "a vector"})
-    return matmul(a, v)
+    _product_of("mv", input, vec, 2, 1, {"first": "a matrix", "second": "a vector"})
+    return matmul(input, vec)
 
 
-def bmm(a, b):
+def bmm(input, mat2):
     """A batch of matrix products: ``(B, n, k) @ (B, k, m)``, the batch sizes equal (not broadcast)."""
-    _product_of("bmm", a, b, 3, 3, {"first": "a batch of matrices", "second": "a batch of matrices"})
-    if a.shape[0] != b.shape[0]:
-        raise RuntimeError(f"bmm: the batch sizes differ: {a.shape[0]} matrices in the first operand (shape "
-                           f"{tuple(a.shape)}) and {b.shape[0]} in the second (shape {tuple(b.shape)}); bmm does "
-                           f"not broadcast (matmul does)")
-    return matmul(a, b)
+    _product_of("bmm", input, mat2, 3, 3, {"first": "a batch of matrices", "second": "a batch of matrices"})
+    if input.shape[0] != mat2.shape[0]:
+        raise RuntimeError(f"bmm: the batch sizes differ: {input.shape[0]} matrices in the first operand (shape "
+                           f"{tuple(input.shape)}) and {mat2.shape[0]} in the second (shape {tuple(mat2.shape)}); "
+                           f"bmm does not broadcast (matmul does)")
+    return matmul(input, mat2)
 
 
 # -- einsum: one op for one or two operands; more are contracted two at a time --------------------------------

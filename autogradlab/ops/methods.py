@@ -28,9 +28,9 @@ def _reflected(fn):
 
 
 def _T(a):
-    """Every dim reversed: ``permute(n-1, ..., 0)``, with dims that need no checking."""
-    ndim = a.ndim
-    return a if ndim < 2 else apply_one(S.PERMUTE, a, {"dims": tuple(range(ndim - 1, -1, -1))})
+    """Every dim reversed: ``permute(n-1, ..., 0)``, with dims that need no checking (a new view also for a 0-d
+    or 1-d tensor, as PyTorch's)."""
+    return apply_one(S.PERMUTE, a, {"dims": tuple(range(a.ndim - 1, -1, -1))})
 
 
 def _mT(a, name="mT"):
@@ -345,11 +345,11 @@ METHODS = {
     "var": R.var, "std": R.std, "logsumexp": R.logsumexp, "softmax": R.softmax, "cumsum": R.cumsum, "norm": R.norm,
     "log_softmax": R.log_softmax, "logcumsumexp": LC.logcumsumexp,
     "reshape": S.reshape, "view": S.view, "flatten": S.flatten, "transpose": S.transpose,
-    "permute": S.permute, "expand": S.expand, "broadcast_to": S.broadcast_to,
-    "sum_to_size": S.sum_to_size, "squeeze": S.squeeze, "unsqueeze": S.unsqueeze,
+    "permute": S.permute, "expand": S.expand_new, "broadcast_to": S.broadcast_to_new,
+    "sum_to_size": S.sum_to_size, "squeeze": S.squeeze_new, "unsqueeze": S.unsqueeze,
     "split": S.split, "chunk": S.chunk, "unbind": S.unbind,
     "matmul": L.matmul, "dot": L.dot, "outer": L.outer,
-    "expand_as": lambda a, other: S.expand(a, other.shape),
+    "expand_as": lambda a, other: S.expand_new(a, other.shape),
     "reshape_as": lambda a, other: S.reshape(a, other.shape),
     "contiguous": lambda a: a if backend.is_contiguous(a._data) else E.clone(a),
     "log1p": E.log1p, "expm1": E.expm1, "square": E.square, "log2": E.log2, "log10": E.log10, "exp2": E.exp2,

@@ -30,35 +30,35 @@ def _along(dim, ndim, index):
     return (slice(None),) * dim + (index,) + (slice(None),) * (ndim - dim - 1)
 
 
-def repeat(a, *sizes, repeats=None):
+def repeat(input, *sizes, repeats=None):
     """``a`` repeated ``sizes[i]`` times along dim i (leading sizes add dims): out[i] = a[i % n].
     Built as expand then reshape, so the gradient sums the copies; always a copy, as in PyTorch."""
     sizes = sizes or ((repeats,) if repeats is not None else ())
     if not sizes:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats" (one size per dim)')
     sizes = _size_args(sizes)
-    if len(sizes) < a.ndim:
+    if len(sizes) < input.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims can not be smaller than number of dimensions of "
-                           f"tensor: repeat got {len(sizes)} sizes {list(sizes)} for a {a.ndim}-D tensor; give one "
+                           f"tensor: repeat got {len(sizes)} sizes {list(sizes)} for a {input.ndim}-D tensor; give one "
                            f"size per dim (1 keeps a dim as it is)")
     if any(r < 0 for r in sizes):
         raise RuntimeError(f"repeat: sizes must be non-negative, got {list(sizes)}")
-    shape = (1,) * (len(sizes) - a.ndim) + tuple(a.shape)
+    shape = (1,) * (len(sizes) - input.ndim) + tuple(input.shape)
     spread = tuple(n for s in shape for n in (1, s))            # a new size-1 dim before each dim
     copies = tuple(n for r, s in zip(sizes, shape) for n in (r, s))
-    out = reshape(expand(reshape(a, spread), copies), tuple(r * s for r, s in zip(sizes, shape)))
+    out = reshape(expand(reshape(input, spread), copies), tuple(r * s for r, s in zip(sizes, shape)))
     return clone(out) if out._view is not None else out   # (reshape kept a view of a: copy it)
 
 
-def tile(a, dims):
+def tile(input, dims):
     """:func:`repeat`, with ``dims`` padded by leading 1s when it has fewer entries than ``a`` has dims."""
-    expect_tensor(a, "tile")
+    expect_tensor(input, "tile")
     if not isinstance(dims, (tuple, list)):
         raise TypeError(f"tile(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}: "
                         f"write tile(x, ({dims!r},))")
     dims = _size_args(tuple(dims))
-    sizes = (1,) * (a.ndim - len(dims)) + dims
-    return repeat(a, *sizes) if sizes else clone(a)   # (a 0-d tensor tiled by ())
+    sizes = (1,) * (input.ndim - len(dims)) + dims
+    return repeat(input, *sizes) if sizes else clone(input)   # (a 0-d tensor tiled by ())
 
 
 def _tile_method(a, *dims):
@@ -77,52 +77,52 @@ def check_index_vector(index, name):
                          f"with index.reshape(-1)")
 
 
-def index_select(a, dim, index):
+def index_select(input, dim, index):
     """The entries ``index`` names along ``dim`` (``index``: a 1-D or 0-D int64/int32 tensor), in its order;
     repeats allowed, and their gradients add up."""
-    expect_tensor(a, "index_select")
+    expect_tensor(input, "index_select")
     if not isinstance(index, Tensor):
         raise TypeError(f"index_select(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}: "
                         f"wrap it with autogradlab.tensor(..., dtype=autogradlab.int64)")
-    d = single_dim(dim, a.ndim, "index_select")
+    d = single_dim(dim, input.ndim, "index_select")
     check_index_vector(index, "index_select")
-    n = a.shape[d] if a.ndim else 1
+    n = input.shape[d] if input.ndim else 1
     picks = to_host(index._data).reshape(-1)
-    if a.ndim == 0 and picks.size != 1:
+    if input.ndim == 0 and picks.size != 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {picks.size} value(s)")
     if picks.size and n == 0:
         raise RuntimeError(f"index_select(): self indexing axis dim should be positive: dim {d} of shape "
-                           f"{tuple(a.shape)} is empty, so no index can pick from it")
+                           f"{tuple(input.shape)} is empty, so no index can pick from it")
     if picks.size and (picks.min() < 0 or picks.max() >= n):
         bad = int(picks.min()) if picks.min() < 0 else int(picks.max())
         # (IndexError as PyTorch, but RuntimeError along dim 1, as its dim-1 kernel raises)
         raise (RuntimeError if d == 1 else IndexError)(
-            f"index_select(): index {bad} is out of range for dim {d} of size {n} (input shape {tuple(a.shape)}); "
+            f"index_select(): index {bad} is out of range for dim {d} of size {n} (input shape {tuple(input.shape)}); "
             f"indices count from 0 and are not negative")
-    if a.ndim == 0:
-        return clone(a)
-    return getitem(a, _along(d, a.ndim, _index(picks, a.device)), copy=False)
+    if input.ndim == 0:
+        return clone(input)
+    return getitem(input, _along(d, input.ndim, _index(picks, input.device)), copy=False)
 
 
-def repeat_interleave(a, repeats=None, dim=None, *, output_size=None):
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Each entry along ``dim`` repeated ``repeats`` times (an int, or one count per entry) next to itself:
     [a, b] with 2 gives [a, a, b, b]. ``dim=None`` flattens first. Given only counts (an int tensor),
     the indices 0, 1, ... repeated by them."""
     if repeats is None:   # repeat_interleave(counts): arange(len(counts)) repeated by the counts
-        if a.ndim != 1:
-            raise RuntimeError(f"repeat_interleave only accept 1D vector as repeat, got shape {tuple(a.shape)}")
-        counts = _counts(a)
-        out = numpy.repeat(numpy.arange(counts.size), counts).astype(a.dtype)   # (in the counts' dtype)
-        return Tensor._make(asarray(out, a.device), device=a.device)
-    expect_tensor(a, "repeat_interleave")
+        if input.ndim != 1:
+            raise RuntimeError(f"repeat_interleave only accept 1D vector as repeat, got shape {tuple(input.shape)}")
+        counts = _counts(input)
+        out = numpy.repeat(numpy.arange(counts.size), counts).astype(input.dtype)   # (in the counts' dtype)
+        return Tensor._make(asarray(out, input.device), device=input.device)
+    expect_tensor(input, "repeat_interleave")
     if dim is None:
-        a, d = reshape(a, (-1,)), 0
-    elif a.ndim == 0:
+        input, d = reshape(input, (-1,)), 0
+    elif input.ndim == 0:
         raise IndexError(f"Dimension out of range: repeat_interleave got dim={dim} for a 0-d tensor; leave dim "
                          f"out (None) to repeat its one value")
     else:
-        d = single_dim(dim, a.ndim, "repeat_interleave")
-    n = a.shape[d] if a.ndim else 1
+        d = single_dim(dim, input.ndim, "repeat_interleave")
+    n = input.shape[d] if input.ndim else 1
     if isinstance(repeats, Tensor):
         if repeats.ndim > 1:
             raise RuntimeError(f"repeats must be 0-dim or 1-dim tensor, got shape {tuple(repeats.shape)}")
@@ -140,7 +140,7 @@ def repeat_interleave(a, repeats=None, dim=None, *, output_size=None):
     if output_size is not None and output_size != picks.size:
         raise RuntimeError(f"repeat_interleave: output_size {output_size} differs from the {picks.size} entries "
                            f"the repeats give")
-    return index_select(a, d, Tensor._make(_index(picks, a.device), device=a.device))
+    return index_select(input, d, Tensor._make(_index(picks, input.device), device=input.device))
 
 
 def _int_arg(value, name, op):
@@ -162,40 +162,40 @@ def _counts(repeats):
     return counts
 
 
-def roll(a, shifts, dims=None):
+def roll(input, shifts, dims=None):
     """``a`` shifted ``shifts`` places along ``dims``, wrapping around: out[i] = a[(i - shift) % n]. With
     ``dims=None`` the tensor is flattened, rolled and given its shape back."""
-    expect_tensor(a, "roll")
+    expect_tensor(input, "roll")
     shifts = _size_args((shifts,) if isinstance(shifts, int) else tuple(shifts))
     if dims is None or dims == () or dims == []:   # (PyTorch reads no dims as None: the flattened tensor)
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0 (give dims= for "
                                f"more than one shift)")
-        return reshape(roll(reshape(a, (-1,)), shifts, 0), tuple(a.shape))
+        return reshape(roll(reshape(input, (-1,)), shifts, 0), tuple(input.shape))
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if not shifts:
         raise RuntimeError("`shifts` required: give roll at least one shift")
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    if a.ndim == 0:
+    if input.ndim == 0:
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions: roll a 0-d tensor with "
                          f"dims=None")
-    out = a
+    out = input
     for shift, dim in zip(shifts, dims):
-        d = single_dim(dim, a.ndim, "roll")
-        n = a.shape[d]
+        d = single_dim(dim, input.ndim, "roll")
+        n = input.shape[d]
         if n:
-            out = getitem(out, _along(d, a.ndim, _index((numpy.arange(n) - shift) % n, a.device)), copy=False)
+            out = getitem(out, _along(d, input.ndim, _index((numpy.arange(n) - shift) % n, input.device)), copy=False)
     return out
 
 
-def narrow(a, dim, start, length):
+def narrow(input, dim, start, length):
     """``length`` entries along ``dim`` from ``start`` (negative: counted from the end): a view."""
-    expect_tensor(a, "narrow")
-    if a.ndim == 0:
+    expect_tensor(input, "narrow")
+    if input.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor: unsqueeze it first, or index it")
-    d = single_dim(dim, a.ndim, "narrow")
-    n = a.shape[d]
+    d = single_dim(dim, input.ndim, "narrow")
+    n = input.shape[d]
     start = operator.index(_int_arg(start, "start", "narrow"))
     length = operator.index(_int_arg(length, "length", "narrow"))
     if length < 0:
@@ -206,12 +206,12 @@ def narrow(a, dim, start, length):
         start += n
     if start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
-    return getitem(a, _along(d, a.ndim, slice(start, start + length)))
+    return getitem(input, _along(d, input.ndim, slice(start, start + length)))
 
 
-def movedim(a, source, destination):
+def movedim(input, source, destination):
     """The dims ``source`` moved to the places ``destination``; the others keep their order. A view."""
-    expect_tensor(a, "movedim")
+    expect_tensor(input, "movedim")
     if isinstance(source, int) != isinstance(destination, int):
         raise TypeError(f"movedim(): source and destination must both be ints or both be tuples of ints, got "
                         f"{source!r} and {destination!r}")
@@ -221,28 +221,28 @@ def movedim(a, source, destination):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
                            f"the same number of dims as destination ({list(dst)} dims)")
     given = {"source": src, "destination": dst}
-    src = [normalize_dims(d, a.ndim, "movedim")[0] for d in src]   # (out of range: IndexError, checked first)
-    dst = [normalize_dims(d, a.ndim, "movedim")[0] for d in dst]
+    src = [normalize_dims(d, input.ndim, "movedim")[0] for d in src]   # (out of range: IndexError, checked first)
+    dst = [normalize_dims(d, input.ndim, "movedim")[0] for d in dst]
     for name, dims in (("source", src), ("destination", dst)):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given[name])})")
-    if a.ndim == 0:   # (dims 0 and -1 name the one place a 0-d tensor has)
-        return a
-    order = [None] * a.ndim
+    if input.ndim == 0:   # (dims 0 and -1 name the one place a 0-d tensor has)
+        return input
+    order = [None] * input.ndim
     for s, t in zip(src, dst):
         order[t] = s
-    rest = iter(d for d in range(a.ndim) if d not in src)
-    return permute(a, *[next(rest) if o is None else o for o in order])
+    rest = iter(d for d in range(input.ndim) if d not in src)
+    return permute(input, *[next(rest) if o is None else o for o in order])
 
 
-def swapaxes(a, axis0, axis1):
+def swapaxes(input, axis0, axis1):
     """:func:`transpose` under NumPy's name."""
-    return transpose(a, axis0, axis1)
+    return transpose(input, axis0, axis1)
 
 
-def swapdims(a, dim0, dim1):
+def swapdims(input, dim0, dim1):
     """:func:`transpose` under another of PyTorch's names."""
-    return transpose(a, dim0, dim1)
+    return transpose(input, dim0, dim1)
 
 
 def _repeat_interleave_method(a, repeats, dim=None, *, output_size=None):
@@ -266,30 +266,30 @@ DIAGONAL = defop("diagonal", ("self",), view=True, complex_vjp="same",
                       "elsewhere", formulas=("1 on the diagonal",))
 
 
-def diagonal(a, offset=0, dim1=0, dim2=1):
+def diagonal(input, offset=0, dim1=0, dim2=1):
     """The entries a[..., i, i + offset] of the matrices spanned by ``dim1`` and ``dim2``, as a new last dim: a
     view, as in PyTorch, so ``A.diagonal().add_(1e-3)`` writes into ``A``."""
-    expect_tensor(a, "diagonal")
-    d1, d2 = single_dim(dim1, a.ndim, "diagonal"), single_dim(dim2, a.ndim, "diagonal")
+    expect_tensor(input, "diagonal")
+    d1, d2 = single_dim(dim1, input.ndim, "diagonal"), single_dim(dim2, input.ndim, "diagonal")
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    return apply_one(DIAGONAL, a, {"offset": operator.index(offset), "dim1": d1, "dim2": d2})
+    return apply_one(DIAGONAL, input, {"offset": operator.index(offset), "dim1": d1, "dim2": d2})
 
 
-def diag(a, diagonal=0):
+def diag(input, diagonal=0):
     """A 1-D ``a``: the square matrix with ``a`` on diagonal ``diagonal`` (0: the main one, > 0 above, < 0
     below) and zeros elsewhere; a 2-D ``a``: that diagonal, as a 1-D tensor."""
-    expect_tensor(a, "diag")
-    if a.ndim == 2:
-        return clone(_diagonal(a, diagonal))   # (a copy, as PyTorch's: diag is no view)
-    if a.ndim != 1:
-        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")
-    n = a.shape[0]
+    expect_tensor(input, "diag")
+    if input.ndim == 2:
+        return clone(_diagonal(input, diagonal))   # (a copy, as PyTorch's: diag is no view)
+    if input.ndim != 1:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+    n = input.shape[0]
     size = n + abs(diagonal)
-    zeros = Tensor._make(asarray(numpy.zeros((size, size), a.dtype), a.device), device=a.device)
+    zeros = Tensor._make(asarray(numpy.zeros((size, size), input.dtype), input.device), device=input.device)
     i = numpy.arange(n)
-    rows, cols = _index(i + max(-diagonal, 0), a.device), _index(i + max(diagonal, 0), a.device)
-    return put(zeros, (rows, cols), a)
+    rows, cols = _index(i + max(-diagonal, 0), input.device), _index(i + max(diagonal, 0), input.device)
+    return put(zeros, (rows, cols), input)
 
 
 _diagonal = diagonal
@@ -329,28 +329,28 @@ def meshgrid(*tensors, indexing=None):
     return tuple(grids)
 
 
-def diff(a, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The n-th forward difference along ``dim``: out[i] = a[i + 1] - a[i], ``n`` times (bools: a[i + 1] != a[i]);
     ``prepend``/``append`` are joined on first."""
-    expect_tensor(a, "diff")
-    if a.ndim == 0:
+    expect_tensor(input, "diff")
+    if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
-    d = single_dim(dim, a.ndim, "diff")
+    d = single_dim(dim, input.ndim, "diff")
     if n == 0:
-        return clone(a)   # (n = 0: a copy of a alone, prepend and append left out, as in PyTorch)
-    parts = [a]
+        return clone(input)   # (n = 0: a copy of a alone, prepend and append left out, as in PyTorch)
+    parts = [input]
     for name, extra in (("prepend", prepend), ("append", append)):
         if extra is None:
             continue
         expect_tensor(extra, f"diff({name}=...)")
-        if extra.ndim != a.ndim or any(extra.shape[k] != a.shape[k] for k in range(a.ndim) if k != d):
+        if extra.ndim != input.ndim or any(extra.shape[k] != input.shape[k] for k in range(input.ndim) if k != d):
             raise RuntimeError(f"diff expects the shape of tensor to {name} to match that of input except along the "
-                               f"differencing dimension; input shape {tuple(a.shape)}, {name} shape "
+                               f"differencing dimension; input shape {tuple(input.shape)}, {name} shape "
                                f"{tuple(extra.shape)}")
         parts = [extra, *parts] if name == "prepend" else [*parts, extra]
-    out = cat(parts, d) if len(parts) > 1 else a   # (cat casts to PyTorch's common dtype)
+    out = cat(parts, d) if len(parts) > 1 else input   # (cat casts to PyTorch's common dtype)
     for _ in range(n):
         m = out.shape[d]
         if m == 0:
@@ -445,7 +445,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     rows, cols = _index(i + max(-offset, 0), input.device), _index(i + max(offset, 0), input.device)
     values = input if input.ndim else reshape(input, (1,))
     out = put(zeros, (slice(None),) * len(batch) + (rows, cols), values)
-    return movedim(out, (ndim - 2, ndim - 1), (d1, d2)) if (d1, d2) != (ndim - 2, ndim - 1) else out
+    out = movedim(out, (ndim - 2, ndim - 1), (d1, d2)) if (d1, d2) != (ndim - 2, ndim - 1) else out
+    return out.contiguous()   # (a fresh result laid out row by row, as PyTorch's: .view() works on it)
 
 
 def ravel(input):

@@ -188,17 +188,17 @@ NORM = defop("norm", ("self",), save=("self", "result"),
              complex_vjp="same")   # (for complex a too: d|a|^2 = 2a by PyTorch's convention)
 
 
-def norm(a, p="fro", dim=None, keepdim=False):
+def norm(input, p="fro", dim=None, keepdim=False):
     """The 2-norm ``sqrt(sum a^2)`` over ``dim`` (every dim by default; ``p=2`` or ``"fro"``), or the 1-norm
     ``sum |a|`` (``p=1``). Where the 2-norm is 0 its gradient is 0, as in PyTorch."""
-    expect_tensor(a, "norm")
-    _floats_only(a, "norm", "fc")
+    expect_tensor(input, "norm")
+    _floats_only(input, "norm", "fc")
     if p == 1:
-        return sum(abs(a), dim, keepdim)
+        return sum(abs(input), dim, keepdim)
     if p not in (2, "fro"):
         raise RuntimeError(f"norm: p={p!r} is not supported here: use p=2 (the default, also 'fro') or p=1")
-    dims = reduction_dims(dim, a.ndim, "norm") if a.ndim else ()
-    return apply_one(NORM, a, {"dims": dims, "keepdim": bool(keepdim)})
+    dims = reduction_dims(dim, input.ndim, "norm") if input.ndim else ()
+    return apply_one(NORM, input, {"dims": dims, "keepdim": bool(keepdim)})
 
 
 def vector_norm(x, p=2.0, dim=None, keepdim=False):
@@ -265,19 +265,19 @@ PROD = defop("prod", ("self",), save=("self", "result"),
              forward=_prod_forward, vjp=_prod_vjp, formulas=("product of the others",))
 
 
-def prod(a, dim=None, keepdim=False, *, dtype=None):
+def prod(input, dim=None, keepdim=False, *, dtype=None):
     """The product of the elements along ``dim`` (one dim; all of them by default). Integers and bools give
     int64; ``dtype`` casts the input first. Its gradient is the product of the other elements, also where
     some are 0."""
-    expect_tensor(a, "prod")
+    expect_tensor(input, "prod")
     if dtype is not None:   # (and the result in it: integers would multiply as int64)
-        return to_dtype(prod(to_dtype(a, dtype), dim, keepdim), dtype)
+        return to_dtype(prod(to_dtype(input, dtype), dim, keepdim), dtype)
     if dim is None:
         if keepdim:
             raise TypeError("prod(): keepdim=True needs a dim (as in PyTorch): a.prod(dim, keepdim=True)")
-        return apply_one(PROD, a, {"dim": None, "keepdim": False})
-    d = single_dim(dim, a.ndim, "prod")
-    return apply_one(PROD, a, {"dim": None if a.ndim == 0 else d, "keepdim": bool(keepdim)})
+        return apply_one(PROD, input, {"dim": None, "keepdim": False})
+    d = single_dim(dim, input.ndim, "prod")
+    return apply_one(PROD, input, {"dim": None if input.ndim == 0 else d, "keepdim": bool(keepdim)})
 
 
 def _running_sums(xp, a, dim, reverse):
@@ -299,14 +299,14 @@ CUMSUM = defop("cumsum", ("self",),
                forward=half_in_float32(_running_sums), vjp=_cumsum_vjp, formulas=("[j >= i]",))
 
 
-def cumsum(a, dim, *, dtype=None):
+def cumsum(input, dim, *, dtype=None):
     """Running sums along ``dim``: ``y[i] = a[0] + ... + a[i]`` (integers and bools sum as int64, as in PyTorch;
     ``dtype`` casts the input first)."""
-    expect_tensor(a, "cumsum")
+    expect_tensor(input, "cumsum")
     if dtype is not None:   # (and the result in it: integers would sum as int64)
-        return to_dtype(cumsum(to_dtype(a, dtype), dim), dtype)
-    d = single_dim(dim, a.ndim, "cumsum")
-    return apply_one(CUMSUM, a, {"dim": d, "reverse": False})
+        return to_dtype(cumsum(to_dtype(input, dtype), dim), dtype)
+    d = single_dim(dim, input.ndim, "cumsum")
+    return apply_one(CUMSUM, input, {"dim": d, "reverse": False})
 
 
 def cumprod(input, dim, *, dtype=None):
@@ -348,38 +348,38 @@ def _reduce(op, a, dim, keepdim):
     return apply_one(op, a, params)
 
 
-def sum(a, dim=None, keepdim=False, *, dtype=None):
+def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over ``dim`` (all axes by default); ``dtype`` casts the input first (PyTorch's)."""
     if dtype is not None:   # (and the result in it: integers would sum as int64)
-        return to_dtype(_reduce(SUM, to_dtype(a, dtype), dim, keepdim), dtype)
-    return _reduce(SUM, a, dim, keepdim)
+        return to_dtype(_reduce(SUM, to_dtype(input, dtype), dim, keepdim), dtype)
+    return _reduce(SUM, input, dim, keepdim)
 
 
-def mean(a, dim=None, keepdim=False, *, dtype=None):
+def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean over ``dim`` (all axes by default); ``dtype`` casts the input first (PyTorch's)."""
-    expect_tensor(a, "mean")
+    expect_tensor(input, "mean")
     if dtype is not None:
-        a = to_dtype(a, dtype)
-    if a.dtype.kind not in "fc":
+        input = to_dtype(input, dtype)
+    if input.dtype.kind not in "fc":
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be floating point, "
-                           f"got {a.dtype.name}; use a.to(float32).mean()")
-    return _reduce(MEAN, a, dim, keepdim)
+                           f"got {input.dtype.name}; use a.to(float32).mean()")
+    return _reduce(MEAN, input, dim, keepdim)
 
 
-def amax(a, dim=None, keepdim=False):
+def amax(input, dim=None, keepdim=False):
     """The largest element over ``dim`` (all by default); tied elements share the gradient equally."""
-    expect_tensor(a, "amax")
-    ordered("amax", a)
-    _check_not_empty("amax", a, reduction_dims(dim, a.ndim, "amax") if a.ndim else (), _every_dim(dim))
-    return _reduce(AMAX, a, dim, keepdim)
+    expect_tensor(input, "amax")
+    ordered("amax", input)
+    _check_not_empty("amax", input, reduction_dims(dim, input.ndim, "amax") if input.ndim else (), _every_dim(dim))
+    return _reduce(AMAX, input, dim, keepdim)
 
 
-def amin(a, dim=None, keepdim=False):
+def amin(input, dim=None, keepdim=False):
     """The smallest element over ``dim`` (all by default); tied elements share the gradient equally."""
-    expect_tensor(a, "amin")
-    ordered("amin", a)
-    _check_not_empty("amin", a, reduction_dims(dim, a.ndim, "amin") if a.ndim else (), _every_dim(dim))
-    return _reduce(AMIN, a, dim, keepdim)
+    expect_tensor(input, "amin")
+    ordered("amin", input)
+    _check_not_empty("amin", input, reduction_dims(dim, input.ndim, "amin") if input.ndim else (), _every_dim(dim))
+    return _reduce(AMIN, input, dim, keepdim)
 
 
 def _whole_extreme_vjp(g, ctx):
@@ -461,7 +461,7 @@ def _check_not_empty(name, a, dims, whole=False):
                              f"there is nothing to take the {name[-3:]} of along it. Reduce over another dim.")
 
 
-def max(a, dim=None, keepdim=False, *, other=None):
+def max(input, dim=None, keepdim=False, *, other=None):
     """``max(a)``: the largest element (ties share the gradient equally, as ``amax``; a NaN is the
     largest, and the NaNs share it).
     ``max(a, dim)``: ``(values, indices)`` along ``dim``; the index is the first of tied maxima and
@@ -469,32 +469,32 @@ def max(a, dim=None, keepdim=False, *, other=None):
     if other is not None:   # (PyTorch's max(input, other=...): elementwise, as maximum)
         if dim is not None:
             raise TypeError("max(): give either dim or other, not both")
-        return maximum(a, other)
+        return maximum(input, other)
     if isinstance(dim, Tensor):
-        return maximum(a, dim)
-    expect_tensor(a, "max")
-    ordered("max", a, NotImplementedError if dim is None else RuntimeError)
+        return maximum(input, dim)
+    expect_tensor(input, "max")
+    ordered("max", input, NotImplementedError if dim is None else RuntimeError)
     if dim is None:
-        _check_not_empty("max", a, tuple(range(a.ndim)), whole=True)
-        return apply_one(MAX, a)
-    return _extreme_with_indices(a, dim, keepdim, MAX_DIM, "argmax", MaxResult)
+        _check_not_empty("max", input, tuple(range(input.ndim)), whole=True)
+        return apply_one(MAX, input)
+    return _extreme_with_indices(input, dim, keepdim, MAX_DIM, "argmax", MaxResult)
 
 
-def min(a, dim=None, keepdim=False, *, other=None):
+def min(input, dim=None, keepdim=False, *, other=None):
     """``min(a)``: the smallest element. ``min(a, dim)``: ``(values, indices)`` along ``dim``
     (the first of tied minima gets all of the gradient)."""
     if other is not None:   # (PyTorch's min(input, other=...): elementwise, as minimum)
         if dim is not None:
             raise TypeError("min(): give either dim or other, not both")
-        return minimum(a, other)
+        return minimum(input, other)
     if isinstance(dim, Tensor):
-        return minimum(a, dim)
-    expect_tensor(a, "min")
-    ordered("min", a, NotImplementedError if dim is None else RuntimeError)
+        return minimum(input, dim)
+    expect_tensor(input, "min")
+    ordered("min", input, NotImplementedError if dim is None else RuntimeError)
     if dim is None:
-        _check_not_empty("min", a, tuple(range(a.ndim)), whole=True)
-        return apply_one(MIN, a)
-    return _extreme_with_indices(a, dim, keepdim, MIN_DIM, "argmin", MinResult)
+        _check_not_empty("min", input, tuple(range(input.ndim)), whole=True)
+        return apply_one(MIN, input)
+    return _extreme_with_indices(input, dim, keepdim, MIN_DIM, "argmin", MinResult)
 
 
 def _centered_forward(xp, a, dims):
@@ -575,41 +575,41 @@ def _moment(op, a, dim, correction, keepdim, unbiased):
     return apply(op, (a,), {"dims": dims, "keepdim": bool(keepdim), "correction": correction})
 
 
-def var(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
+def var(input, dim=None, correction=1, keepdim=False, *, unbiased=None):
     """Variance ``sum((a - mean)^2) / (n - correction)``; exactly 0 for identical values."""
-    return _moment(VAR, a, dim, correction, keepdim, unbiased)
+    return _moment(VAR, input, dim, correction, keepdim, unbiased)
 
 
-def std(a, dim=None, correction=1, keepdim=False, *, unbiased=None):
+def std(input, dim=None, correction=1, keepdim=False, *, unbiased=None):
     """Standard deviation ``sqrt(var(a))``, with gradient 0 (not NaN) where the data is constant."""
-    return _moment(STD, a, dim, correction, keepdim, unbiased)
+    return _moment(STD, input, dim, correction, keepdim, unbiased)
 
 
-def logsumexp(a, dim, keepdim=False):
+def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(a), dim))`` computed stably (an integer or bool tensor in float32, as in PyTorch)."""
-    if isinstance(a, Tensor) and a.dtype.kind in "biu":
-        a = to_dtype(a, default_float())
-    return _reduce(LOGSUMEXP, a, dim, keepdim)
+    if isinstance(input, Tensor) and input.dtype.kind in "biu":
+        input = to_dtype(input, default_float())
+    return _reduce(LOGSUMEXP, input, dim, keepdim)
 
 
-def softmax(a, dim, dtype=None):
+def softmax(input, dim, dtype=None):
     """``exp(a) / sum(exp(a), dim)`` computed stably (in ``dtype`` if given: a cast first, as PyTorch)."""
-    expect_tensor(a, "softmax")
+    expect_tensor(input, "softmax")
     if dtype is not None:
-        a = to_dtype(a, dtype)
-    _floats_only(a, "softmax")
-    d = single_dim(dim, a.ndim, "softmax")
-    return apply_one(SOFTMAX, a, {"dim": d})
+        input = to_dtype(input, dtype)
+    _floats_only(input, "softmax")
+    d = single_dim(dim, input.ndim, "softmax")
+    return apply_one(SOFTMAX, input, {"dim": d})
 
 
-def log_softmax(a, dim, dtype=None):
+def log_softmax(input, dim, dtype=None):
     """``a - logsumexp(a, dim)`` (in ``dtype`` if given: a cast first)."""
-    expect_tensor(a, "log_softmax")
+    expect_tensor(input, "log_softmax")
     if dtype is not None:
-        a = to_dtype(a, dtype)
-    _floats_only(a, "log_softmax")
-    d = single_dim(dim, a.ndim, "log_softmax")
-    return apply_one(LOG_SOFTMAX, a, {"dim": d})
+        input = to_dtype(input, dtype)
+    _floats_only(input, "log_softmax")
+    d = single_dim(dim, input.ndim, "log_softmax")
+    return apply_one(LOG_SOFTMAX, input, {"dim": d})
 
 
 # -- not differentiable: indices and truth values ----------------------------------------------
@@ -655,15 +655,15 @@ def _index_of_extreme(op, a, dim, keepdim):
     return apply_one(op, a, {"dim": d, "keepdim": bool(keepdim)})
 
 
-def argmax(a, dim=None, keepdim=False):
+def argmax(input, dim=None, keepdim=False):
     """The index of the largest element along ``dim`` (int64; the first of ties, a NaN counts as the largest);
     with no dim, the index into the flattened tensor. Not differentiable: indices have no gradient."""
-    return _index_of_extreme(ARGMAX, ordered("argmax", a, RuntimeError), dim, keepdim)
+    return _index_of_extreme(ARGMAX, ordered("argmax", input, RuntimeError), dim, keepdim)
 
 
-def argmin(a, dim=None, keepdim=False):
+def argmin(input, dim=None, keepdim=False):
     """The index of the smallest element along ``dim`` (see :func:`argmax`)."""
-    return _index_of_extreme(ARGMIN, ordered("argmin", a, RuntimeError), dim, keepdim)
+    return _index_of_extreme(ARGMIN, ordered("argmin", input, RuntimeError), dim, keepdim)
 
 
 def _truth(op, a, dim, keepdim):
@@ -675,11 +675,11 @@ def _truth(op, a, dim, keepdim):
     return apply_one(op, a, {"dims": dims, "keepdim": bool(keepdim)})
 
 
-def all(a, dim=None, keepdim=False):
+def all(input, dim=None, keepdim=False):
     """Whether every element over ``dim`` (all by default) is nonzero, as a bool tensor."""
-    return _truth(ALL, a, dim, keepdim)
+    return _truth(ALL, input, dim, keepdim)
 
 
-def any(a, dim=None, keepdim=False):
+def any(input, dim=None, keepdim=False):
     """Whether some element over ``dim`` (all by default) is nonzero, as a bool tensor."""
-    return _truth(ANY, a, dim, keepdim)
+    return _truth(ANY, input, dim, keepdim)

@@ -138,7 +138,7 @@ def histc(input, bins=100, min=0, max=0):
     return _result(backend.asarray(counts.astype(input.dtype), input.device), input.device)
 
 
-def histogram(input, bins, *, range=None, weight=None, density=False):
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
     """``(hist, bin_edges)``: how many of ``input``'s elements (or how much ``weight``) fall in each bin. ``bins``
     is a count of equal bins over ``range`` (default: the data's smallest to largest; half a unit either side
     when they are equal, [0, 1] with no data) or a 1-D tensor of the edges. A bin holds its left edge; the last

@@ -91,7 +91,8 @@ GETITEM = defop("getitem", ("self",), math="a[index] (ints, slices, None, ...: a
 # integer / bool array indexing copies (not a view, as in PyTorch), and an index may repeat
 INDEX = defop("index", ("self",), save=("index",),
               math="a[index] (integer/bool arrays: a copy);  da = zeros with g added at index (repeats add up)",
-              forward=lambda xp, a, index, advanced: a[index],
+              # (an advanced index copies: laid out row by row, as PyTorch's copy, so .view() works on it)
+              forward=lambda xp, a, index, advanced: xp.ascontiguousarray(a[index]) if advanced else a[index],
               vjp=_index_vjp, formulas=("1 at index",), arrays=False)
 
 
@@ -143,11 +144,11 @@ STACK = defop("stack", ("tensors",), math="stack along a new dim;  da_i = g[...,
 
 # -- the public functions -------------------------------------------------------------------
 
-def reshape(a, *shape):
-    """Same data, new shape (one dim may be -1)."""
-    expect_tensor(a, "reshape")
-    shape = _size_args(shape)
-    numel = a.numel()
+def reshape(input, *sizes, shape=None):
+    """Same data, new shape (one dim may be -1); the shape as numbers, a tuple, or ``shape=``."""
+    expect_tensor(input, "reshape")
+    shape = _size_args(sizes if shape is None else (shape,))
+    numel = input.numel()
     target = shape
     if -1 in shape:
         known = 1
@@ -157,105 +158,107 @@ def reshape(a, *shape):
             target = tuple(numel // known if n == -1 else n for n in shape)
         if shape.count(-1) > 1:
             raise RuntimeError(f"reshape: only one dim can be -1 (inferred), got shape {list(shape)} for a "
-                               f"tensor of shape {tuple(a.shape)}")
+                               f"tensor of shape {tuple(input.shape)}")
     if math.prod(target) != numel or -1 in target or (shape and min(shape) < -1):
-        raise RuntimeError(f"reshape: shape {list(shape)} is invalid for input of size {a.numel()} (shape "
-                           f"{tuple(a.shape)}): the new shape must have {a.numel()} elements in all; "
+        raise RuntimeError(f"reshape: shape {list(shape)} is invalid for input of size {input.numel()} (shape "
+                           f"{tuple(input.shape)}): the new shape must have {input.numel()} elements in all; "
                            f"write -1 for one dim to have it inferred")
-    return apply_one(RESHAPE, a, {"shape": target})
+    return apply_one(RESHAPE, input, {"shape": target})
 
 
-def view(a, *shape):
-    """``reshape`` that must share ``a``'s memory, as PyTorch's ``view``: where the layout cannot be
+def view(input, *sizes, size=None):
+    """``reshape`` that must share ``input``'s memory, as PyTorch's ``view``: where the layout cannot be
     seen with the new shape without a copy (a transposed matrix flattened), it raises."""
+    shape = _size_args(sizes if size is None else (size,))
     try:   # (checked on the array first: a refused view records nothing)
-        probe = a._data.reshape(_size_args(shape))
+        probe = input._data.reshape(shape)
     except ValueError:
         probe = None   # (reshape raises its own error)
-    if probe is not None and probe.size and not shares_memory(probe, a._data):
-        raise RuntimeError(f"view: a tensor of shape {tuple(a.shape)} laid out as this one is (e.g. transposed) "
+    if probe is not None and probe.size and not shares_memory(probe, input._data):
+        raise RuntimeError(f"view: a tensor of shape {tuple(input.shape)} laid out as this one is (e.g. transposed) "
                            f"cannot be viewed as {list(probe.shape)} without copying its data: use .reshape(...), "
                            f"which copies when it must, or .contiguous() first")
-    return reshape(a, *shape)
+    return reshape(input, shape)
 
 
-def flatten(a, start_dim=0, end_dim=-1):
+def flatten(input, start_dim=0, end_dim=-1):
     """Merge dims ``start_dim..end_dim`` into one."""
-    expect_tensor(a, "flatten")
-    if a.ndim == 0:
-        return reshape(a, 1)
-    s, e = normalize_dims(start_dim, a.ndim, "flatten")[0], normalize_dims(end_dim, a.ndim, "flatten")[0]
+    expect_tensor(input, "flatten")
+    if input.ndim == 0:
+        return reshape(input, 1)
+    s, e = normalize_dims(start_dim, input.ndim, "flatten")[0], normalize_dims(end_dim, input.ndim, "flatten")[0]
     if s > e:
         raise ValueError(f"flatten: start_dim ({start_dim}) must not come after end_dim ({end_dim})")
-    merged = math.prod(a.shape[s:e + 1])
-    return reshape(a, a.shape[:s] + (merged,) + a.shape[e + 1:])
+    merged = math.prod(input.shape[s:e + 1])
+    return reshape(input, input.shape[:s] + (merged,) + input.shape[e + 1:])
 
 
-def transpose(a, dim0, dim1):
+def transpose(input, dim0, dim1):
     """Swap two dims."""
-    expect_tensor(a, "transpose")
-    ndim = a.ndim
+    expect_tensor(input, "transpose")
+    ndim = input.ndim
     if type(dim0) is int and type(dim1) is int and -ndim <= dim0 < ndim and -ndim <= dim1 < ndim:
-        return apply_one(TRANSPOSE, a, {"dim0": dim0 % ndim, "dim1": dim1 % ndim})   # (the common case)
+        return apply_one(TRANSPOSE, input, {"dim0": dim0 % ndim, "dim1": dim1 % ndim})   # (the common case)
     d0, d1 = (single_dim(d, ndim, "transpose") for d in (dim0, dim1))
-    if a.ndim == 0:   # dims 0 / -1 of a 0-d tensor, as in PyTorch: nothing to swap
-        return reshape(a, ())
-    return apply_one(TRANSPOSE, a, {"dim0": d0, "dim1": d1})
+    if input.ndim == 0:   # dims 0 / -1 of a 0-d tensor, as in PyTorch: nothing to swap
+        return reshape(input, ())
+    return apply_one(TRANSPOSE, input, {"dim0": d0, "dim1": d1})
 
 
-def t(a):
+def t(input):
     """The transpose of a matrix (``transpose(a, 0, 1)``); a tensor of 0 or 1 dims as it is (a view)."""
-    expect_tensor(a, "t")
-    if a.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor of at most 2 dims, got shape {tuple(a.shape)}: use "
+    expect_tensor(input, "t")
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor of at most 2 dims, got shape {tuple(input.shape)}: use "
                            f"transpose(a, dim0, dim1) to say which two dims to swap, or a.mT for the last two")
-    return transpose(a, 0, a.ndim - 1 if a.ndim else 0)
+    return transpose(input, 0, input.ndim - 1 if input.ndim else 0)
 
 
-def permute(a, *dims):
-    """Reorder all dims."""
-    expect_tensor(a, "permute")
-    dims = _size_args(dims)
-    ndim = a.ndim
+def permute(input, *order, dims=None):
+    """Reorder all dims (given as numbers, a tuple, or ``dims=``)."""
+    expect_tensor(input, "permute")
+    dims = _size_args(order if dims is None else (dims,))
+    ndim = input.ndim
     if sorted(dims) == list(range(ndim)):   # (the common case: every dim once, none negative)
-        return apply_one(PERMUTE, a, {"dims": dims})
+        return apply_one(PERMUTE, input, {"dims": dims})
     size = max(ndim, 1)
     bad = [d for d in dims if not -size <= d < size]
     if bad:
-        raise IndexError(f"permute: dim {bad[0]} is out of range for a tensor of shape {tuple(a.shape)} "
+        raise IndexError(f"permute: dim {bad[0]} is out of range for a tensor of shape {tuple(input.shape)} "
                          f"(expected dims in [{-size}, {size - 1}])")
-    norm = tuple(d % size for d in dims) if a.ndim else ()
-    if len(dims) != a.ndim or sorted(norm) != list(range(a.ndim)):
-        raise RuntimeError(f"permute: dims {list(dims)} must be a permutation of 0..{a.ndim - 1} "
-                           f"for a tensor of shape {tuple(a.shape)}")
-    return apply_one(PERMUTE, a, {"dims": norm})
+    norm = tuple(d % size for d in dims) if input.ndim else ()
+    if len(dims) != input.ndim or sorted(norm) != list(range(input.ndim)):
+        raise RuntimeError(f"permute: dims {list(dims)} must be a permutation of 0..{input.ndim - 1} "
+                           f"for a tensor of shape {tuple(input.shape)}")
+    return apply_one(PERMUTE, input, {"dims": norm})
 
 
-def expand(a, *sizes):
-    """Broadcast to ``sizes`` (-1 keeps a dim) without copying."""
-    expect_tensor(a, "expand")
-    sizes = _size_args(sizes)
-    have = a.shape
+def expand(input, *sizes, size=None):
+    """Broadcast to ``sizes`` (-1 keeps a dim; or ``size=``) without copying."""
+    expect_tensor(input, "expand")
+    sizes = _size_args(sizes if size is None else (size,))
+    have = input.shape
     lead = len(sizes) - len(have)
     if lead < 0:
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or "
-                           f"equal to the number of dimensions in the tensor ({a.ndim}), shape {tuple(a.shape)}")
+                           f"equal to the number of dimensions in the tensor ({input.ndim}), shape "
+                           f"{tuple(input.shape)}")
     shape = sizes
     if sizes and min(sizes) < 0:   # -1 keeps a dim; anything lower is refused
         for i, s in enumerate(sizes):
             if s < -1 or (s == -1 and i < lead):
                 raise RuntimeError(f"expand: the expanded size {s} is not allowed at dim {i} of target sizes "
-                                   f"{list(sizes)} for a tensor of shape {tuple(a.shape)}: sizes must be >= 0, "
+                                   f"{list(sizes)} for a tensor of shape {tuple(input.shape)}: sizes must be >= 0, "
                                    f"and -1 (keep the size) only in dims the tensor already has")
         shape = tuple(have[i - lead] if s == -1 else s for i, s in enumerate(sizes))
     for i, n in enumerate(have):
         if n != 1 and n != shape[i + lead]:
             raise RuntimeError(f"expand: the expanded size of the tensor ({shape[i + lead]}) must match the "
                                f"existing size ({n}) at non-singleton dimension {i + lead}. Target sizes: "
-                               f"{list(sizes)}. Tensor sizes: {list(a.shape)}")
+                               f"{list(sizes)}. Tensor sizes: {list(input.shape)}")
     if shape == have:
-        return a
-    return apply_one(EXPAND, a, {"shape": shape})
+        return input
+    return apply_one(EXPAND, input, {"shape": shape})
 
 
 def broadcast_to(a, shape):
@@ -300,24 +303,48 @@ def sum_to_size(a, *shape):
     return apply_one(SUM_TO_SIZE, a, {"shape": shape})
 
 
-def squeeze(a, dim=None):
+def squeeze(input, dim=None):
     """Drop size-1 dims (all, or just ``dim``)."""
-    expect_tensor(a, "squeeze")
+    expect_tensor(input, "squeeze")
     if dim is None:
-        shape = tuple(n for n in a.shape if n != 1)
+        shape = tuple(n for n in input.shape if n != 1)
     else:
-        dims = normalize_dims(dim, a.ndim, "squeeze")
-        shape = tuple(n for i, n in enumerate(a.shape) if not (i in dims and n == 1))
-    return reshape(a, shape) if shape != a.shape else a
+        dims = normalize_dims(dim, input.ndim, "squeeze")
+        shape = tuple(n for i, n in enumerate(input.shape) if not (i in dims and n == 1))
+    return reshape(input, shape) if shape != input.shape else input
 
 
-def unsqueeze(a, dim):
+def new_view(result, a):
+    """``result``, or a new view of ``a`` where a shape op changed nothing and handed ``a`` back. PyTorch's shape
+    ops always give a new tensor, so ``with no_grad(): y = x.squeeze()`` is detached from x's graph and
+    ``y.unsqueeze_(0)`` leaves x's shape alone; the user-facing forms below do the same, while the library's own
+    calls keep the unchanged input (no extra node in the graphs the lessons draw)."""
+    return reshape(a, a.shape) if result is a else result
+
+
+def squeeze_new(a, dim=None):
+    return new_view(squeeze(a, dim), a)
+
+
+def expand_new(a, *sizes, size=None):
+    return new_view(expand(a, *sizes, size=size), a)
+
+
+def broadcast_to_new(a, shape):
+    return new_view(broadcast_to(a, shape), a)
+
+
+for _public, _op in ((squeeze_new, squeeze), (expand_new, expand), (broadcast_to_new, broadcast_to)):
+    _public.__name__, _public.__qualname__, _public.__doc__ = _op.__name__, _op.__name__, _op.__doc__
+
+
+def unsqueeze(input, dim):
     """Insert a size-1 dim at ``dim``."""
-    if not -(a.ndim + 1) <= dim <= a.ndim:
-        raise IndexError(f"unsqueeze: dim {dim} is out of range for a tensor with {a.ndim} dims "
-                         f"(expected a dim in [{-(a.ndim + 1)}, {a.ndim}])")
-    d = dim % (a.ndim + 1)
-    return reshape(a, a.shape[:d] + (1,) + a.shape[d:])
+    if not -(input.ndim + 1) <= dim <= input.ndim:
+        raise IndexError(f"unsqueeze: dim {dim} is out of range for a tensor with {input.ndim} dims "
+                         f"(expected a dim in [{-(input.ndim + 1)}, {input.ndim}])")
+    d = dim % (input.ndim + 1)
+    return reshape(input, input.shape[:d] + (1,) + input.shape[d:])
 
 
 def _sequence_as_tuple(index):
@@ -420,37 +447,39 @@ def getitem(a, index, copy=True):
         raise IndexError(f"index {index!r} is invalid for a tensor of shape {tuple(a.shape)}: {exc}") from None
 
 
-def gather(a, dim, index, *, sparse_grad=False):
+def gather(input, dim, index, *, sparse_grad=False):
     """Along ``dim``, the element ``index`` names; elsewhere the same position (for dim=1:
     ``out[i][j] = a[i][index[i][j]]``). ``index`` has a's number of dims, and no dim larger than a's but
     ``dim``. Built as ``a[...]`` with integer arrays, so its gradient adds ``g`` back at the indices (twice
     where an index repeats), to any order. ``sparse_grad=True`` (PyTorch: a sparse gradient) gives the same
     gradient, dense: there are no sparse tensors here."""
-    expect_tensor(a, "gather")
+    expect_tensor(input, "gather")
     if not isinstance(index, Tensor):
         raise TypeError(f"gather(): index must be a Tensor of integers, got {type(index).__name__}: wrap it with "
                         f"autogradlab.tensor(..., dtype=autogradlab.int64)")
     if index.dtype not in (numpy.int64, numpy.int32):
         raise RuntimeError(f"gather(): index must hold int64 (or int32) integers, got {index.dtype.name}: convert "
                            f"it with index.to(autogradlab.int64)")
-    d = single_dim(dim, a.ndim, "gather")
-    if max(index.ndim, 1) != max(a.ndim, 1):   # (a 0-d tensor counts as 1-d, as in PyTorch)
-        raise RuntimeError(f"gather(): index must have as many dims as the input ({a.ndim}), got shape "
+    d = single_dim(dim, input.ndim, "gather")
+    if max(index.ndim, 1) != max(input.ndim, 1):   # (a 0-d tensor counts as 1-d, as in PyTorch)
+        raise RuntimeError(f"gather(): index must have as many dims as the input ({input.ndim}), got shape "
                            f"{tuple(index.shape)}; add dims with index.unsqueeze(...)")
-    if a.ndim == 0 or index.ndim == 0:
-        return gather(a.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
+    if input.ndim == 0 or index.ndim == 0:
+        return gather(input.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
     if index.numel() == 0:   # (nothing to take: PyTorch checks no shapes either)
-        return getitem(a.reshape(-1), asarray(numpy.zeros(index.shape, numpy.int64), a.device))
-    too_big = [k for k in range(a.ndim) if k != d and index.shape[k] > a.shape[k]]
+        return getitem(input.reshape(-1), asarray(numpy.zeros(index.shape, numpy.int64), input.device))
+    too_big = [k for k in range(input.ndim) if k != d and index.shape[k] > input.shape[k]]
     if too_big:
         raise RuntimeError(f"gather(): index shape {tuple(index.shape)} is larger than the input's "
-                           f"{tuple(a.shape)} in dim {too_big[0]}; only dim {d} (the one gathered along) may differ")
+                           f"{tuple(input.shape)} in dim {too_big[0]}; only dim {d} (the one gathered along) may "
+                           f"differ")
     idx = index._data
     lo, hi = int(idx.min()), int(idx.max())
-    if lo < 0 or hi >= a.shape[d]:
+    if lo < 0 or hi >= input.shape[d]:
         raise RuntimeError(f"gather(): index {lo if lo < 0 else hi} is out of bounds for dim {d} of size "
-                           f"{a.shape[d]} (input shape {tuple(a.shape)}); indices count from 0 and are not negative")
-    return getitem(a, positions_along(idx, d))
+                           f"{input.shape[d]} (input shape {tuple(input.shape)}); indices count from 0 and are not "
+                           f"negative")
+    return getitem(input, positions_along(idx, d))
 
 
 def positions_along(idx, d):
@@ -536,13 +565,13 @@ def stack(tensors, dim=0):
     return apply(STACK, _promoted(tensors), {"dim": d, "count": len(tensors)})
 
 
-def split(a, split_size_or_sections, dim=0):
+def split(input, split_size_or_sections, dim=0):
     """Pieces of ``a`` along ``dim``: equal pieces of a size, or a list of sizes (views via slicing)."""
-    if a.ndim == 0:
+    if input.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor (this one is 0-d): reshape it first, "
                            "e.g. t.reshape(1)")
-    d = normalize_dims(dim, a.ndim, "split")[0]
-    n = a.shape[d]
+    d = normalize_dims(dim, input.ndim, "split")[0]
+    n = input.shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
         if step <= 0:
@@ -555,30 +584,30 @@ def split(a, split_size_or_sections, dim=0):
                                f"split_sizes={sizes}")
         if sum(sizes) != n:
             raise RuntimeError(f"split: sizes {sizes} add up to {sum(sizes)}, but dim {d} has size {n} "
-                               f"(shape {tuple(a.shape)})")
+                               f"(shape {tuple(input.shape)})")
     out, lo = [], 0
     for s in sizes:
-        out.append(getitem(a, (slice(None),) * d + (slice(lo, lo + s),)))
+        out.append(getitem(input, (slice(None),) * d + (slice(lo, lo + s),)))
         lo += s
     return tuple(out)
 
 
-def chunk(a, chunks, dim=0):
+def chunk(input, chunks, dim=0):
     """At most ``chunks`` pieces of equal size (the last may be smaller) along ``dim``."""
     if chunks <= 0:
         raise ValueError(f"chunk: chunks must be a positive number, got {chunks}")
-    d = normalize_dims(dim, a.ndim, "chunk")[0]
-    n = a.shape[d]
+    d = normalize_dims(dim, input.ndim, "chunk")[0]
+    n = input.shape[d]
     if n == 0:  # as PyTorch: an empty dim gives `chunks` empty pieces
-        return tuple(getitem(a, (slice(None),) * d + (slice(0, 0),)) for _ in range(chunks))
-    return split(a, -(-n // chunks), dim)
+        return tuple(getitem(input, (slice(None),) * d + (slice(0, 0),)) for _ in range(chunks))
+    return split(input, -(-n // chunks), dim)
 
 
-def unbind(a, dim=0):
+def unbind(input, dim=0):
     """The slices of ``a`` along ``dim``, with that dim removed."""
-    expect_tensor(a, "unbind")
-    d = normalize_dims(dim, a.ndim, "unbind")[0]
-    return tuple(getitem(a, (slice(None),) * d + (i,)) for i in range(a.shape[d]))
+    expect_tensor(input, "unbind")
+    d = normalize_dims(dim, input.ndim, "unbind")[0]
+    return tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
 
 
 def _check_sequence(tensors, name):
@@ -595,11 +624,11 @@ def _check_sequence(tensors, name):
 # -- triangles and flips --------------------------------------------------------------------
 
 TRIL = defop("tril", ("self",), math="a with the elements above diagonal k zeroed;  da = tril(g, k)",
-             forward=lambda xp, a, diagonal: xp.tril(a, diagonal),
+             forward=lambda xp, a, diagonal: xp.ascontiguousarray(xp.tril(a, diagonal)),
              vjp=lambda g, ctx: (tril(g, ctx.diagonal),), formulas=("1 on and below diagonal k, else 0",))
 
 TRIU = defop("triu", ("self",), math="a with the elements below diagonal k zeroed;  da = triu(g, k)",
-             forward=lambda xp, a, diagonal: xp.triu(a, diagonal),
+             forward=lambda xp, a, diagonal: xp.ascontiguousarray(xp.triu(a, diagonal)),
              vjp=lambda g, ctx: (triu(g, ctx.diagonal),), formulas=("1 on and above diagonal k, else 0",))
 
 FLIP = defop("flip", ("self",), math="a reversed along dims;  da = flip(g, dims)",
@@ -617,29 +646,29 @@ def _triangle(op, a, diagonal):
     return apply_one(op, a, {"diagonal": int(diagonal)})
 
 
-def tril(a, diagonal=0):
+def tril(input, diagonal=0):
     """The lower triangle of the last two dims: ``a[..., i, j]`` where ``j - i <= diagonal``, else 0
     (``diagonal=0``: the main diagonal and below; -1 leaves it out, 1 adds the first above). Its gradient is
     ``tril(g, diagonal)``."""
-    return _triangle(TRIL, a, diagonal)
+    return _triangle(TRIL, input, diagonal)
 
 
-def triu(a, diagonal=0):
+def triu(input, diagonal=0):
     """The upper triangle of the last two dims: ``a[..., i, j]`` where ``j - i >= diagonal``, else 0. Its
     gradient is ``triu(g, diagonal)``."""
-    return _triangle(TRIU, a, diagonal)
+    return _triangle(TRIU, input, diagonal)
 
 
-def flip(a, dims):
+def flip(input, dims):
     """``a`` with the order of the elements reversed along each of ``dims`` (a tuple or list of ints; the method
     also takes them one by one: ``a.flip(0, 1)``). A copy, not a view, as in PyTorch. Its gradient is ``g``
     flipped back."""
-    expect_tensor(a, "flip")
+    expect_tensor(input, "flip")
     if not isinstance(dims, (tuple, list)):
         raise TypeError(f"flip(): dims must be a tuple or list of ints, got {dims!r}: write flip(a, ({dims!r},)) "
                         f"or a.flip({dims!r})")
-    dims = normalize_dims(tuple(dims), a.ndim, "flip")
-    return apply_one(FLIP, a, {"dims": dims if a.ndim else ()})   # (dim 0 of a 0-d tensor: nothing to reverse)
+    dims = normalize_dims(tuple(dims), input.ndim, "flip")
+    return apply_one(FLIP, input, {"dims": dims if input.ndim else ()})   # (dim 0 of a 0-d tensor: nothing to reverse)
 
 
 def flip_method(a, *dims, **kwargs):
@@ -680,41 +709,41 @@ def _sort_dim(a, dim, name):
     return single_dim(dim, a.ndim, name)
 
 
-def argsort(a, dim=-1, descending=False, *, stable=False):
+def argsort(input, dim=-1, descending=False, *, stable=False):
     """The indices that sort ``a`` along ``dim`` (int64). Ties keep their order (always stable here: PyTorch's
     ``stable=False`` may order ties either way), NaN sorts as the largest."""
-    d = _sort_dim(a, dim, "argsort")
-    if a.ndim == 0:
-        return Tensor._make(xp_of(a._data).zeros((), dtype=numpy.int64), False, None, a.device)
-    return Tensor._make(_order(a, d, descending), False, None, a.device)
+    d = _sort_dim(input, dim, "argsort")
+    if input.ndim == 0:
+        return Tensor._make(xp_of(input._data).zeros((), dtype=numpy.int64), False, None, input.device)
+    return Tensor._make(_order(input, d, descending), False, None, input.device)
 
 
-def sort(a, dim=-1, descending=False, *, stable=False):
+def sort(input, dim=-1, descending=False, *, stable=False):
     """``(values, indices)``: ``a`` sorted along ``dim`` and where each value came from, ``values = gather(a,
     dim, indices)``, so the gradient of a value goes back to the element it came from. Ties keep their order."""
-    d = _sort_dim(a, dim, "sort")
-    indices = argsort(a, d, descending)
-    return SortResult(gather(a, d, indices) if a.ndim else a.clone(), indices)
+    d = _sort_dim(input, dim, "sort")
+    indices = argsort(input, d, descending)
+    return SortResult(gather(input, d, indices) if input.ndim else input.clone(), indices)
 
 
-def topk(a, k, dim=-1, largest=True, sorted=True):
+def topk(input, k, dim=-1, largest=True, sorted=True):
     """``(values, indices)`` of the ``k`` largest elements along ``dim`` (the ``k`` smallest with
     ``largest=False``), largest first (smallest first); of tied elements the first in ``a`` comes first (PyTorch
     may pick or order ties either way). The values' gradient goes back to the elements they came from; the
     others get 0. ``sorted=False`` is taken and still sorts."""
-    d = _sort_dim(a, dim, "topk")
+    d = _sort_dim(input, dim, "topk")
     if type(k) is bool or not isinstance(k, numbers.Integral):
         raise TypeError(f"topk: k must be an int, got {k!r}")
     k = int(k)
-    n = a.shape[d] if a.ndim else 1
+    n = input.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
-        raise RuntimeError(f"topk: k ({k}) is out of range: dim {d} has {n} elements (shape {tuple(a.shape)})")
-    if a.dtype.kind == "b":
+        raise RuntimeError(f"topk: k ({k}) is out of range: dim {d} has {n} elements (shape {tuple(input.shape)})")
+    if input.dtype.kind == "b":
         raise RuntimeError("topk: bool tensors are not supported (as in PyTorch): convert first, e.g. "
                            "a.to(autogradlab.int64)")
-    if a.ndim == 0:   # (k = 0 or 1: the element itself, as PyTorch gives it)
-        return TopkResult(a.clone(), argsort(a))
-    order = _order(a, d, largest)
+    if input.ndim == 0:   # (k = 0 or 1: the element itself, as PyTorch gives it)
+        return TopkResult(input.clone(), argsort(input))
+    order = _order(input, d, largest)
     keep = (slice(None),) * d + (slice(0, k),)
-    indices = Tensor._make(order[keep], False, None, a.device)
-    return TopkResult(gather(a, d, indices), indices)
+    indices = Tensor._make(order[keep], False, None, input.device)
+    return TopkResult(gather(input, d, indices), indices)
