@@ -791,12 +791,21 @@ def _adaptive_mean(x, m, dim):
     n = x.shape[dim]
     if x.dtype == numpy.float16:   # (summed in float32, rounded once, as PyTorch)
         return _adaptive_mean(x.to(numpy.float32), m, dim).to(numpy.float16)
-    weights = numpy.zeros((m, n))
-    for i in range(m):
-        start, stop = (i * n) // m, -(-((i + 1) * n) // m)
-        weights[i, start:stop] = 1.0 / (stop - start)
-    a = Tensor._make(backend.asarray(weights, x.device, x.dtype), False, None, x.device)
-    return a @ x if dim == -2 else x @ S.transpose(a, 0, 1)
+    if n == 0 or m == 0:   # (nothing to average: an (m, n) product gives the empty or zero result)
+        a = Tensor._make(backend.asarray(numpy.zeros((m, n)), x.device, x.dtype), False, None, x.device)
+        return a @ x if dim == -2 else x @ S.transpose(a, 0, 1)
+    # each window gathered and summed, not a product with a matrix of weights: there a NaN or an inf anywhere in
+    # the dim spread to every window (0 * inf is NaN), where PyTorch's windows only see their own elements
+    positions = _adaptive_positions(n, m)                              # (m, k), short windows padded
+    starts, stops = numpy.arange(m) * n // m, -(-(numpy.arange(m) + 1) * n // m)
+    inside = starts[:, None] + numpy.arange(positions.shape[1]) < stops[:, None]   # (m, k): not padding
+    index = (Ellipsis, positions) if dim == -1 else (Ellipsis, positions, slice(None))
+    windows = S.getitem(x, index)                                      # (..., m, k) or (..., m, k, w)
+    trailing = () if dim == -1 else (1,)   # (the window's axis is ``dim`` of the gathered windows too)
+    keep = Tensor._make(backend.asarray(inside.reshape((m, -1) + trailing), x.device), False, None, x.device)
+    lengths = Tensor._make(backend.asarray((stops - starts).reshape((m,) + trailing), x.device, x.dtype), False,
+                           None, x.device)
+    return R.sum(E.where(keep, windows, 0.0), dim) / lengths
 
 
 # -- adaptive max pooling: the largest of each adaptive window ------------------------------------------------

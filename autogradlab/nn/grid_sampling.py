@@ -189,7 +189,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             index = index + E.where(ok, x, 0.0) * strides[k]
         index = E.to_dtype(index, numpy.dtype("int64")).reshape(n, 1, -1).expand(n, c, math.prod(out_spatial))
         values = flat.gather(2, index).reshape(n, c, *out_spatial)
-        return values, E.to_dtype(inside, input.dtype).unsqueeze(1)
+        inside = inside.unsqueeze(1)   # (outside, the element read stands in: selected away, not multiplied by 0,
+        return E.where(inside, values, 0.0), E.to_dtype(inside, input.dtype)   # which an inf there makes NaN)
 
     if mode == "bicubic":   # (taps at -1, 0, 1, 2 from the floor of the unpadded position; each tap padded)
         positions = [_unnormalize(grid[..., d - 1 - k], sizes[k], align_corners) for k in range(d)]

@@ -825,7 +825,7 @@ class GroupNorm(_Normalization):
     """Normalise each group of ``num_channels / num_groups`` channels of each sample (``F.group_norm``); the
     same in training and evaluation."""
 
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, bias=True, device=None, dtype=None):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")

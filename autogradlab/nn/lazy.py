@@ -228,9 +228,10 @@ class _LazyBatchNorm(LazyModuleMixin):
 
     size_name = "num_features"
 
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
+                 bias=True):
         LazyModuleMixin.__init__(self, eps=eps, momentum=momentum, affine=affine,
-                                 track_running_stats=track_running_stats, device=device, dtype=dtype)
+                                 track_running_stats=track_running_stats, device=device, dtype=dtype, bias=bias)
 
     def input_size(self, input):
         if input.ndim < 2:

@@ -305,7 +305,8 @@ def channel_shuffle(input, groups):
     n, c, rest = input.shape[0], input.shape[1], tuple(input.shape[2:])
     if c % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
-    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+    out = input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+    return out.clone() if out._view is not None else out   # (always new memory, as PyTorch's: see pixel_shuffle)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):

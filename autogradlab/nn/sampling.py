@@ -82,7 +82,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if kind == "nearest":
             out = _take(out, dim, _nearest_source(n_in, n_out, scale, mode == "nearest-exact", input.dtype,
                                                     shortcuts=mode == "nearest" and input.ndim == 4))
-        elif n_out == n_in:   # (the same size: PyTorch copies, whatever the scale_factor)
+        elif n_out == n_in and mode != "bicubic":   # (the same size: PyTorch's linear kernels copy, whatever the
+            # scale_factor; its bicubic one resamples by the scale given)
             out = _take(out, dim, numpy.arange(n_in))
         elif mode == "bicubic":
             out = _blend(out, dim, *_cubic_source(n_in, n_out, scale, align_corners, out.dtype))
@@ -285,7 +286,7 @@ def pixel_shuffle(input, upscale_factor):
     b = len(batch)
     x = S.reshape(input, (*batch, c // (r * r), r, r, h, w))
     x = S.permute(x, (*range(b), b, b + 3, b + 1, b + 4, b + 2))            # (*, C, H, r, W, r)
-    return S.reshape(x, (*batch, c // (r * r), h * r, w * r))
+    return _new_memory(S.reshape(x, (*batch, c // (r * r), h * r, w * r)))
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -302,7 +303,13 @@ def pixel_unshuffle(input, downscale_factor):
     b = len(batch)
     x = S.reshape(input, (*batch, c, h // r, r, w // r, r))
     x = S.permute(x, (*range(b), b, b + 2, b + 4, b + 1, b + 3))            # (*, C, r, r, H, W)
-    return S.reshape(x, (*batch, c * r * r, h // r, w // r))
+    return _new_memory(S.reshape(x, (*batch, c * r * r, h // r, w // r)))
+
+
+def _new_memory(out):
+    """``out``, copied where the reshapes made a view of the input (a factor of 1, one pixel): PyTorch's shuffles
+    always return new memory, so writing into the result never changes the input."""
+    return out.clone() if out._view is not None else out
 
 
 def _factor(value, name, what):
