@@ -126,7 +126,7 @@ def _layout(a, indent, summarize, width, fmt):
     edge = OPTIONS["edgeitems"]
     cut = summarize and len(a) > 2 * edge
     if a.ndim == 1:
-        per_line = max(1, (OPTIONS["linewidth"] - indent) // (width + 2))
+        per_line = max(1, math.floor((OPTIONS["linewidth"] - indent) / (width + 2)))   # (a float linewidth too)
         items = ([fmt(v) for v in a[:edge].tolist()] + [" ..."] + [fmt(v) for v in a[len(a) - edge:].tolist()]
                  if cut else [fmt(v) for v in a.tolist()])
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]

@@ -360,8 +360,9 @@ class Tensor:
         return printing.with_suffixes("tensor(" + body, extras, len("tensor("))
 
     def __format__(self, spec):
-        """As PyTorch: a 0-d tensor formats as its number (``f"{loss:.4f}"``), any other only without a spec."""
-        if self._data.ndim == 0:
+        """As PyTorch: a 0-d tensor formats as its number (``f"{loss:.4f}"``), any other only without a spec (a
+        0-d Parameter too: it prints as ``Parameter containing: ...``)."""
+        if self._data.ndim == 0 and type(self) is Tensor:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 

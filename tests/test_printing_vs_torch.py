@@ -84,3 +84,22 @@ def test_format_specs_as_torchs(make, spec):
             return type(error)
     ours, theirs = formatted(ag), formatted(torch)
     assert ours == theirs or (theirs is TypeError and ours is TypeError)
+
+
+@pytest.mark.parametrize("linewidth", [100.0, 30.5, 12.9])
+def test_a_float_linewidth_prints_as_torchs(linewidth):
+    """torch floors it; autogradlab's ``range`` step was a float there, so every later print raised."""
+    ag.set_printoptions(linewidth=linewidth)
+    torch.set_printoptions(linewidth=linewidth)
+    for value in (VALUES["matrix"], list(np.arange(20.0))):
+        assert _text(ag.tensor(value)) == _text(torch.tensor(value))
+
+
+def test_a_zero_d_parameter_formats_as_a_parameter_as_torchs():
+    """Only a plain 0-d tensor formats as its number: a 0-d Parameter prints whole, and refuses a spec."""
+    for T in (ag, torch):
+        p = T.nn.Parameter(T.tensor(1.5))
+        assert f"{p}" == "Parameter containing:\ntensor(1.5000, requires_grad=True)"
+        with pytest.raises(TypeError):
+            f"{p:.2f}"
+        assert f"{T.tensor(1.5, requires_grad=True):.2f}" == "1.50"
