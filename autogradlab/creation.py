@@ -262,16 +262,16 @@ def _like(t, fill, dtype, device, requires_grad, name):
     return out
 
 
-def zeros_like(t, dtype=None, device=None, requires_grad=False):
-    return _like(t, 0, dtype, device, requires_grad, "zeros_like")
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
+    return _like(input, 0, dtype, device, requires_grad, "zeros_like")
 
 
-def ones_like(t, dtype=None, device=None, requires_grad=False):
-    return _like(t, 1, dtype, device, requires_grad, "ones_like")
+def ones_like(input, *, dtype=None, device=None, requires_grad=False):
+    return _like(input, 1, dtype, device, requires_grad, "ones_like")
 
 
-def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
-    return _like(t, fill_value, dtype, device, requires_grad, "full_like")
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return _like(input, fill_value, dtype, device, requires_grad, "full_like")
 
 
 def _random_float(draw, size, dtype, kernel):

@@ -157,3 +157,13 @@ def test_the_shuffles_always_return_new_memory_as_torch(shuffle):
         z.sum().backward()
         return x, w.grad
     same_results(run, rtol=1e-12)
+
+
+def test_the_like_constructors_take_input_by_name_and_options_by_keyword_only_as_torch():
+    def run(T):
+        x = T.ones(2, 3)
+        return T.zeros_like(input=x), T.full_like(input=x, fill_value=3), T.ones_like(x, dtype=T.int64)
+    same_results(run, rtol=0)
+    for T in (ag, torch):   # (a dtype given by position is refused by both)
+        with pytest.raises(TypeError):
+            T.zeros_like(T.ones(2), T.float64)
