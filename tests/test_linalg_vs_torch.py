@@ -614,3 +614,36 @@ def test_linalg_cross_takes_the_last_dim_by_default_as_torch():
     close(ag.linalg.cross(ag.tensor(data), ag.tensor(other)), torch.linalg.cross(torch.tensor(data), torch.tensor(other)))
     close(ag.linalg.cross(ag.tensor(data), ag.tensor(other), dim=0),
           torch.linalg.cross(torch.tensor(data), torch.tensor(other), dim=0))
+
+
+
+SINGULAR = {"rank-1 2x2": [[1.0, 2.0], [2.0, 4.0]], "rank-2 3x3": [[1.0, 2, 3], [4, 5, 6], [7, 8, 9]],
+            "rank-2 3x3 with a zero row": [[1.0, 2, 0], [0, 1, 0], [0, 0, 0]],
+            "rank-1 3x3": [[1.0, 2, 3], [2, 4, 6], [3, 6, 9]]}
+
+
+@pytest.mark.parametrize("name", list(SINGULAR))
+def test_det_has_second_derivatives_at_a_singular_matrix_as_torch(name):
+    """With ``create_graph`` the gradient was det(A) inv(A)^T, which raised at a singular A (a Hessian of det
+    there, Newton on a determinant); now the cofactors as determinants of minors: torch's values (to its
+    rounding: its SVD-based path leaves about 1e-16 where the exact value is 0)."""
+    def run(T):
+        A = T.tensor(SINGULAR[name], dtype=T.float64, requires_grad=True)
+        g, = T.autograd.grad(T.linalg.det(A), A, create_graph=True)
+        weights = T.arange(1.0, A.numel() + 1, dtype=T.float64).reshape(A.shape)
+        h, = T.autograd.grad((g * weights).sum(), A)
+        hessian = T.autograd.functional.hessian(T.linalg.det, A.detach()).reshape(A.numel(), A.numel())
+        return [t.detach().numpy() for t in (g, h, hessian)]
+    for ours, theirs in zip(run(ag), run(torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-7, atol=1e-9)
+
+
+def test_det_derivatives_of_every_order_at_the_zero_matrix():
+    """The cofactors of a 2x2 are linear in A: the second derivative is a constant, the third 0 (torch gives NaN
+    at the zero matrix, and about 0.1 instead of 0 at a rank-1 one: its SVD-based path)."""
+    for m in ([[0.0, 0.0], [0.0, 0.0]], [[1.0, 2.0], [2.0, 4.0]]):
+        A = ag.tensor(m, dtype=ag.float64, requires_grad=True)
+        g, = ag.autograd.grad(ag.linalg.det(A), A, create_graph=True)
+        h, = ag.autograd.grad((g * ag.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=ag.float64)).sum(), A, create_graph=True)
+        k, = ag.autograd.grad((h * h).sum(), A, allow_unused=True, materialize_grads=True)
+        assert h.tolist() == [[4.0, -3.0], [-2.0, 1.0]] and k.tolist() == [[0.0, 0.0], [0.0, 0.0]]

@@ -17,13 +17,13 @@ import numbers
 import numpy
 
 from ..backend import eig as _eig
-from ..backend import xp_of
+from ..backend import to_host, xp_of
 from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from ..return_types import return_type
 from .linalg import left_out
 from .registry import apply, apply_unary, defop, expect_tensor, on_arrays
-from .shape import TRIU, cat
+from .shape import TRIU, cat, stack
 
 SlogdetResult = return_type("slogdet", ["sign", "logabsdet"])
 EighResult = return_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
@@ -121,10 +121,36 @@ def _cofactors(a):
     return sign[..., None, None] * ((u * (before * after)[..., None, :]) @ vh)
 
 
+def _cofactors_recorded(A):
+    """adj(A)^T in recorded ops: entry (i, j) is (-1)^(i+j) det(A without row i and column j). Finite at a
+    singular A too, and differentiable again (each minor's det records its own VJP): n^2 determinants, for
+    the recorded backward (``create_graph=True``) of a singular or nearly singular A only."""
+    n = A.shape[-1]
+    if n == 1:
+        return A * 0.0 + 1.0
+    others = [[k for k in range(n) if k != i] for i in range(n)]
+    rows = []
+    for i in range(n):
+        without_row = A[..., others[i], :]
+        rows.append(stack([det(without_row[..., others[j]]) * float((-1) ** (i + j)) for j in range(n)], -1))
+    return stack(rows, -2)
+
+
+def _nearly_singular(a):
+    """Whether any matrix of ``a`` is singular to working precision (smallest/largest singular value)."""
+    s = numpy.linalg.svd(to_host(a).astype(numpy.complex128 if a.dtype.kind == "c" else numpy.float64),
+                         compute_uv=False)
+    return bool((s[..., -1] <= s[..., 0] * numpy.finfo(a.dtype).eps ** 0.5).any()) if s.size else False
+
+
 def _det_vjp(g, ctx):
-    """dA = g adj(A)^T = g det(A) A^-T (recorded: with the inverse, for an invertible A)."""
+    """dA = g adj(A)^T = g det(A) A^-T. Recorded (``create_graph``): with the inverse for an invertible A, else
+    with the cofactors as determinants of minors (PyTorch's second derivative exists at a singular A too)."""
     if isinstance(g, Tensor):
-        return (_per_matrix(g * ctx.result) * _call(INV, ctx.self).mT,)
+        A = ctx.self
+        if A.dtype.kind != "c" and _nearly_singular(A._data):
+            return (_per_matrix(g) * _cofactors_recorded(A),)
+        return (_per_matrix(g * ctx.result) * _call(INV, A).mT,)
     return (_per_matrix(g) * _cofactors(ctx.self),)
 
 
@@ -157,8 +183,8 @@ def inv(A):
 
 
 def det(A):
-    """The determinant of each square matrix; its gradient is ``det(A) * inv(A)^T`` (A must be invertible
-    for the gradient; PyTorch also handles a singular A there)."""
+    """The determinant of each square matrix; its gradient is the cofactor matrix adj(A)^T (``det(A) *
+    inv(A)^T`` for an invertible A), also at a singular A, to any order."""
     _square("det", A)
     return apply_unary(DET, A)
 
