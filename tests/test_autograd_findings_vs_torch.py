@@ -4,7 +4,7 @@ gradients flow), a custom Function's integer output is not differentiable, ``num
 requires grad under ``no_grad``, and ``autograd.functional``'s ``strict=True`` with ``create_graph=True`` refuses a derivative that is constant."""
 import pytest
 from conftest import import_torch
-from torch_compare import both_raise, same_results
+from torch_compare import both_raise, exp_function, same_results
 
 import autogradlab as ag
 
@@ -98,25 +98,11 @@ def test_a_freed_custom_function_is_refused_before_any_grad_changes():
     """A deliberate difference: torch refuses a second pass only when the freed ``saved_tensors`` are read, by
     then having added to the ``.grad`` of leaves reached first (w below); autogradlab refuses any freed node
     that saved tensors before the pass starts, so a failed call changes nothing."""
-    def make(T):
-        class Exp(T.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                y = x.exp()
-                ctx.save_for_backward(y)
-                return y
-
-            @staticmethod
-            def backward(ctx, g):
-                y, = ctx.saved_tensors
-                return g * y
-        return Exp
-
     grads = {}
     for T in (ag, torch):
         x = T.tensor([0.0, 1.0], requires_grad=True)
         w = T.tensor([1.0, 1.0], requires_grad=True)
-        y = make(T).apply(x).sum() + (w + 1).sum()
+        y = exp_function(T).apply(x).sum() + (w + 1).sum()
         y.backward()
         with pytest.raises(RuntimeError, match="second time"):
             y.backward()

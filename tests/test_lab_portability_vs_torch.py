@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import import_torch
-from torch_compare import both_raise, close, run_both
+from torch_compare import both_raise, close, exp_function, run_both
 
 import autogradlab as ag
 
@@ -171,17 +171,7 @@ def test_load_takes_torchs_keywords():
 
 def test_custom_functions_have_torchs_node_names_and_non_differentiable_outputs():
     def run(T):
-        class Exp(T.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                y = x.exp()
-                ctx.save_for_backward(y)
-                return y
-
-            @staticmethod
-            def backward(ctx, g):
-                y, = ctx.saved_tensors
-                return g * y
+        Exp = exp_function(T)
 
         class ArgMax(T.autograd.Function):
             @staticmethod

@@ -60,3 +60,19 @@ def both_raise(ours, theirs):
         theirs()
     with pytest.raises(caught.type):
         ours()
+
+
+def exp_function(T):
+    """A custom ``Function`` of module ``T`` (autogradlab or torch): exp, saving its output for the backward."""
+    class Exp(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            y, = ctx.saved_tensors
+            return g * y
+    return Exp
