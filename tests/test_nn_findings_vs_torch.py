@@ -236,3 +236,11 @@ def test_batchnorm_loads_a_state_dict_without_num_batches_tracked_as_torch():
                          ids=["f64-float", "f32-float", "i64-int", "f32-int", "i32-bool"])
 def test_default_collate_of_numpy_scalars_and_python_numbers_as_torch(batch):
     same_results(lambda T: T.utils.data.default_collate(batch), rtol=0)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "float32"])
+def test_one_hot_takes_int64_labels_only_as_torch(dtype):
+    """int32 labels worked here and fail in torch: code written here must port."""
+    both_raise(lambda: ag.nn.functional.one_hot(ag.tensor([0, 1], dtype=getattr(ag, dtype))),
+               lambda: torch.nn.functional.one_hot(torch.tensor([0, 1], dtype=getattr(torch, dtype))))
+    same_results(lambda T: T.nn.functional.one_hot(input=T.tensor([0, 2]), num_classes=3), rtol=0)

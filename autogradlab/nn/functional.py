@@ -899,11 +899,12 @@ def _renorm_rows(weight, input, max_norm, norm_type):
         weight[rows] = weight[rows] * scale
 
 
-def one_hot(tensor, num_classes=-1):
+def one_hot(input, num_classes=-1):
     """Integer labels (N,) -> a (N, num_classes) int64 tensor of 0s with a 1 at each label."""
-    if tensor.dtype.kind not in "iu":
-        raise TypeError(f"one_hot: expected integer class indices, got dtype {tensor.dtype.name}")
-    labels = backend.to_host(tensor._data)
+    if input.dtype != numpy.int64:   # (PyTorch takes int64 labels only, as its losses do)
+        raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor (int64), got "
+                           f"{input.dtype.name}: convert the labels with labels.long()")
+    labels = backend.to_host(input._data)
     if labels.size and int(labels.min()) < 0:
         raise RuntimeError(f"one_hot: Class values must be non-negative, got {int(labels.min())} (a label such as -1 "
                            f"or -100 that marks 'ignore' has no column: drop those rows first)")
@@ -915,4 +916,4 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError(f"one_hot: Class values must be smaller than num_classes ({num_classes}), got "
                            f"{int(labels.max())}")
     host = numpy.eye(num_classes, dtype="int64")[labels]
-    return Tensor._make(backend.asarray(host, tensor.device), False, None, tensor.device)
+    return Tensor._make(backend.asarray(host, input.device), False, None, input.device)
