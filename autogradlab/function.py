@@ -98,6 +98,8 @@ class FunctionCtx(Node):
 
 
 def _call_backward(g, ctx):
+    if state.tape is not None:   # (user code may write into the gradients it gets: what was told stays told)
+        state.tape.keep_values()
     grads = ctx._fn_class.backward(ctx, *(_per_output(ctx, g) if ctx._outputs is not None else (g,)))
     if not isinstance(grads, tuple):
         grads = (grads,)

@@ -452,7 +452,7 @@ class HookRan:
     step: int
     hook: str
     node_id: int
-    changed: bool              # it returned a new gradient
+    changed: bool              # the pass goes on with other gradients (returned, or written in place)
     # the gradient(s) the hook was given and the ones the pass goes on with: one Value for "tensor" and
     # "node_pre" hooks, one per input for "node_post" hooks (None where an input has no gradient), the
     # leaf's .grad for "post_accumulate"; None in tapes saved before they were recorded

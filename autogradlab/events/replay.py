@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .records import (Accumulated, BackwardFinished, BackwardStarted, NodePruned, NodeStarted, OpRecorded,
-                      SavedFreed, Seeded, Value, snapshot)
+from .records import (Accumulated, BackwardFinished, BackwardStarted, HookRan, NodePruned, NodeStarted,
+                      OpRecorded, SavedFreed, Seeded, Value, snapshot)
 
 @dataclass
 class ReplayState:
@@ -25,6 +25,7 @@ class ReplayState:
 
 def replay(events, upto=None) -> ReplayState:
     s = ReplayState()
+    leaf_of = {}   # AccumulateGrad node id -> its leaf's tensor id (a post-accumulate hook may change .grad)
     for e in events:
         if upto is not None and e.step > upto:
             break
@@ -48,6 +49,11 @@ def replay(events, upto=None) -> ReplayState:
                 s.captured[e.tensor.tensor_id] = e.after
             else:
                 s.grads[e.tensor.tensor_id] = e.after
+                if e.where == "leaf":
+                    leaf_of[e.node_id] = e.tensor.tensor_id
+        elif isinstance(e, HookRan):
+            if e.hook == "post_accumulate" and e.changed and e.after and e.node_id in leaf_of:
+                s.grads[leaf_of[e.node_id]] = e.after[0]
         elif isinstance(e, SavedFreed):
             s.freed.append(e.node_id)
         elif isinstance(e, NodePruned):

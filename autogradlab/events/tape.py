@@ -150,6 +150,15 @@ _ARITY = {b: b.__code__.co_argcount - 3 for b in (
     _build_accumulated, _build_freed, _build_hook, _build_finished)}
 
 
+def _same_values(before, after) -> bool:
+    """Whether two tuples of Values (or None) hold the same numbers (NaN equal to NaN)."""
+    def key(v):
+        if v is None or v.data is None:
+            return v
+        return (v.shape, v.dtype, tuple("nan" if x != x else x for x in v.data))
+    return len(before) == len(after) and all(key(a) == key(b) for a, b in zip(before, after))
+
+
 class Tape:
     """The events of one ``trace()``: a list plus the tape-local ids and names.
 
@@ -183,6 +192,7 @@ class Tape:
         self._pass_nodes: dict = {}    # node -> node id, for the pass in progress
         self._values: dict = {}        # (tensor creation number, version) -> copy of its data (or its Value)
         self._pass_arrays: dict = {}   # id(array) -> _Pending, for the pass in progress
+        self._added_into: dict = {}    # id(a .grad's array the pass moved) -> (it, its _Pending, holding a copy)
         # (id(code), instruction offset) -> (code, SourceLine), shared by the tapes made in one working directory (a
         # SourceLine's file is relative to it), so a loop's line, or a training step's, is read once
         self._sources: dict = _SOURCES.setdefault(os.getcwd(), {})
@@ -221,6 +231,9 @@ class Tape:
         if type(tensor_or_array) is numpy.ndarray:   # (the common case first: a gradient on the CPU)
             hit = self._pass_arrays.get(id(tensor_or_array))
             if hit is None or hit.array is not tensor_or_array:
+                added = self._added_into.get(id(tensor_or_array)) if self._added_into else None
+                if added is not None and added[0] is tensor_or_array:   # (the seed that was this .grad, held
+                    return added[1]                                     # again after its add: as it came in)
                 hit = self._pass_arrays[id(tensor_or_array)] = _Pending(tensor_or_array)
                 self._pending_bytes += tensor_or_array.nbytes
             return hit
@@ -261,6 +274,7 @@ class Tape:
         still holds stay as they are; the others are copied now."""
         self._keep_pending()
         self._pass_arrays = {}
+        self._added_into = {}
         self._pass_nodes = {}
 
     def _keep_pending(self):
@@ -326,6 +340,11 @@ class Tape:
         self.tensor_replaced(t)
         if view._id in self._tensor_ids:
             self._tensor_ids[t._id] = self._tensor_ids[view._id]
+
+    def tensor_aliased(self, alias, t):
+        """``alias`` stands for ``t`` as it is now (an in-place op records on a snapshot of ``t``'s old value): it
+        takes ``t``'s id, so the op's input is the tensor the forward had."""
+        self._tensor_ids[alias._id] = self._tid(t)
 
     def tensor_replaced(self, t):
         """``t.data = ...`` gave ``t`` other memory: from here on the tape sees it as a tensor of its own."""
@@ -429,6 +448,12 @@ class Tape:
         grad = t._grad
         if grad is None:
             return None
+        # the pass's own hold of that array first: an earlier pass of this tape may have held the same .grad
+        # (same id and version), and that entry, copied when its pass ended, is not the one this pass moves
+        moving = self._pass_arrays.get(id(grad._data)) if self._pass_arrays else None
+        if moving is not None and moving.array is grad._data and moving.value is None:
+            moving.array = self._keep(grad._data)
+            self._added_into[id(grad._data)] = (grad._data, moving)
         held = self._hold(grad)
         if type(held) is _Pending and held.value is None and held.array is grad._data:
             held.array = self._keep(grad._data)
@@ -652,6 +677,11 @@ class Tape:
         self._raw += (_build_freed, nid, node.op.node_name, _SAVED_NAMES.setdefault(names, names), int(nbytes))
         return step
 
+    def keep_values(self):
+        """User code is about to run (a custom Function's backward) and may write into the gradients it gets:
+        every value the pass has told so far is kept as it is now."""
+        self._keep_pending()
+
     def hook_values(self, grads) -> tuple:
         """Snapshots of the gradient(s) a hook gets or leaves (an array or Tensor, or a list of them,
         one per input, None where there is none), taken now: a hook may change a gradient in place."""
@@ -663,9 +693,12 @@ class Tape:
 
     def hook_ran(self, kind, node, changed, before=None, after=None):
         """``before``: :meth:`hook_values` taken before the hook ran; ``after``: the gradient(s) the pass
-        goes on with (as :meth:`hook_values` takes them)."""
-        return self._emit(_build_hook, kind, self._node(node), bool(changed), before,
-                          None if after is None and before is None else self.hook_values(after))
+        goes on with (as :meth:`hook_values` takes them). ``changed``: the hook returned new gradients; a
+        hook that wrote into them in place (``g.mul_(3)``, a post-accumulate hook scaling ``.grad``) counts
+        as changing them too."""
+        after = None if after is None and before is None else self.hook_values(after)
+        changed = bool(changed) or (before is not None and not _same_values(before, after))
+        return self._emit(_build_hook, kind, self._node(node), changed, before, after)
 
     def backward_finished(self):
         self._end_pass()

@@ -103,6 +103,8 @@ def inplace(self: Tensor, opname: str, fn, *args):
         # the history continues from a snapshot of the old value, so nodes that need the
         # old value (mul_, div_) keep a correct copy of it
         old = Tensor._make(self._data.copy(), self._requires_grad, self._grad_fn, self.device)
+        if state.tape is not None:   # (a trace sees the snapshot as the tensor it was taken of)
+            state.tape.tensor_aliased(old, self)
         result = fn(old, *args)
     else:
         with no_grad():
@@ -126,12 +128,19 @@ def inplace(self: Tensor, opname: str, fn, *args):
     if records and self._view is not None:
         _rebase(self, result)
     elif records:
-        if self._retains_grad and self._grad_fn is not None:
-            self._grad_fn._retain_ref = None  # .grad now belongs to the new value (as in PyTorch)
+        previous = self._grad_fn
+        if self._retains_grad and previous is not None:
+            previous._retain_ref = None  # .grad now belongs to the new value (as in PyTorch)
         self._grad_fn = result._grad_fn
         self._requires_grad = result._requires_grad
-        if self._grad_fn is not None and self._retains_grad:
-            self._grad_fn._retain_ref = weakref.ref(self)
+        if self._grad_fn is not None:
+            self._grad_fn._out_ref = weakref.ref(self)   # the op's output is self from here on
+            if self._retains_grad:
+                self._grad_fn._retain_ref = weakref.ref(self)
+        if previous is not None and previous._out_ref is not None and previous._out_ref() is self:
+            previous._out_ref = weakref.ref(old)   # (its output, the old value, lives on in the snapshot only)
+        if state.tape is not None:   # (a trace sees self as the op's output from here on, value and all)
+            state.tape.tensor_reshaped(self, result)
     return self
 
 
