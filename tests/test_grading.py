@@ -56,6 +56,24 @@ def test_right_answers_pass_on_fresh_inputs():
     assert _judge("check_central_difference", "cd", lambda f, x, h: (f(x + h) - f(x - h)) / (2 * h))[0] == CORRECT
 
 
+def test_a_forged_answer_is_never_run_by_the_grader(tmp_path):
+    """The student's kernel writes the answer line, so a notebook can forge it: a ``__fn__`` (code the request
+    format uses for the grader's own functions) in an answer was evaluated in the grading process, which
+    could patch the checks for this and every later submission. It is refused as a malformed answer."""
+    marker = tmp_path / "ran"
+    evil = {"__fn__": f"(open({str(marker)!r}, 'w').write('x'), (1.0, 2.0))[-1]", "env": {}}
+
+    def forged(request):
+        answer = json.loads(probes.serve(json.dumps(request), {"mul_vjp": lambda a, b, g: (g * b, g * a)}))
+        answer["result"] = evil
+        return answer
+    status, detail = run_judge(JUDGES["check_mul_vjp"], Probe(forged), "mul_vjp", np.random.default_rng(0))
+    assert status != CORRECT and "malformed answer" in detail and not marker.exists()
+    for bad in (evil, {"__array__": [1], "dtype": "object"}, {"__seq__": [evil]}):
+        with pytest.raises(ValueError):
+            probes.decode_answer(bad)
+
+
 def test_the_same_answer_is_judged_on_different_inputs_for_different_seeds():
     seen = []
 

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 import numpy
 
 from .checks import CORRECT, TODO, WRONG, _in_case, _num, _restored, _Todo, _Wrong, compare
-from .probes import build_graph, decode, encode, node_label
+from .probes import build_graph, decode_answer, encode, node_label
+from .probes import decode as decode_request
 
 __all__ = ["Judge", "JUDGES", "Probe", "Fn", "hidden", "run_judge", "fd_directional", "random_graph_spec",
            "check_topo_order", "check_engine_steps", "NoAnswer"]
@@ -33,6 +34,15 @@ __all__ = ["Judge", "JUDGES", "Probe", "Fn", "hidden", "run_judge", "fd_directio
 # ---------------------------------------------------------------------------------------
 # Talking to the student's kernel
 # ---------------------------------------------------------------------------------------
+
+def decode(data):
+    """An answer from the student's kernel, as data only (:func:`.probes.decode_answer`): the kernel runs the
+    student's code, which can forge the answer line; a forged or malformed answer is a wrong one."""
+    try:
+        return decode_answer(data)
+    except (ValueError, TypeError) as exc:
+        raise _Wrong(f"the notebook's kernel sent back a malformed answer ({exc})") from None
+
 
 class NoAnswer(Exception):
     """The kernel gave no usable answer (it died, timed out, or the probe's output was missing)."""
@@ -55,7 +65,7 @@ class Fn:
         return {"__fn__": self.source, "env": {k: encode(v) for k, v in self.env.items()}}
 
     def local(self):
-        return decode(self.wire())
+        return decode_request(self.wire())   # (the grader's own function: evaluated here too)
 
 
 def _wire(value):

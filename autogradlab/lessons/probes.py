@@ -28,7 +28,7 @@ import traceback
 
 import numpy
 
-__all__ = ["encode", "decode", "build_graph", "node_label", "serve"]
+__all__ = ["encode", "decode", "decode_answer", "build_graph", "node_label", "serve"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -105,6 +105,50 @@ def decode(data, namespace=None):
     if "__node__" in data or "__object__" in data:
         return data
     return {k: decode(v, namespace) for k, v in data.items()}
+
+
+def decode_answer(data, depth=0):
+    """The grader's decoding of what the student's kernel sent back: data only (numbers, strings, arrays of
+    numbers, tensors, sequences, dicts, node labels, type names). It never evaluates anything: the kernel
+    runs the student's code, which may forge the answer line, so a ``__fn__`` (code the grader would run)
+    or an array of objects is refused with ValueError, as a malformed answer, not decoded."""
+    if depth > 32:
+        raise ValueError("the answer is nested too deeply")
+    if isinstance(data, list):
+        return [decode_answer(v, depth + 1) for v in data]
+    if not isinstance(data, dict):
+        if data is not None and not isinstance(data, (bool, int, float, str)):
+            raise ValueError(f"the answer holds a {type(data).__name__}")
+        return data
+    if "__fn__" in data:
+        raise ValueError("the answer holds code (a function), which the grader never runs")
+    if "__array__" in data:
+        dtype = numpy.dtype(str(data.get("dtype")))
+        if dtype.kind not in "biuf":
+            raise ValueError(f"the answer holds an array of {dtype}, not of numbers")
+        return numpy.array(data["__array__"], dtype=dtype)
+    if "__tensor__" in data:
+        ag = _ag()
+        arr = decode_answer(data["__tensor__"], depth + 1)
+        if not isinstance(arr, numpy.ndarray):
+            raise ValueError("the answer holds a tensor without an array of numbers")
+        t = ag.tensor(arr, dtype=str(arr.dtype), requires_grad=bool(data.get("requires_grad")) and
+                      arr.dtype.kind == "f", name=str(data.get("name") or "") or None)
+        grad = data.get("grad")
+        if grad is not None:
+            g = decode_answer(grad, depth + 1)
+            if not isinstance(g, numpy.ndarray) or g.shape != arr.shape:
+                raise ValueError("the answer holds a tensor whose .grad is not an array of its shape")
+            t.grad = ag.tensor(g, dtype=str(arr.dtype))
+        return t
+    if "__seq__" in data:
+        items = [decode_answer(v, depth + 1) for v in data["__seq__"]]
+        return tuple(items) if data.get("tuple") else items
+    if "__dict__" in data:
+        return {_hashable(decode_answer(k, depth + 1)): decode_answer(v, depth + 1) for k, v in data["__dict__"]}
+    if "__node__" in data or "__object__" in data:
+        return {k: str(v) for k, v in data.items()}
+    return {str(k): decode_answer(v, depth + 1) for k, v in data.items()}
 
 
 def _hashable(key):
