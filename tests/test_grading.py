@@ -636,3 +636,49 @@ def test_numerical_grad_that_restores_x_to_its_last_digits_is_right_with_a_note(
                          (_numerical_grad_not_restoring, "not right yet")):
         checks.check_numerical_grad(fn)
         assert expected in capsys.readouterr().out
+
+
+def test_a_cells_printed_output_is_kept_only_up_to_a_budget_in_the_grading_process():
+    """A cell printing in a loop until its time is up filled the grader's memory (all outputs live there),
+    and a worker killed for it failed every submission it had not finished: past 2 MiB a cell's printed
+    output is dropped (its errors are always kept: grading reads them)."""
+    import nbformat
+
+    from autogradlab.lessons.grading import OUTPUT_BYTES_PER_CELL, _bounded_client
+    client = _bounded_client(nbformat.v4.new_notebook())
+    client.clear_before_next_output = False   # (what nbclient sets as a cell starts)
+    outs = []
+    line = "x" * 100_000
+    for i in range(200):
+        msg = {"msg_type": "stream", "parent_header": {"msg_id": "m"}, "header": {"msg_type": "stream"},
+               "content": {"name": "stdout", "text": line}}
+        client.output(outs, msg, None, 0)
+    error = {"msg_type": "error", "parent_header": {"msg_id": "m"}, "header": {"msg_type": "error"},
+             "content": {"ename": "ValueError", "evalue": "late", "traceback": []}}
+    client.output(outs, error, None, 0)
+    kept = sum(len(o.get("text", "")) for o in outs)
+    assert 0 < kept <= OUTPUT_BYTES_PER_CELL and outs[-1]["output_type"] == "error"
+    fresh = []   # (the next cell starts with a budget of its own)
+    client.output(fresh, msg, None, 1)
+    assert fresh and fresh[0]["text"] == line
+
+
+def test_resubmitted_and_renamed_files_find_their_lesson_and_feedback_files_never_collide(tmp_path):
+    from autogradlab.lessons.grading import NOT_GRADED, CheckResult, Result
+    lessons = {"02_chain_rule.ipynb": [], "01_derivatives.ipynb": []}
+    for name in ("02_chain_rule-1.ipynb", "02_chain_rule (1).ipynb", "02_Chain_Rule.ipynb",
+                 "alice_02_chain_rule-2.ipynb"):
+        assert match_lesson(name, lessons) == "02_chain_rule.ipynb", name
+    assert student_name(tmp_path / "alice_02_chain_rule-2.ipynb", tmp_path, "02_chain_rule.ipynb") == "alice"
+    assert match_lesson("notes.ipynb", lessons) is None
+    names = ["王伟", "李娜", "Зоя", "Zoë", "Zoé", "alice", "Alice"]
+    results = [Result(f"{n}/02.ipynb", n, "02.ipynb", [CheckResult("2.1", "mul_vjp", CORRECT, "ok")]) for n in names]
+    results.append(Result("z/02.ipynb", "zed", "02.ipynb", problems=[f"{NOT_GRADED}: the grading worker failed"]))
+    files = write_feedback(results, tmp_path / "fb")
+    assert len(set(files)) == len(names) + 1
+    assert {f.read_text(encoding="utf-8").splitlines()[0] for f in files} == {f"Feedback for {n}" for n in
+                                                                                names + ["zed"]}
+    write_gradebook(results, tmp_path / "g.csv")
+    rows = {r["student"]: r for r in csv.DictReader(open(tmp_path / "g.csv", encoding="utf-8"))}
+    assert (rows["zed"]["score"], rows["zed"]["max_score"]) == ("", "")   # (not graded is no 0)
+    assert rows["王伟"]["score"] == "1"

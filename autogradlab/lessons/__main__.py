@@ -43,7 +43,7 @@ def _grade(args) -> int:
         print("error: grading needs nbclient and nbformat (pip install nbclient), which JupyterLab brings",
               file=sys.stderr)
         return 1
-    from .grading import Limits, grade_all, instructor_checks, write_feedback, write_gradebook
+    from .grading import Limits, grade_all, instructor_checks, not_graded, write_feedback, write_gradebook
     instructor = Path(args.instructor) if args.instructor else Path(__file__).resolve().parents[2] / "lessons"
     if not instructor.is_dir():
         print(f"error: the instructor folder {instructor} does not exist; pass --instructor DIR (the folder with "
@@ -76,7 +76,11 @@ def _grade(args) -> int:
     if feedback:
         files = write_feedback(results, feedback, seed)
         print(f"wrote {len(files)} feedback file(s) to {feedback}")
-    return 0
+    failed = [r for r in results if not_graded(r)]
+    unmatched = [r for r in results if not r.lesson]
+    for r in failed + unmatched:
+        print(f"error: {r.path} was not graded: {'; '.join(r.problems) or 'it matches no lesson'}", file=sys.stderr)
+    return 1 if failed or unmatched else 0
 
 
 def _otter(args) -> int:

@@ -132,13 +132,18 @@ def instructor_checks(instructor_dir):
     return lessons
 
 
+_COPY_SUFFIX = re.compile(r"(?:-\d+| ?\(\d+\))(?=\.ipynb$)", re.IGNORECASE)
+
+
 def match_lesson(path, lessons):
     """The instructor lesson a submission answers: the same file name, or the longest lesson file name
-    its name ends with (``alice_02_chain_rule.ipynb``); None if there is none."""
+    its name ends with (``alice_02_chain_rule.ipynb``), in any case, and without the suffix a resubmission
+    or a second download adds (``02_chain_rule-1.ipynb``, ``02_chain_rule (1).ipynb``); None if there is none."""
     name = Path(path).name
     if name in lessons:
         return name
-    ends = [lesson for lesson in lessons if name.endswith(lesson)]
+    plain = _COPY_SUFFIX.sub("", name).lower()
+    ends = [lesson for lesson in lessons if plain.endswith(lesson.lower())]
     return max(ends, key=len) if ends else None
 
 
@@ -152,8 +157,9 @@ def student_name(path, root, lesson):
         rel = Path(path.name)
     if len(rel.parts) > 1:
         return rel.parts[0]
-    if lesson and path.name != lesson and path.name.endswith(lesson):
-        prefix = path.name[: -len(lesson)].rstrip("_-. ")
+    plain = _COPY_SUFFIX.sub("", path.name)
+    if lesson and plain.lower() != lesson.lower() and plain.lower().endswith(lesson.lower()):
+        prefix = plain[: -len(lesson)].rstrip("_-. ")
         if prefix:
             return prefix
     return path.stem
@@ -224,18 +230,39 @@ def _kernel_env(workdir):
     return env
 
 
+OUTPUT_BYTES_PER_CELL = 2 * 1024 * 1024   # what the grader keeps of a cell's printed output (errors always)
+
+
+def _bounded_client(*args, **kwargs):
+    """An nbclient ``NotebookClient`` that keeps at most ``OUTPUT_BYTES_PER_CELL`` of each cell's output (its
+    errors always): the outputs live in the grading process, and a cell printing in a loop until its time
+    is up would otherwise fill this process's memory, and with it stop the grading of everyone else."""
+    from nbclient import NotebookClient
+
+    class Bounded(NotebookClient):
+        def output(self, outs, msg, display_id, cell_index):
+            if msg["msg_type"] != "error":
+                kept = getattr(self, "_agl_kept", None)
+                if kept is None or kept[0] != cell_index or kept[1] is not outs:
+                    kept = self._agl_kept = [cell_index, outs, 0]
+                kept[2] += len(json.dumps(msg.get("content", {}), default=str))
+                if kept[2] > OUTPUT_BYTES_PER_CELL:
+                    return None
+            return super().output(outs, msg, display_id, cell_index)
+    return Bounded(*args, **kwargs)
+
+
 class _Kernel:
     """A fresh limited kernel running a notebook's cells, then answering probes."""
 
     def __init__(self, nb, workdir, spec_dir, limits, deadline):
         from jupyter_client.kernelspec import KernelSpecManager
         from jupyter_client.manager import AsyncKernelManager
-        from nbclient import NotebookClient
         self.limits, self.deadline = limits, deadline
         ksm = KernelSpecManager(kernel_dirs=[str(spec_dir)], ensure_native_kernel=False)
         km = AsyncKernelManager(kernel_name="autogradlab-limited", kernel_spec_manager=ksm)
         self.nb = nb
-        self.client = NotebookClient(nb, km=km, timeout=limits.cell_timeout, allow_errors=True,
+        self.client = _bounded_client(nb, km=km, timeout=limits.cell_timeout, allow_errors=True,
                                      shutdown_kernel="immediate", record_timing=False,
                                      resources={"metadata": {"path": str(workdir)}})
         self.km = km
@@ -479,19 +506,47 @@ def grade_all(paths, instructor_dir, limits=None, seed=None, jobs=2, progress=No
                 progress(i + 1, len(work), results[i])
         return results, seed
     import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
     context = multiprocessing.get_context("spawn")   # workers never inherit the parent's state
+    done, again = 0, []
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         futures = {pool.submit(_grade_job, job): i for i, job in enumerate(work)}
-        for done, future in enumerate(as_completed(futures), 1):
+        for future in as_completed(futures):
             i = futures[future]
             try:
                 results[i] = future.result()
-            except Exception as exc:  # noqa: BLE001  (a worker died)
-                path, lesson, _, _, _, student = work[i]
-                results[i] = Result(path, student, lesson or "", problems=[f"the grading worker failed: {exc}"])
+            except BrokenProcessPool:   # (a worker died: every job not finished fails with it)
+                again.append(i)
+                continue
+            except Exception as exc:  # noqa: BLE001
+                results[i] = _not_graded(work[i], exc)
+            done += 1
             if progress:
                 progress(done, len(work), results[i])
+    for i in sorted(again):   # each again, alone in a fresh process: only a job that kills its worker fails
+        with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+            try:
+                results[i] = pool.submit(_grade_job, work[i]).result()
+            except Exception as exc:  # noqa: BLE001
+                results[i] = _not_graded(work[i], exc)
+        done += 1
+        if progress:
+            progress(done, len(work), results[i])
     return results, seed
+
+
+NOT_GRADED = "not graded"
+
+
+def _not_graded(job, exc):
+    """The row of a submission the grader could not grade (its worker process died): no score, and says so."""
+    path, lesson, _, _, _, student = job
+    return Result(path, student, lesson or "", problems=[f"{NOT_GRADED}: the grading worker failed ({exc}); grade "
+                                                          f"this notebook again, alone"])
+
+
+def not_graded(result) -> bool:
+    return any(p.startswith(NOT_GRADED) for p in result.problems)
 
 
 def write_gradebook(results, path):
@@ -507,22 +562,36 @@ def write_gradebook(results, path):
         writer.writerow(["student", "notebook", "score", "max_score", *ids, "problems"])
         for r in results:
             by_id = {c.check_id: int(c.status == "correct") for c in r.checks}
-            writer.writerow([r.student, r.lesson or Path(r.path).name, r.correct, len(r.checks),
+            score = ("", "") if not_graded(r) else (r.correct, len(r.checks))   # (no score is no 0)
+            writer.writerow([r.student, r.lesson or Path(r.path).name, *score,
                              *[by_id.get(i, "") for i in ids], "; ".join(r.problems)])
 
 
 def _safe(name):
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "student"
+    """A file name for a student's feedback: their name's letters and digits, in any script (Zoë, 王伟)."""
+    return re.sub(r"[^\w.-]+", "_", name).strip("._") or "student"
+
+
+def _file_names(students):
+    """Each student's feedback file name: :func:`_safe`, and where two names read alike there (Zoë and Zoe_,
+    or names of other characters only), a short hash of the whole name too, so no file serves two students."""
+    readable = {s: _safe(s) for s in students}
+    taken = {}
+    for s, r in readable.items():
+        taken.setdefault(r.lower(), []).append(s)   # (case too: a case-insensitive file system merges them)
+    return {s: r if len(taken[r.lower()]) == 1 else f"{r}-{hashlib.sha256(s.encode('utf-8')).hexdigest()[:8]}"
+            for s, r in readable.items()}
 
 
 def write_feedback(results, folder, seed=None):
-    """One plain-text feedback file per student (``folder/<student>.txt``), every notebook of theirs in it."""
+    """One plain-text feedback file per student (``folder/<student>.txt``, the name's letters and digits; a short
+    hash added where two students' names would give the same file), every notebook of theirs in it."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     by_student = {}
     for r in results:
         by_student.setdefault(r.student, []).append(r)
-    written = []
+    written, names = [], _file_names(by_student)
     for student, rs in by_student.items():
         lines = [f"Feedback for {student}", ""]
         for r in rs:
@@ -535,7 +604,7 @@ def write_feedback(results, folder, seed=None):
             lines.append("")
         if seed is not None:
             lines.append(f"(graded with seed {seed})")
-        target = folder / f"{_safe(student)}.txt"
+        target = folder / f"{names[student]}.txt"
         target.write_text("\n".join(lines) + "\n", encoding="utf-8")
         written.append(target)
     return written
