@@ -248,13 +248,19 @@ def bernoulli_(self, p=0.5, *, generator=None):
 _RANDOM_TOP = {"float16": 2 ** 11 + 1, "float32": 2 ** 24 + 1, "float64": 2 ** 53 + 1, "bool": 2}
 
 
-def random_(self, from_=None, to=None, *, generator=None):
+_TO_NOT_GIVEN = object()
+
+
+def random_(self, from_=None, to=_TO_NOT_GIVEN, *, generator=None):
     """Fill with integers uniform in [from_, to): ``random_(to)`` is [0, to), ``random_()`` every whole number
-    the dtype holds exactly from 0 up (PyTorch's default)."""
-    if from_ is None and to is None:
-        low, high = 0, _RANDOM_TOP.get(self.dtype.name) or int(numpy.iinfo(self.dtype).max) + 1
+    the dtype holds exactly from 0 up, and ``random_(from_, None)`` from ``from_`` up (PyTorch's forms)."""
+    top = _RANDOM_TOP.get(self.dtype.name) or int(numpy.iinfo(self.dtype).max) + 1
+    if from_ is None and to in (None, _TO_NOT_GIVEN):
+        low, high = 0, top
+    elif to is _TO_NOT_GIVEN:
+        low, high = 0, from_
     else:
-        low, high = (0, from_) if to is None else (from_ or 0, to)
+        low, high = from_ or 0, top if to is None else to
     low, high = _whole(low, "from", "random_"), _whole(high, "to", "random_")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")

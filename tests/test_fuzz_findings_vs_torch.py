@@ -665,3 +665,16 @@ def test_arange_with_float_ends_and_an_integer_dtype_as_torch(dtype):
             both_raise(lambda: call(ag), lambda: call(torch))
             continue
         assert call(ag).tolist() == expected.tolist(), args
+
+
+def test_index_select_keeps_its_own_copy_of_the_index():
+    """The int64 index was kept as the user's own array: written in place after the forward (``i.fill_(2)``),
+    it moved the gradient to the wrong elements. torch raises there (a saved tensor changed); autogradlab
+    gives the gradient of the indexing that happened, as for ``x[i]`` (README: differences from PyTorch)."""
+    for select in (lambda x, i: x.index_select(0, i), lambda x, i: ag.index_select(x, 0, i)):
+        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        i = ag.tensor([0, 0])
+        y = select(x, i)
+        i.fill_(2)
+        y.sum().backward()
+        assert x.grad.tolist() == [2.0, 0.0, 0.0]

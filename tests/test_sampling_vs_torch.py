@@ -395,3 +395,15 @@ def test_a_non_finite_scale_factor_raises_runtime_error_like_torch(scale_factor)
                lambda: TF.interpolate(tx, scale_factor=scale_factor))
     with pytest.raises(RuntimeError, match="finite scale_factor"):
         F.interpolate(x, scale_factor=scale_factor)
+
+
+def test_random_from_and_none_draws_from_from_up_as_torch():
+    """``random_(10, None)`` is [10, the dtype's top]; it drew from [0, 10) (read as ``random_(10)``)."""
+    for T in (ag, torch):
+        T.manual_seed(0)
+        ints, floats = T.zeros(2000, dtype=T.int64).random_(10, None), T.zeros(2000).random_(100, None)
+        small = T.zeros(200, dtype=T.uint8).random_(200, None)
+        assert int(ints.min()) >= 10 and int(ints.max()) > 2 ** 40
+        assert 100 <= float(floats.min()) and float(floats.max()) <= 2 ** 24
+        assert int(small.min()) >= 200
+        assert int(T.zeros(200, dtype=T.int64).random_(5).max()) < 5

@@ -21,8 +21,9 @@ from .shape import _size_args, cat, expand, flip, getitem, permute, put, reshape
 
 
 def _index(values, device):
-    """An int64 index array on ``device`` (made here: no copy needed when an op keeps it)."""
-    return asarray(numpy.asarray(values, dtype=numpy.int64), device)
+    """An int64 index array on ``device``, always a copy of its own: an op keeps it for the backward, so a
+    user's index tensor written in place later (``i.fill_(2)``) must not move the gradient."""
+    return asarray(numpy.array(values, dtype=numpy.int64), device)
 
 
 def _along(dim, ndim, index):
