@@ -682,3 +682,17 @@ def test_resubmitted_and_renamed_files_find_their_lesson_and_feedback_files_neve
     rows = {r["student"]: r for r in csv.DictReader(open(tmp_path / "g.csv", encoding="utf-8"))}
     assert (rows["zed"]["score"], rows["zed"]["max_score"]) == ("", "")   # (not graded is no 0)
     assert rows["王伟"]["score"] == "1"
+
+
+def test_an_unbroadcast_that_sums_the_wrong_axes_fails_for_every_seed():
+    """Summing the last axes instead of the leading ones passed on 9 seeds in 100 (random shapes where it
+    happens to give the right answer): fixed square cases are now part of every judgement."""
+    def wrong(g, shape):
+        g = np.asarray(g)
+        while g.ndim > len(shape):
+            g = g.sum(axis=-1)
+        for i, n in enumerate(shape):
+            if n == 1 and g.shape[i] != 1:
+                g = g.sum(axis=i, keepdims=True)
+        return g
+    assert all(_judge("check_unbroadcast", "unbroadcast", wrong, seed)[0] == WRONG for seed in range(60))
