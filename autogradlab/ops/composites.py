@@ -24,7 +24,6 @@ from .joining import tensor_split
 from .linalg import bmm, dot, left_out, mv, outer
 from .rearrange import diag, index_select, narrow
 from .reduce import cumsum, single_dim
-from .searching import signbit
 from .registry import apply, expect_tensor
 from .selection import index_add
 from .shape import flip, gather, reshape, split, stack
