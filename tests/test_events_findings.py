@@ -96,3 +96,16 @@ def test_a_custom_backward_writing_into_its_gradient_leaves_earlier_events_as_th
         (Scale.apply(x * 1.0) * ag.tensor([3.0, 4.0])).sum().backward()
     started = {e.node_name: e.grad.data for e in tape.of_kind("NodeStarted")}
     assert started["ScaleBackward"] == (3.0, 4.0) and x.grad.tolist() == [30.0, 40.0]
+
+
+def test_a_hook_that_changes_nothing_in_a_large_gradient_with_a_nan_is_told_unchanged():
+    """A large gradient is told by its summary (min, max, norm): with a NaN in it, they are NaN, which never
+    equals itself, so every such hook was told as changing it."""
+    x = ag.ones(74, requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: None)
+    w = ag.ones(74)
+    w[3] = float("nan")
+    with ag.trace() as tape:
+        (y * w).sum().backward()
+    assert not tape.of_kind("HookRan")[0].changed

@@ -151,11 +151,16 @@ _ARITY = {b: b.__code__.co_argcount - 3 for b in (
 
 
 def _same_values(before, after) -> bool:
-    """Whether two tuples of Values (or None) hold the same numbers (NaN equal to NaN)."""
+    """Whether two tuples of Values (or None) hold the same numbers (NaN equal to NaN); for a summarised
+    Value (a large array), the same summary (min, max, norm)."""
+    def same(x):
+        return "nan" if x != x else x
+
     def key(v):
-        if v is None or v.data is None:
+        if v is None:
             return v
-        return (v.shape, v.dtype, tuple("nan" if x != x else x for x in v.data))
+        numbers = v.data if v.data is not None else (v.min, v.max, v.norm)
+        return (v.shape, v.dtype, tuple(same(x) for x in numbers))
     return len(before) == len(after) and all(key(a) == key(b) for a, b in zip(before, after))
 
 

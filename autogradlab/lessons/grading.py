@@ -508,30 +508,38 @@ def grade_all(paths, instructor_dir, limits=None, seed=None, jobs=2, progress=No
     import multiprocessing
     from concurrent.futures.process import BrokenProcessPool
     context = multiprocessing.get_context("spawn")   # workers never inherit the parent's state
-    done, again = 0, []
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(_grade_job, job): i for i, job in enumerate(work)}
-        for future in as_completed(futures):
-            i = futures[future]
-            try:
-                results[i] = future.result()
-            except BrokenProcessPool:   # (a worker died: every job not finished fails with it)
-                again.append(i)
-                continue
-            except Exception as exc:  # noqa: BLE001
-                results[i] = _not_graded(work[i], exc)
+    done = 0
+
+    def run(indices, workers):
+        """Grade ``indices`` in a fresh pool; returns those a dying worker took down with it (every job not
+        finished when a worker dies fails, the ones not yet started too)."""
+        nonlocal done
+        broken = []
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            futures = {pool.submit(_grade_job, work[i]): i for i in indices}
+            for future in as_completed(futures):
+                i = futures[future]
+                try:
+                    results[i] = future.result()
+                except BrokenProcessPool:
+                    broken.append(i)
+                    continue
+                except Exception as exc:  # noqa: BLE001
+                    results[i] = _not_graded(work[i], exc)
+                done += 1
+                if progress:
+                    progress(done, len(work), results[i])
+        return sorted(broken)
+
+    again = run(range(len(work)), jobs)
+    if again:   # once more in a fresh pool of the same size (the one that killed its worker among them)
+        again = run(again, jobs)
+    for i in again:   # then each alone in a process of its own: only a job that kills its worker fails
+        if run([i], 1):
+            results[i] = _not_graded(work[i], "its process ended while grading it, twice")
             done += 1
             if progress:
                 progress(done, len(work), results[i])
-    for i in sorted(again):   # each again, alone in a fresh process: only a job that kills its worker fails
-        with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-            try:
-                results[i] = pool.submit(_grade_job, work[i]).result()
-            except Exception as exc:  # noqa: BLE001
-                results[i] = _not_graded(work[i], exc)
-        done += 1
-        if progress:
-            progress(done, len(work), results[i])
     return results, seed
 
 

@@ -791,11 +791,16 @@ def _adaptive_mean(x, m, dim):
     n = x.shape[dim]
     if x.dtype == numpy.float16:   # (summed in float32, rounded once, as PyTorch)
         return _adaptive_mean(x.to(numpy.float32), m, dim).to(numpy.float16)
-    if n == 0 or m == 0:   # (nothing to average: an (m, n) product gives the empty or zero result)
-        a = Tensor._make(backend.asarray(numpy.zeros((m, n)), x.device, x.dtype), False, None, x.device)
+    if n == 0 or m == 0 or bool(backend.xp_of(x._data).isfinite(x._data).all()):
+        # one product with an (m, n) matrix of window weights (fast), where every value is finite
+        weights = numpy.zeros((m, n))
+        for i in range(m):
+            start, stop = (i * n) // m, -(-((i + 1) * n) // m)
+            weights[i, start:stop] = 1.0 / (stop - start)
+        a = Tensor._make(backend.asarray(weights, x.device, x.dtype), False, None, x.device)
         return a @ x if dim == -2 else x @ S.transpose(a, 0, 1)
-    # each window gathered and summed, not a product with a matrix of weights: there a NaN or an inf anywhere in
-    # the dim spread to every window (0 * inf is NaN), where PyTorch's windows only see their own elements
+    # else each window gathered and summed: in the product a NaN or an inf anywhere in the dim would spread to
+    # every window (0 * inf is NaN), where PyTorch's windows only see their own elements
     positions = _adaptive_positions(n, m)                              # (m, k), short windows padded
     starts, stops = numpy.arange(m) * n // m, -(-(numpy.arange(m) + 1) * n // m)
     inside = starts[:, None] + numpy.arange(positions.shape[1]) < stops[:, None]   # (m, k): not padding
