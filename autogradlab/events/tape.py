@@ -339,12 +339,12 @@ class Tape:
                 self._values[key] = val(held)
         self._pending_bytes = 0
 
-    def tensor_reshaped(self, t, view):
-        """``t`` took the shape of ``view`` in place (``unsqueeze_``, ``t_``, ...): from here on the tape sees it
-        as that view op's output (or, if the op was not recorded, as a tensor of its own), value and all."""
+    def tensor_became(self, t, result):
+        """An in-place op made ``t`` its ``result`` (``add_``'s sum, ``unsqueeze_``'s view): from here on the tape
+        sees ``t`` as that op's output (or, if the op was not recorded, as a tensor of its own), value and all."""
         self.tensor_replaced(t)
-        if view._id in self._tensor_ids:
-            self._tensor_ids[t._id] = self._tensor_ids[view._id]
+        if result._id in self._tensor_ids:
+            self._tensor_ids[t._id] = self._tensor_ids[result._id]
 
     def tensor_aliased(self, alias, t):
         """``alias`` stands for ``t`` as it is now (an in-place op records on a snapshot of ``t``'s old value): it
@@ -459,10 +459,7 @@ class Tape:
         if moving is not None and moving.array is grad._data and moving.value is None:
             moving.array = self._keep(grad._data)
             self._added_into[id(grad._data)] = (grad._data, moving)
-        held = self._hold(grad)
-        if type(held) is _Pending and held.value is None and held.array is grad._data:
-            held.array = self._keep(grad._data)
-        return _Held(held)
+        return _Held(self._hold(grad))
 
     def source_line(self):
         """The user's line that is running: the first frame outside the autogradlab package (a

@@ -77,78 +77,61 @@ def encode(value, depth=0):
     return {"__object__": type(value).__name__}
 
 
-def decode(data, namespace=None):
-    """JSON data -> values: arrays, tensors (autogradlab), functions (evaluated in ``namespace``)."""
-    ag = _ag()
-    if isinstance(data, list):
-        return [decode(v, namespace) for v in data]
-    if not isinstance(data, dict):
-        return data
-    if "__array__" in data:
-        return numpy.array(data["__array__"], dtype=data["dtype"])
-    if "__tensor__" in data:
-        arr = decode(data["__tensor__"])
-        t = ag.tensor(arr, dtype=str(arr.dtype), requires_grad=bool(data.get("requires_grad")),
-                      name=data.get("name") or None)
-        if data.get("grad") is not None:
-            t.grad = ag.tensor(decode(data["grad"]), dtype=str(arr.dtype))
-        return t
-    if "__fn__" in data:
-        env = {"np": numpy, "numpy": numpy, "math": math, "ag": ag}
-        env.update({k: decode(v) for k, v in data.get("env", {}).items()})
-        return eval(data["__fn__"], env)  # noqa: S307  (the grader's own code, as text)
-    if "__seq__" in data:
-        items = [decode(v, namespace) for v in data["__seq__"]]
-        return tuple(items) if data.get("tuple") else items
-    if "__dict__" in data:
-        return {_hashable(decode(k, namespace)): decode(v, namespace) for k, v in data["__dict__"]}
-    if "__node__" in data or "__object__" in data:
-        return data
-    return {k: decode(v, namespace) for k, v in data.items()}
+def decode(data, namespace=None, *, answer=False, depth=0):
+    """JSON data -> values: arrays, tensors (autogradlab), functions (evaluated in ``namespace``).
 
-
-def decode_answer(data, depth=0):
-    """The grader's decoding of what the student's kernel sent back: data only (numbers, strings, arrays of
-    numbers, tensors, sequences, dicts, node labels, type names). It never evaluates anything: the kernel
-    runs the student's code, which may forge the answer line, so a ``__fn__`` (code the grader would run)
-    or an array of objects is refused with ValueError, as a malformed answer, not decoded."""
+    ``answer=True`` is the grader reading what the student's kernel sent back: data only (numbers, strings,
+    arrays of numbers, tensors, sequences, dicts, node labels, type names). It never evaluates anything: the
+    kernel runs the student's code, which may forge the answer line, so a ``__fn__`` (code the grader would
+    run), an array of objects or anything else is refused with ValueError, as a malformed answer."""
     if depth > 32:
         raise ValueError("the answer is nested too deeply")
+
+    def inner(value):
+        return decode(value, namespace, answer=answer, depth=depth + 1)
     if isinstance(data, list):
-        return [decode_answer(v, depth + 1) for v in data]
+        return [inner(v) for v in data]
     if not isinstance(data, dict):
-        if data is not None and not isinstance(data, (bool, int, float, str)):
+        if answer and data is not None and not isinstance(data, (bool, int, float, str)):
             raise ValueError(f"the answer holds a {type(data).__name__}")
         return data
-    if "__fn__" in data:
-        raise ValueError("the answer holds code (a function), which the grader never runs")
     if "__array__" in data:
         dtype = numpy.dtype(str(data.get("dtype")))
-        if dtype.kind not in "biuf":
+        if answer and dtype.kind not in "biuf":
             raise ValueError(f"the answer holds an array of {dtype}, not of numbers")
         return numpy.array(data["__array__"], dtype=dtype)
     if "__tensor__" in data:
         ag = _ag()
-        arr = decode_answer(data["__tensor__"], depth + 1)
+        arr = inner(data["__tensor__"])
         if not isinstance(arr, numpy.ndarray):
             raise ValueError("the answer holds a tensor without an array of numbers")
         t = ag.tensor(arr, dtype=str(arr.dtype), requires_grad=bool(data.get("requires_grad")) and
                       arr.dtype.kind == "f", name=str(data.get("name") or "") or None)
-        grad = data.get("grad")
-        if grad is not None:
-            g = decode_answer(grad, depth + 1)
-            if not isinstance(g, numpy.ndarray) or g.shape != arr.shape:
+        if data.get("grad") is not None:
+            grad = inner(data["grad"])
+            if not isinstance(grad, numpy.ndarray) or grad.shape != arr.shape:
                 raise ValueError("the answer holds a tensor whose .grad is not an array of its shape")
-            t.grad = ag.tensor(g, dtype=str(arr.dtype))
+            t.grad = ag.tensor(grad, dtype=str(arr.dtype))
         return t
+    if "__fn__" in data:
+        if answer:
+            raise ValueError("the answer holds code (a function), which the grader never runs")
+        env = {"np": numpy, "numpy": numpy, "math": math, "ag": _ag()}
+        env.update({k: inner(v) for k, v in data.get("env", {}).items()})
+        return eval(data["__fn__"], env)  # noqa: S307  (the grader's own code, as text)
     if "__seq__" in data:
-        items = [decode_answer(v, depth + 1) for v in data["__seq__"]]
+        items = [inner(v) for v in data["__seq__"]]
         return tuple(items) if data.get("tuple") else items
     if "__dict__" in data:
-        return {_hashable(decode_answer(k, depth + 1)): decode_answer(v, depth + 1) for k, v in data["__dict__"]}
+        return {_hashable(inner(k)): inner(v) for k, v in data["__dict__"]}
     if "__node__" in data or "__object__" in data:
-        return {k: str(v) for k, v in data.items()}
-    return {str(k): decode_answer(v, depth + 1) for k, v in data.items()}
+        return {k: str(v) for k, v in data.items()} if answer else data
+    return {str(k) if answer else k: inner(v) for k, v in data.items()}
+
+
+def decode_answer(data):
+    """:func:`decode` of what the student's kernel sent back (``answer=True``: data only, never code)."""
+    return decode(data, answer=True)
 
 
 def _hashable(key):

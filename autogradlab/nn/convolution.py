@@ -794,15 +794,14 @@ def _adaptive_mean(x, m, dim):
     if n == 0 or m == 0 or bool(backend.xp_of(x._data).isfinite(x._data).all()):
         # one product with an (m, n) matrix of window weights (fast), where every value is finite
         weights = numpy.zeros((m, n))
-        for i in range(m):
-            start, stop = (i * n) // m, -(-((i + 1) * n) // m)
+        for i, (start, stop) in enumerate(zip(*_adaptive_bounds(n, m))):
             weights[i, start:stop] = 1.0 / (stop - start)
         a = Tensor._make(backend.asarray(weights, x.device, x.dtype), False, None, x.device)
         return a @ x if dim == -2 else x @ S.transpose(a, 0, 1)
     # else each window gathered and summed: in the product a NaN or an inf anywhere in the dim would spread to
     # every window (0 * inf is NaN), where PyTorch's windows only see their own elements
     positions = _adaptive_positions(n, m)                              # (m, k), short windows padded
-    starts, stops = numpy.arange(m) * n // m, -(-(numpy.arange(m) + 1) * n // m)
+    starts, stops = _adaptive_bounds(n, m)
     inside = starts[:, None] + numpy.arange(positions.shape[1]) < stops[:, None]   # (m, k): not padding
     index = (Ellipsis, positions) if dim == -1 else (Ellipsis, positions, slice(None))
     windows = S.getitem(x, index)                                      # (..., m, k) or (..., m, k, w)
@@ -916,11 +915,17 @@ def _adaptive_max(input, oh, ow, return_indices, name):
     return out, S.squeeze(where, -1)
 
 
+def _adaptive_bounds(n, m):
+    """(starts, stops) of the m windows of an adaptive pool over n elements: window i is floor(i*n/m) ..
+    ceil((i+1)*n/m) - 1."""
+    i = numpy.arange(m)
+    return i * n // m, -(-(i + 1) * n // m)
+
+
 def _adaptive_positions(n, m):
-    """(m, k) positions: window i is floor(i*n/m) .. ceil((i+1)*n/m) - 1, padded to the longest (k) by repeating
-    its last element."""
-    starts = numpy.arange(m) * n // m
-    stops = -(-(numpy.arange(m) + 1) * n // m)
+    """(m, k) positions: the windows of :func:`_adaptive_bounds`, padded to the longest (k) by repeating each
+    one's last element."""
+    starts, stops = _adaptive_bounds(n, m)
     k = int((stops - starts).max()) if m else 1
     return numpy.minimum(starts[:, None] + numpy.arange(k), stops[:, None] - 1)
 

@@ -57,15 +57,20 @@ def _check_alpha(input, other, alpha, what="alpha"):
                            f"{what}={alpha}): convert the tensors to a complex dtype first")
 
 
+def _in_result_dtype(operands, *tensors):
+    """``tensors`` cast to the result dtype of all ``operands`` (each a Tensor), as PyTorch computes its scaled
+    and fused ops: promoted first, then multiplied (an int16 minus a uint8 times -1 must not wrap around in
+    uint8; two float16 factors beside float32 multiply in float32, not in float16 where 300 * 300 is inf)."""
+    common = E.result_type(*operands)
+    return tuple(t if t.dtype == common else E.to_dtype(t, common) for t in tensors)
+
+
 def _scaled_in_result_dtype(input, other, alpha):
-    """``alpha * other`` in the dtype ``input + other`` has, as PyTorch scales it (an int16 minus a uint8 times
-    -1 must not wrap around in uint8; a float16 times 2 beside float32 must not overflow in float16)."""
+    """``alpha * other`` in the dtype ``input + other`` has."""
     if E._is_bool(input) and E._is_bool(other):   # (a bool result: the factor as a bool, so True + True is True)
         alpha = bool(alpha)
     if alpha != 1 and isinstance(input, Tensor) and isinstance(other, Tensor):
-        common = E.result_type(input, other)
-        if other.dtype != common:
-            other = E.to_dtype(other, common)
+        other, = _in_result_dtype((input, other), other)
     return _scaled(other, alpha)
 
 
@@ -118,11 +123,10 @@ def _as_integer_if(tensors, value):
 
 
 def _in_common_dtype(input, tensor1, tensor2):
-    """``tensor1`` and ``tensor2`` cast to the dtype of all three, as PyTorch computes ``addcmul``/``addcdiv``
-    (two float16 factors beside a float32 input multiply in float32, not in float16 where 300 * 300 is inf)."""
-    if isinstance(input, Tensor) and isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor):
-        common = E.result_type(input, tensor1, tensor2)
-        return tuple(t if t.dtype == common else E.to_dtype(t, common) for t in (tensor1, tensor2))
+    """``addcmul``/``addcdiv``'s factors in the dtype of all three operands (see :func:`_in_result_dtype`)."""
+    operands = (input, tensor1, tensor2)
+    if all(isinstance(t, Tensor) for t in operands):
+        return _in_result_dtype(operands, tensor1, tensor2)
     return tensor1, tensor2
 
 

@@ -60,7 +60,7 @@ def reshape_in_place(self, opname, view):
     else:                      # (a view of a view: the root base is unchanged, its steps go on)
         self._view = out._view
     if state.tape is not None:     # (a trace sees it as the view op's output from here on)
-        state.tape.tensor_reshaped(self, out)
+        state.tape.tensor_became(self, out)
     return self
 
 
@@ -140,7 +140,7 @@ def inplace(self: Tensor, opname: str, fn, *args):
         if previous is not None and previous._out_ref is not None and previous._out_ref() is self:
             previous._out_ref = weakref.ref(old)   # (its output, the old value, lives on in the snapshot only)
         if state.tape is not None:   # (a trace sees self as the op's output from here on, value and all)
-            state.tape.tensor_reshaped(self, result)
+            state.tape.tensor_became(self, result)
     return self
 
 
