@@ -53,6 +53,8 @@ apt_install() {  # apt_install PKG... (root only)
         APT_UPDATED=1
     fi
     apt-get install -y -qq --no-install-recommends "$@"
+    # .ci/run sets this: a fresh machine never reuses the downloaded .deb files, so give their disk back
+    if is_set "${AUTOGRADLAB_APT_CLEAN:-}"; then apt-get clean; fi
 }
 
 have_deb() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
