@@ -10,6 +10,7 @@ through a sample, write it as ``mean + std * randn_like(std)`` (the reparameteri
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy
@@ -99,9 +100,21 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
         start, end = int(start), int(end)
     exponents = _even_steps(float(start), float(end), steps, numpy.float64, fused=False)   # (float64: torch's
     # values to the last bit; float32 within a rounding: torch computes its exponents in float32)
-    with numpy.errstate(all="ignore"):   # (a negative base to a fractional power: nan, as in PyTorch)
-        values = numpy.power(float(base), exponents)
+    # one C pow per element, as PyTorch's kernel does: NumPy's power takes a vector path on CPUs with AVX-512,
+    # which may round the last bit the other way (10**2.5), so the values would change with the machine
+    values = numpy.array([_pow(float(base), e) for e in exponents.tolist()], dtype=numpy.float64)
     return _finish(numpy.trunc(values) if dtype.kind in "iu" else values, dtype, device, requires_grad)
+
+
+def _pow(base, exponent):
+    """``base ** exponent`` by the C library's pow, with PyTorch's nan and inf where Python's raises."""
+    odd = exponent.is_integer() and exponent % 2 == 1
+    try:
+        return math.pow(base, exponent)
+    except ValueError:       # (zero to a negative power: inf; a negative base to a fractional power: nan)
+        return math.copysign(math.inf, base) if base == 0 and odd else math.inf if base == 0 else math.nan
+    except OverflowError:
+        return -math.inf if base < 0 and odd else math.inf
 
 
 # -- draws with tensor parameters ------------------------------------------------------------------
