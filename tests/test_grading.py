@@ -187,6 +187,105 @@ def test_a_students_engine_is_graded_step_by_step():
     assert status == WRONG and "step" in detail and ("sum of their" in detail or "add up" in detail), detail
 
 
+def _leaves(root):
+    """{name: leaf tensor} of the graph under ``root`` (a student's walk of next_functions)."""
+    leaves, stack, seen = {}, [root.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if node.name() == "AccumulateGrad":
+            leaves[node.variable.name] = node.variable
+        stack.extend(child for child, _ in node.next_functions)
+    return leaves
+
+
+def _mini_backward_by_the_library(root):
+    root.backward()
+    return {name: leaf.grad.data for name, leaf in _leaves(root).items()}
+
+
+def _mini_backward_by_finite_differences(root):
+    """Right gradients without a single node.apply: central differences on the leaves' values."""
+    import autogradlab as ag
+    leaves, out = _leaves(root), {}
+    for name, leaf in leaves.items():
+        grad = np.zeros(leaf.shape)
+        for i in np.ndindex(leaf.shape):
+            values = []
+            for h in (1e-6, -1e-6):
+                with ag.no_grad():
+                    leaf._data[i] += h
+                    spec_out = _replay(root)
+                    leaf._data[i] -= h
+                values.append(spec_out)
+            grad[i] = (values[0] - values[1]) / 2e-6
+        out[name] = grad
+    return out
+
+
+def _replay(root):
+    """The root's value recomputed from its graph's current leaf values (the probes' op names)."""
+    memo = {}
+
+    def value(node):
+        if node in memo:
+            return memo[node]
+        if node.name() == "AccumulateGrad":
+            v = node.variable._data
+        else:
+            kids = [value(child) for child, _ in node.next_functions if child is not None]
+            op = node.name().removesuffix("0")
+            v = {"SinBackward": np.sin, "ExpBackward": np.exp, "TanhBackward": np.tanh,
+                 "SumBackward": np.sum, "AddBackward": lambda a, b=None: a + (a if b is None else b),
+                 "MulBackward": lambda a, b=None: a * (a if b is None else b)}[op](*kids)
+        memo[node] = v
+        return v
+    return float(value(root.grad_fn))
+
+
+def test_a_students_engine_may_not_call_the_librarys_backward_nor_skip_node_apply():
+    status, detail = _judge("check_mini_backward", "mb", _mini_backward_by_the_library)
+    assert status == WRONG and "ran autogradlab's own backward" in detail, detail
+    status, detail = _judge("check_mini_backward", "mb", _mini_backward_by_finite_differences)
+    assert status == WRONG and "never called node.apply" in detail, detail
+
+
+class _ExpNotAFunction:
+    @staticmethod
+    def apply(x):
+        return x.exp()
+
+
+def _exp_function_class(override_apply=False):
+    import autogradlab as ag
+
+    class ExpFn(ag.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y
+
+    if override_apply:
+        ExpFn.apply = staticmethod(lambda x: x.exp())
+    return ExpFn
+
+
+def test_6_1_needs_a_function_of_ones_own_not_the_librarys_exp():
+    assert _judge("check_exp_function", "ExpFn", _exp_function_class())[0] == CORRECT
+    status, detail = _judge("check_exp_function", "ExpFn", _ExpNotAFunction)
+    assert status == WRONG and "not a subclass of autograd.Function" in detail, detail
+    status, detail = _judge("check_exp_function", "ExpFn", _exp_function_class(override_apply=True))
+    assert status == WRONG and "not ExpFnBackward" in detail, detail
+
+
 def test_a_stale_gradient_and_missing_scaling_are_explained():
     def keeps_old(w, X, y, k):
         n = X.shape[0]

@@ -24,6 +24,8 @@ import traceback
 
 import numpy
 
+from .probes import run_student_engine
+
 __all__ = ["RESULTS", "summary", "reveal", "compare",
            "check_central_difference", "check_numerical_grad", "check_mul_vjp", "check_manual_backward",
            "check_topo_sort", "check_mini_backward", "check_grad_by_microbatches", "check_round_ste",
@@ -437,7 +439,17 @@ def check_mini_backward(mini_backward):
                 leaves[var.name] = var
         names = sorted(leaves)
         expected = ag.autograd.grad(root_tensor, [leaves[k] for k in names], retain_graph=True)
-        got = _call("mini_backward", mini_backward, root_tensor)
+        got, steps, passes = _call("mini_backward", run_student_engine, mini_backward, root_tensor)
+        if passes:
+            raise _Wrong(f"{case}: mini_backward ran autogradlab's own backward ({passes} pass(es) of backward() "
+                         f"or autograd.grad); the exercise is to write that loop yourself, calling node.apply(g) "
+                         f"on each node in topological order")
+        applied = {node for node, _ in steps}
+        skipped = sorted((n for n in _reachable(root_tensor.grad_fn)
+                          if getattr(n, "variable", None) is None and n not in applied), key=_node_label)
+        if skipped:
+            raise _Wrong(f"{case}: your engine never called node.apply on {_node_label(skipped[0])}; each node's "
+                         f"gradient comes from node.apply(g), in topological order")
         if not isinstance(got, dict):
             raise _Wrong(f"{case}: mini_backward should return a dict {{leaf name: gradient}}, got "
                          f"{type(got).__name__}")
@@ -520,6 +532,12 @@ def check_exp_function(ExpFn):
         raise _Wrong(f"ExpFn.apply should return a Tensor, got {type(y).__name__}")
     compare("the forward value", y, numpy.exp(x._data))
     node = y.grad_fn
+    if not (isinstance(ExpFn, type) and issubclass(ExpFn, ag.autograd.Function)):
+        raise _Wrong("ExpFn is not a subclass of autograd.Function; write class ExpFn(ag.autograd.Function) "
+                     "with a forward and a backward of your own")
+    if getattr(node, "_fn_class", None) is not ExpFn:
+        raise _Wrong(f"the result's grad_fn is {node.name() if node is not None else None}, not ExpFnBackward: "
+                     f"ExpFn.apply must run your forward, so that your backward runs in the backward pass")
     saved = node._saved or {}
     if len(saved) != 1:
         raise _Wrong(f"ExpFn saved {len(saved)} tensors; exp needs exactly one (its output, since "

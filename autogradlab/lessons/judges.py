@@ -432,9 +432,13 @@ def judge_topo_sort(probe, target, rng):
 def check_engine_steps(probe, target, spec, case, rng):
     """Judge the student's ``mini_backward`` on ``spec``: each step (a ``node.apply(g)`` call) against the
     reference engine's event log, then the leaf gradients against the engine and finite differences."""
-    children, _, grads = _reference_run(spec)
+    children, order, grads = _reference_run(spec)
     consumers = _consumers(children)
     answer = probe.harness("mini_backward", target, spec)
+    if answer.get("engine_passes"):
+        raise _Wrong(f"{case}: {target} ran autogradlab's own backward ({answer['engine_passes']} pass(es) of "
+                     f"backward() or autograd.grad); the exercise is to write that loop yourself, calling "
+                     f"node.apply(g) on each node in topological order")
     done = set()
     for i, step in enumerate(answer.get("steps") or []):
         label = step.get("node")
@@ -454,6 +458,11 @@ def check_engine_steps(probe, target, spec, case, rng):
                 more = (f"; it has {fan_in} consumers, so it should receive the sum of their {fan_in} "
                         f"contributions") if fan_in > 1 else ""
                 raise _Wrong(f"{case}: step {i} differs from the reference engine: {exc}{more}") from None
+    skipped = [label for label in order if not label.startswith("AccumulateGrad(") and label not in done]
+    if skipped:
+        raise _Wrong(f"{case}: your engine never called node.apply on {skipped[0]} ({len(skipped)} of the "
+                     f"{len(skipped) + len(done)} nodes it should run were never run); each node's gradient "
+                     f"comes from node.apply(g)")
     result = decode(answer.get("result"))
     if not isinstance(result, dict):
         raise _Wrong(f"{case}: {target} should return a dict {{leaf name: gradient}}, got {_kind(result)}")
@@ -581,6 +590,7 @@ def judge_exp_function(probe, target, rng):
     if not isinstance(y, ag.Tensor):
         raise _Wrong(f"{target}.apply should return a Tensor, got {_kind(y)}")
     compare("the forward value", y, numpy.exp(x0))
+    _check_own_node(target, answer)
     saved = [decode(s) for s in answer.get("saved", [])]
     if len(saved) != 1:
         raise _Wrong(f"{target} saved {len(saved)} tensors; exp needs exactly one (its output)")
@@ -593,6 +603,18 @@ def judge_exp_function(probe, target, rng):
     compare("the gradient of x", gx, expected, atol=1e-8, rtol=1e-7)
     _check_fd(f"x of shape {shape}", "your backward", [gx], lambda t: float((g * numpy.exp(t)).sum()), [x0], rng)
     return "forward, backward (against the engine and finite differences) and what is saved are right"
+
+
+def _check_own_node(target, answer):
+    """6.1 is about writing a Function: its result must hang from the Function's own node, not from a library
+    op's (``apply`` that just calls ``x.exp()``)."""
+    if not answer.get("is_function"):
+        raise _Wrong(f"{target} is not a subclass of autograd.Function; write class {target}(ag.autograd.Function) "
+                     f"with a forward and a backward of your own")
+    if "node" in answer and not answer.get("own_node"):
+        raise _Wrong(f"the result's grad_fn is {answer['node']}, autogradlab's own node, not {target}Backward: "
+                     f"{target}.forward's result must come from {target}.apply, so that {target}.backward runs "
+                     f"in the backward pass")
 
 
 # ---------------------------------------------------------------------------------------

@@ -184,24 +184,32 @@ def _harness_topo_sort(fn, spec):
     return {"order": encode(list(order) if isinstance(order, (list, tuple)) else order)}
 
 
-def _harness_mini_backward(fn, spec):
-    """Run the student's engine; record every ``node.apply(g)`` call it makes (its steps)."""
+def run_student_engine(fn, root):
+    """Run a student's ``mini_backward(root)``: its result, every ``node.apply(g)`` call it makes (its steps,
+    as (node, g) pairs), and how many passes of autogradlab's own engine it started (``backward`` or
+    ``autograd.grad``: a shortcut the exercise rules out)."""
     ag = _ag()
     from autogradlab.graph import Node
-    root, _ = build_graph(spec)
     steps, original = [], Node.apply
 
     def recording_apply(node, grad):
-        steps.append({"node": node_label(node), "grad": encode(grad)})
+        steps.append((node, grad))
         return original(node, grad)
 
     Node.apply = recording_apply
     try:
-        result = fn(root)
+        with ag.trace() as tape:
+            result = fn(root)
     finally:
         Node.apply = original
-    del ag
-    return {"result": encode(result), "steps": steps}
+    return result, steps, len(tape.of_kind("BackwardStarted"))
+
+
+def _harness_mini_backward(fn, spec):
+    root, _ = build_graph(spec)
+    result, steps, passes = run_student_engine(fn, root)
+    return {"result": encode(result), "engine_passes": passes,
+            "steps": [{"node": node_label(node), "grad": encode(grad)} for node, grad in steps]}
 
 
 def _harness_grad_by_microbatches(fn, w, X, y, k):
@@ -228,10 +236,13 @@ def _harness_round_ste(fn, x, weights):
 
 def _harness_exp_function(fn, x, g):
     ag = _ag()
+    from autogradlab.function import Function
     y = fn.apply(x)
-    out = {"y": encode(y)}
+    out = {"y": encode(y), "is_function": isinstance(fn, type) and issubclass(fn, Function)}
     if not isinstance(y, ag.Tensor) or y.grad_fn is None:
         return out
+    out["node"] = y.grad_fn.name()
+    out["own_node"] = getattr(y.grad_fn, "_fn_class", None) is fn
     saved = y.grad_fn._saved or {}
     kinds = []
     for s in saved.values():
