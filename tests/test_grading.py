@@ -252,6 +252,38 @@ def test_a_students_engine_may_not_call_the_librarys_backward_nor_skip_node_appl
     assert status == WRONG and "never called node.apply" in detail, detail
 
 
+def _vjps_by_the_library():
+    """The four exercises done by hand, each answered with autogradlab's own backward instead."""
+    import autogradlab as ag
+
+    def mul_vjp(a, b, g):
+        A, B = (ag.tensor(np.asarray(v, dtype=float), requires_grad=True) for v in (a, b))
+        return tuple(t.numpy() for t in ag.autograd.grad(A * B, (A, B), ag.tensor(np.asarray(g, dtype=float))))
+
+    def manual_backward(x, w, b):
+        X, W, B = (ag.tensor(float(v), dtype=ag.float64, requires_grad=True) for v in (x, w, b))
+        ((W * X).sin() + B).pow(2).backward()
+        return X.grad.item(), W.grad.item(), B.grad.item()
+
+    def unbroadcast(g, shape):
+        x = ag.zeros(tuple(shape), dtype=ag.float64, requires_grad=True)
+        (x + ag.zeros(g.shape, dtype=ag.float64)).backward(ag.tensor(g))
+        return x.grad.numpy()
+
+    def matmul_vjp(A, B, G):
+        a, b = ag.tensor(A, requires_grad=True), ag.tensor(B, requires_grad=True)
+        (a @ b).backward(ag.tensor(G))
+        return a.grad.numpy(), b.grad.numpy()
+    return {"check_mul_vjp": mul_vjp, "check_manual_backward": manual_backward, "check_unbroadcast": unbroadcast,
+            "check_matmul_vjp": matmul_vjp}
+
+
+@pytest.mark.parametrize("check", ["check_mul_vjp", "check_manual_backward", "check_unbroadcast", "check_matmul_vjp"])
+def test_the_exercises_done_by_hand_refuse_the_librarys_backward(check):
+    status, detail = _judge(check, "f", _vjps_by_the_library()[check])
+    assert status == WRONG and "ran autogradlab's own backward" in detail, detail
+
+
 class _ExpNotAFunction:
     @staticmethod
     def apply(x):

@@ -390,6 +390,21 @@ def test_a_mini_backward_that_runs_the_librarys_backward_or_skips_node_apply_is_
     assert status == "not right yet" and "never called node.apply on" in detail, detail
 
 
+def test_the_exercises_done_by_hand_refuse_the_librarys_backward():
+    def mul_vjp(a, b, g):
+        A, B = (ag.tensor(np.asarray(v, dtype=float), requires_grad=True) for v in (a, b))
+        return tuple(t.numpy() for t in ag.autograd.grad(A * B, (A, B), ag.tensor(np.asarray(g, dtype=float))))
+
+    def matmul_vjp(A, B, G):
+        a, b = ag.tensor(A, requires_grad=True), ag.tensor(B, requires_grad=True)
+        (a @ b).backward(ag.tensor(G))
+        return a.grad.numpy(), b.grad.numpy()
+    for check, answer in [(checks.check_mul_vjp, mul_vjp), (checks.check_matmul_vjp, matmul_vjp)]:
+        status, detail = _run(check, answer)
+        assert status == "not right yet" and "ran autogradlab's own backward" in detail, detail
+    assert _run(checks.check_mul_vjp, lambda a, b, g: (g * b, g * a))[0] == "correct"
+
+
 def test_exp_fn_must_be_a_function_with_its_own_node():
     class NotAFunction:
         @staticmethod

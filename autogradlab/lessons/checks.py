@@ -24,7 +24,7 @@ import traceback
 
 import numpy
 
-from .probes import run_student_engine
+from .probes import count_engine_passes, run_student_engine
 
 __all__ = ["RESULTS", "summary", "reveal", "compare",
            "check_central_difference", "check_numerical_grad", "check_mul_vjp", "check_manual_backward",
@@ -110,6 +110,20 @@ def _where(exc):
             code = (frame.line or "").strip()
             return f" (in {frame.name}, line {frame.lineno}: {code})" if code else ""
     return ""
+
+
+def by_hand_message(target, passes):
+    """What an exercise done by hand says to an answer that ran the engine (the checks' and the grader's)."""
+    return (f"{target} ran autogradlab's own backward ({passes} pass(es) of backward() or autograd.grad); this "
+            f"exercise asks for the gradient worked out by hand, with NumPy or math only")
+
+
+def _by_hand(label, fn, *args):
+    """``_call`` for an exercise done by hand: the student's code may start no pass of autogradlab's engine."""
+    got, passes = _call(label, count_engine_passes, fn, *args)
+    if passes:
+        raise _Wrong(by_hand_message(label, passes))
+    return got
 
 
 def _call(label, fn, *args, **kwargs):
@@ -307,7 +321,7 @@ def check_mul_vjp(mul_vjp):
              ("a=2, b=3, g=0.5", numpy.array(2.0), numpy.array(3.0), numpy.array(0.5)),
              ("a, b, g of shape (2, 3)", rng.normal(size=(2, 3)), rng.normal(size=(2, 3)), rng.normal(size=(2, 3)))]
     for case, a, b, g in cases:
-        got = _call("mul_vjp", mul_vjp, a, b, g)
+        got = _by_hand("mul_vjp", mul_vjp, a, b, g)
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             raise _Wrong(f"{case}: mul_vjp should return two gradients (grad_a, grad_b), got "
                          f"{type(got).__name__}")
@@ -325,7 +339,7 @@ def check_mul_vjp(mul_vjp):
 def check_manual_backward(manual_backward):
     for x, w, b in [(0.5, -1.5, 0.25), (2.0, 0.3, -1.0)]:
         case = f"x={x}, w={w}, b={b}"
-        got = _call("manual_backward", manual_backward, x, w, b)
+        got = _by_hand("manual_backward", manual_backward, x, w, b)
         if not isinstance(got, (tuple, list)) or len(got) != 3:
             raise _Wrong(f"{case}: manual_backward should return (dL_dx, dL_dw, dL_db)")
         u = w * x
@@ -570,7 +584,7 @@ def check_unbroadcast(unbroadcast):
         g = rng.normal(size=big)
         case = f"g of shape {big} -> shape {small}"
         before = g.copy()
-        got = _call("unbroadcast", unbroadcast, g, small)
+        got = _by_hand("unbroadcast", unbroadcast, g, small)
         if not numpy.array_equal(g, before):
             raise _Wrong(f"{case}: unbroadcast modified g in place; return a new array")
         expected = g
@@ -589,7 +603,7 @@ def check_matmul_vjp(matmul_vjp):
     for n, k, m in [(2, 3, 4), (1, 5, 1), (3, 3, 3)]:
         A, B, G = rng.normal(size=(n, k)), rng.normal(size=(k, m)), rng.normal(size=(n, m))
         case = f"A {A.shape} @ B {B.shape}"
-        got = _call("matmul_vjp", matmul_vjp, A, B, G)
+        got = _by_hand("matmul_vjp", matmul_vjp, A, B, G)
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             raise _Wrong(f"{case}: matmul_vjp should return (grad_A, grad_B)")
         gA, gB = got

@@ -184,11 +184,17 @@ def _harness_topo_sort(fn, spec):
     return {"order": encode(list(order) if isinstance(order, (list, tuple)) else order)}
 
 
+def count_engine_passes(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` and how many passes of autogradlab's own engine it started (``backward`` or
+    ``autograd.grad``): the shortcut that exercises done by hand rule out."""
+    with _ag().trace() as tape:
+        result = fn(*args, **kwargs)
+    return result, len(tape.of_kind("BackwardStarted"))
+
+
 def run_student_engine(fn, root):
     """Run a student's ``mini_backward(root)``: its result, every ``node.apply(g)`` call it makes (its steps,
-    as (node, g) pairs), and how many passes of autogradlab's own engine it started (``backward`` or
-    ``autograd.grad``: a shortcut the exercise rules out)."""
-    ag = _ag()
+    as (node, g) pairs), and how many passes of autogradlab's own engine it started."""
     from autogradlab.graph import Node
     steps, original = [], Node.apply
 
@@ -198,11 +204,10 @@ def run_student_engine(fn, root):
 
     Node.apply = recording_apply
     try:
-        with ag.trace() as tape:
-            result = fn(root)
+        result, passes = count_engine_passes(fn, root)
     finally:
         Node.apply = original
-    return result, steps, len(tape.of_kind("BackwardStarted"))
+    return result, steps, passes
 
 
 def _harness_mini_backward(fn, spec):
@@ -336,8 +341,8 @@ def serve(request_text, namespace):
         kwargs = {k: decode(v) for k, v in request.get("kwargs", {}).items()}
         try:
             if request["op"] == "call":
-                result = fn(*args, **kwargs)
-                answer = {"result": encode(result), "args_after": [encode(a) for a in args]}
+                result, passes = count_engine_passes(fn, *args, **kwargs)
+                answer = {"result": encode(result), "args_after": [encode(a) for a in args], "engine_passes": passes}
             else:
                 answer = {"result": HARNESSES[request["name"]](fn, *args, **kwargs)}
         except BaseException as exc:  # noqa: BLE001  (SystemExit and KeyboardInterrupt too)
