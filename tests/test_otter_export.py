@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -60,7 +61,13 @@ def test_the_master_notebook_uses_otters_markers(exported):
     assert "### BEGIN" not in "\n".join(code)
     tests = [s for s in code if "judge" in s]
     assert sum("hidden: true" in s for s in tests) == 3      # fresh-input judge for 2.1 and 2.2, and 2.1h
-    assert any("judge_hidden(" in s and "'2.1h'" in s for s in tests)
+    assert any("judge_hidden('2.1h', mul_vjp, 'mul_vjp')" in s for s in tests)
+    # the hidden tests' text is in no cell (otter prints a failing test's source): it is a file of the
+    # autograder only
+    hidden_text = (LESSONS / "hidden_tests.py").read_text()
+    assert not any(hidden_text.strip()[:200] in s for s in code)
+    assert (out / "02_chain_rule" / "hidden_tests.py").read_text() == hidden_text
+    assert "autograder_files:\n  - hidden_tests.py" in _src(nb["cells"][0])
     assert any(s.startswith("dL_dv = None  # your prediction") for s in code)
 
 
@@ -90,7 +97,13 @@ def test_otter_assign_and_otter_run_grade_the_exported_lesson(exported, tmp_path
     student = (folder / "dist" / "student" / "02_chain_rule.ipynb").read_text()
     assert "return g * b, g * a" not in student and "judge_hidden" not in student and "2.1h" not in student
     assert 'grader.check(\\"q2_1\\")' in student
+    assert not list((folder / "dist" / "student").rglob("hidden_tests.py"))
     (zip_path,) = (folder / "dist" / "autograder").glob("*.zip")
+    with zipfile.ZipFile(zip_path) as z:
+        assert any(n.endswith("hidden_tests.py") for n in z.namelist()), z.namelist()
+        hidden_text = (LESSONS / "hidden_tests.py").read_text()
+        assert not any(hidden_text[:60] in z.read(n).decode(errors="replace") for n in z.namelist()
+                       if n.startswith("tests/"))
     scores = {}
     for name, source in [("solution", folder / "dist" / "autograder" / "02_chain_rule.ipynb"),
                          ("student", folder / "dist" / "student" / "02_chain_rule.ipynb")]:

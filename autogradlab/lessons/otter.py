@@ -10,8 +10,9 @@ use). For every exercise (a ``### BEGIN SOLUTION`` cell followed by its ``checks
   ``raise NotImplementedError("Hint: ...")`` (otter's ``# BEGIN PROMPT`` block), as in our student copies;
 - one visible test runs the grader's judge with a fixed seed (students see it through ``grader.check``);
 - one hidden test runs the same judge on fresh inputs (a new seed each time it runs), and each hidden
-  test of ``hidden_tests.py`` for that exercise becomes one more hidden test (its source travels inside
-  the autograder only).
+  test of ``hidden_tests.py`` for that exercise becomes one more hidden test, which reads that file at
+  grading time: the file is an ``autograder_files`` entry, so it travels in the autograder zip only, and no
+  test's own text (which otter shows when a test fails) holds it.
 
 Predictions and written answers are exported in their student form (otter has no predict-then-reveal).
 The notebooks are plain JSON: otter itself is only needed to run ``otter assign``.
@@ -66,9 +67,16 @@ def judge(check_function, obj, target="answer", seed=None):
     _verdict(JUDGES[check_function], obj, target, seed)
 
 
-def judge_hidden(source, check_id, obj, target="answer", seed=None):
-    """Run the hidden test ``check_id`` defined in ``source`` (the text of ``hidden_tests.py``) on ``obj``."""
+def judge_hidden(check_id, obj, target="answer", seed=None, path=HIDDEN_TESTS_FILE):
+    """Run the hidden test ``check_id`` of ``hidden_tests.py`` on ``obj``. The file travels in the autograder
+    zip only (``autograder_files``) and is read where the tests run, so no test's text holds it: otter shows a
+    failing test's source, and the student notebook never sees the file."""
     from .judges import collect_hidden
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise AssertionError(f"hidden test {check_id}: cannot read {path} ({exc}); the autograder zip carries it "
+                             f"(autograder_files in the assignment config): rebuild it with otter assign") from None
     collect_hidden()
     exec(compile(source, HIDDEN_TESTS_FILE, "exec"), {"__name__": "autogradlab_hidden_tests"})  # noqa: S102
     found = [j for j in collect_hidden() if j.check_id == check_id]
@@ -126,7 +134,7 @@ def _student_form(text):
     return _solution_cell(text)
 
 
-def _tests(check_function, check_id, target, hidden_ids, hidden_source):
+def _tests(check_function, check_id, target, hidden_ids):
     cells = [_raw("# BEGIN TESTS"),
              _code(f"from autogradlab.lessons.otter import judge\n"
                    f"judge({check_function!r}, {target}, {target!r}, seed=0)"),
@@ -136,15 +144,16 @@ def _tests(check_function, check_id, target, hidden_ids, hidden_source):
     for hidden_id, hidden_target in hidden_ids:
         cells.append(_code(f'""" # BEGIN TEST CONFIG\nhidden: true\n""" # END TEST CONFIG\n'
                            f"from autogradlab.lessons.otter import judge_hidden\n"
-                           f"judge_hidden({hidden_source!r}, {hidden_id!r}, {hidden_target}, {hidden_target!r})"))
+                           f"judge_hidden({hidden_id!r}, {hidden_target}, {hidden_target!r})"))
     cells.append(_raw("# END TESTS"))
     return cells
 
 
-def _config(name, requirement):
+def _config(name, hidden):
     return _raw("# ASSIGNMENT CONFIG\n"
                 f"name: {name}\n"
                 "requirements: requirements.txt\n"
+                + (f"autograder_files:\n  - {HIDDEN_TESTS_FILE}\n" if hidden else "") +
                 "init_cell: true\n"
                 "check_all_cell: true\n"
                 "export_cell: false\n"
@@ -153,11 +162,11 @@ def _config(name, requirement):
                 "tests:\n  files: false\n  ok_format: true\n")
 
 
-def export_lesson(path, hidden_judges, hidden_source, requirement=DEFAULT_REQUIREMENT):
+def export_lesson(path, hidden_judges):
     """The otter master notebook (as a dict) for one instructor lesson, and its question names."""
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
     cells_in = nb.get("cells", [])
-    out = [_config(Path(path).stem, requirement)]
+    out = [_config(Path(path).stem, any(h.notebook == Path(path).name for h in hidden_judges))]
     questions, i = [], 0
     while i < len(cells_in):
         cell = cells_in[i]
@@ -198,7 +207,7 @@ def export_lesson(path, hidden_judges, hidden_source, requirement=DEFAULT_REQUIR
         for between in cells_in[i + 1: j]:
             out.append(_code(_source(between)) if between.get("cell_type") == "code" else between)
         out.append(_raw("# END SOLUTION"))
-        out.extend(_tests(check_function, check_id, target, hidden_ids, hidden_source))
+        out.extend(_tests(check_function, check_id, target, hidden_ids))
         out.append(_raw("# END QUESTION"))
         out.append(_code(_source(cells_in[j])))   # the visible check's plain-words feedback stays
         i = j + 1
@@ -225,12 +234,14 @@ def export_otter(lessons_dir, outdir, requirement=DEFAULT_REQUIREMENT, log=print
         hidden_judges = collect_hidden()
     written = []
     for path in sorted(lessons_dir.glob("*.ipynb")):
-        master, questions = export_lesson(path, hidden_judges, hidden_source, requirement)
+        master, questions = export_lesson(path, hidden_judges)
         folder = outdir / path.stem
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / path.name
         target.write_text(json.dumps(master, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         (folder / "requirements.txt").write_text(requirement + "\n", encoding="utf-8")
+        if any(h.notebook == path.name for h in hidden_judges):   # (for the autograder zip only)
+            (folder / HIDDEN_TESTS_FILE).write_text(hidden_source, encoding="utf-8")
         written.append((target, questions))
         log(f"  {path.stem}: {len(questions)} question(s): {', '.join(questions)}")
     return written
