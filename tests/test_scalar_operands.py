@@ -346,3 +346,39 @@ def test_a_number_out_of_an_integer_dtypes_range_wraps_around_as_in_torch(expr):
     data = np.array([0, 1, 5, 200, 255], "uint8")
     ours, theirs = eval(expr, {"a": ag.tensor(data)}), eval(expr, {"a": torch.tensor(data)})
     assert host(ours._data).tolist() == theirs.tolist() and ours.dtype.name == str(theirs.dtype)[6:]
+
+
+# -- numbers a tensor's dtype cannot hold -------------------------------------------------------------------
+# PyTorch checks a number before it writes or computes it in a tensor's dtype, per op: an int8 tensor refuses
+# 300 in where, clamp, pow, fill_ and masked_fill (NumPy wraps it to 44), a float16 one refuses 70000 in clamp,
+# fill_, masked_fill, scatter and pow (NumPy makes it inf), while its where and indexing write inf for float16
+# and refuse only 1e39 for float32. Each case: both raise, or both give the same dtype and values.
+
+OUT_OF_RANGE = [300, -1, -255, -256, 255, 70000, 65505.0, 65520.0, 1e5, 3.5e38, 1e39, 1e309, float("inf"),
+                float("nan"), 2.5, 128]
+WRITES = {
+    "a ** n": lambda T, a, n: a ** n,
+    "where(c, a, n)": lambda T, a, n: T.where(a > 1, a, n), "where(c, n, a)": lambda T, a, n: T.where(a > 1, n, a),
+    "clamp(max=n)": lambda T, a, n: a.clamp(max=n), "clamp(min=n)": lambda T, a, n: T.clamp(a, min=n),
+    "fill_(n)": lambda T, a, n: a.fill_(n), "a[0] = n": lambda T, a, n: a.__setitem__(0, n) or a,
+    "masked_fill": lambda T, a, n: a.masked_fill(a > 1, n), "full": lambda T, a, n: T.full((2,), n, dtype=a.dtype),
+    "scatter": lambda T, a, n: a.scatter(0, T.tensor([0]), n),
+}
+
+
+def _outcome(T, dtype, write, number):
+    a = T.tensor([1, 2, 3], dtype=getattr(T, dtype))
+    try:
+        with np.errstate(all="ignore"):
+            out = write(T, a, number)
+    except (RuntimeError, OverflowError, ValueError) as exc:
+        return type(exc).__name__ if type(exc) is not RuntimeError else "RuntimeError"
+    return str(out.dtype).split(".")[-1], [None if v != v else v for v in host(out).tolist()]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "float16", "float32", "float64"])
+@pytest.mark.parametrize("write", list(WRITES))
+def test_a_number_the_dtype_cannot_hold_is_refused_where_torch_refuses_it(dtype, write):
+    for number in OUT_OF_RANGE:
+        ours, theirs = _outcome(ag, dtype, WRITES[write], number), _outcome(torch, dtype, WRITES[write], number)
+        assert ours == theirs, (dtype, write, number)

@@ -8,6 +8,7 @@ op's parameters. A VJP returns one gradient per input, in the output's
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 import warnings
 
@@ -647,14 +648,20 @@ def _relu_vjp(g, ctx):
     return (threshold_backward(g, y) if isinstance(g, Tensor) else _relu_grad(None, g, y),)
 
 
-def fits(value, dtype, name):
-    """``value`` (a number or a Tensor) written into a tensor of ``dtype``: a complex value into a real tensor
-    only with imaginary parts of 0, then as its real part (PyTorch's rule); else RuntimeError, where NumPy would
-    drop the imaginary parts with a warning."""
+def fits(value, dtype, name, floats=()):
+    """``value`` (a number or a Tensor) written into a tensor of ``dtype``: a number into an integer dtype only
+    where it fits (:func:`integer_values`), into a float dtype named in ``floats`` only where it is in range (or
+    inf or NaN): PyTorch checks per op, so ``fill_`` refuses 70000 for float16 (``ALL_FLOATS``) while indexing
+    writes inf there and refuses only 1e39 for float32 (``WIDE_FLOATS``). A complex value goes into a real tensor
+    only with imaginary parts of 0, then as its real part (PyTorch's rule). Else RuntimeError, where NumPy would
+    wrap around, overflow or drop the imaginary parts with a warning."""
     if dtype.kind == "c":
         return value
     if dtype.kind in "iu" and isinstance(value, (int, float)) and not isinstance(value, bool):
         return integer_values(value, dtype, name)
+    if dtype.kind == "f" and dtype.name in floats and _beyond(value, _LARGEST[dtype]):
+        raise RuntimeError(f"{name}: value {value} cannot be converted to type {dtype.name} without overflow (its "
+                           f"largest is {_LARGEST[dtype]:g}): use a wider dtype, e.g. x.double()")
     if isinstance(value, _COMPLEX_NUMBERS):
         if value.imag != 0:
             raise RuntimeError(f"{name}: value {value} cannot be converted to type {dtype.name} without overflow "
@@ -666,6 +673,28 @@ def fits(value, dtype, name):
                                f"{dtype.name} tensor: write into a complex tensor, or write value.real")
         return real(value)
     return value
+
+
+def _beyond(value, largest):
+    """Is ``value`` a real number (int or float; not inf or NaN) of magnitude above ``largest``?"""
+    if type(value) is bool or not isinstance(value, (int, float)) or value != value:
+        return False
+    return not -largest <= value <= largest and not (isinstance(value, float) and math.isinf(value))
+
+
+_LARGEST = {numpy.dtype(t): float(numpy.finfo(t).max) for t in ("float16", "float32", "float64")}
+ALL_FLOATS, WIDE_FLOATS = ("float16", "float32", "float64"), ("float32", "float64")
+
+
+def _number_fits(tensor, number, name, floats=ALL_FLOATS):
+    """A Python number operand, checked as PyTorch checks it before it computes in ``tensor``'s dtype: an int
+    for an integer tensor (300 for int8), a float for an integer one in the default float dtype, any number for
+    a float tensor whose dtype is in ``floats`` (70000 for float16); RuntimeError, where NumPy would wrap around
+    or overflow to inf."""
+    if not isinstance(tensor, Tensor) or type(number) not in (int, float) or tensor.dtype.kind not in "iuf":
+        return number
+    dtype = tensor.dtype if tensor.dtype.kind == "f" or type(number) is int else default_float()
+    return fits(number, dtype, name, floats)
 
 
 def ordered(name, a, error=NotImplementedError):
@@ -1217,6 +1246,8 @@ def pow(a, exponent):
             raise NotImplementedError('"pow" is not implemented for a bool exponent tensor (as in PyTorch): '
                                       'convert one operand, e.g. x.to(autogradlab.int64)')
         return bitwise_or(a, not exponent)
+    if isinstance(a, Tensor) and (a.dtype == numpy.float16 or a.dtype.kind in "iu" and type(exponent) is int):
+        exponent = _number_fits(a, exponent, "pow")   # (other exponents stay doubles in PyTorch's kernel)
     a, exponent = promote(a, exponent)
     return apply(POW, (a, exponent))
 
@@ -1240,6 +1271,7 @@ def clamp(a, min=None, max=None):
             raise TypeError(f"clamp: {name} must be a number, a Tensor or None, got {type(bound).__name__}")
     if a.dtype.kind in "biu" and (isinstance(min, float) or isinstance(max, float)):
         a = to_dtype(a, default_float())   # (an integer tensor with a float bound: float32, as in PyTorch)
+    min, max = _number_fits(a, min, "clamp"), _number_fits(a, max, "clamp")
     return apply(CLAMP, (a,), {"min": min, "max": max})
 
 
@@ -1283,7 +1315,7 @@ def masked_fill(a, mask, value):
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(f"masked_fill only supports a 0-dimensional value tensor, but got a tensor of shape "
                            f"{tuple(value.shape)}: use where(mask, values, a) to fill from a tensor")
-    out = where(mask, fits(value, a.dtype, "masked_fill"), a)
+    out = where(mask, fits(value, a.dtype, "masked_fill", ALL_FLOATS), a)
     return out if out.dtype == a.dtype else to_dtype(out, a.dtype)
 
 
@@ -1299,6 +1331,7 @@ def where(condition, a, b):
                 default_complex() if isinstance(a, _COMPLEX_NUMBERS) or isinstance(b, _COMPLEX_NUMBERS) else
                 default_float() if isinstance(a, float) or isinstance(b, float) else numpy.dtype("int64"))
         a = Tensor._make(asarray(a, like.device, kind), False, None, like.device)
+    a, b = _number_fits(b, a, "where", WIDE_FLOATS), _number_fits(a, b, "where", WIDE_FLOATS)
     a, b = promote(a, b)
     if isinstance(condition, bool) or (hasattr(condition, "dtype") and not isinstance(condition, Tensor)):
         condition = Tensor._make(asarray(condition, like.device, bool), False, None, like.device)

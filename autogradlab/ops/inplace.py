@@ -274,7 +274,7 @@ def copy_(self, src, non_blocking=False):
 
 
 def _fill(self, value, opname):
-    value = E.fits(value, self.dtype, opname)
+    value = E.fits(value, self.dtype, opname, E.ALL_FLOATS)
     if not isinstance(value, Tensor):     # a number: the FILL op, which saves nothing (as PyTorch's)
         return inplace(self, opname, lambda a: apply(FILL, (a,), {"value": value}))
     # a tensor value gets the gradient (COPY, which saves nothing either); it is an argument of

@@ -184,7 +184,7 @@ def _setitem(self, index, value):
         basic, rest = S.torch_order(basic, self.ndim)
         if rest is not None:   # (PyTorch's order: t[1, :, idx] = v writes t[1][:, idx])
             return _setitem(S.getitem(self, basic, copy=False), rest, value)
-    value = E.fits(value, self.dtype, "__setitem__")
+    value = E.fits(value, self.dtype, "__setitem__", E.WIDE_FLOATS)
     given_0d = isinstance(value, Tensor) and value.ndim == 0
     if isinstance(value, Tensor) and value.shape != self._data[basic].shape:
         # as PyTorch's copy into the target: a value of another shape loses its leading size-1 dims first

@@ -17,7 +17,7 @@ from ..grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import inplace as I
 from . import elementwise as E
-from .elementwise import add, fits, mul, ordered
+from .elementwise import ALL_FLOATS, add, fits, mul, ordered
 from .rearrange import check_index_vector
 from .reduce import reduction_dims, single_dim
 from .registry import apply, broadcast_shape, defop, expect_tensor
@@ -90,7 +90,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         return scatter_reduce(input, dim, index, src, "sum" if reduce == "add" else "prod")
     if not isinstance(src, (Tensor, numbers.Number)):
         raise TypeError(f"scatter(): src must be a Tensor or a number, got {type(src).__name__}")
-    src = fits(src, input.dtype, "scatter")
+    src = fits(src, input.dtype, "scatter", ALL_FLOATS)
     positions, src = _scatter_index("scatter", input, dim, index, src)
     if input.ndim == 0:
         return reshape(put(reshape(input, 1), positions, src), ())
