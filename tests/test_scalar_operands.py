@@ -258,12 +258,15 @@ def test_on_every_backend_a_number_used_again_is_one_array_of_the_backends_kind(
 
 
 def test_the_same_number_next_to_another_dtype_gets_that_dtype():
+    """... except next to float16, where mul keeps it in float32 and rounds the product once (as PyTorch)."""
     for dtype in ("float32", "float64", "float16", "float32"):
         x = ag.tensor([1.0, 3.0], dtype=dtype, requires_grad=True)
         y = x * 0.1
+        kept = "float32" if dtype == "float16" else dtype
         assert y.dtype == np.dtype(dtype)
-        assert y.grad_fn._saved["other"][1].dtype == np.dtype(dtype)   # (source, data, vc, version)
-        np.testing.assert_array_equal(y.detach().numpy(), x.detach().numpy() * np.array(0.1, dtype))
+        assert y.grad_fn._saved["other"][1].dtype == np.dtype(kept)   # (source, data, vc, version)
+        expected = (x.detach().numpy().astype(kept) * np.array(0.1, kept)).astype(dtype)
+        np.testing.assert_array_equal(y.detach().numpy(), expected)
 
 
 @pytest.mark.parametrize("number", [0.0, -0.0, float("nan"), float("inf"), -float("inf")])
@@ -382,3 +385,33 @@ def test_a_number_the_dtype_cannot_hold_is_refused_where_torch_refuses_it(dtype,
     for number in OUT_OF_RANGE:
         ours, theirs = _outcome(ag, dtype, WRITES[write], number), _outcome(torch, dtype, WRITES[write], number)
         assert ours == theirs, (dtype, write, number)
+
+
+@pytest.mark.parametrize("number", [0.1, 1 / 3, 3.3, 1e-3, 70000.0, 2049, -7])
+def test_float16_times_or_over_a_number_is_torchs_to_the_last_bit(number):
+    """PyTorch's CPU kernels keep the number in float32 and round the product once: rounding 0.1 to float16 first
+    changed the last bit of a third of x * 0.1. Values, both orders, 1/x's product, and the gradients."""
+    x = np.linspace(-100, 100, 2001).astype(np.float16)
+    x = x[x != 0]
+    g = x[::-1].copy()
+    ops = {"x * n": lambda a: a * number, "n * x": lambda a: number * a, "x / n": lambda a: a / number,
+           "n / x": lambda a: number / a}
+    for name, op in ops.items():
+        a, t = ag.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        ours, theirs = op(a), op(t)
+        assert ours.dtype == ag.float16, name
+        np.testing.assert_array_equal(host(ours.detach()), theirs.detach().numpy(), err_msg=name)
+        ours.backward(ag.tensor(g))
+        theirs.backward(torch.tensor(g))
+        np.testing.assert_array_equal(host(a.grad), t.grad.numpy(), err_msg=f"{name}: the gradient")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_reciprocals_gradient_multiplies_in_torchs_order(dtype):
+    """-g * (y * y), PyTorch's order: (-g * y) * y differs in the last bit (a third of float16 values)."""
+    rng = np.random.default_rng(7)
+    x, g = rng.normal(size=5000).astype(dtype), rng.normal(size=5000).astype(dtype)
+    a, t = ag.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    a.reciprocal().backward(ag.tensor(g))
+    t.reciprocal().backward(torch.tensor(g))
+    np.testing.assert_array_equal(host(a.grad), t.grad.numpy())

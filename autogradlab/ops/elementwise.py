@@ -48,7 +48,7 @@ _CONSTANTS: dict = {}   # number -> its read-only 0-d NumPy array (of the dtype 
 _DEVICE_CONSTANTS: dict = {}   # (number, device) -> the same off NumPy (a GPU's, the strict backend's)
 
 
-def constant(value, like: Tensor):
+def constant(value, like: Tensor, dtype=None):
     """A Python number operand as a *constant*: a 0-d array of :func:`number_dtype` on ``like``'s device.
 
     Ops take it as it is (no Tensor, no edge in the graph: nothing flows back to a number),
@@ -59,7 +59,7 @@ def constant(value, like: Tensor):
     nothing writes into a constant (on the CPU any such write would raise).
     """
     data = like._data
-    dtype = _constant_dtype(value, data.dtype)
+    dtype = _constant_dtype(value, data.dtype) if dtype is None else dtype
     on_numpy = type(data) is numpy.ndarray
     cache, key = (_CONSTANTS, value) if on_numpy else (_DEVICE_CONSTANTS, (value, like.device))
     old = cache.get(key)
@@ -158,16 +158,30 @@ def promote_float(a, b):
     return promote(a, b)
 
 
+_FLOAT16, _FLOAT32 = numpy.dtype("float16"), numpy.dtype("float32")
+
+
+def _float16_by_number(op, tensor, number):
+    """A float16 tensor times (or over) a Python number, as PyTorch's CPU kernels compute it: the number as a
+    float32 constant (not rounded to float16 first), the product in float32, rounded to float16 once (the op's
+    ``float16`` parameter). Rounding the number first changed the last bit of a third of ``x * 0.1``."""
+    return apply(op, (tensor, constant(number, tensor, _FLOAT32)), {"float16": True})
+
+
 def _cast(operand, dtype):
     return to_dtype(operand, dtype) if isinstance(operand, Tensor) else operand.astype(dtype)
 
 
-def _binary(op):
+def _binary(op, float16_numbers=False):
+    """The public function of a binary op. ``float16_numbers`` (mul): a float16 tensor and a number as
+    :func:`_float16_by_number` computes them."""
     def fn(input, other):
         if type(input) is Tensor:  # the common cases need no coercion
             data = input._data
             if type(other) is Tensor and data.dtype is other._data.dtype:
                 return apply_binary(op, input, other)
+            if float16_numbers and data.dtype is _FLOAT16 and type(other) in (int, float):
+                return _float16_by_number(op, input, other)
             if type(other) is float and data.dtype.kind == "f":  # x * 0.5: 0.5 takes x's dtype
                 shared = _CONSTANTS.get(other)   # (constant(other, input), its first lines inline)
                 if shared is not None and shared.dtype is data.dtype and type(data) is numpy.ndarray:
@@ -179,6 +193,8 @@ def _binary(op):
                     return apply_binary(op, input, other)
         if not isinstance(input, Tensor) and not isinstance(other, Tensor):
             return on_arrays(op, (input, other))  # inside a VJP on arrays
+        if float16_numbers and type(input) in (int, float) and other._data.dtype is _FLOAT16:   # (0.1 * x)
+            return _float16_by_number(op, other, input)
         return apply(op, promote(input, other))
     fn.__name__ = op.name
     fn.__doc__ = op.__doc__
@@ -308,7 +324,7 @@ def _mul_vjp(g, ctx):
 
 MUL = defop("mul", ("self", "other"), save=("self", "other"), save_if={"self": 1, "other": 0},
             math="a * b;  da = g*b, db = g*a",
-            forward=lambda xp, a, b: a * b,
+            forward=lambda xp, a, b, float16=False: (a * b).astype(_FLOAT16) if float16 else a * b,
             vjp=_mul_vjp, complex_vjp="holomorphic",
             formulas=("b", "a"))
 
@@ -320,7 +336,7 @@ def _div_vjp(g, ctx):
 
 DIV = defop("div", ("self", "other"), save=("self", "other"), save_if={"self": 1},
             math="a / b;  da = g/b, db = -g*(a/b)/b",
-            forward=lambda xp, a, b: a / b,
+            forward=lambda xp, a, b, float16=False: (a / b).astype(_FLOAT16) if float16 else a / b,
             vjp=_div_vjp, complex_vjp="holomorphic",
             formulas=("1/b", "-a/b^2"))
 
@@ -415,7 +431,7 @@ POW = defop("pow", ("self", "other"), save=("self", "other", "result"), save_if=
 
 RECIPROCAL = defop("reciprocal", ("self",), save=("result",), math="y = 1/a;  da = -g*y^2",
                    forward=lambda xp, a: xp.reciprocal(a),
-                   vjp=lambda g, ctx: (-g * ctx.result * ctx.result,),
+                   vjp=lambda g, ctx: (-g * (ctx.result * ctx.result),),   # (PyTorch's order: y*y first)
                    complex_vjp="holomorphic", formulas=("-1/a^2",))
 
 NEG = defop("neg", ("self",), math="-a;  da = -g",
@@ -979,8 +995,9 @@ ISCLOSE = defop("isclose", ("self", "other"), forward=_isclose_forward, vjp=None
 
 # -- the public functions ----------------------------------------------------------------
 
-add, _sub, mul, maximum, minimum, tanh_backward, sigmoid_backward, threshold_backward = map(
-    _binary, (ADD, SUB, MUL, MAXIMUM, MINIMUM, TANH_BACKWARD, SIGMOID_BACKWARD, THRESHOLD_BACKWARD))
+add, _sub, maximum, minimum, tanh_backward, sigmoid_backward, threshold_backward = map(
+    _binary, (ADD, SUB, MAXIMUM, MINIMUM, TANH_BACKWARD, SIGMOID_BACKWARD, THRESHOLD_BACKWARD))
+mul = _binary(MUL, float16_numbers=True)
 
 
 def _is_bool(x):
@@ -1196,6 +1213,8 @@ def equal(input, other) -> bool:
 
 def div(input, other):
     """``a / b``: true division; integer or bool operands give PyTorch's default float (float32)."""
+    if type(input) is Tensor and type(other) in (int, float) and input._data.dtype is _FLOAT16:
+        return _float16_by_number(DIV, input, other)
     return apply(DIV, promote_float(input, other))
 
 
