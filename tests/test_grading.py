@@ -534,6 +534,8 @@ def graded_class(tmp_path_factory):
         "outside = not any((p / 'lessons' / 'hidden_tests.py').exists() for p in pathlib.Path.cwd().parents)",
         "if alone and no_secret and outside:\n" + "\n".join("    " + line for line in CORRECT_CODE.splitlines())))
     _write(folder, "hanger", _notebook(CORRECT_CODE.replace("return g * b, g * a", "while True:\n        pass")))
+    _write(folder, "chatty", _notebook(CORRECT_CODE.replace("    return g * b, g * a",   # past the output budget
+                                                            "    print('x' * 2_600_000)\n    return g * b, g * a")))
     _write(folder, "broken", "{ this is not a notebook")
     _write(folder, "syntax", _notebook("def mul_vjp(a, b, g)\n    return g * b, g * a", CORRECT_CODE))
     _write(folder, "wrongname", _notebook(CORRECT_CODE), name="scratch.ipynb")
@@ -553,6 +555,11 @@ def graded_class(tmp_path_factory):
 
 def _statuses(result):
     return {c.check_id: c.status for c in result.checks}
+
+
+def test_code_that_prints_past_the_output_budget_is_graded_on_its_answer(graded_class):
+    r = graded_class[0]["chatty"]
+    assert _statuses(r) == {"2.1": CORRECT, "2.2": CORRECT, "2.1h": CORRECT}, r
 
 
 def test_a_correct_submission_scores_full_marks_hidden_tests_included(graded_class):
@@ -617,7 +624,7 @@ def test_broken_and_unmatched_notebooks_get_a_clear_failure(graded_class):
 
 def test_progress_is_reported_for_every_submission(graded_class):
     _, lines, _ = graded_class
-    assert [d for d, _, _ in lines] == list(range(1, len(lines) + 1)) and lines[-1][1] == len(lines) == 12
+    assert [d for d, _, _ in lines] == list(range(1, len(lines) + 1)) and lines[-1][1] == len(lines) == 13
 
 
 def test_the_kernel_sees_only_its_own_copy_and_none_of_the_graders_environment(graded_class):
@@ -792,6 +799,31 @@ def test_a_cells_printed_output_is_kept_only_up_to_a_budget_in_the_grading_proce
     fresh = []   # (the next cell starts with a budget of its own)
     client.output(fresh, msg, None, 1)
     assert fresh and fresh[0]["text"] == line
+
+
+def test_a_probes_answer_is_kept_past_the_output_budget():
+    """A check whose code printed more than the budget before returning: its answer line (the probe's nonce)
+    still reaches the grader, alone; other lines past the budget do not, nor does an answer past its cap."""
+    import nbformat
+
+    from autogradlab.lessons import grading
+    client = grading._bounded_client(nbformat.v4.new_notebook())
+    client.clear_before_next_output = False
+    client.answer_marker = "f00d "
+
+    def stream(text):
+        return {"msg_type": "stream", "parent_header": {"msg_id": "m"}, "header": {"msg_type": "stream"},
+                "content": {"name": "stdout", "text": text}}
+    outs = []
+    for _ in range(30):
+        client.output(outs, stream("x" * 100_000 + "\n"), None, 0)
+    client.output(outs, stream("late noise\nf00d {\"result\": 1}\nmore noise\n"), None, 0)
+    text = "".join(o.get("text", "") for o in outs)
+    assert "f00d {\"result\": 1}" in text and "late noise" not in text and "more noise" not in text
+    assert len(text) < grading.OUTPUT_BYTES_PER_CELL + 1000
+    huge = "f00d " + "1" * (grading.ANSWER_BYTES + 1)
+    client.output(outs, stream(huge + "\n"), None, 0)
+    assert "".join(o.get("text", "") for o in outs) == text
 
 
 def test_resubmitted_and_renamed_files_find_their_lesson_and_feedback_files_never_collide(tmp_path):

@@ -231,15 +231,20 @@ def _kernel_env(workdir):
 
 
 OUTPUT_BYTES_PER_CELL = 2 * 1024 * 1024   # what the grader keeps of a cell's printed output (errors always)
+ANSWER_BYTES = 16 * 1024 * 1024           # the largest probe answer it reads, past that budget
 
 
 def _bounded_client(*args, **kwargs):
     """An nbclient ``NotebookClient`` that keeps at most ``OUTPUT_BYTES_PER_CELL`` of each cell's output (its
     errors always): the outputs live in the grading process, and a cell printing in a loop until its time
-    is up would otherwise fill this process's memory, and with it stop the grading of everyone else."""
+    is up would otherwise fill this process's memory, and with it stop the grading of everyone else. Past the
+    budget it still keeps the probe's answer line (``answer_marker``, up to ``ANSWER_BYTES``): a check whose
+    code printed 3 MiB before returning the right answer is graded on that answer."""
     from nbclient import NotebookClient
 
     class Bounded(NotebookClient):
+        answer_marker = None   # (set by a probe: the nonce its answer line starts with)
+
         def output(self, outs, msg, display_id, cell_index):
             if msg["msg_type"] != "error":
                 kept = getattr(self, "_agl_kept", None)
@@ -247,8 +252,19 @@ def _bounded_client(*args, **kwargs):
                     kept = self._agl_kept = [cell_index, outs, 0]
                 kept[2] += len(json.dumps(msg.get("content", {}), default=str))
                 if kept[2] > OUTPUT_BYTES_PER_CELL:
-                    return None
+                    msg = self._answer_only(msg)
+                    if msg is None:
+                        return None
             return super().output(outs, msg, display_id, cell_index)
+
+        def _answer_only(self, msg):
+            text = msg.get("content", {}).get("text", "") if msg["msg_type"] == "stream" else ""
+            if not self.answer_marker or self.answer_marker not in text:
+                return None
+            answer = [line for line in text.split("\n") if line.startswith(self.answer_marker)]
+            if not answer or len(answer[0]) > ANSWER_BYTES:
+                return None
+            return dict(msg, content=dict(msg["content"], text="\n" + answer[0] + "\n"))
     return Bounded(*args, **kwargs)
 
 
@@ -327,7 +343,11 @@ class _Kernel:
                 f"+ '\\n')")
         cell = new_code_cell(code)
         self.nb.cells.append(cell)
-        status = self.run(cell, len(self.nb.cells) - 1)
+        self.client.answer_marker = nonce + " "
+        try:
+            status = self.run(cell, len(self.nb.cells) - 1)
+        finally:
+            self.client.answer_marker = None
         if status == "died":
             raise NoAnswer("the kernel died while your code ran for this check (memory limit, or the code ended "
                            "its own process)")
@@ -344,7 +364,7 @@ class _Kernel:
                 if isinstance(answer, dict):
                     return answer
         raise NoAnswer("the grader got no answer from your notebook's kernel for this check (is sys.stdout "
-                       "replaced?)")
+                       f"replaced, or was the answer larger than {ANSWER_BYTES // 2**20} MiB?)")
 
 
 KERNEL_START_TRIES = 3
