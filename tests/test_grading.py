@@ -847,6 +847,34 @@ def test_resubmitted_and_renamed_files_find_their_lesson_and_feedback_files_neve
     assert rows["王伟"]["score"] == "1"
 
 
+def test_a_resubmission_gives_one_gradebook_row_the_newest_copy(tmp_path, monkeypatch):
+    """Two files of one student for one lesson gave two rows, and the LMS import kept whichever came last: now
+    the newest copy (the highest -N or (N), then the latest modified) is graded and names the others."""
+    from autogradlab.lessons import grading
+    graded = []
+
+    def fake_job(job):
+        graded.append(Path(job[0]).name)
+        return grading.Result(job[0], job[5], job[1])
+    monkeypatch.setattr(grading, "_grade_job", fake_job)
+    names = ["alice/02_chain_rule.ipynb", "alice/02_chain_rule (1).ipynb", "bob_02_chain_rule-2.ipynb",
+             "bob_02_chain_rule-10.ipynb", "bob_02_chain_rule.ipynb", "carol_02_chain_rule.ipynb",
+             "carol_01_derivatives.ipynb", "dave/notes.ipynb", "dave/scratch.ipynb"]
+    for name in names:
+        _write(tmp_path, "", _notebook("x = 1"), name=name)
+    results, _ = grade_all([tmp_path], LESSONS, jobs=1)
+    rows = {(r.student, r.lesson): r for r in results}
+    assert len(results) == len(rows) + 1 == 6     # (dave's two unmatched notebooks stay two rows)
+    assert sorted(graded) == sorted(["02_chain_rule (1).ipynb", "bob_02_chain_rule-10.ipynb",
+                                     "carol_02_chain_rule.ipynb", "carol_01_derivatives.ipynb", "notes.ipynb",
+                                     "scratch.ipynb"])
+    assert rows["alice", "02_chain_rule.ipynb"].problems == [
+        f"also submitted, not graded (an earlier copy): {tmp_path / 'alice' / '02_chain_rule.ipynb'}"]
+    bob = rows["bob", "02_chain_rule.ipynb"].problems[0]
+    assert "bob_02_chain_rule.ipynb" in bob and "bob_02_chain_rule-2.ipynb" in bob
+    assert rows["carol", "01_derivatives.ipynb"].problems == []
+
+
 def test_an_unbroadcast_that_sums_the_wrong_axes_fails_for_every_seed():
     """Summing the last axes instead of the leading ones passed on 9 seeds in 100 (random shapes where it
     happens to give the right answer): fixed square cases are now part of every judgement."""

@@ -508,7 +508,6 @@ def grade_all(paths, instructor_dir, limits=None, seed=None, jobs=2, progress=No
     ``progress(done, total, result)`` is called as each finishes. Returns (results in submission
     order, the seed used: pass it again to reproduce the grades).
     """
-    from concurrent.futures import ProcessPoolExecutor, as_completed
     seed = secrets.randbits(31) if seed is None else int(seed)
     lessons = instructor_checks(instructor_dir)
     work = []
@@ -518,13 +517,52 @@ def grade_all(paths, instructor_dir, limits=None, seed=None, jobs=2, progress=No
             base = root if root.is_dir() else nb_path.parent
             work.append((str(nb_path), lesson, str(instructor_dir), limits or Limits(), seed,
                          student_name(nb_path, base, lesson)))
+    work, earlier = _newest_only(work)
+    results = _grade_pool(work, jobs, progress)
+    for i, paths in earlier.items():
+        results[i].problems.append(f"also submitted, not graded (an earlier copy): {', '.join(paths)}")
+    return results, seed
+
+
+_COPY_NUMBER = re.compile(r"(?:-(\d+)| ?\((\d+)\))\.ipynb$", re.IGNORECASE)
+
+
+def _newest_only(work):
+    """One submission per student and lesson, the newest: the highest copy number a resubmission adds to the
+    file name (``-2``, ``(2)``; none is 0), then the latest modified. Returns (the jobs to grade, {index in them:
+    [the earlier copies' paths]}), so the gradebook gets one row per student and lesson."""
+    def newness(job):
+        m = _COPY_NUMBER.search(Path(job[0]).name)
+        number = int(m.group(1) or m.group(2)) if m else 0
+        try:
+            modified = Path(job[0]).stat().st_mtime_ns
+        except OSError:
+            modified = 0
+        return number, modified, job[0]
+    groups = {}
+    for job in work:
+        if job[1] is not None:
+            groups.setdefault((job[5], job[1]), []).append(job)
+    dropped, earlier_of = set(), {}
+    for jobs in groups.values():
+        if len(jobs) > 1:
+            ordered = sorted(jobs, key=newness)
+            dropped.update(job[0] for job in ordered[:-1])
+            earlier_of[ordered[-1][0]] = [job[0] for job in ordered[:-1]]
+    kept = [job for job in work if job[0] not in dropped]
+    return kept, {i: earlier_of[job[0]] for i, job in enumerate(kept) if job[0] in earlier_of}
+
+
+def _grade_pool(work, jobs, progress):
+    """The results of the jobs of ``work``, in order (graded one by one, or in a pool of ``jobs`` processes)."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
     results = [None] * len(work)
     if jobs <= 1 or len(work) <= 1:
         for i, job in enumerate(work):
             results[i] = _grade_job(job)
             if progress:
                 progress(i + 1, len(work), results[i])
-        return results, seed
+        return results
     import multiprocessing
     from concurrent.futures.process import BrokenProcessPool
     context = multiprocessing.get_context("spawn")   # workers never inherit the parent's state
@@ -560,7 +598,7 @@ def grade_all(paths, instructor_dir, limits=None, seed=None, jobs=2, progress=No
             done += 1
             if progress:
                 progress(done, len(work), results[i])
-    return results, seed
+    return results
 
 
 NOT_GRADED = "not graded"
