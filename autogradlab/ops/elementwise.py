@@ -180,13 +180,15 @@ def _binary(op, float16_numbers=False):
             data = input._data
             if type(other) is Tensor and data.dtype is other._data.dtype:
                 return apply_binary(op, input, other)
-            if float16_numbers and data.dtype is _FLOAT16 and type(other) in (int, float):
-                return _float16_by_number(op, input, other)
-            if type(other) is float and data.dtype.kind == "f":  # x * 0.5: 0.5 takes x's dtype
+            if type(other) is float and (dtype := data.dtype).kind == "f":  # x * 0.5: 0.5 takes x's dtype
+                if float16_numbers and dtype is _FLOAT16:
+                    return _float16_by_number(op, input, other)
                 shared = _CONSTANTS.get(other)   # (constant(other, input), its first lines inline)
-                if shared is not None and shared.dtype is data.dtype and type(data) is numpy.ndarray:
+                if shared is not None and shared.dtype is dtype and type(data) is numpy.ndarray:
                     return apply_binary(op, input, shared)
                 return apply(op, (input, constant(other, input)))
+            if float16_numbers and type(other) is int and data.dtype is _FLOAT16:
+                return _float16_by_number(op, input, other)
             if type(other) is numpy.ndarray and other.dtype is data.dtype and type(data) is numpy.ndarray:
                 shared = _SHARED_CONSTANTS.get(id(other))   # a number's shared array, read back by a VJP
                 if shared is not None and shared[1] is other:   # under create_graph (any other array: promote)
