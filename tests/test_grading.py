@@ -875,6 +875,23 @@ def test_a_resubmission_gives_one_gradebook_row_the_newest_copy(tmp_path, monkey
     assert rows["carol", "01_derivatives.ipynb"].problems == []
 
 
+def test_a_worker_that_dies_costs_only_its_own_submission():
+    """A dying worker breaks the pool and fails every job it had not finished: those are graded again in a
+    fresh pool, then each alone, so only the job that kills its process is 'not graded'."""
+    from grading_stubs import job_that_kills_its_worker
+
+    from autogradlab.lessons.grading import NOT_GRADED, _grade_pool, not_graded
+    work = [(f"s{i}/02_chain_rule.ipynb" if i != 0 else "killer/02_chain_rule.ipynb", "02_chain_rule.ipynb",
+             "", None, 0, f"s{i}") for i in range(6)]
+    seen = []
+    results = _grade_pool(work, 2, lambda done, total, r: seen.append((done, total)),
+                          grade=job_that_kills_its_worker)
+    assert [not_graded(r) for r in results] == [i == 0 for i in range(6)]
+    assert results[0].problems[0].startswith(NOT_GRADED) and "twice" in results[0].problems[0]
+    assert [r.student for r in results] == [f"s{i}" for i in range(6)]
+    assert seen == [(i, 6) for i in range(1, 7)]
+
+
 def test_an_unbroadcast_that_sums_the_wrong_axes_fails_for_every_seed():
     """Summing the last axes instead of the leading ones passed on 9 seeds in 100 (random shapes where it
     happens to give the right answer): fixed square cases are now part of every judgement."""

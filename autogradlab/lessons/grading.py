@@ -553,13 +553,15 @@ def _newest_only(work):
     return kept, {i: earlier_of[job[0]] for i, job in enumerate(kept) if job[0] in earlier_of}
 
 
-def _grade_pool(work, jobs, progress):
-    """The results of the jobs of ``work``, in order (graded one by one, or in a pool of ``jobs`` processes)."""
+def _grade_pool(work, jobs, progress, grade=None):
+    """The results of the jobs of ``work``, in order (graded one by one, or in a pool of ``jobs`` processes),
+    each by ``grade(job)`` (:func:`_grade_job`; a test passes one that kills its process)."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
+    grade = grade or _grade_job
     results = [None] * len(work)
     if jobs <= 1 or len(work) <= 1:
         for i, job in enumerate(work):
-            results[i] = _grade_job(job)
+            results[i] = grade(job)
             if progress:
                 progress(i + 1, len(work), results[i])
         return results
@@ -574,7 +576,7 @@ def _grade_pool(work, jobs, progress):
         nonlocal done
         broken = []
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures = {pool.submit(_grade_job, work[i]): i for i in indices}
+            futures = {pool.submit(grade, work[i]): i for i in indices}
             for future in as_completed(futures):
                 i = futures[future]
                 try:
