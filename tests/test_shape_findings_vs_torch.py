@@ -167,3 +167,38 @@ def test_the_like_constructors_take_input_by_name_and_options_by_keyword_only_as
     for T in (ag, torch):   # (a dtype given by position is refused by both)
         with pytest.raises(TypeError):
             T.zeros_like(T.ones(2), T.float64)
+
+
+def _node_names(t):
+    """The names of the nodes behind ``t``, depth first (torch's AccumulateGrad has a namespace prefix)."""
+    out, stack, seen = [], [t.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        out.append(node.name().split("::")[-1].rstrip("0123456789"))
+        stack.extend(child for child, _ in node.next_functions)
+    return out
+
+
+@pytest.mark.parametrize("make", [
+    lambda L, y: y.expand(2, 3), lambda L, y: y.expand(-1, 3), lambda L, y: y.expand_as(y),
+    lambda L, y: y.broadcast_to((2, 3)), lambda L, y: L.broadcast_to(y, (2, 3)),
+    lambda L, y: L.autograd.grad((y.sum(1, keepdim=True) * y.detach()[:, :1]).sum(), y, create_graph=True)[0],
+], ids=["expand", "expand -1", "expand_as", "method broadcast_to", "broadcast_to", "keepdim sum's gradient"])
+def test_an_expand_that_changes_nothing_records_torchs_expand_node(make):
+    """A user's expand to the same shape (and the sum's VJP under create_graph, which calls it) records
+    ExpandBackward, as torch; it was a ReshapeBackward."""
+    ours = make(ag, ag.randn(2, 3, dtype=ag.float64, requires_grad=True))
+    theirs = make(torch, torch.randn(2, 3, dtype=torch.float64, requires_grad=True))
+    assert _node_names(ours) == _node_names(theirs)
+
+
+def test_the_librarys_own_expands_add_no_node():
+    """linalg.cross broadcasts its operands with the library's own expand: no node where the shape stays (it
+    recorded a ReshapeBackward per operand)."""
+    a, b = (ag.randn(4, 3, dtype=ag.float64, requires_grad=True) for _ in range(2))
+    names = _node_names(ag.linalg.cross(a, b))
+    assert "ReshapeBackward" not in names and "ExpandBackward" not in names, names
+    assert "ExpandBackward" in _node_names(ag.linalg.cross(a, b[:1]))   # (a real broadcast is one)

@@ -16,7 +16,7 @@ from .elementwise import mul, promote, where
 from .rearrange import diagonal
 from .reduce import vector_norm
 from .registry import apply, apply_binary, broadcast_shape, defop, not_a_tensor
-from .shape import cat, permute, reshape
+from .shape import cat, expand, permute, reshape
 
 
 def _matmul_forward(xp, a, b, ta=False, tb=False):
@@ -249,7 +249,7 @@ def _gradient_of_operand(g, out, mine, others, shape):
     if keep == mine and tuple(g.shape) == target:
         return g
     g = g.reshape(tuple(sizes.get(ch, 1) for ch in mine))
-    return g.expand(target) if isinstance(g, Tensor) else broadcast_view(g, target)
+    return expand(g, target) if isinstance(g, Tensor) else broadcast_view(g, target)
 
 
 def _einsum_vjp(g, ctx):
@@ -463,7 +463,7 @@ def cross(input, other, dim=None):
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
                            f"{other.shape[d]}")
-    a, b = input.expand(shape), other.expand(shape)
+    a, b = expand(input, shape), expand(other, shape)
     a0, a1, a2 = (a.narrow(d, k, 1) for k in range(3))
     b0, b1, b2 = (b.narrow(d, k, 1) for k in range(3))
     return cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)

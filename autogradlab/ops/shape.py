@@ -327,11 +327,12 @@ def squeeze_new(a, dim=None):
 
 
 def expand_new(a, *sizes, size=None):
-    return new_view(expand(a, *sizes, size=size), a)
+    out = expand(a, *sizes, size=size)   # (unchanged: an expand node all the same, PyTorch's ExpandBackward0)
+    return apply_one(EXPAND, a, {"shape": a.shape}) if out is a else out
 
 
 def broadcast_to_new(a, shape):
-    return new_view(broadcast_to(a, shape), a)
+    return expand_new(a, tuple(shape))
 
 
 for _public, _op in ((squeeze_new, squeeze), (expand_new, expand), (broadcast_to_new, broadcast_to)):

@@ -16,7 +16,7 @@ from . import elementwise as E
 from .reduce import single_dim
 from .registry import expect_tensor
 from .selection import index_add, scatter_reduce
-from .shape import reshape
+from .shape import broadcast_to, reshape
 
 __all__ = ["select_scatter", "slice_scatter", "diagonal_scatter", "index_put", "put", "index_reduce"]
 
@@ -100,10 +100,10 @@ def index_put(input, indices, values, accumulate=False):
     index_shape = numpy.broadcast_shapes(*(tuple(p.shape) for p in positions))
     flat = 0
     for p, n in zip(positions, lead):   # row-major position over the leading dims, negatives wrapped
-        flat = flat * n + E.remainder(p.broadcast_to(index_shape), n)
+        flat = flat * n + E.remainder(broadcast_to(p, index_shape), n)
     flat = reshape(flat, (-1,)) if isinstance(flat, Tensor) else flat
     count = int(numpy.prod(index_shape, dtype=numpy.int64))
-    source = reshape(values.broadcast_to(index_shape + rest), (count,) + rest)
+    source = reshape(broadcast_to(values, index_shape + rest), (count,) + rest)
     grouped = reshape(input, (int(numpy.prod(lead, dtype=numpy.int64)),) + rest)
     return reshape(index_add(grouped, 0, E.to_dtype(flat, numpy.dtype("int64")), source), tuple(input.shape))
 
