@@ -157,6 +157,13 @@ def multi_dot(tensors):
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    for i, t in enumerate(tensors):   # (PyTorch's checks: a batch of matrices is not a chain of them)
+        expect_tensor(t, "multi_dot")
+        ends = i in (0, len(tensors) - 1)
+        if t.ndim != 2 and not (ends and t.ndim == 1):
+            which = "first" if i == 0 else "last" if i == len(tensors) - 1 else f"tensor {i}"
+            raise RuntimeError(f"multi_dot(): {which} tensor must be {'1D or 2D' if ends else '2D'} but got "
+                               f"{t.ndim}D (only the first and the last may be vectors)")
     out = tensors[0]
     for t in tensors[1:]:
         out = out @ t

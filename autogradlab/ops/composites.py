@@ -17,7 +17,7 @@ import numbers
 import numpy
 
 from ..backend import asarray, to_host
-from ..tensor import Tensor, default_float
+from ..tensor import Tensor, _promoted, default_float
 from ..return_types import return_type
 from . import elementwise as E
 from .joining import tensor_split
@@ -166,17 +166,31 @@ def _beta_alpha(input, product, beta, alpha, name):
     return E.add(_scaled(input, beta), product)
 
 
+def _one_dtype(name, input, *factors):
+    """``addmv``, ``baddbmm`` and ``addbmm`` take ``input`` in the factors' dtype, as PyTorch's (and ``addmm``)."""
+    if isinstance(input, Tensor) and any(isinstance(t, Tensor) and t.dtype != input.dtype for t in factors):
+        raise RuntimeError(f"{name}: input is {input.dtype.name} but the factors are "
+                           f"{' and '.join(t.dtype.name for t in factors if isinstance(t, Tensor))}; all must have the "
+                           f"same dtype (convert with .to(...))")
+
+
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``."""
+    _one_dtype("addmv", input, mat, vec)
     return _beta_alpha(input, mv(mat, vec), beta, alpha, "addmv")
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
-    """``beta * input + alpha * outer(vec1, vec2)`` (for bools, PyTorch's ``(beta and input) or (alpha and
-    vec1_i and vec2_j)``)."""
+    """``beta * input + alpha * outer(vec1, vec2)``, all three first cast to their promoted dtype, as PyTorch
+    computes it (uint8 vectors beside a float input are multiplied as floats; for bools, ``(beta and input) or
+    (alpha and vec1_i and vec2_j)``)."""
+    for t in (input, vec1, vec2):
+        expect_tensor(t, "addr")
+    common = _promoted([input.dtype, vec1.dtype, vec2.dtype])   # (input counts as dimensioned: it is expanded)
+    input, vec1, vec2 = (t if t.dtype == common else E.to_dtype(t, common) for t in (input, vec1, vec2))
     for what, value in (("beta", beta), ("alpha", alpha)):   # (PyTorch checks addr's factors; addmm's it casts)
         _check_alpha(input, input, value, what)
-    if all(isinstance(t, Tensor) and t.dtype == numpy.bool_ for t in (input, vec1, vec2)):
+    if common == numpy.bool_:
         both = E.bitwise_and(reshape(vec1, (-1, 1)), reshape(vec2, (1, -1)))
         return _beta_alpha(E.bitwise_and(input, bool(beta)), E.bitwise_and(both, bool(alpha)), 1, 1, "addr")
     return _beta_alpha(input, outer(vec1, vec2), beta, alpha, "addr")
@@ -184,12 +198,15 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * bmm(batch1, batch2)`` (one matrix product per batch entry)."""
+    _one_dtype("baddbmm", input, batch1, batch2)
     return _beta_alpha(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` (the batch's products summed)."""
-    return _beta_alpha(input, bmm(batch1, batch2).sum(0), beta, alpha, "addbmm")
+    """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` (the batch's products summed, in their dtype)."""
+    _one_dtype("addbmm", input, batch1, batch2)
+    products = bmm(batch1, batch2)
+    return _beta_alpha(input, products.sum(0, dtype=products.dtype), beta, alpha, "addbmm")
 
 
 def fmax(input, other):

@@ -453,15 +453,15 @@ def cross(input, other, dim=None):
     if dim is None:
         warnings.warn("Using cross without specifying the dim arg is deprecated (as in PyTorch): pass dim "
                       "explicitly (torch.linalg.cross uses dim=-1)", UserWarning, stacklevel=2)
-        if 3 not in shape:
-            raise RuntimeError(f"cross(): no dimension of size 3 in input (shape {tuple(shape)}): give dim")
-        d = list(shape).index(3)
+        if 3 not in input.shape:   # (input's own shape, not the broadcast one: PyTorch's rule)
+            raise RuntimeError(f"cross(): no dimension of size 3 in input (shape {tuple(input.shape)}): give dim")
+        d = list(input.shape).index(3)
     else:
         if not -len(shape) <= dim < max(len(shape), 1):
             raise IndexError(f"cross(): dim {dim} is out of range for tensors with {len(shape)} dims")
         d = dim % len(shape)
     if input.shape[d] != 3 or other.shape[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
+        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {input.shape[d]} and "
                            f"{other.shape[d]}")
     a, b = expand(input, shape), expand(other, shape)
     a0, a1, a2 = (a.narrow(d, k, 1) for k in range(3))

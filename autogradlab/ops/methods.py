@@ -475,7 +475,7 @@ IN_PLACE = {
     "logit_": P.logit, "sinc_": P.sinc, "nan_to_num_": P.nan_to_num, "multiply_": E.mul, "subtract_": O.sub,
     "divide_": O.div, "div_": O.div, "true_divide_": E.div, "index_fill_": O.index_fill,
     "index_copy_": O.index_copy, "masked_scatter_": O.masked_scatter,
-    "addmv_": O.addmv, "addr_": O.addr, "baddbmm_": O.baddbmm, "addbmm_": O.addbmm,
+    "addmm_": L.addmm, "addmv_": O.addmv, "addr_": O.addr, "baddbmm_": O.baddbmm, "addbmm_": O.addbmm,
     "igamma_": G.gammainc, "igammac_": G.gammaincc,
     "lgamma_": G.lgamma, "digamma_": G.digamma, "polygamma_": lambda a, n: G.polygamma(n, a),
     "mvlgamma_": G.mvlgamma, "erfc_": G.erfc, "erfinv_": G.erfinv, "i0_": G.i0,
