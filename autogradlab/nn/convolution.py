@@ -100,6 +100,9 @@ def _pad_by_index(input, pad, mode, value):
                                f"(reflect mirrors the input without its edge, so it has {n - 1} to give)")
         if mode == "circular":   # cut first, then wrap what is left
             start, n = max(-before, 0), n - max(-before, 0) - max(-after, 0)
+            if n < 0:
+                raise RuntimeError(f"Negative padding value is resulting in an empty dimension: padding ({before}, "
+                                   f"{after}) at dimension {dim} of input {list(input.shape)} cuts more than it has")
             if max(before, after) > max(n, 0):
                 raise RuntimeError(f"Padding value causes wrapping around more than once: padding ({before}, "
                                    f"{after}) at dimension {dim} of input {list(input.shape)}; pad at most the "

@@ -110,8 +110,8 @@ def _bag_max(rows, bag_of, bags, zeros):
     first = numpy.full((bags, d), m)
     numpy.minimum.at(first, bag_of, numpy.where(is_best, numpy.arange(m)[:, None], m))
     filled = first < m
-    if not filled.any():
-        return zeros
+    if not filled.any():   # (every bag empty, so no rows: zeros that still hang from the weight, as PyTorch's)
+        return zeros + rows.sum() * 0
     device = rows.device
     picked = rows[Tensor._make(backend.asarray(numpy.minimum(first, m - 1), device), False, None, device),
                   Tensor._make(backend.asarray(numpy.arange(d), device), False, None, device)]

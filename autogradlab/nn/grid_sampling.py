@@ -99,20 +99,22 @@ def _reflect(x, twice_low, twice_high):
     return E.where(even, extra + low, span - extra + low)
 
 
-def _clip(x, size):
-    """x kept in [0, size - 1]; its gradient 1 strictly inside and 0 on the edges too, and NaN read as the far edge
-    (PyTorch's rules here)."""
-    edge = E.where(E.isnan(x), float(size - 1), E.clamp(x, 0.0, float(size - 1))).detach()
+def _clip(x, size, nan_at):
+    """x kept in [0, size - 1]; its gradient 1 strictly inside and 0 on the edges too, and NaN read at ``nan_at``
+    (PyTorch's rules here: the first pixel for images, the last for volumes)."""
+    edge = E.where(E.isnan(x), float(nan_at), E.clamp(x, 0.0, float(size - 1))).detach()
     return E.where((x > 0) & (x < size - 1), x, edge)
 
 
-def _source(u, size, padding_mode, align_corners):
-    """The pixel coordinate that normalised ``u`` reads along a dim of ``size`` pixels, after the padding rule."""
+def _source(u, size, padding_mode, align_corners, volume):
+    """The pixel coordinate that normalised ``u`` reads along a dim of ``size`` pixels, after the padding rule (a
+    NaN, or an inf reflected, reads the first pixel of an image and the last of a ``volume``, as in PyTorch)."""
     x = _unnormalize(u, size, align_corners)
+    nan_at = size - 1 if volume else 0
     if padding_mode == "border":
-        return _clip(x, size)
+        return _clip(x, size, nan_at)
     if padding_mode == "reflection":
-        return _clip(_reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1), size)
+        return _clip(_reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1), size, nan_at)
     return x
 
 
@@ -175,7 +177,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     sizes = tuple(input.shape[2:])                  # (H, W) or (D, H, W)
     out_spatial = tuple(grid.shape[1:-1])
     # source coordinates per spatial dim, in input order (grid's last dim lists them from the last dim: x first)
-    coords = [_source(grid[..., d - 1 - k], sizes[k], padding_mode, align_corners) for k in range(d)]
+    coords = [_source(grid[..., d - 1 - k], sizes[k], padding_mode, align_corners, d == 3) for k in range(d)]
     flat = input.reshape(n, c, math.prod(sizes))
     strides = [math.prod(sizes[k + 1:]) for k in range(d)]
     device = input.device
@@ -221,5 +223,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             weight = w if weight is None else weight * w
         values, inside = read(corner)
         term = values * (weight.unsqueeze(1) * inside)
+        if d == 3:   # (a volume skips a corner outside, where an image multiplies it: NaN at a NaN position, as torch)
+            term = E.where(inside > 0, term, 0.0)
         out = term if out is None else out + term
     return out

@@ -494,6 +494,11 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     for t in (x1, x2):
         if not isinstance(t, Tensor):
             raise not_a_tensor("cdist", t)
+    if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                            "donot_use_mm_for_euclid_dist"):
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode: use "
+                         f"'use_mm_for_euclid_dist_if_necessary', 'use_mm_for_euclid_dist' or "
+                         f"'donot_use_mm_for_euclid_dist'")
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, got shapes {tuple(x1.shape)} and "
                            f"{tuple(x2.shape)}: make a single point a row with x.unsqueeze(0)")

@@ -12,7 +12,7 @@ import numpy
 from ..backend import arg_extreme, broadcast_to, xp_of
 from ..tensor import Tensor, default_float
 from ..return_types import return_type
-from .elementwise import abs, eq, exp, half_in_float32, masked, maximum, minimum, ordered, to_dtype, where
+from .elementwise import abs, eq, exp, half_in_float32, masked, maximum, minimum, ordered, reciprocal, to_dtype, where
 from .registry import apply, apply_one, apply_unary, defop, expect_tensor, on_arrays
 
 
@@ -167,14 +167,15 @@ LOG_SOFTMAX = defop("log_softmax", ("self",), save=("result",),
 
 
 def _norm_vjp(g, ctx):
-    # d sqrt(sum a^2) / da = a / norm, and 0 where the norm is 0 (PyTorch's choice there: no NaN; recorded, the
-    # division by that 0 stays in the graph, as in PyTorch, whose second derivative there is NaN)
+    # d sqrt(sum a^2) / da = a * (1/norm), the 1/norm 0 where the norm is 0 (PyTorch's choice there: no NaN).
+    # Recorded, as PyTorch: masking 1/norm (not the product) keeps g's own path free of 0/0, so a second
+    # derivative through g is 0 there, while the one through a stays PyTorch's NaN
     shape, dims, keepdim = ctx._input_shapes[0], ctx.dims, ctx.keepdim
     n = expand_back(ctx.result, shape, dims, keepdim)
     nonzero = n != 0
-    if not isinstance(g, Tensor):   # (on arrays: no NumPy warning for the 0/0 that the select drops)
+    if not isinstance(g, Tensor):   # (on arrays: no NumPy warning for the 1/0 that the select drops)
         n = where(nonzero, n, 1.0)
-    return (masked(ctx.self * expand_back(g, shape, dims, keepdim) / n, nonzero),)
+    return (ctx.self * (expand_back(g, shape, dims, keepdim) * masked(reciprocal(n), nonzero)),)
 
 
 def _norm_forward(xp, a, dims, keepdim):
