@@ -516,10 +516,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0 or inplace and input.numel() == 0:
         return input
-    zero = 0.0 if input.dtype.kind in "fc" else 0
+    floats = input.dtype.kind in "fc"
     if p == 1.0:
-        return input.mul_(zero) if inplace else input * zero
-    if zero == 0:   # (the kept elements are scaled by 1/(1-p), which an integer tensor cannot hold)
+        return input.mul_(0.0 if floats else 0) if inplace else input * (0.0 if floats else 0)
+    if not floats:   # (the kept elements are scaled by 1/(1-p), which an integer tensor cannot hold)
         raise RuntimeError(f"dropout: result type Float can't be cast to the desired output type "
                            f"{input.dtype.name}: dropout needs a float tensor (x.float())")
     keep = creation.generator().random(tuple(input.shape)) >= p
