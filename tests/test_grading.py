@@ -284,6 +284,59 @@ def test_the_exercises_done_by_hand_refuse_the_librarys_backward(check):
     assert status == WRONG and "ran autogradlab's own backward" in detail, detail
 
 
+def _shortcuts_past_a_trace():
+    """The same shortcuts hidden from a trace's tape (a nested trace, steps) or taken through a node's own VJP."""
+    import autogradlab as ag
+
+    def mini_backward_by_steps(root):
+        ag.steps(root).run()
+        return {name: leaf.grad.data for name, leaf in _leaves(root).items()}
+
+    def mini_backward_in_a_trace(root):
+        with ag.trace():
+            root.backward()
+        return {name: leaf.grad.data for name, leaf in _leaves(root).items()}
+
+    def mul_vjp_in_a_trace(a, b, g):
+        A, B = (ag.tensor(np.asarray(v, dtype=float), requires_grad=True) for v in (a, b))
+        with ag.trace():
+            grads = ag.autograd.grad(A * B, (A, B), ag.tensor(np.asarray(g, dtype=float)))
+        return tuple(t.numpy() for t in grads)
+
+    def mul_vjp_by_the_node(a, b, g):
+        A, B = (ag.tensor(np.asarray(v, dtype=float), requires_grad=True) for v in (a, b))
+        y = A * B
+        with ag.no_grad():
+            return tuple(t.numpy() for t in y.grad_fn.apply(ag.tensor(np.asarray(g, dtype=float))))
+    return [("check_mini_backward", mini_backward_by_steps, "ran autogradlab's own backward"),
+            ("check_mini_backward", mini_backward_in_a_trace, "ran autogradlab's own backward"),
+            ("check_mul_vjp", mul_vjp_in_a_trace, "ran autogradlab's own backward"),
+            ("check_mul_vjp", mul_vjp_by_the_node, "node.apply")]
+
+
+@pytest.mark.parametrize("k", range(4), ids=["steps", "nested trace", "grad in a trace", "node.apply"])
+def test_the_shortcuts_are_refused_also_past_a_trace_or_through_a_nodes_vjp(k):
+    """Counting passes on the trace's own tape missed a pass under a nested trace or steps() (each swaps the
+    tape), and the engine's own node.apply calls counted as the student's steps; a by-hand exercise took a
+    node's own VJP."""
+    check, answer, words = _shortcuts_past_a_trace()[k]
+    status, detail = _judge(check, "f", answer)
+    assert status == WRONG and words in detail, detail
+
+
+def test_the_hidden_tests_of_exercises_done_by_hand_refuse_the_librarys_backward_too():
+    from autogradlab.lessons.judges import collect_hidden
+    collect_hidden()
+    exec(compile((LESSONS / "hidden_tests.py").read_text(), "hidden_tests.py", "exec"), {"__name__": "hidden"})
+    hidden = {j.check_id: j for j in collect_hidden()}
+    shortcuts = _vjps_by_the_library()
+    for check_id, name in (("2.1h", "check_mul_vjp"), ("7.1h", "check_unbroadcast")):
+        judge = hidden[check_id]
+        status, detail = run_judge(judge, _probe_for({judge.target: shortcuts[name]}), judge.target,
+                                   np.random.default_rng(0))
+        assert status == WRONG and "ran autogradlab's own backward" in detail, (check_id, detail)
+
+
 class _ExpNotAFunction:
     @staticmethod
     def apply(x):
@@ -869,10 +922,17 @@ def test_a_resubmission_gives_one_gradebook_row_the_newest_copy(tmp_path, monkey
                                      "carol_02_chain_rule.ipynb", "carol_01_derivatives.ipynb", "notes.ipynb",
                                      "scratch.ipynb"])
     assert rows["alice", "02_chain_rule.ipynb"].problems == [
-        f"also submitted, not graded (an earlier copy): {tmp_path / 'alice' / '02_chain_rule.ipynb'}"]
+        "also submitted, not graded (an earlier copy): 02_chain_rule.ipynb"]   # (no path of the grader's)
     bob = rows["bob", "02_chain_rule.ipynb"].problems[0]
     assert "bob_02_chain_rule.ipynb" in bob and "bob_02_chain_rule-2.ipynb" in bob
     assert rows["carol", "01_derivatives.ipynb"].problems == []
+    # files named one by one (the shell's subs/*/02_chain_rule.ipynb), or a file named twice
+    alice, bob = tmp_path / "alice" / "02_chain_rule.ipynb", tmp_path / "bob" / "02_chain_rule.ipynb"
+    bob.parent.mkdir()
+    bob.write_text(alice.read_text())
+    results, _ = grade_all([alice, bob, alice], LESSONS, jobs=1)
+    assert [(r.student, Path(r.path).name) for r in results] == [
+        ("alice", "02_chain_rule.ipynb"), ("bob", "02_chain_rule.ipynb")]
 
 
 def test_a_worker_that_dies_costs_only_its_own_submission():

@@ -65,7 +65,7 @@ def test_the_master_notebook_uses_otters_markers(exported):
     # the hidden tests' text is in no cell (otter prints a failing test's source): it is a file of the
     # autograder only
     hidden_text = (LESSONS / "hidden_tests.py").read_text()
-    assert not any(hidden_text.strip()[:200] in s for s in code)
+    assert "def mul_vjp_4d(" in hidden_text and not any("mul_vjp_4d" in s for s in code)   # (its test's name)
     assert (out / "02_chain_rule" / "hidden_tests.py").read_text() == hidden_text
     assert "autograder_files:\n  - hidden_tests.py" in _src(nb["cells"][0])
     assert any(s.startswith("dL_dv = None  # your prediction") for s in code)

@@ -24,7 +24,7 @@ import traceback
 
 import numpy
 
-from .probes import count_engine_passes, run_student_engine
+from .probes import count_engine_use
 
 __all__ = ["RESULTS", "summary", "reveal", "compare",
            "check_central_difference", "check_numerical_grad", "check_mul_vjp", "check_manual_backward",
@@ -112,17 +112,19 @@ def _where(exc):
     return ""
 
 
-def by_hand_message(target, passes):
-    """What an exercise done by hand says to an answer that ran the engine (the checks' and the grader's)."""
-    return (f"{target} ran autogradlab's own backward ({passes} pass(es) of backward() or autograd.grad); this "
-            f"exercise asks for the gradient worked out by hand, with NumPy or math only")
+def by_hand_message(target, passes, applies):
+    """What an exercise done by hand says to an answer that used the engine (the checks' and the grader's)."""
+    used = (f"ran autogradlab's own backward ({passes} pass(es) of backward(), autograd.grad or steps)" if passes
+            else f"called a graph node's own VJP ({applies} node.apply call(s))")
+    return f"{target} {used}; this exercise asks for the gradient worked out by hand, with NumPy or math only"
 
 
 def _by_hand(label, fn, *args):
-    """``_call`` for an exercise done by hand: the student's code may start no pass of autogradlab's engine."""
-    got, passes = _call(label, count_engine_passes, fn, *args)
-    if passes:
-        raise _Wrong(by_hand_message(label, passes))
+    """``_call`` for an exercise done by hand: the student's code may start no pass of autogradlab's engine and
+    call no node's VJP."""
+    got, passes, applies = _call(label, count_engine_use, fn, *args)
+    if passes or applies:
+        raise _Wrong(by_hand_message(label, passes, len(applies)))
     return got
 
 
@@ -453,7 +455,7 @@ def check_mini_backward(mini_backward):
                 leaves[var.name] = var
         names = sorted(leaves)
         expected = ag.autograd.grad(root_tensor, [leaves[k] for k in names], retain_graph=True)
-        got, steps, passes = _call("mini_backward", run_student_engine, mini_backward, root_tensor)
+        got, passes, steps = _call("mini_backward", count_engine_use, mini_backward, root_tensor)
         if passes:
             raise _Wrong(f"{case}: mini_backward ran autogradlab's own backward ({passes} pass(es) of backward() "
                          f"or autograd.grad); the exercise is to write that loop yourself, calling node.apply(g) "

@@ -355,6 +355,7 @@ class _Kernel:
             raise NoAnswer(f"your code did not return within {self.client.timeout} s for this check")
         text = "".join(_source({"source": o.get("text", "")}) for o in cell.outputs
                        if o.get("output_type") == "stream" and o.get("name") == "stdout")
+        cell.outputs = []   # (read: the submission's later probes need not hold it in this process)
         for line in text.splitlines():
             if line.startswith(nonce + " "):
                 try:
@@ -510,17 +511,23 @@ def grade_all(paths, instructor_dir, limits=None, seed=None, jobs=2, progress=No
     """
     seed = secrets.randbits(31) if seed is None else int(seed)
     lessons = instructor_checks(instructor_dir)
-    work = []
+    work, seen = [], set()
     for root in map(Path, paths):
         for nb_path in notebooks_in([root]):
+            if nb_path.resolve() in seen:   # (a file named twice, or under two of the paths: graded once)
+                continue
+            seen.add(nb_path.resolve())
             lesson = match_lesson(nb_path, lessons)
             base = root if root.is_dir() else nb_path.parent
-            work.append((str(nb_path), lesson, str(instructor_dir), limits or Limits(), seed,
-                         student_name(nb_path, base, lesson)))
+            student = student_name(nb_path, base, lesson)
+            if not root.is_dir() and student == nb_path.stem and len(nb_path.parts) > 1:
+                student = nb_path.parent.name   # (subs/alice/02_chain_rule.ipynb named on the command line: alice)
+            work.append((str(nb_path), lesson, str(instructor_dir), limits or Limits(), seed, student))
     work, earlier = _newest_only(work)
     results = _grade_pool(work, jobs, progress)
     for i, paths in earlier.items():
-        results[i].problems.append(f"also submitted, not graded (an earlier copy): {', '.join(paths)}")
+        results[i].problems.append(f"also submitted, not graded (an earlier copy): "
+                                   f"{', '.join(Path(p).name for p in paths)}")
     return results, seed
 
 
@@ -540,8 +547,8 @@ def _newest_only(work):
             modified = 0
         return number, modified, job[0]
     groups = {}
-    for job in work:
-        if job[1] is not None:
+    for job in work:   # (a student known by folder or file-name prefix: a name that is the file's own stem
+        if job[1] is not None and job[5] != Path(job[0]).stem:   # says nothing about who submitted it)
             groups.setdefault((job[5], job[1]), []).append(job)
     dropped, earlier_of = set(), {}
     for jobs in groups.values():

@@ -97,8 +97,8 @@ class Probe:
         """``target(*args, **kwargs)`` in the student's kernel: (result, the arguments after the call)."""
         answer = self._ask({"op": "call", "target": target, "args": [_wire(a) for a in args],
                             "kwargs": {k: _wire(v) for k, v in kwargs.items()}}, target)
-        if self.by_hand and answer.get("engine_passes"):
-            raise _Wrong(by_hand_message(target, answer["engine_passes"]))
+        if self.by_hand and (answer.get("engine_passes") or answer.get("node_applies")):
+            raise _Wrong(by_hand_message(target, answer.get("engine_passes"), answer.get("node_applies")))
         return decode(answer.get("result")), [decode(a) for a in answer.get("args_after", [])]
 
     def harness(self, name, target, *args):
@@ -161,7 +161,7 @@ BY_HAND = {"2.1", "2.2", "7.1", "7.2"}   # exercises that compute gradients by h
 
 def run_judge(judge, probe, target, rng):
     """(status, detail) of one judge; never raises except NoAnswer (the kernel is gone)."""
-    probe.by_hand = judge.check_id in BY_HAND
+    probe.by_hand = judge.check_id.rstrip("h") in BY_HAND   # (a hidden test of the exercise too: 2.1h)
     try:
         detail = judge.fn(probe, target, rng)
     except NoAnswer:
@@ -467,9 +467,9 @@ def check_engine_steps(probe, target, spec, case, rng):
                 raise _Wrong(f"{case}: step {i} differs from the reference engine: {exc}{more}") from None
     skipped = [label for label in order if not label.startswith("AccumulateGrad(") and label not in done]
     if skipped:
+        total = sum(1 for label in order if not label.startswith("AccumulateGrad("))
         raise _Wrong(f"{case}: your engine never called node.apply on {skipped[0]} ({len(skipped)} of the "
-                     f"{len(skipped) + len(done)} nodes it should run were never run); each node's gradient "
-                     f"comes from node.apply(g)")
+                     f"{total} nodes it should run were never run); each node's gradient comes from node.apply(g)")
     result = decode(answer.get("result"))
     if not isinstance(result, dict):
         raise _Wrong(f"{case}: {target} should return a dict {{leaf name: gradient}}, got {_kind(result)}")

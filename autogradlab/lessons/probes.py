@@ -184,35 +184,40 @@ def _harness_topo_sort(fn, spec):
     return {"order": encode(list(order) if isinstance(order, (list, tuple)) else order)}
 
 
-def count_engine_passes(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` and how many passes of autogradlab's own engine it started (``backward`` or
-    ``autograd.grad``): the shortcut that exercises done by hand rule out."""
-    with _ag().trace() as tape:
-        result = fn(*args, **kwargs)
-    return result, len(tape.of_kind("BackwardStarted"))
-
-
-def run_student_engine(fn, root):
-    """Run a student's ``mini_backward(root)``: its result, every ``node.apply(g)`` call it makes (its steps,
-    as (node, g) pairs), and how many passes of autogradlab's own engine it started."""
+def count_engine_use(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` and how it used autogradlab's own backward machinery: (its result, the passes of
+    the engine it started (``backward``, ``autograd.grad``, ``steps``; traced or not), the ``node.apply(g)`` calls
+    it made itself, as (node, g) pairs, the engine's own left out). The shortcuts that exercises done by hand
+    rule out, and the steps of a student's own engine."""
+    from autogradlab import engine
     from autogradlab.graph import Node
-    steps, original = [], Node.apply
+    passes, applies, running = [0], [], [0]
+    original_execute, original_apply = engine._execute, Node.apply
 
-    def recording_apply(node, grad):
-        steps.append((node, grad))
-        return original(node, grad)
+    def counted_execute(*a, **k):   # (every pass of the engine runs this generator)
+        passes[0] += 1
+        running[0] += 1
+        try:
+            yield from original_execute(*a, **k)
+        finally:
+            running[0] -= 1
 
-    Node.apply = recording_apply
+    def recorded_apply(node, grad):
+        if not running[0]:
+            applies.append((node, grad))
+        return original_apply(node, grad)
+
+    engine._execute, Node.apply = counted_execute, recorded_apply
     try:
-        result, passes = count_engine_passes(fn, root)
+        result = fn(*args, **kwargs)
     finally:
-        Node.apply = original
-    return result, steps, passes
+        engine._execute, Node.apply = original_execute, original_apply
+    return result, passes[0], applies
 
 
 def _harness_mini_backward(fn, spec):
     root, _ = build_graph(spec)
-    result, steps, passes = run_student_engine(fn, root)
+    result, passes, steps = count_engine_use(fn, root)
     return {"result": encode(result), "engine_passes": passes,
             "steps": [{"node": node_label(node), "grad": encode(grad)} for node, grad in steps]}
 
@@ -341,8 +346,9 @@ def serve(request_text, namespace):
         kwargs = {k: decode(v) for k, v in request.get("kwargs", {}).items()}
         try:
             if request["op"] == "call":
-                result, passes = count_engine_passes(fn, *args, **kwargs)
-                answer = {"result": encode(result), "args_after": [encode(a) for a in args], "engine_passes": passes}
+                result, passes, applies = count_engine_use(fn, *args, **kwargs)
+                answer = {"result": encode(result), "args_after": [encode(a) for a in args], "engine_passes": passes,
+                          "node_applies": len(applies)}
             else:
                 answer = {"result": HARNESSES[request["name"]](fn, *args, **kwargs)}
         except BaseException as exc:  # noqa: BLE001  (SystemExit and KeyboardInterrupt too)
