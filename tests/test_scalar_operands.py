@@ -415,3 +415,16 @@ def test_reciprocals_gradient_multiplies_in_torchs_order(dtype):
     a.reciprocal().backward(ag.tensor(g))
     t.reciprocal().backward(torch.tensor(g))
     np.testing.assert_array_equal(host(a.grad), t.grad.numpy())
+
+
+def test_a_float16_parameter_times_a_number_is_torchs_too():
+    """A Tensor subclass takes the slow path of mul and div: the same single rounding there (nn.Parameter)."""
+    x = np.linspace(-100, 100, 2001).astype(np.float16)
+    p, tp = ag.nn.Parameter(ag.tensor(x)), torch.nn.Parameter(torch.tensor(x))
+    for name, op in {"p * n": lambda a: a * 0.1, "n * p": lambda a: 0.1 * a, "p / n": lambda a: a / 0.1}.items():
+        np.testing.assert_array_equal(host(op(p).detach()), op(tp).detach().numpy(), err_msg=name)
+    with ag.no_grad():
+        p.mul_(0.9)
+    with torch.no_grad():
+        tp.mul_(0.9)
+    np.testing.assert_array_equal(host(p.detach()), tp.detach().numpy(), err_msg="p.mul_(0.9)")

@@ -180,7 +180,8 @@ def _binary(op, float16_numbers=False):
             data = input._data
             if type(other) is Tensor and data.dtype is other._data.dtype:
                 return apply_binary(op, input, other)
-            if type(other) is float and (dtype := data.dtype).kind == "f":  # x * 0.5: 0.5 takes x's dtype
+            if type(other) is float and (dtype := data.dtype).kind == "f":  # x * 0.5: 0.5 takes x's dtype (but
+                # float16 times or over a number computes in float32, as PyTorch: _float16_by_number)
                 if float16_numbers and dtype is _FLOAT16:
                     return _float16_by_number(op, input, other)
                 shared = _CONSTANTS.get(other)   # (constant(other, input), its first lines inline)
@@ -195,6 +196,9 @@ def _binary(op, float16_numbers=False):
                     return apply_binary(op, input, other)
         if not isinstance(input, Tensor) and not isinstance(other, Tensor):
             return on_arrays(op, (input, other))  # inside a VJP on arrays
+        if float16_numbers and type(other) in (int, float) and isinstance(input, Tensor) \
+                and input._data.dtype is _FLOAT16:   # (a Parameter, a Tensor subclass)
+            return _float16_by_number(op, input, other)
         if float16_numbers and type(input) in (int, float) and other._data.dtype is _FLOAT16:   # (0.1 * x)
             return _float16_by_number(op, other, input)
         return apply(op, promote(input, other))
@@ -666,18 +670,18 @@ def _relu_vjp(g, ctx):
     return (threshold_backward(g, y) if isinstance(g, Tensor) else _relu_grad(None, g, y),)
 
 
-def fits(value, dtype, name, floats=()):
+def fits(value, dtype, name, range_checked=()):
     """``value`` (a number or a Tensor) written into a tensor of ``dtype``: a number into an integer dtype only
-    where it fits (:func:`integer_values`), into a float dtype named in ``floats`` only where it is in range (or
-    inf or NaN): PyTorch checks per op, so ``fill_`` refuses 70000 for float16 (``ALL_FLOATS``) while indexing
-    writes inf there and refuses only 1e39 for float32 (``WIDE_FLOATS``). A complex value goes into a real tensor
-    only with imaginary parts of 0, then as its real part (PyTorch's rule). Else RuntimeError, where NumPy would
-    wrap around, overflow or drop the imaginary parts with a warning."""
+    where it fits (:func:`integer_values`), into a float dtype named in ``range_checked`` only where it is in
+    range (or inf or NaN): PyTorch checks per op, so ``fill_`` refuses 70000 for float16 (``ALL_FLOATS``) while
+    indexing writes inf there and refuses only 1e39 for float32 (``WIDE_FLOATS``). A complex value goes into a
+    real tensor only with imaginary parts of 0, then as its real part (PyTorch's rule). Else RuntimeError, where
+    NumPy would wrap around, overflow or drop the imaginary parts with a warning."""
     if dtype.kind == "c":
         return value
     if dtype.kind in "iu" and isinstance(value, (int, float)) and not isinstance(value, bool):
         return integer_values(value, dtype, name)
-    if dtype.kind == "f" and dtype.name in floats and _beyond(value, _LARGEST[dtype]):
+    if dtype.kind == "f" and dtype.name in range_checked and _beyond(value, _LARGEST[dtype]):
         raise RuntimeError(f"{name}: value {value} cannot be converted to type {dtype.name} without overflow (its "
                            f"largest is {_LARGEST[dtype]:g}): use a wider dtype, e.g. x.double()")
     if isinstance(value, _COMPLEX_NUMBERS):
@@ -694,25 +698,27 @@ def fits(value, dtype, name, floats=()):
 
 
 def _beyond(value, largest):
-    """Is ``value`` a real number (int or float; not inf or NaN) of magnitude above ``largest``?"""
-    if type(value) is bool or not isinstance(value, (int, float)) or value != value:
+    """Is ``value`` a finite real number (an int, or a float other than inf and NaN) above ``largest`` in size?"""
+    if type(value) is bool or not isinstance(value, (int, float)):
         return False
-    return not -largest <= value <= largest and not (isinstance(value, float) and math.isinf(value))
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
+    return value > largest or value < -largest   # (this module's abs is the tensor op)
 
 
 _LARGEST = {numpy.dtype(t): float(numpy.finfo(t).max) for t in ("float16", "float32", "float64")}
 ALL_FLOATS, WIDE_FLOATS = ("float16", "float32", "float64"), ("float32", "float64")
 
 
-def _number_fits(tensor, number, name, floats=ALL_FLOATS):
+def _number_fits(tensor, number, name, range_checked=ALL_FLOATS):
     """A Python number operand, checked as PyTorch checks it before it computes in ``tensor``'s dtype: an int
     for an integer tensor (300 for int8), a float for an integer one in the default float dtype, any number for
-    a float tensor whose dtype is in ``floats`` (70000 for float16); RuntimeError, where NumPy would wrap around
-    or overflow to inf."""
+    a float tensor whose dtype is in ``range_checked`` (70000 for float16); RuntimeError, where NumPy would
+    wrap around or overflow to inf."""
     if not isinstance(tensor, Tensor) or type(number) not in (int, float) or tensor.dtype.kind not in "iuf":
         return number
     dtype = tensor.dtype if tensor.dtype.kind == "f" or type(number) is int else default_float()
-    return fits(number, dtype, name, floats)
+    return fits(number, dtype, name, range_checked)
 
 
 def ordered(name, a, error=NotImplementedError):
@@ -1215,7 +1221,7 @@ def equal(input, other) -> bool:
 
 def div(input, other):
     """``a / b``: true division; integer or bool operands give PyTorch's default float (float32)."""
-    if type(input) is Tensor and type(other) in (int, float) and input._data.dtype is _FLOAT16:
+    if isinstance(input, Tensor) and type(other) in (int, float) and input._data.dtype is _FLOAT16:
         return _float16_by_number(DIV, input, other)
     return apply(DIV, promote_float(input, other))
 
@@ -1352,7 +1358,10 @@ def where(condition, a, b):
                 default_complex() if isinstance(a, _COMPLEX_NUMBERS) or isinstance(b, _COMPLEX_NUMBERS) else
                 default_float() if isinstance(a, float) or isinstance(b, float) else numpy.dtype("int64"))
         a = Tensor._make(asarray(a, like.device, kind), False, None, like.device)
-    a, b = _number_fits(b, a, "where", WIDE_FLOATS), _number_fits(a, b, "where", WIDE_FLOATS)
+    if isinstance(a, Tensor):   # (a number beside a tensor: checked against the tensor's dtype)
+        b = _number_fits(a, b, "where", WIDE_FLOATS)
+    if isinstance(b, Tensor):
+        a = _number_fits(b, a, "where", WIDE_FLOATS)
     a, b = promote(a, b)
     if isinstance(condition, bool) or (hasattr(condition, "dtype") and not isinstance(condition, Tensor)):
         condition = Tensor._make(asarray(condition, like.device, bool), False, None, like.device)
