@@ -52,6 +52,9 @@ def _as_complex(a):
 def _dims(input, dim, s, name):
     """The dims to transform (>= 0, in order) and their lengths: ``dim`` (all dims, or the last len(s)), ``s``."""
     nd = input.ndim
+    if nd == 0:
+        raise IndexError(f"{name}: Dimension specified as -1 but tensor has no dimensions (a transform needs at "
+                         f"least one: x.reshape(1))")
     if s is not None and len(s) > nd:
         raise RuntimeError(f"{name}: Got shape with {len(s)} values but input tensor only has {nd} dimensions")
     if dim is None:
@@ -237,19 +240,28 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     negative ones, over ``d * n``."""
     n = _count(n, "fftfreq")
     k = numpy.concatenate([numpy.arange(0, (n + 1) // 2), numpy.arange(-(n // 2), 0)])
-    return _frequencies(k / (d * n), dtype, device, requires_grad)
+    return _frequencies(k, n, d, dtype, device, requires_grad, "fftfreq")
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     """The frequencies of :func:`rfft`'s ``n // 2 + 1`` entries: 0, 1, ..., n // 2, over ``d * n``."""
     n = _count(n, "rfftfreq")
-    return _frequencies(numpy.arange(0, n // 2 + 1) / (d * n), dtype, device, requires_grad)
+    return _frequencies(numpy.arange(0, n // 2 + 1), n, d, dtype, device, requires_grad, "rfftfreq")
 
 
-def _frequencies(values, dtype, device, requires_grad):
-    if dtype is not None and numpy.dtype(dtype).kind not in "fc":
-        raise RuntimeError(f"fftfreq requires a floating point or complex dtype, got {numpy.dtype(dtype).name}")
-    return tensor(values, dtype=dtype or default_float(), device=device, requires_grad=requires_grad)
+def _frequencies(k, n, d, dtype, device, requires_grad, name):
+    """``k / (d * n)`` as PyTorch computes it, to the last bit: ``k`` in ``dtype`` times ``1 / (d * n)`` in it."""
+    if isinstance(d, bool) or not isinstance(d, numbers.Real):
+        raise TypeError(f"{name}(): argument 'd' must be a real number (the sample spacing), not {type(d).__name__}")
+    dtype = numpy.dtype(dtype or default_float())
+    if dtype.kind == "c":
+        raise NotImplementedError(f"{name}: a complex dtype is not supported (as in PyTorch): the frequencies are "
+                                  f"real, ask for a float dtype")
+    if dtype.kind != "f":
+        raise RuntimeError(f"{name} requires a floating point dtype, got {dtype.name}")
+    with numpy.errstate(all="ignore"):   # (a tiny d, or n = 0: 1/(d*n) is inf, and 0 * inf NaN, as in PyTorch)
+        values = k.astype(dtype) * (numpy.float64(1.0) / (numpy.float64(d) * n)).astype(dtype)
+    return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def _count(n, name):

@@ -764,10 +764,12 @@ THRESHOLD_BACKWARD = defop("threshold_backward", ("grad", "output"), save=("outp
                            forward=_relu_grad, vjp=_threshold_backward_vjp, formulas=("[y > 0]", "0"))
 
 def _abs_complex_vjp(g, ctx):
-    """|z| = sqrt(x^2 + y^2): dz = g*z/|z|, and 0 at z = 0 (PyTorch's sgn(z))."""
+    """|z| = sqrt(x^2 + y^2): dz = g*z/|z|, and 0 at z = 0 (PyTorch's sgn(z); recorded, its derivative is 0
+    there too: the select, not z/1, is what the second derivative sees)."""
     z = ctx.self
     r = abs(z)
-    return (g * (z / where(r == 0, 1.0, r)),)
+    nonzero = r != 0
+    return (g * masked(z / where(nonzero, r, 1.0), nonzero),)
 
 
 ABS = defop("abs", ("self",), save=("self",), math="|a|;  da = g*sign(a)  (complex: g*a/|a|)",

@@ -167,7 +167,8 @@ def _copy_slices_forward(xp, base, src, steps):
 def _copy_slices_vjp(g, ctx):
     # d base = g with the view's region zeroed; d src = g seen through the same view steps
     steps = ctx.steps
-    zeros = Tensor._make(xp_of(g._data).zeros(ctx._input_shapes[1], dtype=g.dtype), False, None, g.device)
+    zeros = Tensor._make(xp_of(g._data).zeros(ctx._input_shapes[1], dtype=ctx._input_dtypes[1]), False, None,
+                         g.device)   # (the source's dtype: a real view of a complex base, z.real, takes real zeros)
     src_grad = g
     for op, params in steps:
         src_grad = apply(op, (src_grad,), params)
