@@ -99,3 +99,21 @@ def test_dropout_of_an_integer_tensor_is_torchs():
 ], ids=["dropout int", "circular pad cut past empty", "cdist compute_mode"])
 def test_what_torch_refuses_is_refused(call):
     both_raise(lambda: call(ag), lambda: call(torch))
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, x: F.elu(x), lambda F, x: F.selu(x), lambda F, x: F.celu(x), lambda F, x: F.silu(x),
+    lambda F, x: F.softplus(x), lambda F, x: F.hardsigmoid(x), lambda F, x: F.hardswish(x), lambda F, x: F.mish(x),
+    lambda F, x: F.logsigmoid(x), lambda F, x: F.leaky_relu(x), lambda F, x: F.gelu(x),
+    lambda F, x: F.softmax(x, dim=-1), lambda F, x: F.log_softmax(x, dim=-1), lambda F, x: F.softmin(x, dim=-1),
+    lambda F, x: F.gumbel_softmax(x), lambda F, x: F.layer_norm(x, (2,)), lambda F, x: F.rms_norm(x, (2,)),
+    lambda F, x: F.group_norm(x.reshape(1, 2, 2), 1), lambda F, x: F.batch_norm(x, None, None, training=True),
+    lambda F, x: x.softmax(-1), lambda F, x: x.log_softmax(-1),
+], ids=["elu", "selu", "celu", "silu", "softplus", "hardsigmoid", "hardswish", "mish", "logsigmoid", "leaky_relu",
+        "gelu", "softmax", "log_softmax", "softmin", "gumbel_softmax", "layer_norm", "rms_norm", "group_norm",
+        "batch_norm", "Tensor.softmax", "Tensor.log_softmax"])
+def test_an_integer_input_raises_torchs_error_class(call):
+    """torch's kernels for these have no integer version: NotImplementedError (gumbel_softmax: RuntimeError);
+    these raised TypeError or RuntimeError, with the same hint."""
+    both_raise(lambda: call(ag.nn.functional, ag.tensor([[1, 2], [3, 4]])),
+               lambda: call(torch.nn.functional, torch.tensor([[1, 2], [3, 4]])))

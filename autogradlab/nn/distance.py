@@ -26,8 +26,9 @@ __all__ = ["normalize", "cosine_similarity", "pairwise_distance", "vector_norm",
 
 
 def check_float(t, what, name, error=TypeError, complex_ok=False):
-    """``error`` (PyTorch's class for ``name``: TypeError for most, RuntimeError for the distances and
-    kl_div, NotImplementedError for an activation with no integer kernel) unless ``t`` is a floating-point
+    """``error`` (PyTorch's class for ``name``: TypeError for most losses, RuntimeError for the distances,
+    kl_div and gumbel_softmax, NotImplementedError for an activation or a normalization with no integer kernel)
+    unless ``t`` is a floating-point
     Tensor (or, ``complex_ok``, a complex one), saying how to convert it."""
     if not isinstance(t, Tensor):
         raise TypeError(f"{name}: {what} must be a Tensor, got {type(t).__name__}")

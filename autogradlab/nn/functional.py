@@ -119,7 +119,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x where x > 0, else negative_slope*x; d/dx = 1, or negative_slope (also at 0, as in PyTorch)."""
     if _in_place(inplace):
         return in_place("leaky_relu_", leaky_relu)(input, negative_slope=negative_slope)
-    _check_float(input, "input", "leaky_relu")
+    _check_float(input, "input", "leaky_relu", NotImplementedError)
     return apply(LEAKY_RELU, (input,), {"negative_slope": negative_slope})
 
 
@@ -133,7 +133,7 @@ def elu(input, alpha=1.0, inplace=False):
     """x where x > 0, else alpha*(e^x - 1); d/dx = 1, or alpha*e^x (also at 0, as in PyTorch)."""
     if _in_place(inplace):
         return in_place("elu_", elu)(input, alpha=alpha)
-    _check_float(input, "input", "elu")
+    _check_float(input, "input", "elu", NotImplementedError)
     if input.dtype == numpy.float16:
         return _half_in_float32(elu, input, alpha)
     # (the exponential sees x only where x <= 0, else 0: for a large x, or a NaN, which goes the way of x as in
@@ -146,7 +146,7 @@ def silu(input, inplace=False):
     """x*sigmoid(x) (also called swish); d/dx = s*(1 + x*(1 - s))."""
     if _in_place(inplace):
         return in_place("silu_", silu)(input)
-    _check_float(input, "input", "silu")
+    _check_float(input, "input", "silu", NotImplementedError)
     if input.dtype == numpy.float16:
         return _half_in_float32(silu, input)
     return input * E.sigmoid(input)
@@ -155,7 +155,7 @@ def silu(input, inplace=False):
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + e^(beta*x))/beta, a smooth relu; x itself where beta*x > threshold (they agree there to float
     precision); d/dx = sigmoid(beta*x)."""
-    _check_float(input, "input", "softplus")
+    _check_float(input, "input", "softplus", NotImplementedError)
     if input.dtype == numpy.float16:
         return _half_in_float32(softplus, input, beta, threshold)
     z = input * beta
@@ -215,7 +215,7 @@ def hardsigmoid(input, inplace=False):
     """0 for x <= -3, 1 for x >= 3, x/6 + 1/2 between; d/dx = 1/6 strictly between, else 0."""
     if _in_place(inplace):
         return in_place("hardsigmoid_", hardsigmoid)(input)
-    _check_float(input, "input", "hardsigmoid")
+    _check_float(input, "input", "hardsigmoid", NotImplementedError)
     if input.dtype == numpy.float16:
         return _half_in_float32(hardsigmoid, input)
     # ((x + 3)/6, not x/6 + 1/2, which cancels near -3; a NaN: NaN with gradient 0, as PyTorch's, through a branch
@@ -230,7 +230,7 @@ def hardswish(input, inplace=False):
     between, else 0 or 1 (PyTorch's slopes at -3 and 3)."""
     if _in_place(inplace):
         return in_place("hardswish_", hardswish)(input)
-    _check_float(input, "input", "hardswish")
+    _check_float(input, "input", "hardswish", NotImplementedError)
     # (a NaN takes the last branch: NaN, passing its gradient on, as in PyTorch; the middle branch sees x only
     # where it is taken, so the others send it no NaN back)
     middle = E.where((input > -3.0) & (input < 3.0), input, 0.0)
@@ -246,7 +246,7 @@ def mish(input, inplace=False):
     """x * tanh(softplus(x)) (Misra, 2019)."""
     if _in_place(inplace):
         return in_place("mish_", mish)(input)
-    _check_float(input, "input", "mish")
+    _check_float(input, "input", "mish", NotImplementedError)
     if input.dtype == numpy.float16:
         return _half_in_float32(mish, input)
     return input * E.tanh(softplus(input))
@@ -267,7 +267,7 @@ def celu(input, alpha=1.0, inplace=False):
     """x where x > 0, else alpha*(e^(x/alpha) - 1): elu whose slope at 0 is 1 from both sides."""
     if _in_place(inplace):
         return in_place("celu_", celu)(input, alpha=alpha)
-    _check_float(input, "input", "celu")
+    _check_float(input, "input", "celu", NotImplementedError)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     if input.dtype == numpy.float16:
@@ -463,7 +463,7 @@ _GELU_APPROXIMATIONS = ("none", "tanh")
 def gelu(input, *, approximate="none"):
     """x*Phi(x), Phi the standard normal CDF: x/2*(1 + erf(x/sqrt(2))); d/dx = Phi(x) + x*phi(x).
     ``approximate="tanh"``: x/2*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x^3))), as PyTorch computes them."""
-    _check_float(input, "input", "gelu")
+    _check_float(input, "input", "gelu", NotImplementedError)
     if approximate not in _GELU_APPROXIMATIONS:
         raise RuntimeError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     if input.dtype == numpy.float16:
@@ -490,7 +490,7 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     exponential (Jang et al., 2016). ``hard=True`` returns the one-hot of the sample whose gradient is the soft
     sample's (the straight-through estimator: y_hard - y_soft.detach() + y_soft). The noise comes from the
     library generator. (``eps`` is unused, as in PyTorch.)"""
-    _check_float(logits, "logits", "gumbel_softmax")
+    _check_float(logits, "logits", "gumbel_softmax", RuntimeError)
     noise = creation.generator(None).exponential(size=logits.shape)
     gumbels = -E.log(Tensor._make(backend.asarray(noise, logits.device, logits.dtype), False, None, logits.device))
     y_soft = R.softmax((logits + gumbels) / tau, dim)
@@ -642,7 +642,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise TypeError(f"layer_norm: normalized_shape must be a tuple of ints, got {normalized_shape!r}; "
                         f"for the last dim alone write ({normalized_shape},) (nn.LayerNorm also takes an int)")
     shape = tuple(int(n) for n in normalized_shape)
-    _check_float(input, "input", "layer_norm")
+    _check_float(input, "input", "layer_norm", NotImplementedError)
     if not shape:
         raise RuntimeError("layer_norm: normalized_shape is empty; give the trailing dims to normalise over, "
                            "e.g. (x.shape[-1],)")
@@ -664,7 +664,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """(x - mean) / sqrt(var + eps) * weight + bias, with the mean and the biased variance taken over each
     group of ``C / num_groups`` channels (and every position) of each sample; ``weight`` and ``bias`` are
     per channel (Wu & He, 2018)."""
-    _check_float(input, "input", "group_norm")
+    _check_float(input, "input", "group_norm", NotImplementedError)
     if input.ndim < 2:
         raise RuntimeError(f"group_norm: expected at least 2 dims (N, C, *), got shape {tuple(input.shape)}")
     n, c = input.shape[:2]
@@ -701,7 +701,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     Training uses the batch's mean and biased variance, and moves ``running_mean``/``running_var`` (when given)
     in place toward the batch's mean and unbiased variance: r <- (1 - momentum)*r + momentum*batch. Evaluation
     uses the running statistics, so one sample is normalised the same whatever batch it comes in."""
-    _check_float(input, "input", "batch_norm")
+    _check_float(input, "input", "batch_norm", NotImplementedError)
     if input.ndim < 2:
         raise RuntimeError(f"batch_norm: the input has shape {tuple(input.shape)}, but it needs a batch dim and a "
                            f"channel dim, (N, C) or (N, C, ...): x.unsqueeze(0) for one sample")

@@ -321,7 +321,7 @@ def logsigmoid(input):
     """log(1 / (1 + e^-x)), computed stably: x - log(1 + e^x) for x < 0, -log(1 + e^-x) else; d/dx =
     sigmoid(-x). (Each branch sees x only on its own side: the other stays finite, so its gradient is 0, and
     every derivative is smooth at 0.) The logistic losses below are written with it, as PyTorch's are."""
-    check_float(input, "input", "logsigmoid")
+    check_float(input, "input", "logsigmoid", NotImplementedError)
     if input.dtype == numpy.float16:   # (in float32, rounded once, as PyTorch computes half activations)
         return logsigmoid(input.to(numpy.float32)).to(numpy.float16)
     left = input < 0

@@ -49,7 +49,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"rms_norm: weight has shape {tuple(weight.shape)} but should have normalized_shape "
                            f"{shape}")
     if input.dtype.kind != "f":
-        raise RuntimeError(f"rms_norm: expected a floating input, got {input.dtype.name}")
+        raise NotImplementedError(f"rms_norm: expected a floating input, got {input.dtype.name} (no integer kernel, as in "
+                                  f"PyTorch): convert it first, e.g. x.float()")
     # (as PyTorch: half precision is computed in float32, with float32's epsilon, and the result takes the input's
     # dtype whatever the weight's)
     x = input.float() if input.dtype == numpy.float16 else input

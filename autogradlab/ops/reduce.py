@@ -12,7 +12,7 @@ import numpy
 from ..backend import arg_extreme, broadcast_to, xp_of
 from ..tensor import Tensor, default_float
 from ..return_types import return_type
-from .elementwise import abs, eq, exp, half_in_float32, masked, maximum, minimum, ordered, reciprocal, to_dtype, where
+from .elementwise import abs, eq, exp, half_in_float32, masked, maximum, minimum, ordered, to_dtype, where
 from .registry import apply, apply_one, apply_unary, defop, expect_tensor, on_arrays
 
 
@@ -167,15 +167,15 @@ LOG_SOFTMAX = defop("log_softmax", ("self",), save=("result",),
 
 
 def _norm_vjp(g, ctx):
-    # d sqrt(sum a^2) / da = a * (1/norm), the 1/norm 0 where the norm is 0 (PyTorch's choice there: no NaN).
-    # Recorded, as PyTorch: masking 1/norm (not the product) keeps g's own path free of 0/0, so a second
-    # derivative through g is 0 there, while the one through a stays PyTorch's NaN
+    # d sqrt(sum a^2) / da = a / norm, 0 where the norm is 0 (PyTorch's choice there: no NaN). Recorded, as
+    # PyTorch: g times the masked a / norm, so a second derivative through g is 0 there (g's own path has no
+    # 0/0), while the one through a stays PyTorch's NaN
     shape, dims, keepdim = ctx._input_shapes[0], ctx.dims, ctx.keepdim
     n = expand_back(ctx.result, shape, dims, keepdim)
     nonzero = n != 0
-    if not isinstance(g, Tensor):   # (on arrays: no NumPy warning for the 1/0 that the select drops)
+    if not isinstance(g, Tensor):   # (on arrays: no NumPy warning for the 0/0 that the select drops)
         n = where(nonzero, n, 1.0)
-    return (ctx.self * (expand_back(g, shape, dims, keepdim) * masked(reciprocal(n), nonzero)),)
+    return (expand_back(g, shape, dims, keepdim) * masked(ctx.self / n, nonzero),)
 
 
 def _norm_forward(xp, a, dims, keepdim):
@@ -557,11 +557,12 @@ STD = defop("std", ("self",), save=("self", "result"),
             complex_vjp="same")
 
 
-def _floats_only(a, name, kinds="f"):
+def _floats_only(a, name, kinds="f", error=RuntimeError):
     """var, std, norm, softmax and log_softmax take floating point tensors (as PyTorch: no silent float64;
-    mean says so in its own words, which its test reads); var and std complex ones too (``kinds="fc"``)."""
+    mean says so in its own words, which its test reads); var and std complex ones too (``kinds="fc"``).
+    ``error``: PyTorch's class (softmax's kernels for integers are missing: NotImplementedError)."""
     if a.dtype.kind not in kinds:
-        raise RuntimeError(f"{name} only supports floating point tensors, but got {a.dtype.name}: convert it first, "
+        raise error(f"{name} only supports floating point tensors, but got {a.dtype.name}: convert it first, "
                            f"e.g. x.to(autogradlab.float32)")
 
 
@@ -598,7 +599,7 @@ def softmax(input, dim, dtype=None):
     expect_tensor(input, "softmax")
     if dtype is not None:
         input = to_dtype(input, dtype)
-    _floats_only(input, "softmax")
+    _floats_only(input, "softmax", error=NotImplementedError)
     d = single_dim(dim, input.ndim, "softmax")
     return apply_one(SOFTMAX, input, {"dim": d})
 
@@ -608,7 +609,7 @@ def log_softmax(input, dim, dtype=None):
     expect_tensor(input, "log_softmax")
     if dtype is not None:
         input = to_dtype(input, dtype)
-    _floats_only(input, "log_softmax")
+    _floats_only(input, "log_softmax", error=NotImplementedError)
     d = single_dim(dim, input.ndim, "log_softmax")
     return apply_one(LOG_SOFTMAX, input, {"dim": d})
 
