@@ -267,6 +267,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
                            f"{input.dtype.name}: convert it first, e.g. a.float()")
     if dtype is not None:
         input = to_dtype(input, dtype)
+    if input.dtype == numpy.float16:   # (in float32, as PyTorch: a count past 65504 is inf in float16)
+        return to_dtype(nanmean(to_dtype(input, numpy.dtype("float32")), dim, keepdim), input.dtype)
     counted = sum(logical_not(isnan(input)), dim, keepdim)
     return nansum(input, dim, keepdim) / counted
 
