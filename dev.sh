@@ -219,6 +219,7 @@ STRICT_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/test_o
                tests/test_distribution_findings_vs_torch.py tests/test_statistics_findings_vs_torch.py
                tests/test_shape_findings_vs_torch.py tests/test_matmul_findings_vs_torch.py
                tests/test_functional_findings_vs_torch.py tests/test_fft_findings_vs_torch.py tests/test_reduction_findings_vs_torch.py
+               tests/test_indexing_findings_vs_torch.py
                tests/test_bessel_vs_torch.py)
 
 # run_pass "what it is" NAME=value ... -- suite files ...: the files that exist, with that environment
@@ -279,6 +280,7 @@ FAKE_CUDA_SUITES=(tests/test_foundation.py tests/test_ops_gradcheck.py tests/tes
                   tests/test_distribution_findings_vs_torch.py tests/test_statistics_findings_vs_torch.py
                   tests/test_shape_findings_vs_torch.py tests/test_matmul_findings_vs_torch.py
                   tests/test_functional_findings_vs_torch.py tests/test_fft_findings_vs_torch.py tests/test_reduction_findings_vs_torch.py
+                  tests/test_indexing_findings_vs_torch.py
                   tests/test_bessel_vs_torch.py)
 
 run_tests() {

@@ -140,11 +140,13 @@ def _check_source_overlap(t, index, value, given_0d):
 
 def _check_index_put_value(t, index, value):
     """``t[index] = v`` with array indices takes a ``v`` of ``t``'s dtype that shares no memory with ``t``, as
-    PyTorch's ``index_put_`` does (its writes could change ``v`` while it is read). As in PyTorch, one bool
-    mask and a ``v`` of one element (read once, as a fill value) is let through either way."""
+    PyTorch's ``index_put_`` does (its writes could change ``v`` while it is read). As in PyTorch, a bool mask
+    as the only array index (beside slices, ints, ``...``) and a ``v`` of one element (read once, as a fill value)
+    is let through either way."""
     if not isinstance(value, Tensor):
         return
-    if not isinstance(index, tuple) and getattr(index, "dtype", None) == bool and value.numel() == 1:
+    arrays = [i for i in (index if isinstance(index, tuple) else (index,)) if getattr(i, "dtype", None) is not None]
+    if len(arrays) == 1 and arrays[0].dtype == bool and value.numel() == 1:
         return
     if value.dtype != t.dtype:
         raise RuntimeError(f"t[index] = v with an integer or boolean array index needs v of t's dtype (as PyTorch's "
@@ -197,7 +199,8 @@ def _setitem(self, index, value):
         _check_index_put_value(self, basic, value)
     else:
         _check_source_overlap(self, basic, value, given_0d)
-    if state.grad_enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
+    if state.grad_enabled and self._data.dtype.kind in "fc" and (   # (an integer tensor takes no gradient)
+            self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
         if not isinstance(value, (Tensor, bool, int, float)):   # a list or an array
             value = Tensor._make(backend.asarray(value, self.device, self.dtype), False, None, self.device)
         if advanced:   # integer/bool array indices: no view to write through; PyTorch's index_put_, in place

@@ -84,7 +84,7 @@ def index_put(input, indices, values, accumulate=False):
             raise TypeError("index_put(accumulate=True): indices must be tensors")
         if i.dtype.kind not in "biu":
             raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors, got {i.dtype.name}")
-        if i.dtype.kind == "b":   # a mask: the positions where it holds (one index per dim it covers)
+        if i.dtype.kind == "b" or i.dtype == numpy.uint8:   # a mask (uint8: PyTorch's old one): the positions
             positions.extend(Tensor._make(p, False, None, input.device) for p in i._data.nonzero())
         else:
             positions.append(i)
@@ -113,8 +113,9 @@ def put(input, index, source, accumulate=False):
     as if ``input`` were 1-D (negative positions count from the end)."""
     expect_tensor(input, "put")
     expect_tensor(index, "put")
-    if index.dtype.kind not in "iu":
-        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index.dtype.name}")
+    if index.dtype != numpy.int64:   # (a uint8 one would be read as a mask)
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index.dtype.name}: convert it "
+                           f"with index.long()")
     if index.numel() != (source.numel() if isinstance(source, Tensor) else 1):
         raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                            f"source.numel() = {source.numel() if isinstance(source, Tensor) else 1}, index.numel() "
