@@ -41,3 +41,18 @@ def test_running_sums_and_products_are_torchs(call):
     """float32 running sums and products accumulate in float64 and round each result once, as torch's CPU
     kernels (the million 0.1s came to 100958); cumprod keeps the dtype it is given."""
     same_results(call, rtol=0)
+
+
+def test_float16_sinc_is_computed_in_float32():
+    """pi * x in float16 lost x's digits: sinc(1) was 3e-4 (torch -0.0) and every |x| past 20860 NaN. The values
+    are torch's; the gradient, rounded once from float32, is the true slope (torch's, in float16 steps, is 0 at
+    0.001 where the slope is -pi^2 x / 3)."""
+    x = np.linspace(-300, 300, 6001).astype(np.float16)
+    x = np.concatenate([x, np.array([21000.0, 65504.0, 1e-3], dtype=np.float16)])
+    ours, theirs = ag.sinc(ag.tensor(x)), torch.sinc(torch.tensor(x))
+    np.testing.assert_array_equal(np.abs(ours.numpy()), np.abs(theirs.numpy()))   # (up to the sign of a zero)
+    a = ag.tensor(np.array([1e-3, 88.7], dtype=np.float16), requires_grad=True)
+    ag.sinc(a).sum().backward()
+    exact = [-np.pi ** 2 * 1e-3 / 3, (np.cos(np.pi * 88.6875) * np.pi * 88.6875 - np.sin(np.pi * 88.6875))
+             / (np.pi * 88.6875 ** 2)]
+    np.testing.assert_allclose(a.grad.numpy().astype(float), exact, rtol=2e-3)

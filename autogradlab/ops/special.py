@@ -10,8 +10,8 @@ import numpy
 
 from ..tensor import Tensor, default_float
 from .complex_numbers import complex as complex_from_parts
-from .elementwise import (cos, isinf, isnan, log, log1p, mul, ordered, promote_float, result_type, sign,
-                          sin, sub, to_dtype, trunc, where)
+from .elementwise import (cos, half_in_float32, isinf, isnan, log, log1p, mul, ordered, promote_float,
+                          result_type, sign, sin, sub, to_dtype, trunc, where)
 from .registry import apply, defop, expect_tensor
 
 __all__ = ["xlogy", "xlog1py", "entr", "nan_to_num", "logit", "sinc", "frac", "deg2rad", "rad2deg", "sgn",
@@ -176,19 +176,24 @@ _SINC_SERIES = tuple((-1) ** n * 2 * n / math.factorial(2 * n + 1) for n in rang
 
 def _sinc_vjp(g, ctx):
     a = ctx.self
+    if not isinstance(a, Tensor) and a.dtype == numpy.float16:   # (in float32, rounded once, as the forward)
+        return (g * _sinc_slope(a.astype(numpy.float32)).astype(numpy.float16),)
+    return (g * _sinc_slope(a),)
+
+
+def _sinc_slope(a):
     s = a * math.pi
     small = abs(s) < 0.5
     series = _SINC_SERIES[0]
     for c in _SINC_SERIES[1:]:   # (Horner's rule in s^2)
         series = series * (s * s) + c
     wide = where(small, 1.0, a) * math.pi      # (the formula where it is exact; 1 elsewhere, never 0)
-    slope = where(small, math.pi * s * series, (wide * cos(wide) - sin(wide)) / (wide * wide) * math.pi)
-    return (g * slope,)
+    return where(small, math.pi * s * series, (wide * cos(wide) - sin(wide)) / (wide * wide) * math.pi)
 
 
 SINC = defop("sinc", ("self",), save=("self",), math="sin(pi a)/(pi a), 1 at 0;  da = g*(pi a cos(pi a) - "
-             "sin(pi a))/(pi a^2) (its Taylor series near 0, so 0 at 0)", forward=_sinc_forward, vjp=_sinc_vjp,
-             formulas=("(pi a cos(pi a) - sin(pi a))/(pi a^2)",), complex_vjp="holomorphic")
+             "sin(pi a))/(pi a^2) (its Taylor series near 0, so 0 at 0)", forward=half_in_float32(_sinc_forward),
+             vjp=_sinc_vjp, formulas=("(pi a cos(pi a) - sin(pi a))/(pi a^2)",), complex_vjp="holomorphic")
 
 
 def sinc(input):
