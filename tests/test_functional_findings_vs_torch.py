@@ -117,3 +117,13 @@ def test_an_integer_input_raises_torchs_error_class(call):
     these raised TypeError or RuntimeError, with the same hint."""
     both_raise(lambda: call(ag.nn.functional, ag.tensor([[1, 2], [3, 4]])),
                lambda: call(torch.nn.functional, torch.tensor([[1, 2], [3, 4]])))
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.LSTMCell(3, 4)(T.randn(2, 3), T.randn(2, 2, 4)),
+    lambda T: T.nn.LSTM(3, 4)(T.randn(5, 2, 3), T.randn(2, 1, 2, 4)),
+    lambda T: T.nn.GRU(3, 4, bias=0), lambda T: T.nn.LSTM(3, 4, bias=1),
+], ids=["LSTMCell stacked hx", "LSTM stacked hx", "GRU bias=0", "LSTM bias=1"])
+def test_recurrent_layers_refuse_what_torch_refuses(call):
+    """One stacked tensor as an LSTM's (h, c) was split along its first dim and run; an int bias was taken."""
+    both_raise(lambda: call(ag), lambda: call(torch))

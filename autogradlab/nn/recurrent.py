@@ -124,6 +124,8 @@ class RNNCellBase(Module):
             zeros = creation.zeros(tuple(shape), dtype=input.dtype, device=input.device)
             state = (zeros, zeros) if self.mode == "LSTM" else zeros
         else:
+            if self.mode == "LSTM" and isinstance(hx, Tensor):   # (one stacked tensor would be split along dim 0)
+                raise TypeError("lstm_cell(): argument 'hx' must be tuple of Tensors, not Tensor: pass (h, c)")
             parts = tuple(hx) if self.mode == "LSTM" else (hx,)
             if self.mode == "LSTM" and len(parts) != 2:
                 raise RuntimeError(f"lstm_cell expects two hidden states, (h, c), got {len(parts)}")
@@ -209,6 +211,8 @@ class RNNBase(Module):
             warnings.warn(f"dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                           f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
                           UserWarning, stacklevel=2)
+        if not isinstance(bias, bool):   # (as PyTorch's layers; its cells take any bias)
+            raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
         self.input_size, self.hidden_size, self.num_layers = int(input_size), int(hidden_size), int(num_layers)
         self.bias, self.batch_first, self.dropout = bool(bias), bool(batch_first), float(dropout)
         self.bidirectional, self.proj_size = bool(bidirectional), 0
@@ -341,7 +345,7 @@ class RNNBase(Module):
         if hx is None:
             zeros = creation.zeros(tuple(shape), dtype=x.dtype, device=x.device)
             return (zeros,) * count
-        parts = tuple(hx) if self.mode == "LSTM" else (hx,)
+        parts = tuple(hx) if self.mode == "LSTM" and not isinstance(hx, Tensor) else (hx,)   # (a Tensor: refused)
         if len(parts) != count or not all(isinstance(t, Tensor) for t in parts):
             raise TypeError(f"{name}: hx must be {'a tuple (h_0, c_0) of Tensors' if count == 2 else 'a Tensor'}")
         want = shape if batched else (shape[0], shape[2])
