@@ -56,3 +56,12 @@ def test_float16_sinc_is_computed_in_float32():
     exact = [-np.pi ** 2 * 1e-3 / 3, (np.cos(np.pi * 88.6875) * np.pi * 88.6875 - np.sin(np.pi * 88.6875))
              / (np.pi * 88.6875 ** 2)]
     np.testing.assert_allclose(a.grad.numpy().astype(float), exact, rtol=2e-3)
+
+
+@pytest.mark.parametrize("n, x", [(1, -1e-8), (1, -1e-20), (2, -2 - 1e-9), (1, -3 + 1e-7), (3, -1.3), (2, -7.25)])
+def test_polygamma_just_left_of_a_pole_keeps_its_digits(n, x):
+    """cot(pi x) from x - floor(x) rounded the distance to the pole away: polygamma(1, -1e-8) was off by 2e-8
+    relative, and at -1e-20 by a factor of 1e7 (digamma's gradient with it). Against mpmath."""
+    mpmath = pytest.importorskip("mpmath")
+    got = ag.polygamma(n, ag.tensor([x], dtype=ag.float64)).item()
+    assert got == pytest.approx(float(mpmath.polygamma(n, mpmath.mpf(x))), rel=1e-13)

@@ -219,7 +219,8 @@ def _polygamma_forward(xp, a, n):
         reflect = (x < 0) & (x != xp.floor(x))
         argument = xp.where(reflect, 1.0 - x, x)
         out = (-1.0) ** (n + 1) * float(math.factorial(n)) * _zeta_arrays(xp, xp.full_like(x, n + 1.0), argument)
-        cot = 1.0 / xp.tan(math.pi * (x - xp.floor(x)))   # (pi x reduced to [0, pi) first)
+        cot = 1.0 / xp.tan(math.pi * (x - xp.round(x)))   # (pi x reduced to [-pi/2, pi/2] first: x - round(x)
+        # is exact, where x - floor(x) rounds the distance to a pole just left of it away)
         coefficients = _cot_derivative_polynomial(n).coef
         cot_term = sum(float(c) * cot ** k for k, c in enumerate(coefficients) if c)
         out = xp.where(reflect, (-1.0) ** n * out - math.pi ** (n + 1) * cot_term, out)
