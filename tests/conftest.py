@@ -36,6 +36,21 @@ if os.environ.get("AUTOGRADLAB_STRICT_BACKEND") == "1":
     _backend.use_cpu_array_module(strict_backend.xp, strict_backend.unwrap)
 
 
+def graph_leaves(root):
+    """{name: leaf tensor} of the graph under the tensor ``root``, found as a student's engine finds them: a walk
+    of ``next_functions`` down to the ``AccumulateGrad`` nodes."""
+    leaves, stack, seen = {}, [root.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if node.name() == "AccumulateGrad":
+            leaves[node.variable.name] = node.variable
+        stack.extend(child for child, _ in node.next_functions)
+    return leaves
+
+
 def host(array):
     """A NumPy array of any array the suites make: NumPy's own, the strict backend's (unwrapped, no copy), a
     GPU's or its stand-in's (copied to the host: ``AUTOGRADLAB_DEFAULT_DEVICE=cuda`` runs, see

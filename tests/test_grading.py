@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import graph_leaves
+from torch_compare import exp_function
 
 from autogradlab.lessons import probes
 from autogradlab.lessons.checks import CORRECT, TODO, WRONG
@@ -187,29 +189,15 @@ def test_a_students_engine_is_graded_step_by_step():
     assert status == WRONG and "step" in detail and ("sum of their" in detail or "add up" in detail), detail
 
 
-def _leaves(root):
-    """{name: leaf tensor} of the graph under ``root`` (a student's walk of next_functions)."""
-    leaves, stack, seen = {}, [root.grad_fn], set()
-    while stack:
-        node = stack.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        if node.name() == "AccumulateGrad":
-            leaves[node.variable.name] = node.variable
-        stack.extend(child for child, _ in node.next_functions)
-    return leaves
-
-
 def _mini_backward_by_the_library(root):
     root.backward()
-    return {name: leaf.grad.data for name, leaf in _leaves(root).items()}
+    return {name: leaf.grad.data for name, leaf in graph_leaves(root).items()}
 
 
 def _mini_backward_by_finite_differences(root):
     """Right gradients without a single node.apply: central differences on the leaves' values."""
     import autogradlab as ag
-    leaves, out = _leaves(root), {}
+    leaves, out = graph_leaves(root), {}
     for name, leaf in leaves.items():
         grad = np.zeros(leaf.shape)
         for i in np.ndindex(leaf.shape):
@@ -290,12 +278,12 @@ def _shortcuts_past_a_trace():
 
     def mini_backward_by_steps(root):
         ag.steps(root).run()
-        return {name: leaf.grad.data for name, leaf in _leaves(root).items()}
+        return {name: leaf.grad.data for name, leaf in graph_leaves(root).items()}
 
     def mini_backward_in_a_trace(root):
         with ag.trace():
             root.backward()
-        return {name: leaf.grad.data for name, leaf in _leaves(root).items()}
+        return {name: leaf.grad.data for name, leaf in graph_leaves(root).items()}
 
     def mul_vjp_in_a_trace(a, b, g):
         A, B = (ag.tensor(np.asarray(v, dtype=float), requires_grad=True) for v in (a, b))
@@ -345,22 +333,10 @@ class _ExpNotAFunction:
 
 def _exp_function_class(override_apply=False):
     import autogradlab as ag
-
-    class ExpFn(ag.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            y = x.exp()
-            ctx.save_for_backward(y)
-            return y
-
-        @staticmethod
-        def backward(ctx, g):
-            (y,) = ctx.saved_tensors
-            return g * y
-
+    exp_fn = exp_function(ag)
     if override_apply:
-        ExpFn.apply = staticmethod(lambda x: x.exp())
-    return ExpFn
+        exp_fn.apply = staticmethod(lambda x: x.exp())
+    return exp_fn
 
 
 def test_6_1_needs_a_function_of_ones_own_not_the_librarys_exp():

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import graph_leaves
+from torch_compare import exp_function
 
 import autogradlab as ag
 from autogradlab.lessons import checks
@@ -359,29 +361,16 @@ def test_saving_the_input_of_exp_is_pointed_out():
     assert status == "not right yet" and "saved its input" in detail
 
 
-def _walk_leaves(root):
-    leaves, stack, seen = {}, [root.grad_fn], set()
-    while stack:
-        node = stack.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        if node.name() == "AccumulateGrad":
-            leaves[node.variable.name] = node.variable
-        stack.extend(child for child, _ in node.next_functions)
-    return leaves
-
-
 def test_a_mini_backward_that_runs_the_librarys_backward_or_skips_node_apply_is_rejected():
     def by_the_library(root):
         root.backward()
-        return {name: leaf.grad.data for name, leaf in _walk_leaves(root).items()}
+        return {name: leaf.grad.data for name, leaf in graph_leaves(root).items()}
 
     def applies_only_the_root(root):
         """Applies the root's node only: the nodes below it never run."""
         with ag.no_grad():
             root.grad_fn.apply(ag.ones_like(root))
-        leaves = _walk_leaves(root)
+        leaves = graph_leaves(root)
         return {name: np.zeros(leaf.shape) for name, leaf in leaves.items()}
 
     status, detail = _run(checks.check_mini_backward, by_the_library)
@@ -411,18 +400,7 @@ def test_exp_fn_must_be_a_function_with_its_own_node():
         def apply(x):
             return x.exp()
 
-    class ApplyOverridden(ag.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            y = x.exp()
-            ctx.save_for_backward(y)
-            return y
-
-        @staticmethod
-        def backward(ctx, g):
-            (y,) = ctx.saved_tensors
-            return g * y
-
+    ApplyOverridden = exp_function(ag)
     status, _ = _run(checks.check_exp_function, ApplyOverridden)
     assert status == "correct"
     status, detail = _run(checks.check_exp_function, NotAFunction)
