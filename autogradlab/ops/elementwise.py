@@ -1292,7 +1292,7 @@ def clamp(a, min=None, max=None):
         if isinstance(t, Tensor):
             ordered("clamp", t)
     if min is None and max is None:
-        raise ValueError("clamp: at least one of min and max must be given")
+        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None (as PyTorch): give a bound")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _clamp_tensor(a, min, max)
     for name, bound in (("min", min), ("max", max)):
