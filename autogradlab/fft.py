@@ -19,7 +19,7 @@ from .ops.reduce import normalize_dims
 from .ops.registry import expect_tensor
 from .ops.shape import cat, flip
 from .ops.spectral import fft_nd
-from .tensor import complex_of, default_float, tensor
+from .tensor import Tensor, complex_of, default_float, tensor
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
            "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -49,10 +49,13 @@ def _as_complex(a):
     return a if a.dtype.kind == "c" else to_dtype(a, complex_of(a.dtype))
 
 
+_ONE_DIM = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
+
+
 def _dims(input, dim, s, name):
     """The dims to transform (>= 0, in order) and their lengths: ``dim`` (all dims, or the last len(s)), ``s``."""
     nd = input.ndim
-    if nd == 0:
+    if nd == 0 and name in _ONE_DIM:   # (a 1-d transform of a 0-d tensor; fftn's all-dims of it is itself)
         raise IndexError(f"{name}: Dimension specified as -1 but tensor has no dimensions (a transform needs at "
                          f"least one: x.reshape(1))")
     if s is not None and len(s) > nd:
@@ -251,7 +254,9 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
 
 def _frequencies(k, n, d, dtype, device, requires_grad, name):
     """``k / (d * n)`` as PyTorch computes it, to the last bit: ``k`` in ``dtype`` times ``1 / (d * n)`` in it."""
-    if isinstance(d, bool) or not isinstance(d, numbers.Real):
+    if isinstance(d, Tensor) and d.ndim == 0 and d.dtype.kind in "biuf":   # (PyTorch takes a 0-d tensor)
+        d = d.item()
+    if not isinstance(d, numbers.Real):   # (a bool counts, as in PyTorch: True is 1)
         raise TypeError(f"{name}(): argument 'd' must be a real number (the sample spacing), not {type(d).__name__}")
     dtype = numpy.dtype(dtype or default_float())
     if dtype.kind == "c":

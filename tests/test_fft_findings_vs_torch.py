@@ -61,3 +61,14 @@ def test_the_frequencies_are_torchs_to_the_last_bit(name):
 ], ids=["fft of 0-d", "rfft of 0-d", "ihfft of 0-d", "fftfreq complex d", "fftfreq complex dtype"])
 def test_what_torch_refuses_is_refused(call):
     both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_the_n_dimensional_transforms_of_a_0_d_tensor_and_a_tensor_spacing_are_torchs():
+    """fftn of a 0-d tensor is itself (only the 1-d transforms refuse one); fftfreq takes a 0-d tensor or a bool
+    as the spacing."""
+    for name in ("fftn", "ifftn"):
+        assert getattr(ag.fft, name)(ag.tensor(2.0)).item() == getattr(torch.fft, name)(torch.tensor(2.0)).item()
+    for name in ("rfftn", "irfftn", "hfftn"):
+        both_raise(lambda: getattr(ag.fft, name)(ag.tensor(2.0)), lambda: getattr(torch.fft, name)(torch.tensor(2.0)))
+    np.testing.assert_array_equal(host(ag.fft.fftfreq(4, ag.tensor(0.5))), torch.fft.fftfreq(4, torch.tensor(0.5)))
+    np.testing.assert_array_equal(host(ag.fft.fftfreq(4, True)), torch.fft.fftfreq(4, True))

@@ -88,15 +88,25 @@ def test_embedding_bag_max_of_empty_bags_still_hangs_from_the_weight(bags):
 
 
 def test_dropout_of_an_integer_tensor_is_torchs():
-    same_results(lambda T: T.nn.functional.dropout(T.tensor([1, 2, 3]), 1.0, training=True))
-    same_results(lambda T: T.nn.functional.dropout(T.tensor([1, 2, 3]), 0.0, training=True))
+    for call in (lambda T: T.nn.functional.dropout(T.tensor([1, 2, 3]), 1.0, training=True),
+                 lambda T: T.nn.functional.dropout(T.tensor([1, 2, 3]), 0.0, training=True),
+                 lambda T: T.nn.functional.dropout2d(T.ones(2, 3, 4, dtype=T.int64), 1.0)):
+        same_results(call)
+    for inplace in (False, True):   # (bools stay bools)
+        ours = ag.nn.functional.dropout(ag.tensor([True, False]), 1.0, inplace=inplace)
+        theirs = torch.nn.functional.dropout(torch.tensor([True, False]), 1.0, inplace=inplace)
+        assert (ours.dtype.name, ours.tolist()) == (str(theirs.dtype)[6:], theirs.tolist())
 
 
 @pytest.mark.parametrize("call", [
     lambda T: T.nn.functional.dropout(T.tensor([1, 2, 3]), 0.5, training=True),
+    lambda T: T.nn.functional.dropout1d(T.ones(2, 3, 4, dtype=T.int64), 0.5),
+    lambda T: T.nn.functional.dropout2d(T.ones(2, 3, 4, dtype=T.int64), 0.5),
+    lambda T: T.nn.functional.dropout3d(T.ones(2, 3, 4, 2, 2, dtype=T.int64), 0.5),
     lambda T: T.nn.functional.pad(T.ones(1, 1, 3), (-2, -2), mode="circular"),
     lambda T: T.cdist(T.ones(2, 3), T.ones(2, 3), compute_mode="bogus"),
-], ids=["dropout int", "circular pad cut past empty", "cdist compute_mode"])
+], ids=["dropout int", "dropout1d int", "dropout2d int", "dropout3d int", "circular pad cut past empty",
+        "cdist compute_mode"])
 def test_what_torch_refuses_is_refused(call):
     both_raise(lambda: call(ag), lambda: call(torch))
 
@@ -108,10 +118,10 @@ def test_what_torch_refuses_is_refused(call):
     lambda F, x: F.softmax(x, dim=-1), lambda F, x: F.log_softmax(x, dim=-1), lambda F, x: F.softmin(x, dim=-1),
     lambda F, x: F.gumbel_softmax(x), lambda F, x: F.layer_norm(x, (2,)), lambda F, x: F.rms_norm(x, (2,)),
     lambda F, x: F.group_norm(x.reshape(1, 2, 2), 1), lambda F, x: F.batch_norm(x, None, None, training=True),
-    lambda F, x: x.softmax(-1), lambda F, x: x.log_softmax(-1),
+    lambda F, x: x.softmax(-1), lambda F, x: x.log_softmax(-1), lambda F, x: F.rrelu(x),
 ], ids=["elu", "selu", "celu", "silu", "softplus", "hardsigmoid", "hardswish", "mish", "logsigmoid", "leaky_relu",
         "gelu", "softmax", "log_softmax", "softmin", "gumbel_softmax", "layer_norm", "rms_norm", "group_norm",
-        "batch_norm", "Tensor.softmax", "Tensor.log_softmax"])
+        "batch_norm", "Tensor.softmax", "Tensor.log_softmax", "rrelu"])
 def test_an_integer_input_raises_torchs_error_class(call):
     """torch's kernels for these have no integer version: NotImplementedError (gumbel_softmax: RuntimeError);
     these raised TypeError or RuntimeError, with the same hint."""

@@ -909,6 +909,16 @@ def test_a_resubmission_gives_one_gradebook_row_the_newest_copy(tmp_path, monkey
     results, _ = grade_all([alice, bob, alice], LESSONS, jobs=1)
     assert [(r.student, Path(r.path).name) for r in results] == [
         ("alice", "02_chain_rule.ipynb"), ("bob", "02_chain_rule.ipynb")]
+    # files named one by one from one flat folder (a browser's downloads: other students' copies get (1), (2)):
+    # the folder names nobody, so nothing is merged
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    names = ["02_chain_rule.ipynb", "02_chain_rule (1).ipynb", "02_chain_rule (2).ipynb", "alice.ipynb", "bob.ipynb"]
+    for name in names:
+        (flat / name).write_text(alice.read_text())
+    results, _ = grade_all(sorted(flat.iterdir()), LESSONS, jobs=1)
+    assert len(results) == 5 and all(r.problems == [] for r in results)
+    assert "flat" not in {r.student for r in results}
 
 
 def test_a_worker_that_dies_costs_only_its_own_submission():

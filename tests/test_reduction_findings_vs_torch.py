@@ -12,6 +12,10 @@ import autogradlab as ag
 torch = import_torch()
 
 
+def _parts(z):
+    return z.real.clone(), z.imag.clone()
+
+
 def _halves(T, n):
     return T.tensor(np.where(np.arange(n) % 2 == 0, 1.0, 0.5).astype(np.float16), requires_grad=True)
 
@@ -32,15 +36,30 @@ def test_float16_statistics_of_more_than_65504_elements_are_not_zero(op, n):
     lambda T: T.cumsum(T.full((10**6,), 0.1), 0)[-4:],
     lambda T: T.cumsum(T.tensor([3e38, 3e38, -3e38]), 0),
     lambda T: T.cumprod(T.tensor([1e-30, 1e-30, 1e30, 1e30]), 0),
-    lambda T: T.cumprod(T.tensor([1.0, 2.0, 3.0, 100.0], dtype=T.float16), 0),
+    lambda T: T.cumprod(T.tensor(np.random.default_rng(3).uniform(0.97, 1.03, (8, 1500)).astype(np.float16)), 1),
+    lambda T: T.cumsum(T.full((60000,), 0.1, dtype=T.float16), 0),
+    lambda T: _parts(T.cumsum(T.tensor((np.random.default_rng(4).normal(size=20000)
+                                        + 1j * np.random.default_rng(5).normal(size=20000)).astype(np.complex64)), 0)),
     lambda T: T.cumprod(T.tensor([1, 2, 3, 100]), 0, dtype=T.int8),
     lambda T: T.ones(3, 4, dtype=T.float64).std(dim=0, correction=None),
 ], ids=["cumsum of a million 0.1s", "cumsum past float32's largest", "cumprod below float32's smallest",
-        "cumprod of float16", "cumprod dtype=int8", "std correction=None"])
+        "cumprod of float16 rows", "cumsum of float16 (once rounded)", "cumsum of complex64", "cumprod dtype=int8",
+        "std correction=None"])
 def test_running_sums_and_products_are_torchs(call):
-    """float32 running sums and products accumulate in float64 and round each result once, as torch's CPU
-    kernels (the million 0.1s came to 100958); cumprod keeps the dtype it is given."""
+    """float32 (complex64) running sums and products accumulate in float64 (complex128), float16 ones in float32,
+    and each result is rounded once, as torch's CPU kernels (the million 0.1s came to 100958; float16 went
+    through float32 and float64, rounded twice); cumprod keeps the dtype it is given."""
     same_results(call, rtol=0)
+
+
+@pytest.mark.parametrize("case", ["random rows", "sum past float16's largest"])
+def test_float16_nanmean_is_torchs(case):
+    """The float16 sum, divided by the count in float32 (the count alone is past float16 at 65504)."""
+    def run(T):
+        if case == "random rows":
+            return T.nanmean(T.tensor(np.random.default_rng(6).normal(size=(500, 300)).astype(np.float16)), 1)
+        return T.nanmean(T.full((1000,), 100.0, dtype=T.float16))
+    same_results(run, rtol=0)
 
 
 def test_float16_sinc_is_computed_in_float32():

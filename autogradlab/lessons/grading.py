@@ -512,6 +512,9 @@ def grade_all(paths, instructor_dir, limits=None, seed=None, jobs=2, progress=No
     seed = secrets.randbits(31) if seed is None else int(seed)
     lessons = instructor_checks(instructor_dir)
     work, seen = [], set()
+    # files named one by one from several folders (subs/*/02_chain_rule.ipynb): each folder is a student; from
+    # one folder (flat/*.ipynb) the folder says nothing about who submitted which
+    named_from = {Path(p).resolve().parent for p in paths if not Path(p).is_dir()}
     for root in map(Path, paths):
         for nb_path in notebooks_in([root]):
             if nb_path.resolve() in seen:   # (a file named twice, or under two of the paths: graded once)
@@ -520,7 +523,7 @@ def grade_all(paths, instructor_dir, limits=None, seed=None, jobs=2, progress=No
             lesson = match_lesson(nb_path, lessons)
             base = root if root.is_dir() else nb_path.parent
             student = student_name(nb_path, base, lesson)
-            if not root.is_dir() and student == nb_path.stem and len(nb_path.parts) > 1:
+            if not root.is_dir() and student == nb_path.stem and len(named_from) > 1:
                 student = nb_path.parent.name   # (subs/alice/02_chain_rule.ipynb named on the command line: alice)
             work.append((str(nb_path), lesson, str(instructor_dir), limits or Limits(), seed, student))
     work, earlier = _newest_only(work)

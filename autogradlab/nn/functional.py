@@ -516,16 +516,27 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0 or inplace and input.numel() == 0:
         return input
-    floats = input.dtype.kind in "fc"
     if p == 1.0:
-        return input.mul_(0.0 if floats else 0) if inplace else input * (0.0 if floats else 0)
-    if not floats:   # (the kept elements are scaled by 1/(1-p), which an integer tensor cannot hold)
-        raise RuntimeError(f"dropout: result type Float can't be cast to the desired output type "
-                           f"{input.dtype.name}: dropout needs a float tensor (x.float())")
+        return _all_dropped(input, inplace)
+    _check_scalable("dropout", input)
     keep = creation.generator().random(tuple(input.shape)) >= p
     mask = Tensor._make(backend.asarray(keep.astype(input.dtype) / (1.0 - p), input.device), False, None,
                         input.device)
     return input.mul_(mask) if inplace else input * mask
+
+
+def _all_dropped(input, inplace):
+    """Dropout with p = 1: zeros of the input's dtype (a float input times 0.0, so its NaN stays NaN, as torch)."""
+    if input.dtype.kind in "fc":
+        return input.mul_(0.0) if inplace else input * 0.0
+    return input.zero_() if inplace else creation.zeros_like(input)
+
+
+def _check_scalable(name, input):
+    """Dropout scales what it keeps by 1/(1-p): an integer or bool tensor cannot hold that (PyTorch's error)."""
+    if input.dtype.kind not in "fc":
+        raise RuntimeError(f"{name}: result type Float can't be cast to the desired output type "
+                           f"{input.dtype.name}: dropout needs a float tensor (x.float())")
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
@@ -549,7 +560,8 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     if not training or p == 0.0 or input.numel() == 0:
         return input
     if p == 1.0:
-        return input.mul_(0.0) if inplace else input * 0.0
+        return _all_dropped(input, inplace)
+    _check_scalable("dropout2d", input)
     if input.ndim < 2:
         raise RuntimeError(f"Feature dropout requires at least 2 dimensions in the input (N, C, ...), got shape "
                            f"{tuple(input.shape)}; use dropout for elementwise dropout")

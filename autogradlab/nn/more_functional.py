@@ -49,8 +49,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"rms_norm: weight has shape {tuple(weight.shape)} but should have normalized_shape "
                            f"{shape}")
     if input.dtype.kind != "f":
-        raise NotImplementedError(f"rms_norm: expected a floating input, got {input.dtype.name} (no integer kernel, as in "
-                                  f"PyTorch): convert it first, e.g. x.float()")
+        raise NotImplementedError(f"rms_norm: expected a floating input, got {input.dtype.name} (no integer kernel, "
+                                  f"as in PyTorch): convert it first, e.g. x.float()")
     # (as PyTorch: half precision is computed in float32, with float32's epsilon, and the result takes the input's
     # dtype whatever the weight's)
     x = input.float() if input.dtype == numpy.float16 else input
@@ -173,7 +173,8 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     if not training or p == 0.0 or input.numel() == 0:
         return input
     if p == 1.0:
-        return input.mul_(0.0) if inplace else input * 0.0
+        return F._all_dropped(input, inplace)
+    F._check_scalable("dropout1d", input)
     return _scaled(input, _keep(p, shape, input), p, inplace)
 
 
@@ -192,7 +193,8 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     if not training or p == 0.0 or input.numel() == 0:
         return input
     if p == 1.0:
-        return input.mul_(0.0) if inplace else input * 0.0
+        return F._all_dropped(input, inplace)
+    F._check_scalable("dropout3d", input)
     return _scaled(input, _keep(p, shape, input), p, inplace)
 
 
@@ -237,7 +239,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU (Xu et al., 2015): ``x`` for x > 0, ``a x`` at and below 0, with a slope ``a`` drawn
     uniformly from [lower, upper] for each element while training, and ``(lower + upper) / 2`` otherwise."""
     if input.dtype.kind != "f":
-        raise RuntimeError(f"rrelu: expected a floating input, got {input.dtype.name}")
+        raise NotImplementedError(f"rrelu: expected a floating input, got {input.dtype.name} (no integer kernel, as "
+                                  f"in PyTorch): convert it first, e.g. x.float()")
     if lower > upper:
         raise RuntimeError(f"rrelu: Lower bound should be less than or equal to the upper bound, got lower={lower} "
                            f"and upper={upper}")

@@ -180,8 +180,8 @@ def _binary(op, float16_numbers=False):
             data = input._data
             if type(other) is Tensor and data.dtype is other._data.dtype:
                 return apply_binary(op, input, other)
-            if type(other) is float and (dtype := data.dtype).kind == "f":  # x * 0.5: 0.5 takes x's dtype (but
-                # float16 times or over a number computes in float32, as PyTorch: _float16_by_number)
+            # x * 0.5: 0.5 takes x's dtype (but float16 times a number computes in float32: _float16_by_number)
+            if type(other) is float and (dtype := data.dtype).kind == "f":
                 if float16_numbers and dtype is _FLOAT16:
                     return _float16_by_number(op, input, other)
                 shared = _CONSTANTS.get(other)   # (constant(other, input), its first lines inline)

@@ -289,17 +289,22 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     return apply_one(PROD, input, {"dim": None if input.ndim == 0 else d, "keepdim": bool(keepdim)})
 
 
+# the dtype PyTorch's CPU kernels accumulate running sums and products in, each result rounded once (a million
+# 0.1s summed in float32 steps came to 100958); unsigned integers sum as int64 (NumPy's default is uint64)
+_ACCUMULATOR = {numpy.dtype(k): numpy.dtype(v) for k, v in (("float16", "float32"), ("float32", "float64"),
+                                                             ("complex64", "complex128"))}
+
+
 def _running_sums(xp, a, dim, reverse):
-    """Cumulative sums along ``dim``, from the start (``reverse``: from the end); unsigned integers as int64,
-    float32 added up in float64 and each sum rounded once, as PyTorch's CPU kernel (a million 0.1s in float32
-    steps came to 100958)."""
+    """Cumulative sums along ``dim``, from the start (``reverse``: from the end), in ``_ACCUMULATOR``'s dtype."""
     a1 = a.reshape(1) if a.ndim == 0 else a
-    dtype = "int64" if a.dtype.kind == "u" else "float64" if a.dtype == numpy.float32 else None
+    wide = _ACCUMULATOR.get(a.dtype)
+    dtype = numpy.dtype("int64") if a.dtype.kind == "u" else wide
     if reverse:
         sums = xp.flip(xp.cumsum(xp.flip(a1, axis=dim), axis=dim, dtype=dtype), axis=dim)
     else:
         sums = xp.cumsum(a1, axis=dim, dtype=dtype)
-    return (sums.astype(a.dtype) if a.dtype == numpy.float32 else sums).reshape(a.shape)
+    return (sums if wide is None else sums.astype(a.dtype)).reshape(a.shape)
 
 
 def _cumsum_vjp(g, ctx):
@@ -309,7 +314,7 @@ def _cumsum_vjp(g, ctx):
 
 CUMSUM = defop("cumsum", ("self",),
                math="y_i = sum_{j <= i} a_j along dim (reverse: j >= i);  da_i = sum_{j >= i} g_j (reverse: j <= i)",
-               forward=half_in_float32(_running_sums), vjp=_cumsum_vjp, formulas=("[j >= i]",))
+               forward=_running_sums, vjp=_cumsum_vjp, formulas=("[j >= i]",))
 
 
 def cumsum(input, dim, *, dtype=None):
@@ -331,9 +336,13 @@ def cumprod(input, dim, *, dtype=None):
     d = single_dim(dim, input.ndim, "cumprod")
     if dtype is not None:   # (and the result in it: integers would multiply as int64)
         return to_dtype(cumprod(to_dtype(input, numpy.dtype(dtype)), d), numpy.dtype(dtype))
-    if input.dtype in (numpy.float16, numpy.float32):   # (multiplied in a wider float, each product rounded once,
-        wide = numpy.dtype("float32" if input.dtype == numpy.float16 else "float64")   # as PyTorch's CPU kernel)
-        return to_dtype(cumprod(to_dtype(input, wide), d), input.dtype)
+    wide = _ACCUMULATOR.get(input.dtype)   # (multiplied in the accumulator's dtype, each product rounded once)
+    if wide is not None:
+        return to_dtype(_running_products(to_dtype(input, wide), d), input.dtype)
+    return _running_products(input, d)
+
+
+def _running_products(input, d):
     if input.ndim == 0:
         return prod(input)
     x = input.movedim(d, -1)   # (Tensor methods: shape ops import this module)
@@ -578,7 +587,7 @@ def _floats_only(a, name, kinds="f", error=RuntimeError):
     ``error``: PyTorch's class (softmax's kernels for integers are missing: NotImplementedError)."""
     if a.dtype.kind not in kinds:
         raise error(f"{name} only supports floating point tensors, but got {a.dtype.name}: convert it first, "
-                           f"e.g. x.to(autogradlab.float32)")
+                    f"e.g. x.to(autogradlab.float32)")
 
 
 def _moment(op, a, dim, correction, keepdim, unbiased):

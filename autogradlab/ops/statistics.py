@@ -267,9 +267,10 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
                            f"{input.dtype.name}: convert it first, e.g. a.float()")
     if dtype is not None:
         input = to_dtype(input, dtype)
-    if input.dtype == numpy.float16:   # (in float32, as PyTorch: a count past 65504 is inf in float16)
-        return to_dtype(nanmean(to_dtype(input, numpy.dtype("float32")), dim, keepdim), input.dtype)
     counted = sum(logical_not(isnan(input)), dim, keepdim)
+    if input.dtype == numpy.float16:   # (the float16 sum divided in float32, as PyTorch divides by a number: a
+        total = to_dtype(nansum(input, dim, keepdim), numpy.dtype("float32"))   # count past 65504 is inf in float16)
+        return to_dtype(total / counted, input.dtype)
     return nansum(input, dim, keepdim) / counted
 
 
