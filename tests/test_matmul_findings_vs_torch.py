@@ -47,3 +47,13 @@ def test_the_matrix_products_give_torchs_values_and_dtypes(call):
         "multi_dot 3-d first", "multi_dot 3-d middle", "cross input's dim 0 against other's 1"])
 def test_what_torch_refuses_is_refused(call):
     both_raise(lambda: call(ag), lambda: call(torch))
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, a: T.mm(a, a), lambda T, a: a @ a, lambda T, a: T.bmm(a[None], a[None]), lambda T, a: T.mv(a, a[0]),
+    lambda T, a: T.dot(a[0], a[0]), lambda T, a: T.inner(a, a), lambda T, a: T.tensordot(a, a, 1),
+    lambda T, a: T.linalg.multi_dot([a, a]), lambda T, a: T.linalg.cross(a.expand(3, 3), a.expand(3, 3)),
+], ids=["mm", "@", "bmm", "mv", "dot", "inner", "tensordot", "multi_dot", "cross"])
+def test_bool_products_raise_torchs_not_implemented_error(call):
+    """torch has no bool kernel for them (NotImplementedError); these raised RuntimeError."""
+    both_raise(lambda: call(ag, ag.ones(3, 3, dtype=ag.bool)), lambda: call(torch, torch.ones(3, 3, dtype=torch.bool)))

@@ -92,8 +92,8 @@ def _same_dtype(name, a, b):
         raise RuntimeError(f"{name}: expected both operands to have the same dtype, but got {a.dtype.name} and "
                            f"{b.dtype.name}; convert one first, e.g. b.to(a.dtype)")
     if (isinstance(a, Tensor) and a.dtype.kind == "b") or (isinstance(b, Tensor) and b.dtype.kind == "b"):
-        raise RuntimeError(f"{name} of bool tensors is not supported (as in PyTorch): convert them first, e.g. "
-                           f"a.to(autogradlab.int64)")
+        raise NotImplementedError(f"{name} of bool tensors is not supported (as in PyTorch, no bool kernel): convert "
+                                  f"them first, e.g. a.to(autogradlab.int64)")
 
 
 def matmul(input, other):
@@ -446,6 +446,9 @@ def cross(input, other, dim=None):
     if input.dtype != other.dtype:
         raise RuntimeError(f"cross(): expected scalar type {input.dtype.name} but found {other.dtype.name}: "
                            f"convert other with other.to({input.dtype.name})")
+    if input.dtype.kind == "b":
+        raise NotImplementedError("cross of bool tensors is not supported (as in PyTorch, no bool kernel): convert "
+                                  "them first, e.g. a.to(autogradlab.int64)")
     if input.ndim != other.ndim:
         raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions, got shapes "
                            f"{tuple(input.shape)} and {tuple(other.shape)}")
