@@ -84,3 +84,21 @@ def test_polygamma_just_left_of_a_pole_keeps_its_digits(n, x):
     mpmath = pytest.importorskip("mpmath")
     got = ag.polygamma(n, ag.tensor([x], dtype=ag.float64)).item()
     assert got == pytest.approx(float(mpmath.polygamma(n, mpmath.mpf(x))), rel=1e-13)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.aminmax(T.zeros(0, 3), dim=0), lambda T: T.aminmax(T.zeros(0, 3)),
+    lambda T: T.abs(T.tensor([True])), lambda T: T.tensor([True]).abs(),
+    lambda T: T.nn.Transformer.generate_square_subsequent_mask(3, dtype=T.int64),
+], ids=["aminmax over an empty dim", "aminmax of nothing", "abs of bools", "Tensor.abs of bools",
+        "causal mask of int64"])
+def test_what_torch_refuses_is_refused_with_its_class(call):
+    """aminmax over an empty dim is torch's IndexError and abs of bools its NotImplementedError (both were
+    RuntimeError)."""
+    from torch_compare import both_raise
+    both_raise(lambda: call(ag), lambda: call(torch))
+
+
+def test_a_bool_causal_mask_is_torchs():
+    """generate_square_subsequent_mask(dtype=bool): True above the diagonal (it refused bool)."""
+    same_results(lambda T: T.nn.Transformer.generate_square_subsequent_mask(4, dtype=T.bool).to(T.int64), rtol=0)

@@ -413,11 +413,14 @@ class Transformer(Module):
 
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
-        """The causal mask of ``sz`` positions: 0 on and below the diagonal, -inf above (position i sees j <= i)."""
+        """The causal mask of ``sz`` positions: 0 on and below the diagonal, -inf above (position i sees j <= i);
+        with ``dtype=bool``, True above (masked), as PyTorch."""
         if isinstance(sz, bool) or not isinstance(sz, numbers.Integral):
             raise TypeError(f"generate_square_subsequent_mask: sz must be an int, got {sz!r}")
         if sz < 0:
             raise RuntimeError(f"generate_square_subsequent_mask: sz must be at least 0, got {sz}")
+        if dtype is not None and numpy.dtype(dtype) == numpy.bool_:
+            return S.triu(creation.ones((sz, sz), dtype=dtype, device=device), 1)
         if dtype is not None and numpy.dtype(dtype).kind != "f":
             raise RuntimeError(f"generate_square_subsequent_mask: -inf does not fit in {numpy.dtype(dtype).name}; "
                                f"give a float dtype")

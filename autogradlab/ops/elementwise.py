@@ -738,9 +738,9 @@ def real_only(name, *operands):
                                       f"lose their imaginary parts): give it z.real, z.imag or z.abs()")
 
 
-def _no_bools(name, a):
-    if a.dtype.kind == "b":   # (PyTorch refuses these too)
-        raise RuntimeError(f"{name} of a bool tensor is not supported: convert it first, e.g. x.to(autogradlab.int64)")
+def _no_bools(name, a, error=RuntimeError):
+    if a.dtype.kind == "b":   # (PyTorch refuses these too: abs has no bool kernel, NotImplementedError)
+        raise error(f"{name} of a bool tensor is not supported: convert it first, e.g. x.to(autogradlab.int64)")
     return a
 
 
@@ -773,7 +773,7 @@ def _abs_complex_vjp(g, ctx):
 
 
 ABS = defop("abs", ("self",), save=("self",), math="|a|;  da = g*sign(a)  (complex: g*a/|a|)",
-            forward=lambda xp, a: xp.abs(_no_bools("abs", a)),
+            forward=lambda xp, a: xp.abs(_no_bools("abs", a, NotImplementedError)),
             vjp=lambda g, ctx: (g * sign(ctx.self),), complex_vjp=_abs_complex_vjp,
             formulas=("sign(a)",), complex_formulas=("a/|a|",))
 

@@ -393,9 +393,12 @@ def aminmax(input, *, dim=None, keepdim=False):
     """``(min, max)`` of every element, or along ``dim``: ``amin`` and ``amax`` together (tied extremes share
     the gradient, as theirs do)."""
     expect_tensor(input, "aminmax")
-    if (dim is None and input.numel() == 0) or (dim is not None and input.ndim and input.shape[dim] == 0):
+    if dim is None and input.numel() == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                            "identity")
+    if dim is not None and input.ndim and input.shape[dim] == 0:   # (PyTorch's class differs for a dim)
+        raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size (min and max of nothing "
+                         f"are undefined)")
     if dim is None and keepdim and input.ndim:
         dims = tuple(range(input.ndim))
         return AminmaxResult(input.amin(dims, keepdim=True), input.amax(dims, keepdim=True))
