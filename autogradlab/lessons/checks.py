@@ -119,6 +119,12 @@ def by_hand_message(target, passes, applies):
     return f"{target} {used}; this exercise asks for the gradient worked out by hand, with NumPy or math only"
 
 
+def own_engine_message(target, passes):
+    """What 3.2 says to a ``mini_backward`` that ran the engine (the check's and the grader's)."""
+    return (f"{target} ran autogradlab's own backward ({passes} pass(es) of backward(), autograd.grad or steps); "
+            f"the exercise is to write that loop yourself, calling node.apply(g) on each node in topological order")
+
+
 def _by_hand(label, fn, *args):
     """``_call`` for an exercise done by hand: the student's code may start no pass of autogradlab's engine and
     call no node's VJP."""
@@ -457,9 +463,7 @@ def check_mini_backward(mini_backward):
         expected = ag.autograd.grad(root_tensor, [leaves[k] for k in names], retain_graph=True)
         got, passes, steps = _call("mini_backward", count_engine_use, mini_backward, root_tensor)
         if passes:
-            raise _Wrong(f"{case}: mini_backward ran autogradlab's own backward ({passes} pass(es) of backward() "
-                         f"or autograd.grad); the exercise is to write that loop yourself, calling node.apply(g) "
-                         f"on each node in topological order")
+            raise _Wrong(f"{case}: {own_engine_message('mini_backward', passes)}")
         applied = {node for node, _ in steps}
         skipped = sorted((n for n in _reachable(root_tensor.grad_fn)
                           if getattr(n, "variable", None) is None and n not in applied), key=_node_label)

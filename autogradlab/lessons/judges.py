@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy
 
-from .checks import CORRECT, TODO, WRONG, _in_case, _num, _restored, _Todo, _Wrong, by_hand_message, compare
+from .checks import (CORRECT, TODO, WRONG, _in_case, _num, _restored, _Todo, _Wrong, by_hand_message, compare,
+                     own_engine_message)
 from .probes import build_graph, decode_answer, encode, node_label
 from .probes import decode as decode_request
 
@@ -443,9 +444,7 @@ def check_engine_steps(probe, target, spec, case, rng):
     consumers = _consumers(children)
     answer = probe.harness("mini_backward", target, spec)
     if answer.get("engine_passes"):
-        raise _Wrong(f"{case}: {target} ran autogradlab's own backward ({answer['engine_passes']} pass(es) of "
-                     f"backward() or autograd.grad); the exercise is to write that loop yourself, calling "
-                     f"node.apply(g) on each node in topological order")
+        raise _Wrong(f"{case}: {own_engine_message(target, answer['engine_passes'])}")
     done = set()
     for i, step in enumerate(answer.get("steps") or []):
         label = step.get("node")

@@ -48,9 +48,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if weight is not None and tuple(weight.shape) != shape:
         raise RuntimeError(f"rms_norm: weight has shape {tuple(weight.shape)} but should have normalized_shape "
                            f"{shape}")
-    if input.dtype.kind != "f":
-        raise NotImplementedError(f"rms_norm: expected a floating input, got {input.dtype.name} (no integer kernel, "
-                                  f"as in PyTorch): convert it first, e.g. x.float()")
+    F._check_float(input, "input", "rms_norm", NotImplementedError)   # (no integer kernel, as in PyTorch)
     # (as PyTorch: half precision is computed in float32, with float32's epsilon, and the result takes the input's
     # dtype whatever the weight's)
     x = input.float() if input.dtype == numpy.float16 else input
@@ -238,9 +236,7 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU (Xu et al., 2015): ``x`` for x > 0, ``a x`` at and below 0, with a slope ``a`` drawn
     uniformly from [lower, upper] for each element while training, and ``(lower + upper) / 2`` otherwise."""
-    if input.dtype.kind != "f":
-        raise NotImplementedError(f"rrelu: expected a floating input, got {input.dtype.name} (no integer kernel, as "
-                                  f"in PyTorch): convert it first, e.g. x.float()")
+    F._check_float(input, "input", "rrelu", NotImplementedError)   # (no integer kernel, as in PyTorch)
     if lower > upper:
         raise RuntimeError(f"rrelu: Lower bound should be less than or equal to the upper bound, got lower={lower} "
                            f"and upper={upper}")

@@ -188,8 +188,6 @@ def _binary(op, float16_numbers=False):
                 if shared is not None and shared.dtype is dtype and type(data) is numpy.ndarray:
                     return apply_binary(op, input, shared)
                 return apply(op, (input, constant(other, input)))
-            if float16_numbers and type(other) is int and data.dtype is _FLOAT16:
-                return _float16_by_number(op, input, other)
             if type(other) is numpy.ndarray and other.dtype is data.dtype and type(data) is numpy.ndarray:
                 shared = _SHARED_CONSTANTS.get(id(other))   # a number's shared array, read back by a VJP
                 if shared is not None and shared[1] is other:   # under create_graph (any other array: promote)
@@ -197,7 +195,7 @@ def _binary(op, float16_numbers=False):
         if not isinstance(input, Tensor) and not isinstance(other, Tensor):
             return on_arrays(op, (input, other))  # inside a VJP on arrays
         if float16_numbers and type(other) in (int, float) and isinstance(input, Tensor) \
-                and input._data.dtype is _FLOAT16:   # (a Parameter, a Tensor subclass)
+                and input._data.dtype is _FLOAT16:   # (an int number, or a Tensor subclass: nn.Parameter)
             return _float16_by_number(op, input, other)
         if float16_numbers and type(input) in (int, float) and other._data.dtype is _FLOAT16:   # (0.1 * x)
             return _float16_by_number(op, other, input)
